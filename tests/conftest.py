@@ -1,0 +1,74 @@
+"""Shared fixtures: one loaded MiniLM model for the whole session, real SQLite files and FAISS indexes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ.pop("WORKBENCH_DATA", None)
+os.environ.pop("OLLAMA_HOST", None)
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "resources" / "sample"
+CHROMA = ROOT.parent / "shared" / "datasets" / "chroma-general"
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real all-MiniLM-L6-v2 model, loaded once per test session."""
+    from workbench.core.embedding import SentenceTransformerEmbedder
+
+    emb = SentenceTransformerEmbedder()
+    emb.encode(["warm up"])
+    return emb
+
+
+@pytest.fixture(scope="session")
+def sample_data_dir(tmp_path_factory, embedder) -> Path:
+    """A data folder with the sample corpus indexed (default chunking), built once."""
+    from workbench.core.workspace import Workspace
+
+    data = tmp_path_factory.mktemp("sample-data")
+    ws = Workspace(data, embedder=embedder)
+    report = ws.add_paths([str(SAMPLE)])
+    assert not report.failed, report.failed
+    ws.close()
+    return data
+
+
+@pytest.fixture
+def sample_ws(sample_data_dir, tmp_path, embedder):
+    """A private copy of the indexed sample data folder (tests may change it)."""
+    from workbench.core.workspace import Workspace
+
+    copy = tmp_path / "data"
+    shutil.copytree(sample_data_dir, copy)
+    ws = Workspace(copy, embedder=embedder)
+    yield ws
+    ws.close()
+
+
+@pytest.fixture
+def fresh_ws(tmp_path, embedder):
+    """An empty workspace in a temporary folder."""
+    from workbench.core.workspace import Workspace
+
+    ws = Workspace(tmp_path / "fresh", embedder=embedder)
+    yield ws
+    ws.close()
+
+
+@pytest.fixture
+def counter(embedder):
+    """The model tokenizer's token counter."""
+    from workbench.core.tokens import counter_for_model
+
+    return counter_for_model(embedder.model_path)

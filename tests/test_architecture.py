@@ -1,0 +1,27 @@
+"""Architecture rules: core never imports Qt, and importing core loads no heavy library."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+
+def test_import_linter_contract_holds():
+    lint = Path(sys.executable).parent / "lint-imports"
+    proc = subprocess.run([str(lint), "--no-cache"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "KEPT" in proc.stdout and "BROKEN" not in proc.stdout
+
+
+def test_core_imports_are_light():
+    code = (
+        "import sys, pkgutil, importlib, workbench.core as c\n"
+        "for m in pkgutil.walk_packages(c.__path__, 'workbench.core.'): importlib.import_module(m.name)\n"
+        "heavy = [m for m in ('torch', 'sentence_transformers', 'faiss', 'PySide6', 'xllamacpp', 'transformers') "
+        "if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "", f"imported eagerly: {proc.stdout}"

@@ -1,0 +1,95 @@
+"""Chunker invariants over every unit and mode, on the sample corpus and tricky text."""
+
+import pytest
+from conftest import SAMPLE
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.core.chunking import ChunkConfig, chunk_document, unit_spans
+from workbench.core.documents import load_file
+from workbench.core.headings import parse_headings, section_spans
+from workbench.core.sentences import sentence_spans
+
+TRICKY = (
+    "# Emoji 😀 heading\n\nRepeated text. Repeated text. Repeated text.\n\n"
+    "## Section 𝔘𝔫𝔦𝔠𝔬𝔡𝔢\n\nDr. Smith met J. R. Tolkien at 10 a.m. on Jan. 5. It rained 🌧️ all day! "
+    "Did it? Yes.\n\n" + "word " * 120 + "\n\n## Last\n\nshort"
+)
+CONFIGS = [
+    ChunkConfig("tokens", 32, 0), ChunkConfig("tokens", 50, 10), ChunkConfig("words", 20, 5),
+    ChunkConfig("sentences", 2, 1), ChunkConfig("tokens", 40, 8, structure_aware=True),
+    ChunkConfig("words", 30, 0, structure_aware=True), ChunkConfig("sentences", 1, 0),
+]
+
+
+def _texts():
+    docs = [load_file(p).document for p in sorted(SAMPLE.iterdir())]
+    return [(d.text, d.headings) for d in docs] + [(TRICKY, tuple(parse_headings(TRICKY)))]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label())
+def test_chunk_invariants(config, counter):
+    for text, headings in _texts():
+        pieces = chunk_document(text, headings, config, counter)
+        units = unit_spans(text, config.unit, counter)
+        assert pieces, "every non-empty document yields chunks"
+        starts = [u[0] for u in units]
+        for i, p in enumerate(pieces):
+            assert p.position == i
+            assert 0 <= p.start < p.end <= len(text)
+            chunk = text[p.start : p.end]
+            assert chunk == chunk.strip() or config.unit == "tokens"
+            n_units = sum(1 for s in starts if p.start <= s < p.end)
+            assert n_units <= config.size
+        assert all(a.start <= b.start for a, b in zip(pieces, pieces[1:])), "chunks in document order"
+        if not config.structure_aware:
+            covered = {i for p in pieces for i in range(p.start, p.end)}
+            assert all(u[0] in covered for u in units), "fixed-size chunks cover every unit"
+
+
+def test_structure_aware_chunks_stay_inside_one_section(counter):
+    doc = load_file(SAMPLE / "deploy-guide.md").document
+    pieces = chunk_document(doc.text, doc.headings, ChunkConfig("tokens", 60, 0, structure_aware=True), counter)
+    sections = section_spans(doc.headings, len(doc.text))
+    for p in pieces:
+        assert any(a <= p.start and p.end <= b for a, b in sections)
+        assert not doc.text[p.start : p.end].lstrip().startswith("#"), "heading lines are not chunk text"
+    assert pieces[3].heading_path[-1] == "Why migrations run before the rollout"
+
+
+def test_token_chunks_use_the_model_tokenizer(counter):
+    text = "Tokenization of unaffable words differs from splitting on spaces."
+    pieces = chunk_document(text, (), ChunkConfig("tokens", 4, 0), counter)
+    assert sum(1 for _ in text.split()) < sum(1 for _ in counter.offsets(text))
+    assert "".join(text[p.start : p.end] for p in pieces).replace(" ", "") == text.replace(" ", "")
+
+
+def test_headings_only_markdown_still_yields_chunks(counter):
+    text = "# One\n\n## Two\n\n## Three\n"
+    pieces = chunk_document(text, parse_headings(text), ChunkConfig("tokens", 10, 0, structure_aware=True), counter)
+    assert [text[p.start : p.end] for p in pieces] == ["# One", "## Two", "## Three"]
+
+
+def test_sentence_splitter_handles_abbreviations_and_keeps_offsets():
+    text = "Dr. Smith arrived. He said: “Hello!” Then he left at 5 p.m. Nobody knew why?  Indeed."
+    spans = sentence_spans(text)
+    sentences = [text[a:b] for a, b in spans]
+    assert sentences[0] == "Dr. Smith arrived."
+    assert sentences[-1] == "Indeed."
+    assert len(sentences) == 5
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab .\n#😀é!?")), max_size=300),
+       st.integers(1, 12), st.integers(0, 11), st.sampled_from(["words", "sentences"]), st.booleans())
+def test_random_text_chunks_reproduce_their_text(text, size, overlap, unit, structured):
+    if overlap >= size:
+        overlap = size - 1
+    config = ChunkConfig(unit, size, overlap, structure_aware=structured)
+    headings = parse_headings(text)
+    pieces = chunk_document(text, headings, config)
+    for p in pieces:
+        assert text[p.start : p.end].strip()
+        assert p.end <= len(text)
+    if text.strip():
+        assert pieces

@@ -1,0 +1,95 @@
+"""Indexing with the real model: embedding cache, re-indexing, FAISS verification and rebuild."""
+
+import numpy as np
+from conftest import SAMPLE
+
+from workbench.core.chunking import ChunkConfig
+from workbench.core.indexer import index_path
+from workbench.core.strategies import from_dict
+from workbench.core.verify import verify_store
+
+
+def test_repeated_configuration_reuses_cached_embeddings(fresh_ws, embedder):
+    fresh_ws.add_paths([str(SAMPLE / "deploy-guide.md")], ChunkConfig(size=40))
+    texts_before = embedder.texts_encoded
+    info = fresh_ws.find_chunk_set(ChunkConfig(size=40))
+    for doc in fresh_ws.store.documents():  # forget the chunk set's chunks, keep the vector cache
+        fresh_ws.store.drop_doc_from_set(info.id, doc["id"])
+    rebuilt = fresh_ws.ensure_chunk_set(ChunkConfig(size=40))
+    assert rebuilt.chunk_count == info.chunk_count > 0
+    assert embedder.texts_encoded == texts_before, "every chunk text was served from the cache"
+
+
+def test_overlapping_configurations_embed_only_new_texts(fresh_ws, embedder):
+    fresh_ws.add_paths([str(SAMPLE / "transit-prices.md")], ChunkConfig(size=100, structure_aware=True))
+    before = embedder.texts_encoded
+    # Another configuration id whose chunks are the same texts (every section is one short paragraph,
+    # so 1000-word structure-aware chunks equal the 100-token ones): all cache hits, nothing embedded.
+    info = fresh_ws.ensure_chunk_set(ChunkConfig(unit="words", size=1000, structure_aware=True))
+    assert info.chunk_count > 0
+    assert embedder.texts_encoded == before
+
+
+def test_unchanged_files_skipped_and_changed_files_replaced(fresh_ws, tmp_path):
+    f = tmp_path / "notes.md"
+    f.write_text("# Notes\n\nThe first version talks about apples.\n")
+    r1 = fresh_ws.add_paths([str(f)])
+    assert len(r1.added) == 1
+    r2 = fresh_ws.add_paths([str(f)])
+    assert len(r2.unchanged) == 1 and r2.chunks_added == 0
+    f.write_text("# Notes\n\nThe second version talks about pears and nothing else at all.\n")
+    r3 = fresh_ws.add_paths([str(f)])
+    assert len(r3.updated) == 1
+    res = fresh_ws.search("pears", from_dict({"top_k": 3}))
+    texts = [fresh_ws.doc_text(p.span.doc_id)[p.span.start : p.span.end] for p in res.passages]
+    assert any("pears" in t for t in texts) and not any("apples" in t for t in texts)
+    info = fresh_ws.find_chunk_set(ChunkConfig())
+    assert info.chunk_count == len(fresh_ws.store.chunk_ids(info.id))
+
+
+def test_faiss_file_deleted_or_truncated_is_rebuilt(sample_ws):
+    info = sample_ws.find_chunk_set(ChunkConfig())
+    path = index_path(sample_ws.data_dir, info.id)
+    expected = sample_ws.search("flush the cache", "plain").spans()
+    for damage in ("delete", "truncate", "garbage"):
+        if damage == "delete":
+            path.unlink()
+        elif damage == "truncate":
+            path.write_bytes(path.read_bytes()[:100])
+        else:
+            path.write_bytes(b"not a faiss index at all" * 10)
+        report = verify_store(sample_ws)
+        assert not report["consistent"]
+        sample_ws._runtimes.clear()
+        assert sample_ws.search("flush the cache", "plain").spans() == expected
+        assert verify_store(sample_ws)["consistent"]
+
+
+def test_index_ids_match_database(sample_ws):
+    info = sample_ws.find_chunk_set(ChunkConfig())
+    rt = sample_ws.runtime(info.id)
+    assert np.array_equal(rt.index.ids(), sample_ws.store.chunk_ids(info.id))
+    assert verify_store(sample_ws)["consistent"]
+
+
+def test_per_file_failures_reported_and_rest_indexed(fresh_ws, tmp_path):
+    (tmp_path / "ok.md").write_text("# Fine\n\nA perfectly fine document about tea.")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7 broken")
+    (tmp_path / "zero.txt").write_bytes(b"")
+    report = fresh_ws.add_paths([str(tmp_path)])
+    assert len(report.added) == 1
+    assert [r.reason for r in report.failed] and "PDF" in report.failed[0].reason
+    assert report.skipped[0].reason == "empty file"
+    problems = {p["path"].split("/")[-1]: p for p in fresh_ws.store.problems()}
+    assert set(problems) == {"broken.pdf", "zero.txt"}
+
+
+def test_every_stored_chunk_reproduces_its_text(sample_ws):
+    info = sample_ws.find_chunk_set(ChunkConfig())
+    t = sample_ws.store.chunk_table(info.id)
+    for doc_id, start, end in zip(t.doc_ids, t.starts, t.ends):
+        text = sample_ws.doc_text(int(doc_id))
+        assert 0 <= start < end <= len(text)
+    rows = sample_ws.store.db.execute(
+        "SELECT c.doc_id, c.start, c.\"end\", f.text FROM chunks c JOIN chunk_fts f ON f.rowid = c.id").fetchall()
+    assert rows and all(sample_ws.doc_text(d)[s:e] == txt for d, s, e, txt in rows)

@@ -1,0 +1,62 @@
+"""``workbench index``: add files and folders, chunk and embed them."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from workbench.cli import UserError, add_chunk_options, add_common, emit, open_workspace, progress_printer
+from workbench.core.chunking import ChunkConfig
+
+
+def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> ChunkConfig:
+    """The chunk configuration named by the chunk options (over ``base`` or the defaults)."""
+    base = base or ChunkConfig()
+    values = {
+        "unit": args.unit or base.unit,
+        "size": args.chunk_size if args.chunk_size is not None else base.size,
+        "overlap": args.overlap if args.overlap is not None else base.overlap,
+        "structure_aware": base.structure_aware if args.structure_aware is None else args.structure_aware,
+        "heading_prefix": base.heading_prefix if args.heading_path is None else args.heading_path,
+    }
+    try:
+        return ChunkConfig(**values)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    config = chunk_config(args)
+    missing = [p for p in args.paths if not Path(p).expanduser().exists()]
+    if missing and len(missing) == len(args.paths):
+        raise UserError(f"no such file or folder: {', '.join(missing)}")
+    ws = open_workspace(args)
+    report = ws.add_paths(args.paths, config, progress=progress_printer(args.quiet))
+    data = report.as_dict()
+    data["chunk_set"] = config.label()
+    data["data_dir"] = str(ws.data_dir)
+    rate = report.chunks_embedded / report.seconds if report.seconds else 0.0
+    data["chunks_per_s"] = round(rate, 2)
+    lines = [
+        f"documents: {len(report.added)} added, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
+        f"{len(report.skipped)} skipped, {len(report.failed)} failed",
+        f"chunks ({config.label()}): {report.chunks_added} added, {report.chunks_total} in the set, "
+        f"{report.chunks_embedded} embedded",
+        f"time: {report.seconds:.1f} s ({rate:.1f} chunks/s embedded)",
+    ]
+    for r in report.skipped:
+        lines.append(f"  skipped {r.path}: {r.reason}")
+    for r in report.failed:
+        lines.append(f"  failed  {r.path}: {r.reason}")
+    emit(args, data, "\n".join(lines))
+    if not ws.store.documents():
+        raise UserError("nothing was indexed: no readable .txt, .md, .html or .pdf files were found")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("index", help="add files/folders (txt, md, html, pdf) and embed their chunks")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (folders are read recursively)")
+    add_chunk_options(p)
+    add_common(p)
+    p.set_defaults(func=run)

@@ -1,0 +1,92 @@
+"""``workbench search``: run a strategy for a question and print the passages."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from workbench.cli import UserError, add_chunk_options, add_common, emit, open_workspace, progress_printer
+from workbench.commands.index import chunk_config
+from workbench.core.strategies import Strategy, override, resolve
+
+
+def add_strategy_options(p: argparse.ArgumentParser) -> None:
+    """Options that pick a strategy and override its knobs (search, ask and eval share them)."""
+    p.add_argument("--strategy", default=None,
+                   help="a named strategy (see 'workbench strategies') or a JSON object (default: plain)")
+    p.add_argument("--top-k", type=int, help="hits to return")
+    p.add_argument("--window", type=int, help="neighbour window ±W chunks (0 = the hit chunk only)")
+    p.add_argument("--budget", type=int, help="context budget in tokens (0 = no limit)")
+    p.add_argument("--search-mode", choices=["dense", "bm25", "hybrid"], help="first-stage search")
+    p.add_argument("--per-doc-cap", type=int, help="at most N hits per document")
+    add_chunk_options(p)
+
+
+def strategy_from_args(args: argparse.Namespace) -> Strategy:
+    """The strategy named by ``--strategy`` with the command-line overrides applied."""
+    try:
+        base = resolve(args.strategy)
+        strategy = override(
+            base, top_k=args.top_k, window=args.window, budget=args.budget, search=args.search_mode,
+            per_doc_cap=args.per_doc_cap,
+        )
+        chunk = chunk_config(args, strategy.chunk)
+        return strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def passage_records(ws, result) -> list[dict]:  # noqa: ANN001
+    """JSON-ready passages: the hit, the passage span and text (``text == document_text[start:end]``)."""
+    out = []
+    for p in result.passages:
+        doc = ws.document(p.span.doc_id)
+        best = next(h for h in result.hits if h.chunk_id == p.hit_chunk_ids[0])
+        out.append({
+            "rank": p.rank, "score": round(p.score, 6), "doc_id": doc.id, "doc_path": doc.path,
+            "doc_title": doc.title, "chunk_id": best.chunk_id, "chunk_start": best.span.start,
+            "chunk_end": best.span.end, "start": p.span.start, "end": p.span.end,
+            "text": doc.text[p.span.start : p.span.end], "tokens": p.tokens, "chunks": p.chunk_count,
+            "heading_path": list(_heading_path(ws, result, best)),
+            "hits": [{"chunk_id": h.chunk_id, "rank": h.rank, "score": round(h.score, 6),
+                      "start": h.span.start, "end": h.span.end}
+                     for h in result.hits if h.chunk_id in p.hit_chunk_ids],
+            "reasons": list(p.reasons), "strategy": result.strategy.name,
+            "context_tokens": result.context.tokens,
+        })
+    return out
+
+
+def _heading_path(ws, result, hit) -> tuple[str, ...]:  # noqa: ANN001
+    return ws.runtime(result.set_id).heading_path(hit.row)
+
+
+def run(args: argparse.Namespace) -> int:
+    strategy = strategy_from_args(args)
+    ws = open_workspace(args)
+    if not ws.store.documents():
+        raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
+    result = ws.search(args.question, strategy, progress=progress_printer(args.quiet))
+    records = passage_records(ws, result)
+    lines = [f"{strategy.name}: {strategy.describe()}",
+             f"{len(records)} passage(s), {result.context.tokens} context tokens, "
+             f"{result.timings['total_ms']:.0f} ms"]
+    lines += [f"warning: {w}" for w in result.warnings]
+    for r in records:
+        lines.append(f"\n[{r['rank']}] {r['score']:.3f}  {Path(r['doc_path']).name}  "
+                     f"{' > '.join(r['heading_path'])}  ({r['tokens']} tokens, chars {r['start']}-{r['end']})")
+        lines.extend("    " + line for line in r["text"].strip().splitlines()[:12])
+        lines.extend(f"    ({reason})" for reason in r["reasons"])
+    if result.context.dropped:
+        lines.append(f"\nbudget dropped {len(result.context.dropped)} passage(s)")
+    emit(args, records, "\n".join(lines))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("search", help="search the corpus with a strategy and print the passages")
+    p.add_argument("question", help="the question")
+    add_strategy_options(p)
+    add_common(p)
+    p.set_defaults(func=run)
+

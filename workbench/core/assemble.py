@@ -1,0 +1,82 @@
+"""Passages → context: token counts, duplicate removal, a token budget, and display text with headings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from workbench.core.documents import Document
+from workbench.core.expand import Passage
+from workbench.core.headings import heading_path_at
+
+
+@dataclass(frozen=True)
+class Context:
+    """The passages sent to the model, their total tokens and what the budget dropped."""
+
+    passages: tuple[Passage, ...]
+    tokens: int
+    chars: int
+    dropped: tuple[Passage, ...] = ()
+    duplicates: int = 0
+    budget: int = 0
+
+
+def assemble(
+    passages: Sequence[Passage], doc_text: Callable[[int], str], count_tokens: Callable[[str], int], budget: int = 0,
+) -> Context:
+    """Count tokens, drop passages whose text repeats an earlier one, and apply ``budget`` in rank order.
+
+    Passages are added in rank order until the next one would exceed the budget; it and every lower-ranked
+    passage are reported as dropped (``budget`` 0 means no limit). A first passage larger than the whole
+    budget is skipped so that the context is not empty.
+    """
+    kept: list[Passage] = []
+    dropped: list[Passage] = []
+    seen: set[str] = set()
+    duplicates = 0
+    total = 0
+    chars = 0
+    stopped = False
+    for p in sorted(passages, key=lambda p: p.rank):
+        text = doc_text(p.span.doc_id)[p.span.start : p.span.end]
+        key = " ".join(text.split())
+        if key in seen:
+            duplicates += 1
+            continue
+        seen.add(key)
+        tokens = p.tokens or count_tokens(text)
+        p = replace(p, tokens=tokens)
+        over = bool(budget) and total + tokens > budget
+        if stopped or (over and kept):
+            stopped = True
+            dropped.append(p)
+            continue
+        if over:  # nothing kept yet: skip a passage larger than the whole budget, try the next
+            dropped.append(p)
+            continue
+        kept.append(p)
+        total += tokens
+        chars += p.span.length
+    kept = [replace(p, rank=i) for i, p in enumerate(kept, start=1)]
+    return Context(tuple(kept), total, chars, tuple(dropped), duplicates, budget)
+
+
+def passage_display(doc: Document, passage: Passage) -> str:
+    """Passage text for people and prompts: title and heading path once at the top, later heading
+    lines inside the passage rewritten as Markdown headings (``## Heading``)."""
+    span = passage.span
+    path = heading_path_at(doc.headings, span.start)
+    header = f"# {doc.title}"
+    if path and not (len(path) == 1 and path[0] == doc.title):
+        header += "\n" + " > ".join(path)
+    parts = []
+    cursor = span.start
+    for h in doc.headings:
+        if h.start < span.start or h.end > span.end:
+            continue
+        parts.append(doc.text[cursor : h.start])
+        parts.append("#" * min(6, h.level + 1) + " " + h.title)
+        cursor = h.end
+    parts.append(doc.text[cursor : span.end])
+    return header + "\n\n" + "".join(parts).strip()

@@ -1,0 +1,169 @@
+"""Chunkers: a document's text → ordered ``ChunkPiece`` spans, each exactly ``text[start:end]``.
+
+Units are tokens of the embedding model's tokenizer (default), words or sentences. Fixed-size chunking
+slides a window of ``size`` units with ``overlap``; structure-aware chunking first splits on headings and
+paragraphs, packs whole paragraphs of one section up to ``size`` and only splits paragraphs that are too
+long. Structure-aware chunks leave heading lines out of the chunk text: the heading path holds them, and
+heading-path embedding puts them back into what is embedded.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from workbench.core.headings import Heading, heading_path_at, section_spans
+from workbench.core.sentences import sentence_spans
+from workbench.core.tokens import TokenCounter
+
+UNITS = ("tokens", "words", "sentences")
+_WORD = re.compile(r"\S+")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+@dataclass(frozen=True)
+class ChunkConfig:
+    """How a chunk set is cut and what is embedded for each chunk."""
+
+    unit: str = "tokens"
+    size: int = 200
+    overlap: int = 0
+    structure_aware: bool = False
+    heading_prefix: bool = False
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {', '.join(UNITS)}, not {self.unit!r}")
+        if self.size < 1:
+            raise ValueError("chunk size must be at least 1")
+        if not 0 <= self.overlap < self.size:
+            raise ValueError("overlap must be at least 0 and smaller than the chunk size")
+
+    def to_json(self) -> str:
+        """Canonical JSON of the fields (stable key order)."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+    def set_id(self, model_id: str) -> str:
+        """Identity of the chunk set for this configuration and embedding model."""
+        digest = hashlib.sha256(f"{self.to_json()}|{model_id}".encode()).hexdigest()
+        return digest[:16]
+
+    def label(self) -> str:
+        """Short human label, e.g. ``200 tokens / 20 overlap, headings``."""
+        parts = [f"{self.size} {self.unit}"]
+        if self.overlap:
+            parts[0] += f" / {self.overlap} overlap"
+        if self.structure_aware:
+            parts.append("structure-aware")
+        if self.heading_prefix:
+            parts.append("heading-path embedding")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class ChunkPiece:
+    """A chunk before it is stored: its order in the document, its span and its heading path."""
+
+    position: int
+    start: int
+    end: int
+    heading_path: tuple[str, ...] = ()
+
+
+def unit_spans(text: str, unit: str, counter: TokenCounter | None = None) -> list[tuple[int, int]]:
+    """Offsets of the units (tokens / words / sentences) of ``text``."""
+    if unit == "tokens":
+        if counter is None:
+            raise ValueError("token units need a token counter")
+        return counter.offsets(text)
+    if unit == "words":
+        return [m.span() for m in _WORD.finditer(text)]
+    if unit == "sentences":
+        return sentence_spans(text)
+    raise ValueError(f"unknown unit {unit!r}")
+
+
+def _windows(units: Sequence[tuple[int, int]], lo: int, hi: int, size: int, overlap: int) -> list[tuple[int, int]]:
+    """Unit-index windows ``[i, j)`` over ``units[lo:hi]`` of ``size`` with ``overlap``."""
+    out = []
+    step = size - overlap
+    i = lo
+    while i < hi:
+        j = min(hi, i + size)
+        out.append((i, j))
+        if j >= hi:
+            break
+        i += step
+    return out
+
+
+def _paragraph_blocks(text: str, headings: Sequence[Heading]) -> list[tuple[int, int]]:
+    """Paragraphs inside each section; heading lines are left out (the heading path carries them)."""
+    heading_at = {h.start: h.end for h in headings}
+    blocks = []
+    for s_start, s_end in section_spans(headings, len(text)):
+        pos = heading_at.get(s_start, s_start)
+        if not text[pos:s_end].strip():  # a heading with no body: keep the heading line itself
+            pos = s_start
+        for m in _PARAGRAPH_BREAK.finditer(text, pos, s_end):
+            blocks.append((pos, m.start()))
+            pos = m.end()
+        blocks.append((pos, s_end))
+    return [(a, b) for a, b in blocks if b > a and text[a:b].strip()]
+
+
+def _structured_windows(
+    text: str, headings: Sequence[Heading], units: Sequence[tuple[int, int]], size: int, overlap: int
+) -> list[tuple[int, int]]:
+    starts = [u[0] for u in units]
+    sections = section_spans(headings, len(text))
+    section_of = [s for s, _ in sections]
+    out: list[tuple[int, int]] = []
+    current: tuple[int, int] | None = None  # unit window being packed
+    current_section = -1
+    for b_start, b_end in _paragraph_blocks(text, headings):
+        lo = bisect.bisect_left(starts, b_start)
+        hi = bisect.bisect_left(starts, b_end)
+        if hi <= lo:
+            continue
+        section = bisect.bisect_right(section_of, b_start) - 1
+        if current and section == current_section and hi - current[0] <= size:
+            current = (current[0], hi)
+            continue
+        if current:
+            out.append(current)
+            current = None
+        if hi - lo > size:
+            out.extend(_windows(units, lo, hi, size, overlap))
+        else:
+            current, current_section = (lo, hi), section
+    if current:
+        out.append(current)
+    return out
+
+
+def chunk_document(
+    text: str,
+    headings: Sequence[Heading],
+    config: ChunkConfig,
+    counter: TokenCounter | None = None,
+    units: Sequence[tuple[int, int]] | None = None,
+) -> list[ChunkPiece]:
+    """Cut one document into ordered chunks. ``units`` may be passed in when already computed."""
+    if units is None:
+        units = unit_spans(text, config.unit, counter)
+    if not units:
+        return []
+    if config.structure_aware:
+        windows = _structured_windows(text, headings, units, config.size, config.overlap)
+    else:
+        windows = _windows(units, 0, len(units), config.size, config.overlap)
+    pieces = []
+    for position, (i, j) in enumerate(windows):
+        start, end = units[i][0], units[j - 1][1]
+        pieces.append(ChunkPiece(position, start, end, heading_path_at(headings, start)))
+    return pieces

@@ -1,0 +1,207 @@
+"""Indexing jobs: files → documents in the store; documents → a chunk set with embeddings and FAISS.
+
+Both are plain functions taking a progress sink and a cancel token. Each document's chunks are written
+in one transaction, and the FAISS file is synchronised with the database at the end (and on open), so a
+crash or a cancel at any point leaves a consistent store that the next run completes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from workbench.core.chunking import ChunkConfig, chunk_document
+from workbench.core.contextual import heading_prefix
+from workbench.core.documents import Document, LoadResult, discover, load_file
+from workbench.core.embedding import Embedder, embed_cached, text_hash
+from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
+from workbench.core.store import ChunkSetInfo, Store
+from workbench.core.tokens import TokenCounter
+from workbench.core.vectors import VectorIndex
+
+FLUSH_CHUNKS = 1024
+
+
+@dataclass
+class IngestReport:
+    """What happened to each file of an indexing run."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[LoadResult] = field(default_factory=list)
+    failed: list[LoadResult] = field(default_factory=list)
+    chunks_added: int = 0
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    def as_dict(self) -> dict:
+        """JSON-ready summary."""
+        return {
+            "added": len(self.added), "updated": len(self.updated), "unchanged": len(self.unchanged),
+            "skipped": [{"path": r.path, "reason": r.reason} for r in self.skipped],
+            "failed": [{"path": r.path, "reason": r.reason} for r in self.failed],
+            "chunks_added": self.chunks_added, "chunks_total": self.chunks_total,
+            "chunks_embedded": self.chunks_embedded, "seconds": round(self.seconds, 3),
+            "cancelled": self.cancelled,
+        }
+
+
+def ingest_files(
+    store: Store, paths: list[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+    report: IngestReport | None = None,
+) -> IngestReport:
+    """Load files and folders into the store; bad files are recorded with their reason and skipped."""
+    report = report or IngestReport()
+    found = discover(paths)
+    results: list[LoadResult] = list(found.problems)
+    tick = Reporter(progress, "reading", len(found.files))
+    for i, path in enumerate(found.files):
+        if cancel is not None:
+            cancel.check()
+        results.append(load_file(path))
+        tick(i + 1, path.name)
+    for result in results:
+        if result.document is None:
+            (report.failed if result.status == "failed" else report.skipped).append(result)
+            store.record_problem(result.path, result.status, result.reason)
+            continue
+        existed = store.document_by_path(result.document.path) is not None
+        _, changed = store.upsert_document(result.document)
+        target = report.unchanged if not changed else (report.updated if existed else report.added)
+        target.append(result.document.path)
+    return report
+
+
+def index_path(data_dir: Path, set_id: str) -> Path:
+    """Where the FAISS file of a chunk set lives."""
+    return Path(data_dir) / "indexes" / f"{set_id}.faiss"
+
+
+def embedded_texts(doc: Document, pieces, config: ChunkConfig) -> tuple[list[str], list[str]]:  # noqa: ANN001
+    """(prefixes, embedded texts) of a document's chunks under ``config``."""
+    prefixes = [heading_prefix(doc.title, p.heading_path) if config.heading_prefix else "" for p in pieces]
+    return prefixes, [pre + doc.text[p.start : p.end] for pre, p in zip(prefixes, pieces, strict=True)]
+
+
+def build_chunk_set(
+    store: Store,
+    data_dir: Path,
+    config: ChunkConfig,
+    embedder: Embedder,
+    counter: TokenCounter,
+    progress: ProgressSink | None = None,
+    cancel: CancelToken | None = None,
+    report: IngestReport | None = None,
+) -> ChunkSetInfo:
+    """Bring the chunk set for ``config`` up to date with the stored documents, then mark it ready."""
+    report = report or IngestReport()
+    info = store.ensure_chunk_set_row(config, embedder.model_id)
+    shas = store.document_shas()
+    chunked = store.chunked_docs(info.id)
+    for doc_id in [d for d, sha in chunked.items() if shas.get(d) != sha]:
+        store.drop_doc_from_set(info.id, doc_id)
+    todo = [d for d, sha in shas.items() if chunked.get(d) != sha]
+    if todo or info.state != "ready":
+        store.set_state(info.id, "building")
+    tick = Reporter(progress, "chunking", len(todo))
+    pending: list[tuple[Document, list, list[str], list[str], list[int]]] = []
+    started = time.perf_counter()
+
+    def flush() -> None:
+        texts = [t for item in pending for t in item[3]]
+        hashes = [text_hash(t) for t in texts]
+        before = getattr(embedder, "texts_encoded", 0)
+
+        def embed_progress(ev: ProgressEvent) -> None:
+            if progress:
+                progress(ProgressEvent("embedding", ev.done, ev.total,
+                                       f"{report.chunks_added + ev.done} chunks", time.perf_counter() - started))
+
+        embed_cached(store, embedder, texts, hashes, progress=embed_progress, cancel=cancel)
+        report.chunks_embedded += getattr(embedder, "texts_encoded", 0) - before
+        offset = 0
+        for doc, pieces, prefixes, texts_, tokens in pending:
+            store.replace_doc_chunks(info.id, doc, pieces, prefixes, hashes[offset : offset + len(texts_)], tokens)
+            offset += len(texts_)
+            report.chunks_added += len(pieces)
+        pending.clear()
+
+    for i, doc_id in enumerate(todo):
+        if cancel is not None:
+            cancel.check()
+        doc = store.document(doc_id)
+        pieces = chunk_document(doc.text, doc.headings, config, counter)
+        prefixes, texts = embedded_texts(doc, pieces, config)
+        tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
+        pending.append((doc, pieces, prefixes, texts, tokens))
+        if sum(len(p[1]) for p in pending) >= FLUSH_CHUNKS:
+            flush()
+        tick(i + 1, Path(doc.path).name)
+    if pending:
+        flush()
+    sync_index(store, data_dir, info.id, embedder, cancel=cancel)
+    store.set_state(info.id, "ready")
+    final = store.chunk_set(info.id)
+    report.chunks_total = final.chunk_count
+    return final
+
+
+def _token_counts(counter: TokenCounter, texts: list[str]) -> list[int]:
+    many = getattr(counter, "count_many", None)
+    return many(texts) if many else [counter.count(t) for t in texts]
+
+
+def chunk_texts(store: Store, set_id: str, ids: np.ndarray) -> tuple[list[str], list[str]]:
+    """(embedded texts, hashes) of chunks, read back from their spans and prefixes."""
+    texts, hashes = [], []
+    docs: dict[int, str] = {}
+    for i in range(0, len(ids), 500):
+        part = [int(x) for x in ids[i : i + 500]]
+        marks = ",".join("?" * len(part))
+        for doc_id, start, end, prefix, h in store.db.execute(
+            f'SELECT doc_id, start, "end", prefix, text_hash FROM chunks WHERE id IN ({marks}) ORDER BY id', part
+        ):
+            if doc_id not in docs:
+                docs[doc_id] = store.document(doc_id).text
+            texts.append(prefix + docs[doc_id][start:end])
+            hashes.append(h)
+    return texts, hashes
+
+
+def sync_index(
+    store: Store, data_dir: Path, set_id: str, embedder: Embedder, cancel: CancelToken | None = None,
+    rebuild: bool = False,
+) -> VectorIndex:
+    """Make the FAISS file hold exactly the set's chunk ids (from cached vectors), saving if it changed."""
+    path = index_path(data_dir, set_id)
+    db_ids = store.chunk_ids(set_id)
+    index: VectorIndex | None = None
+    if not rebuild:
+        try:
+            index = VectorIndex.load(path)
+        except ValueError:
+            index = None
+    if index is not None and np.array_equal(index.ids(), db_ids):
+        return index
+    if index is not None and index.kind == "flat" and len(db_ids) <= 50_000:
+        held = index.ids()
+        stale = np.setdiff1d(held, db_ids)
+        if len(stale):
+            index.index.remove_ids(stale)
+        new = np.setdiff1d(db_ids, held)
+    else:
+        index, new = None, db_ids
+    texts, hashes = chunk_texts(store, set_id, new)
+    vectors = embed_cached(store, embedder, texts, hashes, cancel=cancel)
+    if index is None:
+        index = VectorIndex.build(new, vectors, embedder.dim)
+    elif len(new):
+        index.index.add_with_ids(np.ascontiguousarray(vectors), new)
+    index.save(path)
+    return index

@@ -1,0 +1,135 @@
+"""One strategy, end to end: chunk set → candidate search → (rerank) → expansion → assembly."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from workbench.core import expand as ex
+from workbench.core.assemble import Context, assemble
+from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.retrieve import Hit, bm25_search, cap_per_document, dense_search, fuse_rrf
+from workbench.core.runtime import SetRuntime
+from workbench.core.spans import Span
+from workbench.core.strategies import Strategy, resolve
+
+_SENTENCE_END = re.compile(r"[.!?…:;][\"'”’)\]]*\s*$")
+
+
+@dataclass
+class SearchResult:
+    """Everything a strategy produced for one question."""
+
+    question: str
+    strategy: Strategy
+    set_id: str
+    hits: list[Hit]
+    context: Context
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def passages(self):  # noqa: ANN201
+        """Passages sent as context, in rank order."""
+        return self.context.passages
+
+    def spans(self) -> list[Span]:
+        """The character spans returned (for metrics and diffs)."""
+        return [p.span for p in self.context.passages]
+
+
+def candidate_hits(ws, rt: SetRuntime, question: str, qvec: np.ndarray, strategy: Strategy, k: int) -> list[Hit]:  # noqa: ANN001
+    """First-stage hits by the strategy's search mode."""
+    if strategy.search == "dense":
+        return dense_search(rt, qvec, k)
+    sparse = bm25_search(ws.store, rt, question, k if strategy.search == "bm25" else max(k, 20))
+    if strategy.search == "bm25":
+        return sparse
+    dense = dense_search(rt, qvec, max(k, 20))
+    return fuse_rrf(dense, sparse, k, strategy.dense_weight, strategy.bm25_weight, strategy.rrf_k)
+
+
+def expand_hits(ws, rt: SetRuntime, hits: list[Hit], qvec: np.ndarray, strategy: Strategy) -> list[ex.Passage]:  # noqa: ANN001
+    """Hits → merged passages by the strategy's expansion."""
+    if strategy.expansion == "neighbours":
+        return ex.neighbour_windows(rt, hits, strategy.window)
+    if strategy.expansion == "tokens":
+        return ex.token_windows(rt, hits, strategy.window_tokens, ws.token_offsets)
+    if strategy.expansion == "parent":
+        return ex.parent_windows(rt, hits, lambda d: ws.parents_of(d, strategy.parent_size), strategy.parent_top_k)
+    if strategy.expansion == "selective":
+        def mid_sentence(span: Span) -> bool:
+            return not _SENTENCE_END.search(ws.doc_text(span.doc_id)[max(span.start, span.end - 8) : span.end])
+
+        return ex.selective_windows(rt, hits, qvec, strategy.margin, strategy.merge_gap, strategy.max_steps,
+                                    mid_sentence)
+    return ex.no_expansion(rt, hits)
+
+
+def run_strategy(
+    ws,  # noqa: ANN001 - workbench.core.workspace.Workspace
+    question: str,
+    strategy: Strategy | str | dict,
+    progress: ProgressSink | None = None,
+    cancel: CancelToken | None = None,
+) -> SearchResult:
+    """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet."""
+    strategy = resolve(strategy)
+    if not question.strip():
+        raise ValueError("the question is empty")
+    timings: dict[str, float] = {}
+    warnings: list[str] = []
+    t0 = time.perf_counter()
+    info = ws.ensure_chunk_set(strategy.chunk, progress, cancel)
+    rt = ws.runtime(info.id)
+    t1 = time.perf_counter()
+    timings["prepare_ms"] = (t1 - t0) * 1000
+    qvec = ws.query_vector(question)
+    t2 = time.perf_counter()
+    timings["embed_ms"] = (t2 - t1) * 1000
+    k = strategy.candidates
+    restrict = None
+    if strategy.summary:
+        from workbench.core.summaries import top_sections
+
+        restrict, note = top_sections(ws, rt, qvec, strategy, progress, cancel)
+        if note:
+            warnings.append(note)
+    if restrict is not None:
+        hits = _search_within(rt, qvec, restrict, k)
+    else:
+        hits = candidate_hits(ws, rt, question, qvec, strategy, k)
+    hits = cap_per_document(hits, strategy.per_doc_cap)
+    t3 = time.perf_counter()
+    timings["search_ms"] = (t3 - t2) * 1000
+    if strategy.rerank == "llm":
+        from workbench.core.rerank import llm_rerank
+
+        hits, note = llm_rerank(ws, question, hits, strategy.top_k)
+        if note:
+            warnings.append(note)
+        timings["rerank_ms"] = (time.perf_counter() - t3) * 1000
+    if strategy.expansion != "parent":
+        hits = hits[: strategy.top_k]
+    t4 = time.perf_counter()
+    passages = expand_hits(ws, rt, hits, qvec, strategy)
+    context = assemble(passages, ws.doc_text, ws.count_tokens, strategy.budget)
+    timings["expand_ms"] = (time.perf_counter() - t4) * 1000
+    timings["total_ms"] = (time.perf_counter() - t0) * 1000
+    return SearchResult(question, strategy, info.id, hits, context, timings, warnings)
+
+
+def _search_within(rt: SetRuntime, qvec: np.ndarray, spans: list[Span], k: int) -> list[Hit]:
+    """Dense search restricted to chunks that lie inside ``spans`` (exact, over those chunks only)."""
+    rows = sorted({r for s in spans for r in rt.chunks_in(s)})
+    if not rows:
+        return []
+    ids = rt.table.ids[rows]
+    vecs = rt.index.vectors_for(ids)
+    scores = vecs @ qvec
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [Hit(int(ids[i]), int(rows[i]), rt.span(int(rows[i])), rank, float(scores[i]), dense_score=float(scores[i]))
+            for rank, i in enumerate(order, start=1)]

@@ -1,0 +1,137 @@
+"""The SQLite schema as recorded migrations (``PRAGMA user_version`` holds the applied count)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+
+def _script(db: sqlite_utils.Database, script: str) -> None:
+    """Run statements one by one (``executescript`` would commit the open transaction)."""
+    for statement in script.split(";\n"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            text TEXT NOT NULL,
+            format TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime REAL NOT NULL,
+            status TEXT NOT NULL DEFAULT 'indexed',
+            note TEXT NOT NULL DEFAULT '',
+            added TEXT NOT NULL
+        );
+        CREATE TABLE headings (
+            doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            level INTEGER NOT NULL,
+            title TEXT NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL
+        );
+        CREATE INDEX headings_doc ON headings(doc_id, start);
+        CREATE TABLE problems (
+            path TEXT PRIMARY KEY,
+            status TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            checked TEXT NOT NULL
+        );
+        CREATE TABLE chunk_sets (
+            id TEXT PRIMARY KEY,
+            config_json TEXT NOT NULL,
+            model_id TEXT NOT NULL,
+            state TEXT NOT NULL,
+            chunk_count INTEGER NOT NULL DEFAULT 0,
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL
+        );
+        CREATE TABLE chunk_set_docs (
+            set_id TEXT NOT NULL REFERENCES chunk_sets(id) ON DELETE CASCADE,
+            doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            doc_sha256 TEXT NOT NULL,
+            PRIMARY KEY (set_id, doc_id)
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            set_id TEXT NOT NULL REFERENCES chunk_sets(id) ON DELETE CASCADE,
+            doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            heading_path TEXT NOT NULL,
+            prefix TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            UNIQUE (set_id, doc_id, position)
+        );
+        CREATE TABLE embeddings (
+            model_id TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (model_id, text_hash)
+        ) WITHOUT ROWID;
+        CREATE VIRTUAL TABLE chunk_fts USING fts5(text, tokenize = 'porter unicode61');
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """
+    )
+
+
+def _v2(db: sqlite_utils.Database) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE llm_cache (
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            model TEXT NOT NULL,
+            value TEXT NOT NULL,
+            created TEXT NOT NULL,
+            PRIMARY KEY (kind, key, model)
+        ) WITHOUT ROWID;
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            label TEXT NOT NULL,
+            config_json TEXT NOT NULL,
+            dataset_hash TEXT NOT NULL,
+            code_version TEXT NOT NULL,
+            started TEXT NOT NULL,
+            finished TEXT,
+            summary_json TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE TABLE run_questions (
+            run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            config_key TEXT NOT NULL,
+            q_index INTEGER NOT NULL,
+            question TEXT NOT NULL,
+            spans_json TEXT NOT NULL,
+            metrics_json TEXT NOT NULL,
+            answer TEXT,
+            label TEXT,
+            PRIMARY KEY (run_id, config_key, q_index)
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: sqlite_utils.Database) -> int:
+    """Apply the migrations this database lacks, each in its own transaction; returns the new version."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+        with db.atomic():
+            step(db)
+            db.execute(f"PRAGMA user_version = {number}")
+    return SCHEMA_VERSION

@@ -1,0 +1,95 @@
+"""FAISS indexes, one per chunk set: inner product over normalised vectors, ids = chunk ids.
+
+Small sets use an exact ``IndexIDMap2(IndexFlatIP)``; sets above ``APPROX_THRESHOLD`` vectors use an
+HNSW graph (approximate, much faster at a million chunks). Files are written to a temporary name and
+renamed, so a crash never leaves a half-written index under the real name.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+APPROX_THRESHOLD = 200_000
+
+
+def _faiss():  # noqa: ANN202 - lazy import keeps `import workbench.core` light
+    import faiss
+
+    return faiss
+
+
+class VectorIndex:
+    """A FAISS index plus the set of ids it holds."""
+
+    def __init__(self, index, kind: str) -> None:  # noqa: ANN001
+        self.index = index
+        self.kind = kind
+
+    @classmethod
+    def build(cls, ids: np.ndarray, vectors: np.ndarray, dim: int, approx: bool | None = None) -> VectorIndex:
+        """A new index over ``vectors`` with the given chunk ``ids``."""
+        faiss = _faiss()
+        if approx is None:
+            approx = len(ids) > APPROX_THRESHOLD
+        if approx:
+            hnsw = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
+            hnsw.hnsw.efConstruction = 80
+            hnsw.hnsw.efSearch = 96
+            index, kind = faiss.IndexIDMap2(hnsw), "hnsw"
+        else:
+            index, kind = faiss.IndexIDMap2(faiss.IndexFlatIP(dim)), "flat"
+        if len(ids):
+            index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), np.asarray(ids, dtype=np.int64))
+        return cls(index, kind)
+
+    @property
+    def size(self) -> int:
+        """Number of vectors."""
+        return int(self.index.ntotal)
+
+    def ids(self) -> np.ndarray:
+        """Sorted chunk ids held by the index."""
+        faiss = _faiss()
+        return np.sort(faiss.vector_to_array(self.index.id_map).astype(np.int64))
+
+    def search(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top-``k`` ``(scores, ids)`` for one query vector (ids of -1 dropped)."""
+        if self.size == 0 or k <= 0:
+            return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)
+        q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
+        scores, ids = self.index.search(q, min(k, self.size))
+        keep = ids[0] >= 0
+        return scores[0][keep], ids[0][keep]
+
+    def vectors_for(self, ids: np.ndarray) -> np.ndarray:
+        """Stored vectors of the given chunk ids."""
+        return np.stack([self.index.reconstruct(int(i)) for i in ids]) if len(ids) else np.zeros((0, 0))
+
+    def save(self, path: Path) -> None:
+        """Write atomically: temporary file, fsync, rename."""
+        faiss = _faiss()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+        faiss.write_index(self.index, str(tmp))
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path) -> VectorIndex:
+        """Read an index file; raises ``ValueError`` when it is missing or unreadable."""
+        faiss = _faiss()
+        if not path.exists():
+            raise ValueError(f"index file {path.name} is missing")
+        try:
+            index = faiss.read_index(str(path))
+        except Exception as exc:  # FAISS raises RuntimeError with C++ text
+            raise ValueError(f"index file {path.name} is unreadable ({str(exc).splitlines()[0][:120]})") from None
+        inner = faiss.downcast_index(index.index) if hasattr(index, "index") else index
+        kind = "hnsw" if "HNSW" in type(inner).__name__ else "flat"
+        if not hasattr(index, "id_map"):
+            raise ValueError(f"index file {path.name} has no id map")
+        return cls(faiss.downcast_index(index) if not isinstance(index, faiss.IndexIDMap2) else index, kind)

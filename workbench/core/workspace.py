@@ -1,0 +1,232 @@
+"""The workspace: one data folder (SQLite store + FAISS files) with its embedder and in-memory caches.
+
+The CLI, the GUI and the evaluation lab all go through this one facade, so they run the same core calls.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from workbench.core.chunking import ChunkConfig, chunk_document
+from workbench.core.documents import Document
+from workbench.core.embedding import Embedder, SentenceTransformerEmbedder
+from workbench.core.headings import section_spans
+from workbench.core.indexer import IngestReport, build_chunk_set, ingest_files, sync_index
+from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.runtime import SetRuntime
+from workbench.core.store import DB_NAME, ChunkSetInfo, Store
+from workbench.core.tokens import TokenCounter, counter_for_model
+
+APP_NAME = "chunk-workbench"
+
+
+def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """``--data-dir`` if given, else ``$WORKBENCH_DATA``, else the per-user data folder."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("WORKBENCH_DATA")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+class _LRU(OrderedDict):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def put(self, key, value):  # noqa: ANN001, ANN201
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+
+class Workspace:
+    """A data folder opened for indexing and searching."""
+
+    def __init__(
+        self, data_dir: str | os.PathLike[str] | None = None, embedder: Embedder | None = None,
+        model_path: str | None = None,
+    ) -> None:
+        self.data_dir = resolve_data_dir(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.db_path = self.data_dir / DB_NAME
+        self._local = threading.local()
+        self._lock = threading.RLock()
+        self._embedder = embedder
+        self._model_path = model_path
+        self._runtimes: dict[str, SetRuntime] = {}
+        self._query_vectors = _LRU(512)
+        self._texts = _LRU(256)
+        self._offsets = _LRU(64)
+        self._parents = _LRU(256)
+        self.store  # open (and migrate) now so errors surface at once  # noqa: B018
+        self.llm = None  # an answering backend, used by LLM rerank and summaries when set
+
+    # ----- plumbing --------------------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        """This thread's connection to the store."""
+        store = getattr(self._local, "store", None)
+        if store is None:
+            store = Store(self.db_path)
+            self._local.store = store
+        return store
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedding model (created on first use; its weights load lazily on first encode)."""
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = SentenceTransformerEmbedder(self._model_path)
+            return self._embedder
+
+    @property
+    def counter(self) -> TokenCounter:
+        """Token counter of the embedding model's tokenizer."""
+        return counter_for_model(getattr(self.embedder, "model_path", None))
+
+    def close(self) -> None:
+        """Close this thread's store connection."""
+        store = getattr(self._local, "store", None)
+        if store is not None:
+            store.close()
+            self._local.store = None
+
+    # ----- indexing --------------------------------------------------------------------------
+    def add_paths(
+        self, paths: Sequence[str], config: ChunkConfig | None = None, progress: ProgressSink | None = None,
+        cancel: CancelToken | None = None,
+    ) -> IngestReport:
+        """Load files into the store and bring the chunk set for ``config`` up to date."""
+        import time
+
+        started = time.perf_counter()
+        report = ingest_files(self.store, list(paths), progress, cancel)
+        self._forget_documents()
+        self.ensure_chunk_set(config or ChunkConfig(), progress, cancel, report=report)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def remove_document(self, doc_id: int) -> None:
+        """Delete a document; chunk sets are brought up to date on their next use."""
+        self.store.remove_document(doc_id)
+        self._forget_documents()
+
+    def _forget_documents(self) -> None:
+        with self._lock:
+            self._texts.clear()
+            self._offsets.clear()
+            self._parents.clear()
+
+    def is_current(self, info: ChunkSetInfo) -> bool:
+        """True when a chunk set is ready and covers exactly the stored documents."""
+        return info.state == "ready" and self.store.chunked_docs(info.id) == self.store.document_shas()
+
+    def find_chunk_set(self, config: ChunkConfig) -> ChunkSetInfo | None:
+        """The current chunk set for ``config``, or None when it must be built first."""
+        try:
+            info = self.store.chunk_set(config.set_id(self.embedder.model_id))
+        except KeyError:
+            return None
+        return info if self.is_current(info) else None
+
+    def ensure_chunk_set(
+        self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+        report: IngestReport | None = None,
+    ) -> ChunkSetInfo:
+        """The chunk set for ``config``, built or brought up to date (reusing cached embeddings)."""
+        info = self.find_chunk_set(config)
+        if info is not None:
+            return info
+        info = build_chunk_set(self.store, self.data_dir, config, self.embedder, self.counter, progress, cancel,
+                               report)
+        with self._lock:
+            self._runtimes.pop(info.id, None)
+        return info
+
+    def runtime(self, set_id: str) -> SetRuntime:
+        """The chunk set loaded in memory (FAISS verified against the database, rebuilt if needed)."""
+        info = self.store.chunk_set(set_id)
+        with self._lock:
+            rt = self._runtimes.get(set_id)
+            if rt is not None and rt.info.chunk_count == info.chunk_count and rt.info.state == info.state:
+                return rt
+            table = self.store.chunk_table(set_id)
+            index = sync_index(self.store, self.data_dir, set_id, self.embedder)
+            rt = SetRuntime(info, table, index)
+            self._runtimes[set_id] = rt
+            return rt
+
+    # ----- cached lookups --------------------------------------------------------------------
+    def document(self, doc_id: int) -> Document:
+        """A stored document (text cached)."""
+        with self._lock:
+            doc = self._texts.get(doc_id)
+        if doc is None:
+            doc = self.store.document(doc_id)
+            with self._lock:
+                self._texts.put(doc_id, doc)
+        return doc
+
+    def doc_text(self, doc_id: int) -> str:
+        """The stored text of a document."""
+        return self.document(doc_id).text
+
+    def query_vector(self, question: str) -> np.ndarray:
+        """The question's embedding (cached)."""
+        with self._lock:
+            vec = self._query_vectors.get(question)
+        if vec is None:
+            vec = self.embedder.encode([question])[0]
+            with self._lock:
+                self._query_vectors.put(question, vec)
+        return vec
+
+    def token_offsets(self, doc_id: int) -> list[tuple[int, int]]:
+        """Token offsets of a whole document (cached)."""
+        with self._lock:
+            offs = self._offsets.get(doc_id)
+        if offs is None:
+            offs = self.counter.offsets(self.doc_text(doc_id))
+            with self._lock:
+                self._offsets.put(doc_id, offs)
+        return offs
+
+    def parents_of(self, doc_id: int, parent_size: int) -> list[tuple[int, int]]:
+        """Parent spans of a document: ``parent_size``-token chunks, or heading sections when 0."""
+        key = (doc_id, parent_size)
+        with self._lock:
+            spans = self._parents.get(key)
+        if spans is None:
+            doc = self.document(doc_id)
+            if parent_size:
+                pieces = chunk_document(doc.text, doc.headings, ChunkConfig(size=parent_size), self.counter,
+                                        units=self.token_offsets(doc_id))
+                spans = [(p.start, p.end) for p in pieces]
+            else:
+                spans = section_spans(doc.headings, len(doc.text))
+            with self._lock:
+                self._parents.put(key, spans)
+        return spans
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` under the embedding model's tokenizer."""
+        return self.counter.count(text)
+
+    def search(self, question: str, strategy, progress: ProgressSink | None = None,  # noqa: ANN001
+               cancel: CancelToken | None = None):  # noqa: ANN201
+        """Run a strategy for a question (see ``workbench.core.pipeline.run_strategy``)."""
+        from workbench.core.pipeline import run_strategy
+
+        return run_strategy(self, question, strategy, progress=progress, cancel=cancel)
