@@ -79,16 +79,21 @@ def emit(args: argparse.Namespace, data: object, text: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (sub-commands registered by ``workbench.commands``)."""
-    from workbench.commands import index, search, tools
+    """The full argument parser: every module in ``workbench.commands`` registers its sub-commands."""
+    import importlib
+    import pkgutil
+
+    import workbench.commands as commands
 
     parser = argparse.ArgumentParser(
         prog="workbench", description="Chunk Workbench: chunking and context expansion for RAG, offline."
     )
     parser.add_argument("--version", action="version", version=f"chunk-workbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (index, search, tools):
-        module.register(sub)
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"workbench.commands.{info.name}")
+        if hasattr(module, "register"):
+            module.register(sub)
     return parser
 
 
