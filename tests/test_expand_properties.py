@@ -1,0 +1,138 @@
+"""Property tests (hypothesis) of the expansions over random documents and hits, without the model."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.core.chunking import ChunkConfig
+from workbench.core.expand import neighbour_windows, parent_windows, token_windows
+from workbench.core.retrieve import Hit
+from workbench.core.runtime import SetRuntime
+from workbench.core.store import ChunkSetInfo, ChunkTable
+from workbench.core.vectors import VectorIndex
+
+CHUNK = 10  # characters per chunk in the synthetic documents (chunks touch: [0,10), [10,20), ...)
+
+
+def make_runtime(chunks_per_doc: list[int]) -> SetRuntime:
+    ids, docs, pos, starts, ends = [], [], [], [], []
+    cid = 100
+    for doc_id, n in enumerate(chunks_per_doc, start=1):
+        for p in range(n):
+            ids.append(cid)
+            docs.append(doc_id)
+            pos.append(p)
+            starts.append(p * CHUNK)
+            ends.append((p + 1) * CHUNK)
+            cid += 7  # ids are not consecutive, like after re-indexing
+    arr = lambda xs: np.asarray(xs, dtype=np.int64)  # noqa: E731
+    n = len(ids)
+    table = ChunkTable(arr(ids), arr(docs), arr(pos), arr(starts), arr(ends), arr([CHUNK] * n),
+                       ["[]"] * n, [""] * n, [""] * n)
+    vecs = np.random.default_rng(0).normal(size=(n, 8)).astype(np.float32)
+    index = VectorIndex.build(arr(ids), vecs, 8)
+    return SetRuntime(ChunkSetInfo("s", ChunkConfig(), "m", "ready", n), table, index)
+
+
+@st.composite
+def runtime_and_hits(draw):
+    chunks_per_doc = draw(st.lists(st.integers(1, 12), min_size=1, max_size=4))
+    rt = make_runtime(chunks_per_doc)
+    rows = draw(st.lists(st.integers(0, len(rt) - 1), min_size=1, max_size=8, unique=True))
+    hits = [Hit(rt.chunk_id(r), r, rt.span(r), rank, 1.0 - rank / 100) for rank, r in enumerate(rows, start=1)]
+    return rt, hits
+
+
+def check_passages(rt, hits, passages):
+    # never overlap and never touch (touching windows merge)
+    spans = sorted(p.span for p in passages)
+    for a, b in zip(spans, spans[1:]):
+        assert not a.touches(b)
+    # never cross a document: each passage lies inside its document's chunks
+    for p in passages:
+        first, end = rt.doc_rows(p.span.doc_id)
+        assert rt.span(first).start <= p.span.start and p.span.end <= rt.span(end - 1).end
+    # cover every hit, each exactly once
+    for h in hits:
+        owners = [p for p in passages if p.span.contains(h.span)]
+        assert len(owners) == 1 and h.chunk_id in owners[0].hit_chunk_ids
+    # keep the best hit's rank, returned in that order, ranks renumbered 1..n
+    assert [p.rank for p in passages] == list(range(1, len(passages) + 1))
+    best = [min(h.rank for h in hits if h.chunk_id in p.hit_chunk_ids) for p in passages]
+    assert best == sorted(best)
+    for p in passages:
+        assert p.score == max(h.score for h in hits if h.chunk_id in p.hit_chunk_ids)
+
+
+@settings(max_examples=150, deadline=None)
+@given(runtime_and_hits(), st.integers(1, 4))
+def test_neighbour_windows_properties(data, w):
+    rt, hits = data
+    passages = neighbour_windows(rt, hits, w)
+    check_passages(rt, hits, passages)
+    for p in passages:  # contiguous: the passage is exactly its chunk range
+        lo, hi = p.chunk_rows
+        assert p.span.start == rt.span(lo).start and p.span.end == rt.span(hi).end
+        for h in hits:
+            if h.chunk_id in p.hit_chunk_ids:
+                first, end = rt.doc_rows(h.span.doc_id)
+                assert lo <= max(first, h.row - w) and min(end - 1, h.row + w) <= hi
+
+
+@settings(max_examples=100, deadline=None)
+@given(runtime_and_hits())
+def test_window_zero_keeps_each_hit_as_its_chunk(data):
+    rt, hits = data
+    passages = neighbour_windows(rt, hits, 0)
+    assert [p.span for p in passages] == [h.span for h in sorted(hits, key=lambda h: h.rank)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(runtime_and_hits(), st.integers(1, 60))
+def test_token_windows_are_symmetric_except_at_document_ends(data, n_tokens):
+    rt, hits = data
+    # one "token" per character pair: offsets (0,2), (2,4), ...
+    def offsets(doc_id):
+        first, end = rt.doc_rows(doc_id)
+        length = rt.span(end - 1).end
+        return [(i, i + 2) for i in range(0, length, 2)]
+
+    if len(hits) > 1:
+        hits = hits[:1]
+    passages = token_windows(rt, hits, n_tokens, offsets)
+    check_passages(rt, hits, passages)
+    (p,) = passages
+    h = hits[0]
+    doc_end = offsets(h.span.doc_id)[-1][1]
+    before = (h.span.start - p.span.start) // 2
+    after = (p.span.end - h.span.end) // 2
+    hit_tokens = h.span.length // 2
+    wanted = max(0, n_tokens - hit_tokens)
+    if p.span.start > 0 and p.span.end < doc_end:
+        assert before + after == wanted and abs(before - after) <= 1
+    else:
+        assert before + after <= wanted
+
+
+@settings(max_examples=100, deadline=None)
+@given(runtime_and_hits(), st.integers(1, 5), st.integers(1, 4))
+def test_parent_windows_group_children(data, parent_chunks, top):
+    rt, hits = data
+
+    def parents(doc_id):
+        first, end = rt.doc_rows(doc_id)
+        length = rt.span(end - 1).end
+        size = parent_chunks * CHUNK
+        return [(s, min(length, s + size)) for s in range(0, length, size)]
+
+    passages = parent_windows(rt, hits, parents, top)
+    assert len(passages) <= top
+    spans = sorted(p.span for p in passages)
+    for a, b in zip(spans, spans[1:]):
+        assert not a.overlaps(b)
+    for p in passages:  # a passage is one parent, or touching parents merged: whole parents only
+        bounds = parents(p.span.doc_id)
+        assert p.span.start in {a for a, _ in bounds} and p.span.end in {b for _, b in bounds}
+        for h in hits:
+            if h.chunk_id in p.hit_chunk_ids:
+                assert p.span.contains(h.span)

@@ -1,0 +1,138 @@
+"""Golden tests of every strategy on small hand-made documents, with the real MiniLM model."""
+
+import json
+
+import pytest
+from conftest import SAMPLE
+
+from workbench.core.strategies import PRESETS, from_dict, resolve
+from workbench.core.workspace import Workspace
+
+PRICE_QUESTION = "How much is the monthly pass?"
+
+
+@pytest.fixture(scope="module")
+def prices_ws(tmp_path_factory, embedder):
+    ws = Workspace(tmp_path_factory.mktemp("prices"), embedder=embedder)
+    ws.add_paths([str(SAMPLE / "transit-prices.md")], from_dict({"size": 100, "structure_aware": True}).chunk)
+    return ws
+
+
+def _first_heading(ws, result):
+    rt = ws.runtime(result.set_id)
+    return rt.heading_path(result.hits[0].row)[-1]
+
+
+def test_heading_path_embedding_finds_the_monthly_pass(prices_ws, capsys):
+    plain = prices_ws.search(PRICE_QUESTION, from_dict({"size": 100, "structure_aware": True}))
+    headed = prices_ws.search(PRICE_QUESTION, from_dict({"size": 100, "structure_aware": True, "heading_prefix": True}))
+    assert _first_heading(prices_ws, headed) == "Monthly pass"
+    assert _first_heading(prices_ws, plain) != "Monthly pass"
+
+    def score_of(result, heading):
+        rt = prices_ws.runtime(result.set_id)
+        return next(h.score for h in result.hits if rt.heading_path(h.row)[-1] == heading)
+
+    with capsys.disabled():
+        print(f"\n  monthly-pass chunk score: plain {score_of(plain, 'Monthly pass'):.3f} "
+              f"(rank {[_h for _h in plain.hits if prices_ws.runtime(plain.set_id).heading_path(_h.row)[-1] == 'Monthly pass'][0].rank}), "
+              f"heading-path {score_of(headed, 'Monthly pass'):.3f} (rank 1)")
+    # the embedded text differs from the display text, and both are stored
+    rt = prices_ws.runtime(headed.set_id)
+    row = headed.hits[0].row
+    assert rt.table.prefixes[row] == "Riverside Transit prices > Monthly pass: "
+    assert prices_ws.doc_text(1)[headed.hits[0].span.start:].startswith("It costs 49 euros")
+
+
+def test_neighbour_window_brings_the_how_after_the_why(sample_ws):
+    q = "Why would visitors see broken images after a deploy?"
+    plain = sample_ws.search(q, PRESETS["plain"].with_changes(size=60, structure_aware=True, top_k=1))
+    wide = sample_ws.search(q, PRESETS["plain"].with_changes(size=60, structure_aware=True, top_k=1,
+                                                             expansion="neighbours", window=1))
+    text = lambda r: sample_ws.doc_text(r.passages[0].span.doc_id)[r.passages[0].span.start : r.passages[0].span.end]  # noqa: E731
+    assert "Pages rendered by old replicas" in text(plain)
+    assert "cache flush --pages-only" not in text(plain)
+    assert "cache flush --pages-only" in text(wide), "the command sits in the neighbouring chunk"
+    assert wide.passages[0].span.contains(plain.passages[0].span)
+    assert wide.context.tokens > plain.context.tokens
+
+
+def test_sentence_window_is_symmetric(sample_ws):
+    s = PRESETS["sentence-window"]
+    res = sample_ws.search("How long does a full backup take?", s.with_changes(top_k=1))
+    p = res.passages[0]
+    hit_row = res.hits[0].row
+    first, end = sample_ws.runtime(res.set_id).doc_rows(p.span.doc_id)
+    assert first < hit_row - s.window and hit_row + s.window < end - 1, "pick a question whose hit is mid-document"
+    assert p.chunk_rows == (hit_row - s.window, hit_row + s.window)
+    assert p.chunk_count == 2 * s.window + 1
+
+
+def test_parent_child_returns_whole_parents_ranked_by_best_child(sample_ws):
+    res = sample_ws.search("What does the monthly pass include?", PRESETS["parent-child"])
+    assert 1 <= len(res.passages) <= PRESETS["parent-child"].parent_top_k
+    for p in res.passages:
+        parents = sample_ws.parents_of(p.span.doc_id, PRESETS["parent-child"].parent_size)
+        assert p.span.start in {a for a, _ in parents}
+        assert all(p.span.contains(s) for s in p.hit_spans)
+    sections = sample_ws.search("What does the monthly pass include?", PRESETS["parent-child"].with_changes(parent_size=0))
+    doc = sample_ws.document(sections.passages[0].span.doc_id)
+    assert any(h.start == sections.passages[0].span.start for h in doc.headings) or sections.passages[0].span.start == 0
+
+
+def test_hybrid_bm25_finds_exact_terms_and_quotes_user_text(sample_ws):
+    res = sample_ws.search('orbit-admin "rollback" --to OR NOT *', PRESETS["hybrid"])
+    assert res.hits and any(h.bm25_score is not None for h in res.hits)
+    bm25 = sample_ws.search("extension 4242", PRESETS["hybrid"].with_changes(search="bm25", top_k=1))
+    text = sample_ws.doc_text(bm25.passages[0].span.doc_id)
+    assert "4242" in text[bm25.passages[0].span.start : bm25.passages[0].span.end]
+
+
+def test_budget_keeps_rank_order_and_reports_tokens(sample_ws):
+    free = sample_ws.search("How do I restore a backup?", PRESETS["neighbours"].with_changes(top_k=6))
+    budget = max(p.tokens for p in free.passages[:2]) + 1
+    capped = sample_ws.search("How do I restore a backup?", PRESETS["neighbours"].with_changes(top_k=6, budget=budget))
+    assert capped.context.tokens <= budget
+    assert capped.context.dropped
+    assert capped.passages[0].span == free.passages[0].span
+    assert capped.context.tokens == sum(p.tokens for p in capped.passages)
+
+
+def test_selective_expansion_reports_its_decisions(sample_ws):
+    s = PRESETS["selective"].with_changes(size=40, margin=0.5)
+    res = sample_ws.search("Why are backups encrypted?", s)
+    reasons = [r for p in res.passages for r in p.reasons]
+    assert any(r.startswith("expanded") for r in reasons), reasons
+    strict = sample_ws.search("Why are backups encrypted?", s.with_changes(margin=0.0, merge_gap=0))
+    assert sum(p.span.length for p in strict.passages) <= sum(p.span.length for p in res.passages)
+
+
+def test_strategies_are_serialisable_data():
+    for s in PRESETS.values():
+        again = resolve(s.to_json())
+        assert again == s
+    custom = resolve(json.dumps({"preset": "neighbours", "window": 3, "chunk_size": 50}))
+    assert custom.window == 3 and custom.chunk.size == 50 and custom.expansion == "neighbours"
+    with pytest.raises(ValueError, match="unknown strategy field"):
+        resolve('{"windw": 2}')
+
+
+def test_window_change_does_not_embed(sample_ws, embedder):
+    sample_ws.search("How do I calibrate a sensor?", PRESETS["neighbours"])
+    before = embedder.texts_encoded
+    for w in range(0, 5):
+        sample_ws.search("How do I calibrate a sensor?", PRESETS["neighbours"].with_changes(window=w, top_k=1 + w))
+    assert embedder.texts_encoded == before
+
+
+def test_non_bmp_text_keeps_offsets(fresh_ws, tmp_path):
+    text = "# Emoji 😀 notes\n\n🌧️ Rain 𝔘𝔫𝔦 falls. " * 3 + "\n\n## Umbrellas ☂️\n\nCarry an umbrella 🌂 when it rains 🌧️.\n"
+    (tmp_path / "emoji.md").write_text(text, encoding="utf-8")
+    fresh_ws.add_paths([str(tmp_path / "emoji.md")], from_dict({"size": 12}).chunk)
+    res = fresh_ws.search("umbrella", from_dict({"size": 12, "window": 1, "expansion": "neighbours"}))
+    stored = fresh_ws.doc_text(res.passages[0].span.doc_id)
+    assert stored == text
+    for p in res.passages:
+        assert "umbrella" in stored[p.span.start : p.span.end] or p.rank > 1
+        for h in p.hit_spans:
+            assert stored[h.start : h.end] == stored[h.start : h.end].strip()
