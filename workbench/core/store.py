@@ -310,3 +310,18 @@ class Store:
         if model_id is None:
             return self.db["embeddings"].count
         return self.db["embeddings"].count_where("model_id = ?", [model_id])
+
+    # ----- LLM output cache (summaries, contextual sentences) ---------------------------------
+    def llm_cached(self, kind: str, key: str, model: str) -> str | None:
+        """A cached LLM output, or None."""
+        row = self.db.execute(
+            "SELECT value FROM llm_cache WHERE kind = ? AND key = ? AND model = ?", [kind, key, model]
+        ).fetchone()
+        return row[0] if row else None
+
+    def put_llm_cached(self, kind: str, key: str, model: str, value: str) -> None:
+        """Remember an LLM output."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO llm_cache (kind, key, model, value, created) VALUES (?, ?, ?, ?, ?)",
+            [kind, key, model, value, now()],
+        )

@@ -1,0 +1,73 @@
+"""LLM rerank and summary-to-detail: answer parsing, fallbacks with warnings, caching."""
+
+import pytest
+
+from workbench.core.rerank import parse_ranking
+from workbench.core.strategies import PRESETS
+
+
+@pytest.mark.parametrize(
+    ("answer", "order"),
+    [
+        ("[3, 1, 2]", [2, 0, 1]),
+        ('{"ranking": [2, 3]}', [1, 2, 0]),
+        ("Sure! The ranking is [2, 2, 1] because ...", [1, 0, 2]),
+        ('["3", "1"]', [2, 0, 1]),
+    ],
+)
+def test_parse_ranking_golden(answer, order):
+    assert parse_ranking(answer, 3) == (order, "")
+
+
+@pytest.mark.parametrize(("answer", "why"), [
+    ("I think passage two is best.", "could not be parsed"),
+    ("[1, 7, 2]", "do not exist"),
+    ("[]", "could not be parsed"),
+])
+def test_parse_ranking_rejects(answer, why):
+    order, reason = parse_ranking(answer, 3)
+    assert order is None and why in reason
+
+
+class ScriptedLLM:
+    """A stand-in that returns fixed text: it tests our parsing and fallbacks, not a model."""
+
+    name, model = "scripted", "scripted-1"
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.calls = 0
+
+    def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):
+        self.calls += 1
+        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+
+def test_rerank_follows_a_valid_answer_and_falls_back_with_a_warning(sample_ws):
+    q = "How do I restore a backup?"
+    base = sample_ws.search(q, PRESETS["plain"].with_changes(top_k=3))
+    sample_ws.llm = ScriptedLLM(["[3, 2, 1]"])
+    s = PRESETS["llm-rerank"].with_changes(top_k=3, rerank_candidates=3)
+    reranked = sample_ws.search(q, s)
+    assert [h.chunk_id for h in reranked.hits] == [h.chunk_id for h in base.hits][::-1]
+    assert not reranked.warnings
+    sample_ws.llm = ScriptedLLM(["no idea, sorry"])
+    kept = sample_ws.search(q, s)
+    assert [h.chunk_id for h in kept.hits] == [h.chunk_id for h in base.hits]
+    assert kept.warnings and "original order kept" in kept.warnings[0]
+
+
+def test_summary_to_detail_searches_only_inside_top_sections_and_caches(sample_ws):
+    llm = ScriptedLLM(["A section about something."])
+    sample_ws.llm = llm
+    s = PRESETS["summary-to-detail"].with_changes(summary_sections=2)
+    res = sample_ws.search("What does the monthly pass cost?", s)
+    calls = llm.calls
+    assert calls > 0 and not res.warnings
+    again = sample_ws.search("Which gloves do I wear?", s)
+    assert llm.calls == calls, "summaries are cached by content hash and model"
+    from workbench.core.summaries import sections_of
+
+    sections = {sp for d in {p.span.doc_id for p in again.passages} for sp in sections_of(sample_ws, d)}
+    assert len({(p.span.doc_id) for p in again.passages}) <= 2
+    assert all(any(sec.contains(h.span) or sec.overlaps(h.span) for sec in sections) for h in again.hits)
