@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     if missing and len(missing) == len(args.paths):
         raise UserError(f"no such file or folder: {', '.join(missing)}")
     ws = open_workspace(args)
-    report = ws.add_paths(args.paths, config, progress=progress_printer(args.quiet))
+    report = ws.add_paths(args.paths, config, progress=progress_printer(args.quiet), max_file_mb=args.max_file_mb)
     data = report.as_dict()
     data["chunk_set"] = config.label()
     data["data_dir"] = str(ws.data_dir)
@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("index", help="add files/folders (txt, md, html, pdf) and embed their chunks")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (folders are read recursively)")
+    p.add_argument("--max-file-mb", type=float, default=None,
+                   help="skip files larger than this many MB (default 20; 0 = no limit)")
     add_chunk_options(p)
     add_common(p)
     p.set_defaults(func=run)

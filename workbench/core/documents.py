@@ -20,6 +20,7 @@ TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst", ".text"}
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 PDF_SUFFIXES = {".pdf"}
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES
+MAX_FILE_MB = 20.0
 
 
 @dataclass(frozen=True)
@@ -154,11 +155,17 @@ def _pdf_text(path: Path) -> str:
     return text
 
 
-def load_file(path: str | os.PathLike[str]) -> LoadResult:
-    """Load one file into a ``Document``; never raises for bad content."""
+def load_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FILE_MB) -> LoadResult:
+    """Load one file into a ``Document``; never raises for bad content.
+
+    Files larger than ``max_file_mb`` are skipped with a reason (0 = no limit).
+    """
     p = Path(path)
     try:
         stat = p.stat()
+        if max_file_mb and stat.st_size > max_file_mb * 1_000_000:
+            return LoadResult(str(p), None, "skipped", f"too large ({stat.st_size / 1e6:.1f} MB; the limit is "
+                                                       f"{max_file_mb:g} MB, change it with --max-file-mb)")
         data = p.read_bytes()
     except FileNotFoundError:
         return LoadResult(str(p), None, "failed", "file disappeared before it could be read")
@@ -204,9 +211,9 @@ def load_file(path: str | os.PathLike[str]) -> LoadResult:
     return LoadResult(str(p), doc, "ok", note)
 
 
-def load_paths(paths: Iterable[str | os.PathLike[str]]) -> Iterator[LoadResult]:
+def load_paths(paths: Iterable[str | os.PathLike[str]], max_file_mb: float = MAX_FILE_MB) -> Iterator[LoadResult]:
     """Discover and load every supported file under ``paths``; problems are yielded as results."""
     found = discover(paths)
     yield from found.problems
     for file in found.files:
-        yield load_file(file)
+        yield load_file(file, max_file_mb)

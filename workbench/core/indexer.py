@@ -15,7 +15,7 @@ import numpy as np
 
 from workbench.core.chunking import ChunkConfig, chunk_document
 from workbench.core.contextual import heading_prefix
-from workbench.core.documents import Document, LoadResult, discover, load_file
+from workbench.core.documents import MAX_FILE_MB, Document, LoadResult, discover, load_file
 from workbench.core.embedding import Embedder, embed_cached, text_hash
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 from workbench.core.store import ChunkSetInfo, Store
@@ -54,7 +54,7 @@ class IngestReport:
 
 def ingest_files(
     store: Store, paths: list[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-    report: IngestReport | None = None,
+    report: IngestReport | None = None, max_file_mb: float = MAX_FILE_MB,
 ) -> IngestReport:
     """Load files and folders into the store; bad files are recorded with their reason and skipped."""
     report = report or IngestReport()
@@ -64,7 +64,7 @@ def ingest_files(
     for i, path in enumerate(found.files):
         if cancel is not None:
             cancel.check()
-        results.append(load_file(path))
+        results.append(load_file(path, max_file_mb))
         tick(i + 1, path.name)
     for result in results:
         if result.document is None:

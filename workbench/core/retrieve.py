@@ -29,6 +29,8 @@ class Hit:
 def dense_search(runtime: SetRuntime, query_vector: np.ndarray, k: int) -> list[Hit]:
     """Top-``k`` chunks by cosine similarity."""
     scores, ids = runtime.index.search(query_vector, k)
+    known = runtime.contains(ids)
+    scores, ids = scores[known], ids[known]
     rows = runtime.rows_of(ids) if len(ids) else np.zeros(0, dtype=np.int64)
     return [
         Hit(int(cid), int(row), runtime.span(int(row)), rank, float(score), dense_score=float(score))
@@ -54,8 +56,10 @@ def bm25_search(store, runtime: SetRuntime, question: str, k: int) -> list[Hit]:
     ).fetchall()
     if not rows:
         return []
+    rows = [r for r, known in zip(rows, runtime.contains(np.asarray([r[0] for r in rows], dtype=np.int64)),
+                                  strict=True) if known]
     ids = np.asarray([r[0] for r in rows], dtype=np.int64)
-    table_rows = runtime.rows_of(ids)
+    table_rows = runtime.rows_of(ids) if rows else np.zeros(0, dtype=np.int64)
     return [
         Hit(int(cid), int(row), runtime.span(int(row)), rank, -float(s), bm25_score=-float(s))
         for rank, ((cid, s), row) in enumerate(zip(rows, table_rows, strict=True), start=1)

@@ -49,6 +49,13 @@ class SetRuntime:
         pos = np.searchsorted(self._sorted_ids, chunk_ids)
         return self._id_order[pos]
 
+    def contains(self, chunk_ids: np.ndarray) -> np.ndarray:
+        """Boolean mask: which of ``chunk_ids`` belong to this (possibly snapshot) chunk set."""
+        if not len(self._sorted_ids):
+            return np.zeros(len(chunk_ids), dtype=bool)
+        pos = np.clip(np.searchsorted(self._sorted_ids, chunk_ids), 0, len(self._sorted_ids) - 1)
+        return self._sorted_ids[pos] == chunk_ids
+
     def row_of(self, chunk_id: int) -> int:
         """Row number of one chunk id."""
         return int(self.rows_of(np.asarray([chunk_id]))[0])

@@ -61,6 +61,13 @@ class ChunkTable:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def subset(self, keep: np.ndarray) -> ChunkTable:
+        """Only the rows where the boolean mask ``keep`` is true (order kept)."""
+        idx = np.flatnonzero(keep)
+        pick = lambda xs: [xs[i] for i in idx]  # noqa: E731
+        return ChunkTable(self.ids[idx], self.doc_ids[idx], self.positions[idx], self.starts[idx], self.ends[idx],
+                          self.tokens[idx], pick(self.heading_paths), pick(self.prefixes), pick(self.text_hashes))
+
 
 class Store:
     """A workbench database file. One instance per thread (SQLite connections are not shared)."""
@@ -78,18 +85,22 @@ class Store:
             conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
             self.db = sqlite_utils.Database(conn)
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                conn.close()
+                raise StoreError(
+                    f"{self.path} was written by a newer Chunk Workbench (schema {version}, this version "
+                    f"knows {SCHEMA_VERSION}); it was left untouched. Update the app or use another data folder."
+                )
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            migrate(self.db)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open {self.path}: {exc}") from None
-        if version > SCHEMA_VERSION:
-            conn.close()
             raise StoreError(
-                f"{self.path} was written by a newer Chunk Workbench (schema {version}, this version "
-                f"knows {SCHEMA_VERSION}); it was left untouched. Update the app or use another data folder."
-            )
-        self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA foreign_keys = ON")
-        self.db.execute("PRAGMA synchronous = NORMAL")
-        migrate(self.db)
+                f"{self.path} cannot be used ({exc}); it was left untouched. Restore it from a backup, or move "
+                "it away to start a new store."
+            ) from None
 
     def close(self) -> None:
         """Close the connection."""

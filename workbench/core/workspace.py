@@ -17,11 +17,13 @@ from workbench.core.chunking import ChunkConfig, chunk_document
 from workbench.core.documents import Document
 from workbench.core.embedding import Embedder, SentenceTransformerEmbedder
 from workbench.core.headings import section_spans
-from workbench.core.indexer import IngestReport, build_chunk_set, ingest_files, sync_index
+from workbench.core.indexer import IngestReport, build_chunk_set, index_path, ingest_files, sync_index
 from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.locking import FileLock
 from workbench.core.runtime import SetRuntime
 from workbench.core.store import DB_NAME, ChunkSetInfo, Store
 from workbench.core.tokens import TokenCounter, counter_for_model
+from workbench.core.vectors import VectorIndex
 
 APP_NAME = "chunk-workbench"
 
@@ -70,6 +72,7 @@ class Workspace:
         self._texts = _LRU(256)
         self._offsets = _LRU(64)
         self._parents = _LRU(256)
+        self.writer = FileLock(self.data_dir / "write.lock")
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm = None  # an answering backend, used by LLM rerank and summaries when set
 
@@ -106,21 +109,24 @@ class Workspace:
     # ----- indexing --------------------------------------------------------------------------
     def add_paths(
         self, paths: Sequence[str], config: ChunkConfig | None = None, progress: ProgressSink | None = None,
-        cancel: CancelToken | None = None,
+        cancel: CancelToken | None = None, max_file_mb: float | None = None,
     ) -> IngestReport:
         """Load files into the store and bring the chunk set for ``config`` up to date."""
         import time
 
         started = time.perf_counter()
-        report = ingest_files(self.store, list(paths), progress, cancel)
-        self._forget_documents()
-        self.ensure_chunk_set(config or ChunkConfig(), progress, cancel, report=report)
+        with self.writer.held():
+            limit = {} if max_file_mb is None else {"max_file_mb": max_file_mb}
+            report = ingest_files(self.store, list(paths), progress, cancel, **limit)
+            self._forget_documents()
+            self.ensure_chunk_set(config or ChunkConfig(), progress, cancel, report=report)
         report.seconds = time.perf_counter() - started
         return report
 
     def remove_document(self, doc_id: int) -> None:
         """Delete a document; chunk sets are brought up to date on their next use."""
-        self.store.remove_document(doc_id)
+        with self.writer.held():
+            self.store.remove_document(doc_id)
         self._forget_documents()
 
     def _forget_documents(self) -> None:
@@ -145,25 +151,50 @@ class Workspace:
         self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
         report: IngestReport | None = None,
     ) -> ChunkSetInfo:
-        """The chunk set for ``config``, built or brought up to date (reusing cached embeddings)."""
-        info = self.find_chunk_set(config)
-        if info is not None:
+        """The chunk set for ``config``, built or brought up to date (reusing cached embeddings).
+
+        While another thread or process is writing to the data folder, a chunk set that was complete
+        before is returned as it was (searches see the last complete chunk set instead of waiting).
+        """
+        try:
+            info: ChunkSetInfo | None = self.store.chunk_set(config.set_id(self.embedder.model_id))
+        except KeyError:
+            info = None
+        if info is not None and self.is_current(info):
             return info
-        info = build_chunk_set(self.store, self.data_dir, config, self.embedder, self.counter, progress, cancel,
-                               report)
+        if info is not None and self.writer.is_busy() and self._has_snapshot(info):
+            return info
+        with self.writer.held():
+            info = build_chunk_set(self.store, self.data_dir, config, self.embedder, self.counter, progress,
+                                   cancel, report)
         with self._lock:
             self._runtimes.pop(info.id, None)
         return info
 
+    def _has_snapshot(self, info: ChunkSetInfo) -> bool:
+        return info.id in self._runtimes or index_path(self.data_dir, info.id).exists()
+
     def runtime(self, set_id: str) -> SetRuntime:
-        """The chunk set loaded in memory (FAISS verified against the database, rebuilt if needed)."""
+        """The chunk set loaded in memory (FAISS verified against the database, rebuilt if needed).
+
+        During a write by another thread or process the last loaded snapshot is kept; with none loaded,
+        only the chunks present in both the database and the FAISS file are used (nothing is written).
+        """
         info = self.store.chunk_set(set_id)
         with self._lock:
             rt = self._runtimes.get(set_id)
             if rt is not None and rt.info.chunk_count == info.chunk_count and rt.info.state == info.state:
                 return rt
-            table = self.store.chunk_table(set_id)
-            index = sync_index(self.store, self.data_dir, set_id, self.embedder)
+            if self.writer.is_busy():
+                if rt is not None:
+                    return rt
+                table = self.store.chunk_table(set_id)
+                index = VectorIndex.load(index_path(self.data_dir, set_id))
+                table = table.subset(np.isin(table.ids, index.ids()))
+            else:
+                with self.writer.held():
+                    table = self.store.chunk_table(set_id)
+                    index = sync_index(self.store, self.data_dir, set_id, self.embedder)
             rt = SetRuntime(info, table, index)
             self._runtimes[set_id] = rt
             return rt
