@@ -1,0 +1,129 @@
+"""Question sets in Chroma's format: reading, reference checks, mapping to stored documents, writing."""
+
+import csv
+import json
+import shutil
+
+import pytest
+from conftest import CHROMA
+from eval_support import SOTU, sample_questions, sotu_set
+
+from workbench.core.evaluation.datasets import (
+    DatasetError,
+    corpus_documents,
+    index_corpora,
+    load_question_set,
+    save_question_set,
+)
+from workbench.core.spans import Span
+
+
+def test_chroma_general_set_loads_and_every_reference_matches():
+    qs = load_question_set(CHROMA)
+    assert len(qs.questions) == 472
+    assert sorted(qs.corpora) == ["chatlogs", "finance", "pubmed", SOTU, "wikitexts"]
+    assert not qs.mismatches
+    text = (CHROMA / "corpora" / f"{SOTU}.md").read_text(encoding="utf-8")
+    q = next(q for q in qs.questions if q.corpus_id == SOTU)
+    assert q.covered and all(text[r.start : r.end] == r.content for r in q.references)
+    sub = qs.subset(limit=10, corpus=SOTU)
+    assert len(sub.questions) == 10 and sub.needed_corpora() == [SOTU]
+    assert [q.index for q in sub.questions] == [q.index for q in qs.questions if q.corpus_id == SOTU][:10]
+    with pytest.raises(DatasetError, match="unknown corpus"):
+        qs.subset(corpus="nope")
+
+
+def _write(root, rows, corpora):
+    (root / "corpora").mkdir(parents=True, exist_ok=True)
+    for cid, text in corpora.items():
+        (root / "corpora" / f"{cid}.md").write_bytes(text.encode("utf-8"))
+    with open(root / "questions.csv", "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["question", "references", "corpus_id"])
+        for q, refs, cid in rows:
+            w.writerow([q, json.dumps(refs), cid])
+
+
+def test_mismatched_references_are_reported_with_row_and_reference(tmp_path):
+    text = "Alpha beta gamma.\nDelta epsilon.\n"
+    good = {"content": "beta", "start_index": 6, "end_index": 10}
+    bad = {"content": "gamma", "start_index": 12, "end_index": 17}  # off by one: text[12:17] == "amma."
+    far = {"content": "x", "start_index": 500, "end_index": 501}
+    _write(tmp_path, [("Q one?", [good], "c1"), ("Q two?", [good, bad], "c1"), ("Q three?", [far], "c1")],
+           {"c1": text})
+    with pytest.raises(DatasetError) as err:
+        load_question_set(tmp_path)
+    msg = str(err.value)
+    assert "2 reference(s) do not match" in msg
+    assert "row 3" in msg and "reference 2" in msg and "'amma.'" in msg and "'gamma'" in msg
+    assert "row 4" in msg and "out of range" in msg
+    lenient = load_question_set(tmp_path, strict=False)
+    assert len(lenient.questions) == 3 and len(lenient.mismatches) == 2
+
+
+def test_reference_corpus_id_overrides_the_row_and_missing_corpora_fail(tmp_path):
+    corpora = {"a": "Text of corpus A.", "b": "Corpus B says hello."}
+    refs = [{"content": "hello", "start_index": 14, "end_index": 19, "corpus_id": "b"}]
+    _write(tmp_path, [("Who says hello?", refs, "a")], corpora)
+    qs = load_question_set(tmp_path)
+    assert qs.questions[0].references[0].corpus_id == "b" and qs.needed_corpora() == ["a", "b"]
+    (tmp_path / "corpora" / "b.md").unlink()
+    with pytest.raises(DatasetError, match="corpus 'b' not found"):
+        load_question_set(tmp_path)
+    with pytest.raises(DatasetError, match="questions.csv is missing"):
+        load_question_set(tmp_path / "corpora")
+
+
+def test_offsets_are_code_points_and_newlines_are_kept(tmp_path, fresh_ws):
+    # Non-ASCII characters and CRLF newlines: offsets must survive indexing unchanged.
+    text = "# Café ☕ notes\r\n\r\nThe naïve résumé costs 3 € — paid in cash.\r\nNext line 🚀 here.\r\n"
+    start = text.index("3 €")
+    qset = save_question_set(tmp_path / "set", [{"question": "What does the résumé cost?", "corpus_id": "cafe",
+                                                 "references": [{"start_index": start, "end_index": start + 3}]}],
+                             {"cafe": text})
+    assert qset.questions[0].references[0].content == "3 €"
+    assert (tmp_path / "set" / "corpora" / "cafe.md").read_bytes() == text.encode("utf-8")
+    doc_ids = index_corpora(fresh_ws, qset)
+    span = qset.questions[0].spans(doc_ids)[0]
+    assert fresh_ws.doc_text(span.doc_id)[span.start : span.end] == "3 €"
+    assert fresh_ws.doc_text(span.doc_id) == text
+
+
+def test_save_question_set_round_trip_append_and_guards(tmp_path):
+    questions, corpora = sample_questions(["deploy-guide"])
+    root = tmp_path / "qs"
+    qs = save_question_set(root, questions, corpora)
+    assert [q.question for q in qs.questions] == [q["question"] for q in questions]
+    for q, written in zip(qs.questions, questions):
+        ref = written["references"][0]
+        assert (q.references[0].start, q.references[0].end) == (ref["start_index"], ref["end_index"])
+    # Append a question from a selection plus an uncovered one; the earlier questions stay.
+    more = [{"question": "Is there a cafeteria?", "corpus_id": "deploy-guide", "references": []}]
+    qs2 = save_question_set(root, [qs.questions[0], *more], {}, append=True)
+    assert len(qs2.questions) == 4 and not qs2.questions[3].covered
+    assert qs2.questions[2].references == qs.questions[0].references
+    with pytest.raises(DatasetError, match="different text"):
+        save_question_set(root, [], {"deploy-guide": "something else"})
+    with pytest.raises(DatasetError, match="does not match"):
+        save_question_set(tmp_path / "x", [{"question": "q", "corpus_id": "c", "references": [
+            {"start_index": 0, "end_index": 3, "content": "abd"}]}], {"c": "abc def"})
+    with pytest.raises(DatasetError, match="outside"):
+        save_question_set(tmp_path / "y", [{"question": "q", "corpus_id": "c", "references": [
+            {"start_index": 5, "end_index": 30}]}], {"c": "abc def"})
+
+
+def test_corpus_documents_maps_by_path_and_by_content(tmp_path, fresh_ws):
+    root = sotu_set(tmp_path, limit=3)
+    qset = load_question_set(root)
+    with pytest.raises(DatasetError, match="not indexed"):
+        corpus_documents(fresh_ws, qset)
+    doc_ids = index_corpora(fresh_ws, qset)
+    doc = next(d for d in fresh_ws.store.documents() if d["id"] == doc_ids[SOTU])
+    assert doc["path"] == str((root / "corpora" / f"{SOTU}.md").resolve())
+    for q in qset.questions:
+        for ref, span in zip(q.references, q.spans(doc_ids)):
+            assert span == Span(doc_ids[SOTU], ref.start, ref.end)
+            assert fresh_ws.doc_text(span.doc_id)[span.start : span.end] == ref.content
+    copy = tmp_path / "moved"
+    shutil.copytree(root, copy)
+    assert corpus_documents(fresh_ws, load_question_set(copy)) == doc_ids  # same content, other path
