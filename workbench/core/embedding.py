@@ -15,9 +15,10 @@ from typing import Protocol
 
 import numpy as np
 
-from workbench.core.jobs import CancelToken, ProgressSink, Reporter
+from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+SAVE_EVERY = 64  # vectors committed to the cache per transaction while embedding
 
 
 def ensure_offline() -> None:
@@ -156,10 +157,20 @@ def embed_cached(
         if h not in cached and h not in missing:
             missing[h] = t
     if missing:
-        vecs = embedder.encode(list(missing.values()), progress=progress, cancel=cancel)
-        new = dict(zip(missing.keys(), vecs, strict=True))
-        store.put_vectors(embedder.model_id, new)
-        cached.update(new)
+        keys, texts_todo = list(missing.keys()), list(missing.values())
+        total = len(keys)
+        step = SAVE_EVERY
+
+        def shifted(offset: int):  # noqa: ANN202 - progress over the whole job, not one slice
+            if progress is None:
+                return None
+            return lambda ev: progress(ProgressEvent(ev.stage, offset + ev.done, total, ev.message, ev.elapsed))
+
+        for i in range(0, total, step):  # commit every slice: a crash or cancel keeps what was embedded
+            vecs = embedder.encode(texts_todo[i : i + step], progress=shifted(i), cancel=cancel)
+            new = dict(zip(keys[i : i + step], vecs, strict=True))
+            store.put_vectors(embedder.model_id, new)
+            cached.update(new)
     if not hashes:
         return np.zeros((0, embedder.dim), dtype=np.float32)
     return np.stack([cached[h] for h in hashes]).astype(np.float32, copy=False)

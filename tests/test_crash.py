@@ -1,0 +1,59 @@
+"""Crash consistency: SIGKILL the indexer at random moments, then check the store and finish the work."""
+
+import random
+import signal
+import subprocess
+import sys
+import time
+
+from conftest import CHROMA, ROOT, SAMPLE
+
+from workbench.core.chunking import ChunkConfig
+from workbench.core.store import Store
+from workbench.core.verify import verify_store
+from workbench.core.workspace import Workspace
+
+KILLS = 4
+
+
+def test_sigkill_during_indexing_leaves_a_consistent_store(tmp_path, embedder):
+    data = tmp_path / "data"
+    corpus = [str(SAMPLE), str(CHROMA / "corpora" / "state_of_the_union.md")]
+    cmd = [sys.executable, "-m", "workbench.cli", "index", *corpus, "--data-dir", str(data), "--quiet",
+           "--chunk-size", "60"]
+    rng = random.Random(7)
+    started = time.monotonic()
+    observed = []
+    triggers = ["[reading]", "[chunking]", "[embedding]", "[embedding]"]
+    for i in range(KILLS):
+        # kill at a random moment after a chosen stage started (a random delay alone mostly hits model loading)
+        proc = subprocess.Popen([c for c in cmd if c != "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        for line in proc.stderr:
+            if line.startswith(triggers[i % len(triggers)]):
+                break
+        time.sleep(rng.uniform(0.0, 1.5))
+        killed = proc.poll() is None
+        if killed:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stderr.close()
+        Store(data / "workbench.sqlite3").close()  # opening succeeds
+        ws = Workspace(data, embedder=embedder)
+        report = verify_store(ws)
+        assert report["consistent"], report["problems"]
+        observed.append((killed, report["documents"], ws.store.embedding_count(), len(report["notes"])))
+        ws.close()
+    assert any(k for k, *_ in observed), "at least one run was killed mid-way"
+    final = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert final.returncode == 0, final.stderr
+    ws = Workspace(data, embedder=embedder)
+    report = verify_store(ws)
+    assert report["consistent"] and not report["notes"], report
+    assert len(ws.store.documents()) == 7
+    info = ws.find_chunk_set(ChunkConfig(size=60))
+    assert info is not None and info.state == "ready"
+    res = ws.search("How do I flush the cache?", {"size": 60})
+    assert res.passages
+    print(f"\n  {KILLS} runs, kills/docs/vectors/incomplete-sets after each: {observed}; "
+          f"{time.monotonic() - started:.0f} s")
