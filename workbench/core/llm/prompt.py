@@ -1,0 +1,160 @@
+"""The answering prompt: numbered passages ``[1]..[n]`` with source labels, in rank order, under a token
+budget that drops the lowest-ranked passages first.
+
+The model is told to answer only from the passages, cite passage numbers, and say so when the passages
+do not contain the answer. Templates without a system role get the system text folded into the first
+user turn (``fold_system``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from workbench.core.assemble import passage_display
+from workbench.core.headings import heading_path_at
+from workbench.core.spans import Span
+
+SYSTEM_PROMPT = (
+    "You answer questions using only the numbered passages you are given. "
+    "Cite the passage numbers you used in square brackets, like [1] or [2][3]. "
+    "If the passages do not contain the answer, say that the passages do not contain the answer; do not guess."
+)
+INSTRUCTION = "Answer in a few sentences from the passages above only, and cite passage numbers like [1]."
+TEMPLATE_OVERHEAD = 24  # chat-template tokens around the messages (role markers), a safe allowance
+
+
+@dataclass(frozen=True)
+class NumberedPassage:
+    """One passage as the model sees it: its number, retrieval rank, span, source label and text."""
+
+    number: int
+    rank: int
+    span: Span
+    label: str
+    text: str
+    doc_path: str = ""
+    tokens: int = 0
+    truncated: bool = False
+
+    @property
+    def block(self) -> str:
+        """The passage as written into the prompt."""
+        return f"[{self.number}] {self.label}\n{self.text}"
+
+
+@dataclass
+class Prompt:
+    """The messages for one question, the passages they hold, and what the budget dropped."""
+
+    question: str
+    messages: list[dict]
+    passages: list[NumberedPassage]
+    dropped: list[NumberedPassage] = field(default_factory=list)
+    budget: int = 0
+    context_tokens: int = 0
+    exact_tokens: bool = False
+
+
+def citation_label(doc, span: Span) -> str:  # noqa: ANN001 - workbench.core.documents.Document
+    """``[source] heading``: the file name and the heading path at ``span`` (without a leading title)."""
+    source = Path(doc.path).name if doc.path else doc.title
+    path = list(heading_path_at(doc.headings, span.start))
+    if len(path) > 1 and path[0] == doc.title:
+        path = path[1:]
+    return f"[{source}] {' > '.join(path)}".rstrip()
+
+
+def number_passages(ws, result) -> list[NumberedPassage]:  # noqa: ANN001 - Workspace, SearchResult
+    """The result's passages in rank order, numbered from 1, with labels and display text."""
+    out = []
+    for number, p in enumerate(sorted(result.context.passages, key=lambda p: p.rank), start=1):
+        doc = ws.document(p.span.doc_id)
+        anchor = p.hit_spans[0] if p.hit_spans else p.span
+        out.append(NumberedPassage(number, p.rank, p.span, citation_label(doc, anchor), passage_display(doc, p),
+                                   doc_path=doc.path))
+    return out
+
+
+def render_messages(question: str, passages: Sequence[NumberedPassage], system: str = SYSTEM_PROMPT) -> list[dict]:
+    """The system and user messages for ``question`` over ``passages`` (the question is asked before and
+    after the passages: small models otherwise lose it behind a long context)."""
+    q = question.strip()
+    if passages:
+        body = "Passages:\n\n" + "\n\n".join(p.block for p in passages)
+    else:
+        body = "Passages: (none were found)"
+    user = f"Question: {q}\n\n{body}\n\nQuestion: {q}\n\n{INSTRUCTION}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def fold_system(messages: Sequence[dict]) -> list[dict]:
+    """Messages without a system role: system text goes in front of the first user turn."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system" and m["content"])
+    rest = [dict(m) for m in messages if m["role"] != "system"]
+    if not system:
+        return rest
+    for m in rest:
+        if m["role"] == "user":
+            m["content"] = f"{system}\n\n{m['content']}"
+            return rest
+    return [{"role": "user", "content": system}, *rest]
+
+
+def fit_budget(
+    passages: Sequence[NumberedPassage], count_tokens: Callable[[str], int], budget: int,
+    shrink: Callable[[NumberedPassage, float], NumberedPassage] | None = None,
+) -> tuple[list[NumberedPassage], list[NumberedPassage]]:
+    """Count each passage block and drop the lowest-ranked passages until the total fits ``budget``.
+
+    ``budget`` 0 means no limit. When even the best passage alone is over budget, it is cut to fit with
+    ``shrink(passage, fraction)`` (and marked ``truncated``) rather than sending no context at all.
+    Returns ``(kept, dropped)``; kept passages keep their numbers 1..k.
+    """
+    counted = [replace(p, tokens=count_tokens(p.block + "\n\n")) for p in passages]
+    if budget <= 0:
+        return counted, []
+    kept = list(counted)
+    dropped: list[NumberedPassage] = []
+    while len(kept) > 1 and sum(p.tokens for p in kept) > budget:
+        dropped.insert(0, kept.pop())
+    if kept and kept[0].tokens > budget and shrink is not None:
+        first = kept[0]
+        for _ in range(4):
+            first = shrink(first, budget / first.tokens * 0.95)
+            first = replace(first, tokens=count_tokens(first.block + "\n\n"), truncated=True)
+            if first.tokens <= budget:
+                break
+        kept[0] = first
+    return kept, dropped
+
+
+def auto_budget(backend, question: str, max_tokens: int) -> int:  # noqa: ANN001 - Backend
+    """Context tokens left for passages: the model's window minus the answer and the fixed prompt."""
+    fixed = sum(backend.count_tokens(m["content"]) for m in render_messages(question, []))
+    return max(64, backend.context_length() - max_tokens - fixed - TEMPLATE_OVERHEAD)
+
+
+def build_prompt(ws, result, backend=None, budget: int = 0, max_tokens: int = 256,  # noqa: ANN001
+                 question: str | None = None, system: str = SYSTEM_PROMPT) -> Prompt:
+    """The prompt for a search result, fitted to ``budget`` context tokens (0: what the backend's window allows).
+
+    Tokens are counted with the backend's tokenizer when it has one (``backend.exact_tokens``), else estimated.
+    """
+    from workbench.core.llm.base import estimate_tokens
+
+    question = question if question is not None else result.question
+    count = backend.count_tokens if backend is not None else estimate_tokens
+    if budget <= 0 and backend is not None:
+        budget = auto_budget(backend, question, max_tokens)
+
+    def shrink(p: NumberedPassage, fraction: float) -> NumberedPassage:
+        src = next(x for x in result.context.passages if x.rank == p.rank)
+        end = p.span.start + max(1, int((p.span.end - p.span.start) * fraction))
+        span = Span(p.span.doc_id, p.span.start, end)
+        return replace(p, span=span, text=passage_display(ws.document(span.doc_id), replace(src, span=span)))
+
+    kept, dropped = fit_budget(number_passages(ws, result), count, budget, shrink)
+    return Prompt(question, render_messages(question, kept, system), kept, dropped, budget,
+                  sum(p.tokens for p in kept), bool(getattr(backend, "exact_tokens", False)))
