@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from workbench.core.evaluation.datasets import DatasetError, QuestionSet, load_question_set
+from workbench.core.evaluation.judge import label_summary
 from workbench.core.evaluation.metrics import QuestionMetrics, summary_to_dict
 from workbench.core.evaluation.sweep import ConfigResult, QuestionResult, SweepConfig, SweepResult, run_sweep
 from workbench.core.jobs import CancelToken, ProgressSink
@@ -110,6 +111,8 @@ def save_run(ws, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: s
     }
     summary = {"configs": {cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
                "seconds": round(sweep.seconds, 3), "warnings": sweep.warnings}
+    if any(r.label for cr in sweep.results for r in cr.rows):
+        summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
     db = ws.store.db
     with db.atomic():
         db["runs"].insert({
