@@ -1,0 +1,197 @@
+"""``workbench eval`` and ``workbench runs``: measure strategies against a question set, compare and re-run
+recorded runs."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import sys
+from pathlib import Path
+
+from workbench.cli import UserError, add_common, emit, open_workspace, progress_printer
+from workbench.commands.search import add_strategy_options, strategy_from_args
+from workbench.core.evaluation.datasets import DatasetError, load_question_set
+from workbench.core.evaluation.export import export_results, summary_rows
+from workbench.core.evaluation.judge import answer_and_judge, backend_name, label_changes, label_summary
+from workbench.core.evaluation.records import find_run, list_runs, load_run, rerun, save_run
+from workbench.core.evaluation.sweep import compare_rows, expand_grid, parse_grid, run_sweep
+
+COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
+           ("mrr", "MRR")]
+
+
+def _pct(x: float | None, std: float | None = None, scale: float = 100.0) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x * scale:.1f}" + (f" ± {std * scale:.1f}" if std is not None else "")
+
+
+def format_table(rows: list[dict]) -> str:
+    """The summary as a text table, one row per configuration."""
+    head = ["configuration", *(title for _, title in COLUMNS), "ctx tokens", "questions"]
+    body = []
+    for r in rows:
+        cells = [r["key"]]
+        for name, _ in COLUMNS:
+            if name == "mrr":
+                cells.append(f"{r[name]:.3f}" if r[name] is not None else "-")
+            elif name in ("recall", "precision", "iou"):
+                cells.append(_pct(r[name], r[f"{name}_std"]))
+            else:
+                cells.append(_pct(r[name]))
+        cells += [f"{r['context_tokens']:.0f}", str(r["questions"])]
+        body.append(cells)
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
+    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))  # noqa: E731
+    return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, body)])
+
+
+def _strategies(args: argparse.Namespace) -> list:
+    out = []
+    for spec in args.strategy or [None]:
+        ns = copy.copy(args)
+        ns.strategy = spec
+        out.append(strategy_from_args(ns))
+    return out
+
+
+def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> None:  # noqa: ANN001
+    rows = summary_rows(sweep.results)
+    answers = {cr.config.key: label_summary(cr.rows) for cr in sweep.results if any(r.label for r in cr.rows)}
+    for row in rows:
+        row["run_id"] = run_id
+        if row["key"] in answers:
+            row["answers"] = answers[row["key"]]
+    lines = [format_table(rows)]
+    for key, a in answers.items():
+        counts = ", ".join(f"{k} {v}" for k, v in a["counts"].items() if v)
+        lines.append(f"answers of {key}: {counts}; median input tokens {a['median_input_tokens']}")
+    lines.append(f"\nrun {run_id} recorded in {ws.data_dir} ({sweep.seconds:.1f} s)")
+    if args.out:
+        names = {doc_id: cid for cid, doc_id in sweep.doc_ids.items()}
+        files = export_results(args.out, sweep.results, names, title, {"run_id": run_id})
+        lines.append("wrote " + ", ".join(str(p) for p in files.values()))
+    for w in sweep.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    emit(args, rows, "\n".join(lines))
+
+
+def _pick(ws, ref: str):  # noqa: ANN001, ANN202
+    """``RUN`` or ``RUN:N`` (N = 1-based configuration number) → (info, results)."""
+    run, _, n = ref.partition(":")
+    info, results = load_run(ws, run)
+    if n:
+        if not n.isdigit() or not 1 <= int(n) <= len(results):
+            raise UserError(f"{ref}: the run has configurations 1-{len(results)}")
+        results = [results[int(n) - 1]]
+    return info, results
+
+
+def run_compare(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
+    (ia, ra), (ib, rb) = _pick(ws, args.compare[0]), _pick(ws, args.compare[1])
+    keys_b = {r.config.key: r for r in rb}
+    pairs = [(a, keys_b[a.config.key]) for a in ra if a.config.key in keys_b]
+    if not pairs:
+        if len(ra) != 1 or len(rb) != 1:
+            raise UserError("the runs share no configuration; pick one of each as RUN:N "
+                            f"({ia.id}: {len(ra)}, {ib.id}: {len(rb)} configurations)")
+        pairs = [(ra[0], rb[0])]
+    data, lines = [], []
+    for a, b in pairs:
+        c = compare_rows(a.rows, b.rows, args.threshold)
+        labels = label_changes(a.rows, b.rows)
+        data.append({"a": {"run": ia.id, "key": a.config.key}, "b": {"run": ib.id, "key": b.config.key},
+                     "threshold": c.threshold, "unchanged": c.unchanged, "only_in_one": c.only_in_one,
+                     "fixed": [vars(x) for x in c.fixed], "broke": [vars(x) for x in c.broke],
+                     "label_changes": labels})
+        lines.append(f"{ia.id} [{a.config.key}] → {ib.id} [{b.config.key}]: {len(c.fixed)} fixed, "
+                     f"{len(c.broke)} broke, {c.unchanged} unchanged (recall moved by more than {c.threshold:g})")
+        for tag, items in (("fixed", c.fixed), ("broke", c.broke)):
+            lines += [f"  {tag:<5} #{x.q_index:<4} recall {x.before * 100:5.1f} → {x.after * 100:5.1f}  {x.question}"
+                      for x in items]
+        lines += [f"  label #{x['q_index']:<4} {x['before']} → {x['after']}  {x['question']}" for x in labels]
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    if args.compare:
+        return run_compare(args, open_workspace(args))
+    progress = progress_printer(args.quiet)
+    if args.rerun:
+        ws = open_workspace(args)
+        run_id, sweep = rerun(ws, args.rerun, args.dataset, progress)
+        _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
+        return 0
+    if not args.dataset:
+        raise UserError("give a question set folder (DATASET_DIR), --compare RUN_A RUN_B or --rerun RUN")
+    try:
+        qset = load_question_set(args.dataset).subset(args.limit, args.corpus)
+        warnings: list[str] = []
+        configs = expand_grid(_strategies(args), parse_grid(args.grid), warnings)
+    except (DatasetError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if not configs:
+        raise UserError("no configuration left to run")
+    ws = open_workspace(args)
+    sweep = run_sweep(ws, qset, configs, progress)
+    llm_model = None
+    if args.answers:
+        from workbench.core.llm import open_backend
+
+        backend = open_backend(args.llm, args.llm_model)
+        llm_model = backend_name(backend)
+        answer_and_judge(ws, backend, qset, sweep, progress)
+    run_id = save_run(ws, qset, sweep, label=args.label or qset.name, kind="answers" if args.answers else "retrieval",
+                      llm_model=llm_model, selection={"limit": args.limit, "corpus": args.corpus})
+    _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions")
+    return 0
+
+
+def run_runs(args: argparse.Namespace) -> int:
+    ws = open_workspace(args)
+    if args.delete:
+        from workbench.core.evaluation.records import delete_run
+
+        info = find_run(ws, args.delete)
+        delete_run(ws, info.id)
+        emit(args, {"deleted": info.id}, f"deleted run {info.id}")
+        return 0
+    runs = list_runs(ws)
+    data = [{"id": r.id, "kind": r.kind, "label": r.label, "started": r.started, "finished": r.finished,
+             "questions": r.config.get("dataset", {}).get("questions"), "configs": r.config_keys,
+             "code_version": r.code_version, "dataset": r.config.get("dataset", {}).get("path")} for r in runs]
+    lines = [f"{d['id']}  {d['started']}  {d['kind']:<9} {d['questions']:>4} q × {len(d['configs'])} config(s)  "
+             f"{d['label']}" for d in data] or ["no runs recorded yet (workbench eval DATASET_DIR)"]
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("eval", help="measure strategies against a question set (recall, precision, IoU, MRR)",
+                       conflict_handler="resolve")
+    p.add_argument("dataset", nargs="?", metavar="DATASET_DIR", help="question set folder (Chroma format)")
+    add_strategy_options(p)
+    p.add_argument("--strategy", action="append", metavar="S",
+                   help="named strategy or JSON object; repeat to compare several (default: plain)")
+    p.add_argument("--grid", help='sweep, e.g. "window=0,1,2 chunk_size=100,200 top_k=3,5"')
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--corpus", action="append", metavar="ID", help="only questions of this corpus (repeatable)")
+    p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here")
+    p.add_argument("--label", help="a label for the recorded run")
+    p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
+                   help="list questions each run fixed or broke (RUN or RUN:N for its N-th configuration)")
+    p.add_argument("--threshold", type=float, default=0.1, help="recall change that counts (default 0.1)")
+    p.add_argument("--rerun", metavar="RUN", help="run a recorded run again (same questions and strategies)")
+    p.add_argument("--answers", action="store_true", help="also answer with the local LLM and judge the answers")
+    p.add_argument("--llm", default="auto", choices=["auto", "embedded", "ollama"], help="answering backend")
+    p.add_argument("--llm-model", help="model name (Ollama) or GGUF file (embedded)")
+    add_common(p)
+    p.set_defaults(func=run_eval)
+    r = sub.add_parser("runs", help="list recorded evaluation runs")
+    r.add_argument("--delete", metavar="RUN", help="delete a recorded run")
+    add_common(r)
+    r.set_defaults(func=run_runs)
