@@ -108,8 +108,9 @@ def fit_budget(
 ) -> tuple[list[NumberedPassage], list[NumberedPassage]]:
     """Count each passage block and drop the lowest-ranked passages until the total fits ``budget``.
 
-    ``budget`` 0 means no limit. When even the best passage alone is over budget, it is cut to fit with
-    ``shrink(passage, fraction)`` (and marked ``truncated``) rather than sending no context at all.
+    ``budget`` 0 means no limit. When even the best passage alone is over budget, its text is cut with
+    ``shrink(passage, fraction)`` (and marked ``truncated``) rather than sending no context at all; a budget
+    smaller than its label and headings leaves it over budget.
     Returns ``(kept, dropped)``; kept passages keep their numbers 1..k.
     """
     counted = [replace(p, tokens=count_tokens(p.block + "\n\n")) for p in passages]
@@ -121,8 +122,8 @@ def fit_budget(
         dropped.insert(0, kept.pop())
     if kept and kept[0].tokens > budget and shrink is not None:
         first = kept[0]
-        for _ in range(4):
-            first = shrink(first, budget / first.tokens * 0.95)
+        for _ in range(8):  # the label and headings do not shrink: cut the text a bit more each time
+            first = shrink(first, min(0.9, budget / first.tokens * 0.95))
             first = replace(first, tokens=count_tokens(first.block + "\n\n"), truncated=True)
             if first.tokens <= budget:
                 break
