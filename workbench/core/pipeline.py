@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -69,6 +69,23 @@ def expand_hits(ws, rt: SetRuntime, hits: list[Hit], qvec: np.ndarray, strategy:
     return ex.no_expansion(rt, hits)
 
 
+def with_chunk_tokens(rt: SetRuntime, passages: list[ex.Passage]) -> list[ex.Passage]:
+    """Token counts of chunk-aligned passages from the stored per-chunk counts (no re-tokenising).
+
+    Only when the chunk set has no overlap (the chunks then partition the passage's tokens); other
+    passages are counted from their text by ``assemble``.
+    """
+    if rt.info.config.overlap:
+        return passages
+    out = []
+    for p in passages:
+        if p.chunk_rows is not None and not p.tokens:
+            lo, hi = p.chunk_rows
+            p = replace(p, tokens=int(rt.table.tokens[lo : hi + 1].sum()))
+        out.append(p)
+    return out
+
+
 def run_strategy(
     ws,  # noqa: ANN001 - workbench.core.workspace.Workspace
     question: str,
@@ -116,6 +133,7 @@ def run_strategy(
         hits = hits[: strategy.top_k]
     t4 = time.perf_counter()
     passages = expand_hits(ws, rt, hits, qvec, strategy)
+    passages = with_chunk_tokens(rt, passages)
     context = assemble(passages, ws.doc_text, ws.count_tokens, strategy.budget)
     timings["expand_ms"] = (time.perf_counter() - t4) * 1000
     timings["total_ms"] = (time.perf_counter() - t0) * 1000

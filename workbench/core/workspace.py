@@ -73,6 +73,7 @@ class Workspace:
         self._offsets = _LRU(64)
         self._parents = _LRU(256)
         self.writer = FileLock(self.data_dir / "write.lock")
+        self._current: dict[tuple[int, str], tuple[int, int]] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm = None  # an answering backend, used by LLM rerank and summaries when set
 
@@ -136,8 +137,24 @@ class Workspace:
             self._parents.clear()
 
     def is_current(self, info: ChunkSetInfo) -> bool:
-        """True when a chunk set is ready and covers exactly the stored documents."""
-        return info.state == "ready" and self.store.chunked_docs(info.id) == self.store.document_shas()
+        """True when a chunk set is ready and covers exactly the stored documents.
+
+        The answer is remembered until the database changes (SQLite's ``data_version`` for commits by
+        other connections, ``total_changes`` for this one), so a search pays for the check only once.
+        """
+        if info.state != "ready":
+            return False
+        store = self.store
+        version = (store.db.execute("PRAGMA data_version").fetchone()[0], store.db.conn.total_changes)
+        key = (threading.get_ident(), info.id)
+        with self._lock:
+            if self._current.get(key) == version:
+                return True
+        current = store.chunked_docs(info.id) == store.document_shas()
+        if current:
+            with self._lock:
+                self._current[key] = version
+        return current
 
     def find_chunk_set(self, config: ChunkConfig) -> ChunkSetInfo | None:
         """The current chunk set for ``config``, or None when it must be built first."""

@@ -1,0 +1,126 @@
+"""How cost grows with the corpus: indexing and query time at 10k / 100k / 1M chunks.
+
+Chunk vectors are synthetic (clustered, instant); chunking, SQLite, FTS5, FAISS, expansion and assembly
+are the real code paths, and each question is embedded by the real MiniLM model.
+
+    .venv/bin/python benchmarks/scale.py --sizes 10000 100000 [1000000] [--work /tmp/wb-scale]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic import QueryTimedEmbedder, SyntheticEmbedder, write_corpus  # noqa: E402
+
+CHUNK_TOKENS = 48
+
+
+def questions(n: int) -> list[str]:
+    path = Path(__file__).resolve().parents[2] / "shared/datasets/chroma-general/questions.csv"
+    with open(path, encoding="utf-8") as fh:
+        return [row["question"] for row in csv.DictReader(fh)][:n]
+
+
+def p95(xs: list[float]) -> float:
+    return float(np.percentile(xs, 95))
+
+
+def run_size(n_chunks: int, work: Path, real, qs: list[str]) -> dict:  # noqa: ANN001
+    from workbench.core.chunking import ChunkConfig
+    from workbench.core.strategies import from_dict
+    from workbench.core.workspace import Workspace
+
+    docs, data = work / f"{n_chunks}" / "docs", work / f"{n_chunks}" / "data"
+    if not docs.exists():
+        write_corpus(docs, n_chunks * CHUNK_TOKENS)
+    config = ChunkConfig(size=CHUNK_TOKENS)
+    row: dict = {"chunks_target": n_chunks}
+    ws = Workspace(data, embedder=SyntheticEmbedder(model_path=real.model_path))
+    t0 = time.perf_counter()
+    report = ws.add_paths([str(docs)], config)
+    row["index_s"] = time.perf_counter() - t0
+    info = ws.find_chunk_set(config)
+    row["chunks"] = info.chunk_count
+    ws.close()
+
+    wq = Workspace(data, embedder=QueryTimedEmbedder(real))
+    t0 = time.perf_counter()
+    rt = wq.runtime(wq.find_chunk_set(config).id)
+    row["open_s"] = time.perf_counter() - t0
+    row["index_kind"] = rt.index.kind
+    base = from_dict({"size": CHUNK_TOKENS, "top_k": 10})
+    cold = []
+    for q in qs:
+        t0 = time.perf_counter()
+        wq.search(q, base)
+        cold.append((time.perf_counter() - t0) * 1000)
+    row["query_ms_median"] = statistics.median(cold)
+    changes = []
+    variants = [{"window": w} for w in range(6)] + [{"top_k": k} for k in (5, 8, 10)] + \
+               [{"budget": b, "window": 1} for b in (500, 1000, 2000)]
+    for q in qs:
+        for v in variants:
+            s = base.with_changes(expansion="neighbours" if v.get("window") else "none", **v)
+            t0 = time.perf_counter()
+            wq.search(q, s)
+            changes.append((time.perf_counter() - t0) * 1000)
+    row["change_ms_p95"] = p95(changes)
+    row["change_ms_median"] = statistics.median(changes)
+    if rt.index.kind != "flat":
+        row["recall_at_10"] = approx_recall(rt, wq, qs)
+    del report
+    wq.close()
+    return row
+
+
+def approx_recall(rt, ws, qs) -> float:  # noqa: ANN001
+    """recall@10 of the approximate index against exact search over the same vectors."""
+    from workbench.core.vectors import VectorIndex
+
+    ids = rt.table.ids
+    vecs = rt.index.vectors_for(ids) if len(ids) < 50_000 else np.vstack(
+        [rt.index.vectors_for(ids[i : i + 50_000]) for i in range(0, len(ids), 50_000)])
+    exact = VectorIndex.build(ids, vecs, vecs.shape[1], approx=False)
+    hits = []
+    for q in qs:
+        v = ws.query_vector(q)
+        _, a = rt.index.search(v, 10)
+        _, e = exact.search(v, 10)
+        hits.append(len(set(a) & set(e)) / 10)
+    return float(np.mean(hits))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
+    ap.add_argument("--work", default="/tmp/wb-scale")
+    ap.add_argument("--questions", type=int, default=30)
+    args = ap.parse_args()
+    from workbench.core.embedding import SentenceTransformerEmbedder
+
+    real = SentenceTransformerEmbedder()
+    real.encode(["warm up"])
+    qs = questions(args.questions)
+    rows = [run_size(n, Path(args.work), real, qs) for n in args.sizes]
+    print("| chunks | index kind | indexing (synthetic vectors) | open set | query end to end (median) "
+          "| window/top-k/budget change (median / p95) | recall@10 vs exact |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        rec = f"{r['recall_at_10']:.3f}" if "recall_at_10" in r else "exact"
+        print(f"| {r['chunks']:,} | {r['index_kind']} | {r['index_s']:.1f} s ({r['chunks'] / r['index_s']:.0f} chunks/s) "
+              f"| {r['open_s']:.2f} s | {r['query_ms_median']:.1f} ms | {r['change_ms_median']:.1f} / "
+              f"{r['change_ms_p95']:.1f} ms | {rec} |")
+
+
+if __name__ == "__main__":
+    main()
