@@ -1,7 +1,8 @@
 """FAISS indexes, one per chunk set: inner product over normalised vectors, ids = chunk ids.
 
 Small sets use an exact ``IndexIDMap2(IndexFlatIP)``; sets above ``APPROX_THRESHOLD`` vectors use an
-HNSW graph (approximate, much faster at a million chunks). Files are written to a temporary name and
+inverted-file index (IVF-Flat, about 4·√n lists, ``nprobe`` lists scanned per query): approximate, and
+much faster at a million chunks (``benchmarks/scale.py`` measures its recall@10 against exact search). Files are written to a temporary name and
 renamed, so a crash never leaves a half-written index under the real name.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 APPROX_THRESHOLD = 200_000
+IVF_NPROBE = 24
 
 
 _configured = False
@@ -47,19 +49,26 @@ class VectorIndex:
         faiss = _faiss()
         if approx is None:
             approx = len(ids) > APPROX_THRESHOLD
-        if approx:
-            hnsw = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
-            hnsw.hnsw.efConstruction = 80
-            hnsw.hnsw.efSearch = 96
-            index, kind = faiss.IndexIDMap2(hnsw), "hnsw"
-        else:
-            index, kind = faiss.IndexIDMap2(faiss.IndexFlatIP(dim)), "flat"
-        if len(ids):
-            faiss.omp_set_num_threads(os.cpu_count() or 1)
-            try:
-                index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), np.asarray(ids, dtype=np.int64))
-            finally:
-                faiss.omp_set_num_threads(1)
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        faiss.omp_set_num_threads(os.cpu_count() or 1)
+        try:
+            if approx and len(ids) >= 1000:
+                nlist = int(min(65536, len(ids) // 40, max(16, 4 * np.sqrt(len(ids)))))
+                quantizer = faiss.IndexFlatIP(dim)
+                ivf = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
+                rng = np.random.default_rng(0)
+                sample = vectors[rng.choice(len(vectors), size=min(len(vectors), nlist * 40), replace=False)]
+                ivf.train(sample)
+                ivf.nprobe = IVF_NPROBE
+                index, kind = faiss.IndexIDMap2(ivf), "ivf"
+            else:
+                index, kind = faiss.IndexIDMap2(faiss.IndexFlatIP(dim)), "flat"
+            if len(ids):
+                index.add_with_ids(vectors, np.asarray(ids, dtype=np.int64))
+            if kind == "ivf":
+                faiss.extract_index_ivf(index).make_direct_map()  # reconstruct() by id for neighbour scores
+        finally:
+            faiss.omp_set_num_threads(1)
         return cls(index, kind)
 
     @property
@@ -106,7 +115,11 @@ class VectorIndex:
         except Exception as exc:  # FAISS raises RuntimeError with C++ text
             raise ValueError(f"index file {path.name} is unreadable ({str(exc).splitlines()[0][:120]})") from None
         inner = faiss.downcast_index(index.index) if hasattr(index, "index") else index
-        kind = "hnsw" if "HNSW" in type(inner).__name__ else "flat"
+        kind = "ivf" if "IVF" in type(inner).__name__ else "flat"
+        if kind == "ivf":
+            inner.nprobe = IVF_NPROBE
+            if inner.direct_map.type == faiss.DirectMap.NoMap:
+                inner.make_direct_map()
         if not hasattr(index, "id_map"):
             raise ValueError(f"index file {path.name} has no id map")
         return cls(faiss.downcast_index(index) if not isinstance(index, faiss.IndexIDMap2) else index, kind)
