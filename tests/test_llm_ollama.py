@@ -273,3 +273,20 @@ def test_ollama_embedder_matches_the_model_and_normalises(standin, embedder):
     assert np.allclose(vecs, embedder.encode(texts), atol=1e-5)
     assert emb.model_id == "ollama:all-minilm" and emb.model_path is None
     assert sum(1 for p, _ in standin.requests if p == "/api/embed") >= 2  # batches of 2
+
+
+def test_workbench_ask_answers_through_the_ollama_api(capsys, standin, sample_ws):
+    from workbench.cli import main
+
+    args = ["ask", "How do I flush the cache?", "--data-dir", str(sample_ws.data_dir), "--host", standin.host,
+            "--top-k", "1", "--max-tokens", "5", "--quiet"]
+    assert main([*args, "--backend", "auto", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["stats"]["backend"], doc["stats"]["model"], doc["stats"]["output_tokens"]) == ("ollama", MODEL, 5)
+    assert doc["answer"] and doc["passages"][0]["label"].startswith("[deploy-guide.md]")
+    _, body = [r for r in standin.requests if r[0] == "/api/chat"][-1]
+    assert "Question: How do I flush the cache?" in body["messages"][1]["content"]
+    assert main([*args, "--backend", "ollama", "--model", "nope"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("workbench: error: model 'nope' is not pulled") and "`ollama pull nope`" in err
+    assert len(err.splitlines()) == 1

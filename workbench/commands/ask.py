@@ -1,0 +1,99 @@
+"""``workbench ask``: answer a question from the corpus with a local model; ``workbench models``: list the
+answering backends and their models."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from workbench.cli import UserError, add_common, emit, open_workspace, progress_printer
+from workbench.commands.search import add_strategy_options, strategy_from_args
+from workbench.core.jobs import CancelToken
+
+
+def _open_backend(args: argparse.Namespace):  # noqa: ANN202
+    from workbench.core.llm import LLMError, open_backend
+
+    try:
+        return open_backend(args.backend, args.model, args.host)
+    except LLMError as exc:
+        raise UserError(str(exc)) from None
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    from workbench.core.llm import LLMError
+    from workbench.core.llm.answer import answer, prepare
+    from workbench.core.llm.citations import source_lines
+
+    if args.max_tokens < 1 or args.context_budget < 0:
+        raise UserError("--max-tokens must be at least 1 and --context-budget not negative")
+    strategy = strategy_from_args(args)
+    ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
+    if not ws.store.documents():
+        raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
+    backend = _open_backend(args)
+    note = print if not args.quiet else (lambda *a, **k: None)
+    note(f"answering with {backend.label}", file=sys.stderr)
+    cancel = CancelToken()
+    stream = None if args.json else (lambda piece: print(piece, end="", flush=True))
+    try:
+        prompt, warnings = prepare(ws, args.question, strategy, backend, args.max_tokens, args.context_budget,
+                                   progress_printer(args.quiet))
+        result = answer(prompt, backend, args.max_tokens, 0.0, stream, cancel, warnings)
+    except LLMError as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        emit(args, result.to_dict(), "")
+        return 0
+    print()
+    lines = source_lines(result.citations)
+    print("\nSources:" if lines else "\nSources: (the answer cites no passage)")
+    for line in lines:
+        print(f"  {line}")
+    s = result.stats
+    ttft = f"{s.time_to_first_token_s:.2f}" if s.time_to_first_token_s is not None else "-"
+    print(f"\n{len(prompt.passages)} passage(s), {prompt.context_tokens} context tokens; "
+          f"{s.prompt_tokens} prompt + {s.output_tokens} output tokens; first token {ttft} s, "
+          f"total {s.total_s:.2f} s ({s.tokens_per_s:.1f} tokens/s); {s.backend} {s.model}")
+    for w in result.warnings:
+        print(f"warning: {w}")
+    return 0
+
+
+def run_models(args: argparse.Namespace) -> int:
+    from workbench.core.llm import list_backends
+
+    infos = list_backends(args.host)
+    data = [{"backend": i.name, "available": i.available, "detail": i.detail, "models": i.models} for i in infos]
+    lines = []
+    for i in infos:
+        lines.append(f"{i.name}: {'available' if i.available else 'not available'} — {i.detail}")
+        for m in i.models:
+            size = f"{m['size'] / 1e6:.0f} MB" if m.get("size") else ""
+            extra = " ".join(str(m[k]) for k in ("parameter_size", "quantization") if m.get(k))
+            lines.append(f"    {m['name']}  {size}  {extra}".rstrip())
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ask", help="answer a question from the corpus with a local model (cites passages)",
+                       conflict_handler="resolve")
+    p.add_argument("question", help="the question")
+    add_strategy_options(p)
+    add_common(p)
+    # --model names the answering model here; the embedding folder moves to --embed-model
+    p.add_argument("--model", help="answering model: an Ollama model name, or a GGUF file for --backend embedded")
+    p.add_argument("--embed-model", help="local sentence-transformers folder (default: packaged all-MiniLM-L6-v2)")
+    p.add_argument("--backend", choices=["auto", "ollama", "embedded"], default="auto",
+                   help="auto: Ollama when its server answers with a model, else the embedded model")
+    p.add_argument("--host", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
+    p.add_argument("--max-tokens", type=int, default=256, help="longest answer in tokens (default 256)")
+    p.add_argument("--context-budget", type=int, default=0,
+                   help="tokens for passages in the prompt (default 0: what the model's context allows)")
+    p.set_defaults(func=run_ask)
+
+    m = sub.add_parser("models", help="list the answering backends and the models they offer")
+    m.add_argument("--host", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
+    m.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    m.set_defaults(func=run_models)
