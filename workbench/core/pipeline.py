@@ -108,17 +108,24 @@ def run_strategy(
     t2 = time.perf_counter()
     timings["embed_ms"] = (t2 - t1) * 1000
     k = strategy.candidates
-    restrict = None
-    if strategy.summary:
-        from workbench.core.summaries import top_sections
-
-        restrict, note = top_sections(ws, rt, qvec, strategy, progress, cancel)
-        if note:
-            warnings.append(note)
-    if restrict is not None:
-        hits = _search_within(rt, qvec, restrict, k)
+    key = (rt.info.id, question, strategy.search, k, strategy.dense_weight, strategy.bm25_weight, strategy.rrf_k,
+           strategy.summary, strategy.summary_sections)
+    cached = ws.hit_cache.get(key) if not strategy.summary else None
+    if cached is not None:
+        hits = cached  # only window / top-k / budget / expansion changed: no search at all
     else:
-        hits = candidate_hits(ws, rt, question, qvec, strategy, k)
+        restrict = None
+        if strategy.summary:
+            from workbench.core.summaries import top_sections
+
+            restrict, note = top_sections(ws, rt, qvec, strategy, progress, cancel)
+            if note:
+                warnings.append(note)
+        if restrict is not None:
+            hits = _search_within(rt, qvec, restrict, k)
+        else:
+            hits = candidate_hits(ws, rt, question, qvec, strategy, k)
+        ws.hit_cache.put(key, hits)
     hits = cap_per_document(hits, strategy.per_doc_cap)
     t3 = time.perf_counter()
     timings["search_ms"] = (t3 - t2) * 1000

@@ -41,16 +41,28 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
 
 
 class _LRU(OrderedDict):
+    """A small thread-safe least-recently-used cache."""
+
     def __init__(self, size: int) -> None:
         super().__init__()
         self.size = size
+        self._guard = threading.Lock()
+
+    def get(self, key, default=None):  # noqa: ANN001, ANN201
+        with self._guard:
+            return super().get(key, default)
 
     def put(self, key, value):  # noqa: ANN001, ANN201
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > self.size:
-            self.popitem(last=False)
+        with self._guard:
+            self[key] = value
+            self.move_to_end(key)
+            while len(self) > self.size:
+                self.popitem(last=False)
         return value
+
+    def clear(self) -> None:
+        with self._guard:
+            super().clear()
 
 
 class Workspace:
@@ -73,6 +85,7 @@ class Workspace:
         self._offsets = _LRU(64)
         self._parents = _LRU(256)
         self.writer = FileLock(self.data_dir / "write.lock")
+        self.hit_cache = _LRU(128)  # first-stage hits per (loaded chunk set, question, search settings)
         self._current: dict[tuple[int, str], tuple[int, int]] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm = None  # an answering backend, used by LLM rerank and summaries when set
@@ -214,6 +227,7 @@ class Workspace:
                     index = sync_index(self.store, self.data_dir, set_id, self.embedder)
             rt = SetRuntime(info, table, index)
             self._runtimes[set_id] = rt
+            self.hit_cache.clear()  # cached hits hold rows of the previous snapshot
             return rt
 
     # ----- cached lookups --------------------------------------------------------------------
