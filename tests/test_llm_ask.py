@@ -11,6 +11,8 @@ import pytest
 
 from workbench.cli import main
 
+pytestmark = pytest.mark.llm  # needs the embedded GGUF model
+
 Q = "How do I flush the cache?"
 
 

@@ -16,6 +16,8 @@ from workbench.core.jobs import CancelToken
 from workbench.core.llm import ContextTooLong, GenerateOptions, open_backend
 from workbench.core.llm.embedded import EmbeddedBackend, default_gguf_path, physical_cores
 
+pytestmark = pytest.mark.llm  # needs the embedded GGUF model
+
 SHORT = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Name a colour."}]
 # a chat template without a system role (like Gemma's): system messages raise
 NO_SYSTEM = ("{% for m in messages %}{% if m['role'] == 'system' %}{{ raise_exception('no system role') }}"

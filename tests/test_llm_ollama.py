@@ -33,6 +33,8 @@ from workbench.core.llm import (
 from workbench.core.llm.embedded import EmbeddedBackend
 from workbench.core.llm.ollama_backend import OllamaBackend, OllamaEmbedder, make_client, server_version
 
+pytestmark = pytest.mark.llm  # needs the embedded GGUF model
+
 MODEL = "smollm2:135m"
 TEMPLATE = "{{ if .System }}<|im_start|>system\n{{ .System }}<|im_end|>\n{{ end }}{{ .Prompt }}"
 SHORT = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Name a colour."}]

@@ -111,6 +111,7 @@ def llm():
     return open_backend("embedded")
 
 
+@pytest.mark.llm
 def test_prompt_from_search_result_numbers_passages_in_rank_order(sample_ws, llm):
     result = sample_ws.search("How do I flush the cache?", PRESETS["plain"].with_changes(top_k=4))
     prompt = build_prompt(sample_ws, result, llm, budget=0, max_tokens=64)
@@ -126,6 +127,7 @@ def test_prompt_from_search_result_numbers_passages_in_rank_order(sample_ws, llm
     assert prompt.budget == auto_budget(llm, "How do I flush the cache?", 64)
 
 
+@pytest.mark.llm
 def test_budget_counted_with_the_model_tokenizer_drops_the_tail(sample_ws, llm):
     result = sample_ws.search("How do I flush the cache?", PRESETS["plain"].with_changes(top_k=4))
     full = build_prompt(sample_ws, result, llm)

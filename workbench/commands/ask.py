@@ -42,6 +42,10 @@ def run_ask(args: argparse.Namespace) -> int:
         result = answer(prompt, backend, args.max_tokens, 0.0, stream, cancel, warnings)
     except LLMError as exc:
         raise UserError(str(exc)) from None
+    except KeyboardInterrupt:  # Ctrl-C while streaming: end the partial answer's line first
+        if not args.json:
+            print(flush=True)
+        raise
     if args.json:
         emit(args, result.to_dict(), "")
         return 0

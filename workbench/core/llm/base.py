@@ -168,10 +168,11 @@ class Generation:
                     self.stats.time_to_first_token_s = time.perf_counter() - t0
                 self.pieces.append(value)
                 yield value
-        except GeneratorExit:
+        except (GeneratorExit, KeyboardInterrupt):  # the caller left the loop, or Ctrl-C
             self._stop("cancelled")
             raise
         finally:
+            self._sink.stop.set()  # whatever ended the loop, the producer stops at its next token
             self.stats.total_s = time.perf_counter() - t0
             if not self.stats.output_tokens or self.stats.interrupted:
                 self.stats.output_tokens = max(self.stats.output_tokens, len(self.pieces))
