@@ -1,13 +1,22 @@
-"""Desktop entry point: ``python -m workbench`` / ``workbench-gui``."""
+"""Desktop entry point: ``python -m workbench`` / ``workbench-gui``.
+
+Options: ``--data-dir`` (default: ``$WORKBENCH_DATA`` or the per-user data folder), ``--no-sample`` (do
+not index the bundled sample corpus on first start) and ``--self-test`` (index the sample corpus in a
+temporary folder through the real window, run a search, exit 0 on success — packaging uses it).
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "resources" / "sample"
+SELF_TEST_QUESTION = "Why must the database migration run before the rollout?"
+log = logging.getLogger("workbench.ui")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -15,23 +24,84 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="workbench-gui", description="Chunk Workbench desktop app")
     p.add_argument("--data-dir", help="data folder (default: $WORKBENCH_DATA or the per-user data folder)")
     p.add_argument("--no-sample", action="store_true", help="do not index the sample corpus on first start")
+    p.add_argument("--self-test", action="store_true",
+                   help="index the sample corpus in a temporary folder, run a search, exit 0 on success")
     return p.parse_args(argv)
+
+
+def make_app():  # noqa: ANN201 - QApplication
+    """The QApplication (created once), with names used by QSettings and the window system."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Chunk Workbench")
+    app.setOrganizationName("chunk-workbench")
+    app.setApplicationDisplayName("Chunk Workbench")
+    app.setStyleSheet("QToolTip { background: #ffffff; color: #1d2329; border: 1px solid #d0d7de; padding: 4px; }")
+    return app
+
+
+def install_excepthook(window) -> None:  # noqa: ANN001 - MainWindow
+    """Uncaught errors go to the log and the window's status bar, not only to stderr."""
+    def hook(kind, value, tb) -> None:  # noqa: ANN001
+        log.error("uncaught error", exc_info=(kind, value, tb))
+        try:
+            window.show_error(f"{kind.__name__}: {value}")
+        except RuntimeError:  # the window is gone
+            sys.__excepthook__(kind, value, tb)
+
+    sys.excepthook = hook
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Start the Qt application and show the main window."""
     args = parse_args(argv if argv is not None else sys.argv[1:])
-    from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
+    if args.self_test:
+        from workbench.ui.self_test import run_self_test
 
+        return run_self_test()
+    from workbench.ui.logs import setup_logging
+
+    log_file = setup_logging()
+    app = make_app()
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.core.locking import FileLock, LockBusy
+    from workbench.core.store import StoreError
     from workbench.core.workspace import Workspace
+    from workbench.ui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    ws = Workspace(args.data_dir)
-    if not args.no_sample and not ws.store.documents() and SAMPLE_DIR.is_dir():
-        ws.add_paths([str(SAMPLE_DIR)])
-    window = QMainWindow()
-    window.setWindowTitle("Chunk Workbench")
-    window.setCentralWidget(QLabel(f"{len(ws.store.documents())} documents in {ws.data_dir}"))
-    window.resize(1000, 700)
+    try:
+        ws = Workspace(args.data_dir)
+    except (StoreError, RuntimeError, OSError) as exc:
+        log.error("cannot open the data folder: %s", exc)
+        QMessageBox.critical(None, "Chunk Workbench", f"Cannot open the data folder:\n\n{exc}")
+        return 2
+    app_lock = FileLock(ws.data_dir / "app.lock")
+    try:
+        app_lock.acquire(timeout=0)
+    except LockBusy:
+        pid = app_lock.holder_pid()
+        QMessageBox.warning(None, "Chunk Workbench", f"{ws.data_dir} is already open in another workbench "
+                            f"window{f' (process {pid})' if pid else ''}. Use that window or pick another "
+                            "folder with --data-dir.")
+        return 3
+    window = MainWindow(ws, log_file=log_file)
+    install_excepthook(window)
     window.show()
-    return app.exec()
+    log.info("started with data folder %s", ws.data_dir)
+    if not args.no_sample and not ws.store.documents() and SAMPLE_DIR.is_dir():
+        window.index_sample(SAMPLE_DIR)
+    try:
+        return app.exec()
+    finally:
+        app_lock.release()
+
+
+def headless_if_needed() -> None:
+    """Use the offscreen platform when no display is available (CI, packaging)."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+__all__ = ["SAMPLE_DIR", "SELF_TEST_QUESTION", "headless_if_needed", "main", "make_app", "parse_args"]

@@ -1,0 +1,83 @@
+"""Shared fixtures and helpers of the UI tests (imported by the other ``test_ui_*`` modules).
+
+Every window gets a temporary settings file; after each test every window is closed and deleted and
+no top-level widget may be left over.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+from shiboken6 import getCppPointer, isValid  # noqa: E402
+
+QUESTION = "Why must the database migration run before the rollout?"
+WAIT_MS = 60_000
+INTERNAL = {"QTipLabel"}  # Qt's shared tooltip label lives for the whole application
+
+
+def _live_top_levels() -> dict[int, str]:
+    return {getCppPointer(w)[0]: type(w).__name__ for w in QApplication.topLevelWidgets()
+            if isValid(w) and w.metaObject().className() not in INTERNAL}
+
+
+@pytest.fixture
+def ui_settings(tmp_path):
+    """A QSettings INI file in the test's temporary folder."""
+    from workbench.ui.settings import open_settings
+
+    return open_settings(str(tmp_path / "settings.ini"))
+
+
+@pytest.fixture
+def make_window(qtbot, ui_settings):
+    """``make_window(ws)`` → a shown MainWindow on ``ws``; closed, deleted and leak-checked afterwards."""
+    from workbench.ui.main_window import MainWindow
+
+    before = _live_top_levels()
+    windows = []
+
+    def make(ws, settings=None):
+        window = MainWindow(ws, settings=settings or ui_settings)
+        window.show()
+        qtbot.waitExposed(window)
+        windows.append(window)
+        return window
+
+    yield make
+    while windows:  # pop: no loop variable may keep a wrapper (and its Python-owned helpers) alive
+        window = windows.pop()
+        if isValid(window):
+            window.close()
+            window.deleteLater()
+        del window
+    for _ in range(3):
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        QApplication.processEvents()
+        gc.collect()  # parentless helpers (e.g. pyqtgraph's context menus) go with their Python owners
+    leaks = {k: v for k, v in _live_top_levels().items() if k not in before}
+    assert not leaks, f"top-level widgets left over: {sorted(leaks.values())}"
+
+
+def search(qtbot, window, question: str = QUESTION, sides=("a",)):
+    """Type ``question``, press Enter and wait until every named side shows its result."""
+    from PySide6.QtCore import Qt
+
+    panels = [getattr(window.compare, s) for s in sides]
+    window.question.clear()
+    qtbot.keyClicks(window.question, question)
+    with qtbot.waitSignals([p.resultShown for p in panels], timeout=WAIT_MS):
+        qtbot.keyClick(window.question, Qt.Key.Key_Return)
+    return [p.controller.result for p in panels]
+
+
+def wait_result(qtbot, panel, action):
+    """Run ``action`` and wait for ``panel`` to show a new result; returns it."""
+    with qtbot.waitSignal(panel.resultShown, timeout=WAIT_MS) as blocker:
+        action()
+    return blocker.args[0]

@@ -1,0 +1,89 @@
+"""The bridge to ``workbench.core.llm`` (built separately): is it installed, and one answering job.
+
+Everything here imports the answering module lazily, so the app runs (and says "answering backend not
+installed") when it is absent.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from workbench.core.jobs import CancelToken
+
+MAX_TOKENS = 256
+
+
+def llm_available() -> bool:
+    """True when ``workbench.core.llm`` with its answer module can be imported."""
+    try:
+        if importlib.util.find_spec("workbench.core.llm") is None:
+            return False
+        importlib.import_module("workbench.core.llm")
+        importlib.import_module("workbench.core.llm.answer")
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass
+class AnswerJob:
+    """What the answer panel needs from one answer: prompt, text, sources, stats and warnings."""
+
+    question: str
+    prompt_text: str = ""
+    text: str = ""
+    sources: list[tuple[str, tuple[int, int, int] | None]] = field(default_factory=list)
+    stats_line: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+class BackendHolder:
+    """Opens the answering backend once (on first use, on a worker thread) and keeps it."""
+
+    def __init__(self, kind: str = "auto") -> None:
+        self.kind = kind
+        self.backend = None
+
+    def get(self):  # noqa: ANN201
+        """The backend (opening it on first call; raises the backend's own error with its message)."""
+        if self.backend is None:
+            from workbench.core.llm import open_backend
+
+            self.backend = open_backend(kind=self.kind)
+        return self.backend
+
+
+def format_prompt(messages: list[dict]) -> str:
+    """Messages as plain text for the "show prompt" view."""
+    return "\n\n".join(f"── {m['role']} ──\n{m['content']}" for m in messages)
+
+
+def run_answer(ws, question: str, strategy, holder: BackendHolder, on_prompt: Callable[[str], None],  # noqa: ANN001
+               on_token: Callable[[str], None], cancel: CancelToken, max_tokens: int = MAX_TOKENS) -> AnswerJob:
+    """Search, build the prompt (reported through ``on_prompt``), stream the answer through ``on_token``."""
+    from workbench.core.llm.answer import answer, prepare
+
+    backend = holder.get()
+    prompt, warnings = prepare(ws, question, strategy, backend, max_tokens, 0, None, cancel)
+    job = AnswerJob(question, prompt_text=format_prompt(prompt.messages))
+    on_prompt(job.prompt_text)
+    result = answer(prompt, backend, max_tokens, 0.0, on_token, cancel, warnings)
+    job.text = result.text
+    job.warnings = list(result.warnings)
+    seen = set()
+    for c in result.citations:
+        if c.number in seen:
+            continue
+        seen.add(c.number)
+        label = c.passage.label if c.passage is not None else "(no such passage)"
+        job.sources.append((f"[{c.number}] {label}", c.span))
+    s = result.stats
+    ttft = f"{s.time_to_first_token_s:.2f} s" if s.time_to_first_token_s is not None else "–"
+    job.stats_line = (f"{getattr(backend, 'label', s.backend)} · {len(prompt.passages)} passage(s), "
+                      f"{prompt.context_tokens} context tokens · {s.prompt_tokens} prompt + {s.output_tokens} "
+                      f"output tokens · first token {ttft} · {s.tokens_per_s:.1f} tokens/s · "
+                      f"total {s.total_s:.1f} s")
+    return job

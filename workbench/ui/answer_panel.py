@@ -1,0 +1,175 @@
+"""The answer panel: Ask, the streamed answer, Stop, a stats line, cited sources and "show prompt".
+
+It works when ``workbench.core.llm`` is importable; otherwise it says "answering backend not installed".
+Generation runs on a worker; tokens are appended as they stream in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QGuiApplication, QTextCursor
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.spans import Span
+from workbench.ui.answer_backend import BackendHolder, llm_available, run_answer
+from workbench.ui.workers import JobRunner, Worker
+
+NOT_INSTALLED = "answering backend not installed"
+
+
+class _Relay(QObject):
+    """Carries streamed pieces from the worker thread to the GUI thread."""
+
+    token = Signal(str)
+    prompt = Signal(str)
+
+
+class AnswerPanel(QWidget):
+    """Ask / Stop, answer text, stats, sources and the prompt view."""
+
+    sourceActivated = Signal(object)  # Span of a cited passage
+    message = Signal(str)
+    answered = Signal(object)  # AnswerJob
+    stopped = Signal()
+
+    def __init__(self, workspace, context: Callable[[], tuple[str, object]], jobs: JobRunner,  # noqa: ANN001
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ws = workspace
+        self.context = context  # -> (question, strategy) to answer with
+        self.jobs = jobs
+        self.available = llm_available()
+        self.holder = BackendHolder()
+        self.worker: Worker | None = None
+        self.relay = _Relay(self)
+        self.relay.token.connect(self._append)
+        self.relay.prompt.connect(self._set_prompt)
+        self.ask = QPushButton("Ask")
+        self.ask.setObjectName("primary")
+        self.ask.setToolTip("Answer the question from strategy A's passages with the local model (Ctrl+Enter)")
+        self.stop = QPushButton("Stop")
+        self.stop.setToolTip("Stop generating; the text so far stays")
+        self.status = QLabel("" if self.available else NOT_INSTALLED)
+        self.status.setObjectName("muted")
+        self.answer = QPlainTextEdit()
+        self.answer.setReadOnly(True)
+        self.answer.setPlaceholderText("The answer streams here." if self.available else NOT_INSTALLED)
+        self.stats = QLabel("")
+        self.stats.setObjectName("stats")
+        self.stats.setWordWrap(True)
+        self.sources = QListWidget()
+        self.sources.setMaximumHeight(90)
+        self.sources.setToolTip("Passages the answer cites; double-click to open one in the document view")
+        self.sources.itemActivated.connect(self._source_activated)
+        self.show_prompt = QPushButton("Show prompt")
+        self.show_prompt.setCheckable(True)
+        self.copy = QPushButton("Copy prompt")
+        self.prompt = QPlainTextEdit()
+        self.prompt.setReadOnly(True)
+        self.prompt.hide()
+        self.copy.hide()
+        self.show_prompt.toggled.connect(self._toggle_prompt)
+        self.copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.prompt.toPlainText()))
+        self.ask.clicked.connect(self.start)
+        self.stop.clicked.connect(self.cancel)
+        self._layout()
+        self._set_running(False)
+
+    def _layout(self) -> None:
+        bar = QHBoxLayout()
+        for w in (self.ask, self.stop, self.show_prompt, self.copy):
+            bar.addWidget(w)
+        bar.addWidget(self.status, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addLayout(bar)
+        lay.addWidget(self.answer, 2)
+        lay.addWidget(self.stats)
+        lay.addWidget(self.sources)
+        lay.addWidget(self.prompt, 2)
+
+    def _set_running(self, running: bool) -> None:
+        self.ask.setEnabled(self.available and not running)
+        self.stop.setEnabled(running)
+
+    # ----- actions --------------------------------------------------------------------------
+    def start(self) -> None:
+        """Answer the current question with the current strategy."""
+        if not self.available or self.worker is not None:
+            return
+        question, strategy = self.context()
+        if not question:
+            self.status.setText("Type a question first.")
+            return
+        self.answer.clear()
+        self.sources.clear()
+        self.stats.setText("")
+        self.status.setText("loading the model and reading the passages…")
+        ws, holder, relay = self.ws, self.holder, self.relay
+        worker = Worker(lambda _progress, cancel: run_answer(ws, question, strategy, holder, relay.prompt.emit,
+                                                             relay.token.emit, cancel), "answer")
+        worker.signals.result.connect(self._done)
+        worker.signals.error.connect(lambda msg, _tb: self._failed(msg))
+        worker.signals.cancelled.connect(self._cancelled)
+        worker.signals.finished.connect(self._finished)
+        self.worker = worker
+        self._set_running(True)
+        self.jobs.start(worker)
+
+    def cancel(self) -> None:
+        """Stop the answer being generated."""
+        if self.worker is not None:
+            self.worker.cancel()
+
+    # ----- stream ---------------------------------------------------------------------------
+    def _append(self, piece: str) -> None:
+        if self.status.text().startswith("loading"):
+            self.status.setText("answering…")
+        cursor = self.answer.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(piece)
+
+    def _set_prompt(self, text: str) -> None:
+        self.prompt.setPlainText(text)
+
+    def _done(self, job) -> None:  # noqa: ANN001 - AnswerJob
+        self.status.setText("; ".join(job.warnings) if job.warnings else "done")
+        self.stats.setText(job.stats_line)
+        for label, span in job.sources:
+            item = QListWidgetItem(label)
+            item.setData(256, span)
+            self.sources.addItem(item)
+        self.answered.emit(job)
+
+    def _failed(self, message: str) -> None:
+        self.status.setText(f"answer failed: {message}")
+        self.message.emit(f"Answer failed: {message}")
+
+    def _cancelled(self) -> None:
+        self.status.setText("stopped; the text so far is kept")
+        self.stopped.emit()
+
+    def _finished(self) -> None:
+        self.worker = None
+        self._set_running(False)
+
+    def _toggle_prompt(self, shown: bool) -> None:
+        self.prompt.setVisible(shown)
+        self.copy.setVisible(shown)
+        self.show_prompt.setText("Hide prompt" if shown else "Show prompt")
+
+    def _source_activated(self, item: QListWidgetItem) -> None:
+        span = item.data(256)
+        if span:
+            self.sourceActivated.emit(Span(*span))

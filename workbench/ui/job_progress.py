@@ -1,0 +1,77 @@
+"""A progress line for background jobs: what is happening, a bar, rate, time left and a Cancel button."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from workbench.core.jobs import ProgressEvent
+
+STAGES = {"reading": ("Reading", "documents"), "chunking": ("Chunking", "documents"),
+          "embedding": ("Embedding", "chunks"), "indexing": ("Indexing", "chunks")}
+
+
+def describe(event: ProgressEvent) -> str:
+    """One line for people: stage, units done of total, rate and time left."""
+    verb, unit = STAGES.get(event.stage, (event.stage.capitalize(), "items"))
+    text = f"{verb} {unit} {event.done}/{event.total}" if event.total else f"{verb}…"
+    if event.rate and event.done < event.total:
+        text += f" · {event.rate:.0f}/s" if event.rate >= 10 else f" · {event.rate:.1f}/s"
+    left = event.remaining_s
+    if left is not None and event.done < event.total:
+        text += f" · ~{left:.0f} s left" if left >= 1 else " · <1 s left"
+    return text
+
+
+class JobProgress(QWidget):
+    """Hidden until ``start``; ``cancelRequested`` fires when Cancel is pressed."""
+
+    cancelRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.detail = QLabel()
+        self.detail.setObjectName("muted")
+        self.bar = QProgressBar()
+        self.bar.setTextVisible(False)
+        self.bar.setMaximumHeight(12)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setToolTip("Stop this job; the store stays consistent and the next run resumes it")
+        self.cancel.clicked.connect(self._cancel)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 2, 0, 2)
+        lay.addWidget(self.title)
+        lay.addWidget(self.bar, 1)
+        lay.addWidget(self.detail)
+        lay.addWidget(self.cancel)
+        self.last_event: ProgressEvent | None = None
+        self.hide()
+
+    def start(self, title: str) -> None:
+        """Show the line with a busy bar."""
+        self.title.setText(title)
+        self.detail.setText("starting…")
+        self.bar.setRange(0, 0)
+        self.cancel.setEnabled(True)
+        self.last_event = None
+        self.show()
+
+    def update_event(self, event: ProgressEvent) -> None:
+        """Show a progress event."""
+        self.last_event = event
+        if event.total:
+            self.bar.setRange(0, event.total)
+            self.bar.setValue(min(event.done, event.total))
+        else:
+            self.bar.setRange(0, 0)
+        self.detail.setText(describe(event))
+
+    def finish(self) -> None:
+        """Hide the line."""
+        self.hide()
+
+    def _cancel(self) -> None:
+        self.cancel.setEnabled(False)
+        self.detail.setText("cancelling…")
+        self.cancelRequested.emit()

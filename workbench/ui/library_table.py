@@ -1,0 +1,75 @@
+"""The document list of the library: indexed documents with chunk counts, and skipped / failed files
+with their reasons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+
+STATUS_COLOURS = {"indexed": "#1a7f37", "skipped": "#9a6700", "failed": "#cf222e"}
+COLUMNS = ["Document", "Status", "Chunks", "Details"]
+DOC_ID_ROLE = Qt.ItemDataRole.UserRole
+PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class LibraryTable(QTreeWidget):
+    """One row per document or problem file."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setColumnCount(len(COLUMNS))
+        self.setHeaderLabels(COLUMNS)
+        self.setRootIsDecorated(False)
+        self.setAlternatingRowColors(True)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setUniformRowHeights(True)
+        header = self.header()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.setColumnWidth(0, 180)
+
+    def fill(self, documents: list[dict], problems: list[dict], chunk_counts: dict[int, int] | None) -> None:
+        """Replace the rows (``chunk_counts`` is None while the chunk set is not built)."""
+        self.clear()
+        for d in documents:
+            count = "…" if chunk_counts is None else str(chunk_counts.get(d["id"], 0))
+            detail = f"{d['format']} · {d['chars']:,} chars" + (f" · {d['note']}" if d.get("note") else "")
+            item = QTreeWidgetItem([d["title"] or Path(d["path"]).name, "indexed", count, detail])
+            item.setData(0, DOC_ID_ROLE, d["id"])
+            item.setData(0, PATH_ROLE, d["path"])
+            item.setToolTip(0, d["path"])
+            item.setToolTip(3, detail)
+            item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self._colour(item, "indexed")
+            self.addTopLevelItem(item)
+        for p in problems:
+            item = QTreeWidgetItem([Path(p["path"]).name, p["status"], "", p["reason"]])
+            item.setData(0, PATH_ROLE, p["path"])
+            item.setToolTip(0, p["path"])
+            item.setToolTip(3, f"{p['status']}: {p['reason']}")
+            self._colour(item, p["status"])
+            self.addTopLevelItem(item)
+
+    @staticmethod
+    def _colour(item: QTreeWidgetItem, status: str) -> None:
+        item.setForeground(1, QBrush(QColor(STATUS_COLOURS.get(status, "#1d2329"))))
+
+    def rows(self) -> list[dict]:
+        """Every row as ``{title, status, chunks, details, doc_id, path}`` (for tests and exports)."""
+        out = []
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            out.append({"title": item.text(0), "status": item.text(1), "chunks": item.text(2),
+                        "details": item.text(3), "doc_id": item.data(0, DOC_ID_ROLE),
+                        "path": item.data(0, PATH_ROLE)})
+        return out
+
+    def selected(self) -> list[dict]:
+        """The selected rows."""
+        rows = self.rows()
+        return [rows[self.indexOfTopLevelItem(item)] for item in self.selectedItems()]

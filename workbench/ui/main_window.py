@@ -1,0 +1,206 @@
+"""The main window: library (and evaluation) on the left, the question bar on top, strategies A and B
+with their results in the middle, the document view and the answer panel below."""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.ui import settings as prefs
+from workbench.ui.answer_panel import AnswerPanel
+from workbench.ui.compare_view import CompareView
+from workbench.ui.library_panel import LibraryPanel
+from workbench.ui.theme import STYLESHEET
+from workbench.ui.window_actions import install_actions
+from workbench.ui.workers import JobRunner
+
+log = logging.getLogger(__name__)
+
+
+class MainWindow(QMainWindow):
+    """The workbench window for one ``Workspace`` (injected, so tests use their own)."""
+
+    errorShown = Signal(str)
+
+    def __init__(self, workspace, settings: QSettings | None = None, log_file: Path | None = None,  # noqa: ANN001
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ws = workspace
+        self.settings = settings or prefs.open_settings()
+        self.log_file = log_file
+        self.setWindowTitle(f"Chunk Workbench — {workspace.data_dir}")
+        self.setStyleSheet(STYLESHEET)
+        self.store_jobs = JobRunner(1, self)  # everything that writes to the store, one at a time
+        self.search_jobs = JobRunner(2, self)
+        self.answer_jobs = JobRunner(1, self)
+        self.compare = CompareView(workspace, prefs.load_strategy(self.settings, "A"),
+                                   prefs.load_strategy(self.settings, "B"), self.store_jobs, self.search_jobs)
+        # the panels get plain functions, not bound methods of the window (no reference cycles through it)
+        self.library = LibraryPanel(workspace, self.store_jobs, partial(chunk_configs, self.compare))
+        self.question = QLineEdit()
+        self.answer = AnswerPanel(workspace, partial(answer_context, self.question, self.compare), self.answer_jobs)
+        self.compare.bottom_tabs.addTab(self.answer, "Answer")
+        self.left_tabs = QTabWidget()
+        self.left_tabs.addTab(self.library, "Library")
+        self.eval_view = self._evaluation_tab()
+        self.question.setObjectName("question")
+        self.question.setPlaceholderText("Ask the corpus a question and press Enter…")
+        self.question.setToolTip("The question both strategies search for (Enter runs the search, Ctrl+L focuses)")
+        self.search_button = QPushButton("Search")
+        self.search_button.setObjectName("primary")
+        self.search_button.setToolTip("Run the search (Enter)")
+        self.side_by_side = QPushButton("Side by side A | B")
+        self.side_by_side.setCheckable(True)
+        self.side_by_side.setToolTip("Compare strategy B next to A on the same question (Ctrl+B)")
+        self.main_split = QSplitter(Qt.Orientation.Horizontal)
+        self.main_split.setObjectName("mainSplitter")
+        self._layout()
+        self._wire()
+        install_actions(self)
+        self._restore()
+
+    # ----- construction ---------------------------------------------------------------------
+    def _evaluation_tab(self):  # noqa: ANN202
+        try:
+            from workbench.ui.eval_view import EvalView
+        except ImportError:
+            return None
+        try:
+            view = EvalView(self.ws)
+        except Exception as exc:  # someone else's view must not keep the workbench from starting
+            log.exception("evaluation view failed to start")
+            self.statusBar().showMessage(f"Evaluation view unavailable: {exc}")
+            return None
+        holder = QScrollArea()  # its own minimum width must not widen the library column
+        holder.setWidget(view)
+        holder.setWidgetResizable(True)
+        holder.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.left_tabs.addTab(holder, "Evaluation")
+        view.questionActivated.connect(self.compare.show_question)
+        return view
+
+    def _layout(self) -> None:
+        bar = QHBoxLayout()
+        bar.setContentsMargins(8, 8, 8, 4)
+        prompt = QLabel("Question")
+        prompt.setBuddy(self.question)
+        bar.addWidget(prompt)
+        bar.addWidget(self.question, 1)
+        bar.addWidget(self.search_button)
+        bar.addWidget(self.side_by_side)
+        centre = QWidget()
+        col = QVBoxLayout(centre)
+        col.setContentsMargins(0, 0, 4, 0)
+        col.addLayout(bar)
+        col.addWidget(self.compare, 1)
+        self.main_split.addWidget(self.left_tabs)
+        self.main_split.addWidget(centre)
+        self.main_split.setStretchFactor(1, 1)
+        self.main_split.setSizes([400, 1200])
+        self.compare.split.setSizes([620, 300])
+        self.setCentralWidget(self.main_split)
+        self.statusBar().showMessage("Ready")
+
+    def _wire(self) -> None:
+        self.question.returnPressed.connect(self.run_search)
+        self.search_button.clicked.connect(self.run_search)
+        self.side_by_side.toggled.connect(self.compare.set_compare)
+        self.compare.questionChanged.connect(self.question.setText)
+        self.compare.message.connect(self.show_message)
+        self.library.message.connect(self.show_message)
+        self.library.libraryChanged.connect(self._library_changed)
+        self.library.indexingFailed.connect(self.show_error)
+        self.answer.message.connect(self.show_message)
+        self.answer.sourceActivated.connect(
+            lambda span: (self.compare.doc_pane.show_doc(span.doc_id, span.start),
+                          self.compare.bottom_tabs.setCurrentWidget(self.compare.doc_pane)))
+
+    def _restore(self) -> None:
+        s = self.settings
+        self.resize(1600, 1000)
+        prefs.restore_layout(s, self, self.splitters())
+        self.side_by_side.setChecked(prefs.flag(s, "view/compare", False))
+        self.question.setText(str(s.value("question", "") or ""))
+
+    def splitters(self) -> dict[str, QSplitter]:
+        """The splitters whose sizes persist."""
+        return {"main": self.main_split, "results": self.compare.split, "sides": self.compare.sides}
+
+    # ----- behaviour ------------------------------------------------------------------------
+    def run_search(self) -> None:
+        """Search the question with the visible strategies."""
+        text = self.question.text().strip()
+        if not text:
+            self.show_message("Type a question first.")
+            return
+        if not self.ws.store.documents() and not self.library.worker:
+            self.show_message("The library is empty: add files or a folder first.")
+            return
+        self.compare.search(text)
+
+    def index_sample(self, folder: Path) -> None:
+        """Index the bundled sample corpus in the background (first start with an empty store)."""
+        self.library.index_paths([str(folder)], "Indexing the sample corpus")
+
+    def _library_changed(self) -> None:
+        if self.compare.question:
+            self.compare.refresh()
+
+    def show_message(self, text: str) -> None:
+        """A message in the status bar (and the log)."""
+        log.info("%s", text)
+        self.statusBar().showMessage(text, 12000)
+
+    def show_error(self, text: str) -> None:
+        """An error: status bar (persistent until the next message) and the log."""
+        log.error("%s", text)
+        self.statusBar().showMessage(f"Error: {text}")
+        self.errorShown.emit(text)
+
+    # ----- shutdown -------------------------------------------------------------------------
+    def save_settings(self) -> None:
+        """Persist layout, strategies, mode and question."""
+        s = self.settings
+        prefs.save_layout(s, self, self.splitters())
+        prefs.save_strategy(s, "A", self.compare.a.strategy())
+        prefs.save_strategy(s, "B", self.compare.b.strategy())
+        s.setValue("view/compare", self.side_by_side.isChecked())
+        s.setValue("question", self.question.text())
+        s.sync()
+
+    def shutdown(self) -> None:
+        """Stop background jobs and wait for them (the store stays consistent)."""
+        for runner in (self.answer_jobs, self.search_jobs, self.store_jobs):
+            runner.shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        """Save settings, stop jobs, then close."""
+        self.save_settings()
+        self.shutdown()
+        super().closeEvent(event)
+
+
+def chunk_configs(compare: CompareView) -> list:
+    """Chunk configurations the library keeps built (A's first, then B's when different)."""
+    return list(dict.fromkeys([compare.a.strategy().chunk, compare.b.strategy().chunk]))
+
+
+def answer_context(question: QLineEdit, compare: CompareView) -> tuple[str, object]:
+    """Question and strategy the answer panel uses (strategy A)."""
+    return question.text().strip(), compare.a.strategy()

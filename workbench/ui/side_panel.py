@@ -1,0 +1,138 @@
+"""One side of the workbench (A or B): header, strategy knobs, re-chunk progress and the results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+
+from workbench.core.spans import Span
+from workbench.core.strategies import Strategy
+from workbench.ui.compare_stats import side_line, span_metrics
+from workbench.ui.job_progress import JobProgress
+from workbench.ui.results_view import ResultsView
+from workbench.ui.side_controller import SideController
+from workbench.ui.strategy_panel import StrategyPanel
+from workbench.ui.theme import SIDE_COLOURS
+from workbench.ui.workers import JobRunner
+
+
+class SidePanel(QWidget):
+    """Strategy panel + results of one side, driven by a ``SideController``."""
+
+    resultShown = Signal(object)  # SearchResult, after the results view was redrawn
+    passageActivated = Signal(object, object)  # SearchResult, Passage
+    message = Signal(str)  # for the status bar
+
+    def __init__(self, name: str, workspace, strategy: Strategy, store_jobs: JobRunner,  # noqa: ANN001
+                 search_jobs: JobRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self.reference: list[Span] = []
+        self.controller = SideController(workspace, strategy, store_jobs, search_jobs, name, self)
+        self.strategy_panel = StrategyPanel(strategy)
+        self.results = ResultsView(workspace)
+        self.progress = JobProgress()
+        self.title = QLabel(f"<span style='color:{SIDE_COLOURS[name]}'>■</span> Strategy {name}")
+        self.title.setObjectName("sideTitle")
+        self.describe = QLabel(strategy.describe())
+        self.describe.setObjectName("muted")
+        self.describe.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.stats = QLabel("")
+        self.stats.setObjectName("stats")
+        self.metrics = QLabel("")
+        self.metrics.setObjectName("stats")
+        self.metrics.hide()
+        self.banner = QLabel("")
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        self.toggle = QToolButton()
+        self.toggle.setText("Knobs")
+        self.toggle.setCheckable(True)
+        self.toggle.setChecked(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow)
+        self.toggle.setToolTip("Show or hide this side's strategy knobs")
+        self.toggle.toggled.connect(self._toggle_knobs)
+        self._layout()
+        self._wire()
+
+    def _layout(self) -> None:
+        head = QHBoxLayout()
+        head.addWidget(self.title)
+        head.addWidget(self.describe, 1)
+        head.addWidget(self.toggle)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.setSpacing(4)
+        lay.addLayout(head)
+        lay.addWidget(self.strategy_panel)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.banner)
+        stats = QHBoxLayout()
+        stats.addWidget(self.stats)
+        stats.addStretch(1)
+        stats.addWidget(self.metrics)
+        lay.addLayout(stats)
+        lay.addWidget(self.results, 1)
+
+    def _wire(self) -> None:
+        c = self.controller
+        self.strategy_panel.changed.connect(self._strategy_changed)
+        c.resultReady.connect(self._show_result)
+        c.staleChanged.connect(self.results.set_stale)
+        c.buildStarted.connect(lambda cfg: self.progress.start(f"Re-chunking ({cfg.label()})"))
+        c.buildProgress.connect(self.progress.update_event)
+        c.buildFinished.connect(lambda _info: self.progress.finish())
+        c.buildCancelled.connect(self.progress.finish)
+        c.failed.connect(self._failed)
+        self.progress.cancelRequested.connect(c.cancel_build)
+        self.results.passageActivated.connect(self.passageActivated)
+
+    # ----- actions --------------------------------------------------------------------------
+    def search(self, question: str) -> None:
+        """Run this side's strategy for ``question``."""
+        self.banner.hide()
+        self.controller.search(question)
+
+    def strategy(self) -> Strategy:
+        """The strategy shown in the knobs."""
+        return self.controller.strategy
+
+    def set_strategy(self, strategy: Strategy) -> None:
+        """Load a strategy into the knobs and run it."""
+        self.strategy_panel.set_strategy(strategy)
+        self._strategy_changed(self.strategy_panel.strategy())
+
+    def set_reference(self, spans: Sequence[Span]) -> None:
+        """Reference spans of an evaluation question (drawn and scored); empty to clear."""
+        self.reference = list(spans)
+        if self.controller.result is not None:
+            self._show_result(self.controller.result)
+        else:
+            self.metrics.setVisible(bool(self.reference))
+
+    def _strategy_changed(self, strategy: Strategy) -> None:
+        self.describe.setText(strategy.describe())
+        self.banner.hide()
+        self.controller.set_strategy(strategy)
+
+    def _show_result(self, result) -> None:  # noqa: ANN001
+        self.results.show_result(result, self.reference)
+        self.stats.setText(side_line(result))
+        if self.reference:
+            self.metrics.setText(span_metrics(result.spans(), self.reference).label())
+        self.metrics.setVisible(bool(self.reference))
+        self.resultShown.emit(result)
+
+    def _failed(self, message: str) -> None:
+        self.progress.finish()
+        self.banner.setText(message)
+        self.banner.show()
+        self.message.emit(message)
+
+    def _toggle_knobs(self, shown: bool) -> None:
+        self.strategy_panel.setVisible(shown)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)

@@ -1,0 +1,128 @@
+"""A small reusable background worker: QThreadPool + QRunnable with signals.
+
+``Worker(fn)`` runs ``fn(progress, cancel)`` on a pool thread. ``progress`` is a core progress sink
+(``ProgressEvent`` values are forwarded to the ``progress`` signal); ``cancel`` is a core
+``CancelToken``, set by ``Worker.cancel()``. The signals arrive in the thread that created the worker
+(the GUI thread), in this order: ``started``, any ``progress``, one of ``result`` / ``error`` /
+``cancelled``, then ``finished``.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent
+
+log = logging.getLogger(__name__)
+
+JobFn = Callable[[Callable[[ProgressEvent], None], CancelToken], Any]
+
+
+class WorkerSignals(QObject):
+    """Signals of one worker (a QRunnable is not a QObject, so they live here)."""
+
+    started = Signal()
+    progress = Signal(object)  # ProgressEvent
+    result = Signal(object)
+    error = Signal(str, str)  # message for people, traceback for the log
+    cancelled = Signal()
+    finished = Signal()
+
+
+class Worker(QRunnable):
+    """Runs one job function on a pool thread; see the module docstring."""
+
+    def __init__(self, fn: JobFn, name: str = "job") -> None:
+        super().__init__()
+        self.setAutoDelete(False)  # Python keeps the reference; Qt must not delete it under us
+        self.fn = fn
+        self.name = name
+        self.token = CancelToken()
+        self.signals = WorkerSignals()
+        self.done = False
+
+    def cancel(self) -> None:
+        """Ask the job to stop at its next check (it then emits ``cancelled``)."""
+        self.token.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once cancel was requested."""
+        return self.token.cancelled
+
+    def _progress(self, event: ProgressEvent) -> None:
+        self.signals.progress.emit(event)
+
+    def run(self) -> None:  # noqa: D102 - QRunnable API
+        s = self.signals
+        s.started.emit()
+        try:
+            value = self.fn(self._progress, self.token)
+        except Cancelled:
+            log.info("%s cancelled", self.name)
+            s.cancelled.emit()
+        except Exception as exc:  # every failure is reported to the UI, never only to stderr
+            log.exception("%s failed", self.name)
+            s.error.emit(_message(exc), traceback.format_exc())
+        else:
+            if self.token.cancelled:
+                s.cancelled.emit()
+            else:
+                s.result.emit(value)
+        finally:
+            self.done = True
+            s.finished.emit()
+
+
+def _message(exc: BaseException) -> str:
+    """One line for people: the message alone for errors the core words for users, else with the type."""
+    text = str(exc).strip()
+    if not text:
+        return type(exc).__name__
+    user_facing = isinstance(exc, (ValueError, RuntimeError)) or type(exc).__name__.endswith("StoreError")
+    return text if user_facing else f"{type(exc).__name__}: {text}"
+
+
+class JobRunner(QObject):
+    """Starts workers on one pool and keeps them alive until they finish.
+
+    ``max_threads=1`` gives a serial queue (used for jobs that write to the store).
+    """
+
+    def __init__(self, max_threads: int = 1, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(max_threads)
+        self._active: set[Worker] = set()
+
+    def start(self, worker: Worker) -> Worker:
+        """Queue ``worker``; returns it (connect its signals before the event loop runs again)."""
+        self._active.add(worker)
+        worker.signals.finished.connect(lambda w=worker: self._active.discard(w))
+        self.pool.start(worker)
+        return worker
+
+    def submit(self, fn: JobFn, name: str = "job") -> Worker:
+        """Create a worker for ``fn`` (not started yet: connect, then call ``start``)."""
+        return Worker(fn, name)
+
+    @property
+    def busy(self) -> bool:
+        """True while a worker of this runner is queued or running."""
+        return any(not w.done for w in self._active)
+
+    def cancel_all(self) -> None:
+        """Ask every queued or running worker to stop."""
+        for w in list(self._active):
+            w.cancel()
+
+    def shutdown(self, timeout_ms: int = 30000) -> bool:
+        """Cancel everything and wait for the pool threads; True when all stopped in time."""
+        self.cancel_all()
+        self.pool.clear()
+        return self.pool.waitForDone(timeout_ms)
