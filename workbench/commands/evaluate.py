@@ -140,9 +140,12 @@ def run_eval(args: argparse.Namespace) -> int:
     sweep = run_sweep(ws, qset, configs, progress)
     llm_model = None
     if args.answers:
-        from workbench.core.llm import open_backend
+        try:
+            from workbench.core.llm import open_backend
 
-        backend = open_backend(args.llm, args.llm_model)
+            backend = open_backend(args.llm, args.llm_model)
+        except Exception as exc:  # no backend: one line for the user, the retrieval run is not recorded
+            raise UserError(f"no answering backend: {exc}") from None
         llm_model = backend_name(backend)
         answer_and_judge(ws, backend, qset, sweep, progress)
     run_id = save_run(ws, qset, sweep, label=args.label or qset.name, kind="answers" if args.answers else "retrieval",

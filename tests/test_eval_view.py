@@ -1,0 +1,80 @@
+"""The evaluation lab view (pytest-qt, offscreen) on a small question set over the sample corpus."""
+
+import pytest
+from eval_support import sample_questions
+from PySide6.QtCore import Qt
+
+from workbench.core.evaluation.datasets import save_question_set
+from workbench.core.spans import Span
+from workbench.ui.eval_view import EvalView
+
+
+@pytest.fixture
+def view(qtbot, fresh_ws, tmp_path):
+    questions, corpora = sample_questions()
+    save_question_set(tmp_path / "qs", questions, corpora)
+    v = EvalView(fresh_ws)
+    qtbot.addWidget(v)
+    assert v.load_question_set(tmp_path / "qs")
+    yield v
+    v.cancel()
+    v.pool.waitForDone(30000)
+
+
+def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, fresh_ws):
+    assert "5 questions" in view.set_label.text()
+    view.set_checked(["plain", "neighbours"])
+    view.grid.setText("window=0,1")
+    with qtbot.waitSignal(view.runFinished, timeout=120000) as finished:
+        qtbot.mouseClick(view.run_button, Qt.LeftButton)
+        assert view.running and not view.run_button.isEnabled()
+    run_id = finished.args[0]
+    assert not view.running and run_id in view.status.text()
+    assert view.summary.rowCount() == 4
+    assert [view.summary.item(i, 0).text() for i in range(4)] == [
+        "plain window=0", "plain window=1", "neighbours window=0", "neighbours window=1"]
+    assert all(0 <= float(view.summary.item(i, 1).text()) <= 100 for i in range(4))
+    assert len(view.recall_plot.listDataItems()) == 2 and len(view.iou_plot.listDataItems()) == 2
+    assert view.progress.value() == view.progress.maximum()
+
+    # drill-down: 5 questions for the selected configuration, activation emits question + reference spans
+    view.summary.selectRow(0)
+    assert view.questions.rowCount() == 5
+    view.compare_to.setCurrentIndex(2)  # compare with plain window=1
+    changes = {view.questions.item(i, 7).text() for i in range(5)}
+    assert not any(c.startswith("broke") for c in changes), "a wider window never loses recall"
+    item = view.questions.item(0, 1)
+    with qtbot.waitSignal(view.questionActivated) as activated:
+        view.questions.itemActivated.emit(item)
+    question, spans = activated.args
+    assert question == item.text() and spans and all(isinstance(s, Span) for s in spans)
+    q = next(q for q in view.qset.questions if q.question == question)
+    assert [fresh_ws.doc_text(s.doc_id)[s.start : s.end] for s in spans] == [r.content for r in q.references]
+
+    files = view.export_to(tmp_path / "export")
+    assert all(p.exists() for p in files.values()) and files["plot_png"].read_bytes()[:4] == b"\x89PNG"
+
+    # the run is recorded and can be reopened
+    assert view.runs.count() == 1 and view.runs.currentData() == run_id
+    view.summary.setRowCount(0)
+    view.open_run(run_id)
+    assert view.summary.rowCount() == 4 and view.run_id == run_id
+
+
+def test_bad_inputs_and_cancel(qtbot, view, fresh_ws):
+    view.grid.setText("colour=1")
+    assert not view.start() and "unknown grid parameter" in view.status.text()
+    view.grid.setText("")
+    view.set_checked([])
+    assert not view.start() and "check at least one" in view.status.text()
+    view.set_checked(["plain"])
+    view.grid.setText("chunk_size=40")
+    assert view.start()
+    view.cancel()
+    qtbot.waitUntil(lambda: not view.running, timeout=60000)
+    assert view.status.text() == "cancelled" and view.run_button.isEnabled()
+    assert view.runs.count() == 0, "a cancelled sweep records nothing"
+    empty = EvalView(fresh_ws)
+    qtbot.addWidget(empty)
+    assert not empty.start() and "question set" in empty.status.text()
+    assert not empty.load_question_set(fresh_ws.data_dir) and "questions.csv" in empty.status.text()

@@ -1,0 +1,386 @@
+"""The evaluation lab view: load a question set, pick strategies and a sweep, run it in the background, see
+the summary table and the recall / IoU vs context-tokens trade-off, drill into questions, export.
+
+``EvalView(workspace)`` is self-contained; the main window adds it as a tab and may connect
+``questionActivated(question, reference_spans)`` to its side-by-side view.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.evaluation.datasets import QuestionSet, load_question_set
+from workbench.core.evaluation.export import export_results, plot_lines, summary_rows
+from workbench.core.evaluation.records import list_runs, load_run, save_run
+from workbench.core.evaluation.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
+from workbench.core.jobs import Cancelled, CancelToken
+from workbench.core.strategies import PRESETS
+
+SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
+QUESTION_COLUMNS = ["#", "question", "recall %", "precision %", "IoU %", "first hit", "ctx tokens", "vs B"]
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+
+
+class _Signals(QObject):
+    progress = Signal(str, int, int)
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+
+class _SweepTask(QRunnable):
+    """Runs a sweep and records it, on a pool thread (the store connection is per thread)."""
+
+    def __init__(self, ws, qset: QuestionSet, configs, token: CancelToken) -> None:  # noqa: ANN001
+        super().__init__()
+        self.ws, self.qset, self.configs, self.token = ws, qset, configs, token
+        self.signals = _Signals()
+
+    def run(self) -> None:  # noqa: D102 - QRunnable API
+        try:
+            sweep = run_sweep(self.ws, self.qset, self.configs,
+                              lambda e: self.signals.progress.emit(e.stage, e.done, e.total), self.token)
+            run_id = save_run(self.ws, self.qset, sweep, label=self.qset.name)
+            self.signals.finished.emit((run_id, sweep.results))
+        except Cancelled:
+            self.signals.cancelled.emit()
+        except Exception as exc:  # shown in the view, never lost
+            self.signals.failed.emit(f"{type(exc).__name__}: {exc}")
+        finally:
+            self.ws.close()
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
+
+
+class EvalView(QWidget):
+    """Evaluation lab: strategies × sweep over a question set, with table, plot, drill-down and export."""
+
+    questionActivated = Signal(str, list)  # noqa: N815 - Qt naming
+    runFinished = Signal(str)  # noqa: N815 - run id
+
+    def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001 - Workspace
+        super().__init__(parent)
+        self.ws = workspace
+        self.qset: QuestionSet | None = None
+        self.results: list[ConfigResult] = []
+        self.doc_ids: dict[str, int] = {}
+        self.run_id = ""
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self._task: _SweepTask | None = None
+        self._token: CancelToken | None = None
+        self._build()
+
+    # ----- layout ----------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.open_button = QPushButton("Question set…")
+        self.set_label = QLabel("no question set loaded")
+        self.limit = QSpinBox(minimum=0, maximum=100000, specialValueText="all questions")
+        self.strategies = QListWidget()
+        for name, strategy in PRESETS.items():
+            item = QListWidgetItem(name)
+            item.setToolTip(strategy.describe())
+            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+            item.setCheckState(Qt.Checked if name == "plain" else Qt.Unchecked)
+            self.strategies.addItem(item)
+        self.strategies.setMaximumHeight(120)
+        self.grid = QLineEdit(placeholderText="sweep, e.g. window=0,1,2 chunk_size=100,200")
+        self.run_button, self.cancel_button = QPushButton("Run"), QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.status = QLabel("")
+        self.runs = QComboBox()
+        self.open_run_button = QPushButton("Open run")
+        self.export_button = QPushButton("Export…")
+        self.export_button.setEnabled(False)
+
+        controls = QGridLayout()
+        controls.addWidget(self.open_button, 0, 0)
+        controls.addWidget(self.set_label, 0, 1, 1, 3)
+        controls.addWidget(QLabel("Strategies"), 1, 0)
+        controls.addWidget(self.strategies, 1, 1, 1, 3)
+        controls.addWidget(QLabel("Sweep"), 2, 0)
+        controls.addWidget(self.grid, 2, 1)
+        controls.addWidget(self.limit, 2, 2)
+        buttons = QHBoxLayout()
+        for w in (self.run_button, self.cancel_button, self.progress, self.runs, self.open_run_button,
+                  self.export_button):
+            buttons.addWidget(w)
+
+        self.summary = self._table(SUMMARY_COLUMNS)
+        self.plot = pg.GraphicsLayoutWidget()
+        self.recall_plot = self.plot.addPlot(title="recall % vs context tokens")
+        self.iou_plot = self.plot.addPlot(title="IoU % vs context tokens")
+        self.recall_plot.addLegend(offset=(-10, -10))
+        for p in (self.recall_plot, self.iou_plot):
+            p.showGrid(x=True, y=True, alpha=0.3)
+            p.setLabel("bottom", "mean context tokens")
+        self.compare_to = QComboBox()
+        self.questions = self._table(QUESTION_COLUMNS)
+        self.questions.setSortingEnabled(True)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Questions of the selected configuration; compare with"))
+        row.addWidget(self.compare_to, 1)
+        lower_layout.addLayout(row)
+        lower_layout.addWidget(self.questions)
+        split = QSplitter(Qt.Vertical)
+        top = QSplitter(Qt.Horizontal)
+        top.addWidget(self.summary)
+        top.addWidget(self.plot)
+        split.addWidget(top)
+        split.addWidget(lower)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addWidget(split, 1)
+
+        self.open_button.clicked.connect(self._choose_set)
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.open_run_button.clicked.connect(lambda: self.open_run(self.runs.currentData()))
+        self.export_button.clicked.connect(self._choose_export)
+        self.summary.itemSelectionChanged.connect(self._show_questions)
+        self.compare_to.currentIndexChanged.connect(self._show_questions)
+        self.questions.itemActivated.connect(self._activate)
+        self.refresh_runs()
+
+    @staticmethod
+    def _table(columns: list[str]) -> QTableWidget:
+        t = QTableWidget(0, len(columns))
+        t.setHorizontalHeaderLabels(columns)
+        t.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        t.setSelectionBehavior(QAbstractItemView.SelectRows)
+        t.setSelectionMode(QAbstractItemView.SingleSelection)
+        t.horizontalHeader().setStretchLastSection(True)
+        return t
+
+    # ----- inputs ----------------------------------------------------------------------------
+    def _choose_set(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Question set folder (questions.csv + corpora/)")
+        if folder:
+            self.load_question_set(folder)
+
+    def load_question_set(self, folder: str | Path) -> bool:
+        """Load (and check) a question set; problems are shown in the status line."""
+        try:
+            self.qset = load_question_set(folder)
+        except ValueError as exc:
+            self.status.setText(f"cannot use {folder}: {exc}")
+            return False
+        self.doc_ids = {}
+        corpora = ", ".join(sorted(self.qset.corpora))
+        self.set_label.setText(f"{self.qset.name}: {len(self.qset.questions)} questions over {corpora}")
+        return True
+
+    def checked_strategies(self) -> list[str]:
+        """Names of the checked presets."""
+        items = (self.strategies.item(i) for i in range(self.strategies.count()))
+        return [it.text() for it in items if it.checkState() == Qt.Checked]
+
+    def set_checked(self, names: list[str]) -> None:
+        """Check exactly these presets."""
+        for i in range(self.strategies.count()):
+            it = self.strategies.item(i)
+            it.setCheckState(Qt.Checked if it.text() in names else Qt.Unchecked)
+
+    # ----- running ---------------------------------------------------------------------------
+    def start(self) -> bool:
+        """Start the sweep in the background; False (with a status message) when inputs are missing."""
+        if self._task is not None:
+            return False
+        if self.qset is None:
+            self.status.setText("load a question set first")
+            return False
+        warnings: list[str] = []
+        try:
+            configs = expand_grid(self.checked_strategies(), parse_grid(self.grid.text()), warnings)
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return False
+        if not configs:
+            self.status.setText("check at least one strategy")
+            return False
+        qset = self.qset.subset(self.limit.value() or None)
+        self._token = CancelToken()
+        self._task = _SweepTask(self.ws, qset, configs, self._token)
+        s = self._task.signals
+        s.progress.connect(self._on_progress)
+        s.finished.connect(self._on_finished)
+        s.failed.connect(lambda msg: self._done(f"failed: {msg}"))
+        s.cancelled.connect(lambda: self._done("cancelled"))
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.status.setText(f"running {len(configs)} configuration(s) on {len(qset.questions)} questions"
+                            + (f" ({'; '.join(warnings)})" if warnings else ""))
+        self.pool.start(self._task)
+        return True
+
+    @property
+    def running(self) -> bool:
+        """True while a sweep runs."""
+        return self._task is not None
+
+    def cancel(self) -> None:
+        """Ask the running sweep to stop."""
+        if self._token is not None:
+            self._token.cancel()
+
+    def _on_progress(self, stage: str, done: int, total: int) -> None:
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{stage} %v/%m")
+
+    def _done(self, message: str) -> None:
+        self._task = None
+        self._token = None
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.status.setText(message)
+
+    def _on_finished(self, payload: tuple) -> None:
+        run_id, results = payload
+        self._done(f"run {run_id} recorded")
+        self.show_results(run_id, results)
+        self.refresh_runs()
+        self.runFinished.emit(run_id)
+
+    # ----- results ---------------------------------------------------------------------------
+    def refresh_runs(self) -> None:
+        """Fill the recorded-runs menu."""
+        self.runs.clear()
+        for r in list_runs(self.ws):
+            self.runs.addItem(f"{r.id}  {r.label}  ({len(r.config_keys)} configurations)", r.id)
+
+    def open_run(self, run_id: str | None) -> None:
+        """Show a recorded run."""
+        if run_id:
+            info, results = load_run(self.ws, run_id)
+            path = info.config.get("dataset", {}).get("path")
+            if (self.qset is None or str(self.qset.root) != path) and path and Path(path).is_dir():
+                self.load_question_set(path)  # for the reference spans of the drill-down
+            self.show_results(info.id, results)
+
+    def show_results(self, run_id: str, results: list[ConfigResult]) -> None:
+        """Fill the summary table, the plot and the comparison menu."""
+        self.run_id, self.results = run_id, results
+        self.export_button.setEnabled(bool(results))
+        rows = summary_rows(results)
+        self.summary.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            cells = [r["key"], _pct(r["recall"]), _pct(r["precision"]), _pct(r["iou"]), _pct(r["hit_rate"]),
+                     "-" if r["mrr"] is None else f"{r['mrr']:.3f}", f"{r['context_tokens']:.0f}", str(r["questions"])]
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(r["description"])
+                self.summary.setItem(i, j, item)
+        self.summary.resizeColumnsToContents()
+        for plot in (self.recall_plot, self.iou_plot):
+            plot.clear()
+        for n, (label, points) in enumerate(plot_lines(rows)):
+            pen = pg.mkPen(PALETTE[n % len(PALETTE)], width=2)
+            xs = [p["context_tokens"] for p in points]
+            for plot, metric in ((self.recall_plot, "recall"), (self.iou_plot, "iou")):
+                ys = [100 * (p[metric] or 0.0) for p in points]
+                plot.plot(xs, ys, pen=pen, symbol="o", symbolBrush=PALETTE[n % len(PALETTE)],
+                          name=label if plot is self.recall_plot else None)
+        self.compare_to.blockSignals(True)
+        self.compare_to.clear()
+        self.compare_to.addItem("—", None)
+        for r in results:
+            self.compare_to.addItem(r.config.key, r.config.key)
+        self.compare_to.blockSignals(False)
+        if rows:
+            self.summary.selectRow(0)
+
+    def selected_result(self) -> ConfigResult | None:
+        """The configuration selected in the summary table."""
+        rows = self.summary.selectionModel().selectedRows()
+        return self.results[rows[0].row()] if rows and self.results else None
+
+    def _show_questions(self) -> None:
+        cr = self.selected_result()
+        self.questions.setSortingEnabled(False)
+        self.questions.setRowCount(0)
+        if cr is None:
+            return
+        other_key = self.compare_to.currentData()
+        changes: dict[int, str] = {}
+        if other_key:
+            other = next(r for r in self.results if r.config.key == other_key)
+            comp = compare_rows(cr.rows, other.rows)
+            changes = {c.q_index: f"fixed (+{100 * c.delta:.0f})" for c in comp.fixed}
+            changes |= {c.q_index: f"broke ({100 * c.delta:.0f})" for c in comp.broke}
+        self.questions.setRowCount(len(cr.rows))
+        for i, r in enumerate(cr.rows):
+            m = r.metrics
+            cells = [r.q_index, r.question, _pct(m.recall), _pct(m.precision), _pct(m.iou),
+                     m.first_rank or "-", m.context_tokens, changes.get(r.q_index, "")]
+            for j, value in enumerate(cells):
+                item = QTableWidgetItem()
+                item.setData(Qt.DisplayRole, value if isinstance(value, int) else str(value))
+                item.setData(Qt.UserRole, i)
+                self.questions.setItem(i, j, item)
+        self.questions.setSortingEnabled(True)
+
+    def _activate(self, item: QTableWidgetItem) -> None:
+        cr = self.selected_result()
+        if cr is None:
+            return
+        row = cr.rows[item.data(Qt.UserRole)]
+        self.questionActivated.emit(row.question, self.reference_spans(row.q_index, row.question))
+
+    def reference_spans(self, q_index: int, question: str | None = None) -> list:
+        """Reference spans (in stored documents) of a question of the loaded set ([] when unknown)."""
+        if self.qset is None:
+            return []
+        from workbench.core.evaluation.datasets import corpus_documents
+
+        q = next((q for q in self.qset.questions
+                  if q.index == q_index and (question is None or q.question == question)), None)
+        if q is None:
+            return []
+        try:
+            self.doc_ids = self.doc_ids or corpus_documents(self.ws, self.qset)
+            return q.spans(self.doc_ids)
+        except ValueError:
+            return []
+
+    # ----- export ----------------------------------------------------------------------------
+    def _choose_export(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export folder")
+        if folder:
+            files = self.export_to(folder)
+            self.status.setText("wrote " + ", ".join(p.name for p in files.values()))
+
+    def export_to(self, folder: str | Path) -> dict[str, Path]:
+        """Write summary/questions CSV + JSON and the trade-off plot (PNG, SVG) into ``folder``."""
+        return export_results(folder, self.results, title=f"run {self.run_id}", extra={"run_id": self.run_id})
