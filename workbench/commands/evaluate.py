@@ -163,6 +163,8 @@ def run_runs(args: argparse.Namespace) -> int:
         delete_run(ws, info.id)
         emit(args, {"deleted": info.id}, f"deleted run {info.id}")
         return 0
+    if args.show:
+        return _show_run(args, ws)
     runs = list_runs(ws)
     data = [{"id": r.id, "kind": r.kind, "label": r.label, "started": r.started, "finished": r.finished,
              "questions": r.config.get("dataset", {}).get("questions"), "configs": r.config_keys,
@@ -170,6 +172,21 @@ def run_runs(args: argparse.Namespace) -> int:
     lines = [f"{d['id']}  {d['started']}  {d['kind']:<9} {d['questions']:>4} q × {len(d['configs'])} config(s)  "
              f"{d['label']}" for d in data] or ["no runs recorded yet (workbench eval DATASET_DIR)"]
     emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _show_run(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
+    """Reopen a recorded run: its table, and with ``--out`` its exports."""
+    info, results = load_run(ws, args.show)
+    rows = summary_rows(results)
+    for row in rows:
+        row["run_id"] = info.id
+    lines = [f"run {info.id} ({info.label}, {info.started}, code {info.code_version})", format_table(rows)]
+    if args.out:
+        names = {int(i): d.get("corpus_id") or Path(d["path"]).name for i, d in info.config["documents"].items()}
+        files = export_results(args.out, results, names, f"run {info.id}", {"run_id": info.id})
+        lines.append("wrote " + ", ".join(str(p) for p in files.values()))
+    emit(args, rows, "\n".join(lines))
     return 0
 
 
@@ -195,6 +212,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_common(p)
     p.set_defaults(func=run_eval)
     r = sub.add_parser("runs", help="list recorded evaluation runs")
+    r.add_argument("--show", metavar="RUN", help="reopen a recorded run (its table; with --out its exports)")
+    r.add_argument("--out", type=Path, help="with --show: write CSV + JSON and the trade-off plot here")
     r.add_argument("--delete", metavar="RUN", help="delete a recorded run")
     add_common(r)
     r.set_defaults(func=run_runs)
