@@ -184,7 +184,7 @@ class LibraryPanel(QWidget):
         self._outcome = (report_line(report), self.indexingFinished, (report,))
 
     def _cancelled(self) -> None:
-        self._outcome = ("Indexing cancelled: documents read so far are kept, the rest resumes next time.",
+        self._outcome = ("Indexing cancelled: the store keeps what was completed; index again to resume.",
                          self.indexingCancelled, ())
 
     def _failed(self, message: str) -> None:

@@ -2,7 +2,7 @@
 
 ``Worker(fn)`` runs ``fn(progress, cancel)`` on a pool thread. ``progress`` is a core progress sink
 (``ProgressEvent`` values are forwarded to the ``progress`` signal); ``cancel`` is a core
-``CancelToken``, set by ``Worker.cancel()``. The signals arrive in the thread that created the worker
+``CancelToken``, set by ``Worker.cancel()``; a job that stops for it raises ``Cancelled``. The signals arrive in the thread that created the worker
 (the GUI thread), in this order: ``started``, any ``progress``, one of ``result`` / ``error`` /
 ``cancelled``, then ``finished``.
 """
@@ -70,10 +70,7 @@ class Worker(QRunnable):
             log.exception("%s failed", self.name)
             s.error.emit(_message(exc), traceback.format_exc())
         else:
-            if self.token.cancelled:
-                s.cancelled.emit()
-            else:
-                s.result.emit(value)
+            s.result.emit(value)  # a job that finished despite a late cancel still reports its result
         finally:
             self.done = True
             s.finished.emit()
