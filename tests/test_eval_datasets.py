@@ -10,6 +10,7 @@ from eval_support import SOTU, sample_questions, sotu_set
 
 from workbench.core.evaluation.datasets import (
     DatasetError,
+    add_question_from_spans,
     corpus_documents,
     index_corpora,
     load_question_set,
@@ -127,3 +128,18 @@ def test_corpus_documents_maps_by_path_and_by_content(tmp_path, fresh_ws):
     copy = tmp_path / "moved"
     shutil.copytree(root, copy)
     assert corpus_documents(fresh_ws, load_question_set(copy)) == doc_ids  # same content, other path
+
+
+def test_question_from_a_selection_in_stored_documents(tmp_path, sample_ws):
+    docs = {d["path"].rsplit("/", 1)[-1]: d["id"] for d in sample_ws.store.documents()}
+    html = docs["backup-howto.html"]  # stored text is extracted from HTML, so it differs from the file
+    text = sample_ws.doc_text(html)
+    start = text.index("backup")
+    sel = [Span(html, start, start + 40), Span(docs["lab-safety.md"], 0, 20)]
+    qs = add_question_from_spans(tmp_path / "picked", sample_ws, "Where are backups kept?", sel)
+    add_question_from_spans(tmp_path / "picked", sample_ws, "Unanswerable?", [])
+    qs = load_question_set(tmp_path / "picked")
+    assert [q.question for q in qs.questions] == ["Where are backups kept?", "Unanswerable?"]
+    refs = qs.questions[0].references
+    assert [r.corpus_id for r in refs] == ["backup-howto", "lab-safety"]
+    assert refs[0].content == text[start : start + 40] and not qs.questions[1].covered

@@ -282,3 +282,25 @@ def save_question_set(
         for r in rows:
             writer.writerow([r["question"], json.dumps(r["references"]), r["corpus_id"]])
     return load_question_set(root)
+
+
+def add_question_from_spans(root: str | os.PathLike[str], ws, question: str, spans: Sequence[Span]) -> QuestionSet:  # noqa: ANN001
+    """Append a question whose references are spans of stored documents ("make a question from a selection").
+
+    Each document becomes a corpus named after its file (its stored text is written as the corpus, so the
+    offsets stay valid); empty ``spans`` make a question the corpus does not cover.
+    """
+    root = Path(root).expanduser()
+    corpora: dict[str, str] = {}
+    refs = []
+    for span in spans:
+        doc = ws.document(span.doc_id)
+        cid = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(doc.path).stem).lstrip(".") or f"doc{span.doc_id}"
+        existing = root / CORPORA_DIR / f"{cid}.md"
+        if existing.exists() and read_corpus(existing) != doc.text:
+            cid = f"{cid}-{doc.sha256[:8]}"
+        corpora[cid] = doc.text
+        refs.append({"corpus_id": cid, "start_index": span.start, "end_index": span.end})
+    row_cid = refs[0]["corpus_id"] if refs else ""
+    return save_question_set(root, [{"question": question, "corpus_id": row_cid, "references": refs}], corpora,
+                             append=True)
