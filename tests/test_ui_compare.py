@@ -1,0 +1,106 @@
+"""Side by side: A and B on the same question, the summary line, the A-only / B-only / both colouring of
+the document view, and evaluation questions with reference spans (drawn and scored per side)."""
+
+from __future__ import annotations
+
+import pytest
+from test_ui_support import QUESTION, WAIT_MS, search
+
+from workbench.core.evaluation.metrics import span_scores
+from workbench.core.spans import Span, intersect_spans, merge_spans, overlap_length, subtract_spans
+
+pytest_plugins = ["test_ui_support"]
+
+
+def _in_doc(spans, doc_id):
+    return [s for s in spans if s.doc_id == doc_id]
+
+
+def test_side_by_side_summary_and_diff_colouring(qtbot, make_window, sample_ws):
+    window = make_window(sample_ws)
+    window.side_by_side.click()
+    assert window.compare.b.isVisible()
+    ra, rb = search(qtbot, window, sides=("a", "b"))
+    assert ra.strategy != rb.strategy and ra.question == rb.question == QUESTION
+    a_spans, b_spans = ra.spans(), rb.spans()
+    shared = overlap_length(a_spans, b_spans)
+    summary = window.compare.summary.text().replace(",", "")
+    assert f"shared text: {shared} of" in summary
+    assert f"A: {len(ra.passages)} passage" in summary and f"B: {len(rb.passages)} passage" in summary
+    pane = window.compare.doc_pane
+    docs = {pane.picker.itemData(i) for i in range(pane.picker.count())}
+    assert docs == {s.doc_id for s in a_spans + b_spans}
+    for doc_id in docs:
+        pane.picker.setCurrentIndex(pane.picker.findData(doc_id))
+        pane.picker.activated.emit(pane.picker.currentIndex())
+        a, b = _in_doc(a_spans, doc_id), _in_doc(b_spans, doc_id)
+        view = pane.view
+        assert view.rendered("only_a") == subtract_spans(a, b)
+        assert view.rendered("only_b") == subtract_spans(b, a)
+        assert view.rendered("both") == intersect_spans(a, b)
+        hits = [s for r in (ra, rb) for p in r.passages for s in p.hit_spans if s.doc_id == doc_id]
+        assert view.rendered("hit") == merge_spans(hits)
+        runtime = sample_ws.runtime(ra.set_id)
+        first, end = runtime.doc_rows(doc_id)
+        assert view.document().toPlainText().count("\u00a6") >= end - first - 1, "every chunk boundary marked"
+    assert pane.legend.kinds[:3] == ["only_a", "only_b", "both"]
+
+
+def test_clicking_a_passage_opens_its_document_scrolled_to_it(qtbot, make_window, sample_ws):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QTextCursor
+
+    window = make_window(sample_ws)
+    (result,) = search(qtbot, window)
+    view = window.compare.a.results
+    passage = result.passages[-1]
+    window.compare.split.setSizes([300, 300])
+    pos = view.pmap.position_of(passage.span.doc_id, passage.span.start, tag=len(result.passages) - 1)
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(pos)
+    view.setTextCursor(cursor)
+    view.ensureCursorVisible()
+    point = view.cursorRect(cursor).center()
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    pane = window.compare.doc_pane
+    assert pane.doc_id == passage.span.doc_id
+    assert window.compare.bottom_tabs.currentWidget() is pane
+    doc_pos = pane.view.pmap.position_of(passage.span.doc_id, passage.span.start)
+    cursor = QTextCursor(pane.view.document())
+    cursor.setPosition(doc_pos)
+    assert pane.view.viewport().rect().contains(pane.view.cursorRect(cursor).center()), "scrolled to it"
+    assert pane.view.rendered("window") == merge_spans(_in_doc(result.spans(), passage.span.doc_id))
+
+
+def test_evaluation_question_draws_and_scores_reference_spans(qtbot, make_window, sample_ws):
+    window = make_window(sample_ws)
+    window.side_by_side.click()
+    deploy = next(d for d in sample_ws.store.documents() if d["path"].endswith("deploy-guide.md"))
+    text = sample_ws.doc_text(deploy["id"])
+    start = text.index("The database schema must be migrated")
+    end = text.index("stall halfway.") + len("stall halfway.")
+    reference = [Span(deploy["id"], start, end)]
+    with qtbot.waitSignals([window.compare.a.resultShown, window.compare.b.resultShown], timeout=WAIT_MS):
+        window.compare.show_question(QUESTION, [{"doc_path": deploy["path"], "start": start, "end": end}])
+    assert window.question.text() == QUESTION
+    for side in (window.compare.a, window.compare.b):
+        result = side.controller.result
+        recall, precision, iou, *_ = span_scores(result.spans(), reference)
+        assert side.metrics.isVisible()
+        assert side.metrics.text() == f"recall {recall:.2f} · precision {precision:.2f} · IoU {iou:.2f}"
+        assert side.results.rendered("reference") == intersect_spans(result.spans(), reference)
+    pane = window.compare.doc_pane
+    pane.show_doc(deploy["id"])
+    assert pane.view.rendered("reference") == reference
+    assert "reference" in pane.legend.kinds
+
+
+def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_window, sample_ws):
+    window = make_window(sample_ws)
+    if window.eval_view is None:
+        pytest.skip("workbench.ui.eval_view is not installed")
+    doc_id = sample_ws.store.documents()[0]["id"]
+    with qtbot.waitSignal(window.compare.a.resultShown, timeout=WAIT_MS):
+        window.eval_view.questionActivated.emit(QUESTION, [Span(doc_id, 0, 40)])
+    assert window.question.text() == QUESTION
+    assert window.compare.reference == [Span(doc_id, 0, 40)]
