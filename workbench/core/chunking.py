@@ -34,6 +34,7 @@ class ChunkConfig:
     overlap: int = 0
     structure_aware: bool = False
     heading_prefix: bool = False
+    contextual: bool = False  # an LLM-written sentence situating the chunk is embedded before it
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
@@ -44,8 +45,12 @@ class ChunkConfig:
             raise ValueError("overlap must be at least 0 and smaller than the chunk size")
 
     def to_json(self) -> str:
-        """Canonical JSON of the fields (stable key order)."""
-        return json.dumps(asdict(self), sort_keys=True)
+        """Canonical JSON of the fields (stable key order; optional flags only when set, so adding a
+        flag never changes the identity of existing chunk sets)."""
+        data = asdict(self)
+        if not data["contextual"]:
+            del data["contextual"]
+        return json.dumps(data, sort_keys=True)
 
     def set_id(self, model_id: str) -> str:
         """Identity of the chunk set for this configuration and embedding model."""
@@ -61,6 +66,8 @@ class ChunkConfig:
             parts.append("structure-aware")
         if self.heading_prefix:
             parts.append("heading-path embedding")
+        if self.contextual:
+            parts.append("contextual (LLM)")
         return ", ".join(parts)
 
 

@@ -8,12 +8,13 @@ crash or a cancel at any point leaves a consistent store that the next run compl
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from workbench.core.chunking import ChunkConfig, chunk_document
+from workbench.core.chunking import ChunkConfig, ChunkPiece, chunk_document
 from workbench.core.contextual import heading_prefix
 from workbench.core.documents import MAX_FILE_MB, Document, LoadResult, discover, load_file
 from workbench.core.embedding import Embedder, embed_cached, text_hash
@@ -83,9 +84,24 @@ def index_path(data_dir: Path, set_id: str) -> Path:
     return Path(data_dir) / "indexes" / f"{set_id}.faiss"
 
 
-def embedded_texts(doc: Document, pieces, config: ChunkConfig) -> tuple[list[str], list[str]]:  # noqa: ANN001
-    """(prefixes, embedded texts) of a document's chunks under ``config``."""
+Situator = Callable[[Document, Sequence[ChunkPiece]], list[str]]
+
+
+def embedded_texts(
+    doc: Document, pieces: Sequence[ChunkPiece], config: ChunkConfig, situate: Situator | None = None,
+) -> tuple[list[str], list[str]]:
+    """(prefixes, embedded texts) of a document's chunks under ``config``.
+
+    The prefix is the heading path (``heading_prefix``) and/or the LLM's situating sentence
+    (``contextual``, from ``situate``); the chunk's span and display text never change.
+    """
     prefixes = [heading_prefix(doc.title, p.heading_path) if config.heading_prefix else "" for p in pieces]
+    if config.contextual:
+        if situate is None:
+            raise ValueError("contextual retrieval needs a local LLM (embedded or Ollama) to write the sentences")
+        sentences = situate(doc, pieces)
+        prefixes = [f"{sentence.strip()} {pre}".strip() + " " if sentence.strip() or pre else ""
+                    for sentence, pre in zip(sentences, prefixes, strict=True)]
     return prefixes, [pre + doc.text[p.start : p.end] for pre, p in zip(prefixes, pieces, strict=True)]
 
 
@@ -98,6 +114,7 @@ def build_chunk_set(
     progress: ProgressSink | None = None,
     cancel: CancelToken | None = None,
     report: IngestReport | None = None,
+    situate: Situator | None = None,
 ) -> ChunkSetInfo:
     """Bring the chunk set for ``config`` up to date with the stored documents, then mark it ready."""
     report = report or IngestReport()
@@ -137,7 +154,7 @@ def build_chunk_set(
             cancel.check()
         doc = store.document(doc_id)
         pieces = chunk_document(doc.text, doc.headings, config, counter)
-        prefixes, texts = embedded_texts(doc, pieces, config)
+        prefixes, texts = embedded_texts(doc, pieces, config, situate)
         tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
         pending.append((doc, pieces, prefixes, texts, tokens))
         if sum(len(p[1]) for p in pending) >= FLUSH_CHUNKS:

@@ -14,7 +14,7 @@ from workbench.core.chunking import ChunkConfig
 
 SEARCH_MODES = ("dense", "bm25", "hybrid")
 EXPANSIONS = ("none", "neighbours", "tokens", "parent", "selective")
-CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix"}
+CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix", "contextual"}
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
 
 

@@ -89,6 +89,7 @@ class Workspace:
         self._current: dict[tuple[int, str], tuple[int, int]] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm = None  # an answering backend, used by LLM rerank and summaries when set
+        self.situate = None  # writes contextual-retrieval sentences; default: core.contextualize
 
     # ----- plumbing --------------------------------------------------------------------------
     @property
@@ -194,9 +195,16 @@ class Workspace:
             return info
         if info is not None and self.writer.is_busy() and self._has_snapshot(info):
             return info
+        situate = None
+        if config.contextual:
+            situate = self.situate
+            if situate is None:
+                from workbench.core.contextualize import make_situator
+
+                situate = make_situator(self, progress=progress, cancel=cancel)
         with self.writer.held():
             info = build_chunk_set(self.store, self.data_dir, config, self.embedder, self.counter, progress,
-                                   cancel, report)
+                                   cancel, report, situate=situate)
         with self._lock:
             self._runtimes.pop(info.id, None)
         return info
