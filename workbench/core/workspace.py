@@ -80,7 +80,7 @@ class Workspace:
         self._embedder = embedder
         self._model_path = model_path
         self._runtimes: dict[str, SetRuntime] = {}
-        self._query_vectors = _LRU(512)
+        self._query_vectors = _LRU(4096)
         self._texts = _LRU(256)
         self._offsets = _LRU(64)
         self._parents = _LRU(256)
@@ -254,14 +254,24 @@ class Workspace:
         return self.document(doc_id).text
 
     def query_vector(self, question: str) -> np.ndarray:
-        """The question's embedding (cached)."""
-        with self._lock:
-            vec = self._query_vectors.get(question)
+        """The question's embedding (cached in memory and in the store's vector cache)."""
+        vec = self._query_vectors.get(question)
         if vec is None:
-            vec = self.embedder.encode([question])[0]
-            with self._lock:
-                self._query_vectors.put(question, vec)
+            vec = self.query_vectors([question])[0]
         return vec
+
+    def query_vectors(
+        self, questions: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+    ) -> np.ndarray:
+        """Embeddings of many questions: cached ones read back, the rest embedded in one batch and cached."""
+        from workbench.core.embedding import embed_cached
+
+        missing = [q for q in dict.fromkeys(questions) if self._query_vectors.get(q) is None]
+        if missing:
+            vecs = embed_cached(self.store, self.embedder, missing, progress=progress, cancel=cancel)
+            for q, v in zip(missing, vecs, strict=True):
+                self._query_vectors.put(q, v)
+        return np.stack([self._query_vectors.get(q) for q in questions]) if questions else np.zeros((0, 0))
 
     def token_offsets(self, doc_id: int) -> list[tuple[int, int]]:
         """Token offsets of a whole document (cached)."""

@@ -1,8 +1,8 @@
 """Sweeps: run strategies × a parameter grid over a question set, and compare runs question by question.
 
-Chunk sets are built once per chunk configuration (cached embeddings are reused by the workspace), every
-question is embedded once (``Workspace.query_vector`` caches it: the loop runs question by question and
-tries every configuration on it), and everything right of the search step runs in memory.
+Chunk sets are built once per chunk configuration (cached embeddings are reused by the workspace), the
+questions are embedded once, in one batch (``Workspace.query_vectors``, cached in the store), and
+everything right of the search step runs in memory.
 """
 
 from __future__ import annotations
@@ -156,6 +156,7 @@ def run_sweep(
                                "retrieval searches them too")
     for chunk in dict.fromkeys(c.strategy.chunk for c in configs):
         ws.ensure_chunk_set(chunk, progress, cancel)
+    ws.query_vectors([q.question for q in qset.questions], progress, cancel)  # one batch, then cached
     report = Reporter(progress, "evaluating", len(qset.questions) * len(configs))
     done = 0
     for q in qset.questions:
