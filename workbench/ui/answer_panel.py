@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -26,6 +26,7 @@ from workbench.ui.answer_backend import BackendHolder, llm_available, run_answer
 from workbench.ui.workers import JobRunner, Worker
 
 NOT_INSTALLED = "answering backend not installed"
+SPAN_ROLE = Qt.ItemDataRole.UserRole
 
 
 class _Relay(QObject):
@@ -52,6 +53,7 @@ class AnswerPanel(QWidget):
         self.available = llm_available()
         self.holder = BackendHolder()
         self.worker: Worker | None = None
+        self._outcome: tuple | None = None
         self.relay = _Relay(self)
         self.relay.token.connect(self._append)
         self.relay.prompt.connect(self._set_prompt)
@@ -144,25 +146,35 @@ class AnswerPanel(QWidget):
         self.prompt.setPlainText(text)
 
     def _done(self, job) -> None:  # noqa: ANN001 - AnswerJob
-        self.status.setText("; ".join(job.warnings) if job.warnings else "done")
+        stopped = self.worker is not None and self.worker.cancelled
         self.stats.setText(job.stats_line)
         for label, span in job.sources:
             item = QListWidgetItem(label)
-            item.setData(256, span)
+            item.setData(SPAN_ROLE, span)
             self.sources.addItem(item)
-        self.answered.emit(job)
+        if stopped:  # the model stopped early; the partial answer stays
+            self._cancelled()
+            return
+        self.status.setText("; ".join(job.warnings) if job.warnings else "done")
+        self._outcome = (self.answered, (job,))
 
     def _failed(self, message: str) -> None:
         self.status.setText(f"answer failed: {message}")
         self.message.emit(f"Answer failed: {message}")
+        self._outcome = None
 
     def _cancelled(self) -> None:
         self.status.setText("stopped; the text so far is kept")
-        self.stopped.emit()
+        self._outcome = (self.stopped, ())
 
     def _finished(self) -> None:
+        """Last signal of a run: the panel is ready for the next question, then the outcome is announced."""
         self.worker = None
         self._set_running(False)
+        outcome, self._outcome = self._outcome, None
+        if outcome is not None:
+            signal, args = outcome
+            signal.emit(*args)
 
     def _toggle_prompt(self, shown: bool) -> None:
         self.prompt.setVisible(shown)
@@ -170,6 +182,6 @@ class AnswerPanel(QWidget):
         self.show_prompt.setText("Hide prompt" if shown else "Show prompt")
 
     def _source_activated(self, item: QListWidgetItem) -> None:
-        span = item.data(256)
+        span = item.data(SPAN_ROLE)
         if span:
             self.sourceActivated.emit(Span(*span))

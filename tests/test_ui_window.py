@@ -1,0 +1,150 @@
+"""Desktop manners: persisted layout and strategies, shortcuts, tooltips, the About box, errors in the UI,
+the background worker's signals, and the answer panel with the local model."""
+
+from __future__ import annotations
+
+import pytest
+from test_ui_support import WAIT_MS, search
+
+from workbench.core.strategies import PRESETS
+
+pytest_plugins = ["test_ui_support"]
+
+
+def test_layout_strategies_and_mode_persist(qtbot, make_window, sample_ws, ui_settings):
+    window = make_window(sample_ws)
+    side = window.compare.a
+    side.strategy_panel.preset.setCurrentText("sentence-window")
+    qtbot.waitUntil(lambda: not side.controller.building, timeout=WAIT_MS)
+    window.side_by_side.click()
+    window.compare.b.strategy_panel.top_k.setValue(7)
+    window.main_split.setSizes([420, 1180])
+    sizes = window.main_split.sizes()
+    window.close()
+    assert ui_settings.value("window/geometry") is not None
+    ui_settings.remove("window/geometry")  # the offscreen screen is small: keep the default window size
+    again = make_window(sample_ws, ui_settings)
+    assert again.compare.a.strategy() == PRESETS["sentence-window"]
+    assert again.compare.a.strategy_panel.preset.currentText() == "sentence-window"
+    assert again.compare.b.strategy().top_k == 7 and again.compare.b.strategy_panel.preset.currentText() == "custom"
+    assert again.side_by_side.isChecked() and again.compare.b.isVisible()
+    assert again.main_split.sizes() == sizes
+
+
+def test_shortcuts_focus_and_switch_sides(qtbot, make_window, sample_ws):
+    from PySide6.QtCore import Qt
+
+    window = make_window(sample_ws)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
+    window.compare.a.results.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert window.question.hasFocus()
+    qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert window.side_by_side.isChecked() and window.compare.b.isVisible()
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert window.compare.b.results.hasFocus()
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.compare.a.results.hasFocus()
+    a, b = window.compare.a.strategy(), window.compare.b.strategy()
+    qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert (window.compare.a.strategy(), window.compare.b.strategy()) == (b, a)
+    qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert not window.side_by_side.isChecked()
+    for action in window.actions_.values():
+        assert action.toolTip()
+
+
+def test_every_knob_says_what_it_does(make_window, sample_ws):
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QDoubleSpinBox, QSlider, QSpinBox
+
+    window = make_window(sample_ws)
+    for side in (window.compare.a, window.compare.b):
+        panel = side.strategy_panel
+        knobs = panel.findChildren(QSlider) + panel.findChildren(QSpinBox) + panel.findChildren(QComboBox) \
+            + panel.findChildren(QDoubleSpinBox) + panel.findChildren(QAbstractButton)
+        assert len(panel.findChildren(QSlider)) == 5
+        for knob in knobs:
+            assert len(knob.toolTip()) > 30, f"{knob!r} needs a tooltip"
+    assert "re-chunks" in window.compare.a.strategy_panel.size.slider.toolTip()
+    assert "nothing is re-embedded" in window.compare.a.strategy_panel.window.slider.toolTip()
+
+
+def test_about_box_and_errors_show_in_the_window(qtbot, make_window, fresh_ws):
+    from PySide6.QtWidgets import QLabel
+
+    window = make_window(fresh_ws)
+    window.actions_["about"].trigger()
+    dialogs = [w for w in window.children() if type(w).__name__ == "AboutDialog"]
+    assert len(dialogs) == 1 and dialogs[0].isVisible()
+    text = dialogs[0].findChild(QLabel).text()
+    for name in ("Chunk Workbench", "PySide6", "Qt", "Embedding model", "faiss-cpu"):
+        assert name in text
+    dialogs[0].close()
+    window.question.setText("anything")
+    window.run_search()
+    assert "library is empty" in window.statusBar().currentMessage()
+    with qtbot.waitSignal(window.errorShown, timeout=WAIT_MS):
+        window.library.indexingFailed.emit("disk full")
+    assert "disk full" in window.statusBar().currentMessage()
+
+
+def test_worker_signals_in_order(qtbot):
+    from workbench.core.jobs import Cancelled, ProgressEvent
+    from workbench.ui.workers import JobRunner, Worker
+
+    runner = JobRunner(2)
+    seen: list[tuple] = []
+
+    def watch(worker: Worker, name: str) -> Worker:
+        s = worker.signals
+        s.started.connect(lambda: seen.append((name, "started")))
+        s.progress.connect(lambda ev: seen.append((name, "progress", ev.done)))
+        s.result.connect(lambda v: seen.append((name, "result", v)))
+        s.error.connect(lambda msg, _tb: seen.append((name, "error", msg)))
+        s.cancelled.connect(lambda: seen.append((name, "cancelled")))
+        s.finished.connect(lambda: seen.append((name, "finished")))
+        return worker
+
+    def ok(progress, cancel):
+        progress(ProgressEvent("embedding", 1, 2))
+        return 42
+
+    def stop(progress, cancel):
+        cancel.check()
+        raise Cancelled()
+
+    jobs = [watch(Worker(ok), "ok"), watch(Worker(lambda p, c: 1 / 0), "bad"), watch(Worker(stop), "stop")]
+    jobs[2].cancel()
+    with qtbot.waitSignals([j.signals.finished for j in jobs], timeout=WAIT_MS):
+        for job in jobs:
+            runner.start(job)
+    assert [e for e in seen if e[0] == "ok"] == [("ok", "started"), ("ok", "progress", 1), ("ok", "result", 42),
+                                                 ("ok", "finished")]
+    assert ("bad", "error", "ZeroDivisionError: division by zero") in seen
+    assert [e[1] for e in seen if e[0] == "stop"] == ["started", "cancelled", "finished"]
+    assert runner.shutdown()
+
+
+@pytest.mark.llm
+def test_answer_streams_and_stops(qtbot, make_window, sample_ws):
+    window = make_window(sample_ws)
+    panel = window.answer
+    if not panel.available:
+        assert panel.status.text() == "answering backend not installed" and not panel.ask.isEnabled()
+        pytest.skip("workbench.core.llm is not installed")
+    search(qtbot, window)
+    with qtbot.waitSignal(panel.answered, timeout=120_000) as done:
+        panel.ask.click()
+        assert panel.stop.isEnabled() and not panel.ask.isEnabled()
+    job = done.args[0]
+    assert panel.answer.toPlainText() == job.text and job.text.strip()
+    assert "tokens/s" in panel.stats.text()
+    panel.show_prompt.click()
+    assert panel.prompt.isVisibleTo(panel) and "Passages:" in panel.prompt.toPlainText()
+    assert "Question: Why must the database migration" in panel.prompt.toPlainText()
+    with qtbot.waitSignal(panel.relay.token, timeout=120_000):
+        panel.ask.click()
+    with qtbot.waitSignal(panel.stopped, timeout=WAIT_MS):
+        panel.stop.click()
+    assert panel.ask.isEnabled() and "stopped" in panel.status.text()
