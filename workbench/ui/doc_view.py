@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
@@ -58,13 +60,16 @@ class DocumentView(LayeredTextView):
                 layers[kind] = [(s.start, s.end) for s in spans]
         else:
             layers["window"] = [(s.start, s.end) for s in _spans(base, doc_id)]
-        cursor = self.reset()
+        cursor = self.begin()
         insert_layers(cursor, doc_id, doc.text, 0, len(doc.text), layers, chunk_markers(chunk_spans, doc.text),
                       self.pmap, tag=doc_id)
+        self.commit()
 
 
 class DocumentPane(QWidget):
-    """Document picker, legend and the document view."""
+    """Document picker, legend and the document view (redrawn only when what it shows changed)."""
+
+    rendered = Signal(int)  # doc_id, after the view was redrawn
 
     def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001
         super().__init__(parent)
@@ -88,6 +93,12 @@ class DocumentPane(QWidget):
         self.result_a = self.result_b = None
         self.reference: list[Span] = []
         self.doc_id: int | None = None
+        self._drawn: tuple | None = None  # what the view shows: (doc_id, result A, result B, reference)
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._refresh)
         self.picker.activated.connect(lambda i: self.show_doc(self.picker.itemData(i)))
 
     def set_results(self, result_a, result_b=None, reference: Sequence[Span] = ()) -> None:  # noqa: ANN001
@@ -111,22 +122,54 @@ class DocumentPane(QWidget):
         if self.doc_id not in docs:
             self.doc_id = next(iter(docs), None)
         if self.doc_id is None:
+            self._timer.stop()
             self.view.reset()
+            self._drawn = None
             self.info.setText("")
         else:
-            self.show_doc(self.doc_id)
+            self._timer.start()  # redraw on the next event-loop turn: the results view comes first
+
+    def flush(self) -> None:
+        """Draw a pending update now."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._refresh()
+
+    def _refresh(self) -> None:
+        if not self.isVisible():
+            self._dirty = True  # drawn when the pane is shown again
+            return
+        self.show_doc(self.doc_id)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        """Catch up with results that arrived while the pane was hidden."""
+        super().showEvent(event)
+        if self._dirty:
+            self._dirty = False
+            self._timer.start()
 
     def show_doc(self, doc_id: int | None, offset: int | None = None) -> None:
-        """Show document ``doc_id`` (scrolled to character ``offset`` when given)."""
+        """Show document ``doc_id`` now (scrolled to character ``offset`` when given)."""
         if doc_id is None:
             return
+        self._timer.stop()
         self.doc_id = doc_id
         i = self.picker.findData(doc_id)
         if i >= 0:
             self.picker.setCurrentIndex(i)
-        self.view.show_document(doc_id, self.result_a, self.result_b, self.reference)
-        doc = self.ws.document(doc_id)
-        self.info.setText(f"{Path(doc.path).name} · {len(doc.text):,} chars")
+        key = (doc_id, self.result_a, self.result_b, tuple(self.reference))
+        drawn = self._drawn
+        if drawn is None or not (drawn[0] == doc_id and drawn[1] is key[1] and drawn[2] is key[2]
+                                 and drawn[3] == key[3]):
+            scroll = self.view.verticalScrollBar().value()
+            same_doc = self._drawn is not None and self._drawn[0] == doc_id
+            self.view.show_document(doc_id, self.result_a, self.result_b, self.reference)
+            self._drawn = key
+            if same_doc:
+                self.view.verticalScrollBar().setValue(scroll)
+            doc = self.ws.document(doc_id)
+            self.info.setText(f"{Path(doc.path).name} · {len(doc.text):,} chars")
+            self.rendered.emit(doc_id)
         if offset is not None:
             self.view.scroll_to(doc_id, offset)
 

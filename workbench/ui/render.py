@@ -131,15 +131,19 @@ def insert_layers(cursor: QTextCursor, doc_id: int, text: str, start: int, end: 
     boundary marker before each offset in ``markers`` (strictly inside the range)."""
     marks = sorted({m for m in markers if start < m < end})
     formats: dict[frozenset[str], object] = {}
-    for seg in segments(start, end, layers, marks):
-        if seg.start in marks:
-            cursor.insertText(MARKER, marker_format(seg.kinds))
-        piece = displayable(text[seg.start : seg.end])
-        fmt = formats.get(seg.kinds)
-        if fmt is None:
-            fmt = formats[seg.kinds] = kinds_format(seg.kinds)
-        pmap.add(cursor.position(), doc_id, seg.start, seg.end, piece, tag)
-        cursor.insertText(piece, fmt)
+    cursor.beginEditBlock()  # one layout pass at the end instead of one per piece
+    try:
+        for seg in segments(start, end, layers, marks):
+            if seg.start in marks:
+                cursor.insertText(MARKER, marker_format(seg.kinds))
+            piece = displayable(text[seg.start : seg.end])
+            fmt = formats.get(seg.kinds)
+            if fmt is None:
+                fmt = formats[seg.kinds] = kinds_format(seg.kinds)
+            pmap.add(cursor.position(), doc_id, seg.start, seg.end, piece, tag)
+            cursor.insertText(piece, fmt)
+    finally:
+        cursor.endEditBlock()
 
 
 def rendered_spans(document: QTextDocument, pmap: PositionMap, kind: str) -> list[Span]:

@@ -41,7 +41,7 @@ class ResultsView(LayeredTextView):
         self.reference = list(reference or [])
         self.runtime = self.ws.runtime(result.set_id)
         scroll = self.verticalScrollBar().value()
-        cursor = self.reset()
+        cursor = self.begin()
         self._card_starts = []
         if result.warnings:
             cursor.insertText("\n".join(f"⚠ {w}" for w in result.warnings) + "\n", plain_format("#8a5300"))
@@ -55,10 +55,11 @@ class ResultsView(LayeredTextView):
             cursor.insertBlock()
             cursor.insertText(f"The {result.context.budget}-token budget dropped {len(dropped)} more "
                               f"passage(s).", plain_format(MUTED, italic=True))
+        self.commit()
         self.verticalScrollBar().setValue(min(scroll, self.verticalScrollBar().maximum()))
 
     def _card(self, cursor: QTextCursor, index: int, passage) -> None:  # noqa: ANN001
-        root = self.document().rootFrame()
+        root = cursor.document().rootFrame()
         cursor.setPosition(root.lastPosition())
         frame_fmt = QTextFrameFormat()
         frame_fmt.setBackground(QColor(CARD))

@@ -20,8 +20,9 @@ log = logging.getLogger(__name__)
 class LayeredTextView(QTextEdit):
     """A read-only view of document text drawn by ``render.insert_layers``.
 
-    Subclasses fill ``self.document()`` and ``self.pmap``; set ``self.runtime`` to the chunk set whose
-    chunks the hover card describes.
+    Subclasses fill a new document between ``begin()`` and ``commit()`` (built detached from the view,
+    so it is laid out once) and record its pieces in ``self.pmap``; ``self.runtime`` is the chunk set
+    whose chunks the hover card describes.
     """
 
     clicked = Signal(int, int, object)  # doc_id, character offset, tag of the inserted piece
@@ -35,8 +36,8 @@ class LayeredTextView(QTextEdit):
         self.setReadOnly(True)
         self.setAcceptRichText(False)
         self.setUndoRedoEnabled(False)
-        self.document().setDefaultFont(text_font())
-        self.document().setDocumentMargin(10)
+        self._next: QTextDocument | None = None
+        self.reset()
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                      | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self._press: QPoint | None = None
@@ -50,11 +51,30 @@ class LayeredTextView(QTextEdit):
         return None
 
     # ----- content --------------------------------------------------------------------------
-    def reset(self) -> QTextCursor:
-        """Empty the view; returns a cursor at the start."""
-        self.document().clear()
+    def begin(self) -> QTextCursor:
+        """Start new content: a cursor on a fresh document that is shown by ``commit()``."""
+        doc = QTextDocument(self)
+        doc.setDefaultFont(text_font())
+        doc.setDocumentMargin(10)
+        doc.setUndoRedoEnabled(False)
+        self._next = doc
         self.pmap = PositionMap()
-        return QTextCursor(self.document())
+        return QTextCursor(doc)
+
+    def commit(self) -> None:
+        """Show the document built since ``begin()``."""
+        old, doc, self._next = self.document(), self._next, None
+        if doc is None:
+            return
+        ours = old is not doc and old.parent() is self  # Qt deletes the document it created itself
+        self.setDocument(doc)
+        if ours:
+            old.deleteLater()
+
+    def reset(self) -> None:
+        """Empty the view."""
+        self.begin()
+        self.commit()
 
     def rendered(self, kind: str) -> list[Span]:
         """Document spans drawn with layer ``kind`` (read back from the text formats)."""
