@@ -148,3 +148,23 @@ def test_answer_streams_and_stops(qtbot, make_window, sample_ws):
     with qtbot.waitSignal(panel.stopped, timeout=WAIT_MS):
         panel.stop.click()
     assert panel.ask.isEnabled() and "stopped" in panel.status.text()
+
+
+def test_binding_guard_keeps_none_alive_through_many_void_calls():
+    import sys
+
+    from PySide6.QtCore import QPoint
+
+    import workbench.ui
+    from workbench.ui.qt_compat import void_calls_leak_none
+
+    if not void_calls_leak_none():
+        assert not workbench.ui.NONE_GUARD_APPLIED or sys.version_info < (3, 12)
+        return
+    assert workbench.ui.NONE_GUARD_APPLIED
+    before = sys.getrefcount(None)
+    assert before > 1 << 39
+    point = QPoint()
+    for _ in range(300_000):  # more than an unguarded None holds: this would abort the interpreter
+        point.setX(1)
+    assert sys.getrefcount(None) > 1 << 39

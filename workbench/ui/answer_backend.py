@@ -67,10 +67,12 @@ def run_answer(ws, question: str, strategy, holder: BackendHolder, on_prompt: Ca
     from workbench.core.llm.answer import answer, prepare
 
     backend = holder.get()
-    prompt, warnings = prepare(ws, question, strategy, backend, max_tokens, 0, None, cancel)
+    prompt, warnings = prepare(ws, question, strategy, backend, max_tokens=max_tokens, context_budget=0,
+                               cancel=cancel)
     job = AnswerJob(question, prompt_text=format_prompt(prompt.messages))
     on_prompt(job.prompt_text)
-    result = answer(prompt, backend, max_tokens, 0.0, on_token, cancel, warnings)
+    result = answer(prompt, backend, max_tokens=max_tokens, temperature=0.0, on_token=on_token, cancel=cancel,
+                    warnings=warnings)
     job.text = result.text
     job.warnings = list(result.warnings)
     seen = set()

@@ -38,7 +38,8 @@ class LibraryPanel(QWidget):
     libraryChanged = Signal()
     indexingFinished = Signal(object)  # IngestReport
     indexingCancelled = Signal()
-    indexingFailed = Signal(str)
+    indexingFailed = Signal(str)  # any store job of the library that failed, with its message
+    removed = Signal(int)
     message = Signal(str)
 
     def __init__(self, workspace, store_jobs: JobRunner,  # noqa: ANN001
@@ -161,15 +162,28 @@ class LibraryPanel(QWidget):
         if self.worker is not None:
             self.worker.cancel()
 
-    def remove_selected(self) -> None:
-        """Remove the selected documents from the store."""
-        rows = [r for r in self.table.selected() if r["doc_id"] is not None]
-        for r in rows:
-            self.ws.remove_document(int(r["doc_id"]))
-        if rows:
-            self.message.emit(f"Removed {len(rows)} document(s).")
-            self.refresh()
-            self.libraryChanged.emit()
+    def remove_selected(self) -> Worker | None:
+        """Remove the selected documents from the store (on the store queue: it waits for running writes)."""
+        ids = [int(r["doc_id"]) for r in self.table.selected() if r["doc_id"] is not None]
+        if not ids or self.worker is not None:
+            return None
+        ws = self.ws
+
+        def job(_progress, cancel):  # noqa: ANN001, ANN202
+            for doc_id in ids:
+                ws.remove_document(doc_id)
+            return len(ids)
+
+        worker = Worker(job, "remove documents")
+        worker.signals.result.connect(
+            lambda n: setattr(self, "_outcome", (f"Removed {n} document(s).", self.removed, (n,))))
+        worker.signals.error.connect(lambda msg, _tb: self._failed(msg, "Removing documents"))
+        worker.signals.finished.connect(self._finished)
+        self.worker = worker
+        self.progress.start(f"Removing {len(ids)} document(s)")
+        self._update_buttons()
+        self.store_jobs.start(worker)
+        return worker
 
     def reindex_selected(self) -> None:
         """Re-read the selected documents (all when none is selected)."""
@@ -187,8 +201,8 @@ class LibraryPanel(QWidget):
         self._outcome = ("Indexing cancelled: the store keeps what was completed; index again to resume.",
                          self.indexingCancelled, ())
 
-    def _failed(self, message: str) -> None:
-        self._outcome = (f"Indexing failed: {message}", self.indexingFailed, (message,))
+    def _failed(self, message: str, what: str = "Indexing") -> None:
+        self._outcome = (f"{what} failed: {message}", self.indexingFailed, (f"{what} failed: {message}",))
 
     def _finished(self) -> None:
         """Last signal of a run: refresh the list first, then announce the outcome."""
