@@ -11,6 +11,7 @@ from workbench.core.spans import Span
 from workbench.core.strategies import Strategy
 from workbench.ui.compare_stats import side_line, span_metrics
 from workbench.ui.job_progress import JobProgress
+from workbench.ui.legend import Legend
 from workbench.ui.results_view import ResultsView
 from workbench.ui.side_controller import SideController
 from workbench.ui.strategy_panel import StrategyPanel
@@ -41,6 +42,11 @@ class SidePanel(QWidget):
         self.describe.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.stats = QLabel("")
         self.stats.setObjectName("stats")
+        self.legend = Legend(["hit", "window", "boundary"],
+                             labels={"hit": "hit", "window": "neighbours", "boundary": "boundary"})
+        self.legend.setWordWrap(False)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # clipped, never wider
+        self.legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.metrics = QLabel("")
         self.metrics.setObjectName("stats")
         self.metrics.hide()
@@ -73,8 +79,9 @@ class SidePanel(QWidget):
         lay.addWidget(self.banner)
         stats = QHBoxLayout()
         stats.addWidget(self.stats)
-        stats.addStretch(1)
         stats.addWidget(self.metrics)
+        stats.addSpacing(12)
+        stats.addWidget(self.legend, 1)
         lay.addLayout(stats)
         lay.addWidget(self.results, 1)
 

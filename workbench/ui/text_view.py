@@ -104,7 +104,7 @@ class LayeredTextView(QTextEdit):
         cursor = QTextCursor(self.document())
         cursor.setPosition(pos)
         rect = self.cursorRect(cursor)
-        bar.setValue(bar.value() + rect.top() - 24)
+        bar.setValue(bar.value() + rect.top() - 6)
         return True
 
     # ----- hover and click ------------------------------------------------------------------

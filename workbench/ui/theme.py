@@ -23,8 +23,8 @@ class Swatch:
 
 
 SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
-    Swatch("hit", "hit chunk (matched the question)", background="#ffd54a"),
-    Swatch("window", "expanded neighbours (window)", background="#fff3c4"),
+    Swatch("hit", "hit chunk", background="#ffd54a"),
+    Swatch("window", "expanded neighbours", background="#fff3c4"),
     Swatch("only_a", "returned only by A", background="#cfe2ff"),
     Swatch("only_b", "returned only by B", background="#ffdcc2"),
     Swatch("both", "returned by A and B", background="#cdeccd"),
