@@ -63,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workbench.ui.logs import setup_logging
 
     log_file = setup_logging()
+    log_binding_guard()
     app = make_app()
     from PySide6.QtWidgets import QMessageBox
 
@@ -98,10 +99,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         app_lock.release()
 
 
+def log_binding_guard() -> None:
+    """Note in the log when the Qt binding work-around is active."""
+    import workbench.ui
+    from workbench.ui.qt_compat import describe_guard
+
+    if workbench.ui.NONE_GUARD_APPLIED:
+        log.warning("%s", describe_guard())
+
+
 def headless_if_needed() -> None:
     """Use the offscreen platform when no display is available (CI, packaging)."""
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-__all__ = ["SAMPLE_DIR", "SELF_TEST_QUESTION", "headless_if_needed", "main", "make_app", "parse_args"]
+__all__ = ["SAMPLE_DIR", "SELF_TEST_QUESTION", "headless_if_needed", "log_binding_guard", "main", "make_app",
+           "parse_args"]

@@ -11,10 +11,8 @@ Pinning the binding to a fixed release makes this a no-op.
 from __future__ import annotations
 
 import ctypes
-import logging
 import sys
 
-log = logging.getLogger(__name__)
 RESERVE = 1 << 40  # ~10^12 references: centuries of calls
 
 
@@ -38,15 +36,12 @@ def guard_none_refcount() -> bool:
         return False
     refcount = ctypes.c_ssize_t.from_address(id(None))  # ob_refcnt is the first field of every object
     refcount.value += RESERVE
-    log.warning("PySide6 %s leaks references to None on void calls; applied a reserve",
-                _binding_version())
     return True
 
 
-def _binding_version() -> str:
-    try:
-        import PySide6
+def describe_guard() -> str:
+    """One line for the log about the work-around (logged once logging is set up)."""
+    import PySide6
 
-        return PySide6.__version__
-    except ImportError:  # pragma: no cover
-        return "?"
+    return (f"PySide6 {PySide6.__version__} on Python {sys.version.split()[0]} leaks references to None on "
+            "void calls; a reserve of references keeps None alive (pin PySide6 to a fixed release)")

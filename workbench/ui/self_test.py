@@ -23,12 +23,19 @@ def _wait(app, done, timeout_s: float) -> bool:  # noqa: ANN001
 
 def run_self_test(timeout_s: float = TIMEOUT_S) -> int:
     """Run the self-test; prints one line per step and returns the exit code."""
-    from workbench.ui.app import SAMPLE_DIR, SELF_TEST_QUESTION, headless_if_needed, make_app
+    from workbench.ui.app import (
+        SAMPLE_DIR,
+        SELF_TEST_QUESTION,
+        headless_if_needed,
+        log_binding_guard,
+        make_app,
+    )
 
     headless_if_needed()
     from workbench.ui.logs import setup_logging
 
     setup_logging()
+    log_binding_guard()
     app = make_app()
     from workbench.core.workspace import Workspace
     from workbench.ui.main_window import MainWindow
