@@ -18,7 +18,7 @@ from PySide6.QtGui import QTextCursor, QTextDocument
 
 from workbench.core.spans import Span, merge_spans
 from workbench.ui.theme import KINDS_PROPERTY, MARKER, kinds_format, marker_format
-from workbench.ui.utf16 import Utf16Map, utf16_len
+from workbench.ui.utf16 import Utf16Map
 
 _CONTROL = {c: " " for c in range(32) if chr(c) not in "\t\n"}
 _CONTROL[0x7F] = " "
@@ -171,11 +171,6 @@ def rendered_spans(document: QTextDocument, pmap: PositionMap, kind: str) -> lis
     return merge_spans(found)
 
 
-def marker_count(document: QTextDocument) -> int:
-    """Number of chunk-boundary markers drawn."""
-    return document.toPlainText().count(MARKER)
-
-
 def chunk_markers(spans: Sequence[Span], text: str) -> set[int]:
     """Marker offsets for chunk spans: every chunk start, and every chunk end that is not simply followed
     (after whitespace) by the next chunk's start — ends inside an overlap, or before text no chunk holds."""
@@ -200,5 +195,5 @@ def overlap_ranges(spans: Sequence[Span]) -> list[tuple[int, int]]:
     return out
 
 
-__all__ = ["PositionMap", "Segment", "chunk_markers", "displayable", "insert_layers", "marker_count",
-           "overlap_ranges", "rendered_spans", "segments", "utf16_len"]
+__all__ = ["PositionMap", "Segment", "chunk_markers", "displayable", "insert_layers", "overlap_ranges",
+           "rendered_spans", "segments"]

@@ -176,8 +176,3 @@ class LayeredTextView(QTextEdit):
     def on_label_clicked(self, point: QPoint) -> None:
         """Hook for clicks outside document text (headers)."""
 
-
-def plain_document_text(view: QTextEdit) -> str:
-    """What a view shows, as plain text (markers included)."""
-    doc: QTextDocument = view.document()
-    return doc.toPlainText()

@@ -104,10 +104,6 @@ class JobRunner(QObject):
         self.pool.start(worker)
         return worker
 
-    def submit(self, fn: JobFn, name: str = "job") -> Worker:
-        """Create a worker for ``fn`` (not started yet: connect, then call ``start``)."""
-        return Worker(fn, name)
-
     @property
     def busy(self) -> bool:
         """True while a worker of this runner is queued or running."""
