@@ -56,10 +56,11 @@ def make_window(qtbot, ui_settings):
             window.close()
             window.deleteLater()
         del window
-    for _ in range(3):
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        QApplication.processEvents()
-        gc.collect()  # parentless helpers (e.g. pyqtgraph's context menus) go with their Python owners
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QApplication.processEvents()
+    gc.collect()  # parentless helpers (e.g. pyqtgraph's context menus) go with their Python owners
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QApplication.processEvents()
     leaks = {k: v for k, v in _live_top_levels().items() if k not in before}
     assert not leaks, f"top-level widgets left over: {sorted(leaks.values())}"
 
