@@ -1,0 +1,60 @@
+"""Write docs/cli.md, the reference of every ``workbench`` sub-command and option, from the parser itself.
+
+    .venv/bin/python scripts/cli_reference.py          # rewrite docs/cli.md
+    .venv/bin/python scripts/cli_reference.py --check  # exit 1 when docs/cli.md is out of date
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "docs" / "cli.md"
+
+
+def render() -> str:
+    """The Markdown reference."""
+    import os
+
+    os.environ["COLUMNS"] = "100"  # usage lines wrap at a fixed width, whatever the terminal
+    from workbench.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {c.dest: c.help for c in sub._choices_actions}
+    lines = ["# `workbench` command reference", "",
+             "Generated from the argument parser by `scripts/cli_reference.py`; the tests fail when it is stale.",
+             "Every data command takes `--data-dir DIR` (default `$WORKBENCH_DATA`, else the per-user data folder).",
+             ""]
+    for name, p in sorted(sub.choices.items()):
+        lines += [f"## `workbench {name}`", "", helps.get(name) or "", "", "```", p.format_usage().strip(), "```", ""]
+        rows = []
+        for action in p._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            flag = ", ".join(action.option_strings) or action.dest.upper()
+            metavar = "" if action.nargs == 0 else (action.metavar or action.dest.upper())
+            text = (action.help or "").replace("|", "\\|").replace("%%", "%")
+            rows.append(f"| `{flag}{' ' + str(metavar) if action.option_strings and metavar else ''}` | {text} |")
+        if rows:
+            lines += ["| argument | meaning |", "|---|---|", *rows, ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main() -> int:
+    text = render()
+    if "--check" in sys.argv:
+        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
+            print("docs/cli.md is out of date: run .venv/bin/python scripts/cli_reference.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""Privacy: index, search, evaluation and answering run with a socket guard that fails on any connection
+to a non-loopback address; model loaders are offline; the Ollama host defaults to loopback."""
+
+import json
+import os
+import socket
+
+import pytest
+from conftest import CHROMA, SAMPLE
+from netguard import NetGuard
+
+from workbench.cli import main
+
+
+def test_the_guard_itself_refuses_outside_addresses(monkeypatch):
+    guard = NetGuard(monkeypatch)
+    with socket.socket() as s, pytest.raises(OSError, match="network guard"):
+        s.connect(("192.0.2.1", 80))  # TEST-NET-1: refused by the guard before any packet is sent
+    assert guard.blocked == [("192.0.2.1", 80)]
+
+
+def test_whole_workflow_stays_on_the_machine(monkeypatch, capsys, tmp_path):
+    guard = NetGuard(monkeypatch)
+    data = str(tmp_path / "data")
+    assert main(["index", str(SAMPLE), "--data-dir", data, "--quiet"]) == 0
+    assert main(["search", "How do I calibrate a sensor?", "--data-dir", data, "--json", "--window", "1"]) == 0
+    qset = tmp_path / "qset"
+    (qset / "corpora").mkdir(parents=True)
+    text = (CHROMA / "corpora" / "chatlogs.md").read_text(encoding="utf-8")
+    (qset / "corpora" / "chatlogs.md").write_text(text, encoding="utf-8")
+    with open(CHROMA / "questions.csv", encoding="utf-8") as src:
+        import csv
+
+        rows = [r for r in csv.DictReader(src) if r["corpus_id"] == "chatlogs"][:5]
+    with open(qset / "questions.csv", "w", encoding="utf-8", newline="") as dst:
+        w = csv.DictWriter(dst, fieldnames=["question", "references", "corpus_id"])
+        w.writeheader()
+        w.writerows(rows)
+    assert main(["eval", str(qset), "--strategy", "plain", "--data-dir", data, "--json", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["ask", "How much is the day pass?", "--data-dir", data, "--backend", "embedded",
+                 "--max-tokens", "4", "--top-k", "1", "--json", "--quiet"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["stats"]["backend"] == "embedded"
+    assert guard.blocked == []
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+
+
+def test_ollama_host_defaults_to_loopback(monkeypatch):
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    from workbench.core.llm.ollama_backend import resolve_host
+
+    host = resolve_host(None)
+    assert "127.0.0.1" in host or "localhost" in host
