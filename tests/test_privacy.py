@@ -52,3 +52,14 @@ def test_ollama_host_defaults_to_loopback(monkeypatch):
 
     host = resolve_host(None)
     assert "127.0.0.1" in host or "localhost" in host
+
+
+def test_non_loopback_ollama_host_is_flagged():
+    from workbench.core.llm.ollama_backend import host_warning, is_loopback_host
+
+    for local in ("127.0.0.1:11434", "http://localhost:11434", "[::1]:11434", "http://127.0.0.2"):
+        assert is_loopback_host(local), local
+        assert host_warning(local) is None
+    for remote in ("192.168.1.20:11434", "http://gpu-box.lan:11434", "10.0.0.5"):
+        assert not is_loopback_host(remote), remote
+        assert "not on this machine" in host_warning(remote)

@@ -13,7 +13,11 @@ from workbench.core.jobs import CancelToken
 
 def _open_backend(args: argparse.Namespace):  # noqa: ANN202
     from workbench.core.llm import LLMError, open_backend
+    from workbench.core.llm.ollama_backend import host_warning
 
+    warning = host_warning(args.host) if args.backend != "embedded" else None
+    if warning:
+        print(f"workbench: warning: {warning}", file=sys.stderr)
     try:
         return open_backend(args.backend, args.model, args.host)
     except LLMError as exc:

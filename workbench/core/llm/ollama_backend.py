@@ -38,6 +38,29 @@ def resolve_host(host: str | None = None) -> str:
     return host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
 
 
+def is_loopback_host(host: str) -> bool:
+    """True when ``host`` names this machine (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    name = urlsplit(host if "://" in host else f"http://{host}").hostname or ""
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def host_warning(host: str | None) -> str | None:
+    """A warning when the Ollama host is not on this machine: questions and passages would leave it."""
+    resolved = resolve_host(host)
+    if is_loopback_host(resolved):
+        return None
+    return (f"the Ollama host {display_host(resolved)} is not on this machine: questions and passages will be sent "
+            "there over the network")
+
+
 def display_host(host: str) -> str:
     """``host`` without scheme or trailing slash, for messages."""
     return host.split("://", 1)[-1].rstrip("/")
