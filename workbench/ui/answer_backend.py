@@ -41,18 +41,28 @@ class AnswerJob:
 
 
 class BackendHolder:
-    """Opens the answering backend once (on first use, on a worker thread) and keeps it."""
+    """Opens the answering backend once (on first use, on a worker thread) and keeps it.
 
-    def __init__(self, kind: str = "auto") -> None:
+    ``kind``, ``model`` and ``host`` are those of ``open_backend`` ("" or None: the backend's default);
+    ``blocked`` is a reason not to open it at all (a non-loopback host the user never allowed).
+    """
+
+    def __init__(self, kind: str = "auto", model: str | None = None, host: str | None = None,
+                 blocked: str | None = None) -> None:
         self.kind = kind
+        self.model = model or None
+        self.host = host or None
+        self.blocked = blocked
         self.backend = None
 
     def get(self):  # noqa: ANN201
         """The backend (opening it on first call; raises the backend's own error with its message)."""
+        if self.blocked:
+            raise RuntimeError(self.blocked)
         if self.backend is None:
             from workbench.core.llm import open_backend
 
-            self.backend = open_backend(kind=self.kind)
+            self.backend = open_backend(kind=self.kind, model=self.model, host=self.host)
         return self.backend
 
 

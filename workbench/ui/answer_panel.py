@@ -1,7 +1,8 @@
 """The answer panel: Ask, the streamed answer, Stop, a stats line, cited sources and "show prompt".
 
 It works when ``workbench.core.llm`` is importable; otherwise it says "answering backend not installed".
-Generation runs on a worker; tokens are appended as they stream in.
+Generation runs on a worker; tokens are appended as they stream in. The backend, model and Ollama host
+are the user's (``settings.LLMChoice``); a host that is not this machine shows a warning above the answer.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.spans import Span
 from workbench.ui.answer_backend import BackendHolder, llm_available, run_answer
+from workbench.ui.settings import LLMChoice
 from workbench.ui.workers import JobRunner, Worker
 
 NOT_INSTALLED = "answering backend not installed"
@@ -45,13 +47,18 @@ class AnswerPanel(QWidget):
     stopped = Signal()
 
     def __init__(self, workspace, context: Callable[[], tuple[str, object]], jobs: JobRunner,  # noqa: ANN001
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, backend: LLMChoice | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
         self.context = context  # -> (question, strategy) to answer with
         self.jobs = jobs
         self.available = llm_available()
+        self.choice = LLMChoice()
         self.holder = BackendHolder()
+        self.host_warning = QLabel()
+        self.host_warning.setObjectName("banner")
+        self.host_warning.setWordWrap(True)
+        self.host_warning.hide()
         self.worker: Worker | None = None
         self._outcome: tuple | None = None
         self.relay = _Relay(self)
@@ -86,6 +93,7 @@ class AnswerPanel(QWidget):
         self.ask.clicked.connect(self.start)
         self.stop.clicked.connect(self.cancel)
         self._layout()
+        self.set_backend(backend or LLMChoice())
         self._set_running(False)
 
     def _layout(self) -> None:
@@ -96,10 +104,22 @@ class AnswerPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(bar)
+        lay.addWidget(self.host_warning)
         lay.addWidget(self.answer, 2)
         lay.addWidget(self.stats)
         lay.addWidget(self.sources)
         lay.addWidget(self.prompt, 2)
+
+    def set_backend(self, choice: LLMChoice) -> None:
+        """Answer with ``choice`` from the next question on (an answer in progress keeps its backend)."""
+        self.choice = choice
+        model = choice.model if choice.kind != "embedded" or choice.model.endswith(".gguf") else ""
+        self.holder = BackendHolder(choice.kind, model, choice.host, blocked=choice.blocked())
+        warning = choice.blocked() or choice.warning()
+        self.host_warning.setText(f"Warning: {warning}." if warning else "")
+        self.host_warning.setVisible(bool(warning))
+        self.ask.setToolTip("Answer the question from strategy A's passages with "
+                            f"{describe_choice(choice)} (Ctrl+Enter)")
 
     def _set_running(self, running: bool) -> None:
         self.ask.setEnabled(self.available and not running)
@@ -185,3 +205,15 @@ class AnswerPanel(QWidget):
         span = item.data(SPAN_ROLE)
         if span:
             self.sourceActivated.emit(Span(*span))
+
+
+def describe_choice(choice: LLMChoice) -> str:
+    """``choice`` in words, for tooltips: which backend and model answer."""
+    if choice.kind == "embedded":
+        return "the embedded model"
+    where = f"Ollama at {choice.effective_host()}"
+    if choice.model:
+        return f"{choice.model} ({where})"
+    if choice.kind == "ollama":
+        return f"the first model of {where}"
+    return f"{where} when it answers, else the embedded model"

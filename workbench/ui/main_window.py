@@ -54,7 +54,8 @@ class MainWindow(QMainWindow):
         # the panels get plain functions, not bound methods of the window (no reference cycles through it)
         self.library = LibraryPanel(workspace, self.store_jobs, partial(chunk_configs, self.compare))
         self.question = QLineEdit()
-        self.answer = AnswerPanel(workspace, partial(answer_context, self.question, self.compare), self.answer_jobs)
+        self.answer = AnswerPanel(workspace, partial(answer_context, self.question, self.compare), self.answer_jobs,
+                                  backend=prefs.load_llm(self.settings))
         self.compare.bottom_tabs.addTab(self.answer, "Answer")
         self.left_tabs = QTabWidget()
         self.left_tabs.addTab(self.library, "Library")

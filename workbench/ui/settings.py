@@ -1,4 +1,6 @@
-"""Persistent desktop settings (QSettings): window layout, splitter sizes, the last strategies and mode.
+"""Persistent desktop settings (QSettings): window layout, splitter sizes, the last strategies and mode,
+whether the welcome was shown, the data folder and embedding model used at start, and the answering
+backend (kind, model, Ollama host).
 
 Tests pass their own ``QSettings`` (an INI file in a temporary folder) so they never touch the user's.
 """
@@ -6,6 +8,8 @@ Tests pass their own ``QSettings`` (an INI file in a temporary folder) so they n
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMainWindow, QSplitter
@@ -68,3 +72,81 @@ def flag(settings: QSettings, key: str, default: bool = False) -> bool:
     """A boolean setting (INI files store booleans as text)."""
     value = settings.value(key, default)
     return value in (True, "true", "1", 1)
+
+
+# ----- first run, data folder, embedding model and answering backend (Settings… dialog) -------------
+WELCOME_SEEN = "welcome/seen"
+DATA_DIR = "paths/data_dir"
+EMBEDDING_MODEL = "paths/embedding_model"
+LLM_KINDS = ("auto", "ollama", "embedded")
+
+
+def text(settings: QSettings, key: str) -> str:
+    """A string setting ("" when absent)."""
+    value = settings.value(key, "")
+    return str(value).strip() if value else ""
+
+
+def embedding_folder_problem(folder: str) -> str | None:
+    """Why ``folder`` is not a local sentence-transformers model, or None when it looks like one."""
+    path = Path(folder).expanduser()
+    if not folder.strip():
+        return "choose the model folder"
+    if not path.is_dir():
+        return f"not a folder: {path}"
+    if not any((path / name).is_file() for name in ("modules.json", "config.json")):
+        return f"{path} has no modules.json or config.json: not a sentence-transformers model folder"
+    return None
+
+
+@dataclass(frozen=True)
+class LLMChoice:
+    """The answering backend the user chose: kind, model ("" = the backend's default) and Ollama host.
+
+    ``host`` "" means ``$OLLAMA_HOST``, else 127.0.0.1:11434. ``allowed_host`` is the non-loopback host
+    the user explicitly allowed questions and passages to be sent to.
+    """
+
+    kind: str = "auto"
+    model: str = ""
+    host: str = ""
+    allowed_host: str = ""
+
+    def effective_host(self) -> str:
+        """The host the Ollama client talks to."""
+        from workbench.core.llm.ollama_backend import resolve_host
+
+        return resolve_host(self.host or None)
+
+    def warning(self) -> str | None:
+        """The privacy warning when answers may go to an Ollama host that is not this machine."""
+        if self.kind == "embedded":
+            return None
+        from workbench.core.llm.ollama_backend import host_warning
+
+        return host_warning(self.host or None)
+
+    def blocked(self) -> str | None:
+        """Why this choice must not be used: a stored non-loopback host that was never explicitly allowed."""
+        if self.kind == "embedded" or not self.host or self.host == self.allowed_host:
+            return None
+        from workbench.core.llm.ollama_backend import is_loopback_host
+
+        if is_loopback_host(self.host):
+            return None
+        return (f"the Ollama host {self.host} is not on this machine and was not allowed: "
+                "allow it in File → Settings… or choose a local host")
+
+
+def load_llm(settings: QSettings) -> LLMChoice:
+    """The stored answering backend (defaults: auto, the server's first model, the default host)."""
+    kind = text(settings, "llm/backend") or "auto"
+    return LLMChoice(kind if kind in LLM_KINDS else "auto", text(settings, "llm/model"),
+                     text(settings, "llm/host"), text(settings, "llm/allowed_host"))
+
+
+def save_llm(settings: QSettings, choice: LLMChoice) -> None:
+    """Remember ``choice``."""
+    for key, value in (("backend", choice.kind), ("model", choice.model), ("host", choice.host),
+                       ("allowed_host", choice.allowed_host)):
+        settings.setValue(f"llm/{key}", value)
