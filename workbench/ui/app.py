@@ -1,7 +1,7 @@
 """Desktop entry point: ``python -m workbench`` / ``workbench-gui``.
 
-Options: ``--data-dir`` (default: ``$WORKBENCH_DATA`` or the per-user data folder), ``--no-sample`` (do
-not index the bundled sample corpus on first start) and ``--self-test`` (index the sample corpus in a
+Options: ``--data-dir`` (default: ``$WORKBENCH_DATA``, else the folder chosen in Settings…, else the per-user
+data folder), ``--no-sample`` (do not index the bundled sample corpus into an empty library) and ``--self-test`` (index the sample corpus in a
 temporary folder through the real window, run a search, exit 0 on success — packaging uses it).
 """
 
@@ -22,7 +22,8 @@ log = logging.getLogger("workbench.ui")
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """Command-line options of the desktop app."""
     p = argparse.ArgumentParser(prog="workbench-gui", description="Chunk Workbench desktop app")
-    p.add_argument("--data-dir", help="data folder (default: $WORKBENCH_DATA or the per-user data folder)")
+    p.add_argument("--data-dir", help="data folder (default: $WORKBENCH_DATA, else the one chosen in Settings, "
+                                       "else the per-user data folder)")
     p.add_argument("--no-sample", action="store_true", help="do not index the sample corpus on first start")
     p.add_argument("--self-test", action="store_true",
                    help="index the sample corpus in a temporary folder, run a search, exit 0 on success")
@@ -53,6 +54,70 @@ def install_excepthook(window) -> None:  # noqa: ANN001 - MainWindow
     sys.excepthook = hook
 
 
+def startup_choices(args: argparse.Namespace, settings) -> tuple[str | None, str | None, str]:  # noqa: ANN001
+    """Data folder and embedding model to open, plus a note for the user ("" when none).
+
+    The data folder is ``--data-dir``, else ``$WORKBENCH_DATA``, else the one stored in the settings, else
+    the per-user default (None). The embedding model is the stored local folder when it is still a model
+    folder, else the installed default (None).
+    """
+    from workbench.ui import settings as prefs
+
+    data_dir = args.data_dir or os.environ.get("WORKBENCH_DATA") or prefs.text(settings, prefs.DATA_DIR) or None
+    model = prefs.text(settings, prefs.EMBEDDING_MODEL) or None
+    note = ""
+    if model is not None:
+        problem = prefs.embedding_folder_problem(model)
+        if problem:
+            log.warning("stored embedding model ignored: %s", problem)
+            note = f"The embedding model in Settings is not usable ({problem}); using the installed default."
+            model = None
+    return data_dir, model, note
+
+
+def start_window(args: argparse.Namespace, settings, log_file: Path | None = None):  # noqa: ANN001, ANN201
+    """Open the workspace and show the window: ``(window, app_lock)``, or an exit code when it cannot start.
+
+    On the very first start the welcome opens over the window; otherwise an empty library gets the sample
+    corpus (unless ``--no-sample``).
+    """
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.core.locking import FileLock, LockBusy
+    from workbench.core.store import StoreError
+    from workbench.core.workspace import Workspace
+    from workbench.ui.main_window import MainWindow
+    from workbench.ui.welcome import first_start_welcome
+
+    data_dir, model, note = startup_choices(args, settings)
+    try:
+        ws = Workspace(data_dir, model_path=model)
+    except (StoreError, RuntimeError, OSError) as exc:
+        log.error("cannot open the data folder: %s", exc)
+        QMessageBox.critical(None, "Chunk Workbench", f"Cannot open the data folder:\n\n{exc}")
+        return 2
+    app_lock = FileLock(ws.data_dir / "app.lock")
+    try:
+        app_lock.acquire(timeout=0)
+    except LockBusy:
+        pid = app_lock.holder_pid()
+        ws.close()
+        QMessageBox.warning(None, "Chunk Workbench", f"{ws.data_dir} is already open in another workbench "
+                            f"window{f' (process {pid})' if pid else ''}. Use that window or pick another "
+                            "folder with --data-dir.")
+        return 3
+    window = MainWindow(ws, settings=settings, log_file=log_file)
+    window.show()
+    log.info("started with data folder %s", ws.data_dir)
+    if note:
+        window.show_message(note)
+    sample = not args.no_sample and SAMPLE_DIR.is_dir()
+    if first_start_welcome(window, SAMPLE_DIR, sample_if_skipped=sample) is None and sample \
+            and not ws.store.documents():
+        window.index_sample(SAMPLE_DIR)
+    return window, app_lock
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Start the Qt application and show the main window."""
     args = parse_args(argv if argv is not None else sys.argv[1:])
@@ -65,34 +130,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     log_file = setup_logging()
     log_binding_guard()
     app = make_app()
-    from PySide6.QtWidgets import QMessageBox
+    from workbench.ui.settings import open_settings
 
-    from workbench.core.locking import FileLock, LockBusy
-    from workbench.core.store import StoreError
-    from workbench.core.workspace import Workspace
-    from workbench.ui.main_window import MainWindow
-
-    try:
-        ws = Workspace(args.data_dir)
-    except (StoreError, RuntimeError, OSError) as exc:
-        log.error("cannot open the data folder: %s", exc)
-        QMessageBox.critical(None, "Chunk Workbench", f"Cannot open the data folder:\n\n{exc}")
-        return 2
-    app_lock = FileLock(ws.data_dir / "app.lock")
-    try:
-        app_lock.acquire(timeout=0)
-    except LockBusy:
-        pid = app_lock.holder_pid()
-        QMessageBox.warning(None, "Chunk Workbench", f"{ws.data_dir} is already open in another workbench "
-                            f"window{f' (process {pid})' if pid else ''}. Use that window or pick another "
-                            "folder with --data-dir.")
-        return 3
-    window = MainWindow(ws, log_file=log_file)
+    started = start_window(args, open_settings(), log_file)
+    if isinstance(started, int):
+        return started
+    window, app_lock = started
     install_excepthook(window)
-    window.show()
-    log.info("started with data folder %s", ws.data_dir)
-    if not args.no_sample and not ws.store.documents() and SAMPLE_DIR.is_dir():
-        window.index_sample(SAMPLE_DIR)
     try:
         return app.exec()
     finally:
@@ -115,4 +159,4 @@ def headless_if_needed() -> None:
 
 
 __all__ = ["SAMPLE_DIR", "SELF_TEST_QUESTION", "headless_if_needed", "log_binding_guard", "main", "make_app",
-           "parse_args"]
+           "parse_args", "start_window", "startup_choices"]

@@ -7,6 +7,8 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
 from workbench.ui.about import AboutDialog
+from workbench.ui.settings_dialog import open_settings_dialog
+from workbench.ui.welcome import open_welcome
 
 
 def _action(window: QMainWindow, text: str, shortcut: str | QKeySequence.StandardKey | None, slot,  # noqa: ANN001
@@ -49,12 +51,21 @@ def show_about(window) -> AboutDialog:  # noqa: ANN001 - MainWindow
     return dialog
 
 
+def sample_dir():  # noqa: ANN201 - Path
+    """The bundled sample corpus."""
+    from workbench.ui.app import SAMPLE_DIR
+
+    return SAMPLE_DIR
+
+
 def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
     """Create the menus and shortcuts; returns the actions by name (also kept on ``window.actions_``)."""
     lib, ans = window.library, window.answer
     acts = {
         "add_files": _action(window, "Add files…", QKeySequence.StandardKey.Open, lib.choose_files),
         "add_folder": _action(window, "Add folder…", "Ctrl+Shift+O", lib.choose_folder),
+        "settings": _action(window, "Settings…", "Ctrl+,", lambda: open_settings_dialog(window),
+                            "Data folder, embedding model, answering model and Ollama host"),
         "quit": _action(window, "Quit", QKeySequence.StandardKey.Quit, window.close),
         "compare": _action(window, "Side by side A | B", "Ctrl+B", window.side_by_side.setChecked,
                            "Show strategy B next to A", checkable=True),
@@ -69,16 +80,18 @@ def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
                                       window.compare.doc_pane.view.setFocus())),
         "ask": _action(window, "Ask the model", "Ctrl+Return",
                        lambda: (window.compare.bottom_tabs.setCurrentWidget(ans), ans.start())),
+        "welcome": _action(window, "Welcome…", None, lambda: open_welcome(window, sample_dir()),
+                           "Load the sample corpus or a folder; which model answers; where the data is"),
         "about": _action(window, "About Chunk Workbench", "F1", lambda: show_about(window)),
         "logs": _action(window, "Open log folder", None, lambda: QDesktopServices.openUrl(
             QUrl.fromLocalFile(str(window.log_file.parent))) if window.log_file else None),
     }
     window.side_by_side.toggled.connect(acts["compare"].setChecked)
     menus = window.menuBar()
-    for title, names in (("&File", ["add_files", "add_folder", None, "quit"]),
+    for title, names in (("&File", ["add_files", "add_folder", None, "settings", None, "quit"]),
                          ("&View", ["compare", "swap", None, "focus_question", "focus_a", "focus_b", "focus_doc"]),
                          ("&Answer", ["ask"]),
-                         ("&Help", ["about", "logs"])):
+                         ("&Help", ["welcome", "about", "logs"])):
         menu = menus.addMenu(title)
         menu.setToolTipsVisible(True)
         for name in names:

@@ -1,0 +1,261 @@
+"""First-run experience (pytest-qt, offscreen, temporary settings): the welcome on the first start only,
+"Load the sample corpus", which model answers, the Settings dialog and the start-up choices it stores.
+
+No Ollama server exists in CI, so the tests that need one run a loopback **stand-in**: a tiny
+``http.server`` on 127.0.0.1 (random port) answering ``/api/version`` and ``/api/tags`` as Ollama does.
+"Not found" is checked against a closed loopback port.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from conftest import SAMPLE
+from netguard import NetGuard
+from test_ui_support import WAIT_MS, _live_top_levels
+
+from workbench.ui import settings as prefs
+from workbench.ui.settings import LLMChoice
+
+pytest_plugins = ["test_ui_support"]
+MODELS = ["llama3.2:latest", "qwen2.5:0.5b"]
+REMOTE = "192.0.2.10:11434"  # TEST-NET-1: never routed; the network guard refuses it anyway
+
+
+class _Tags(BaseHTTPRequestHandler):
+    """The two read-only endpoints of Ollama's API the workbench probes."""
+
+    def log_message(self, *args) -> None:  # noqa: ANN002
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server API
+        if self.path == "/api/version":
+            body = {"version": "0.12.6"}
+        elif self.path == "/api/tags":
+            body = {"models": [{"name": m, "model": m, "size": 1000, "modified_at": "2025-01-01T00:00:00Z",
+                                "digest": "0" * 64, "details": {"family": "llama"}} for m in MODELS]}
+        else:
+            self.send_error(404)
+            return
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def ollama_standin():
+    """The host of a loopback stand-in for an Ollama server (see the module docstring)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Tags)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    yield f"127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def closed_host() -> str:
+    """A loopback port where nothing listens."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
+
+
+@pytest.fixture
+def start_app(qtbot, ui_settings):
+    """``start_app(argv)`` → the window ``app.start_window`` shows; windows, locks and workspaces are closed
+    (and leak-checked) afterwards."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+    from shiboken6 import isValid
+
+    from workbench.ui.app import parse_args, start_window
+
+    before = _live_top_levels()
+    started = []
+
+    def start(argv=()):
+        result = start_window(parse_args(list(argv)), ui_settings)
+        assert not isinstance(result, int), f"the app did not start (exit code {result})"
+        started.append(result)
+        qtbot.waitExposed(result[0])
+        return result[0]
+
+    def stop():
+        while started:
+            window, lock = started.pop()
+            ws = window.ws
+            if isValid(window):
+                window.close()
+                window.deleteLater()
+            del window
+            QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            lock.release()
+            ws.close()
+
+    start.stop = stop
+    yield start
+    stop()
+    QApplication.processEvents()
+    gc.collect()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    leaks = {k: v for k, v in _live_top_levels().items() if k not in before}
+    assert not leaks, f"top-level widgets left over: {sorted(leaks.values())}"
+
+
+def test_welcome_on_first_start_only_and_says_ollama_is_not_found(qtbot, start_app, ui_settings, tmp_path,
+                                                                  closed_host):
+    ui_settings.setValue(prefs.DATA_DIR, str(tmp_path / "data"))
+    ui_settings.setValue("llm/host", closed_host)
+    window = start_app(["--no-sample"])
+    dialog = window.welcome_
+    assert dialog.isVisible() and prefs.flag(ui_settings, prefs.WELCOME_SEEN)
+    assert str(tmp_path / "data") in dialog.privacy.text() and "Nothing leaves this machine" in dialog.privacy.text()
+    qtbot.waitUntil(lambda: "not found" in dialog.ollama_status.text(), timeout=WAIT_MS)
+    status = dialog.ollama_status.text()
+    assert closed_host in status and "SmolLM2-135M" in status and "ollama pull llama3.2" in status
+    dialog.skip_button.click()
+    assert not dialog.isVisible() and window.library.worker is None, "--no-sample: skipping indexes nothing"
+    start_app.stop()
+    again = start_app(["--no-sample"])
+    assert getattr(again, "welcome_", None) is None
+    assert not [w for w in again.findChildren(object) if type(w).__name__ == "WelcomeDialog"]
+
+
+def test_load_sample_skip_and_help_menu(qtbot, make_window, fresh_ws, ui_settings, closed_host):
+    from shiboken6 import isValid
+
+    from workbench.ui.welcome import open_welcome
+
+    ui_settings.setValue("llm/host", closed_host)
+    window = make_window(fresh_ws)
+    window.actions_["welcome"].trigger()  # Help → Welcome…: skipping does nothing
+    assert window.welcome_.isVisible()
+    window.welcome_.skip_button.click()
+    assert window.library.worker is None
+    dialog = open_welcome(window, SAMPLE, sample_if_skipped=True)  # first start: skipping keeps the sample
+    with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):
+        dialog.reject()
+    fresh_ws.remove_document(fresh_ws.store.documents()[0]["id"])
+    dialog = open_welcome(window, SAMPLE)
+    with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS) as done:
+        dialog.sample_button.click()
+    assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted on close)
+    assert len(done.args[0].added) == 1 and len(fresh_ws.store.documents()) == len(list(SAMPLE.iterdir()))
+    assert window.library.table.topLevelItemCount() >= len(fresh_ws.store.documents())
+
+
+def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_settings, tmp_path, ollama_standin):
+    from workbench.ui.settings_dialog import SettingsDialog
+    from workbench.ui.welcome import WelcomeDialog
+
+    welcome = WelcomeDialog(tmp_path, LLMChoice(host=ollama_standin))
+    qtbot.addWidget(welcome)
+    with qtbot.waitSignal(welcome.probed, timeout=WAIT_MS) as probed:
+        welcome.show()
+    assert probed.args[0] == welcome.ollama_status.text()
+    assert f"Ollama found at {ollama_standin} with 2 model(s): {', '.join(MODELS)}" in probed.args[0]
+    assert "Answers use llama3.2:latest" in probed.args[0]
+    ui_settings.setValue("llm/host", ollama_standin)
+    dialog = SettingsDialog(ui_settings, tmp_path / "data")
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.model.count() == 2, timeout=WAIT_MS)
+    assert [dialog.model.itemText(i) for i in range(2)] == MODELS and "2 model(s)" in dialog.ollama_status.text()
+    assert dialog.model.currentText() == "", "the typed model (none: the server's first) is kept"
+
+
+def test_settings_round_trip_and_validation(qtbot, ui_settings, tmp_path, closed_host):
+    from workbench.core.embedding import default_model_path
+    from workbench.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(ui_settings, tmp_path / "data")
+    qtbot.addWidget(dialog)
+    assert dialog.data_dir.text() == str(tmp_path / "data") and dialog.default_model.isChecked()
+    assert dialog.ok_button.isEnabled() and not dialog.host_warning.isVisibleTo(dialog)
+    dialog.data_dir.setText(str(tmp_path / "elsewhere"))
+    dialog.local_model.setChecked(True)
+    dialog.model_folder.setText(str(tmp_path))  # no modules.json / config.json
+    assert not dialog.ok_button.isEnabled() and "modules.json" in dialog.problem.text()
+    dialog.model_folder.setText(default_model_path())
+    dialog.backend.setCurrentIndex(dialog.backend.findData("ollama"))
+    dialog.model.setEditText("llama3.2")
+    dialog.host.setText(closed_host)
+    assert dialog.ok_button.isEnabled()
+    with qtbot.waitSignal(dialog.saved) as saved:
+        dialog.ok_button.click()
+    assert saved.args == [LLMChoice("ollama", "llama3.2", closed_host, ""), True]
+    assert prefs.load_llm(ui_settings) == saved.args[0]
+    assert prefs.text(ui_settings, prefs.DATA_DIR) == str(tmp_path / "elsewhere")
+    assert prefs.text(ui_settings, prefs.EMBEDDING_MODEL) == default_model_path()
+    again = SettingsDialog(ui_settings, tmp_path / "data")
+    qtbot.addWidget(again)
+    assert (again.data_dir.text(), again.model_folder.text(), again.local_model.isChecked()) == (
+        str(tmp_path / "elsewhere"), default_model_path(), True)
+    assert (again.backend.currentData(), again.model.currentText(), again.host.text()) == (
+        "ollama", "llama3.2", closed_host)
+    with qtbot.waitSignal(again.saved) as unchanged:
+        again.accept()
+    assert unchanged.args[1] is False, "nothing that needs a restart changed"
+
+
+def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, fresh_ws, ui_settings, tmp_path,
+                                                   monkeypatch):
+    from workbench.ui.settings_dialog import SettingsDialog
+
+    guard = NetGuard(monkeypatch)
+    dialog = SettingsDialog(ui_settings, tmp_path / "data")
+    qtbot.addWidget(dialog)
+    dialog.host.setText(REMOTE)
+    assert "not on this machine" in dialog.host_warning.text() and dialog.host_warning.isVisibleTo(dialog)
+    assert dialog.allow.isVisibleTo(dialog) and not dialog.allow.isChecked() and not dialog.ok_button.isEnabled()
+    with qtbot.assertNotEmitted(dialog.saved):
+        dialog.accept()  # refused while not ticked
+    assert prefs.text(ui_settings, "llm/host") == ""
+    assert dialog.probe() is None and "until you allow it" in dialog.ollama_status.text()
+    dialog.allow.setChecked(True)
+    assert dialog.ok_button.isEnabled()
+    with qtbot.waitSignal(dialog.saved) as saved:
+        dialog.ok_button.click()
+    assert saved.args[0] == LLMChoice("auto", "", REMOTE, REMOTE) and saved.args[0].blocked() is None
+    assert not guard.blocked, "the remote host was contacted"
+    window = make_window(fresh_ws)  # the answer panel warns about the allowed remote host
+    banner = window.answer.host_warning
+    assert not banner.isHidden() and "not on this machine" in banner.text()
+    assert window.answer.holder.host == REMOTE and window.answer.holder.blocked is None
+    window.answer.set_backend(LLMChoice("auto", "", REMOTE, ""))  # stored but never allowed: not used
+    assert "was not allowed" in banner.text()
+    with pytest.raises(RuntimeError, match="not allowed"):
+        window.answer.holder.get()
+    window.answer.set_backend(LLMChoice("embedded", "", REMOTE, REMOTE))
+    assert banner.isHidden()
+    assert not guard.blocked
+
+
+def test_app_start_honours_the_stored_data_folder_and_model(qtbot, start_app, ui_settings, tmp_path, monkeypatch):
+    from workbench.core.embedding import default_model_path
+    from workbench.ui.app import parse_args, startup_choices
+
+    stored = tmp_path / "stored-data"
+    ui_settings.setValue(prefs.WELCOME_SEEN, True)
+    ui_settings.setValue(prefs.DATA_DIR, str(stored))
+    ui_settings.setValue(prefs.EMBEDDING_MODEL, default_model_path())
+    window = start_app(["--no-sample"])
+    assert window.ws.data_dir == stored and (stored / "workbench.sqlite3").exists()
+    assert window.ws.embedder.model_path == default_model_path()
+    assert getattr(window, "welcome_", None) is None and window.library.worker is None
+    args = parse_args(["--data-dir", str(tmp_path / "cli")])
+    assert startup_choices(args, ui_settings)[0] == str(tmp_path / "cli")
+    monkeypatch.setenv("WORKBENCH_DATA", str(tmp_path / "env"))
+    assert startup_choices(parse_args([]), ui_settings)[0] == str(tmp_path / "env")
+    assert startup_choices(args, ui_settings)[0] == str(tmp_path / "cli")
+    ui_settings.setValue(prefs.EMBEDDING_MODEL, str(tmp_path))  # no longer a model folder: the default is used
+    _, model, note = startup_choices(args, ui_settings)
+    assert model is None and "installed default" in note
