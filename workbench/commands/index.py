@@ -18,6 +18,7 @@ def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> C
         "overlap": args.overlap if args.overlap is not None else base.overlap,
         "structure_aware": base.structure_aware if args.structure_aware is None else args.structure_aware,
         "heading_prefix": base.heading_prefix if args.heading_path is None else args.heading_path,
+        "contextual": base.contextual,  # set by a strategy (JSON) or 'workbench contextualize'
     }
     try:
         return ChunkConfig(**values)

@@ -130,6 +130,20 @@ def save_run(ws, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: s
     return run_id
 
 
+def record_run(ws, kind: str, label: str, config: dict, summary: dict, dataset_hash: str = "",  # noqa: ANN001
+               started: datetime | None = None, finished: datetime | None = None) -> str:
+    """Store a run that is not a sweep (no per-question rows), e.g. a question-generation run (kind
+    ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
+    finished = finished or datetime.now(timezone.utc)
+    run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+    ws.store.db["runs"].insert({
+        "id": run_id, "kind": kind, "label": label, "config_json": json.dumps(config, sort_keys=True),
+        "dataset_hash": dataset_hash, "code_version": code_version(), "started": _iso(started or finished),
+        "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
+    })
+    return run_id
+
+
 def _info(row: dict) -> RunInfo:
     return RunInfo(row["id"], row["kind"], row["label"], json.loads(row["config_json"]), row["dataset_hash"],
                    row["code_version"], row["started"], row["finished"], json.loads(row["summary_json"] or "{}"))

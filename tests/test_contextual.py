@@ -1,0 +1,214 @@
+"""Contextual retrieval with the local LLM: one situating sentence per chunk, generated once, then served from
+the cache (a rebuild, another chunk set with the same chunks, a fresh workspace); the stored prefix is the
+sentence; the set searches through the pipeline and the CLI; cancel and a missing backend behave."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.core import contextualize as ctx
+from workbench.core.chunking import ChunkConfig
+from workbench.core.jobs import Cancelled, CancelToken
+from workbench.core.workspace import Workspace
+
+SIZE = 64
+ALPHA = """# Deploying Orbit
+
+## Rolling back
+
+If the error rate rises above two percent within fifteen minutes, roll back with `orbit-admin rollback --to previous`.
+Rolling back does not undo migrations, which is safe because migrations only add columns.
+
+## Flushing the cache
+
+Flush only the page cache after every replica runs the new version; the session cache must stay, or every user
+is logged out. Pages rendered by old replicas may link to removed assets.
+"""
+BETA = """# Greenhouse sensors
+
+Each bench carries a soil moisture probe and a thermometer. The probes report every five minutes to the
+gateway in the potting shed, which keeps a week of readings.
+
+## Calibration
+
+Calibrate a probe in dry sand and then in water once a season. A probe that reads above 90 percent in dry
+sand is faulty and must be replaced, not recalibrated.
+"""
+
+
+def write_docs(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "alpha.md").write_text(ALPHA, encoding="utf-8")
+    (folder / "beta.md").write_text(BETA, encoding="utf-8")
+    return folder
+
+
+class ScriptedLLM:
+    """A stand-in backend: ``complete()`` returns fixed text (tests the clean-up and the bookkeeping)."""
+
+    name, model, label = "scripted", "scripted-v1", "scripted stand-in"
+
+    def __init__(self, text: str = 'Sentence: "This chunk is from a test document." Extra words.',
+                 cancel_on: tuple[int, CancelToken] | None = None) -> None:
+        self.text, self.calls, self.cancel_on = text, 0, cancel_on
+
+    def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):  # noqa: ANN001
+        self.calls += 1
+        assert len(messages[-1]["content"]) < ctx.CONTEXT_CHARS + ctx.CHUNK_CHARS + 400
+        if self.cancel_on and self.calls == self.cancel_on[0]:
+            self.cancel_on[1].cancel()  # the user cancels while this call runs
+        return self.text
+
+
+@pytest.fixture(scope="module")
+def llm():
+    from workbench.core.llm.embedded import EmbeddedBackend
+
+    return EmbeddedBackend()
+
+
+@pytest.fixture(scope="module")
+def ctx_data(tmp_path_factory, embedder, llm):
+    """A data folder with the two documents and their contextual chunk set built by the embedded model."""
+    root = tmp_path_factory.mktemp("ctx")
+    ws = Workspace(root / "data", embedder=embedder)
+    ws.add_paths([str(write_docs(root / "docs"))], ChunkConfig(size=SIZE))
+    ws.llm = llm
+    events = []
+    before = ctx.TOTALS.calls
+    info = ws.ensure_chunk_set(ChunkConfig(size=SIZE, contextual=True), progress=events.append)
+    calls = ctx.TOTALS.calls - before
+    ws.close()
+    return root / "data", info, calls, events
+
+
+def prefixes(ws, set_id):  # noqa: ANN001, ANN201
+    rows = ws.store.db.execute('SELECT doc_id, start, "end", prefix FROM chunks WHERE set_id = ? ORDER BY id',
+                               [set_id]).fetchall()
+    return [(d, s, e, p) for d, s, e, p in rows]
+
+
+@pytest.mark.llm
+def test_sentences_generated_once_then_cached(ctx_data, embedder, llm):
+    data, info, calls, events = ctx_data
+    assert info.chunk_count >= 3 and calls == info.chunk_count, "one LLM call per chunk"
+    steps = [e for e in events if e.stage == "contextualizing"]
+    assert [e.done for e in steps] == list(range(1, info.chunk_count + 1)) and steps[-1].total == info.chunk_count
+
+    ws = Workspace(data, embedder=embedder)
+    ws.llm = llm
+    rows = prefixes(ws, info.id)
+    written = 0
+    for doc_id, start, end, prefix in rows:  # the stored prefix is the cached sentence (the span is untouched)
+        doc = ws.document(doc_id)
+        sentence = ws.store.llm_cached("situate", ctx.cache_key(doc.text[start:end], doc.sha256), llm.model)
+        assert sentence is not None and prefix == (sentence + " " if sentence else "")
+        assert "\n" not in sentence and len(sentence) <= ctx.MAX_SENTENCE_CHARS + 1
+        written += bool(sentence)
+    assert written >= len(rows) // 2, "the model wrote sentences for most chunks"
+
+    # a second build of the same set: every document dropped from it and rebuilt → 0 calls, same prefixes
+    for doc in ws.store.documents():
+        ws.store.drop_doc_from_set(info.id, doc["id"])
+    before = ctx.TOTALS.calls
+    again = ws.ensure_chunk_set(ChunkConfig(size=SIZE, contextual=True))
+    assert ctx.TOTALS.calls == before and again.chunk_count == info.chunk_count
+    assert [r[3] for r in prefixes(ws, info.id)] == [r[3] for r in rows]
+    ws.close()
+
+    # a fresh workspace on the same folder, default backend lookup, another set with the same chunks → 0 calls
+    fresh = Workspace(data, embedder=embedder)
+    both, usage = ctx.build_contextual_set(fresh, ChunkConfig(size=SIZE, heading_prefix=True))
+    assert usage.calls == 0 and usage.cached == info.chunk_count
+    doc_id, start, _, prefix = prefixes(fresh, both.id)[0]
+    assert prefix.startswith(rows[0][3].strip()) and prefix.rstrip().endswith(":"), "sentence, then heading path"
+    fresh.close()
+
+
+@pytest.mark.llm
+def test_contextual_set_searches(ctx_data, embedder, llm):
+    data, info, _, _ = ctx_data
+    ws = Workspace(data, embedder=embedder)
+    ws.llm = llm
+    before = ctx.TOTALS.calls
+    result = ws.search("How do I roll back a bad deploy?", {"contextual": True, "size": SIZE, "top_k": 2})
+    assert ctx.TOTALS.calls == before and result.set_id == info.id and result.passages
+    best = result.passages[0]
+    text = ws.doc_text(best.span.doc_id)[best.span.start : best.span.end]
+    assert "roll back" in text and Path(ws.document(best.span.doc_id).path).name == "alpha.md"
+    ws.close()
+
+
+@pytest.mark.llm
+def test_cli_contextualize_search_and_eval(ctx_data, tmp_path, capsys):
+    from workbench.cli import main
+    from workbench.core.evaluation.datasets import save_question_set
+
+    data, info, _, _ = ctx_data
+    assert main(["contextualize", "--data-dir", str(data), "--chunk-size", str(SIZE), "--backend", "embedded",
+                 "--json", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["chunk_set"] == info.id and out["llm"]["calls"] == 0 and out["llm"]["cached"] == 0, "already current"
+    strategy = json.dumps({"contextual": True, "size": SIZE, "top_k": 2})
+    assert main(["search", "When is a moisture probe faulty?", "--data-dir", str(data), "--strategy", strategy,
+                 "--json", "--quiet"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits and hits[0]["doc_path"].endswith("beta.md") and "contextual (LLM)" not in hits[0]["text"]
+    doc = (data.parent / "docs" / "beta.md").read_text(encoding="utf-8")
+    start = doc.index("A probe that reads")
+    qs = save_question_set(tmp_path / "qs", [{"question": "When is a moisture probe faulty?", "corpus_id": "beta",
+                                              "references": [{"start_index": start, "end_index": start + 60}]}],
+                           {"beta": doc})
+    assert main(["eval", str(qs.root), "--data-dir", str(data), "--strategy", strategy, "--quiet"]) == 0
+    table = capsys.readouterr().out
+    assert "contextual" in table or "custom" in table
+
+
+def test_cleanup_cancel_and_resume(fresh_ws, tmp_path):
+    fresh_ws.add_paths([str(write_docs(tmp_path / "docs"))], ChunkConfig(size=SIZE))
+    config = ChunkConfig(size=SIZE, contextual=True)
+    token = CancelToken()
+    first = ScriptedLLM(cancel_on=(2, token))
+    with pytest.raises(Cancelled):
+        ctx.build_contextual_set(fresh_ws, config, first, cancel=token)
+    kept = fresh_ws.store.db.execute("SELECT count(*) FROM llm_cache WHERE model = ?", [first.model]).fetchone()[0]
+    assert first.calls == 2 and kept == 1, "the answer that arrived after the cancel is not kept"
+    stand_in = ScriptedLLM()
+    total = ctx.pending_chunks(fresh_ws, config)
+    info, usage = ctx.build_contextual_set(fresh_ws, config, stand_in)
+    assert usage.cached == 1 and usage.calls == total - 1 == stand_in.calls, "the cancelled run's work is reused"
+    assert {r[3] for r in prefixes(fresh_ws, info.id)} == {"This chunk is from a test document. "}
+
+
+def test_no_local_llm_is_one_clear_error(fresh_ws, tmp_path, monkeypatch):
+    import workbench.core.llm as llm_pkg
+    from workbench.core.llm import BackendUnavailable
+
+    def unavailable(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        raise BackendUnavailable("no Ollama server and no embedded model")
+
+    monkeypatch.setattr(llm_pkg, "open_backend", unavailable)
+    fresh_ws.add_paths([str(write_docs(tmp_path / "docs"))], ChunkConfig(size=SIZE))
+    with pytest.raises(ctx.ContextualError, match="needs a local LLM"):
+        fresh_ws.ensure_chunk_set(ChunkConfig(size=SIZE, contextual=True))
+
+
+def test_clean_sentence_and_context_window():
+    from workbench.core.documents import Document
+
+    assert ctx.clean_sentence('Sentence: "It covers rollbacks." More.') == "It covers rollbacks."
+    assert ctx.clean_sentence("\n**Context:**\n  This passage explains the cache flush.\nNext line") == \
+        "This passage explains the cache flush."
+    assert ctx.clean_sentence("") == "" and len(ctx.clean_sentence("word " * 200)) <= ctx.MAX_SENTENCE_CHARS + 1
+    text = "Intro line about the report.\n\n" + "Filler sentence number one. " * 200 + "TARGET chunk here. " + \
+        "More filler follows. " * 100
+    doc = Document("long.md", "Long", text, "sha", len(text), 0.0, "md")
+    start = text.index("TARGET")
+    context = ctx.document_context(doc, start, start + 18)
+    assert len(context) <= ctx.CONTEXT_CHARS + 10 and "TARGET chunk here." in context
+    assert context.startswith("Intro line about the report."), "the document's start situates a far chunk"
+    short = Document("s.md", "S", "Short doc.", "sha", 10, 0.0, "md")
+    assert ctx.document_context(short, 0, 5) == "Short doc."

@@ -1,0 +1,79 @@
+"""The LLM tools dialogs (pytest-qt, offscreen) with scripted stand-in backends: contextualize with progress
+and cancel, make questions and load the set in the evaluation view, and the Tools menu."""
+
+from __future__ import annotations
+
+import time
+
+from test_contextual import SIZE, ScriptedLLM, write_docs
+from test_synthetic_questions import SCRIPT
+from test_synthetic_questions import ScriptedLLM as QuestionLLM
+from test_ui_support import WAIT_MS
+
+from workbench.core.chunking import ChunkConfig
+from workbench.ui.llm_tools import ContextualizeDialog, MakeQuestionsDialog, install_llm_tools
+
+pytest_plugins = ["test_ui_support"]
+
+
+def test_contextualize_dialog_runs_and_cancels(qtbot, fresh_ws, tmp_path):
+    fresh_ws.add_paths([str(write_docs(tmp_path / "docs"))], ChunkConfig(size=SIZE))
+    stand_in = ScriptedLLM()
+    dialog = ContextualizeDialog(fresh_ws, ChunkConfig(size=SIZE), llm_factory=lambda ws, kind: stand_in)
+    qtbot.addWidget(dialog)
+    events = []
+    with qtbot.waitSignal(dialog.jobFinished, timeout=WAIT_MS) as done:
+        assert dialog.start() and dialog.running and not dialog.start_button.isEnabled()
+        dialog.worker.signals.progress.connect(events.append)
+    result = done.args[0]
+    assert result["chunks"] == stand_in.calls == result["llm"]["calls"] and "LLM calls" in dialog.status.text()
+    assert fresh_ws.find_chunk_set(ChunkConfig(size=SIZE, contextual=True)) is not None
+    assert any(e.stage == "contextualizing" for e in events)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
+
+    class SlowLLM(ScriptedLLM):
+        def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):  # noqa: ANN001
+            self.calls += 1
+            deadline = time.monotonic() + 20
+            while not (cancel is not None and cancel.cancelled) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return self.text
+
+    slow = SlowLLM()
+    dialog.llm_factory = lambda ws, kind: slow
+    dialog.size.setValue(SIZE // 2)  # a new chunk set: cancelled during its first call
+    assert dialog.start()
+    qtbot.waitUntil(lambda: slow.calls == 1, timeout=WAIT_MS)
+    dialog.progress.cancel.click()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
+    assert dialog.status.text().startswith("cancelled") and dialog.start_button.isEnabled() and slow.calls == 1
+    assert fresh_ws.find_chunk_set(ChunkConfig(size=SIZE // 2, contextual=True)) is None
+
+
+def test_make_questions_dialog_and_menu(qtbot, make_window, fresh_ws, tmp_path):
+    from conftest import SAMPLE
+
+    fresh_ws.add_paths([str(SAMPLE / "deploy-guide.md")])
+    window = make_window(fresh_ws)
+    acts = install_llm_tools(window)
+    titles = [a.text() for a in window.menuBar().actions()]
+    assert titles.index("&Tools") == titles.index("&Help") - 1
+    assert set(acts) == {"contextualize", "make_questions"}
+
+    dialog = MakeQuestionsDialog(fresh_ws, window.store_jobs, llm_factory=lambda ws, kind: QuestionLLM(SCRIPT),
+                                 parent=window)
+    dialog.n.setValue(2)
+    dialog.seed.setValue(3)
+    dialog.out.setText(str(tmp_path / "qs"))
+    with qtbot.waitSignal(dialog.jobFinished, timeout=WAIT_MS):
+        assert dialog.start()
+    assert dialog.load_button.isEnabled() and "kept" in dialog.status.text()
+    dialog.loadRequested.connect(lambda folder: window.eval_view.load_question_set(folder))
+    dialog.load_button.click()
+    assert window.eval_view.qset is not None and window.eval_view.qset.root == (tmp_path / "qs").resolve()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
+    assert not dialog.start() and "exists" in dialog.status.text(), "the folder holds a set now: refused"
+
+    acts["contextualize"].trigger()  # opens (non-blocking) on strategy A's chunk configuration
+    assert window.llm_dialog_.isVisible() and window.llm_dialog_.size.value() == window.compare.a.strategy().chunk.size
+    window.llm_dialog_.close()

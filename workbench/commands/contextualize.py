@@ -1,0 +1,69 @@
+"""``workbench contextualize``: build the contextual chunk set (an LLM sentence situating each chunk,
+embedded before it) with a local model, and report what it cost.
+
+Sentences are cached in the data folder, so running it again (or searching with
+``--strategy '{"contextual": true, ...}'``) makes no LLM call for chunks already situated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+
+from workbench.cli import UserError, add_chunk_options, add_common, emit, open_workspace, progress_printer
+from workbench.commands.index import chunk_config
+
+
+def open_llm(backend: str, model: str | None, host: str | None = None):  # noqa: ANN201
+    """A local answering backend named by the command line (errors become one-line user errors)."""
+    from workbench.core.llm import LLMError, open_backend
+
+    try:
+        return open_backend(backend, model, host)
+    except LLMError as exc:
+        raise UserError(str(exc)) from None
+
+
+def add_llm_options(p: argparse.ArgumentParser) -> None:
+    """``--model`` (the LLM), ``--embed-model``, ``--backend``, ``--host`` (as ``workbench ask`` takes them)."""
+    p.add_argument("--model", help="LLM: an Ollama model name, or a GGUF file for --backend embedded")
+    p.add_argument("--embed-model", help="local sentence-transformers folder (default: packaged all-MiniLM-L6-v2)")
+    p.add_argument("--backend", choices=["auto", "ollama", "embedded"], default="auto",
+                   help="auto: Ollama when its server answers with a model, else the embedded model")
+    p.add_argument("--host", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.core.contextualize import build_contextual_set
+
+    config = replace(chunk_config(args), contextual=True)
+    ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
+    if not ws.store.documents():
+        raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
+    llm = open_llm(args.backend, args.model, args.host)
+    if not args.quiet:
+        print(f"situating chunks with {llm.label}", file=sys.stderr)
+    info, usage = build_contextual_set(ws, config, llm, progress_printer(args.quiet))
+    data = {"chunk_set": info.id, "label": config.label(), "chunks": info.chunk_count, "backend": llm.name,
+            "model": llm.model, "llm": usage.as_dict(), "data_dir": str(ws.data_dir)}
+    per_call = f", {usage.seconds / usage.calls:.2f} s/call" if usage.calls else ""
+    lines = [
+        f"chunk set ({config.label()}): {info.chunk_count} chunks",
+        f"LLM ({llm.name} {llm.model}): {usage.calls} calls, {usage.cached} sentences from the cache, "
+        f"{usage.prompt_tokens} prompt + {usage.output_tokens} output tokens, {usage.seconds:.1f} s{per_call}",
+    ]
+    if usage.empty:
+        lines.append(f"warning: {usage.empty} sentence(s) came back empty (those chunks are embedded as they are)")
+    lines.append(f"search it: workbench search \"…\" --strategy '{config.to_json()}'")
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("contextualize", help="build the contextual chunk set: a local LLM situates each chunk",
+                       conflict_handler="resolve")
+    add_chunk_options(p)
+    add_common(p)
+    add_llm_options(p)
+    p.set_defaults(func=run)

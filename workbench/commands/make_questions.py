@@ -1,0 +1,88 @@
+"""``workbench make-questions``: a synthetic question set from your own corpus, written by a local LLM.
+
+``CORPUS_OR_DATA`` is a folder (or file) of documents, indexed into the ``--data-dir`` workspace first and
+then sampled alone; or an existing data folder; omitted, every document of the ``--data-dir`` workspace is
+sampled. The set is written in Chroma's format (``questions.csv`` + ``corpora/``, plus ``generation.json``
+with every dropped question and its reason) and the run is recorded (``workbench runs``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from workbench.cli import UserError, add_common, emit, open_workspace, progress_printer
+from workbench.commands.contextualize import add_llm_options, open_llm
+from workbench.core.store import DB_NAME
+
+
+def _source(args: argparse.Namespace):  # noqa: ANN202 - (Workspace, doc ids or None)
+    """The workspace to sample and which of its documents."""
+    src = Path(args.source).expanduser() if args.source else None
+    if src is not None and not src.exists():
+        raise UserError(f"no such file or folder: {args.source}")
+    if src is not None and (src / DB_NAME).is_file():
+        return open_workspace(argparse.Namespace(data_dir=str(src), model=args.embed_model)), None
+    ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
+    if src is None:
+        return ws, None
+    report = ws.add_paths([str(src)], progress=progress_printer(args.quiet))
+    paths = report.added + report.updated + report.unchanged
+    ids = [row["id"] for p in paths if (row := ws.store.document_by_path(p)) is not None]
+    if not ids:
+        raise UserError(f"no readable .txt, .md, .html or .pdf files in {args.source}")
+    return ws, ids
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.core.evaluation.datasets import QUESTIONS_FILE
+    from workbench.core.evaluation.synthetic import make_question_set
+
+    if args.n < 1:
+        raise UserError("--n must be at least 1")
+    out = Path(args.out).expanduser()
+    if (out / QUESTIONS_FILE).exists() and not args.force:
+        raise UserError(f"{out / QUESTIONS_FILE} exists: choose another --out or pass --force to replace it")
+    ws, doc_ids = _source(args)
+    if not ws.store.documents():
+        raise UserError("the corpus is empty: index documents first, or pass a folder of documents")
+    llm = open_llm(args.backend, args.model, args.host)
+    if not args.quiet:
+        print(f"writing questions with {llm.label}", file=sys.stderr)
+    result = make_question_set(ws, out, llm, n=args.n, seed=args.seed, two_part=args.two_part,
+                               stratified=not args.random, doc_ids=doc_ids, max_attempts=args.max_attempts,
+                               progress=progress_printer(args.quiet))
+    u = result.usage
+    data = {"out": str(result.qset.root), "run_id": result.run_id, "kept": len(result.questions),
+            "dropped": len(result.dropped), "attempts": result.attempts, "reasons": result.reasons,
+            "llm": u.as_dict(), "model": result.model, "backend": result.backend}
+    lines = [f"{len(result.questions)} question(s) kept of {result.attempts} tried, written to {result.qset.root}",
+             f"dropped {len(result.dropped)}: " + (", ".join(f"{k} {v}" for k, v in result.reasons.items()) or "none"),
+             f"LLM ({result.backend} {result.model}): {u.calls} calls, {u.cached} from the cache, "
+             f"{u.prompt_tokens} prompt + {u.output_tokens} output tokens, {u.seconds:.1f} s",
+             f"recorded as run {result.run_id}; every drop with its reason: {result.qset.root / 'generation.json'}"]
+    if len(result.questions) < args.n:
+        lines.append(f"warning: only {len(result.questions)} of {args.n} questions were usable "
+                     "(raise --max-attempts or use a stronger model)")
+    lines.append(f"evaluate: workbench eval {result.qset.root}")
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("make-questions", help="write a synthetic question set from your corpus with a local LLM",
+                       conflict_handler="resolve")
+    p.add_argument("source", nargs="?", metavar="CORPUS_OR_DATA",
+                   help="a folder of documents (indexed first) or a data folder (default: the --data-dir workspace)")
+    p.add_argument("--n", type=int, default=50, help="questions to keep (default 50)")
+    p.add_argument("--out", required=True, metavar="DIR", help="where to write questions.csv and corpora/")
+    p.add_argument("--seed", type=int, default=0, help="passage sampling seed (default 0)")
+    p.add_argument("--two-part", action="store_true",
+                   help="questions needing two separate parts of a window (why, then how)")
+    p.add_argument("--random", action="store_true", help="sample passages at random (default: stratified by document)")
+    p.add_argument("--max-attempts", type=int, help="passages to try at most (default 4 × --n)")
+    p.add_argument("--force", action="store_true", help="replace an existing questions.csv in --out")
+    add_common(p)
+    add_llm_options(p)
+    p.set_defaults(func=run)
