@@ -21,7 +21,7 @@ def _drop(panel, paths) -> None:
 
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    enter = QDragEnterEvent(QPointF(panel.rect().center()), Qt.DropAction.CopyAction, mime,
+    enter = QDragEnterEvent(panel.rect().center(), Qt.DropAction.CopyAction, mime,  # QPoint in Qt 6
                             Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     panel.dragEnterEvent(enter)
     assert enter.isAccepted()

@@ -138,6 +138,7 @@ PRESETS: dict[str, Strategy] = {
         _preset("llm-rerank", top_k=5, size=200, rerank="llm", rerank_candidates=15),
         _preset("summary-to-detail", top_k=5, size=100, summary=True, summary_sections=3),
         _preset("selective", top_k=5, size=100, expansion="selective", margin=0.05, merge_gap=2, max_steps=2),
+        _preset("contextual", top_k=5, size=200, contextual=True),
         _preset("budgeted-neighbours", top_k=8, size=100, expansion="neighbours", window=1, budget=1000),
     ]
 }

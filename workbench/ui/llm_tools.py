@@ -294,7 +294,9 @@ def open_make_questions(window) -> MakeQuestionsDialog:  # noqa: ANN001 - MainWi
 
 def install_llm_tools(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
     """Add "Tools › Contextualize chunks… / Make questions…" to the window's menu bar; returns the actions
-    (also kept on ``window.llm_tools_``)."""
+    (also kept on ``window.llm_tools_``). Calling it again returns the existing actions."""
+    if getattr(window, "llm_tools_", None):
+        return window.llm_tools_
     acts = {}
     for name, text, tip, opener in (
         ("contextualize", "Contextualize chunks…", "Build the contextual chunk set with the local LLM",

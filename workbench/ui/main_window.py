@@ -74,6 +74,9 @@ class MainWindow(QMainWindow):
         self._layout()
         self._wire()
         install_actions(self)
+        from workbench.ui.llm_tools import install_llm_tools
+
+        install_llm_tools(self)
         self._restore()
 
     # ----- construction ---------------------------------------------------------------------

@@ -42,6 +42,9 @@ TIPS = {
               "fit (0 = no limit). Instant.",
     "margin": "Selective expansion grows a hit toward a neighbour only when the neighbour's similarity "
               "is within this margin of the hit's. Instant.",
+    "contextual": "Embed a sentence the local LLM writes to situate each chunk in its document (contextual "
+                  "retrieval). The first build calls the LLM once per chunk (slow with the embedded model); the "
+                  "sentences are cached, so later builds are instant. Rebuilds the chunk set.",
     "heading": "Embed 'title > heading path: text' instead of the bare chunk, so chunks know their "
                "section. Builds a new chunk set.",
     "hybrid": "Hybrid search: fuse dense (embedding) and BM25 (keyword) rankings. Instant.",
@@ -75,12 +78,14 @@ class StrategyPanel(QWidget):
         self.margin.setSingleStep(0.01)
         self.margin.setDecimals(2)
         self.heading = QCheckBox("Embed heading path")
+        self.contextual = QCheckBox("Contextual (LLM)")
         self.hybrid = QCheckBox("Hybrid BM25")
         for combo in (self.preset, self.unit, self.expansion):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
         for w, key in ((self.preset, "preset"), (self.unit, "unit"), (self.expansion, "expansion"),
-                       (self.margin, "margin"), (self.heading, "heading"), (self.hybrid, "hybrid")):
+                       (self.margin, "margin"), (self.heading, "heading"), (self.hybrid, "hybrid"),
+                       (self.contextual, "contextual")):
             w.setToolTip(TIPS[key])
         self._layout()
         self.set_strategy(self._base)
@@ -93,6 +98,7 @@ class StrategyPanel(QWidget):
         self.expansion.currentIndexChanged.connect(self._edited)
         self.margin.valueChanged.connect(self._edited)
         self.heading.toggled.connect(self._edited)
+        self.contextual.toggled.connect(self._edited)
         self.hybrid.toggled.connect(self._edited)
 
     def _layout(self) -> None:
@@ -120,7 +126,11 @@ class StrategyPanel(QWidget):
         grid.addWidget(self.size, 1, 0)
         grid.addWidget(self.overlap, 2, 0)
         grid.addLayout(labelled("Unit", self.unit, TIPS["unit"]), 3, 0)
-        grid.addWidget(self.heading, 4, 0)
+        flags = QHBoxLayout()
+        flags.addWidget(self.heading)
+        flags.addWidget(self.contextual)
+        flags.addStretch(1)
+        grid.addLayout(flags, 4, 0)
         grid.addLayout(labelled("Expansion", self.expansion, TIPS["expansion"]), 0, 1)
         grid.addWidget(self.window, 1, 1)
         grid.addWidget(self.top_k, 2, 1)
@@ -138,7 +148,7 @@ class StrategyPanel(QWidget):
         expansion = self.expansion.currentData()
         changes = dict(
             unit=self.unit.currentText(), size=self.size.value(), overlap=self.overlap.value(),
-            heading_prefix=self.heading.isChecked(), search="hybrid" if self.hybrid.isChecked() else
+            heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked(), search="hybrid" if self.hybrid.isChecked() else
             ("dense" if self._base.search == "hybrid" else self._base.search),
             top_k=self.top_k.value(), window=self.window.value(), budget=self.budget.value(),
             margin=round(self.margin.value(), 2), expansion=expansion,
@@ -165,6 +175,7 @@ class StrategyPanel(QWidget):
             self.budget.setValue(strategy.budget)
             self.margin.setValue(strategy.margin)
             self.heading.setChecked(c.heading_prefix)
+            self.contextual.setChecked(c.contextual)
             self.hybrid.setChecked(strategy.search == "hybrid")
             self._enable_for(strategy.expansion)
         finally:
