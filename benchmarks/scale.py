@@ -25,10 +25,10 @@ from synthetic import QueryTimedEmbedder, SyntheticEmbedder, write_corpus  # noq
 CHUNK_TOKENS = 48
 
 
-def questions(n: int) -> list[str]:
+def questions(n: int, offset: int = 0) -> list[str]:
     path = Path(__file__).resolve().parents[2] / "shared/datasets/chroma-general/questions.csv"
     with open(path, encoding="utf-8") as fh:
-        return [row["question"] for row in csv.DictReader(fh)][:n]
+        return [row["question"] for row in csv.DictReader(fh)][offset : offset + n]
 
 
 def p95(xs: list[float]) -> float:
@@ -105,12 +105,14 @@ def main() -> None:
     ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
     ap.add_argument("--work", default="/tmp/wb-scale")
     ap.add_argument("--questions", type=int, default=30)
+    ap.add_argument("--question-offset", type=int, default=0,
+                    help="use other questions than an earlier run (their vectors are cached in the store)")
     args = ap.parse_args()
     from workbench.core.embedding import SentenceTransformerEmbedder
 
     real = SentenceTransformerEmbedder()
     real.encode(["warm up"])
-    qs = questions(args.questions)
+    qs = questions(args.questions, args.question_offset)
     rows = [run_size(n, Path(args.work), real, qs) for n in args.sizes]
     print("| chunks | index kind | indexing (synthetic vectors) | open set | query end to end (median) "
           "| window/top-k/budget change (median / p95) | recall@10 vs exact |")

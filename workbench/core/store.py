@@ -106,6 +106,17 @@ class Store:
         """Close the connection."""
         self.db.close()
 
+    def generation(self) -> int:
+        """A counter that grows with every change to documents or chunk sets (not to the caches)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _bump(self) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES ('generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+
     # ----- documents -------------------------------------------------------------------------
     def document_by_path(self, path: str) -> dict | None:
         """Metadata row of the document stored for ``path`` (no text)."""
@@ -138,6 +149,7 @@ class Store:
                 for h in doc.headings
             )
             self.db.execute("DELETE FROM problems WHERE path = ?", [doc.path])
+            self._bump()
         return int(doc_id), True
 
     def _drop_doc_children(self, doc_id: int) -> None:
@@ -152,6 +164,7 @@ class Store:
         with self.db.atomic():
             self._drop_doc_children(doc_id)
             self.db.execute("DELETE FROM documents WHERE id = ?", [doc_id])
+            self._bump()
 
     def record_problem(self, path: str, status: str, reason: str) -> None:
         """Remember that a file was skipped or failed, with the reason shown to the user."""
@@ -220,10 +233,12 @@ class Store:
     def set_state(self, set_id: str, state: str) -> None:
         """Mark a chunk set ``building`` or ``ready`` (and refresh its chunk count)."""
         count = self.db["chunks"].count_where("set_id = ?", [set_id])
-        self.db.execute(
-            "UPDATE chunk_sets SET state = ?, chunk_count = ?, updated = ? WHERE id = ?",
-            [state, count, now(), set_id],
-        )
+        with self.db.atomic():
+            self.db.execute(
+                "UPDATE chunk_sets SET state = ?, chunk_count = ?, updated = ? WHERE id = ?",
+                [state, count, now(), set_id],
+            )
+            self._bump()
 
     def chunked_docs(self, set_id: str) -> dict[int, str]:
         """``{doc_id: sha256 of the text that was chunked}`` for a chunk set."""
@@ -265,6 +280,7 @@ class Store:
                 "INSERT OR REPLACE INTO chunk_set_docs (set_id, doc_id, doc_sha256) VALUES (?, ?, ?)",
                 [set_id, doc.id, doc.sha256],
             )
+            self._bump()
         return ids
 
     def drop_doc_from_set(self, set_id: str, doc_id: int) -> None:
@@ -276,6 +292,7 @@ class Store:
             )
             self.db.execute("DELETE FROM chunks WHERE set_id = ? AND doc_id = ?", [set_id, doc_id])
             self.db.execute("DELETE FROM chunk_set_docs WHERE set_id = ? AND doc_id = ?", [set_id, doc_id])
+            self._bump()
 
     def chunk_table(self, set_id: str) -> ChunkTable:
         """Every chunk of a set, ordered by document and position, as arrays."""

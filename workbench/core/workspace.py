@@ -86,7 +86,7 @@ class Workspace:
         self._parents = _LRU(256)
         self.writer = FileLock(self.data_dir / "write.lock")
         self.hit_cache = _LRU(128)  # first-stage hits per (loaded chunk set, question, search settings)
-        self._current: dict[tuple[int, str], tuple[int, int]] = {}
+        self._current: dict[tuple[int, str], int] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm = None  # an answering backend, used by LLM rerank and summaries when set
         self.situate = None  # writes contextual-retrieval sentences; default: core.contextualize
@@ -153,13 +153,13 @@ class Workspace:
     def is_current(self, info: ChunkSetInfo) -> bool:
         """True when a chunk set is ready and covers exactly the stored documents.
 
-        The answer is remembered until the database changes (SQLite's ``data_version`` for commits by
-        other connections, ``total_changes`` for this one), so a search pays for the check only once.
+        The answer is remembered until documents or chunk sets change (the store's generation counter,
+        which cache writes such as question vectors do not move), so a search pays for the check once.
         """
         if info.state != "ready":
             return False
         store = self.store
-        version = (store.db.execute("PRAGMA data_version").fetchone()[0], store.db.conn.total_changes)
+        version = store.generation()
         key = (threading.get_ident(), info.id)
         with self._lock:
             if self._current.get(key) == version:
