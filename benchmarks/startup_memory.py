@@ -49,7 +49,8 @@ def shown():
     chunks = 0
     if info is not None:
         from workbench.core.strategies import from_dict
-        res = ws.search("What did the president say about prices?", from_dict({**info.config.__dict__, "top_k": 10}))
+        question = f"What did the president say about prices? ({sys.argv[3]})"  # new each run: really embedded
+        res = ws.search(question, from_dict({**info.config.__dict__, "top_k": 10}))
         chunks = info.chunk_count
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"torch_at_show": torch_loaded, "search_s": time.perf_counter() - t0, "peak_rss": rss,
@@ -70,7 +71,8 @@ def main() -> None:
     for i in range(args.repeats):
         settings = Path(f"/tmp/wb-startup-settings-{i}.ini")
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-c", CHILD, args.data_dir, str(settings)], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, "-c", CHILD, args.data_dir, str(settings), f"{time.time()}"],
+                                stdout=subprocess.PIPE,
                                 text=True, env=env, cwd=ROOT)
         for line in proc.stdout:
             if line.startswith("SHOWN"):
@@ -78,7 +80,7 @@ def main() -> None:
             elif line.startswith("{"):
                 results.append(json.loads(line))
         proc.wait()
-    r = results[-1]
+    r = max(results, key=lambda x: x["peak_rss"])
     print("| figure | value |\n|---|---|")
     print(f"| GUI cold start to a usable window (median of {args.repeats}; target ≤ 3 s) | {statistics.median(starts):.2f} s |")
     print(f"| torch imported before the window was shown | {'yes' if r['torch_at_show'] else 'no'} |")
