@@ -93,3 +93,20 @@ def test_random_text_chunks_reproduce_their_text(text, size, overlap, unit, stru
         assert p.end <= len(text)
     if text.strip():
         assert pieces
+
+
+def test_large_documents_chunk_in_bounded_memory(counter):
+    """Token offsets are kept as a compact array (16 bytes a token), tokenized block by block: chunking
+    a 6 MB document stays within a few times its size (a list of Python tuples took ~28×)."""
+    import tracemalloc
+
+    text = "The quick brown fox jumps over the lazy dog near the river bank. " * 92_000
+    tracemalloc.start()
+    try:
+        pieces = chunk_document(text, (), ChunkConfig("tokens", 200, 0), counter)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(pieces) > 6000
+    assert pieces[-1].end == len(text.rstrip())
+    assert peak < 10 * len(text), f"peak {peak / 1e6:.0f} MB for {len(text) / 1e6:.0f} MB of text"

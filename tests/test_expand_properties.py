@@ -95,7 +95,7 @@ def test_token_windows_are_symmetric_except_at_document_ends(data, n_tokens):
     def offsets(doc_id):
         first, end = rt.doc_rows(doc_id)
         length = rt.span(end - 1).end
-        return [(i, i + 2) for i in range(0, length, 2)]
+        return np.asarray([(i, i + 2) for i in range(0, length, 2)], dtype=np.int64)
 
     if len(hits) > 1:
         hits = hits[:1]
@@ -103,7 +103,7 @@ def test_token_windows_are_symmetric_except_at_document_ends(data, n_tokens):
     check_passages(rt, hits, passages)
     (p,) = passages
     h = hits[0]
-    doc_end = offsets(h.span.doc_id)[-1][1]
+    doc_end = int(offsets(h.span.doc_id)[-1][1])
     before = (h.span.start - p.span.start) // 2
     after = (p.span.end - h.span.end) // 2
     hit_tokens = h.span.length // 2

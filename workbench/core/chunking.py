@@ -16,9 +16,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from workbench.core.headings import Heading, heading_path_at, section_spans
 from workbench.core.sentences import sentence_spans
-from workbench.core.tokens import TokenCounter
+from workbench.core.tokens import TokenCounter, match_spans
 
 UNITS = ("tokens", "words", "sentences")
 _WORD = re.compile(r"\S+")
@@ -81,20 +83,20 @@ class ChunkPiece:
     heading_path: tuple[str, ...] = ()
 
 
-def unit_spans(text: str, unit: str, counter: TokenCounter | None = None) -> list[tuple[int, int]]:
-    """Offsets of the units (tokens / words / sentences) of ``text``."""
+def unit_spans(text: str, unit: str, counter: TokenCounter | None = None) -> np.ndarray:
+    """Offsets of the units (tokens / words / sentences) of ``text`` as an ``(n, 2)`` int64 array."""
     if unit == "tokens":
         if counter is None:
             raise ValueError("token units need a token counter")
-        return counter.offsets(text)
+        return np.asarray(counter.offsets(text), dtype=np.int64).reshape(-1, 2)
     if unit == "words":
-        return [m.span() for m in _WORD.finditer(text)]
+        return match_spans(_WORD, text)
     if unit == "sentences":
-        return sentence_spans(text)
+        return np.asarray(sentence_spans(text), dtype=np.int64).reshape(-1, 2)
     raise ValueError(f"unknown unit {unit!r}")
 
 
-def _windows(units: Sequence[tuple[int, int]], lo: int, hi: int, size: int, overlap: int) -> list[tuple[int, int]]:
+def _windows(units: np.ndarray, lo: int, hi: int, size: int, overlap: int) -> list[tuple[int, int]]:
     """Unit-index windows ``[i, j)`` over ``units[lo:hi]`` of ``size`` with ``overlap``."""
     out = []
     step = size - overlap
@@ -124,17 +126,17 @@ def _paragraph_blocks(text: str, headings: Sequence[Heading]) -> list[tuple[int,
 
 
 def _structured_windows(
-    text: str, headings: Sequence[Heading], units: Sequence[tuple[int, int]], size: int, overlap: int
+    text: str, headings: Sequence[Heading], units: np.ndarray, size: int, overlap: int
 ) -> list[tuple[int, int]]:
-    starts = [u[0] for u in units]
+    starts = units[:, 0]
     sections = section_spans(headings, len(text))
     section_of = [s for s, _ in sections]
     out: list[tuple[int, int]] = []
     current: tuple[int, int] | None = None  # unit window being packed
     current_section = -1
     for b_start, b_end in _paragraph_blocks(text, headings):
-        lo = bisect.bisect_left(starts, b_start)
-        hi = bisect.bisect_left(starts, b_end)
+        lo = int(np.searchsorted(starts, b_start))
+        hi = int(np.searchsorted(starts, b_end))
         if hi <= lo:
             continue
         section = bisect.bisect_right(section_of, b_start) - 1
@@ -158,12 +160,13 @@ def chunk_document(
     headings: Sequence[Heading],
     config: ChunkConfig,
     counter: TokenCounter | None = None,
-    units: Sequence[tuple[int, int]] | None = None,
+    units: np.ndarray | Sequence[tuple[int, int]] | None = None,
 ) -> list[ChunkPiece]:
     """Cut one document into ordered chunks. ``units`` may be passed in when already computed."""
     if units is None:
         units = unit_spans(text, config.unit, counter)
-    if not units:
+    units = np.asarray(units, dtype=np.int64).reshape(-1, 2)
+    if not len(units):
         return []
     if config.structure_aware:
         windows = _structured_windows(text, headings, units, config.size, config.overlap)
@@ -171,6 +174,6 @@ def chunk_document(
         windows = _windows(units, 0, len(units), config.size, config.overlap)
     pieces = []
     for position, (i, j) in enumerate(windows):
-        start, end = units[i][0], units[j - 1][1]
+        start, end = int(units[i, 0]), int(units[j - 1, 1])
         pieces.append(ChunkPiece(position, start, end, heading_path_at(headings, start)))
     return pieces

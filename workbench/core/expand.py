@@ -103,23 +103,27 @@ def neighbour_windows(runtime: SetRuntime, hits: Sequence[Hit], w: int) -> list[
 
 
 def token_windows(
-    runtime: SetRuntime, hits: Sequence[Hit], n_tokens: int, token_offsets: Callable[[int], list[tuple[int, int]]]
+    runtime: SetRuntime, hits: Sequence[Hit], n_tokens: int, token_offsets: Callable[[int], np.ndarray]
 ) -> list[Passage]:
-    """A window of ``n_tokens`` centred on each hit (same amount before and after, clipped at the ends)."""
+    """A window of ``n_tokens`` centred on each hit (same amount before and after, clipped at the ends).
+
+    ``token_offsets(doc_id)`` gives the document's token offsets as an ``(n, 2)`` array.
+    """
     windows = []
     for hit in hits:
-        offsets = token_offsets(hit.span.doc_id)
-        starts = [s for s, _ in offsets]
-        a = bisect.bisect_left(starts, hit.span.start)
-        b = max(a + 1, bisect.bisect_left(starts, hit.span.end))
+        offsets = np.asarray(token_offsets(hit.span.doc_id), dtype=np.int64).reshape(-1, 2)
+        starts = offsets[:, 0]
+        a = int(np.searchsorted(starts, hit.span.start))
+        b = max(a + 1, int(np.searchsorted(starts, hit.span.end)))
         extra = max(0, n_tokens - (b - a))
         before = extra // 2
         after = extra - before
         lo, hi = max(0, a - before), min(len(offsets), b + after)
-        if not offsets:
+        if not len(offsets):
             span = hit.span
         else:
-            span = Span(hit.span.doc_id, min(offsets[lo][0], hit.span.start), max(offsets[hi - 1][1], hit.span.end))
+            span = Span(hit.span.doc_id, min(int(offsets[lo, 0]), hit.span.start),
+                        max(int(offsets[hi - 1, 1]), hit.span.end))
         windows.append(_Window(span, [hit], None, []))
     return merge_windows(windows)
 

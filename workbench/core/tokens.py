@@ -6,10 +6,13 @@ The default counter is the embedding model's own tokenizer (``tokenizer.json`` r
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
+
+import numpy as np
 
 _WORDISH = re.compile(r"\w+|[^\w\s]")
 _BLOCK_CHARS = 60_000
@@ -20,8 +23,8 @@ class TokenCounter(Protocol):
 
     name: str
 
-    def offsets(self, text: str) -> list[tuple[int, int]]:
-        """``(start, end)`` character offsets of each token of ``text``."""
+    def offsets(self, text: str) -> np.ndarray:
+        """``(start, end)`` character offsets of each token of ``text``: an ``(n, 2)`` int64 array."""
         ...
 
     def count(self, text: str) -> int:
@@ -34,8 +37,8 @@ class RegexTokenCounter:
 
     name = "regex"
 
-    def offsets(self, text: str) -> list[tuple[int, int]]:
-        return [m.span() for m in _WORDISH.finditer(text)]
+    def offsets(self, text: str) -> np.ndarray:
+        return match_spans(_WORDISH, text)
 
     def count(self, text: str) -> int:
         return sum(1 for _ in _WORDISH.finditer(text))
@@ -52,23 +55,27 @@ class HFTokenCounter:
         self._tok.no_padding()
         self.name = name or Path(tokenizer_file).parent.name
 
-    def _encode_offsets(self, text: str) -> list[tuple[int, int]]:
+    def _encode_offsets(self, text: str, shift: int = 0) -> np.ndarray:
         enc = self._tok.encode(text, add_special_tokens=False)
-        return [(s, e) for s, e in enc.offsets if e > s]
+        arr = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
+        arr = arr[arr[:, 1] > arr[:, 0]]
+        return arr + shift if shift else arr
 
-    def offsets(self, text: str) -> list[tuple[int, int]]:
+    def offsets(self, text: str) -> np.ndarray:
+        """Token offsets as an ``(n, 2)`` array; long texts are tokenized in blocks cut at white space,
+        so memory stays proportional to the number of tokens (16 bytes each), not to Python tuples."""
         if len(text) <= _BLOCK_CHARS:
             return self._encode_offsets(text)
-        out: list[tuple[int, int]] = []
+        out: list[np.ndarray] = []
         pos = 0
         while pos < len(text):
             end = min(len(text), pos + _BLOCK_CHARS)
             if end < len(text):  # cut at white space so no token is split between blocks
                 cut = max(text.rfind("\n", pos, end), text.rfind(" ", pos, end))
                 end = cut + 1 if cut > pos else end
-            out.extend((s + pos, e + pos) for s, e in self._encode_offsets(text[pos:end]))
+            out.append(self._encode_offsets(text[pos:end], pos))
             pos = end
-        return out
+        return np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)
 
     def count(self, text: str) -> int:
         if len(text) <= _BLOCK_CHARS:
@@ -78,6 +85,12 @@ class HFTokenCounter:
     def count_many(self, texts: list[str]) -> list[int]:
         """Token counts for many texts in one batched call."""
         return [len(e.ids) for e in self._tok.encode_batch(texts, add_special_tokens=False)]
+
+
+def match_spans(pattern: re.Pattern[str], text: str) -> np.ndarray:
+    """Spans of every match of ``pattern`` as an ``(n, 2)`` int64 array (no list of tuples in between)."""
+    flat = np.fromiter(itertools.chain.from_iterable(m.span() for m in pattern.finditer(text)), dtype=np.int64)
+    return flat.reshape(-1, 2)
 
 
 @lru_cache(maxsize=8)

@@ -273,7 +273,7 @@ class Workspace:
                 self._query_vectors.put(q, v)
         return np.stack([self._query_vectors.get(q) for q in questions]) if questions else np.zeros((0, 0))
 
-    def token_offsets(self, doc_id: int) -> list[tuple[int, int]]:
+    def token_offsets(self, doc_id: int) -> np.ndarray:
         """Token offsets of a whole document (cached)."""
         with self._lock:
             offs = self._offsets.get(doc_id)
