@@ -93,3 +93,10 @@ def test_every_stored_chunk_reproduces_its_text(sample_ws):
     rows = sample_ws.store.db.execute(
         "SELECT c.doc_id, c.start, c.\"end\", f.text FROM chunks c JOIN chunk_fts f ON f.rowid = c.id").fetchall()
     assert rows and all(sample_ws.doc_text(d)[s:e] == txt for d, s, e, txt in rows)
+
+
+def test_chunks_longer_than_the_model_reads_are_warned_about(fresh_ws):
+    report = fresh_ws.add_paths([str(SAMPLE / "deploy-guide.md")], ChunkConfig(size=300))
+    assert report.warnings and "longer than the embedding model reads (256 tokens)" in report.warnings[0]
+    small = fresh_ws.add_paths([str(SAMPLE / "lab-safety.md")], ChunkConfig(size=100))
+    assert not small.warnings

@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"  skipped {r.path}: {r.reason}")
     for r in report.failed:
         lines.append(f"  failed  {r.path}: {r.reason}")
+    lines += [f"warning: {w}" for w in report.warnings]
     emit(args, data, "\n".join(lines))
     if not ws.store.documents():
         raise UserError("nothing was indexed: no readable .txt, .md, .html or .pdf files were found")

@@ -7,6 +7,7 @@ sentence-transformers folder can be used instead. Nothing is ever downloaded.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from collections.abc import Sequence
@@ -56,6 +57,17 @@ def model_identity(model_path: str | Path) -> str:
         digest.update(f"{f.name}:{f.stat().st_size}".encode())
     name = DEFAULT_MODEL_NAME if path.name == "model" and "minilm" in str(path).lower() else path.name
     return f"{name}@{digest.hexdigest()[:10]}"
+
+
+def model_max_tokens(model_path: str | Path | None) -> int | None:
+    """The longest input a sentence-transformers folder reads (``max_seq_length``), without loading it."""
+    if not model_path:
+        return None
+    config = Path(model_path) / "sentence_bert_config.json"
+    try:
+        return int(json.loads(config.read_text(encoding="utf-8"))["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def text_hash(text: str) -> str:

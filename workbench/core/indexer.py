@@ -17,7 +17,7 @@ import numpy as np
 from workbench.core.chunking import ChunkConfig, ChunkPiece, chunk_document
 from workbench.core.contextual import heading_prefix
 from workbench.core.documents import MAX_FILE_MB, Document, LoadResult, discover, load_file
-from workbench.core.embedding import Embedder, embed_cached, text_hash
+from workbench.core.embedding import Embedder, embed_cached, model_max_tokens, text_hash
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 from workbench.core.store import ChunkSetInfo, Store
 from workbench.core.tokens import TokenCounter
@@ -40,6 +40,7 @@ class IngestReport:
     chunks_embedded: int = 0
     seconds: float = 0.0
     cancelled: bool = False
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         """JSON-ready summary."""
@@ -49,7 +50,7 @@ class IngestReport:
             "failed": [{"path": r.path, "reason": r.reason} for r in self.failed],
             "chunks_added": self.chunks_added, "chunks_total": self.chunks_total,
             "chunks_embedded": self.chunks_embedded, "seconds": round(self.seconds, 3),
-            "cancelled": self.cancelled,
+            "cancelled": self.cancelled, "warnings": list(self.warnings),
         }
 
 
@@ -166,7 +167,24 @@ def build_chunk_set(
     store.set_state(info.id, "ready")
     final = store.chunk_set(info.id)
     report.chunks_total = final.chunk_count
+    note = truncation_warning(store, info.id, getattr(embedder, "model_path", None))
+    if note:
+        report.warnings.append(note)
     return final
+
+
+def truncation_warning(store: Store, set_id: str, model_path: str | None) -> str | None:
+    """A warning when chunks (with their embedded prefix) are longer than the model reads."""
+    limit = model_max_tokens(model_path)
+    if not limit:
+        return None
+    longer = store.db.execute(
+        "SELECT count(*) FROM chunks WHERE set_id = ? AND tokens + length(prefix) / 4 > ?", [set_id, limit - 2]
+    ).fetchone()[0]
+    if not longer:
+        return None
+    return (f"{longer} chunk(s) are longer than the embedding model reads ({limit} tokens): their ends are not "
+            "embedded, so text there cannot be found by dense search (use smaller chunks)")
 
 
 def _token_counts(counter: TokenCounter, texts: list[str]) -> list[int]:
