@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.strategies import PRESETS, Strategy
+from workbench.ui.extent_control import ExtentControl
 from workbench.ui.slider_row import SliderRow
 
 CUSTOM = "custom"
@@ -80,6 +81,7 @@ class StrategyPanel(QWidget):
         self.heading = QCheckBox("Embed heading path")
         self.contextual = QCheckBox("Contextual (LLM)")
         self.hybrid = QCheckBox("Hybrid BM25")
+        self.extent = ExtentControl()
         for combo in (self.preset, self.unit, self.expansion):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
@@ -95,7 +97,8 @@ class StrategyPanel(QWidget):
         self.size.valueChanged.connect(self._size_changed)
         for row in (self.overlap, self.top_k, self.budget):
             row.valueChanged.connect(self._edited)
-        self.expansion.currentIndexChanged.connect(self._edited)
+        self.expansion.currentIndexChanged.connect(self._expansion_changed)
+        self.extent.changed.connect(self._edited)
         self.margin.valueChanged.connect(self._edited)
         self.heading.toggled.connect(self._edited)
         self.contextual.toggled.connect(self._edited)
@@ -136,6 +139,7 @@ class StrategyPanel(QWidget):
         grid.addWidget(self.top_k, 2, 1)
         grid.addWidget(self.budget, 3, 1)
         grid.addLayout(margin_row, 4, 1)
+        grid.addWidget(self.extent, 5, 1)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         lay = QVBoxLayout(self)
@@ -151,7 +155,7 @@ class StrategyPanel(QWidget):
             heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked(), search="hybrid" if self.hybrid.isChecked() else
             ("dense" if self._base.search == "hybrid" else self._base.search),
             top_k=self.top_k.value(), window=self.window.value(), budget=self.budget.value(),
-            margin=round(self.margin.value(), 2), expansion=expansion,
+            margin=round(self.margin.value(), 2), expansion=expansion, **self.extent.changes(),
         )
         strategy = self._base.with_changes(**changes)
         return strategy.with_changes(name=preset_name(strategy))
@@ -177,6 +181,7 @@ class StrategyPanel(QWidget):
             self.heading.setChecked(c.heading_prefix)
             self.contextual.setChecked(c.contextual)
             self.hybrid.setChecked(strategy.search == "hybrid")
+            self.extent.show_strategy(strategy)
             self._enable_for(strategy.expansion)
         finally:
             self._loading = False
@@ -211,6 +216,11 @@ class StrategyPanel(QWidget):
         if self._loading:
             return
         self.overlap.setRange(0, max(0, size // 2))
+        self._edited()
+
+    def _expansion_changed(self, *_: object) -> None:
+        if not self._loading:
+            self.extent.show_strategy(self._base, self.expansion.currentData())
         self._edited()
 
     def _window_moved(self, window: int) -> None:
