@@ -21,9 +21,14 @@ def backend_for(ws) -> tuple[object | None, str]:  # noqa: ANN001 - Workspace
     if ws.llm is not None:
         return ws.llm, ""
     try:
-        from workbench.core.llm import open_backend
+        opener = getattr(ws, "llm_opener", None)
+        if opener is None:
+            from workbench.core.llm import open_backend
 
-        ws.llm = open_backend("auto")
+            def opener():  # noqa: ANN202
+                return open_backend("auto")
+
+        ws.llm = opener()
     except Exception as exc:  # any backend failure becomes a warning, never a crash
         return None, f"no local LLM available ({exc})"
     return ws.llm, ""

@@ -89,6 +89,7 @@ class Workspace:
         self._current: dict[tuple[int, str], int] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm = None  # an answering backend, used by LLM rerank and summaries when set
+        self.llm_opener = None  # () -> backend: how ws.llm is opened on first use (the GUI's Settings choice)
         self.situate = None  # writes contextual-retrieval sentences; default: core.contextualize
 
     # ----- plumbing --------------------------------------------------------------------------

@@ -115,6 +115,9 @@ class AnswerPanel(QWidget):
         self.choice = choice
         model = choice.model if choice.kind != "embedded" or choice.model.endswith(".gguf") else ""
         self.holder = BackendHolder(choice.kind, model, choice.host, blocked=choice.blocked())
+        # LLM rerank, summaries and contextual sentences use the same choice (opened on first use)
+        self.ws.llm = None
+        self.ws.llm_opener = self.holder.get
         warning = choice.blocked() or choice.warning()
         self.host_warning.setText(f"Warning: {warning}." if warning else "")
         self.host_warning.setVisible(bool(warning))
