@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -36,41 +36,21 @@ from workbench.core.evaluation.datasets import QuestionSet, load_question_set
 from workbench.core.evaluation.export import export_results, plot_lines, summary_rows
 from workbench.core.evaluation.records import list_runs, load_run, save_run
 from workbench.core.evaluation.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
-from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.strategies import PRESETS
+from workbench.ui.workers import JobRunner, Worker
 
 SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
 QUESTION_COLUMNS = ["#", "question", "recall %", "precision %", "IoU %", "first hit", "ctx tokens", "vs B"]
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 
 
-class _Signals(QObject):
-    progress = Signal(str, int, int)
-    finished = Signal(object)
-    failed = Signal(str)
-    cancelled = Signal()
-
-
-class _SweepTask(QRunnable):
-    """Runs a sweep and records it, on a pool thread (the store connection is per thread)."""
-
-    def __init__(self, ws, qset: QuestionSet, configs, token: CancelToken) -> None:  # noqa: ANN001
-        super().__init__()
-        self.ws, self.qset, self.configs, self.token = ws, qset, configs, token
-        self.signals = _Signals()
-
-    def run(self) -> None:  # noqa: D102 - QRunnable API
-        try:
-            sweep = run_sweep(self.ws, self.qset, self.configs,
-                              lambda e: self.signals.progress.emit(e.stage, e.done, e.total), self.token)
-            run_id = save_run(self.ws, self.qset, sweep, label=self.qset.name)
-            self.signals.finished.emit((run_id, sweep.results))
-        except Cancelled:
-            self.signals.cancelled.emit()
-        except Exception as exc:  # shown in the view, never lost
-            self.signals.failed.emit(f"{type(exc).__name__}: {exc}")
-        finally:
-            self.ws.close()
+def _sweep_and_record(ws, qset: QuestionSet, configs, progress, cancel) -> tuple:  # noqa: ANN001
+    """Run a sweep and record it, on a pool thread (the store connection is per thread)."""
+    try:
+        sweep = run_sweep(ws, qset, configs, progress, cancel)
+        return save_run(ws, qset, sweep, label=qset.name), sweep.results
+    finally:
+        ws.close()
 
 
 def _pct(x: float | None) -> str:
@@ -90,10 +70,9 @@ class EvalView(QWidget):
         self.results: list[ConfigResult] = []
         self.doc_ids: dict[str, int] = {}
         self.run_id = ""
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
-        self._task: _SweepTask | None = None
-        self._token: CancelToken | None = None
+        self.jobs = JobRunner(1, self)
+        self.pool = self.jobs.pool
+        self._task: Worker | None = None
         self._build()
 
     # ----- layout ----------------------------------------------------------------------------
@@ -230,18 +209,19 @@ class EvalView(QWidget):
             self.status.setText("check at least one strategy")
             return False
         qset = self.qset.subset(self.limit.value() or None)
-        self._token = CancelToken()
-        self._task = _SweepTask(self.ws, qset, configs, self._token)
+        ws = self.ws
+        self._task = Worker(lambda progress, cancel: _sweep_and_record(ws, qset, configs, progress, cancel),
+                            "evaluation sweep")
         s = self._task.signals
-        s.progress.connect(self._on_progress)
-        s.finished.connect(self._on_finished)
-        s.failed.connect(lambda msg: self._done(f"failed: {msg}"))
+        s.progress.connect(lambda e: self._on_progress(e.stage, e.done, e.total))
+        s.result.connect(self._on_finished)
+        s.error.connect(lambda msg, _tb: self._done(f"failed: {msg}"))
         s.cancelled.connect(lambda: self._done("cancelled"))
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.status.setText(f"running {len(configs)} configuration(s) on {len(qset.questions)} questions"
                             + (f" ({'; '.join(warnings)})" if warnings else ""))
-        self.pool.start(self._task)
+        self.jobs.start(self._task)
         return True
 
     @property
@@ -251,8 +231,8 @@ class EvalView(QWidget):
 
     def cancel(self) -> None:
         """Ask the running sweep to stop."""
-        if self._token is not None:
-            self._token.cancel()
+        if self._task is not None:
+            self._task.cancel()
 
     def _on_progress(self, stage: str, done: int, total: int) -> None:
         self.progress.setMaximum(max(total, 1))
@@ -261,7 +241,6 @@ class EvalView(QWidget):
 
     def _done(self, message: str) -> None:
         self._task = None
-        self._token = None
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.status.setText(message)
