@@ -86,7 +86,7 @@ class Workspace:
         self._parents = _LRU(256)
         self.writer = FileLock(self.data_dir / "write.lock")
         self.hit_cache = _LRU(128)  # first-stage hits per (loaded chunk set, question, search settings)
-        self._current: dict[tuple[int, str], int] = {}
+        self._current: dict[str, int] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm = None  # an answering backend, used by LLM rerank and summaries when set
         self.llm_opener = None  # () -> backend: how ws.llm is opened on first use (the GUI's Settings choice)
@@ -161,7 +161,7 @@ class Workspace:
             return False
         store = self.store
         version = store.generation()
-        key = (threading.get_ident(), info.id)
+        key = info.id  # the generation counter lives in the database: the same on every connection
         with self._lock:
             if self._current.get(key) == version:
                 return True

@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from workbench.core.spans import Span, overlap_length, total_length
+from workbench.core.spans import Span, merge_spans, overlap_length, total_length
 
 RATE_METRICS = ("recall", "precision", "iou", "hit_rate", "mrr")
 SIZE_METRICS = ("context_tokens", "context_chars")
@@ -72,7 +72,8 @@ def question_metrics(
     chars = got if context_chars is None else context_chars
     if not ref:
         return QuestionMetrics(None, None, None, None, None, None, context_tokens, chars, got, 0, 0)
-    first = next((rank for rank, p in enumerate(passages, start=1) if overlap_length([p], references)), None)
+    refs = merge_spans(references)  # once, not per passage
+    first = next((rank for rank, p in enumerate(passages, start=1) if p.length and any(p.overlaps(r) for r in refs)), None)
     rr = 1.0 / first if first else 0.0
     return QuestionMetrics(recall, precision, iou, first is not None, rr, first, context_tokens, chars, got, ref,
                            covered)
