@@ -292,10 +292,5 @@ def build_contextual_set(ws, config: ChunkConfig, llm=None, progress: ProgressSi
     if not config.contextual:
         config = replace(config, contextual=True)
     situator = make_situator(ws, llm, progress, cancel, total=pending_chunks(ws, config))
-    previous = ws.situate
-    ws.situate = situator
-    try:
-        info = ws.ensure_chunk_set(config, progress, cancel)
-    finally:
-        ws.situate = previous
+    info = ws.ensure_chunk_set(config, progress, cancel, situate=situator)
     return info, situator.usage

@@ -17,7 +17,14 @@ from workbench.core.chunking import ChunkConfig, chunk_document
 from workbench.core.documents import Document
 from workbench.core.embedding import Embedder, SentenceTransformerEmbedder
 from workbench.core.headings import section_spans
-from workbench.core.indexer import IngestReport, build_chunk_set, index_path, ingest_files, sync_index
+from workbench.core.indexer import (
+    IngestReport,
+    Situator,
+    build_chunk_set,
+    index_path,
+    ingest_files,
+    sync_index,
+)
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.locking import FileLock
 from workbench.core.runtime import SetRuntime
@@ -90,7 +97,6 @@ class Workspace:
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm = None  # an answering backend, used by LLM rerank and summaries when set
         self.llm_opener = None  # () -> backend: how ws.llm is opened on first use (the GUI's Settings choice)
-        self.situate = None  # writes contextual-retrieval sentences; default: core.contextualize
 
     # ----- plumbing --------------------------------------------------------------------------
     @property
@@ -181,9 +187,11 @@ class Workspace:
 
     def ensure_chunk_set(
         self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-        report: IngestReport | None = None,
+        report: IngestReport | None = None, situate: Situator | None = None,
     ) -> ChunkSetInfo:
         """The chunk set for ``config``, built or brought up to date (reusing cached embeddings).
+
+        A contextual ``config`` uses ``situate`` to write its sentences (default: the workspace's local LLM).
 
         While another thread or process is writing to the data folder, a chunk set that was complete
         before is returned as it was (searches see the last complete chunk set instead of waiting).
@@ -196,13 +204,10 @@ class Workspace:
             return info
         if info is not None and self.writer.is_busy() and self._has_snapshot(info):
             return info
-        situate = None
-        if config.contextual:
-            situate = self.situate
-            if situate is None:
-                from workbench.core.contextualize import make_situator
+        if config.contextual and situate is None:
+            from workbench.core.contextualize import make_situator
 
-                situate = make_situator(self, progress=progress, cancel=cancel)
+            situate = make_situator(self, progress=progress, cancel=cancel)
         with self.writer.held():
             info = build_chunk_set(self.store, self.data_dir, config, self.embedder, self.counter, progress,
                                    cancel, report, situate=situate)
