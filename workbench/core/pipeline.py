@@ -125,7 +125,8 @@ def run_strategy(
             hits = _search_within(rt, qvec, restrict, k)
         else:
             hits = candidate_hits(ws, rt, question, qvec, strategy, k)
-        ws.hit_cache.put(key, hits)
+            if not strategy.summary:
+                ws.hit_cache.put(key, hits)
     hits = cap_per_document(hits, strategy.per_doc_cap)
     t3 = time.perf_counter()
     timings["search_ms"] = (t3 - t2) * 1000

@@ -75,14 +75,19 @@ def top_sections(ws, rt, qvec: np.ndarray, strategy, progress=None, cancel=None)
     llm, why = backend_for(ws)
     if llm is None:
         return None, f"summary-to-detail skipped: {why}; searched all chunks"
-    pairs = section_summaries(ws, llm, sorted(rt.doc_first_row), progress, cancel)
-    if not pairs:
+    key = (rt.info.id, rt.info.chunk_count, llm.model)
+    cached = ws.section_cache.get(key)
+    if cached is None:  # summarise and embed the sections once per chunk set and model, not per query
+        pairs = section_summaries(ws, llm, sorted(rt.doc_first_row), progress, cancel)
+        texts = []
+        for span, summary in pairs:
+            doc = ws.document(span.doc_id)
+            texts.append(f"{doc.title} > {' > '.join(heading_path_at(doc.headings, span.start))}: {summary}")
+        vectors = embed_cached(ws.store, ws.embedder, texts, cancel=cancel) if texts else None
+        cached = ws.section_cache.put(key, ([span for span, _ in pairs], vectors))
+    spans, vectors = cached
+    if not spans:
         return None, "summary-to-detail: no sections found; searched all chunks"
-    texts = []
-    for span, summary in pairs:
-        doc = ws.document(span.doc_id)
-        texts.append(f"{doc.title} > {' > '.join(heading_path_at(doc.headings, span.start))}: {summary}")
-    vectors = embed_cached(ws.store, ws.embedder, texts, cancel=cancel)
     scores = vectors @ qvec
     best = np.argsort(-scores, kind="stable")[: strategy.summary_sections]
-    return [pairs[i][0] for i in best], ""
+    return [spans[i] for i in best], ""

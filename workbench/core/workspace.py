@@ -93,6 +93,7 @@ class Workspace:
         self._parents = _LRU(256)
         self.writer = FileLock(self.data_dir / "write.lock")
         self.hit_cache = _LRU(128)  # first-stage hits per (loaded chunk set, question, search settings)
+        self.section_cache = _LRU(8)  # summary-to-detail: (section spans, summary vectors) per set and LLM
         self._current: dict[str, int] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm = None  # an answering backend, used by LLM rerank and summaries when set
@@ -152,6 +153,7 @@ class Workspace:
         self._forget_documents()
 
     def _forget_documents(self) -> None:
+        self.section_cache.clear()
         with self._lock:
             self._texts.clear()
             self._offsets.clear()
@@ -242,6 +244,7 @@ class Workspace:
             rt = SetRuntime(info, table, index)
             self._runtimes[set_id] = rt
             self.hit_cache.clear()  # cached hits hold rows of the previous snapshot
+            self.section_cache.clear()
             return rt
 
     # ----- cached lookups --------------------------------------------------------------------
