@@ -7,21 +7,9 @@ import argparse
 import sys
 
 from workbench.cli import UserError, add_common, emit, open_workspace, progress_printer
+from workbench.commands.contextualize import add_llm_options, open_llm
 from workbench.commands.search import add_strategy_options, strategy_from_args
 from workbench.core.jobs import CancelToken
-
-
-def _open_backend(args: argparse.Namespace):  # noqa: ANN202
-    from workbench.core.llm import LLMError, open_backend
-    from workbench.core.llm.ollama_backend import host_warning
-
-    warning = host_warning(args.host) if args.backend != "embedded" else None
-    if warning:
-        print(f"workbench: warning: {warning}", file=sys.stderr)
-    try:
-        return open_backend(args.backend, args.model, args.host)
-    except LLMError as exc:
-        raise UserError(str(exc)) from None
 
 
 def run_ask(args: argparse.Namespace) -> int:
@@ -35,7 +23,7 @@ def run_ask(args: argparse.Namespace) -> int:
     ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
-    backend = _open_backend(args)
+    backend = open_llm(args.backend, args.model, args.host)
     note = print if not args.quiet else (lambda *a, **k: None)
     note(f"answering with {backend.label}", file=sys.stderr)
     cancel = CancelToken()
@@ -91,11 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_strategy_options(p)
     add_common(p)
     # --model names the answering model here; the embedding folder moves to --embed-model
-    p.add_argument("--model", help="answering model: an Ollama model name, or a GGUF file for --backend embedded")
-    p.add_argument("--embed-model", help="local sentence-transformers folder (default: packaged all-MiniLM-L6-v2)")
-    p.add_argument("--backend", choices=["auto", "ollama", "embedded"], default="auto",
-                   help="auto: Ollama when its server answers with a model, else the embedded model")
-    p.add_argument("--host", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
+    add_llm_options(p)
     p.add_argument("--max-tokens", type=int, default=256, help="longest answer in tokens (default 256)")
     p.add_argument("--context-budget", type=int, default=0,
                    help="tokens for passages in the prompt (default 0: what the model's context allows)")

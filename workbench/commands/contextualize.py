@@ -16,9 +16,16 @@ from workbench.commands.index import chunk_config
 
 
 def open_llm(backend: str, model: str | None, host: str | None = None):  # noqa: ANN201
-    """A local answering backend named by the command line (errors become one-line user errors)."""
-    from workbench.core.llm import LLMError, open_backend
+    """A local answering backend named by the command line (errors become one-line user errors; a host
+    that is not on this machine gets a warning on stderr)."""
+    import sys
 
+    from workbench.core.llm import LLMError, open_backend
+    from workbench.core.llm.ollama_backend import host_warning
+
+    warning = host_warning(host) if backend != "embedded" else None
+    if warning:
+        print(f"workbench: warning: {warning}", file=sys.stderr)
     try:
         return open_backend(backend, model, host)
     except LLMError as exc:
