@@ -7,9 +7,10 @@ collapsed and typographic quotes/dashes folded, mapped back to exact offsets —
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
+
+from workbench.core.llm.base import first_json_object
 
 MIN_EXCERPT_CHARS = 20
 _LABEL = re.compile(r"^\s*(?:[-*#>\d.)]+\s*)?\**\s*(question|q|excerpt\s*[ab12]?|excerpts|evidence|quote|"
@@ -37,15 +38,8 @@ def _strings(value: object) -> list[str]:
 
 def _from_json(raw: str) -> Parsed | None:
     """The first JSON object in ``raw`` that parses (text around it, or a second object, is ignored)."""
-    decoder = json.JSONDecoder()
-    for m in re.finditer(r"\{", raw):
-        try:
-            data, _ = decoder.raw_decode(raw, m.start())
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            break
-    else:
+    data = first_json_object(raw)
+    if data is None:
         return None
     data = {str(k).lower().replace(" ", "_"): v for k, v in data.items()}
     question = next((v for k in ("question", "q") for v in _strings(data.get(k))), "")

@@ -10,7 +10,6 @@ a bad reply never stops the run. The backend is any object with
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 from collections import Counter
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from workbench.core.evaluation.datasets import QuestionSet
 from workbench.core.evaluation.sweep import QuestionResult, SweepResult
 from workbench.core.jobs import Cancelled, CancelToken, ProgressSink, Reporter
+from workbench.core.llm.base import first_json_object
 
 COVERED_LABELS = ("answered", "partial", "no")
 UNCOVERED_LABELS = ("clean_no", "padded")
@@ -80,14 +80,11 @@ def parse_judgement(text: str, covered: bool) -> tuple[str, str] | None:
     Only the labels of the question's kind are accepted (``no`` is not a valid label for an uncovered one)."""
     allowed = COVERED_LABELS if covered else UNCOVERED_LABELS
     text = (text or "").strip()
-    if text.startswith("{"):
-        try:
-            data = json.loads(text)
-            label = _norm(str(data.get("label", "")))
-            if label in allowed:
-                return label, " ".join(str(data.get("reason", "")).split())[:200]
-        except (json.JSONDecodeError, AttributeError):
-            pass
+    data = first_json_object(text)
+    if data is not None:
+        label = _norm(str(data.get("label", "")))
+        if label in allowed:
+            return label, " ".join(str(data.get("reason", "")).split())[:200]
     lines = [ln for ln in text.splitlines() if ln.strip()]
     for i, line in enumerate(lines):
         m = _LABEL_LINE.match(line)

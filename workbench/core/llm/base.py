@@ -256,3 +256,20 @@ class BackendInfo:
     available: bool
     detail: str
     models: list[dict] = field(default_factory=list)
+
+
+def first_json_object(raw: str) -> dict | None:
+    """The first JSON object in a model's reply that parses, wherever it starts (code fences or text
+    around it, or a second object, are ignored); None when there is none."""
+    import json
+    import re
+
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"\{", raw or ""):
+        try:
+            data, _ = decoder.raw_decode(raw, m.start())
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            return data
+    return None
