@@ -4,7 +4,7 @@ same context size, on one corpus of a Chroma-format question set.
 
 Usage::
 
-    .venv/bin/python benchmarks/contextual.py [--dataset /work/shared/datasets/chroma-general]
+    .venv/bin/python benchmarks/contextual.py [--dataset chroma-general]
         [--corpus state_of_the_union] [--chunk-size 100] [--top-k 5] [--limit N] [--backend embedded]
         [--data-dir DIR] [--json]
 
@@ -36,7 +36,7 @@ from workbench.core.jobs import ProgressEvent  # noqa: E402
 from workbench.core.strategies import Strategy  # noqa: E402
 from workbench.core.workspace import Workspace  # noqa: E402
 
-DATASET = ROOT.parent / "shared" / "datasets" / "chroma-general"
+DATASET = ROOT / "workbench" / "datasets" / "chroma-general"
 
 
 def progress(ev: ProgressEvent, last=[0.0]) -> None:  # noqa: B006 - a throttle shared between calls

@@ -17,8 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DEFAULT = [ROOT.parent / "shared/datasets/chroma-general/corpora/state_of_the_union.md",
-           ROOT.parent / "shared/datasets/chroma-general/corpora/chatlogs.md"]
+DEFAULT = [ROOT / "workbench/datasets/chroma-general/corpora/state_of_the_union.md",
+           ROOT / "workbench/datasets/chroma-general/corpora/chatlogs.md"]
 
 
 def main() -> None:

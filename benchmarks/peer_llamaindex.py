@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-CORPORA = ROOT.parent / "shared/datasets/chroma-general/corpora"
+CORPORA = ROOT / "workbench/datasets/chroma-general/corpora"
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ CHUNK_TOKENS = 48
 
 
 def questions(n: int, offset: int = 0) -> list[str]:
-    path = Path(__file__).resolve().parents[2] / "shared/datasets/chroma-general/questions.csv"
+    path = Path(__file__).resolve().parents[1] / "workbench/datasets/chroma-general/questions.csv"
     with open(path, encoding="utf-8") as fh:
         return [row["question"] for row in csv.DictReader(fh)][offset : offset + n]
 

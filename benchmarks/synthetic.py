@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPORA = ROOT.parent / "shared" / "datasets" / "chroma-general" / "corpora"
+CORPORA = ROOT / "workbench" / "datasets" / "chroma-general" / "corpora"
 
 
 def sentences() -> list[str]:

@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "resources" / "sample"
-CHROMA = ROOT.parent / "shared" / "datasets" / "chroma-general"
+CHROMA = ROOT / "workbench" / "datasets" / "chroma-general"  # bundled with the package
 sys.path.insert(0, str(Path(__file__).parent))
 
 

@@ -193,7 +193,8 @@ def _show_run(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="measure strategies against a question set (recall, precision, IoU, MRR)",
                        conflict_handler="resolve")
-    p.add_argument("dataset", nargs="?", metavar="DATASET_DIR", help="question set folder (Chroma format)")
+    p.add_argument("dataset", nargs="?", metavar="DATASET",
+                   help="question set: a bundled name (see workbench datasets) or a folder in Chroma format")
     add_strategy_options(p)
     p.add_argument("--strategy", action="append", metavar="S",
                    help="named strategy or JSON object; repeat to compare several (default: plain)")

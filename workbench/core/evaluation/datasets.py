@@ -118,8 +118,16 @@ def _short(text: str, n: int = 60) -> str:
 
 def load_question_set(root: str | os.PathLike[str], strict: bool = True) -> QuestionSet:
     """Read and check a question set. Every reference must satisfy ``text[start:end] == content``;
-    mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``."""
-    root = Path(root).expanduser().resolve()
+    mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``.
+
+    ``root`` is a folder, or the name of a set bundled with the package (``chroma-general``, ``sample``).
+    """
+    from workbench.core.evaluation.bundled import resolve_dataset
+
+    try:
+        root = resolve_dataset(root).resolve()
+    except FileNotFoundError as exc:
+        raise DatasetError(str(exc)) from None
     qfile = root / QUESTIONS_FILE
     if not qfile.is_file():
         raise DatasetError(f"{root} is not a question set: {QUESTIONS_FILE} is missing")
