@@ -35,8 +35,12 @@ def run_verify(args: argparse.Namespace) -> int:
     lines = [("consistent" if report["consistent"] else "INCONSISTENT") + f" ({ws.data_dir})"]
     lines += [f"  {p}" for p in report["problems"]]
     lines += [f"  repaired: {r}" for r in report["repaired"]]
+    lines += [f"  NOT repaired: {r}" for r in report["unrepaired"]]
+    lines += [f"  note: {n}" for n in report["notes"]]
     emit(args, report, "\n".join(lines))
-    return 0 if report["consistent"] or args.repair else 3
+    if report["consistent"] or (args.repair and not report["unrepaired"]):
+        return 0
+    return 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,8 +50,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("strategies", help="list the named strategies and their parameters")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=run_strategies)
-    p = sub.add_parser("verify", help="check that the database and the FAISS files agree")
-    p.add_argument("--repair", action="store_true", help="rebuild indexes that do not match")
+    p = sub.add_parser("verify", help="check the database and that the FAISS files agree with it (exit 3 if not)")
+    p.add_argument("--repair", action="store_true",
+                   help="rebuild FAISS indexes that are damaged or do not match (exit 3 if something could not "
+                        "be repaired, such as damage inside the database)")
     add_common(p)
     p.set_defaults(func=run_verify)
 
