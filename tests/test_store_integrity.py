@@ -2,15 +2,22 @@
 files, a full disk and a read-only folder. Every fault is made here, on real files."""
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
+import numpy as np
+import pytest
 from conftest import ROOT
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from workbench.core.store import Store
+from workbench.core.vectors import IndexDamaged, VectorIndex
 from workbench.core.workspace import Workspace
 
 
@@ -85,3 +92,117 @@ def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, embedder)
     assert verify_store(again)["consistent"]
     again.close()
     assert os.path.exists(data / "workbench.sqlite3")
+
+
+# ----- FAISS contents: checksums and impossible scores ------------------------------------------------
+def _first_set(ws):
+    return ws.store.chunk_sets()[0].id
+
+
+QUESTIONS = ["How do I flush the cache?", "What should I do after a chemical spill?", "ticket prices for children"]
+
+
+def _dense(ws, question):
+    from workbench.core.retrieve import dense_search
+
+    rt = ws.runtime(_first_set(ws))
+    return [(h.chunk_id, round(h.score, 5)) for h in dense_search(rt, ws.query_vector(question), 5)]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(where=st.floats(0.0, 1.0), damage=st.binary(min_size=1, max_size=4096))
+def test_damaged_faiss_file_is_reported_and_never_searched(sample_data_dir, embedder, where, damage):
+    """Random bytes at a random place of the FAISS file: verify reports it (or the bytes changed nothing),
+    and search results are those of the intact index, with every score in [-1, 1]."""
+    from workbench.core.verify import verify_store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(sample_data_dir, data)
+        ws = Workspace(data, embedder=embedder)
+        baseline = {q: _dense(ws, q) for q in QUESTIONS}
+        ws.close()
+        faiss_file = next((data / "indexes").glob("*.faiss"))
+        original = faiss_file.read_bytes()
+        at = int(where * (len(original) - 1))
+        damaged = original[:at] + damage + original[at + len(damage):]
+        faiss_file.write_bytes(damaged)
+        ws = Workspace(data, embedder=embedder)
+        report = verify_store(ws)
+        assert report["consistent"] == (damaged == original), report
+        if damaged != original:
+            assert any("checksum" in p for p in report["problems"]), report["problems"]
+        for q in QUESTIONS:
+            got = _dense(ws, q)
+            assert got == baseline[q]
+            assert all(-1.001 <= s <= 1.001 for _, s in got)
+        assert verify_store(ws)["consistent"], "the search rebuilt the damaged file from cached vectors"
+        ws.close()
+
+
+def test_impossible_scores_never_reach_the_user(tmp_path):
+    """A legacy file (no recorded checksum) whose vectors were damaged is caught by its scores."""
+    x = np.eye(4, dtype=np.float32)
+    x[2] *= 3e18  # what a few random bytes in a float make of a unit vector
+    index = VectorIndex.build(np.arange(4), x, 4)
+    with pytest.raises(IndexDamaged, match="impossible scores"):
+        index.search(np.ones(4, dtype=np.float32) / 2, 3)
+    nan = VectorIndex.build(np.arange(2), np.array([[np.nan, 0], [1, 0]], dtype=np.float32), 2)
+    try:
+        scores, _ = nan.search(np.array([1, 0], dtype=np.float32), 2)
+    except IndexDamaged:
+        scores = np.zeros(0)
+    assert np.isfinite(scores).all(), "a NaN score is either refused or dropped, never returned"
+
+
+def test_verify_cli_reports_checksum_and_repair_rebuilds(sample_ws, capsys):
+    from workbench.cli import main
+
+    data = str(sample_ws.data_dir)
+    sample_ws.close()
+    faiss_file = next((sample_ws.data_dir / "indexes").glob("*.faiss"))
+    raw = bytearray(faiss_file.read_bytes())
+    third = len(raw) // 3
+    raw[third : third + 4096] = os.urandom(len(raw[third : third + 4096]))
+    faiss_file.write_bytes(bytes(raw))
+    assert main(["verify", "--data-dir", data]) == 3
+    out = capsys.readouterr().out
+    assert "INCONSISTENT" in out and "checksum" in out
+    assert main(["verify", "--repair", "--data-dir", data]) == 0
+    assert "repaired" in capsys.readouterr().out
+    assert main(["verify", "--data-dir", data]) == 0
+
+
+def test_verify_text_prints_its_notes(sample_ws, capsys):
+    from workbench.cli import main
+    from workbench.core.chunking import ChunkConfig
+
+    sample_ws.store.ensure_chunk_set_row(ChunkConfig(size=33), sample_ws.embedder.model_id)
+    data = str(sample_ws.data_dir)
+    sample_ws.close()
+    assert main(["verify", "--data-dir", data]) == 0
+    out = capsys.readouterr().out
+    assert "note:" in out and "incomplete" in out
+
+
+def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(sample_ws):
+    """A v2 store (no checksums) opens as v3; its FAISS file is rebuilt once and then recorded."""
+    from workbench.core.schema import SCHEMA_VERSION
+    from workbench.core.verify import verify_store
+
+    data = sample_ws.data_dir
+    set_id = _first_set(sample_ws)
+    sample_ws.close()
+    conn = sqlite3.connect(data / "workbench.sqlite3")
+    conn.execute("DROP TABLE index_files")
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    ws = Workspace(data, embedder=sample_ws.embedder)
+    assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert ws.store.index_checksums(set_id) == set()
+    assert any("no recorded checksum" in p for p in verify_store(ws)["problems"])
+    assert _dense(ws, QUESTIONS[0])
+    assert len(ws.store.index_checksums(set_id)) == 1
+    assert verify_store(ws)["consistent"]
+    ws.close()
