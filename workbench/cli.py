@@ -139,4 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # `python -m workbench.cli`: run the imported module's main, so that commands (which import
+    # `workbench.cli`) raise the same UserError class that main catches
+    from workbench.cli import main as _main
+
+    sys.exit(_main())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli import add_common, emit, open_workspace
+from workbench.cli import UserError, add_common, emit, open_workspace
 from workbench.core.strategies import PRESETS
 
 
@@ -30,7 +30,13 @@ def run_strategies(args: argparse.Namespace) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     from workbench.core.verify import verify_store
 
-    ws = open_workspace(args)
+    try:
+        ws = open_workspace(args)
+    except UserError as exc:  # a store that cannot even be opened is the most inconsistent of all
+        report = {"consistent": False, "problems": [str(exc)], "notes": [], "repaired": [],
+                  "unrepaired": [str(exc)] if args.repair else [], "chunk_sets": 0, "documents": 0}
+        emit(args, report, f"INCONSISTENT ({args.data_dir or 'default data folder'})\n  {exc}")
+        return 3
     report = verify_store(ws, repair=args.repair)
     lines = [("consistent" if report["consistent"] else "INCONSISTENT") + f" ({ws.data_dir})"]
     lines += [f"  {p}" for p in report["problems"]]

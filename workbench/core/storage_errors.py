@@ -46,6 +46,7 @@ def read_only_message(folder: Path) -> str:
 
 def damaged_message(path: Path, detail: str) -> str:
     """The one-line message for a database that failed SQLite's integrity check."""
+    detail = " ".join(detail.replace("*** in database main ***", "").split())
     return (f"{path} is damaged (SQLite integrity check: {detail[:160]}); it is opened read-only and nothing "
             "will be written to it. It cannot be repaired: move the data folder away and index your files "
             "again (the cached embeddings are lost), or restore the folder from a backup.")

@@ -37,8 +37,9 @@ from workbench.core.storage_errors import (
 DB_NAME = "workbench.sqlite3"
 __all__ = ["DB_NAME", "ChunkSetInfo", "ChunkTable", "Store", "StoreError", "now"]
 
-# Integrity of each database file is checked once per process: {(device, inode): refusal or None}.
-_CHECKED: dict[tuple[int, int], str | None] = {}
+# Integrity of each database file is checked once per process and file version:
+# {(device, inode, size, mtime): refusal or None}.
+_CHECKED: dict[tuple[int, int, int, int], str | None] = {}
 _CHECKED_GUARD = threading.Lock()
 
 
@@ -142,8 +143,9 @@ class Store:
             known = describe(exc, self.folder)
             if known is not None:
                 raise known from None
+            what = "is damaged" if getattr(exc, "sqlite_errorname", "") == "SQLITE_CORRUPT" else "cannot be used"
             raise StoreError(
-                f"{self.path} cannot be used ({exc}); it was left untouched. It cannot be repaired: move the "
+                f"{self.path} {what} ({exc}); it was left untouched. It cannot be repaired: move the "
                 "data folder away and index your files again (the cached embeddings are lost), or restore it "
                 "from a backup."
             ) from None
@@ -195,11 +197,14 @@ class Store:
             st = self.path.stat()
         except OSError:
             return None
-        key = (st.st_dev, st.st_ino)
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # a file changed since is checked again
         with _CHECKED_GUARD:
             if key in _CHECKED:
                 return _CHECKED[key]
-        rows = [r[0] for r in self.db.execute("PRAGMA quick_check(3)").fetchall()]
+        try:
+            rows = [r[0] for r in self.db.execute("PRAGMA quick_check(3)").fetchall()]
+        except sqlite3.DatabaseError as exc:  # damage so deep the check itself stops
+            rows = [str(exc)]
         refusal = None if rows == ["ok"] else damaged_message(self.path, "; ".join(rows))
         with _CHECKED_GUARD:
             _CHECKED[key] = refusal
