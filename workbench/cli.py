@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -45,6 +46,9 @@ def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
 
     def show(ev: ProgressEvent) -> None:
         if quiet:
+            return
+        if not ev.total and ev.message:  # a notice, e.g. "waiting for another writer (pid N)…"
+            print(f"[{ev.stage}] {ev.message}", file=sys.stderr, flush=True)
             return
         now = time.monotonic()
         if now - last[0] < 1.0 and ev.done < ev.total:
@@ -107,10 +111,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from workbench.core.storage_errors import StoreError
+
     try:
         return int(args.func(args) or 0)
-    except UserError as exc:
+    except (UserError, StoreError) as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:  # damage met while reading a store that passed its open checks
+        print(f"workbench: error: the database cannot be read ({exc}); run `workbench verify`", file=sys.stderr)
         return 1
     except (ValueError, KeyError) as exc:
         msg = exc.args[0] if exc.args else str(exc)
@@ -130,4 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # `python -m workbench.cli`: run the imported module's main, so that commands (which import
+    # `workbench.cli`) raise the same UserError class that main catches
+    from workbench.cli import main as _main
+
+    sys.exit(_main())

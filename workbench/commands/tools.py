@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli import add_common, emit, open_workspace
+from workbench.cli import UserError, add_common, emit, open_workspace
 from workbench.core.strategies import PRESETS
 
 
@@ -30,13 +30,23 @@ def run_strategies(args: argparse.Namespace) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     from workbench.core.verify import verify_store
 
-    ws = open_workspace(args)
+    try:
+        ws = open_workspace(args)
+    except UserError as exc:  # a store that cannot even be opened is the most inconsistent of all
+        report = {"consistent": False, "problems": [str(exc)], "notes": [], "repaired": [],
+                  "unrepaired": [str(exc)] if args.repair else [], "chunk_sets": 0, "documents": 0}
+        emit(args, report, f"INCONSISTENT ({args.data_dir or 'default data folder'})\n  {exc}")
+        return 3
     report = verify_store(ws, repair=args.repair)
     lines = [("consistent" if report["consistent"] else "INCONSISTENT") + f" ({ws.data_dir})"]
     lines += [f"  {p}" for p in report["problems"]]
     lines += [f"  repaired: {r}" for r in report["repaired"]]
+    lines += [f"  NOT repaired: {r}" for r in report["unrepaired"]]
+    lines += [f"  note: {n}" for n in report["notes"]]
     emit(args, report, "\n".join(lines))
-    return 0 if report["consistent"] or args.repair else 3
+    if report["consistent"] or (args.repair and not report["unrepaired"]):
+        return 0
+    return 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,8 +56,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("strategies", help="list the named strategies and their parameters")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=run_strategies)
-    p = sub.add_parser("verify", help="check that the database and the FAISS files agree")
-    p.add_argument("--repair", action="store_true", help="rebuild indexes that do not match")
+    p = sub.add_parser("verify", help="check the database and that the FAISS files agree with it (exit 3 if not)")
+    p.add_argument("--repair", action="store_true",
+                   help="rebuild FAISS indexes that are damaged or do not match (exit 3 if something could not "
+                        "be repaired, such as damage inside the database)")
     add_common(p)
     p.set_defaults(func=run_verify)
 

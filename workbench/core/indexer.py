@@ -213,14 +213,18 @@ def sync_index(
     store: Store, data_dir: Path, set_id: str, embedder: Embedder, cancel: CancelToken | None = None,
     rebuild: bool = False,
 ) -> VectorIndex:
-    """Make the FAISS file hold exactly the set's chunk ids (from cached vectors), saving if it changed."""
+    """Make the FAISS file hold exactly the set's chunk ids (from cached vectors), saving if it changed.
+
+    A file whose sha256 matches no recorded digest is rebuilt from the cached vectors.
+    """
     path = index_path(data_dir, set_id)
     db_ids = store.chunk_ids(set_id)
     index: VectorIndex | None = None
-    if not rebuild:
+    checksums = store.index_checksums(set_id)
+    if not rebuild and checksums:  # a file with no recorded digest (older versions) is rebuilt once
         try:
-            index = VectorIndex.load(path)
-        except ValueError:
+            index = VectorIndex.load(path, checksums)
+        except ValueError:  # missing, unreadable or damaged (IndexDamaged): rebuilt from cached vectors
             index = None
     if index is not None and np.array_equal(index.ids(), db_ids):
         return index
@@ -238,5 +242,14 @@ def sync_index(
         index = VectorIndex.build(new, vectors, embedder.dim)
     elif len(new):
         index.index.add_with_ids(np.ascontiguousarray(vectors), new)
-    index.save(path)
+    save_index(store, index, path, set_id)
     return index
+
+
+def save_index(store: Store, index: VectorIndex, path: Path, set_id: str) -> str:
+    """Write a chunk set's FAISS file and record its sha256 (before the rename, keeping the previous
+    digest valid until the new file is in place, so no reader or crash sees an unrecorded file)."""
+    store.check_writable()
+    digest = index.save(path, before_rename=lambda sha, size: store.prepare_index_file(set_id, sha, size))
+    store.commit_index_file(set_id)
+    return digest

@@ -123,7 +123,23 @@ def _v2(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
+def _v3(db: sqlite_utils.Database) -> None:
+    """sha256 of each chunk set's FAISS file, checked on every load (a damaged file is rebuilt)."""
+    _script(
+        db,
+        """
+        CREATE TABLE index_files (
+            set_id TEXT PRIMARY KEY,
+            sha256 TEXT NOT NULL,
+            previous_sha256 TEXT,
+            size INTEGER NOT NULL,
+            written TEXT NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -4,17 +4,31 @@ Small sets use an exact ``IndexIDMap2(IndexFlatIP)``; sets above ``APPROX_THRESH
 inverted-file index (IVF-Flat, about 4·√n lists, ``nprobe`` lists scanned per query): approximate, and
 much faster at a million chunks (``benchmarks/scale.py`` measures its recall@10 against exact search). Files are written to a temporary name and
 renamed, so a crash never leaves a half-written index under the real name.
+
+Every file's sha256 is computed while it is written (the caller records it in SQLite) and checked on
+load before FAISS parses a byte, so a damaged file is never searched. Search results are checked too:
+inner products of normalised vectors lie in [-1, 1], anything else means damage and never reaches a user.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from workbench.core.storage_errors import from_os_error
+
 APPROX_THRESHOLD = 200_000
 IVF_NPROBE = 24
+SCORE_EPSILON = 1e-3  # float32 rounding of a 384-dimension inner product stays far below this
+BLOCK = 1 << 20
+
+
+class IndexDamaged(ValueError):
+    """A FAISS file does not match its recorded checksum, or an index returned impossible scores."""
 
 
 _configured = False
@@ -88,32 +102,74 @@ class VectorIndex:
         q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
         scores, ids = self.index.search(q, min(k, self.size))
         keep = ids[0] >= 0
-        return scores[0][keep], ids[0][keep]
+        scores, ids = scores[0][keep], ids[0][keep]
+        check_scores(scores)
+        return scores, ids
 
     def vectors_for(self, ids: np.ndarray) -> np.ndarray:
         """Stored vectors of the given chunk ids."""
         return np.stack([self.index.reconstruct(int(i)) for i in ids]) if len(ids) else np.zeros((0, 0))
 
-    def save(self, path: Path) -> None:
-        """Write atomically: temporary file, fsync, rename."""
+    def save(self, path: Path, before_rename: Callable[[str, int], None] | None = None) -> str:
+        """Write atomically (temporary file, fsync, rename); returns the file's sha256.
+
+        ``before_rename(sha256, size)`` runs between the fsync and the rename (the indexer records the
+        digest there). A failed write (full disk, read-only folder) removes the temporary file and raises
+        ``StoreError`` with a message for people; the previous file stays as it was.
+        """
         faiss = _faiss()
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-        faiss.write_index(self.index, str(tmp))
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        digest = hashlib.sha256()
+        size = 0
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as fh:
+
+                def write(chunk: bytes) -> None:
+                    nonlocal size
+                    fh.write(chunk)
+                    digest.update(chunk)
+                    size += len(chunk)
+
+                writer = faiss.PyCallbackIOWriter(write, BLOCK)
+                faiss.write_index(self.index, writer)
+                del writer  # flushes its last block
+                fh.flush()
+                os.fsync(fh.fileno())
+            if before_rename is not None:
+                before_rename(digest.hexdigest(), size)
+            os.replace(tmp, path)
+        except BaseException as exc:
+            tmp.unlink(missing_ok=True)
+            known = from_os_error(exc, path.parent.parent) if isinstance(exc, OSError) else None
+            if known is not None:
+                raise known from None
+            raise
+        return digest.hexdigest()
 
     @classmethod
-    def load(cls, path: Path) -> VectorIndex:
-        """Read an index file; raises ``ValueError`` when it is missing or unreadable."""
+    def load(cls, path: Path, checksums: set[str] | None = None) -> VectorIndex:
+        """Read an index file; raises ``ValueError`` when it is missing or unreadable, ``IndexDamaged``
+        when ``checksums`` (the digests recorded for it) are given and its content matches none."""
         faiss = _faiss()
         if not path.exists():
             raise ValueError(f"index file {path.name} is missing")
         try:
-            index = faiss.read_index(str(path))
+            with open(path, "rb") as fh:  # one open: the bytes checked are the bytes parsed
+                if checksums:
+                    digest = hashlib.sha256()
+                    for block in iter(lambda: fh.read(BLOCK), b""):
+                        digest.update(block)
+                    if digest.hexdigest() not in checksums:
+                        raise IndexDamaged(f"index file {path.name} does not match its recorded checksum "
+                                           "(damaged or changed outside the workbench)")
+                    fh.seek(0)
+                index = faiss.read_index(faiss.PyCallbackIOReader(fh.read, BLOCK))
+        except IndexDamaged:
+            raise
         except Exception as exc:  # FAISS raises RuntimeError with C++ text
-            raise ValueError(f"index file {path.name} is unreadable ({str(exc).splitlines()[0][:120]})") from None
+            first = (str(exc).splitlines() or [type(exc).__name__])[0][:120]
+            raise ValueError(f"index file {path.name} is unreadable ({first})") from None
         inner = faiss.downcast_index(index.index) if hasattr(index, "index") else index
         kind = "ivf" if "IVF" in type(inner).__name__ else "flat"
         if kind == "ivf":
@@ -123,3 +179,12 @@ class VectorIndex:
         if not hasattr(index, "id_map"):
             raise ValueError(f"index file {path.name} has no id map")
         return cls(faiss.downcast_index(index) if not isinstance(index, faiss.IndexIDMap2) else index, kind)
+
+
+def check_scores(scores: np.ndarray) -> None:
+    """Raise ``IndexDamaged`` unless every score is a finite inner product of unit vectors."""
+    if len(scores) and not (np.isfinite(scores).all() and float(np.abs(scores).max()) <= 1 + SCORE_EPSILON):
+        raise IndexDamaged("the vector index returned impossible scores (outside [-1, 1]): it is damaged. "
+                           "Run `workbench verify --repair` to rebuild it from the cached vectors.")
+
+

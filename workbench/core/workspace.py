@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -25,12 +27,12 @@ from workbench.core.indexer import (
     ingest_files,
     sync_index,
 )
-from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.locking import FileLock
 from workbench.core.runtime import SetRuntime
-from workbench.core.store import DB_NAME, ChunkSetInfo, Store
+from workbench.core.store import DB_NAME, ChunkSetInfo, Store, StoreError
 from workbench.core.tokens import TokenCounter, counter_for_model
-from workbench.core.vectors import VectorIndex
+from workbench.core.vectors import IndexDamaged, VectorIndex
 
 APP_NAME = "chunk-workbench"
 
@@ -129,6 +131,27 @@ class Workspace:
             store.close()
             self._local.store = None
 
+    @contextmanager
+    def writing(self, progress: ProgressSink | None = None) -> Iterator[None]:
+        """Hold the data folder's writer lock (refused at once when the store cannot be written).
+
+        While another thread or process writes, ``progress`` hears "waiting for another writer (pid N)…"
+        once, after half a second of waiting.
+        """
+        self.store.check_writable()
+
+        def waiting(pid: int | None) -> None:
+            if progress is not None:
+                who = f" (pid {pid})" if pid else ""
+                progress(ProgressEvent("waiting", 0, 0, f"waiting for another writer{who}…"))
+
+        with self.writer.held(on_wait=waiting):
+            yield
+
+    def _writer_busy(self) -> bool:
+        """True when another thread or process writes (a store that refuses writes takes no lock)."""
+        return self.store.writable and self.writer.is_busy()
+
     # ----- indexing --------------------------------------------------------------------------
     def add_paths(
         self, paths: Sequence[str], config: ChunkConfig | None = None, progress: ProgressSink | None = None,
@@ -138,7 +161,7 @@ class Workspace:
         import time
 
         started = time.perf_counter()
-        with self.writer.held():
+        with self.writing(progress):
             limit = {} if max_file_mb is None else {"max_file_mb": max_file_mb}
             report = ingest_files(self.store, list(paths), progress, cancel, **limit)
             self._forget_documents()
@@ -148,7 +171,7 @@ class Workspace:
 
     def remove_document(self, doc_id: int) -> None:
         """Delete a document; chunk sets are brought up to date on their next use."""
-        with self.writer.held():
+        with self.writing():
             self.store.remove_document(doc_id)
         self._forget_documents()
 
@@ -204,13 +227,13 @@ class Workspace:
             info = None
         if info is not None and self.is_current(info):
             return info
-        if info is not None and self.writer.is_busy() and self._has_snapshot(info):
+        if info is not None and self._writer_busy() and self._has_snapshot(info):
             return info
         if config.contextual and situate is None:
             from workbench.core.contextualize import make_situator
 
             situate = make_situator(self, progress=progress, cancel=cancel)
-        with self.writer.held():
+        with self.writing(progress):
             info = build_chunk_set(self.store, self.data_dir, config, self.embedder, self.counter, progress,
                                    cancel, report, situate=situate)
         with self._lock:
@@ -223,20 +246,20 @@ class Workspace:
     def runtime(self, set_id: str) -> SetRuntime:
         """The chunk set loaded in memory (FAISS verified against the database, rebuilt if needed).
 
-        During a write by another thread or process the last loaded snapshot is kept; with none loaded,
-        only the chunks present in both the database and the FAISS file are used (nothing is written).
+        The FAISS file must match the sha256 recorded when it was written; a damaged or stale file is
+        rebuilt from the cached vectors when the writer lock can be taken. During a write by another
+        thread or process the last loaded snapshot is kept; with none loaded, only the chunks present in
+        both the database and the FAISS file are used (nothing is written), as on a read-only store.
         """
         info = self.store.chunk_set(set_id)
         with self._lock:
             rt = self._runtimes.get(set_id)
             if rt is not None and rt.info.chunk_count == info.chunk_count and rt.info.state == info.state:
                 return rt
-            if self.writer.is_busy():
+            if self._writer_busy() or not self.store.writable:
                 if rt is not None:
                     return rt
-                table = self.store.chunk_table(set_id)
-                index = VectorIndex.load(index_path(self.data_dir, set_id))
-                table = table.subset(np.isin(table.ids, index.ids()))
+                table, index = self._snapshot(set_id)
             else:
                 with self.writer.held():
                     table = self.store.chunk_table(set_id)
@@ -246,6 +269,25 @@ class Workspace:
             self.hit_cache.clear()  # cached hits hold rows of the previous snapshot
             self.section_cache.clear()
             return rt
+
+    def _snapshot(self, set_id: str):  # noqa: ANN202 - (ChunkTable, VectorIndex)
+        """Read without writing: the verified FAISS file and the chunks it holds. A writer may be between
+        replacing the file and recording its digest, so a mismatch is retried for a moment."""
+        path = index_path(self.data_dir, set_id)
+        for attempt in range(20):
+            try:
+                index = VectorIndex.load(path, self.store.index_checksums(set_id) or None)
+                break
+            except IndexDamaged:
+                if attempt == 19 or not self._writer_busy():
+                    raise StoreError(
+                        f"the vector index of chunk set {set_id} is damaged ({path.name} does not match its "
+                        "recorded checksum) and cannot be rebuilt now"
+                        + (": the data folder is read-only." if not self.store.writable else
+                           " while another process writes; try again when it has finished.")) from None
+                time.sleep(0.1)
+        table = self.store.chunk_table(set_id)
+        return table.subset(np.isin(table.ids, index.ids())), index
 
     # ----- cached lookups --------------------------------------------------------------------
     def document(self, doc_id: int) -> Document:

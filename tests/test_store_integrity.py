@@ -1,0 +1,383 @@
+"""Store integrity under hostile conditions: two processes on one data folder, damaged FAISS and SQLite
+files, a full disk and a read-only folder. Every fault is made here, on real files."""
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import ROOT
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from workbench.core.store import Store, StoreError
+from workbench.core.vectors import IndexDamaged, VectorIndex
+from workbench.core.workspace import Workspace
+
+
+def write_notes(folder: Path, prefix: str, n: int) -> list[Path]:
+    """``n`` small distinct markdown notes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i in range(n):
+        f = folder / f"{prefix}{i:03d}.md"
+        f.write_text(f"# {prefix} note {i}\n\n" + f"The {prefix} topic number {i} concerns item {i * 7}. " * 12)
+        out.append(f)
+    return out
+
+
+def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, embedder):
+    """A Workspace with worker threads (each with its own Store, as the GUI has) keeps writing while a
+    `workbench index` subprocess writes other files into the same data folder."""
+    data = tmp_path / "data"
+    mine = write_notes(tmp_path / "gui", "gui", 80)
+    theirs = write_notes(tmp_path / "cli", "cli", 30)
+    ws = Workspace(data, embedder=embedder)
+    ws.add_paths([str(mine[0])])
+    reader_stop = threading.Event()
+    reader_errors: list[BaseException] = []
+
+    def second_store_reader() -> None:  # another long-lived connection in this process, like the GUI's
+        try:
+            store = Store(data / "workbench.sqlite3")
+            while not reader_stop.is_set():
+                store.documents()
+                reader_stop.wait(0.05)
+            store.close()
+        except BaseException as exc:  # noqa: BLE001 - surfaced below
+            reader_errors.append(exc)
+
+    reader = threading.Thread(target=second_store_reader)
+    reader.start()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench.cli", "index", str(tmp_path / "cli"), "--data-dir", str(data), "--quiet"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    worker_errors: list[BaseException] = []
+    written = 1
+    while proc.poll() is None and written < len(mine) - 1:
+        def work(f=mine[written]) -> None:  # a fresh worker thread: a fresh Store on this data folder
+            try:
+                ws.add_paths([str(f)])
+                ws.close()
+            except BaseException as exc:  # noqa: BLE001 - surfaced below
+                worker_errors.append(exc)
+
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+        written += 1
+        reader_stop.wait(0.1)
+    _, err = proc.communicate(timeout=300)
+    reader_stop.set()
+    reader.join()
+    ws.add_paths([str(mine[written])])  # the first process writes again after the other one closed
+    written += 1
+    ws.close()
+    assert not worker_errors and not reader_errors, (worker_errors, reader_errors)
+    assert proc.returncode == 0, err
+    conn = sqlite3.connect(data / "workbench.sqlite3")
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    paths = {Path(p).name for (p,) in conn.execute("SELECT path FROM documents")}
+    conn.close()
+    assert paths == {f.name for f in mine[:written]} | {f.name for f in theirs}
+    from workbench.core.verify import verify_store
+
+    again = Workspace(data, embedder=embedder)
+    assert verify_store(again)["consistent"]
+    again.close()
+    assert os.path.exists(data / "workbench.sqlite3")
+
+
+# ----- FAISS contents: checksums and impossible scores ------------------------------------------------
+def _first_set(ws):
+    return ws.store.chunk_sets()[0].id
+
+
+QUESTIONS = ["How do I flush the cache?", "What should I do after a chemical spill?", "ticket prices for children"]
+
+
+def _dense(ws, question):
+    from workbench.core.retrieve import dense_search
+
+    rt = ws.runtime(_first_set(ws))
+    return [(h.chunk_id, round(h.score, 5)) for h in dense_search(rt, ws.query_vector(question), 5)]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(where=st.floats(0.0, 1.0), damage=st.binary(min_size=1, max_size=4096))
+def test_damaged_faiss_file_is_reported_and_never_searched(sample_data_dir, embedder, where, damage):
+    """Random bytes at a random place of the FAISS file: verify reports it (or the bytes changed nothing),
+    and search results are those of the intact index, with every score in [-1, 1]."""
+    from workbench.core.verify import verify_store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(sample_data_dir, data)
+        ws = Workspace(data, embedder=embedder)
+        baseline = {q: _dense(ws, q) for q in QUESTIONS}
+        ws.close()
+        faiss_file = next((data / "indexes").glob("*.faiss"))
+        original = faiss_file.read_bytes()
+        at = int(where * (len(original) - 1))
+        damaged = original[:at] + damage + original[at + len(damage):]
+        faiss_file.write_bytes(damaged)
+        ws = Workspace(data, embedder=embedder)
+        report = verify_store(ws)
+        assert report["consistent"] == (damaged == original), report
+        if damaged != original:
+            assert any("checksum" in p for p in report["problems"]), report["problems"]
+        for q in QUESTIONS:
+            got = _dense(ws, q)
+            assert got == baseline[q]
+            assert all(-1.001 <= s <= 1.001 for _, s in got)
+        assert verify_store(ws)["consistent"], "the search rebuilt the damaged file from cached vectors"
+        ws.close()
+
+
+def test_impossible_scores_never_reach_the_user(tmp_path):
+    """A legacy file (no recorded checksum) whose vectors were damaged is caught by its scores."""
+    x = np.eye(4, dtype=np.float32)
+    x[2] *= 3e18  # what a few random bytes in a float make of a unit vector
+    index = VectorIndex.build(np.arange(4), x, 4)
+    with pytest.raises(IndexDamaged, match="impossible scores"):
+        index.search(np.ones(4, dtype=np.float32) / 2, 3)
+    nan = VectorIndex.build(np.arange(2), np.array([[np.nan, 0], [1, 0]], dtype=np.float32), 2)
+    try:
+        scores, _ = nan.search(np.array([1, 0], dtype=np.float32), 2)
+    except IndexDamaged:
+        scores = np.zeros(0)
+    assert np.isfinite(scores).all(), "a NaN score is either refused or dropped, never returned"
+
+
+def test_verify_cli_reports_checksum_and_repair_rebuilds(sample_ws, capsys):
+    from workbench.cli import main
+
+    data = str(sample_ws.data_dir)
+    sample_ws.close()
+    faiss_file = next((sample_ws.data_dir / "indexes").glob("*.faiss"))
+    raw = bytearray(faiss_file.read_bytes())
+    third = len(raw) // 3
+    raw[third : third + 4096] = os.urandom(len(raw[third : third + 4096]))
+    faiss_file.write_bytes(bytes(raw))
+    assert main(["verify", "--data-dir", data]) == 3
+    out = capsys.readouterr().out
+    assert "INCONSISTENT" in out and "checksum" in out
+    assert main(["verify", "--repair", "--data-dir", data]) == 0
+    assert "repaired" in capsys.readouterr().out
+    assert main(["verify", "--data-dir", data]) == 0
+
+
+def test_verify_text_prints_its_notes(sample_ws, capsys):
+    from workbench.cli import main
+    from workbench.core.chunking import ChunkConfig
+
+    sample_ws.store.ensure_chunk_set_row(ChunkConfig(size=33), sample_ws.embedder.model_id)
+    data = str(sample_ws.data_dir)
+    sample_ws.close()
+    assert main(["verify", "--data-dir", data]) == 0
+    out = capsys.readouterr().out
+    assert "note:" in out and "incomplete" in out
+
+
+def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(sample_ws):
+    """A v2 store (no checksums) opens as v3; its FAISS file is rebuilt once and then recorded."""
+    from workbench.core.schema import SCHEMA_VERSION
+    from workbench.core.verify import verify_store
+
+    data = sample_ws.data_dir
+    set_id = _first_set(sample_ws)
+    sample_ws.close()
+    conn = sqlite3.connect(data / "workbench.sqlite3")
+    conn.execute("DROP TABLE index_files")
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    ws = Workspace(data, embedder=sample_ws.embedder)
+    assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert ws.store.index_checksums(set_id) == set()
+    assert any("no recorded checksum" in p for p in verify_store(ws)["problems"])
+    assert _dense(ws, QUESTIONS[0])
+    assert len(ws.store.index_checksums(set_id)) == 1
+    assert verify_store(ws)["consistent"]
+    ws.close()
+
+
+# ----- a damaged database is not written to ---------------------------------------------------------
+def _damage(db: Path, at: float, size: int = 65536, seed: int = 5) -> bytes:
+    """``size`` random bytes written at fraction ``at`` of the file (page 1 spared)."""
+    raw = bytearray(db.read_bytes())
+    start = max(8192, min(int(len(raw) * at), len(raw) - size))
+    raw[start : start + size] = np.random.default_rng(seed).integers(0, 256, size, dtype=np.uint8).tobytes()
+    db.write_bytes(bytes(raw))
+    return db.read_bytes()
+
+
+def _cli(*args, env=None, prefix=()):
+    return subprocess.run([*prefix, sys.executable, "-m", "workbench.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=300)
+
+
+@pytest.mark.parametrize("at", [0.35, 0.67])
+def test_damaged_database_refuses_writes_and_repair_says_it_cannot(sample_ws, tmp_path, at):
+    """64 KB of random bytes inside the SQLite file: where the schema survives, the store opens read-only;
+    where it does not, it is not opened at all. Either way nothing is written and --repair exits 3."""
+    data = sample_ws.data_dir
+    sample_ws.close()
+    db = data / "workbench.sqlite3"
+    before = _damage(db, at)
+    new = write_notes(tmp_path / "more", "more", 2)
+    indexed = _cli("index", str(new[0].parent), "--data-dir", str(data), "--quiet")
+    assert indexed.returncode == 1, indexed
+    assert "damaged" in indexed.stderr and "Traceback" not in indexed.stderr
+    assert len(indexed.stderr.strip().splitlines()) == 1
+    searched = _cli("search", "flush the cache", "--data-dir", str(data), "--quiet")
+    assert "Traceback" not in searched.stderr
+    repaired = _cli("verify", "--repair", "--data-dir", str(data), "--quiet")
+    assert repaired.returncode == 3, repaired
+    assert "cannot be repaired" in repaired.stdout and "index your files again" in repaired.stdout
+    assert db.read_bytes() == before, "nothing was written to the damaged file"
+    try:
+        store = Store(db)
+    except StoreError as exc:  # the schema itself is unreadable
+        assert "damaged" in str(exc) and "left untouched" in str(exc)
+    else:
+        assert not store.writable and "damaged" in store.refusal and "\n" not in store.refusal
+        with pytest.raises(StoreError, match="damaged"):
+            store.record_problem("x.txt", "failed", "test")
+        store.close()
+
+
+def test_not_a_database_is_recognised_by_sqlite_without_another_descriptor(tmp_path, monkeypatch):
+    """The header check goes through SQLite: no Python-level open() of the database file."""
+    import builtins
+
+    path = tmp_path / "workbench.sqlite3"
+    path.write_bytes(b"SQLite formaX 3\x00" + b"\x00" * 4000)
+    real_open = builtins.open
+    opened = []
+    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: opened.append(str(f)) or real_open(f, *a, **k))
+    with pytest.raises(StoreError, match="not a SQLite database; it was left untouched"):
+        Store(path)
+    good = Store(tmp_path / "good.sqlite3")
+    Store(tmp_path / "good.sqlite3").close()
+    good.close()
+    assert not [f for f in opened if "sqlite3" in f], opened
+
+
+# ----- full disk and read-only folder -----------------------------------------------------------------
+FSIZE_RUNNER = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+if sys.argv[2] == "save":
+    import numpy as np
+    from pathlib import Path
+    from workbench.core.storage_errors import StoreError
+    from workbench.core.vectors import VectorIndex
+    x = np.random.default_rng(0).normal(size=(3000, 64)).astype("float32")
+    try:
+        VectorIndex.build(np.arange(3000), x, 64).save(Path(sys.argv[3]) / "indexes" / "big.faiss")
+    except StoreError as exc:
+        print(exc)
+        sys.exit(1)
+    sys.exit(0)
+from workbench.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_full_disk_is_one_line_and_loses_nothing(sample_ws, tmp_path):
+    """RLIMIT_FSIZE makes every write past the limit fail (EFBIG / short write), as a full disk would."""
+    from workbench.core.verify import verify_store
+
+    data = sample_ws.data_dir
+    docs_before = {d["path"] for d in sample_ws.store.documents()}
+    sample_ws.close()
+    (data / "indexes" / "keep.faiss").write_bytes(b"previous")
+    saved = subprocess.run([sys.executable, "-c", FSIZE_RUNNER, str(400_000), "save", str(data)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert saved.returncode == 1 and "the disk is full" in saved.stdout and "nothing was lost" in saved.stdout
+    assert not list((data / "indexes").glob("*.tmp*")), "the temporary FAISS file is removed"
+    new = write_notes(tmp_path / "more", "more", 40)
+    run = subprocess.run([sys.executable, "-c", FSIZE_RUNNER, str(64_000), "index", str(new[0].parent),
+                          "--data-dir", str(data), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert "nothing was lost" in run.stderr and "MB free" in run.stderr
+    assert not list((data / "indexes").glob("*.tmp*"))
+    ws = Workspace(data, embedder=sample_ws.embedder)
+    assert ws.store.db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    assert docs_before <= {d["path"] for d in ws.store.documents()}
+    assert verify_store(ws)["consistent"]
+    ws.close()
+
+
+def _without_root_powers() -> tuple[str, ...]:
+    """As root, run children without the capability that ignores file permissions (CI runs as root)."""
+    if os.geteuid() != 0:
+        return ()
+    if not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv: cannot make a folder read-only")
+    return ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--")
+
+
+def test_read_only_data_folder_reads_and_refuses_writes(sample_ws, tmp_path):
+    data = sample_ws.data_dir
+    sample_ws.close()
+    assert not list(data.glob("*-wal")) and not list(data.glob("*-shm")), "a cleanly closed store"
+    before = (data / "workbench.sqlite3").read_bytes()
+    prefix = _without_root_powers()
+    new = write_notes(tmp_path / "more", "more", 1)
+    os.chmod(data / "indexes", 0o555)
+    os.chmod(data, 0o555)
+    try:
+        for args in (["docs"], ["search", "How do I flush the cache?"], ["verify"]):
+            done = _cli(*args, "--data-dir", str(data), "--quiet", prefix=prefix)
+            assert done.returncode == 0, (args, done.stderr)
+        assert "deploy-guide.md" in _cli("docs", "--data-dir", str(data), prefix=prefix).stdout
+        refused = _cli("index", str(new[0]), "--data-dir", str(data), "--quiet", prefix=prefix)
+        assert refused.returncode == 1
+        assert f"the data folder {data} is read-only" in refused.stderr
+        assert "backup" not in refused.stderr and "Traceback" not in refused.stderr
+    finally:
+        os.chmod(data, 0o755)
+        os.chmod(data / "indexes", 0o755)
+    assert (data / "workbench.sqlite3").read_bytes() == before
+
+
+# ----- a waiting writer says so -------------------------------------------------------------------------
+def test_waiting_writer_reports_the_holder_once(fresh_ws, tmp_path):
+    from workbench.core.jobs import ProgressEvent
+
+    note = write_notes(tmp_path / "n", "n", 1)[0]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from workbench.core.locking import FileLock\n"
+         "FileLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(1.5)",
+         str(fresh_ws.data_dir / "write.lock")], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    events: list[ProgressEvent] = []
+    fresh_ws.add_paths([str(note)], progress=events.append)
+    holder.wait()
+    waits = [e for e in events if e.stage == "waiting"]
+    assert [e.message for e in waits] == [f"waiting for another writer (pid {holder.pid})…"]
+    assert len(fresh_ws.store.documents()) == 1
+
+
+def test_holder_pid_uses_the_held_descriptor(tmp_path, monkeypatch):
+    from workbench.core.locking import FileLock
+
+    lock, other = FileLock(tmp_path / "write.lock"), FileLock(tmp_path / "write.lock")
+    with lock.held():
+        opened = []
+        real = os.open
+        monkeypatch.setattr(os, "open", lambda *a, **k: opened.append(a[0]) or real(*a, **k))
+        assert lock.holder_pid() == other.holder_pid() == os.getpid()
+        assert not other.is_busy(), "every FileLock on the path in this thread shares the hold"
+        assert opened == [], "no second descriptor on a held lock file"
