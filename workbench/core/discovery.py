@@ -40,6 +40,7 @@ def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False
     seen_files: dict[str, str] = {}  # real path -> key of the first path that reached it
     seen_keys: set[str] = set()
     errors: list[OSError] = []
+    links: list[Path] = []
 
     def problem(p: str | Path, status: str, reason: str, record: bool = True, follow: bool = False) -> None:
         found.problems.append(LoadResult(path_key(p, follow=follow), None, status, reason, record))
@@ -98,8 +99,13 @@ def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False
                         problem(full, "failed", f"broken link (to {link_target(full)})")
                     elif full.is_symlink() and outside(str(full), root):
                         problem(full, "skipped", f"link to outside the folder: {shown(os.path.realpath(full))}")
+                    elif full.is_symlink():
+                        links.append(full)  # after the walk: the file itself, when found, keeps its own name
                     else:
                         add_file(full, explicit=False)
+            for link in links:
+                add_file(link, explicit=False)
+            links.clear()
             for exc in errors:
                 problem(exc.filename or path, "failed", f"cannot read folder ({exc.strerror or exc})")
             errors.clear()
