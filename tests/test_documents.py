@@ -6,7 +6,8 @@ import pytest
 from conftest import SAMPLE
 from pdfgen import make_pdf
 
-from workbench.core.documents import discover, load_file, load_paths
+from workbench.core.discovery import discover
+from workbench.core.documents import load_file, load_paths
 from workbench.core.headings import heading_path_at, parse_headings
 
 
@@ -88,7 +89,9 @@ def test_folder_discovery_recurses_skips_hidden_and_survives_symlink_loops(tmp_p
     os.symlink(tmp_path, tmp_path / "sub" / "loop")
     found = discover([tmp_path])
     assert [p.name for p in found.files] == ["a.md"]
-    assert not found.problems
+    reasons = {os.path.basename(r.path): (r.status, r.reason.split(" (")[0], r.record) for r in found.problems}
+    assert reasons == {".hidden": ("skipped", "hidden folder", False),
+                       "img.png": ("skipped", "unsupported type .png", False)}
 
 
 def test_one_bad_file_does_not_stop_the_rest(tmp_path):

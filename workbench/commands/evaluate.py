@@ -127,7 +127,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if not args.dataset:
         raise UserError("give a question set folder (DATASET_DIR), --compare RUN_A RUN_B or --rerun RUN")
     try:
-        qset = load_question_set(args.dataset).subset(args.limit, args.corpus)
+        qset = load_question_set(args.dataset, follow_links=args.follow_links).subset(args.limit, args.corpus)
         warnings: list[str] = []
         configs = expand_grid(_strategies(args), parse_grid(args.grid), warnings)
     except (DatasetError, ValueError) as exc:
@@ -200,6 +200,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="named strategy or JSON object; repeat to compare several (default: plain)")
     p.add_argument("--grid", help='sweep, e.g. "window=0,1,2 chunk_size=100,200 top_k=3,5"')
     p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--follow-links", action="store_true",
+                   help="accept corpus files that are links to outside the question set's folder")
     p.add_argument("--corpus", action="append", metavar="ID", help="only questions of this corpus (repeatable)")
     p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here")
     p.add_argument("--label", help="a label for the recorded run")

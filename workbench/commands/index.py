@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import os
 
 from workbench.cli import UserError, add_chunk_options, add_common, emit, open_workspace, progress_printer
 from workbench.core.chunking import ChunkConfig
+from workbench.core.filenames import fs_path, shown
 
 
 def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> ChunkConfig:
@@ -26,13 +27,30 @@ def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> C
         raise UserError(str(exc)) from None
 
 
+LISTED_PROBLEMS = 20  # beyond this many skipped/failed files the text output summarises them by reason
+
+
+def problem_lines(skipped: list, failed: list) -> list[str]:
+    """One line per skipped or failed file, or (beyond ``LISTED_PROBLEMS``) one line per status and reason."""
+    rows = [("skipped", r) for r in skipped] + [("failed ", r) for r in failed]
+    if len(rows) <= LISTED_PROBLEMS:
+        return [f"  {status} {r.path}: {r.reason}" for status, r in rows]
+    groups: dict[tuple[str, str], list[str]] = {}
+    for status, r in rows:
+        groups.setdefault((status, r.reason.split(" (")[0].split(":")[0]), []).append(r.path)
+    lines = [f"  {status} {len(paths):>5} × {reason} (e.g. {paths[0]})"
+             for (status, reason), paths in sorted(groups.items(), key=lambda kv: (kv[0][0], -len(kv[1])))]
+    return [*lines, f"  ({len(rows)} files in all; --json lists each with its full reason)"]
+
+
 def run(args: argparse.Namespace) -> int:
     config = chunk_config(args)
-    missing = [p for p in args.paths if not Path(p).expanduser().exists()]
+    missing = [p for p in args.paths if not os.path.lexists(fs_path(os.path.expanduser(p)))]
     if missing and len(missing) == len(args.paths):
-        raise UserError(f"no such file or folder: {', '.join(missing)}")
+        raise UserError(f"no such file or folder: {', '.join(shown(p) for p in missing)}")
     ws = open_workspace(args)
-    report = ws.add_paths(args.paths, config, progress=progress_printer(args.quiet), max_file_mb=args.max_file_mb)
+    report = ws.add_paths(args.paths, config, progress=progress_printer(args.quiet), max_file_mb=args.max_file_mb,
+                          follow_links=args.follow_links)
     data = report.as_dict()
     data["chunk_set"] = config.label()
     data["data_dir"] = str(ws.data_dir)
@@ -40,15 +58,17 @@ def run(args: argparse.Namespace) -> int:
     data["chunks_per_s"] = round(rate, 2)
     lines = [
         f"documents: {len(report.added)} added, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
+        f"{len(report.removed)} removed, {len(report.moved)} moved, "
         f"{len(report.skipped)} skipped, {len(report.failed)} failed",
         f"chunks ({config.label()}): {report.chunks_added} added, {report.chunks_total} in the set, "
         f"{report.chunks_embedded} embedded",
         f"time: {report.seconds:.1f} s ({rate:.1f} chunks/s embedded)",
     ]
-    for r in report.skipped:
-        lines.append(f"  skipped {r.path}: {r.reason}")
-    for r in report.failed:
-        lines.append(f"  failed  {r.path}: {r.reason}")
+    lines += [f"  moved   {old} -> {new}" for old, new in report.moved[:LISTED_PROBLEMS]]
+    lines += [f"  removed {path} (the file is gone)" for path in report.removed[:LISTED_PROBLEMS]]
+    if len(report.moved) + len(report.removed) > 2 * LISTED_PROBLEMS:
+        lines.append("  (--json lists every moved and removed document)")
+    lines += problem_lines(report.skipped, report.failed)
     lines += [f"warning: {w}" for w in report.warnings]
     emit(args, data, "\n".join(lines))
     if not ws.store.documents():
@@ -61,6 +81,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (folders are read recursively)")
     p.add_argument("--max-file-mb", type=float, default=None,
                    help="skip files larger than this many MB (default 20; 0 = no limit)")
+    p.add_argument("--follow-links", action="store_true",
+                   help="also read files and folders that links inside a folder point to outside it "
+                        "(default: report them as skipped)")
     add_chunk_options(p)
     add_common(p)
     p.set_defaults(func=run)

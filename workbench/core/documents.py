@@ -7,12 +7,15 @@ whitespace changes), so character offsets from other tools (e.g. Chroma's refere
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import os
+import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.core.filenames import file_kind, path_key, shown
 from workbench.core.headings import Heading, parse_headings
 from workbench.core.html_text import html_to_text
 
@@ -47,59 +50,11 @@ class LoadResult:
     document: Document | None
     status: str = "ok"
     reason: str = ""
-
-
-@dataclass
-class Discovery:
-    """Files found under the given paths, plus paths that could not be used."""
-
-    files: list[Path] = field(default_factory=list)
-    problems: list[LoadResult] = field(default_factory=list)
+    record: bool = True  # False for files that were never candidates (hidden, unsupported): not stored as problems
 
 
 class LoadError(Exception):
     """A file that cannot be turned into a document; the message is shown to the user."""
-
-
-def discover(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
-    """Expand files and folders (recursively, following links once, hidden entries skipped)."""
-    found = Discovery()
-    seen_dirs: set[str] = set()
-    seen_files: set[str] = set()
-
-    def add_file(p: Path, explicit: bool) -> None:
-        real = os.path.realpath(p)
-        if real in seen_files:
-            return
-        if p.suffix.lower() not in SUPPORTED_SUFFIXES:
-            if explicit:
-                found.problems.append(
-                    LoadResult(str(p), None, "skipped", f"unsupported file type '{p.suffix or p.name}'")
-                )
-            return
-        seen_files.add(real)
-        found.files.append(p)
-
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if not path.exists():
-            found.problems.append(LoadResult(str(path), None, "failed", "no such file or folder"))
-        elif path.is_file():
-            add_file(path, explicit=True)
-        elif path.is_dir():
-            for root, dirs, files in os.walk(path, followlinks=True, onerror=None):
-                real = os.path.realpath(root)
-                if real in seen_dirs:
-                    dirs[:] = []
-                    continue
-                seen_dirs.add(real)
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if not name.startswith("."):
-                        add_file(Path(root) / name, explicit=False)
-        else:
-            found.problems.append(LoadResult(str(path), None, "skipped", "not a regular file or folder"))
-    return found
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
@@ -112,7 +67,10 @@ def decode_text(data: bytes) -> tuple[str, str]:
         except UnicodeDecodeError as exc:
             raise LoadError(f"invalid UTF-16 text ({exc.reason})") from None
     if b"\x00" in data[:65536]:
-        raise LoadError("binary content (NUL bytes) in a text file")
+        guessed = _utf16_without_bom(data)
+        if guessed is None:
+            raise LoadError("binary content (NUL bytes) in a text file")
+        return guessed
     try:
         return data.decode("utf-8"), ""
     except UnicodeDecodeError:
@@ -127,13 +85,37 @@ def decode_text(data: bytes) -> tuple[str, str]:
         return data.decode("latin-1"), "not valid UTF-8; decoded as Latin-1"
 
 
-def _pdf_text(path: Path) -> str:
+def _utf16_without_bom(data: bytes) -> tuple[str, str] | None:
+    """UTF-16 text without a byte-order mark (NUL bytes at nearly every odd or even position), or None."""
+    sample = data[:65536]
+    if len(data) % 2 or len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    share_even, share_odd = even.count(0) / len(even), odd.count(0) / len(odd)
+    if share_odd >= 0.3 and share_even <= 0.02:
+        codec = "utf-16-le"
+    elif share_even >= 0.3 and share_odd <= 0.02:
+        codec = "utf-16-be"
+    else:
+        return None
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError:
+        return None
+    head = text[:20000]
+    printable = sum(1 for ch in head if ch.isprintable() or ch in "\t\n\r\f")
+    if printable < 0.95 * len(head):
+        return None
+    return text, f"UTF-16 without a byte-order mark (read as {codec.upper()})"
+
+
+def _pdf_text(data: bytes) -> str:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             try:
                 if not reader.decrypt(""):
@@ -155,32 +137,71 @@ def _pdf_text(path: Path) -> str:
     return text
 
 
+def _too_large(size: int, max_file_mb: float) -> str:
+    return (f"too large ({size / 1e6:.1f} MB; the limit is {max_file_mb:g} MB, change it with --max-file-mb)")
+
+
+def read_regular_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FILE_MB) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file (links followed), read at most up to the size limit (0 = no limit).
+
+    Raises ``LoadError`` with the status ``skipped`` reason as its message for a FIFO, device, socket or
+    folder (never opened for reading) and for a file over the limit, even one that grows while it is read.
+    """
+    limit = int(max_file_mb * 1_000_000) if max_file_mb else 0
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise LoadError(f"not a regular file ({file_kind(info.st_mode)})")
+    if limit and info.st_size > limit:
+        raise LoadError(_too_large(info.st_size, max_file_mb))
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)  # the file opened, not a replacement swapped in after the check above
+        if not stat.S_ISREG(info.st_mode):
+            raise LoadError(f"not a regular file ({file_kind(info.st_mode)})")
+        data = fh.read(limit + 1) if limit else fh.read()
+    if limit and len(data) > limit:
+        raise LoadError(_too_large(max(len(data), info.st_size), max_file_mb))
+    return data, info
+
+
+def link_target(path: str | os.PathLike[str]) -> str | None:
+    """What a symbolic link points to (shown as text), or None when ``path`` is not a link."""
+    try:
+        return shown(os.readlink(path))
+    except OSError:
+        return None
+
+
 def load_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FILE_MB) -> LoadResult:
     """Load one file into a ``Document``; never raises for bad content.
 
-    Files larger than ``max_file_mb`` are skipped with a reason (0 = no limit).
+    Only regular files are read (links followed): FIFOs, devices and sockets are skipped without being
+    opened. Files larger than ``max_file_mb`` are skipped with a reason (0 = no limit). The result's path
+    is the store key (``path_key``: absolute, real, printable).
     """
     p = Path(path)
+    key = path_key(p)
     try:
-        stat = p.stat()
-        if max_file_mb and stat.st_size > max_file_mb * 1_000_000:
-            return LoadResult(str(p), None, "skipped", f"too large ({stat.st_size / 1e6:.1f} MB; the limit is "
-                                                       f"{max_file_mb:g} MB, change it with --max-file-mb)")
-        data = p.read_bytes()
+        data, info = read_regular_file(p, max_file_mb)
+    except LoadError as exc:
+        return LoadResult(key, None, "skipped", str(exc))
     except FileNotFoundError:
-        return LoadResult(str(p), None, "failed", "file disappeared before it could be read")
+        target = link_target(p)
+        if target is not None:
+            return LoadResult(path_key(p, follow=False), None, "failed", f"broken link (to {target})")
+        return LoadResult(key, None, "failed", "file disappeared before it could be read")
     except PermissionError:
-        return LoadResult(str(p), None, "failed", "permission denied")
+        return LoadResult(key, None, "failed", "permission denied")
     except OSError as exc:
-        return LoadResult(str(p), None, "failed", f"cannot read file ({exc.strerror or exc})")
+        return LoadResult(key, None, "failed", f"cannot read file ({exc.strerror or exc})")
     if not data:
-        return LoadResult(str(p), None, "skipped", "empty file")
+        return LoadResult(key, None, "skipped", "empty file")
     suffix = p.suffix.lower()
-    title = p.stem
+    title = shown(p.stem)
     note = ""
     try:
         if suffix in PDF_SUFFIXES:
-            fmt, text = "pdf", _pdf_text(p)
+            fmt, text = "pdf", _pdf_text(data)
             headings: list[Heading] = []
         elif suffix in HTML_SUFFIXES:
             fmt = "html"
@@ -192,28 +213,31 @@ def load_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FILE_MB) ->
             text, note = decode_text(data)
             headings = parse_headings(text, "markdown" if fmt == "markdown" else "plain")
     except LoadError as exc:
-        return LoadResult(str(p), None, "failed", str(exc))
+        return LoadResult(key, None, "failed", str(exc))
     if not text.strip():
-        return LoadResult(str(p), None, "skipped", "no text content")
+        return LoadResult(key, None, "skipped", "no text content")
     if headings and fmt != "html" and headings[0].level == 1 and headings[0].start < 200:
         title = headings[0].title
     doc = Document(
-        path=str(p.resolve()),
+        path=key,
         title=title,
         text=text,
         sha256=hashlib.sha256(data).hexdigest(),
-        size=stat.st_size,
-        mtime=stat.st_mtime,
+        size=info.st_size,
+        mtime=info.st_mtime,
         format=fmt,
         headings=tuple(headings),
         note=note,
     )
-    return LoadResult(str(p), doc, "ok", note)
+    return LoadResult(key, doc, "ok", note)
 
 
-def load_paths(paths: Iterable[str | os.PathLike[str]], max_file_mb: float = MAX_FILE_MB) -> Iterator[LoadResult]:
+def load_paths(paths: Iterable[str | os.PathLike[str]], max_file_mb: float = MAX_FILE_MB,
+               follow_links: bool = False) -> Iterator[LoadResult]:
     """Discover and load every supported file under ``paths``; problems are yielded as results."""
-    found = discover(paths)
+    from workbench.core.discovery import discover
+
+    found = discover(paths, follow_links=follow_links)
     yield from found.problems
     for file in found.files:
         yield load_file(file, max_file_mb)

@@ -7,17 +7,20 @@ crash or a cancel at any point leaves a consistent store that the next run compl
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from workbench.core.chunking import ChunkConfig, ChunkPiece, chunk_document
 from workbench.core.contextual import heading_prefix
-from workbench.core.documents import MAX_FILE_MB, Document, LoadResult, discover, load_file
+from workbench.core.discovery import discover
+from workbench.core.documents import MAX_FILE_MB, Document, LoadResult, load_file
 from workbench.core.embedding import Embedder, embed_cached, model_max_tokens, text_hash
+from workbench.core.filenames import fs_path, is_inside, shown
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 from workbench.core.store import ChunkSetInfo, Store
 from workbench.core.tokens import TokenCounter
@@ -28,24 +31,29 @@ FLUSH_CHUNKS = 1024
 
 @dataclass
 class IngestReport:
-    """What happened to each file of an indexing run."""
+    """What happened to each file of an indexing run (every file found is in exactly one of added, updated,
+    unchanged, moved, skipped or failed; ``removed`` lists stored documents whose files are gone)."""
 
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[LoadResult] = field(default_factory=list)
     failed: list[LoadResult] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str]] = field(default_factory=list)  # (old path, new path)
     chunks_added: int = 0
     chunks_total: int = 0
     chunks_embedded: int = 0
     seconds: float = 0.0
     cancelled: bool = False
     warnings: list[str] = field(default_factory=list)
+    chunks_dropped: bool = False  # documents lost chunks: FAISS files need the stale ids taken out
 
     def as_dict(self) -> dict:
         """JSON-ready summary."""
         return {
             "added": len(self.added), "updated": len(self.updated), "unchanged": len(self.unchanged),
+            "removed": list(self.removed), "moved": [{"from": a, "to": b} for a, b in self.moved],
             "skipped": [{"path": r.path, "reason": r.reason} for r in self.skipped],
             "failed": [{"path": r.path, "reason": r.reason} for r in self.failed],
             "chunks_added": self.chunks_added, "chunks_total": self.chunks_total,
@@ -54,29 +62,79 @@ class IngestReport:
         }
 
 
+def _file_is_gone(key: str) -> bool:
+    """True when nothing is at a stored document's path any more (an unreadable folder is not 'gone')."""
+    try:
+        os.lstat(fs_path(key))
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def ingest_files(
     store: Store, paths: list[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-    report: IngestReport | None = None, max_file_mb: float = MAX_FILE_MB,
+    report: IngestReport | None = None, max_file_mb: float = MAX_FILE_MB, follow_links: bool = False,
 ) -> IngestReport:
-    """Load files and folders into the store; bad files are recorded with their reason and skipped."""
+    """Load files and folders into the store; bad files are recorded with their reason and skipped.
+
+    Each folder named is reconciled with the store: documents under it whose files are gone are removed,
+    or moved when a new file there has the same content (chunks and vectors kept); a file that is no longer
+    indexed (it now fails or is skipped) loses its stored document. Problems are recorded under the same
+    keys as documents and forgotten once a file is indexed or gone.
+    """
     report = report or IngestReport()
-    found = discover(paths)
+    found = discover(paths, follow_links=follow_links)
     results: list[LoadResult] = list(found.problems)
     tick = Reporter(progress, "reading", len(found.files))
     for i, path in enumerate(found.files):
         if cancel is not None:
             cancel.check()
         results.append(load_file(path, max_file_mb))
-        tick(i + 1, path.name)
+        tick(i + 1, shown(path.name))
+    loaded = {r.document.path for r in results if r.document is not None}
+    stored = store.documents()
+    gone = [d for d in stored if any(is_inside(d["path"], f) for f in found.folders)
+            and d["path"] not in loaded and _file_is_gone(d["path"])]
+    movable: dict[str, list[dict]] = {}
+    for d in gone:
+        movable.setdefault(d["sha256"], []).append(d)
+    by_path = {d["path"]: d for d in stored}
     for result in results:
-        if result.document is None:
+        doc = result.document
+        if doc is None:
+            earlier = by_path.get(result.path) if result.record else None
+            if earlier is not None and earlier not in gone:
+                store.remove_document(earlier["id"])
+                report.chunks_dropped = True
+                result = replace(result, reason=f"{result.reason}; its earlier version was removed from the index")
             (report.failed if result.status == "failed" else report.skipped).append(result)
-            store.record_problem(result.path, result.status, result.reason)
+            if result.record:
+                store.record_problem(result.path, result.status, result.reason)
             continue
-        existed = store.document_by_path(result.document.path) is not None
-        _, changed = store.upsert_document(result.document)
+        existed = doc.path in by_path
+        candidates = movable.get(doc.sha256) if not existed else None
+        if candidates:
+            old = candidates.pop(0)
+            gone.remove(old)
+            report.chunks_dropped |= store.move_document(old["id"], doc)
+            report.moved.append((old["path"], doc.path))
+            continue
+        _, changed = store.upsert_document(doc)
+        if not changed:
+            store.clear_problem(doc.path)
         target = report.unchanged if not changed else (report.updated if existed else report.added)
-        target.append(result.document.path)
+        target.append(doc.path)
+    for d in gone:
+        store.remove_document(d["id"])
+        report.removed.append(d["path"])
+        report.chunks_dropped = True
+    recorded = {r.path for r in results if r.document is None and r.record}
+    stale = [p["path"] for p in store.problems()
+             if not os.path.isabs(p["path"])  # recorded by older versions under the path as typed
+             or (p["path"] not in recorded and any(is_inside(p["path"], f) for f in found.folders))]
+    store.forget_problems(stale)
     return report
 
 

@@ -311,6 +311,36 @@ class Store:
             {"path": path, "status": status, "reason": reason, "checked": now()}, pk="path"
         )
 
+    def clear_problem(self, path: str) -> None:
+        """Forget the problem recorded for ``path`` (its file is indexed now)."""
+        self.db.execute("DELETE FROM problems WHERE path = ?", [path])
+
+    def forget_problems(self, paths: Iterable[str]) -> None:
+        """Forget the problems recorded for these paths (their files are gone or were read again)."""
+        with self.db.atomic():
+            self.db.conn.executemany("DELETE FROM problems WHERE path = ?", [(p,) for p in paths])
+
+    def move_document(self, doc_id: int, doc: Document) -> bool:
+        """Give a stored document the path (and title, mtime) of ``doc``, which has the same content.
+
+        Its chunks and vectors are kept, except in chunk sets whose embedded prefixes hold the title
+        (heading path or contextual): there a changed title drops the chunks, rebuilt on the next use.
+        Returns True when chunks were dropped.
+        """
+        old = self.document(doc_id)
+        dropped = False
+        with self.db.atomic():
+            self.db["documents"].update(doc_id, {"path": doc.path, "title": doc.title, "mtime": doc.mtime,
+                                                 "size": doc.size, "note": doc.note})
+            self.db.execute("DELETE FROM problems WHERE path = ?", [doc.path])
+            if old.title != doc.title:
+                for info in self.chunk_sets():
+                    if info.config.heading_prefix or info.config.contextual:
+                        self.drop_doc_from_set(info.id, doc_id)
+                        dropped = True
+            self._bump()
+        return dropped
+
     def problems(self) -> list[dict]:
         """Files that were skipped or failed."""
         return list(self.db.query("SELECT path, status, reason, checked FROM problems ORDER BY path"))

@@ -155,25 +155,43 @@ class Workspace:
     # ----- indexing --------------------------------------------------------------------------
     def add_paths(
         self, paths: Sequence[str], config: ChunkConfig | None = None, progress: ProgressSink | None = None,
-        cancel: CancelToken | None = None, max_file_mb: float | None = None,
+        cancel: CancelToken | None = None, max_file_mb: float | None = None, follow_links: bool = False,
     ) -> IngestReport:
-        """Load files into the store and bring the chunk set for ``config`` up to date."""
+        """Load files into the store and bring the chunk set for ``config`` up to date.
+
+        Folders are reconciled (see ``ingest_files``); links to outside a folder are followed only with
+        ``follow_links``.
+        """
         import time
 
         started = time.perf_counter()
         with self.writing(progress):
             limit = {} if max_file_mb is None else {"max_file_mb": max_file_mb}
-            report = ingest_files(self.store, list(paths), progress, cancel, **limit)
+            report = ingest_files(self.store, list(paths), progress, cancel, follow_links=follow_links, **limit)
             self._forget_documents()
-            self.ensure_chunk_set(config or ChunkConfig(), progress, cancel, report=report)
+            if report.chunks_dropped:
+                self._drop_stale_vectors()
+            info = self.ensure_chunk_set(config or ChunkConfig(), progress, cancel, report=report)
+            report.chunks_total = info.chunk_count
         report.seconds = time.perf_counter() - started
         return report
 
     def remove_document(self, doc_id: int) -> None:
-        """Delete a document; chunk sets are brought up to date on their next use."""
+        """Delete a document and take its chunks out of every ready chunk set's FAISS file."""
         with self.writing():
             self.store.remove_document(doc_id)
-        self._forget_documents()
+            self._forget_documents()
+            self._drop_stale_vectors()
+
+    def _drop_stale_vectors(self) -> None:
+        """After documents lost chunks: refresh each ready chunk set's count and FAISS file (writer held)."""
+        for info in self.store.chunk_sets():
+            if info.state == "ready":
+                self.store.set_state(info.id, "ready")
+                sync_index(self.store, self.data_dir, info.id, self.embedder)
+            with self._lock:
+                self._runtimes.pop(info.id, None)
+        self.hit_cache.clear()
 
     def _forget_documents(self) -> None:
         self.section_cache.clear()

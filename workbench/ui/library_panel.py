@@ -24,6 +24,10 @@ def report_line(report) -> str:  # noqa: ANN001 - IngestReport
     """One line for the status bar about an indexing run."""
     parts = [f"{len(report.added)} added", f"{len(report.updated)} updated",
              f"{len(report.unchanged)} unchanged"]
+    if report.removed:
+        parts.append(f"{len(report.removed)} removed")
+    if report.moved:
+        parts.append(f"{len(report.moved)} moved")
     if report.skipped:
         parts.append(f"{len(report.skipped)} skipped")
     if report.failed:

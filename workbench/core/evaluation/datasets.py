@@ -116,11 +116,12 @@ def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def load_question_set(root: str | os.PathLike[str], strict: bool = True) -> QuestionSet:
+def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_links: bool = False) -> QuestionSet:
     """Read and check a question set. Every reference must satisfy ``text[start:end] == content``;
     mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``.
 
     ``root`` is a folder, or the name of a set bundled with the package (``chroma-general``, ``sample``).
+    A corpus file that is a link to outside the set's folder is refused unless ``follow_links``.
     """
     from workbench.core.evaluation.bundled import resolve_dataset
 
@@ -139,6 +140,10 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True) -> Ques
             path = root / CORPORA_DIR / f"{cid}.md"
             if not _CORPUS_ID.match(cid) or not path.is_file():
                 raise DatasetError(f"{where}: corpus {cid!r} not found ({CORPORA_DIR}/{cid}.md is missing)")
+            target = path.resolve()
+            if not follow_links and not target.is_relative_to(root):
+                raise DatasetError(f"{CORPORA_DIR}/{cid}.md is a link to outside the question set's folder "
+                                   f"({target}); copy the file into the set, or allow links (--follow-links)")
             try:
                 texts[cid] = read_corpus(path)
             except UnicodeDecodeError as exc:
