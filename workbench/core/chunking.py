@@ -73,6 +73,12 @@ class ChunkConfig:
         return ", ".join(parts)
 
 
+def max_overlap(size: int) -> int:
+    """The largest overlap the CLI and the GUI accept for ``size``-unit chunks: below half the size (a larger
+    overlap makes chunking step by a few units at a time, for minutes, into near-duplicate chunks)."""
+    return max(0, (size - 1) // 2)
+
+
 @dataclass(frozen=True)
 class ChunkPiece:
     """A chunk before it is stored: its order in the document, its span and its heading path."""
