@@ -19,7 +19,8 @@ from workbench.cli import (
     output_dir,
     progress_printer,
 )
-from workbench.commands.search import add_strategy_options, strategy_from_args
+from workbench.commands.contextualize import check_llm_host, workspace_llm_opener
+from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
 from workbench.core.evaluation.datasets import DatasetError, load_question_set
 from workbench.core.evaluation.export import export_results, summary_rows
 from workbench.core.evaluation.judge import answer_and_judge, backend_name, label_changes, label_summary
@@ -128,11 +129,14 @@ def run_eval(args: argparse.Namespace) -> int:
     output_dir(args.out)
     if args.dataset:
         existing_path(args.dataset, "question set folder", "dir")
+    if args.answers or any(needs_llm(s) for s in _strategies(args)):
+        check_llm_host(args.llm if args.answers else "auto", args.llm_model, None, args.allow_remote)
     if args.compare:
         return run_compare(args, open_workspace(args))
     progress = progress_printer(args.quiet)
     if args.rerun:
         ws = open_workspace(args)
+        ws.llm_opener = workspace_llm_opener(args)
         run_id, sweep = rerun(ws, args.rerun, args.dataset, progress)
         _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
         return 0
@@ -149,13 +153,14 @@ def run_eval(args: argparse.Namespace) -> int:
     if not configs:
         raise UserError("no configuration left to run")
     ws = open_workspace(args)
+    ws.llm_opener = workspace_llm_opener(args)
     sweep = run_sweep(ws, qset, configs, progress)
     llm_model = None
     if args.answers:
         try:
             from workbench.core.llm import open_backend
 
-            backend = open_backend(args.llm, args.llm_model)
+            backend = open_backend(args.llm, args.llm_model, allow_remote=args.allow_remote)
         except Exception as exc:  # no backend: one line for the user, the retrieval run is not recorded
             raise UserError(f"no answering backend: {exc}") from None
         llm_model = backend_name(backend)
