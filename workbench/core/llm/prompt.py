@@ -2,7 +2,7 @@
 budget that drops the lowest-ranked passages first.
 
 Passages are fenced: each sits between ``<passage-NONCE id="n">`` and ``</passage-NONCE>``, where NONCE is
-random for every prompt, so document text cannot close a passage early or pose as another passage or as the
+a keyed hash of the prompt's content with a per-process random key (unpredictable from outside), so document text cannot close a passage early or pose as another passage or as the
 question (a fake "[9] [trusted-policy.md]" or "Question:" line stays inside its fence, and the instructions
 say that fenced text is quoted document content). Any occurrence of the fence in document text is defused.
 
@@ -37,9 +37,21 @@ NONCE_BYTES = 4  # 8 hex digits per prompt
 COUNT_NONCE = "0" * (2 * NONCE_BYTES)  # stands in for a nonce where a block is counted outside a prompt
 
 
-def new_nonce() -> str:
-    """A random code for one prompt's passage fences."""
-    return secrets.token_hex(NONCE_BYTES)
+_SALT = secrets.token_bytes(16)  # per process: a document cannot precompute a fence code
+
+
+def new_nonce(*parts: str) -> str:
+    """The code for one prompt's passage fences: a keyed hash of the prompt's own content (``parts``) with a
+    per-process random salt, so nobody can predict it from outside, and the same question over the same
+    passages gets the same prompt within a run (greedy answers stay reproducible). Random when no parts."""
+    if not parts:
+        return secrets.token_hex(NONCE_BYTES)
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=NONCE_BYTES, key=_SALT)
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\x00")
+    return digest.hexdigest()
 
 
 def defuse(text: str, nonce: str) -> str:
@@ -190,7 +202,8 @@ def build_prompt(ws, result, backend=None, budget: int = 0, max_tokens: int = 25
         span = Span(p.span.doc_id, p.span.start, end)
         return replace(p, span=span, text=passage_display(ws.document(span.doc_id), replace(src, span=span)))
 
-    nonce = new_nonce()
-    kept, dropped = fit_budget(number_passages(ws, result), count, budget, shrink, nonce)
+    candidates = number_passages(ws, result)
+    nonce = new_nonce(question, *(p.block for p in candidates))
+    kept, dropped = fit_budget(candidates, count, budget, shrink, nonce)
     return Prompt(question, render_messages(question, kept, system, nonce), kept, dropped, budget,
                   sum(p.tokens for p in kept), bool(getattr(backend, "exact_tokens", False)), nonce)
