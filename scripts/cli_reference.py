@@ -41,7 +41,20 @@ def render() -> str:
             rows.append(f"| `{flag}{' ' + str(metavar) if action.option_strings and metavar else ''}` | {text} |")
         if rows:
             lines += ["| argument | meaning |", "|---|---|", *rows, ""]
+    lines += exit_status_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def exit_status_section() -> list[str]:
+    """The exit statuses (``workbench.cli.EXIT_STATUSES``, also in ``workbench --help``) as a table."""
+    from workbench.cli import EXIT_STATUSES
+
+    return ["## Exit statuses", "",
+            "A path named on the command line that does not exist (or is of the wrong kind) is refused before the "
+            "store is touched. Files inside a folder that fail or are skipped are listed with their reasons and do "
+            "not change the status, unless `index --strict`.", "",
+            "| status | meaning |", "|---|---|",
+            *[f"| {code} | {meaning.replace('|', chr(92) + '|')} |" for code, meaning in EXIT_STATUSES], ""]
 
 
 def main() -> int:

@@ -86,7 +86,8 @@ def test_eval_json_table_out_runs_compare_rerun(capsys, tmp_path, dataset):
 def test_eval_errors_are_one_line(capsys, tmp_path, dataset):
     data = tmp_path / "data"
     for args, msg in [
-        (["eval", tmp_path / "missing"], "questions.csv is missing"),
+        (["eval", tmp_path / "missing"], "no such question set folder"),
+        (["eval", tmp_path], "questions.csv is missing"),
         (["eval", dataset, "--grid", "colour=1"], "unknown grid parameter"),
         (["eval", dataset, "--strategy", "nope"], "unknown strategy"),
         (["eval", dataset, "--corpus", "nope"], "unknown corpus"),

@@ -19,6 +19,7 @@ from conftest import SAMPLE
 from netguard import NetGuard
 from test_ui_support import WAIT_MS, _live_top_levels
 
+from workbench.core.llm.ollama_backend import remote_refusal
 from workbench.ui import settings as prefs
 from workbench.ui.settings import LLMChoice
 
@@ -231,8 +232,9 @@ def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, fresh_ws,
     assert not banner.isHidden() and "not on this machine" in banner.text()
     assert window.answer.holder.host == REMOTE and window.answer.holder.blocked is None
     window.answer.set_backend(LLMChoice("auto", "", REMOTE, ""))  # stored but never allowed: not used
-    assert "was not allowed" in banner.text()
-    with pytest.raises(RuntimeError, match="not allowed"):
+    refusal = remote_refusal(REMOTE)  # the same line the command line prints
+    assert refusal in banner.text()
+    with pytest.raises(RuntimeError, match="refused unless you allow it"):
         window.answer.holder.get()
     window.answer.set_backend(LLMChoice("embedded", "", REMOTE, REMOTE))
     assert banner.isHidden()

@@ -1,24 +1,102 @@
 """The ``workbench`` command: drives ``workbench.core`` headless, one sub-command per action.
 
 Every error the user can cause (bad path, empty corpus, bad option) ends with a one-line message on
-stderr and a non-zero exit, never a traceback.
+stderr and a non-zero exit, never a traceback. ``EXIT_STATUSES`` lists what a script can rely on.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sqlite3
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from workbench import __version__
 from workbench.core.jobs import Cancelled, ProgressEvent
 
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PROBLEMS, EXIT_CANCELLED = 0, 1, 2, 3, 130
+EXIT_STATUSES = [
+    (EXIT_OK, "success (files inside a folder that were skipped or failed are listed, but do not count)"),
+    (EXIT_ERROR, "error: a path named on the command line is missing or of the wrong kind, bad input, "
+                 "a refused remote host, an empty corpus, a damaged store …; one line on stderr"),
+    (EXIT_USAGE, "usage error: unknown option, missing or malformed argument (argparse), no command"),
+    (EXIT_PROBLEMS, "finished, but with problems: `index --strict` when a file was skipped or failed; "
+                    "`verify` found the store inconsistent (without --repair)"),
+    (EXIT_CANCELLED, "cancelled (Ctrl-C)"),
+]
+
+
+def exit_status_text() -> str:
+    """The exit statuses as lines for ``--help`` (the epilog) and docs/cli.md."""
+    return "\n".join(f"  {code:>3}  {meaning}" for code, meaning in EXIT_STATUSES)
+
 
 class UserError(Exception):
     """An error caused by input; printed as one line."""
+
+
+def finite_float(text: str) -> float:
+    """An argparse ``type`` for float options: refuses ``nan``, ``inf`` and what is not a number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, not {text!r}")
+    return value
+
+
+def existing_path(path: str | Path | None, what: str = "file or folder", kind: str = "any") -> Path | None:
+    """``path`` (expanded) when it exists and is of ``kind`` ("any", "file", "dir"); else a ``UserError``.
+
+    Commands call it for every path named on the command line before they open the store.
+    """
+    if path is None:
+        return None
+    import os
+
+    from workbench.core.filenames import fs_path
+
+    p = Path(path).expanduser()
+    if not (p.exists() or os.path.lexists(fs_path(str(p)))):  # a stored key shows odd bytes as \xNN
+        raise UserError(f"no such {what}: {path}")
+    if kind == "dir" and not p.is_dir():
+        raise UserError(f"{what} is not a folder: {path}")
+    if kind == "file" and not p.is_file():
+        raise UserError(f"{what} is not a file: {path}")
+    return p
+
+
+def output_dir(path: str | Path | None, option: str = "--out") -> Path | None:
+    """A folder to write into (created later): refused up front when it names an existing file, or when
+    one of its parents is a file."""
+    if path is None:
+        return None
+    p = Path(path).expanduser()
+    for q in (p, *p.parents):
+        if q.exists():
+            if not q.is_dir():
+                raise UserError(f"{option} {path}: {q} is a file, not a folder")
+            break
+    return p
+
+
+def check_common_paths(args: argparse.Namespace) -> None:
+    """Refuse, before any work, ``--data-dir`` naming a file, a missing embedding model folder (``--model``,
+    or ``--embed-model`` where ``--model`` names the LLM) and a missing GGUF file (``--model x.gguf``)."""
+    output_dir(getattr(args, "data_dir", None), "--data-dir")
+    llm_options = hasattr(args, "embed_model")
+    embed = args.embed_model if llm_options else getattr(args, "model", None)
+    if embed:
+        existing_path(embed, "model folder (--embed-model)" if llm_options else "model folder (--model)", "dir")
+    for option, kind_option in (("model", "backend"), ("llm_model", "llm")):
+        value = getattr(args, option, None) if option != "model" or llm_options else None
+        if value and (value.endswith(".gguf") or getattr(args, kind_option, None) == "embedded"):
+            existing_path(value, f"GGUF file (--{option.replace('_', '-')})", "file")
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
@@ -90,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     import workbench.commands as commands
 
     parser = argparse.ArgumentParser(
-        prog="workbench", description="Chunk Workbench: chunking and context expansion for RAG, offline."
+        prog="workbench", description="Chunk Workbench: chunking and context expansion for RAG, offline.",
+        epilog="exit statuses:\n" + exit_status_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"chunk-workbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -110,27 +189,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     from workbench.core.storage_errors import StoreError
 
     try:
+        check_common_paths(args)
         return int(args.func(args) or 0)
     except (UserError, StoreError) as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_ERROR
     except sqlite3.DatabaseError as exc:  # damage met while reading a store that passed its open checks
         print(f"workbench: error: the database cannot be read ({exc}); run `workbench verify`", file=sys.stderr)
-        return 1
+        return EXIT_ERROR
     except (ValueError, KeyError) as exc:
         msg = exc.args[0] if exc.args else str(exc)
         print(f"workbench: error: {msg}", file=sys.stderr)
-        return 1
+        return EXIT_ERROR
     except Cancelled:
         print("workbench: cancelled", file=sys.stderr)
-        return 130
+        return EXIT_CANCELLED
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_CANCELLED
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         import os
 

@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from workbench.cli import UserError, add_common, emit, open_workspace, progress_printer
-from workbench.commands.contextualize import add_llm_options, open_llm
+from workbench.commands.contextualize import add_llm_options, check_llm_host, open_llm, workspace_llm_opener
 from workbench.commands.search import add_strategy_options, strategy_from_args
 from workbench.core.jobs import CancelToken
 
@@ -20,10 +20,12 @@ def run_ask(args: argparse.Namespace) -> int:
     if args.max_tokens < 1 or args.context_budget < 0:
         raise UserError("--max-tokens must be at least 1 and --context-budget not negative")
     strategy = strategy_from_args(args)
+    check_llm_host(args.backend, args.model, args.host, args.allow_remote)
     ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
-    backend = open_llm(args.backend, args.model, args.host)
+    backend = open_llm(args.backend, args.model, args.host, args.allow_remote)
+    ws.llm_opener = workspace_llm_opener(args)  # rerank / summaries: same host rule
     note = print if not args.quiet else (lambda *a, **k: None)
     note(f"answering with {backend.label}", file=sys.stderr)
     cancel = CancelToken()

@@ -14,22 +14,47 @@ from dataclasses import replace
 from workbench.cli import UserError, add_chunk_options, add_common, emit, open_workspace, progress_printer
 from workbench.commands.index import chunk_config
 
+ALLOW_REMOTE_HELP = ("allow sending questions and passages to an Ollama host (--host or $OLLAMA_HOST) that is "
+                     "not this machine; refused without it")
 
-def open_llm(backend: str, model: str | None, host: str | None = None):  # noqa: ANN201
-    """A local answering backend named by the command line (errors become one-line user errors; a host
-    that is not on this machine gets a warning on stderr)."""
-    import sys
 
-    from workbench.core.llm import LLMError, open_backend
-    from workbench.core.llm.ollama_backend import host_warning
+def check_llm_host(backend: str, model: str | None, host: str | None, allow_remote: bool) -> None:
+    """Refuse up front (before the store or any LLM work) an Ollama host that is not on this machine,
+    unless ``allow_remote``; with it, warn on stderr that text leaves the machine."""
+    from workbench.core.llm import LLMError
+    from workbench.core.llm.ollama_backend import check_host, host_warning
 
-    warning = host_warning(host) if backend != "embedded" else None
-    if warning:
-        print(f"workbench: warning: {warning}", file=sys.stderr)
+    if backend == "embedded" or (backend == "auto" and model and model.endswith(".gguf")):
+        return
     try:
-        return open_backend(backend, model, host)
+        check_host(host, allow_remote)
     except LLMError as exc:
         raise UserError(str(exc)) from None
+    warning = host_warning(host)
+    if warning:
+        print(f"workbench: warning: {warning}", file=sys.stderr)
+
+
+def open_llm(backend: str, model: str | None, host: str | None = None, allow_remote: bool = False):  # noqa: ANN201
+    """A local answering backend named by the command line (errors, a refused remote host among them,
+    become one-line user errors)."""
+    from workbench.core.llm import LLMError, open_backend
+
+    try:
+        return open_backend(backend, model, host, allow_remote=allow_remote)
+    except LLMError as exc:
+        raise UserError(str(exc)) from None
+
+
+def workspace_llm_opener(args: argparse.Namespace):  # noqa: ANN201 - () -> Backend
+    """How a workspace opens its LLM on first use (rerank, summaries, contextual builds) for a command:
+    the 'auto' backend, at the command's ``--host`` and with its ``--allow-remote``."""
+    from workbench.core.llm import open_backend
+
+    def opener():  # noqa: ANN202
+        return open_backend("auto", None, getattr(args, "host", None), allow_remote=args.allow_remote)
+
+    return opener
 
 
 def add_llm_options(p: argparse.ArgumentParser) -> None:
@@ -39,16 +64,18 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=["auto", "ollama", "embedded"], default="auto",
                    help="auto: Ollama when its server answers with a model, else the embedded model")
     p.add_argument("--host", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
+    p.add_argument("--allow-remote", action="store_true", help=ALLOW_REMOTE_HELP)
 
 
 def run(args: argparse.Namespace) -> int:
     from workbench.core.contextualize import build_contextual_set
 
     config = replace(chunk_config(args), contextual=True)
+    check_llm_host(args.backend, args.model, args.host, args.allow_remote)
     ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
-    llm = open_llm(args.backend, args.model, args.host)
+    llm = open_llm(args.backend, args.model, args.host, args.allow_remote)
     if not args.quiet:
         print(f"situating chunks with {llm.label}", file=sys.stderr)
     info, usage = build_contextual_set(ws, config, llm, progress_printer(args.quiet))

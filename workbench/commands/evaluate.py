@@ -9,12 +9,22 @@ import math
 import sys
 from pathlib import Path
 
-from workbench.cli import UserError, add_common, emit, open_workspace, progress_printer
-from workbench.commands.search import add_strategy_options, strategy_from_args
+from workbench.cli import (
+    UserError,
+    add_common,
+    emit,
+    existing_path,
+    finite_float,
+    open_workspace,
+    output_dir,
+    progress_printer,
+)
+from workbench.commands.contextualize import check_llm_host, workspace_llm_opener
+from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
 from workbench.core.evaluation.datasets import DatasetError, load_question_set
 from workbench.core.evaluation.export import export_results, summary_rows
 from workbench.core.evaluation.judge import answer_and_judge, backend_name, label_changes, label_summary
-from workbench.core.evaluation.records import find_run, list_runs, load_run, rerun, save_run
+from workbench.core.evaluation.records import list_runs, load_run, rerun, save_run
 from workbench.core.evaluation.sweep import compare_rows, expand_grid, parse_grid, run_sweep
 
 COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
@@ -116,11 +126,17 @@ def run_compare(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    output_dir(args.out)
+    if args.dataset:
+        existing_path(args.dataset, "question set folder", "dir")
+    if args.answers or any(needs_llm(s) for s in _strategies(args)):
+        check_llm_host(args.llm if args.answers else "auto", args.llm_model, None, args.allow_remote)
     if args.compare:
         return run_compare(args, open_workspace(args))
     progress = progress_printer(args.quiet)
     if args.rerun:
         ws = open_workspace(args)
+        ws.llm_opener = workspace_llm_opener(args)
         run_id, sweep = rerun(ws, args.rerun, args.dataset, progress)
         _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
         return 0
@@ -137,13 +153,14 @@ def run_eval(args: argparse.Namespace) -> int:
     if not configs:
         raise UserError("no configuration left to run")
     ws = open_workspace(args)
+    ws.llm_opener = workspace_llm_opener(args)
     sweep = run_sweep(ws, qset, configs, progress)
     llm_model = None
     if args.answers:
         try:
             from workbench.core.llm import open_backend
 
-            backend = open_backend(args.llm, args.llm_model)
+            backend = open_backend(args.llm, args.llm_model, allow_remote=args.allow_remote)
         except Exception as exc:  # no backend: one line for the user, the retrieval run is not recorded
             raise UserError(f"no answering backend: {exc}") from None
         llm_model = backend_name(backend)
@@ -154,12 +171,37 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+MIN_DELETE_PREFIX = 8
+
+
+def _run_to_delete(ws, ref: str, yes: bool):  # noqa: ANN001, ANN202 - RunInfo
+    """The run ``--delete`` names: its full id, or a unique prefix of at least 8 characters (any unique
+    prefix with ``--yes``); otherwise a ``UserError`` listing the runs that match."""
+    runs = list_runs(ws)
+    exact = [r for r in runs if r.id == ref]
+    if exact:
+        return exact[0]
+    matches = [r for r in runs if r.id.startswith(ref)]
+    if not matches:
+        raise UserError(f"no run {ref!r} (workbench runs lists them)")
+    if len(matches) == 1 and (len(ref) >= MIN_DELETE_PREFIX or yes):
+        return matches[0]
+    listing = "; ".join(f"{r.id} ({r.label}, {r.started})" for r in matches[:10])
+    more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+    why = (f"matches {len(matches)} runs" if len(matches) > 1
+           else f"is shorter than {MIN_DELETE_PREFIX} characters (pass --yes to delete it)")
+    raise UserError(f"--delete {ref!r} {why}: {listing}{more}; give the full run id")
+
+
 def run_runs(args: argparse.Namespace) -> int:
+    if args.out is not None and not args.show:
+        raise UserError("--out needs --show RUN")
+    output_dir(args.out)
     ws = open_workspace(args)
     if args.delete:
         from workbench.core.evaluation.records import delete_run
 
-        info = find_run(ws, args.delete)
+        info = _run_to_delete(ws, args.delete, args.yes)
         delete_run(ws, info.id)
         emit(args, {"deleted": info.id}, f"deleted run {info.id}")
         return 0
@@ -207,7 +249,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--label", help="a label for the recorded run")
     p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
                    help="list questions each run fixed or broke (RUN or RUN:N for its N-th configuration)")
-    p.add_argument("--threshold", type=float, default=0.1, help="recall change that counts (default 0.1)")
+    p.add_argument("--threshold", type=finite_float, default=0.1, help="recall change that counts (default 0.1)")
     p.add_argument("--rerun", metavar="RUN", help="run a recorded run again (same questions and strategies)")
     p.add_argument("--answers", action="store_true", help="also answer with the local LLM and judge the answers")
     p.add_argument("--llm", default="auto", choices=["auto", "embedded", "ollama"], help="answering backend")
@@ -217,6 +259,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = sub.add_parser("runs", help="list recorded evaluation runs")
     r.add_argument("--show", metavar="RUN", help="reopen a recorded run (its table; with --out its exports)")
     r.add_argument("--out", type=Path, help="with --show: write CSV + JSON and the trade-off plot here")
-    r.add_argument("--delete", metavar="RUN", help="delete a recorded run")
+    r.add_argument("--delete", metavar="RUN",
+                   help=f"delete a recorded run: its full id or a unique prefix of at least {MIN_DELETE_PREFIX} characters")
+    r.add_argument("--yes", action="store_true", help="with --delete: accept a shorter unique prefix")
     add_common(r)
     r.set_defaults(func=run_runs)

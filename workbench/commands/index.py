@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import os
+import sys
 
-from workbench.cli import UserError, add_chunk_options, add_common, emit, open_workspace, progress_printer
-from workbench.core.chunking import ChunkConfig
-from workbench.core.filenames import fs_path, shown
+from workbench.cli import (
+    EXIT_PROBLEMS,
+    UserError,
+    add_chunk_options,
+    add_common,
+    emit,
+    existing_path,
+    finite_float,
+    open_workspace,
+    progress_printer,
+)
+from workbench.core.chunking import ChunkConfig, max_overlap
 
 
 def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> ChunkConfig:
@@ -22,9 +31,13 @@ def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> C
         "contextual": base.contextual,  # set by a strategy (JSON) or 'workbench contextualize'
     }
     try:
-        return ChunkConfig(**values)
+        config = ChunkConfig(**values)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    if config.overlap > max_overlap(config.size):
+        raise UserError(f"--overlap {config.overlap} is too large for {config.size}-{config.unit} chunks: it must be "
+                        f"below half the chunk size (at most {max_overlap(config.size)}), or chunking crawls")
+    return config
 
 
 LISTED_PROBLEMS = 20  # beyond this many skipped/failed files the text output summarises them by reason
@@ -45,9 +58,8 @@ def problem_lines(skipped: list, failed: list) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     config = chunk_config(args)
-    missing = [p for p in args.paths if not os.path.lexists(fs_path(os.path.expanduser(p)))]
-    if missing and len(missing) == len(args.paths):
-        raise UserError(f"no such file or folder: {', '.join(shown(p) for p in missing)}")
+    for path in args.paths:  # every named path must exist: refused before the store is touched
+        existing_path(path)
     ws = open_workspace(args)
     report = ws.add_paths(args.paths, config, progress=progress_printer(args.quiet), max_file_mb=args.max_file_mb,
                           follow_links=args.follow_links)
@@ -73,13 +85,19 @@ def run(args: argparse.Namespace) -> int:
     emit(args, data, "\n".join(lines))
     if not ws.store.documents():
         raise UserError("nothing was indexed: no readable .txt, .md, .html or .pdf files were found")
+    if args.strict and (report.skipped or report.failed):
+        print(f"workbench: --strict: {len(report.skipped)} file(s) skipped, {len(report.failed)} failed "
+              f"(exit status {EXIT_PROBLEMS})", file=sys.stderr)
+        return EXIT_PROBLEMS
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("index", help="add files/folders (txt, md, html, pdf) and embed their chunks")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (folders are read recursively)")
-    p.add_argument("--max-file-mb", type=float, default=None,
+    p.add_argument("--strict", action="store_true",
+                   help=f"exit with status {EXIT_PROBLEMS} when any file was skipped or failed (after indexing the rest)")
+    p.add_argument("--max-file-mb", type=finite_float, default=None,
                    help="skip files larger than this many MB (default 20; 0 = no limit)")
     p.add_argument("--follow-links", action="store_true",
                    help="also read files and folders that links inside a folder point to outside it "

@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from workbench.cli import UserError, add_common, emit, open_workspace, progress_printer
-from workbench.commands.contextualize import add_llm_options, open_llm
+from workbench.cli import (
+    UserError,
+    add_common,
+    emit,
+    existing_path,
+    open_workspace,
+    output_dir,
+    progress_printer,
+)
+from workbench.commands.contextualize import add_llm_options, check_llm_host, open_llm
 from workbench.core.store import DB_NAME
 
 
 def _source(args: argparse.Namespace):  # noqa: ANN202 - (Workspace, doc ids or None)
     """The workspace to sample and which of its documents."""
-    src = Path(args.source).expanduser() if args.source else None
-    if src is not None and not src.exists():
-        raise UserError(f"no such file or folder: {args.source}")
+    src = existing_path(args.source) if args.source else None
     if src is not None and (src / DB_NAME).is_file():
         return open_workspace(argparse.Namespace(data_dir=str(src), model=args.embed_model)), None
     ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
@@ -41,13 +46,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n < 1:
         raise UserError("--n must be at least 1")
-    out = Path(args.out).expanduser()
+    out = output_dir(args.out)
+    if args.source:
+        existing_path(args.source)
     if (out / QUESTIONS_FILE).exists() and not args.force:
         raise UserError(f"{out / QUESTIONS_FILE} exists: choose another --out or pass --force to replace it")
+    check_llm_host(args.backend, args.model, args.host, args.allow_remote)
     ws, doc_ids = _source(args)
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first, or pass a folder of documents")
-    llm = open_llm(args.backend, args.model, args.host)
+    llm = open_llm(args.backend, args.model, args.host, args.allow_remote)
     if not args.quiet:
         print(f"writing questions with {llm.label}", file=sys.stderr)
     result = make_question_set(ws, out, llm, n=args.n, seed=args.seed, two_part=args.two_part,

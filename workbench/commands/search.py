@@ -19,6 +19,9 @@ def add_strategy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=int, help="context budget in tokens (0 = no limit)")
     p.add_argument("--search-mode", choices=["dense", "bm25", "hybrid"], help="first-stage search")
     p.add_argument("--per-doc-cap", type=int, help="at most N hits per document")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow an LLM step (rerank, summaries, contextual) to send text to an Ollama host that is "
+                        "not this machine ($OLLAMA_HOST); refused without it")
     add_chunk_options(p)
 
 
@@ -34,6 +37,20 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
         return strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def needs_llm(strategy: Strategy) -> bool:
+    """True when running ``strategy`` may call an LLM (rerank, summaries, a contextual chunk set)."""
+    return strategy.rerank == "llm" or strategy.summary or strategy.chunk.contextual
+
+
+def check_question(question: str) -> None:
+    """Refuse a question over the length cap (core ``question_problem``) with its one-line message."""
+    from workbench.core.retrieve import question_problem
+
+    problem = question_problem(question)
+    if problem:
+        raise UserError(problem)
 
 
 def passage_records(ws, result) -> list[dict]:  # noqa: ANN001
@@ -62,8 +79,14 @@ def _heading_path(ws, result, hit) -> tuple[str, ...]:  # noqa: ANN001
 
 
 def run(args: argparse.Namespace) -> int:
+    from workbench.commands.contextualize import check_llm_host, workspace_llm_opener
+
     strategy = strategy_from_args(args)
+    check_question(args.question)
+    if needs_llm(strategy):
+        check_llm_host("auto", None, None, args.allow_remote)
     ws = open_workspace(args)
+    ws.llm_opener = workspace_llm_opener(args)
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     result = ws.search(args.question, strategy, progress=progress_printer(args.quiet))

@@ -1,6 +1,8 @@
 """Chunkers: a document's text → ordered ``ChunkPiece`` spans, each exactly ``text[start:end]``.
 
-Units are tokens of the embedding model's tokenizer (default), words or sentences. Fixed-size chunking
+Units are tokens of the embedding model's tokenizer (default), words or sentences. A unit never spans more
+than a fixed number of characters (16 for tokens, 64 for words, 2,000 for sentences): a long unbroken run is
+cut into several units, so no chunk is far larger than its size. Fixed-size chunking
 slides a window of ``size`` units with ``overlap``; structure-aware chunking first splits on headings and
 paragraphs, packs whole paragraphs of one section up to ``size`` and only splits paragraphs that are too
 long. Structure-aware chunks leave heading lines out of the chunk text: the heading path holds them, and
@@ -20,11 +22,13 @@ import numpy as np
 
 from workbench.core.headings import Heading, heading_path_at, section_spans
 from workbench.core.sentences import sentence_spans
-from workbench.core.tokens import TokenCounter, match_spans
+from workbench.core.tokens import TokenCounter, match_spans, split_long
 
 UNITS = ("tokens", "words", "sentences")
 _WORD = re.compile(r"\S+")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+MAX_WORD_CHARS = 64  # longer unbroken runs count as several words (a chunk never grows without bound)
+MAX_SENTENCE_CHARS = 2_000  # a "sentence" with no end for longer than this is cut into pieces
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,12 @@ class ChunkConfig:
         return ", ".join(parts)
 
 
+def max_overlap(size: int) -> int:
+    """The largest overlap the CLI and the GUI accept for ``size``-unit chunks: below half the size (a larger
+    overlap makes chunking step by a few units at a time, for minutes, into near-duplicate chunks)."""
+    return max(0, (size - 1) // 2)
+
+
 @dataclass(frozen=True)
 class ChunkPiece:
     """A chunk before it is stored: its order in the document, its span and its heading path."""
@@ -89,10 +99,10 @@ def unit_spans(text: str, unit: str, counter: TokenCounter | None = None) -> np.
         if counter is None:
             raise ValueError("token units need a token counter")
         return np.asarray(counter.offsets(text), dtype=np.int64).reshape(-1, 2)
-    if unit == "words":
-        return match_spans(_WORD, text)
+    if unit == "words":  # a "word" of 1 MB without spaces is cut into 64-character pieces
+        return split_long(match_spans(_WORD, text), MAX_WORD_CHARS)
     if unit == "sentences":
-        return np.asarray(sentence_spans(text), dtype=np.int64).reshape(-1, 2)
+        return split_long(np.asarray(sentence_spans(text), dtype=np.int64).reshape(-1, 2), MAX_SENTENCE_CHARS)
     raise ValueError(f"unknown unit {unit!r}")
 
 

@@ -11,7 +11,14 @@ import numpy as np
 from workbench.core import expand as ex
 from workbench.core.assemble import Context, assemble
 from workbench.core.jobs import CancelToken, ProgressSink
-from workbench.core.retrieve import Hit, bm25_search, cap_per_document, dense_search, fuse_rrf
+from workbench.core.retrieve import (
+    Hit,
+    bm25_search,
+    cap_per_document,
+    dense_search,
+    fuse_rrf,
+    question_problem,
+)
 from workbench.core.runtime import SetRuntime
 from workbench.core.spans import Span
 from workbench.core.strategies import Strategy, resolve
@@ -95,8 +102,9 @@ def run_strategy(
 ) -> SearchResult:
     """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet."""
     strategy = resolve(strategy)
-    if not question.strip():
-        raise ValueError("the question is empty")
+    problem = question_problem(question)
+    if problem:
+        raise ValueError(problem)
     timings: dict[str, float] = {}
     warnings: list[str] = []
     t0 = time.perf_counter()

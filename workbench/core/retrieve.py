@@ -38,6 +38,22 @@ def dense_search(runtime: SetRuntime, query_vector: np.ndarray, k: int) -> list[
     ]
 
 
+MAX_QUESTION_CHARS = 2_000  # a question, not a document: longer text makes BM25 crawl (every word a term)
+
+
+def question_problem(question: str) -> str | None:
+    """Why ``question`` cannot be searched (empty, or over ``MAX_QUESTION_CHARS`` characters), else None.
+
+    Checked in core (``run_strategy``), so the GUI, the CLI and evaluation share the rule and the message.
+    """
+    if not question.strip():
+        return "the question is empty"
+    if len(question) > MAX_QUESTION_CHARS:
+        return (f"the question is {len(question):,} characters long; at most {MAX_QUESTION_CHARS:,} are allowed "
+                "(ask a question, not a document)")
+    return None
+
+
 def fts_query(question: str) -> str:
     """An FTS5 MATCH expression: every word of the question quoted (user text is never FTS syntax)."""
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(question)))

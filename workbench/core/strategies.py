@@ -7,6 +7,7 @@ the evaluation lab alike. ``PRESETS`` holds the named ones.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -16,6 +17,9 @@ SEARCH_MODES = ("dense", "bm25", "hybrid")
 EXPANSIONS = ("none", "neighbours", "tokens", "parent", "selective")
 CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix", "contextual"}
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
+MAX_JSON_CHARS = 10_000  # a strategy is a few dozen fields; anything longer is not one
+MAX_INT = 1_000_000  # no count, size or budget of a strategy is larger
+FLOAT_RANGES = {"dense_weight": (0.0, 100.0), "bm25_weight": (0.0, 100.0), "margin": (0.0, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -103,21 +107,78 @@ class Strategy:
         return ", ".join(parts)
 
 
+def _checked(name: str, kind: str, value: Any) -> Any:
+    """``value`` of strategy field ``name`` of type ``kind`` ("int", "float", "bool", "str"), checked; a
+    ``ValueError`` naming the field otherwise (``true`` is not a number, ``"yes"`` is not a boolean)."""
+    def wrong(expected: str) -> ValueError:
+        shown = json.dumps(value)[:40] if _jsonable(value) else type(value).__name__
+        return ValueError(f"strategy field '{name}' must be {expected}, not {shown}")
+
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise wrong("true or false")
+        return value
+    if kind == "int":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise wrong("a whole number")
+        if not -MAX_INT <= value <= MAX_INT:
+            raise ValueError(f"strategy field '{name}' is out of range (at most {MAX_INT:,})")
+        return value
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise wrong("a finite number")
+        lo, hi = FLOAT_RANGES.get(name, (-MAX_INT, MAX_INT))
+        if not lo <= value <= hi:
+            raise ValueError(f"strategy field '{name}' must be between {lo:g} and {hi:g}, not {value:g}")
+        return float(value)
+    if not isinstance(value, str):
+        raise wrong("a string")
+    if len(value) > 200:
+        raise ValueError(f"strategy field '{name}' is too long ({len(value)} characters, at most 200)")
+    return value
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+_STRATEGY_TYPES = {f.name: f.type for f in fields(Strategy) if f.name != "chunk"}
+_CHUNK_TYPES = {f.name: f.type for f in fields(ChunkConfig)}
+
+
 def from_dict(data: dict[str, Any]) -> Strategy:
-    """Build a strategy from a dict; accepts nested ``chunk`` or flat chunk keys and a few aliases."""
+    """Build a strategy from a dict; accepts nested ``chunk`` or flat chunk keys and a few aliases.
+
+    Every field is checked (type, range, unknown keys, nesting): bad input raises a one-line ``ValueError``
+    naming the field, never a ``TypeError`` from deep inside.
+    """
+    if not isinstance(data, dict):
+        raise ValueError(f"a strategy must be a JSON object, not {type(data).__name__}")
     data = {ALIASES.get(k, k): v for k, v in data.items()}
     if data.get("search") is True:
         data["search"] = "hybrid"
     elif data.get("search") is False:
         data["search"] = "dense"
-    chunk = dict(data.pop("chunk", None) or {})
+    nested = data.pop("chunk", None)
+    if nested is not None and not isinstance(nested, dict):
+        raise ValueError("strategy field 'chunk' must be an object of chunk fields")
+    chunk = dict(nested or {})
     for key in list(data):
         if key in CHUNK_KEYS:
             chunk[key] = data.pop(key)
-    known = {f.name for f in fields(Strategy)}
-    unknown = set(data) - known
-    if unknown:
-        raise ValueError(f"unknown strategy field(s): {', '.join(sorted(unknown))}")
+    unknown = set(data) - set(_STRATEGY_TYPES)
+    unknown_chunk = set(chunk) - set(_CHUNK_TYPES)
+    if unknown or unknown_chunk:
+        names = sorted(str(k) for k in unknown) + [f"chunk.{k}" for k in sorted(str(k) for k in unknown_chunk)]
+        raise ValueError(f"unknown strategy field(s): {', '.join(names)[:200]}")
+    data = {k: _checked(k, _STRATEGY_TYPES[k], v) for k, v in data.items()}
+    chunk = {k: _checked(k, _CHUNK_TYPES[k], v) for k, v in chunk.items()}
     return Strategy(**data, chunk=ChunkConfig(**chunk))
 
 
@@ -155,16 +216,22 @@ def resolve(spec: str | dict[str, Any] | Strategy | None) -> Strategy:
         if text in PRESETS:
             return PRESETS[text]
         if not text.startswith("{"):
-            raise ValueError(f"unknown strategy {spec!r}; named strategies: {', '.join(PRESETS)}")
+            raise ValueError(f"unknown strategy {spec[:80]!r}; named strategies: {', '.join(PRESETS)}")
+        if len(text) > MAX_JSON_CHARS:
+            raise ValueError(f"strategy JSON is {len(text):,} characters long (at most {MAX_JSON_CHARS:,})")
         try:
             spec = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"strategy JSON is invalid: {exc.msg}") from None
+        except RecursionError:
+            raise ValueError("strategy JSON is nested too deeply") from None
+    if not isinstance(spec, dict):
+        raise ValueError(f"a strategy must be a JSON object, not {type(spec).__name__}")
     data = dict(spec)
     base = data.pop("preset", None)
     if base is not None:
-        if base not in PRESETS:
-            raise ValueError(f"unknown preset {base!r}")
+        if not isinstance(base, str) or base not in PRESETS:
+            raise ValueError(f"unknown preset {str(base)[:40]!r}; named strategies: {', '.join(PRESETS)}")
         return PRESETS[base].with_changes(**{"name": data.pop("name", base), **data})
     return from_dict(data)
 

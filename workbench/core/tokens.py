@@ -16,6 +16,24 @@ import numpy as np
 
 _WORDISH = re.compile(r"\w+|[^\w\s]")
 _BLOCK_CHARS = 60_000
+MAX_TOKEN_CHARS = 16  # a "token" longer than this (an [UNK] for a long unbroken run) counts as several
+
+
+def split_long(spans: np.ndarray, max_chars: int) -> np.ndarray:
+    """``spans`` with every span longer than ``max_chars`` cut into consecutive pieces of ``max_chars``
+    characters (the last one shorter): a 1 MB run without spaces, which a tokenizer returns as a single
+    unknown token, counts and chunks as ~62,500 tokens, not one. Spans stay exact and in order."""
+    spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    lengths = spans[:, 1] - spans[:, 0]
+    if not len(spans) or int(lengths.max()) <= max_chars:
+        return spans
+    pieces = np.maximum(1, -(-lengths // max_chars))  # ceil
+    starts = np.repeat(spans[:, 0], pieces)
+    first = np.repeat(np.cumsum(pieces) - pieces, pieces)
+    k = np.arange(len(starts)) - first  # piece number within its span
+    out_start = starts + k * max_chars
+    out_end = np.minimum(out_start + max_chars, np.repeat(spans[:, 1], pieces))
+    return np.stack([out_start, out_end], axis=1)
 
 
 class TokenCounter(Protocol):
@@ -38,10 +56,10 @@ class RegexTokenCounter:
     name = "regex"
 
     def offsets(self, text: str) -> np.ndarray:
-        return match_spans(_WORDISH, text)
+        return split_long(match_spans(_WORDISH, text), MAX_TOKEN_CHARS)
 
     def count(self, text: str) -> int:
-        return sum(1 for _ in _WORDISH.finditer(text))
+        return len(self.offsets(text))
 
 
 class HFTokenCounter:
@@ -65,7 +83,7 @@ class HFTokenCounter:
         """Token offsets as an ``(n, 2)`` array; long texts are tokenized in blocks cut at white space,
         so memory stays proportional to the number of tokens (16 bytes each), not to Python tuples."""
         if len(text) <= _BLOCK_CHARS:
-            return self._encode_offsets(text)
+            return split_long(self._encode_offsets(text), MAX_TOKEN_CHARS)
         out: list[np.ndarray] = []
         pos = 0
         while pos < len(text):
@@ -75,16 +93,26 @@ class HFTokenCounter:
                 end = cut + 1 if cut > pos else end
             out.append(self._encode_offsets(text[pos:end], pos))
             pos = end
-        return np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)
+        return split_long(np.concatenate(out), MAX_TOKEN_CHARS) if out else np.zeros((0, 2), dtype=np.int64)
 
     def count(self, text: str) -> int:
+        """Tokens in ``text`` as ``offsets`` counts them (an over-long unknown token counts per 16 characters)."""
         if len(text) <= _BLOCK_CHARS:
-            return len(self._tok.encode(text, add_special_tokens=False).ids)
+            return _count(self._tok.encode(text, add_special_tokens=False))
         return len(self.offsets(text))
 
     def count_many(self, texts: list[str]) -> list[int]:
         """Token counts for many texts in one batched call."""
-        return [len(e.ids) for e in self._tok.encode_batch(texts, add_special_tokens=False)]
+        return [_count(e) for e in self._tok.encode_batch(texts, add_special_tokens=False)]
+
+
+def _count(encoding) -> int:  # noqa: ANN001 - tokenizers.Encoding
+    """Tokens of an encoding, an over-long one (an [UNK] for a long run) counted per ``MAX_TOKEN_CHARS``."""
+    n = len(encoding.ids)
+    for a, b in encoding.offsets:
+        if b - a > MAX_TOKEN_CHARS:
+            n += -(-(b - a) // MAX_TOKEN_CHARS) - 1
+    return n
 
 
 def match_spans(pattern: re.Pattern[str], text: str) -> np.ndarray:

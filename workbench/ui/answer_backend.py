@@ -44,12 +44,14 @@ class BackendHolder:
     """Opens the answering backend once (on first use, on a worker thread) and keeps it.
 
     ``kind``, ``model`` and ``host`` are those of ``open_backend`` ("" or None: the backend's default);
-    ``blocked`` is a reason not to open it at all (a non-loopback host the user never allowed).
+    ``blocked`` is a reason not to open it at all (a non-loopback host the user never allowed);
+    ``allow_remote`` is the user's Settings consent for a non-loopback host (checked again by core).
     """
 
     def __init__(self, kind: str = "auto", model: str | None = None, host: str | None = None,
-                 blocked: str | None = None) -> None:
+                 blocked: str | None = None, allow_remote: bool = False) -> None:
         self.kind = kind
+        self.allow_remote = allow_remote
         self.model = model or None
         self.host = host or None
         self.blocked = blocked
@@ -62,7 +64,8 @@ class BackendHolder:
         if self.backend is None:
             from workbench.core.llm import open_backend
 
-            self.backend = open_backend(kind=self.kind, model=self.model, host=self.host)
+            self.backend = open_backend(kind=self.kind, model=self.model, host=self.host,
+                                        allow_remote=self.allow_remote)
         return self.backend
 
 

@@ -114,7 +114,8 @@ class AnswerPanel(QWidget):
         """Answer with ``choice`` from the next question on (an answer in progress keeps its backend)."""
         self.choice = choice
         model = choice.model if choice.kind != "embedded" or choice.model.endswith(".gguf") else ""
-        self.holder = BackendHolder(choice.kind, model, choice.host, blocked=choice.blocked())
+        self.holder = BackendHolder(choice.kind, model, choice.host, blocked=choice.blocked(),
+                                    allow_remote=choice.allow_remote())
         # LLM rerank, summaries and contextual sentences use the same choice (opened on first use)
         self.ws.llm = None
         self.ws.llm_opener = self.holder.get

@@ -126,16 +126,18 @@ class LLMChoice:
 
         return host_warning(self.host or None)
 
-    def blocked(self) -> str | None:
-        """Why this choice must not be used: a stored non-loopback host that was never explicitly allowed."""
-        if self.kind == "embedded" or not self.host or self.host == self.allowed_host:
-            return None
-        from workbench.core.llm.ollama_backend import is_loopback_host
+    def allow_remote(self) -> bool:
+        """True when the user explicitly allowed the host in use (stored, else ``$OLLAMA_HOST``)."""
+        return bool(self.allowed_host) and self.allowed_host == self.effective_host()
 
-        if is_loopback_host(self.host):
+    def blocked(self) -> str | None:
+        """Why this choice must not be used: a non-loopback host (stored or ``$OLLAMA_HOST``) that was never
+        explicitly allowed; the same line the command line prints (core ``remote_refusal``)."""
+        if self.kind == "embedded" or self.allow_remote():
             return None
-        return (f"the Ollama host {self.host} is not on this machine and was not allowed: "
-                "allow it in File → Settings… or choose a local host")
+        from workbench.core.llm.ollama_backend import remote_refusal
+
+        return remote_refusal(self.host or None)
 
 
 def load_llm(settings: QSettings) -> LLMChoice:

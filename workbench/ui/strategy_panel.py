@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.chunking import max_overlap
 from workbench.core.strategies import PRESETS, Strategy
 from workbench.ui.extent_control import ExtentControl
 from workbench.ui.slider_row import SliderRow
@@ -171,7 +172,7 @@ class StrategyPanel(QWidget):
             self.unit.setCurrentText(c.unit)
             self._apply_size_range(c.unit)
             self.size.setValue(c.size)
-            self.overlap.setRange(0, max(0, c.size // 2))
+            self.overlap.setRange(0, max_overlap(c.size))
             self.overlap.setValue(c.overlap)
             self.expansion.setCurrentIndex(max(0, self.expansion.findData(strategy.expansion)))
             self.window.setValue(strategy.window)
@@ -208,14 +209,14 @@ class StrategyPanel(QWidget):
         self._loading = True
         self._apply_size_range(unit)
         self.size.setValue(SIZE_RANGES[unit][0] if unit == "sentences" else self.size.value())
-        self.overlap.setRange(0, max(0, self.size.value() // 2))
+        self.overlap.setRange(0, max_overlap(self.size.value()))
         self._loading = False
         self._edited()
 
     def _size_changed(self, size: int) -> None:
         if self._loading:
             return
-        self.overlap.setRange(0, max(0, size // 2))
+        self.overlap.setRange(0, max_overlap(size))
         self._edited()
 
     def _expansion_changed(self, *_: object) -> None:

@@ -13,11 +13,12 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.retrieve import MAX_QUESTION_CHARS
 from workbench.core.spans import Span
 
 QUESTIONS_FILE = "questions.csv"
@@ -116,6 +117,28 @@ def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+CSV_FIELD_LIMIT = 64 * 1024 * 1024  # characters in one CSV field (a reference's content can be a long span)
+
+
+def _raise_field_limit() -> None:
+    """Raise the csv module's per-field limit (131,072 characters by default) to ``CSV_FIELD_LIMIT``."""
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
+
+
+def _csv_rows(reader: csv.DictReader, path: Path) -> Iterator[dict]:
+    """``reader``'s rows; a CSV syntax error (unterminated quote, a field over the limit) becomes a
+    ``DatasetError`` naming the file and line."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise DatasetError(f"{path}, line {reader.line_num}: not valid CSV ({exc})") from None
+        yield row
+
+
 def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_links: bool = False) -> QuestionSet:
     """Read and check a question set. Every reference must satisfy ``text[start:end] == content``;
     mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``.
@@ -153,16 +176,27 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
 
     questions: list[Question] = []
     mismatches: list[str] = []
+    _raise_field_limit()
     with open(qfile, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = {"question", "references", "corpus_id"} - set(reader.fieldnames or [])
+        reader = csv.DictReader(fh, strict=True)  # strict: an unterminated or stray quote is an error
+        try:
+            fieldnames = reader.fieldnames
+        except csv.Error as exc:
+            raise DatasetError(f"{qfile}, line 1: not valid CSV ({exc})") from None
+        missing = {"question", "references", "corpus_id"} - set(fieldnames or [])
         if missing:
             raise DatasetError(f"{qfile}: missing column(s) {', '.join(sorted(missing))}")
-        for index, row in enumerate(reader):
+        for index, row in enumerate(_csv_rows(reader, qfile)):
             where = f"{QUESTIONS_FILE} row {index + 2}"
+            if any(row.get(k) is None for k in ("question", "references", "corpus_id")):
+                raise DatasetError(f"{where} (line {reader.line_num}): has {len(row) - (None in row)} field(s), "
+                                   "expected question, references and corpus_id")
             text = (row["question"] or "").strip()
             if not text:
                 raise DatasetError(f"{where}: the question is empty")
+            if len(text) > MAX_QUESTION_CHARS:
+                raise DatasetError(f"{where}: the question is {len(text):,} characters long "
+                                   f"(at most {MAX_QUESTION_CHARS:,})")
             row_cid = (row["corpus_id"] or "").strip()
             try:
                 raw = json.loads(row["references"] or "[]")

@@ -21,6 +21,7 @@ from workbench.core.llm.base import (
     GenerationStats,
     LLMError,
     ModelNotFound,
+    RemoteHostRefused,
     StreamInterrupted,
 )
 
@@ -29,7 +30,7 @@ PROBE_TIMEOUT_S = 1.0
 
 __all__ = [
     "KINDS", "Backend", "BackendInfo", "BackendTimeout", "BackendUnavailable", "ContextTooLong", "GenerateOptions",
-    "Generation", "GenerationStats", "LLMError", "ModelNotFound", "StreamInterrupted", "list_backends",
+    "Generation", "GenerationStats", "LLMError", "ModelNotFound", "RemoteHostRefused", "StreamInterrupted", "list_backends",
     "open_backend", "probe_ollama",
 ]
 
@@ -45,30 +46,40 @@ def probe_ollama(host: str | None = None, timeout: float = PROBE_TIMEOUT_S) -> l
         return None
 
 
-def open_backend(kind: str = "auto", model: str | None = None, host: str | None = None) -> Backend:
+def open_backend(kind: str = "auto", model: str | None = None, host: str | None = None,
+                 allow_remote: bool = False) -> Backend:
     """An answering backend.
 
     ``kind``: ``"ollama"`` (the server must answer; ``model`` must be pulled, default: its first model),
     ``"embedded"`` (llama.cpp in-process; ``model`` may name a GGUF file, default: packaged SmolLM2-135M),
     or ``"auto"``: Ollama when its server answers within ~1 s with at least one model, else embedded.
-    Raises an ``LLMError`` subclass with an actionable message.
+    Raises an ``LLMError`` subclass with an actionable message: ``RemoteHostRefused`` (before anything
+    connects) when the Ollama host, ``host`` or ``$OLLAMA_HOST``, is not on this machine and ``allow_remote``
+    is false.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown backend '{kind}': choose one of {', '.join(KINDS)}")
     if kind == "embedded":
         return _embedded(model)
-    from workbench.core.llm.ollama_backend import OllamaBackend, display_host, not_running, resolve_host
+    from workbench.core.llm.ollama_backend import (
+        OllamaBackend,
+        check_host,
+        display_host,
+        not_running,
+        resolve_host,
+    )
 
+    if kind == "auto" and model is not None and model.endswith(".gguf"):
+        return _embedded(model)
+    host = check_host(host, allow_remote)
     if kind == "ollama":
         if probe_ollama(host) is None:
             raise not_running(resolve_host(host))
-        return OllamaBackend(model, host)
-    if model is not None and model.endswith(".gguf"):
-        return _embedded(model)
+        return OllamaBackend(model, host, allow_remote=allow_remote)
     names = probe_ollama(host)
     if names:
         if model is None or model in names or f"{model}:latest" in names:
-            return OllamaBackend(model, host, check=False) if model else OllamaBackend(names[0], host, check=False)
+            return OllamaBackend(model or names[0], host, check=False, allow_remote=allow_remote)
         raise ModelNotFound(f"model '{model}' is not pulled in Ollama at {display_host(resolve_host(host))}: "
                             f"run `ollama pull {model}`")
     if model is not None:

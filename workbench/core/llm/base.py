@@ -29,6 +29,10 @@ class BackendUnavailable(LLMError):
     """The backend cannot be reached or loaded (no Ollama server, no model file)."""
 
 
+class RemoteHostRefused(LLMError):
+    """The Ollama host is not on this machine and the user did not opt in (``--allow-remote``/Settings)."""
+
+
 class ModelNotFound(LLMError):
     """The named model is not installed (for Ollama: not pulled)."""
 

@@ -23,6 +23,7 @@ from workbench.core.llm.base import (
     LLMError,
     Message,
     ModelNotFound,
+    RemoteHostRefused,
     StreamInterrupted,
     StreamSink,
 )
@@ -59,6 +60,29 @@ def host_warning(host: str | None) -> str | None:
         return None
     return (f"the Ollama host {display_host(resolved)} is not on this machine: questions and passages will be sent "
             "there over the network")
+
+
+def remote_refusal(host: str | None) -> str | None:
+    """The one-line refusal for an Ollama host (argument or ``$OLLAMA_HOST``) that is not on this machine;
+    None for a loopback host. Every command and the GUI show this same line."""
+    resolved = resolve_host(host)
+    if is_loopback_host(resolved):
+        return None
+    return (f"the Ollama host {display_host(resolved)} is not on this machine: questions and passages would be "
+            "sent there; refused unless you allow it (--allow-remote, or File → Settings… in the window), "
+            "or use a local host or the embedded model")
+
+
+def check_host(host: str | None, allow_remote: bool = False) -> str:
+    """The resolved host, when text may be sent to it: a loopback host, or any host with ``allow_remote``.
+
+    The single gate every opener of an Ollama connection goes through (``open_backend``, ``OllamaBackend``,
+    ``OllamaEmbedder``); raises ``RemoteHostRefused`` before anything connects.
+    """
+    refusal = None if allow_remote else remote_refusal(host)
+    if refusal:
+        raise RemoteHostRefused(refusal)
+    return resolve_host(host)
 
 
 def display_host(host: str) -> str:
@@ -145,8 +169,8 @@ class OllamaBackend(BackendBase):
     name = "ollama"
 
     def __init__(self, model: str | None = None, host: str | None = None, timeout: float = DEFAULT_TIMEOUT_S,
-                 num_ctx: int | None = None, check: bool = True) -> None:
-        self.host = resolve_host(host)
+                 num_ctx: int | None = None, check: bool = True, allow_remote: bool = False) -> None:
+        self.host = check_host(host, allow_remote)
         self.timeout = timeout
         self.num_ctx = num_ctx
         self.client = make_client(self.host, timeout)
@@ -226,8 +250,8 @@ class OllamaEmbedder:
     """Embeddings from Ollama's ``/api/embed`` with the interface of ``SentenceTransformerEmbedder``."""
 
     def __init__(self, model: str, host: str | None = None, timeout: float = DEFAULT_TIMEOUT_S,
-                 batch_size: int = 32) -> None:
-        self.host = resolve_host(host)
+                 batch_size: int = 32, allow_remote: bool = False) -> None:
+        self.host = check_host(host, allow_remote)
         self.model = model
         self.model_id = f"ollama:{model}"
         self.model_path = None
