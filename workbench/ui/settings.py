@@ -78,7 +78,7 @@ def flag(settings: QSettings, key: str, default: bool = False) -> bool:
 WELCOME_SEEN = "welcome/seen"
 DATA_DIR = "paths/data_dir"
 EMBEDDING_MODEL = "paths/embedding_model"
-LLM_KINDS = ("auto", "ollama", "embedded")
+LLM_KINDS = ("auto", "ollama", "extractive", "embedded")
 
 
 def text(settings: QSettings, key: str) -> str:
@@ -120,7 +120,7 @@ class LLMChoice:
 
     def warning(self) -> str | None:
         """The privacy warning when answers may go to an Ollama host that is not this machine."""
-        if self.kind == "embedded":
+        if self.kind in ("embedded", "extractive"):
             return None
         from workbench.core.llm.ollama_backend import host_warning
 
@@ -128,7 +128,7 @@ class LLMChoice:
 
     def blocked(self) -> str | None:
         """Why this choice must not be used: a stored non-loopback host that was never explicitly allowed."""
-        if self.kind == "embedded" or not self.host or self.host == self.allowed_host:
+        if self.kind in ("embedded", "extractive") or not self.host or self.host == self.allowed_host:
             return None
         from workbench.core.llm.ollama_backend import is_loopback_host
 
