@@ -12,6 +12,7 @@ import pytest
 from workbench.core import contextualize as ctx
 from workbench.core.chunking import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
+from workbench.core.llm import open_backend
 from workbench.core.workspace import Workspace
 
 SIZE = 64
@@ -119,8 +120,10 @@ def test_sentences_generated_once_then_cached(ctx_data, embedder, llm):
     assert [r[3] for r in prefixes(ws, info.id)] == [r[3] for r in rows]
     ws.close()
 
-    # a fresh workspace on the same folder, default backend lookup, another set with the same chunks → 0 calls
+    # a fresh workspace on the same folder, backend opened on first use, another set with the same chunks → 0 calls
+    # (the lookup names the embedded model: without Ollama "auto" is extractive, which writes no sentences)
     fresh = Workspace(data, embedder=embedder)
+    fresh.llm_opener = lambda: open_backend("embedded")
     both, usage = ctx.build_contextual_set(fresh, ChunkConfig(size=SIZE, heading_prefix=True))
     assert usage.calls == 0 and usage.cached == info.chunk_count
     doc_id, start, _, prefix = prefixes(fresh, both.id)[0]

@@ -87,8 +87,10 @@ def test_models_lists_backends(capsys):
     rows = {r["backend"]: r for r in json.loads(out)}
     assert not rows["ollama"]["available"] and f"not running at {host}" in rows["ollama"]["detail"]
     assert rows["embedded"]["available"] and rows["embedded"]["models"][0]["size"] > 50_000_000
+    assert rows["extractive"]["available"] and "extractive — no language model" in rows["extractive"]["detail"]
     code, out, _ = run_cli(capsys, "models", "--host", host)
     assert code == 0 and "embedded: available" in out and "SmolLM2-135M-Instruct.Q4_1" in out
+    assert "extractive: available" in out and "tiny plumbing demo" in out
 
 
 def test_no_connection_leaves_loopback_during_ask(capsys, data, monkeypatch):
@@ -125,6 +127,10 @@ def test_no_connection_leaves_loopback_during_ask(capsys, data, monkeypatch):
     code, out, err = run_cli(capsys, "ask", Q, "--data-dir", data, "--backend", "auto", "--host", host,
                              "--top-k", "1", "--max-tokens", "4", "--json", "--quiet")
     assert code == 0, err
-    assert json.loads(out)["stats"]["backend"] == "embedded"  # auto fell back: no Ollama at that port
+    assert json.loads(out)["stats"]["backend"] == "extractive"  # auto fell back: no Ollama at that port
+    code, out, err = run_cli(capsys, "ask", Q, "--data-dir", data, "--backend", "embedded", "--top-k", "1",
+                             "--max-tokens", "4", "--json", "--quiet")
+    assert code == 0, err
+    assert json.loads(out)["stats"]["backend"] == "embedded"  # the tiny model, chosen explicitly, stays local
     assert outside == []
     assert any(isinstance(a, tuple) and a[1] == int(host.split(":")[1]) for a in seen)  # the probe was seen

@@ -122,7 +122,8 @@ def test_welcome_on_first_start_only_and_says_ollama_is_not_found(qtbot, start_a
     assert str(tmp_path / "data") in dialog.privacy.text() and "Nothing leaves this machine" in dialog.privacy.text()
     qtbot.waitUntil(lambda: "not found" in dialog.ollama_status.text(), timeout=WAIT_MS)
     status = dialog.ollama_status.text()
-    assert closed_host in status and "SmolLM2-135M" in status and "ollama pull llama3.2" in status
+    assert closed_host in status and "ollama pull llama3.2" in status and "SmolLM2" not in status
+    assert "extractive answers (no language model) — start Ollama for generated answers" in status
     dialog.skip_button.click()
     assert not dialog.isVisible() and window.library.worker is None, "--no-sample: skipping indexes nothing"
     start_app.stop()

@@ -128,11 +128,14 @@ def test_worker_signals_in_order(qtbot):
 
 @pytest.mark.llm
 def test_answer_streams_and_stops(qtbot, make_window, sample_ws):
+    from workbench.ui.settings import LLMChoice
+
     window = make_window(sample_ws)
     panel = window.answer
     if not panel.available:
         assert panel.status.text() == "answering backend not installed" and not panel.ask.isEnabled()
         pytest.skip("workbench.core.llm is not installed")
+    panel.set_backend(LLMChoice("embedded"))  # a generated, streamed answer (auto without Ollama quotes instead)
     search(qtbot, window)
     with qtbot.waitSignal(panel.answered, timeout=120_000) as done:
         panel.ask.click()

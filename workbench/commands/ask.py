@@ -16,6 +16,7 @@ def run_ask(args: argparse.Namespace) -> int:
     from workbench.core.llm import LLMError
     from workbench.core.llm.answer import answer, prepare
     from workbench.core.llm.citations import source_lines
+    from workbench.core.llm.extractive import is_extractive
 
     if args.max_tokens < 1 or args.context_budget < 0:
         raise UserError("--max-tokens must be at least 1 and --context-budget not negative")
@@ -24,7 +25,7 @@ def run_ask(args: argparse.Namespace) -> int:
     ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
-    backend = open_llm(args.backend, args.model, args.host, args.allow_remote)
+    backend = open_llm(args.backend, args.model, args.host, args.allow_remote, needs="")
     ws.llm_opener = workspace_llm_opener(args)  # rerank / summaries: same host rule
     note = print if not args.quiet else (lambda *a, **k: None)
     note(f"answering with {backend.label}", file=sys.stderr)
@@ -33,7 +34,7 @@ def run_ask(args: argparse.Namespace) -> int:
     try:
         prompt, warnings = prepare(ws, args.question, strategy, backend, args.max_tokens, args.context_budget,
                                    progress_printer(args.quiet))
-        result = answer(prompt, backend, args.max_tokens, 0.0, stream, cancel, warnings)
+        result = answer(prompt, backend, args.max_tokens, 0.0, stream, cancel, warnings, ws=ws)
     except LLMError as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C while streaming: end the partial answer's line first
@@ -50,9 +51,13 @@ def run_ask(args: argparse.Namespace) -> int:
         print(f"  {line}")
     s = result.stats
     ttft = f"{s.time_to_first_token_s:.2f}" if s.time_to_first_token_s is not None else "-"
-    print(f"\n{len(prompt.passages)} passage(s), {prompt.context_tokens} context tokens; "
-          f"{s.prompt_tokens} prompt + {s.output_tokens} output tokens; first token {ttft} s, "
-          f"total {s.total_s:.2f} s ({s.tokens_per_s:.1f} tokens/s); {s.backend} {s.model}")
+    if is_extractive(backend):
+        print(f"\n{len(prompt.passages)} passage(s); {len(result.citations)} sentence(s) quoted; tokens n/a "
+              f"(no language model); total {s.total_s:.2f} s; {s.backend} ({s.model})")
+    else:
+        print(f"\n{len(prompt.passages)} passage(s), {prompt.context_tokens} context tokens; "
+              f"{s.prompt_tokens} prompt + {s.output_tokens} output tokens; first token {ttft} s, "
+              f"total {s.total_s:.2f} s ({s.tokens_per_s:.1f} tokens/s); {s.backend} {s.model}")
     for w in result.warnings:
         print(f"warning: {w}")
     return 0
@@ -75,13 +80,14 @@ def run_models(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ask", help="answer a question from the corpus with a local model (cites passages)",
+    p = sub.add_parser("ask", help="answer a question from the corpus with a local model, or quote its closest "
+                                   "sentences without one (cites passages)",
                        conflict_handler="resolve")
     p.add_argument("question", help="the question")
     add_strategy_options(p)
     add_common(p)
     # --model names the answering model here; the embedding folder moves to --embed-model
-    add_llm_options(p)
+    add_llm_options(p, extractive=True)
     p.add_argument("--max-tokens", type=int, default=256, help="longest answer in tokens (default 256)")
     p.add_argument("--context-budget", type=int, default=0,
                    help="tokens for passages in the prompt (default 0: what the model's context allows)")

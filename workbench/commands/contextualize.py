@@ -35,15 +35,25 @@ def check_llm_host(backend: str, model: str | None, host: str | None, allow_remo
         print(f"workbench: warning: {warning}", file=sys.stderr)
 
 
-def open_llm(backend: str, model: str | None, host: str | None = None, allow_remote: bool = False):  # noqa: ANN201
+def open_llm(backend: str, model: str | None, host: str | None = None, allow_remote: bool = False,  # noqa: ANN201
+             needs: str = "this command"):
     """A local answering backend named by the command line (errors, a refused remote host among them,
-    become one-line user errors)."""
+    become one-line user errors).
+
+    ``needs`` names what the generated text is for; when the backend is extractive (chosen, or what
+    ``auto`` falls back to without Ollama) the command is refused: it needs a generative model. Pass
+    ``needs=""`` where extractive answers are fine (``ask``).
+    """
     from workbench.core.llm import LLMError, open_backend
+    from workbench.core.llm.extractive import is_extractive
 
     try:
-        return open_backend(backend, model, host, allow_remote=allow_remote)
+        llm = open_backend(backend, model, host, allow_remote=allow_remote)
     except LLMError as exc:
         raise UserError(str(exc)) from None
+    if needs and is_extractive(llm):
+        raise UserError(f"{needs} needs a generative model; start Ollama or choose --backend embedded")
+    return llm
 
 
 def workspace_llm_opener(args: argparse.Namespace):  # noqa: ANN201 - () -> Backend
@@ -57,12 +67,27 @@ def workspace_llm_opener(args: argparse.Namespace):  # noqa: ANN201 - () -> Back
     return opener
 
 
-def add_llm_options(p: argparse.ArgumentParser) -> None:
-    """``--model`` (the LLM), ``--embed-model``, ``--backend``, ``--host`` (as ``workbench ask`` takes them)."""
+def host_warning_for(backend: str, host: str | None) -> str | None:
+    """The warning for an Ollama host that is not this machine (None for backends that never contact it)."""
+    from workbench.core.llm.ollama_backend import host_warning
+
+    return host_warning(host) if backend not in ("embedded", "extractive") else None
+
+
+def add_llm_options(p: argparse.ArgumentParser, extractive: bool = False) -> None:
+    """``--model`` (the LLM), ``--embed-model``, ``--backend``, ``--host`` (as ``workbench ask`` takes them);
+    ``extractive`` offers ``--backend extractive`` (for commands that can quote instead of generate)."""
     p.add_argument("--model", help="LLM: an Ollama model name, or a GGUF file for --backend embedded")
     p.add_argument("--embed-model", help="local sentence-transformers folder (default: packaged all-MiniLM-L6-v2)")
-    p.add_argument("--backend", choices=["auto", "ollama", "embedded"], default="auto",
-                   help="auto: Ollama when its server answers with a model, else the embedded model")
+    if extractive:
+        p.add_argument("--backend", choices=["auto", "ollama", "extractive", "embedded"], default="auto",
+                       help="auto: Ollama when its server answers with a model, else extractive (quotes the "
+                            "passages' closest sentences, no language model); embedded: a tiny plumbing demo "
+                            "(SmolLM2-135M), not for real answers")
+    else:
+        p.add_argument("--backend", choices=["auto", "ollama", "embedded"], default="auto",
+                       help="auto: Ollama when its server answers with a model (without one this command is "
+                            "refused: it needs a generative model); embedded: a tiny plumbing demo (SmolLM2-135M)")
     p.add_argument("--host", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
     p.add_argument("--allow-remote", action="store_true", help=ALLOW_REMOTE_HELP)
 
@@ -75,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
-    llm = open_llm(args.backend, args.model, args.host, args.allow_remote)
+    llm = open_llm(args.backend, args.model, args.host, args.allow_remote, needs="contextualize")
     if not args.quiet:
         print(f"situating chunks with {llm.label}", file=sys.stderr)
     info, usage = build_contextual_set(ws, config, llm, progress_printer(args.quiet))

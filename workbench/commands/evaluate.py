@@ -152,17 +152,12 @@ def run_eval(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     if not configs:
         raise UserError("no configuration left to run")
+    backend = _judge_backend(args) if args.answers else None  # refused before any question is searched
     ws = open_workspace(args)
     ws.llm_opener = workspace_llm_opener(args)
     sweep = run_sweep(ws, qset, configs, progress)
     llm_model = None
-    if args.answers:
-        try:
-            from workbench.core.llm import open_backend
-
-            backend = open_backend(args.llm, args.llm_model, allow_remote=args.allow_remote)
-        except Exception as exc:  # no backend: one line for the user, the retrieval run is not recorded
-            raise UserError(f"no answering backend: {exc}") from None
+    if backend is not None:
         llm_model = backend_name(backend)
         answer_and_judge(ws, backend, qset, sweep, progress)
     run_id = save_run(ws, qset, sweep, label=args.label or qset.name, kind="answers" if args.answers else "retrieval",
@@ -191,6 +186,24 @@ def _run_to_delete(ws, ref: str, yes: bool):  # noqa: ANN001, ANN202 - RunInfo
     why = (f"matches {len(matches)} runs" if len(matches) > 1
            else f"is shorter than {MIN_DELETE_PREFIX} characters (pass --yes to delete it)")
     raise UserError(f"--delete {ref!r} {why}: {listing}{more}; give the full run id")
+
+
+def _judge_backend(args: argparse.Namespace):  # noqa: ANN202 - a generative Backend
+    """The backend that answers and judges for ``--answers``; the extractive one (chosen, or ``auto``
+    without Ollama) is refused in one line: its labels would mean nothing."""
+    from workbench.core.llm.extractive import JUDGE_REFUSAL, is_extractive
+
+    if args.llm == "extractive":
+        raise UserError(JUDGE_REFUSAL)
+    try:
+        from workbench.core.llm import open_backend
+
+        backend = open_backend(args.llm, args.llm_model, allow_remote=args.allow_remote)
+    except Exception as exc:  # no backend: one line for the user, the retrieval run is not recorded
+        raise UserError(f"no answering backend: {exc}") from None
+    if is_extractive(backend):
+        raise UserError(f"{JUDGE_REFUSAL} (no Ollama server answered)")
+    return backend
 
 
 def run_runs(args: argparse.Namespace) -> int:
@@ -252,7 +265,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=finite_float, default=0.1, help="recall change that counts (default 0.1)")
     p.add_argument("--rerun", metavar="RUN", help="run a recorded run again (same questions and strategies)")
     p.add_argument("--answers", action="store_true", help="also answer with the local LLM and judge the answers")
-    p.add_argument("--llm", default="auto", choices=["auto", "embedded", "ollama"], help="answering backend")
+    p.add_argument("--llm", "--backend", dest="llm", default="auto", choices=["auto", "ollama", "embedded", "extractive"],
+                   help="answering and judging backend for --answers (auto: Ollama when its server answers; "
+                        "extractive is refused: a judge needs a generative model)")
     p.add_argument("--llm-model", help="model name (Ollama) or GGUF file (embedded)")
     add_common(p)
     p.set_defaults(func=run_eval)

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     ws, doc_ids = _source(args)
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first, or pass a folder of documents")
-    llm = open_llm(args.backend, args.model, args.host, args.allow_remote)
+    llm = open_llm(args.backend, args.model, args.host, args.allow_remote, needs="make-questions")
     if not args.quiet:
         print(f"writing questions with {llm.label}", file=sys.stderr)
     result = make_question_set(ws, out, llm, n=args.n, seed=args.seed, two_part=args.two_part,

@@ -28,9 +28,15 @@ def backend_for(ws) -> tuple[object | None, str]:  # noqa: ANN001 - Workspace
             def opener():  # noqa: ANN202
                 return open_backend("auto")
 
-        ws.llm = opener()
+        llm = opener()
     except Exception as exc:  # any backend failure becomes a warning, never a crash
         return None, f"no local LLM available ({exc})"
+    from workbench.core.llm.extractive import is_extractive
+
+    if is_extractive(llm):  # auto without Ollama: no language model to rank, summarise or situate with
+        return None, ("no local LLM available (answers are extractive: start Ollama, or choose the embedded "
+                      "model in Settings)")
+    ws.llm = llm
     return ws.llm, ""
 
 

@@ -38,6 +38,8 @@ class AnswerJob:
     sources: list[tuple[str, tuple[int, int, int] | None]] = field(default_factory=list)
     stats_line: str = ""
     warnings: list[str] = field(default_factory=list)
+    quotes: list[tuple[int, int, int]] = field(default_factory=list)  # extractive: quoted sentence spans
+    extractive: bool = False
 
 
 class BackendHolder:
@@ -76,16 +78,25 @@ def format_prompt(messages: list[dict]) -> str:
 
 def run_answer(ws, question: str, strategy, holder: BackendHolder, on_prompt: Callable[[str], None],  # noqa: ANN001
                on_token: Callable[[str], None], cancel: CancelToken, max_tokens: int = MAX_TOKENS) -> AnswerJob:
-    """Search, build the prompt (reported through ``on_prompt``), stream the answer through ``on_token``."""
+    """Search, build the prompt (reported through ``on_prompt``), stream the answer through ``on_token``.
+
+    With the extractive backend the "answer" is the quoted sentences (``job.quotes`` holds their spans) and
+    the prompt view shows the numbered passages they were chosen from."""
     from workbench.core.llm.answer import answer, prepare
+    from workbench.core.llm.extractive import is_extractive
 
     backend = holder.get()
     prompt, warnings = prepare(ws, question, strategy, backend, max_tokens=max_tokens, context_budget=0,
                                cancel=cancel)
-    job = AnswerJob(question, prompt_text=format_prompt(prompt.messages))
+    if is_extractive(backend):  # nothing is sent to a model: show what the sentences are chosen from
+        text = ("No language model reads this: the answer quotes the sentences of these passages closest to the "
+                f"question.\n\nQuestion: {question}\n\n" + "\n\n".join(p.block for p in prompt.passages))
+    else:
+        text = format_prompt(prompt.messages)
+    job = AnswerJob(question, prompt_text=text)
     on_prompt(job.prompt_text)
     result = answer(prompt, backend, max_tokens=max_tokens, temperature=0.0, on_token=on_token, cancel=cancel,
-                    warnings=warnings)
+                    warnings=warnings, ws=ws)
     job.text = result.text
     job.warnings = list(result.warnings)
     seen = set()
@@ -96,6 +107,12 @@ def run_answer(ws, question: str, strategy, holder: BackendHolder, on_prompt: Ca
         label = c.passage.label if c.passage is not None else "(no such passage)"
         job.sources.append((f"[{c.number}] {label}", c.span))
     s = result.stats
+    if is_extractive(backend):
+        job.extractive = True
+        job.quotes = [(c.quote.doc_id, c.quote.start, c.quote.end) for c in result.citations if c.quote is not None]
+        job.stats_line = (f"{backend.label} · {len(prompt.passages)} passage(s) · {len(job.quotes)} sentence(s) "
+                          f"quoted · tokens in/out n/a · {s.backend} · total {s.total_s:.2f} s")
+        return job
     ttft = f"{s.time_to_first_token_s:.2f} s" if s.time_to_first_token_s is not None else "–"
     job.stats_line = (f"{getattr(backend, 'label', s.backend)} · {len(prompt.passages)} passage(s), "
                       f"{prompt.context_tokens} context tokens · {s.prompt_tokens} prompt + {s.output_tokens} "

@@ -3,6 +3,8 @@
 It works when ``workbench.core.llm`` is importable; otherwise it says "answering backend not installed".
 Generation runs on a worker; tokens are appended as they stream in. The backend, model and Ollama host
 are the user's (``settings.LLMChoice``); a host that is not this machine shows a warning above the answer.
+An extractive answer (no language model) is labelled as such, and its quoted sentences are announced through
+``quotesChanged`` so the results view can highlight them inside their passages.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class AnswerPanel(QWidget):
     message = Signal(str)
     answered = Signal(object)  # AnswerJob
     stopped = Signal()
+    quotesChanged = Signal(list)  # noqa: N815 - Qt naming; [Span] quoted by an extractive answer ([] to clear)
 
     def __init__(self, workspace, context: Callable[[], tuple[str, object]], jobs: JobRunner,  # noqa: ANN001
                  parent: QWidget | None = None, backend: LLMChoice | None = None) -> None:
@@ -114,6 +117,8 @@ class AnswerPanel(QWidget):
         """Answer with ``choice`` from the next question on (an answer in progress keeps its backend)."""
         self.choice = choice
         model = choice.model if choice.kind != "embedded" or choice.model.endswith(".gguf") else ""
+        if choice.kind == "extractive":  # no model to name
+            model = ""
         self.holder = BackendHolder(choice.kind, model, choice.host, blocked=choice.blocked(),
                                     allow_remote=choice.allow_remote())
         # LLM rerank, summaries and contextual sentences use the same choice (opened on first use)
@@ -141,6 +146,7 @@ class AnswerPanel(QWidget):
         self.answer.clear()
         self.sources.clear()
         self.stats.setText("")
+        self.quotesChanged.emit([])
         self.status.setText("loading the model and reading the passages…")
         ws, holder, relay = self.ws, self.holder, self.relay
         worker = Worker(lambda _progress, cancel: run_answer(ws, question, strategy, holder, relay.prompt.emit,
@@ -172,6 +178,8 @@ class AnswerPanel(QWidget):
     def _done(self, job) -> None:  # noqa: ANN001 - AnswerJob
         stopped = self.worker is not None and self.worker.cancelled
         self.stats.setText(job.stats_line)
+        if job.quotes:
+            self.quotesChanged.emit([Span(*q) for q in job.quotes])
         for label, span in job.sources:
             item = QListWidgetItem(label)
             item.setData(SPAN_ROLE, span)
@@ -214,10 +222,12 @@ class AnswerPanel(QWidget):
 def describe_choice(choice: LLMChoice) -> str:
     """``choice`` in words, for tooltips: which backend and model answer."""
     if choice.kind == "embedded":
-        return "the embedded model"
+        return "the embedded tiny plumbing demo (SmolLM2-135M)"
+    if choice.kind == "extractive":
+        return "extractive answers (the closest sentences, no language model)"
     where = f"Ollama at {choice.effective_host()}"
     if choice.model:
         return f"{choice.model} ({where})"
     if choice.kind == "ollama":
         return f"the first model of {where}"
-    return f"{where} when it answers, else the embedded model"
+    return f"{where} when it answers, else extractive answers (no language model)"

@@ -69,7 +69,8 @@ class _ToolDialog(QDialog):
         self.form = QFormLayout()
         self.backend = QComboBox()
         self.backend.addItems(["auto", "embedded", "ollama"])
-        self.backend.setToolTip("auto: Ollama when its server answers with a model, else the embedded model")
+        self.backend.setToolTip("auto: Ollama when its server answers with a model (these tools need a generative "
+                                "model); embedded: a tiny plumbing demo (SmolLM2-135M), not for real text")
         self.start_button = QPushButton("Start")
         self.start_button.setObjectName("primary")
         self.start_button.clicked.connect(self.start)

@@ -131,6 +131,7 @@ class MainWindow(QMainWindow):
         self.library.libraryChanged.connect(self._library_changed)
         self.library.indexingFailed.connect(self.show_error)
         self.answer.message.connect(self.show_message)
+        self.answer.quotesChanged.connect(self.compare.a.set_quotes)  # the answer reads strategy A's passages
         self.answer.sourceActivated.connect(
             lambda span: (self.compare.doc_pane.show_doc(span.doc_id, span.start),
                           self.compare.bottom_tabs.setCurrentWidget(self.compare.doc_pane)))
@@ -156,6 +157,8 @@ class MainWindow(QMainWindow):
         if not self.ws.store.documents() and not self.library.worker:
             self.show_message("The library is empty: add files or a folder first.")
             return
+        if text != self.compare.question:
+            self.compare.a.set_quotes([])  # an answer's quotes belong to the question it answered
         self.compare.search(text)
 
     def index_sample(self, folder: Path) -> None:

@@ -2,7 +2,8 @@
 
 Each passage is a card: rank, document title and heading path, score, tokens and chunks, then the
 passage text with the hit chunk(s) in a strong shade, the expanded neighbours in a light shade, a marker
-at every chunk boundary and heading lines in bold. Clicking a card emits ``passageActivated``.
+at every chunk boundary and heading lines in bold; the sentences an extractive answer quoted get their own
+colour (``set_quotes``). Clicking a card emits ``passageActivated``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class ResultsView(LayeredTextView):
         super().__init__(workspace, parent)
         self.result = None
         self.reference: list[Span] = []
+        self.quotes: list[Span] = []
         self._card_starts: list[int] = []
         self.clicked.connect(self._text_clicked)
         self.setObjectName("results")
@@ -57,6 +59,15 @@ class ResultsView(LayeredTextView):
                               f"passage(s).", plain_format(MUTED, italic=True))
         self.commit()
         self.verticalScrollBar().setValue(min(scroll, self.verticalScrollBar().maximum()))
+
+    def set_quotes(self, spans: list[Span]) -> None:
+        """Highlight ``spans`` (sentences an extractive answer quoted) wherever they lie in a shown passage;
+        empty to clear. Redraws the shown result."""
+        if list(spans) == self.quotes:
+            return
+        self.quotes = list(spans)
+        if self.result is not None:
+            self.show_result(self.result, self.reference)
 
     def _card(self, cursor: QTextCursor, index: int, passage) -> None:  # noqa: ANN001
         root = cursor.document().rootFrame()
@@ -96,6 +107,7 @@ class ResultsView(LayeredTextView):
             "heading": [(h.start, h.end) for h in doc.headings],
             "overlap": overlap_ranges(chunk_spans),
             "reference": [(s.start, s.end) for s in self.reference if s.doc_id == doc.id],
+            "quote": [(s.start, s.end) for s in self.quotes if s.doc_id == doc.id],
         }
         insert_layers(cursor, doc.id, doc.text, passage.span.start, passage.span.end, layers,
                       chunk_markers(chunk_spans, doc.text), self.pmap, tag=index)

@@ -78,7 +78,7 @@ def flag(settings: QSettings, key: str, default: bool = False) -> bool:
 WELCOME_SEEN = "welcome/seen"
 DATA_DIR = "paths/data_dir"
 EMBEDDING_MODEL = "paths/embedding_model"
-LLM_KINDS = ("auto", "ollama", "embedded")
+LLM_KINDS = ("auto", "ollama", "extractive", "embedded")
 
 
 def text(settings: QSettings, key: str) -> str:
@@ -120,7 +120,7 @@ class LLMChoice:
 
     def warning(self) -> str | None:
         """The privacy warning when answers may go to an Ollama host that is not this machine."""
-        if self.kind == "embedded":
+        if self.kind in ("embedded", "extractive"):
             return None
         from workbench.core.llm.ollama_backend import host_warning
 
@@ -133,7 +133,7 @@ class LLMChoice:
     def blocked(self) -> str | None:
         """Why this choice must not be used: a non-loopback host (stored or ``$OLLAMA_HOST``) that was never
         explicitly allowed; the same line the command line prints (core ``remote_refusal``)."""
-        if self.kind == "embedded" or self.allow_remote():
+        if self.kind in ("embedded", "extractive") or self.allow_remote():
             return None
         from workbench.core.llm.ollama_backend import remote_refusal
 

@@ -38,9 +38,10 @@ from workbench.ui.workers import JobRunner, Worker
 
 PROBE_TIMEOUT_S = 1.0
 Prober = Callable[[str, float], "list[str] | None"]
-BACKENDS = (("auto", "Automatic: Ollama when its server answers, else the embedded model"),
+BACKENDS = (("auto", "Automatic: Ollama when its server answers, else extractive answers"),
             ("ollama", "Ollama server"),
-            ("embedded", "Embedded SmolLM2-135M (offline, basic)"))
+            ("extractive", "Extractive: the closest sentences, no language model"),
+            ("embedded", "Embedded tiny plumbing demo (SmolLM2-135M): not for real answers"))
 
 
 def probe_worker(host: str, prober: Prober | None = None, timeout: float = PROBE_TIMEOUT_S) -> Worker:
@@ -212,7 +213,7 @@ class SettingsDialog(QDialog):
         self.host_warning.setText(f"Warning: {warning}." if warning else "")
         self.host_warning.setVisible(bool(warning))
         self.allow.setVisible(bool(warning))
-        self.model.setEnabled(self.backend.currentData() != "embedded")
+        self.model.setEnabled(self.backend.currentData() not in ("embedded", "extractive"))
         self.model_folder.setEnabled(self.local_model.isChecked())
         problems = self.problems()
         self.problem.setText("\n".join(problems))
@@ -245,8 +246,8 @@ class SettingsDialog(QDialog):
         typed = self.model.currentText()
         self.model.clear()
         if names is None:
-            self.ollama_status.setText(f"No Ollama server found at {host} (not found): answers come from the "
-                                       "embedded model. Start one with `ollama serve`.")
+            self.ollama_status.setText(f"No Ollama server found at {host} (not found): answers are extractive "
+                                       "(no language model). Start one with `ollama serve`.")
         else:
             self.model.addItems(names)
             self.ollama_status.setText(f"Ollama at {host}: {len(names)} model(s)" + (

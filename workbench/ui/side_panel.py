@@ -43,7 +43,8 @@ class SidePanel(QWidget):
         self.stats = QLabel("")
         self.stats.setObjectName("stats")
         self.legend = Legend(["hit", "window", "boundary"],
-                             labels={"hit": "hit", "window": "neighbours", "boundary": "boundary"})
+                             labels={"hit": "hit", "window": "neighbours", "boundary": "boundary",
+                                     "quote": "quoted in the answer"})
         self.legend.setWordWrap(False)
         self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # clipped, never wider
         self.legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -120,6 +121,14 @@ class SidePanel(QWidget):
             self._show_result(self.controller.result)
         else:
             self.metrics.setVisible(bool(self.reference))
+
+    def set_quotes(self, spans: Sequence[Span]) -> None:
+        """Sentences quoted by an extractive answer, highlighted in the results (the legend names their
+        colour while there are any); empty to clear."""
+        self.results.set_quotes(list(spans))
+        kinds = ["hit", "window", "boundary"] + (["quote"] if spans else [])
+        if kinds != self.legend.kinds:
+            self.legend.set_kinds(kinds)
 
     def _strategy_changed(self, strategy: Strategy) -> None:
         self.describe.setText(strategy.describe())

@@ -33,10 +33,11 @@ SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
     Swatch("heading", "heading", foreground="#1f4e79"),
     Swatch("boundary", "chunk boundary", foreground="#7c3aed"),
     Swatch("hit_dark", "hit chunks (darker shade)", background="#9ccf9c"),
+    Swatch("quote", "sentence quoted by the extractive answer", background="#8fe3c8"),
 ]}
 
 # Paint order: later kinds win for the background.
-BACKGROUND_ORDER = ("window", "both", "only_a", "only_b", "hit")
+BACKGROUND_ORDER = ("window", "both", "only_a", "only_b", "hit", "quote")
 
 TEXT = "#1d2329"
 MUTED = "#5f6b7a"

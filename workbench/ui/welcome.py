@@ -2,8 +2,8 @@
 
 It offers a first library (the bundled sample corpus, a folder of the user's own, or nothing for now),
 says which model will answer — an Ollama server on the configured host with its models, probed in the
-background so the dialog opens at once, or the embedded SmolLM2-135M fallback and how to get better
-answers — and where the data lives. ``open_welcome`` wires the choice to the window's library; the app
+background so the dialog opens at once, or extractive answers (quoted sentences, no language model) and
+how to get generated ones — and where the data lives. ``open_welcome`` wires the choice to the window's library; the app
 calls it once on the first start (``first_start_welcome``), never during ``--self-test`` or in tests.
 """
 
@@ -22,18 +22,20 @@ from workbench.ui.theme import STYLESHEET
 from workbench.ui.workers import JobRunner
 
 SAMPLE, FOLDER, SKIP = "sample", "folder", "skip"
-EMBEDDED = "the embedded SmolLM2-135M, a basic offline fallback that shows the plumbing"
-BETTER = ("For better answers install Ollama, run `ollama serve` and `ollama pull llama3.2` "
+EMBEDDED = "the embedded SmolLM2-135M, a tiny plumbing demo that is not for real answers"
+EXTRACTIVE = "extractive answers (no language model) — start Ollama for generated answers"
+BETTER = ("For generated answers install Ollama, run `ollama serve` and `ollama pull llama3.2` "
           "(or any model you like).")
 
 
 def ollama_line(host: str, names: list[str] | None, choice: LLMChoice) -> str:
     """What the welcome says about answering, once the server at ``host`` answered (or did not)."""
     if names is None:
-        return f"No Ollama server found at {host} (not found). Answers come from {EMBEDDED}. {BETTER}"
+        return (f"No Ollama server found at {host} (not found). Answers: {EXTRACTIVE}. They quote the "
+                f"passages' sentences closest to the question. {BETTER}")
     if not names:
         return (f"Ollama is running at {host} but has no models yet: run `ollama pull llama3.2`. "
-                f"Until then answers come from {EMBEDDED}.")
+                f"Until then: {EXTRACTIVE}.")
     model = choice.model or names[0]
     return f"Ollama found at {host} with {len(names)} model(s): {', '.join(names)}. Answers use {model}."
 
@@ -107,6 +109,8 @@ class WelcomeDialog(QDialog):
         host = self.choice.effective_host()
         if self.choice.kind == "embedded":
             self.ollama_status.setText(f"Answers come from {EMBEDDED} (chosen in Settings). {BETTER}")
+        elif self.choice.kind == "extractive":
+            self.ollama_status.setText(f"Answers: {EXTRACTIVE} (chosen in Settings). {BETTER}")
         elif self.choice.blocked():
             self.ollama_status.setText(f"Answers come from an Ollama server at {host} once you allow that host "
                                        "in File → Settings….")

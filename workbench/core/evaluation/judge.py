@@ -139,7 +139,13 @@ def backend_name(backend) -> str:  # noqa: ANN001
 def answer_and_judge(ws, backend, qset: QuestionSet, sweep: SweepResult, progress: ProgressSink | None = None,  # noqa: ANN001
                      cancel: CancelToken | None = None, max_answer_tokens: int = 256) -> None:
     """Answer every question from every configuration's context and label it; fills ``answer``, ``label``
-    and ``extra`` (``reason``, ``input_tokens``, ``judge_attempts``) of the sweep's rows in place."""
+    and ``extra`` (``reason``, ``input_tokens``, ``judge_attempts``) of the sweep's rows in place.
+
+    The extractive backend is refused (``NotGenerative``): it cannot write the answers or the verdicts."""
+    from workbench.core.llm.extractive import JUDGE_REFUSAL, NotGenerative, is_extractive
+
+    if is_extractive(backend):
+        raise NotGenerative(JUDGE_REFUSAL)
     questions = {q.index: q for q in qset.questions}
     report = Reporter(progress, "answering", sum(len(cr.rows) for cr in sweep.results))
     done = 0

@@ -1,5 +1,6 @@
-"""Local answers: Ollama through its official client, or llama.cpp embedded in the process (the default
-when no Ollama server answers). Nothing leaves the machine.
+"""Local answers: Ollama through its official client; when no Ollama server answers, extractive answers
+(the passages' sentences closest to the question, no language model); or, chosen explicitly, llama.cpp
+embedded in the process with a tiny model (a plumbing demo). Nothing leaves the machine.
 
 ``open_backend`` picks a backend; every backend has ``name``, ``model``, ``label``,
 ``generate(messages, options, stream, cancel) -> Generation`` and ``complete(messages, ...) -> str``.
@@ -25,7 +26,7 @@ from workbench.core.llm.base import (
     StreamInterrupted,
 )
 
-KINDS = ("auto", "ollama", "embedded")
+KINDS = ("auto", "ollama", "extractive", "embedded")
 PROBE_TIMEOUT_S = 1.0
 
 __all__ = [
@@ -51,9 +52,12 @@ def open_backend(kind: str = "auto", model: str | None = None, host: str | None 
     """An answering backend.
 
     ``kind``: ``"ollama"`` (the server must answer; ``model`` must be pulled, default: its first model),
-    ``"embedded"`` (llama.cpp in-process; ``model`` may name a GGUF file, default: packaged SmolLM2-135M),
-    or ``"auto"``: Ollama when its server answers within ~1 s with at least one model, else embedded.
-    Raises an ``LLMError`` subclass with an actionable message: ``RemoteHostRefused`` (before anything
+    ``"extractive"`` (no language model: quotes the passages' sentences closest to the question),
+    ``"embedded"`` (llama.cpp in-process; ``model`` may name a GGUF file, default: packaged SmolLM2-135M,
+    a tiny plumbing demo), or ``"auto"``: Ollama when its server answers within ~1 s with at least one
+    model, else extractive (never the tiny embedded model; a GGUF file named as ``model`` still picks it).
+    The extractive backend cannot generate text: callers that need a generative model check
+    ``extractive.is_extractive`` and refuse. Raises an ``LLMError`` subclass with an actionable message: ``RemoteHostRefused`` (before anything
     connects) when the Ollama host, ``host`` or ``$OLLAMA_HOST``, is not on this machine and ``allow_remote``
     is false.
     """
@@ -61,6 +65,8 @@ def open_backend(kind: str = "auto", model: str | None = None, host: str | None 
         raise ValueError(f"unknown backend '{kind}': choose one of {', '.join(KINDS)}")
     if kind == "embedded":
         return _embedded(model)
+    if kind == "extractive":
+        return _extractive()
     from workbench.core.llm.ollama_backend import (
         OllamaBackend,
         check_host,
@@ -84,7 +90,13 @@ def open_backend(kind: str = "auto", model: str | None = None, host: str | None 
                             f"run `ollama pull {model}`")
     if model is not None:
         raise not_running(resolve_host(host))
-    return _embedded(None)
+    return _extractive()
+
+
+def _extractive() -> Backend:
+    from workbench.core.llm.extractive import ExtractiveBackend
+
+    return ExtractiveBackend()
 
 
 def _embedded(model: str | None) -> Backend:
@@ -96,7 +108,8 @@ def _embedded(model: str | None) -> Backend:
 
 
 def list_backends(host: str | None = None) -> list[BackendInfo]:
-    """What ``workbench models`` shows: the Ollama server (version, models) and the embedded model."""
+    """What ``workbench models`` shows: the Ollama server (version, models), the extractive backend and the
+    embedded model."""
     from workbench.core.llm.ollama_backend import display_host, list_models, resolve_host, server_version
 
     host = resolve_host(host)
@@ -110,6 +123,10 @@ def list_backends(host: str | None = None) -> list[BackendInfo]:
         infos.append(BackendInfo("ollama", bool(models), detail, models))
     except LLMError as exc:
         infos.append(BackendInfo("ollama", False, str(exc)))
+    from workbench.core.llm.extractive import LABEL as EXTRACTIVE
+
+    infos.append(BackendInfo("extractive", True, f"{EXTRACTIVE}: quotes the passages' sentences closest to the "
+                             "question with the embedding model (the default when Ollama does not answer)"))
     try:
         from workbench.core.llm.embedded import LABEL, default_gguf_path
 

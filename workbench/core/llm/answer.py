@@ -61,8 +61,16 @@ def prepare(ws, question: str, strategy, backend, max_tokens: int = 256, context
 
 def answer(prompt: Prompt, backend, max_tokens: int = 256, temperature: float = 0.0,  # noqa: ANN001
            on_token: Callable[[str], None] | None = None, cancel: CancelToken | None = None,
-           warnings: list[str] | None = None) -> Answer:
-    """Stream the answer to ``prompt`` (``on_token`` per piece) and link its citations to the passages."""
+           warnings: list[str] | None = None, ws=None) -> Answer:  # noqa: ANN001 - Workspace
+    """Stream the answer to ``prompt`` (``on_token`` per piece) and link its citations to the passages.
+
+    The extractive backend quotes sentences of the passages instead (it needs ``ws``: the documents and the
+    embedding model); see ``workbench.core.llm.extractive``.
+    """
+    from workbench.core.llm.extractive import extractive_answer, is_extractive
+
+    if is_extractive(backend):
+        return extractive_answer(ws, prompt, backend, on_token, cancel, warnings)
     gen = backend.generate(prompt.messages, GenerateOptions(max_tokens=max_tokens, temperature=temperature),
                            stream=True, cancel=cancel)
     text = gen.run(on_token)
@@ -81,4 +89,4 @@ def ask(ws, question: str, strategy, backend, max_tokens: int = 256, context_bud
         cancel: CancelToken | None = None, progress: ProgressSink | None = None) -> Answer:
     """Search, prompt and answer in one call."""
     prompt, warnings = prepare(ws, question, strategy, backend, max_tokens, context_budget, progress, cancel)
-    return answer(prompt, backend, max_tokens, temperature, on_token, cancel, warnings)
+    return answer(prompt, backend, max_tokens, temperature, on_token, cancel, warnings, ws=ws)

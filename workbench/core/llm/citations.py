@@ -1,6 +1,7 @@
 """Citations in an answer — ``[2]``, ``[1][3]``, ``[1, 3]``, ``[2-4]`` — parsed into links to the numbered
 passages of the prompt (passage number + its ``(doc_id, start, end)`` span). Numbers that name no
-passage are kept and flagged."""
+passage are kept and flagged. An extractive answer's citations also carry the quoted sentence
+(``quote``: its span inside the passage, ``quote_text == document[start:end]``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from workbench.core.llm.prompt import NumberedPassage
+from workbench.core.spans import Span
 
 _BRACKET = re.compile(r"\[\s*(?:passages?\s*)?(\d+(?:\s*(?:[,;]|and|-|–)\s*\d+)*)\s*\]", re.IGNORECASE)
 _PART = re.compile(r"(\d+)\s*(?:[-–]\s*(\d+))?")
@@ -23,6 +25,9 @@ class Citation:
     answer_start: int
     answer_end: int
     passage: NumberedPassage | None
+    quote: Span | None = None  # the quoted sentence of an extractive answer
+    quote_text: str | None = None
+    score: float | None = None  # the quoted sentence's similarity to the question
 
     @property
     def valid(self) -> bool:
@@ -38,12 +43,17 @@ class Citation:
         return (s.doc_id, s.start, s.end)
 
     def to_dict(self) -> dict:
-        """JSON-ready dict."""
+        """JSON-ready dict. ``start``/``end`` are what the citation points at: the quoted sentence of an
+        extractive answer (``text`` is then exactly its document text), else the whole passage."""
         p = self.passage
+        target = self.quote or (p.span if p else None)
         return {
             "number": self.number, "answer_start": self.answer_start, "answer_end": self.answer_end,
             "valid": self.valid, "doc_id": p.span.doc_id if p else None, "doc_path": p.doc_path if p else None,
-            "start": p.span.start if p else None, "end": p.span.end if p else None, "label": p.label if p else None,
+            "start": target.start if target else None, "end": target.end if target else None,
+            "label": p.label if p else None, "text": self.quote_text,
+            "passage_start": p.span.start if p else None, "passage_end": p.span.end if p else None,
+            **({"score": self.score} if self.score is not None else {}),
         }
 
 

