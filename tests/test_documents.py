@@ -40,7 +40,9 @@ def test_html_text_headings_and_scripts(tmp_path):
     assert doc.title == "Backing up the research notebook server"
     assert "console.log" not in doc.text and "font-family" not in doc.text
     assert "tracker.png" not in doc.text
-    assert [h.title for h in doc.headings][1] == "Why backups are encrypted"
+    titles = [h.title for h in doc.headings]
+    assert titles[0] == doc.title and "Why backups are encrypted" in titles[1:]
+    assert {h.level for h in doc.headings if h.title == "Why backups are encrypted"} == {2}
     for h in doc.headings:
         assert doc.text[h.start : h.end] == h.title
 

@@ -203,6 +203,9 @@ class EmbeddedBackend(BackendBase):
         if stream:
             payload["stream_options"] = {"include_usage": True}
         payload["repeat_penalty"] = o.repeat_penalty if o.repeat_penalty is not None else REPEAT_PENALTY
+        # llama.cpp's prompt cache evaluates only the new suffix of a prompt, whose logits are not bit-for-bit
+        # those of a full evaluation: the same greedy request could answer differently the second time.
+        payload["cache_prompt"] = False
         if o.top_p is not None:
             payload["top_p"] = o.top_p
         if o.seed is not None:
