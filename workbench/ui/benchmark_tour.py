@@ -56,12 +56,16 @@ class BenchmarkTour(QObject):
     failed = Signal(str)
 
     def __init__(self, window, set_name: str = BENCHMARK_SET, corpus: str = BENCHMARK_CORPUS) -> None:  # noqa: ANN001
-        super().__init__(window)
-        self.window = window
+        super().__init__(window)  # a child of the window: deleted with it, and no Python reference to it
         self.set_name, self.corpus = set_name, corpus
         self.question = ""
         self.q_index: int | None = None
         self._waiting: set[str] = set()
+
+    @property
+    def window(self):  # noqa: ANN201 - MainWindow
+        """The window the tour runs on (its Qt parent)."""
+        return self.parent()
 
     # ----- step 1: index the corpus ------------------------------------------------------------
     def start(self) -> bool:

@@ -161,7 +161,7 @@ class EvalView(QWidget):
         layout.addWidget(split, 1)
 
         self.open_button.clicked.connect(self._choose_set)
-        self.run_button.clicked.connect(self.start)
+        self.run_button.clicked.connect(self._run_clicked)
         self.cancel_button.clicked.connect(self.cancel)
         self.open_run_button.clicked.connect(lambda: self.open_run(self.runs.currentData()))
         self.export_button.clicked.connect(self._choose_export)
@@ -224,6 +224,9 @@ class EvalView(QWidget):
             it.setCheckState(Qt.Checked if it.text() in names else Qt.Unchecked)
 
     # ----- running ---------------------------------------------------------------------------
+    def _run_clicked(self) -> None:
+        self.start()
+
     def start(self, strategies: Sequence[Strategy] | None = None) -> bool:
         """Start the sweep in the background; False (with a status message) when inputs are missing.
 
@@ -248,11 +251,11 @@ class EvalView(QWidget):
         ws = self.ws
         self._task = Worker(lambda progress, cancel: _sweep_and_record(ws, qset, configs, progress, cancel),
                             "evaluation sweep")
-        s = self._task.signals
-        s.progress.connect(lambda e: self._on_progress(e.stage, e.done, e.total))
+        s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep this view alive
+        s.progress.connect(self._on_progress_event)
         s.result.connect(self._on_finished)
-        s.error.connect(lambda msg, _tb: self._done(f"failed: {msg}"))
-        s.cancelled.connect(lambda: self._done("cancelled"))
+        s.error.connect(self._on_error)
+        s.cancelled.connect(self._on_cancelled)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.status.setText(f"running {len(configs)} configuration(s) on {len(qset.questions)} questions"
@@ -269,6 +272,15 @@ class EvalView(QWidget):
         """Ask the running sweep to stop."""
         if self._task is not None:
             self._task.cancel()
+
+    def _on_progress_event(self, event) -> None:  # noqa: ANN001 - ProgressEvent
+        self._on_progress(event.stage, event.done, event.total)
+
+    def _on_error(self, message: str, _traceback: str) -> None:
+        self._done(f"failed: {message}")
+
+    def _on_cancelled(self) -> None:
+        self._done("cancelled")
 
     def _on_progress(self, stage: str, done: int, total: int) -> None:
         self.progress.setMaximum(max(total, 1))
