@@ -2,12 +2,15 @@
 the summary table and the recall / IoU vs context-tokens trade-off, drill into questions, export.
 
 ``EvalView(workspace)`` is self-contained; the main window adds it as a tab and may connect
-``questionActivated(question, reference_spans)`` to its side-by-side view.
+``questionActivated(question, reference_spans)`` to its side-by-side view. The *Bundled* menu lists the
+question sets shipped with the package (``bundled_sets()``, read when the menu opens), so they load without
+a file dialog.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -22,21 +25,24 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from workbench.core.evaluation.bundled import bundled_sets
 from workbench.core.evaluation.datasets import QuestionSet, load_question_set
 from workbench.core.evaluation.export import export_results, plot_lines, summary_rows
 from workbench.core.evaluation.records import list_runs, load_run, save_run
 from workbench.core.evaluation.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
-from workbench.core.strategies import PRESETS
+from workbench.core.strategies import PRESETS, Strategy
 from workbench.ui.workers import JobRunner, Worker
 
 SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
@@ -78,6 +84,15 @@ class EvalView(QWidget):
     # ----- layout ----------------------------------------------------------------------------
     def _build(self) -> None:
         self.open_button = QPushButton("Question set…")
+        self.bundled_button = QToolButton()
+        self.bundled_button.setText("Bundled")
+        self.bundled_button.setToolTip("Question sets shipped with the workbench (no file dialog)")
+        self.bundled_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.bundled_menu = QMenu(self.bundled_button)
+        self.bundled_menu.setToolTipsVisible(True)
+        self.bundled_menu.aboutToShow.connect(self.fill_bundled_menu)
+        self.bundled_button.setMenu(self.bundled_menu)
+        self.fill_bundled_menu()
         self.set_label = QLabel("no question set loaded")
         self.limit = QSpinBox(minimum=0, maximum=100000, specialValueText="all questions")
         self.strategies = QListWidget()
@@ -99,7 +114,10 @@ class EvalView(QWidget):
         self.export_button.setEnabled(False)
 
         controls = QGridLayout()
-        controls.addWidget(self.open_button, 0, 0)
+        opener = QHBoxLayout()
+        opener.addWidget(self.open_button)
+        opener.addWidget(self.bundled_button)
+        controls.addLayout(opener, 0, 0)
         controls.addWidget(self.set_label, 0, 1, 1, 3)
         controls.addWidget(QLabel("Strategies"), 1, 0)
         controls.addWidget(self.strategies, 1, 1, 1, 3)
@@ -143,7 +161,7 @@ class EvalView(QWidget):
         layout.addWidget(split, 1)
 
         self.open_button.clicked.connect(self._choose_set)
-        self.run_button.clicked.connect(self.start)
+        self.run_button.clicked.connect(self._run_clicked)
         self.cancel_button.clicked.connect(self.cancel)
         self.open_run_button.clicked.connect(lambda: self.open_run(self.runs.currentData()))
         self.export_button.clicked.connect(self._choose_export)
@@ -168,15 +186,29 @@ class EvalView(QWidget):
         if folder:
             self.load_question_set(folder)
 
-    def load_question_set(self, folder: str | Path) -> bool:
-        """Load (and check) a question set; problems are shown in the status line."""
+    def fill_bundled_menu(self) -> None:
+        """List the bundled question sets (whatever ``bundled_sets()`` finds now) in the *Bundled* menu."""
+        self.bundled_menu.clear()
+        for bundled in bundled_sets():
+            action = self.bundled_menu.addAction(f"{bundled.name}  ({bundled.questions} questions, "
+                                                 f"{len(bundled.corpora)} corpora)")
+            action.setToolTip(f"{bundled.title} · licence: {bundled.licence}")
+            action.setData(str(bundled.path))
+            action.triggered.connect(lambda _checked=False, path=bundled.path: self.load_question_set(path))
+        if self.bundled_menu.isEmpty():
+            self.bundled_menu.addAction("no bundled question sets found").setEnabled(False)
+
+    def load_question_set(self, folder: str | Path, corpus: str | None = None) -> bool:
+        """Load (and check) a question set — a folder or a bundled set's name — optionally only the questions
+        of one ``corpus``; problems are shown in the status line."""
         try:
-            self.qset = load_question_set(folder)
+            qset = load_question_set(folder)
+            self.qset = qset.subset(corpus=corpus) if corpus else qset
         except ValueError as exc:
             self.status.setText(f"cannot use {folder}: {exc}")
             return False
         self.doc_ids = {}
-        corpora = ", ".join(sorted(self.qset.corpora))
+        corpora = ", ".join(self.qset.needed_corpora() or sorted(self.qset.corpora))
         self.set_label.setText(f"{self.qset.name}: {len(self.qset.questions)} questions over {corpora}")
         return True
 
@@ -192,8 +224,14 @@ class EvalView(QWidget):
             it.setCheckState(Qt.Checked if it.text() in names else Qt.Unchecked)
 
     # ----- running ---------------------------------------------------------------------------
-    def start(self) -> bool:
-        """Start the sweep in the background; False (with a status message) when inputs are missing."""
+    def _run_clicked(self) -> None:
+        self.start()
+
+    def start(self, strategies: Sequence[Strategy] | None = None) -> bool:
+        """Start the sweep in the background; False (with a status message) when inputs are missing.
+
+        ``strategies`` (e.g. the window's A and B) replaces the checked presets for this run.
+        """
         if self._task is not None:
             return False
         if self.qset is None:
@@ -201,7 +239,8 @@ class EvalView(QWidget):
             return False
         warnings: list[str] = []
         try:
-            configs = expand_grid(self.checked_strategies(), parse_grid(self.grid.text()), warnings)
+            chosen = list(strategies) if strategies is not None else self.checked_strategies()
+            configs = expand_grid(chosen, parse_grid(self.grid.text()), warnings)
         except ValueError as exc:
             self.status.setText(str(exc))
             return False
@@ -212,11 +251,11 @@ class EvalView(QWidget):
         ws = self.ws
         self._task = Worker(lambda progress, cancel: _sweep_and_record(ws, qset, configs, progress, cancel),
                             "evaluation sweep")
-        s = self._task.signals
-        s.progress.connect(lambda e: self._on_progress(e.stage, e.done, e.total))
+        s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep this view alive
+        s.progress.connect(self._on_progress_event)
         s.result.connect(self._on_finished)
-        s.error.connect(lambda msg, _tb: self._done(f"failed: {msg}"))
-        s.cancelled.connect(lambda: self._done("cancelled"))
+        s.error.connect(self._on_error)
+        s.cancelled.connect(self._on_cancelled)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.status.setText(f"running {len(configs)} configuration(s) on {len(qset.questions)} questions"
@@ -233,6 +272,15 @@ class EvalView(QWidget):
         """Ask the running sweep to stop."""
         if self._task is not None:
             self._task.cancel()
+
+    def _on_progress_event(self, event) -> None:  # noqa: ANN001 - ProgressEvent
+        self._on_progress(event.stage, event.done, event.total)
+
+    def _on_error(self, message: str, _traceback: str) -> None:
+        self._done(f"failed: {message}")
+
+    def _on_cancelled(self) -> None:
+        self._done("cancelled")
 
     def _on_progress(self, stage: str, done: int, total: int) -> None:
         self.progress.setMaximum(max(total, 1))
@@ -336,6 +384,17 @@ class EvalView(QWidget):
             return
         row = cr.rows[item.data(Qt.UserRole)]
         self.questionActivated.emit(row.question, self.reference_spans(row.q_index, row.question))
+
+    def open_question(self, q_index: int) -> bool:
+        """Select question ``q_index`` in the question table and drill into it (as a double-click does)."""
+        for i in range(self.questions.rowCount()):
+            item = self.questions.item(i, 0)
+            if item is not None and item.data(Qt.DisplayRole) == q_index:
+                self.questions.selectRow(i)
+                self.questions.scrollToItem(item)
+                self._activate(item)
+                return True
+        return False
 
     def reference_spans(self, q_index: int, question: str | None = None) -> list:
         """Reference spans (in stored documents) of a question of the loaded set ([] when unknown)."""

@@ -1,6 +1,7 @@
 """The welcome: a short dialog on the first start (and from Help → Welcome…).
 
-It offers a first library (the bundled sample corpus, a folder of the user's own, or nothing for now),
+It offers a first library (the bundled sample corpus, a benchmark corpus with reference answers — see
+``benchmark_tour`` —, a folder of the user's own, or nothing for now),
 says which model will answer — an Ollama server on the configured host with its models, probed in the
 background so the dialog opens at once, or extractive answers (quoted sentences, no language model) and
 how to get generated ones — and where the data lives. ``open_welcome`` wires the choice to the window's library; the app
@@ -21,7 +22,7 @@ from workbench.ui.settings_dialog import Prober, probe_worker
 from workbench.ui.theme import STYLESHEET
 from workbench.ui.workers import JobRunner
 
-SAMPLE, FOLDER, SKIP = "sample", "folder", "skip"
+SAMPLE, BENCHMARK, FOLDER, SKIP = "sample", "benchmark", "folder", "skip"
 EMBEDDED = "the embedded SmolLM2-135M, a tiny plumbing demo that is not for real answers"
 EXTRACTIVE = "extractive answers (no language model) — start Ollama for generated answers"
 BETTER = ("For generated answers install Ollama, run `ollama serve` and `ollama pull llama3.2` "
@@ -43,7 +44,7 @@ def ollama_line(host: str, names: list[str] | None, choice: LLMChoice) -> str:
 class WelcomeDialog(QDialog):
     """Pick a first library; read which model answers and where the data is. Emits ``chosen``."""
 
-    chosen = Signal(str, str)  # SAMPLE / FOLDER / SKIP, the folder for FOLDER
+    chosen = Signal(str, str)  # SAMPLE / BENCHMARK / FOLDER / SKIP, the folder for FOLDER
     probed = Signal(str)  # the answering line, once the probe answered
 
     def __init__(self, data_dir: Path, choice: LLMChoice, prober: Prober | None = None,
@@ -59,12 +60,18 @@ class WelcomeDialog(QDialog):
                            "strategies on the same question. Start with some documents:")
         self.sample_button = QPushButton("Load the sample corpus")
         self.sample_button.setObjectName("primary")
-        self.sample_button.setToolTip("Index the six small bundled documents (deploy guide, FAQ, HTML, PDF …)")
+        self.sample_button.setToolTip("Index the six bundled sample documents (deploy guide, field guide, HTML, PDF …): each explains why, then how")
+        self.benchmark_button = QPushButton("Try a benchmark with reference answers")
+        self.benchmark_button.setToolTip(
+            "Index one corpus of Chroma's chunking benchmark (State of the Union, 76 questions with reference "
+            "answers), score strategies A and B on it and open one question side by side: reference spans, "
+            "hits, windows and each side's recall / precision / IoU")
         self.folder_button = QPushButton("Add a folder…")
         self.folder_button.setToolTip("Index every text, Markdown, HTML and PDF file in a folder of your own")
         self.skip_button = QPushButton("Skip")
         self.skip_button.setToolTip("Close this welcome; add documents later from the Library tab")
         self.sample_button.clicked.connect(lambda: self._choose(SAMPLE))
+        self.benchmark_button.clicked.connect(lambda: self._choose(BENCHMARK))
         self.folder_button.clicked.connect(self._choose_folder)
         self.skip_button.clicked.connect(self.reject)
         self.ollama_status = self._text("")
@@ -82,7 +89,7 @@ class WelcomeDialog(QDialog):
                            "(Ctrl+,); open this welcome again from Help → Welcome…")
         later.setObjectName("muted")
         buttons = QHBoxLayout()
-        for b in (self.sample_button, self.folder_button):
+        for b in (self.sample_button, self.benchmark_button, self.folder_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.skip_button)
@@ -146,7 +153,8 @@ def open_welcome(window, sample_dir: Path, sample_if_skipped: bool = False,  # n
                  prober: Prober | None = None) -> WelcomeDialog:
     """Open the welcome over ``window`` (non-blocking) and act on the choice.
 
-    "Load the sample corpus" indexes ``sample_dir``; "Add a folder…" indexes the folder. With
+    "Load the sample corpus" indexes ``sample_dir``; "Try a benchmark with reference answers" starts the
+    benchmark tour (``benchmark_tour.start_benchmark_tour``); "Add a folder…" indexes the folder. With
     ``sample_if_skipped`` (first start without ``--no-sample``) skipping still indexes the sample when the
     library is empty, as a start without the welcome would.
     """
@@ -160,6 +168,10 @@ def open_welcome(window, sample_dir: Path, sample_if_skipped: bool = False,  # n
     def act(what: str, folder: str) -> None:
         if what == SAMPLE or (what == SKIP and sample_if_skipped and not ws.store.documents()):
             library.index_paths([str(sample_dir)], "Indexing the sample corpus")
+        elif what == BENCHMARK:
+            from workbench.ui.benchmark_tour import start_benchmark_tour
+
+            start_benchmark_tour(window)
         elif what == FOLDER:
             library.index_paths([folder])
 

@@ -81,7 +81,8 @@ def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
         "ask": _action(window, "Ask the model", "Ctrl+Return",
                        lambda: (window.compare.bottom_tabs.setCurrentWidget(ans), ans.start())),
         "welcome": _action(window, "Welcome…", None, lambda: open_welcome(window, sample_dir()),
-                           "Load the sample corpus or a folder; which model answers; where the data is"),
+                           "Load the sample corpus, a benchmark with reference answers or a folder; which model answers; "
+                           "where the data is"),
         "about": _action(window, "About Chunk Workbench", "F1", lambda: show_about(window)),
         "logs": _action(window, "Open log folder", None, lambda: QDesktopServices.openUrl(
             QUrl.fromLocalFile(str(window.log_file.parent))) if window.log_file else None),
