@@ -25,8 +25,9 @@ answered: covered questions both sides judged), and reported with
 
 A difference is called (``B better`` / ``A better``; for context tokens ``B sends more`` / ``B sends fewer``)
 when its p-value — Holm-adjusted when several configurations are compared with one baseline — is below
-``alpha``; otherwise it is "not distinguishable". Percent metrics are reported in points (× 100), tokens
-in tokens. No Qt, no scipy: numpy and the standard library only.
+``alpha``; otherwise it is "not distinguishable". Percent metrics are reported in points (× 100), MRR as a
+score, tokens in tokens. Against a baseline, each metric's p-values are Holm-adjusted over the comparisons
+made (none when there is only one). No Qt, no scipy: numpy and the standard library only.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ METRICS: dict[str, tuple[Callable[[QuestionResult], float | None], str, str]] = 
     "precision": (_rate("precision"), "points", "precision"),
     "iou": (_rate("iou"), "points", "IoU"),
     "hit_rate": (_hit, "points", "hit rate"),
-    "mrr": (_rate("reciprocal_rank"), "points", "MRR"),
+    "mrr": (_rate("reciprocal_rank"), "score", "MRR"),
     "context_tokens": (lambda r: float(r.metrics.context_tokens), "tokens", "context tokens"),
     "answered_rate": (_answered, "points", "answered rate"),
 }
@@ -111,9 +112,10 @@ def holm(p_values: Sequence[float]) -> list[float]:
 
 # ----- results -------------------------------------------------------------------------------------------
 def _num(x: float, unit: str) -> str:
-    """Signed, with a real minus sign; points to one decimal, tokens whole (one decimal under 10)."""
+    """Signed, with a real minus sign; points to one decimal, scores (MRR) to three, tokens whole (one
+    decimal under 10)."""
     v = x * 100 if unit == "points" else x
-    digits = 1 if unit == "points" or abs(v) < 10 else 0
+    digits = 3 if unit == "score" else 1 if unit == "points" or abs(v) < 10 else 0
     text = f"{abs(v):.{digits}f}"
     if float(text) == 0:
         return "0" if digits == 0 else f"{0:.{digits}f}"
@@ -134,7 +136,7 @@ class MetricDifference:
     """``B − A`` of one metric: mean difference, bootstrap interval, p-value, minimum detectable difference."""
 
     metric: str
-    unit: str  # "points" (rates, in 0–1 here; shown × 100) or "tokens"
+    unit: str  # "points" (rates, in 0–1 here; shown × 100), "score" (MRR, shown as is) or "tokens"
     n: int
     mean_a: float
     mean_b: float
@@ -171,7 +173,8 @@ class MetricDifference:
         if self.p_adjusted is not None:
             p += f" (Holm, {self.comparisons} comparison{'s' if self.comparisons != 1 else ''})"
         level = round(100 * (1 - self.alpha))
-        return (f"B − A {title} {_num(self.diff, self.unit)} {self.unit}, {level}% CI [{_num(self.ci_low, self.unit)}, "
+        unit = "" if self.unit == "score" else f" {self.unit}"
+        return (f"B − A {title} {_num(self.diff, self.unit)}{unit}, {level}% CI [{_num(self.ci_low, self.unit)}, "
                 f"{_num(self.ci_high, self.unit)}], {p} over {self.n} questions: {self.verdict}")
 
     def to_dict(self) -> dict:
@@ -228,7 +231,7 @@ class PairedComparison:
 
     def mdd_sentence(self) -> str:
         """The minimum detectable differences in one line."""
-        parts = [f"{METRICS[m.metric][2]} {_num(m.mdd, m.unit).lstrip('+')} {m.unit}"
+        parts = [f"{METRICS[m.metric][2]} {_num(m.mdd, m.unit).lstrip('+')}{'' if m.unit == 'score' else ' ' + m.unit}"
                  for m in self.metrics.values() if m.n > 1 and not math.isnan(m.mdd)]
         return (f"minimum detectable difference (80% power, α = {self.alpha:g}, ≈ 2.8 × SE of the paired "
                 f"differences): " + (", ".join(parts) or "n/a"))
@@ -395,8 +398,9 @@ class BaselineComparison:
 
     def lines(self, metrics: Sequence[str] = BASELINE_METRICS) -> list[str]:
         """A header and, per configuration, one indented line per metric."""
+        adjusted = ", p-values Holm-adjusted" if self.k > 1 else ""
         out = [f"against baseline [{self.baseline}] (A = baseline, B = each row; {self.k} comparison"
-               f"{'s' if self.k != 1 else ''}, p-values Holm-adjusted):"]
+               f"{'s' if self.k != 1 else ''}{adjusted}):"]
         for key, comp in self.comparisons.items():
             out.append(f"  [{key}] over {comp.n} questions")
             out += [f"    {comp.metrics[m].sentence()}" for m in metrics if m in comp.metrics]
@@ -406,7 +410,8 @@ class BaselineComparison:
         """The JSON block of one configuration (``{}`` for the baseline itself)."""
         if key not in self.comparisons:
             return {}
-        return {"baseline": self.baseline, "comparisons": self.k, "p_adjustment": "holm"} | self.comparisons[key].to_dict()
+        return ({"baseline": self.baseline, "comparisons": self.k, "p_adjustment": "holm" if self.k > 1 else "none"}
+                | self.comparisons[key].to_dict())
 
 
 def resolve_baseline(keys: Sequence[str], ref: str | int | None) -> int:
@@ -436,7 +441,7 @@ def compare_to_baseline(results: Sequence, baseline: int = 0, metrics: Sequence[
     comps = {cr.config.key: compare_paired(base.rows, cr.rows, metrics, resamples, seed, alpha)
              for i, cr in enumerate(results) if i != baseline}
     k = len(comps)
-    for name in {m for c in comps.values() for m in c.metrics}:
+    for name in () if k < 2 else {m for c in comps.values() for m in c.metrics}:
         keys = [key for key, c in comps.items() if name in c.metrics]
         adjusted = holm([comps[key].metrics[name].p_value for key in keys])
         for key, p in zip(keys, adjusted, strict=True):
