@@ -119,6 +119,20 @@ def test_bootstrap_interval_matches_loop_reference_and_scipy():
         assert m.ci_low <= m.diff <= m.ci_high
 
 
+def test_blocks_give_the_same_numbers(monkeypatch):
+    import workbench.core.evaluation.statistics as statistics
+
+    rng = np.random.default_rng(6)
+    a, b = rng.random((37, 3)), rng.random((37, 3))
+    whole = paired_bootstrap(a, b, resamples=3000, seed=2)
+    monkeypatch.setattr(statistics, "BLOCK_CELLS", 37 * 7 + 5)  # 7 rows a block, a short last block
+    assert paired_bootstrap(a, b, resamples=3000, seed=2) == whole
+    [ref] = paired_bootstrap(a[:, :1], b[:, :1], resamples=3000, seed=2)
+    low, high = loop_bootstrap(list(b[:, 0] - a[:, 0]), 3000, 2)
+    assert ref == pytest.approx(whole[0], abs=1e-12), "one column alone: the same draws"
+    assert (ref["ci_low"], ref["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+
+
 def test_bootstrap_counts_only_questions_a_metric_covers():
     # uncovered questions count for context tokens, not for recall: a resample's recall mean is over the
     # drawn covered questions

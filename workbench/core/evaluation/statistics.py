@@ -7,15 +7,16 @@ answered: covered questions both sides judged), and reported with
 
 * **a paired bootstrap 95% percentile interval** of the mean difference: ``resamples`` rows of question
   indices drawn with replacement, ``rng.integers(0, n, size=(resamples, n))`` with
-  ``numpy.random.default_rng(seed)``, one index matrix reused for every metric. A resample's mean of a
+  ``numpy.random.default_rng(seed)``, one index matrix reused for every metric (drawn and used in blocks of
+  rows, which yields the same matrix and keeps memory bounded for large sets). A resample's mean of a
   metric is taken over the drawn questions that have a value for it (a ratio estimate; identical to the
   plain resampled mean when every question counts). The interval is the 2.5th and 97.5th percentile
   (``numpy.percentile``, linear interpolation) of the resampled means.
 * **a p-value from a paired sign-flip (randomisation) test**: under "no difference" each question's ``d``
   is as likely to be ``+d`` as ``−d``; the two-sided p is the share of sign patterns whose ``|mean|`` is at
   least the observed one — all ``2^k`` patterns exactly when ``k``, the number of non-zero differences,
-  is at most ``EXACT_FLIPS``; else ``(1 + hits) / (1 + resamples)`` over random patterns drawn right
-  after the bootstrap indices from the same generator.
+  is at most ``EXACT_FLIPS``; else ``(1 + hits) / (1 + resamples)`` over random patterns drawn from
+  ``numpy.random.default_rng([seed, 1])``.
 * **the minimum detectable difference** ``MDD = (z₀.₉₇₅ + z₀.₈₀) · sd(d) / √n ≈ 2.8 · SE``: the true mean
   difference a two-sided test at α = 0.05 would detect with 80% power given this spread and this many
   questions (normal approximation; ``sd`` with ``n − 1``).
@@ -42,6 +43,7 @@ from workbench.core.evaluation.sweep import QuestionResult
 
 RESAMPLES = 10_000
 ALPHA = 0.05
+BLOCK_CELLS = 4_000_000  # resample rows × questions handled at once (≈ 32 MB per array)
 EXACT_FLIPS = 12  # at most 2**12 sign patterns are enumerated exactly
 MDD_FACTOR = 2.8  # z(0.975) + z(0.80) = 1.960 + 0.842
 ANSWERED = "answered"
@@ -296,14 +298,20 @@ def paired_bootstrap(a: np.ndarray, b: np.ndarray, valid: np.ndarray | None = No
             "ci_high": math.nan, "p_value": math.nan, "mdd": math.nan} for c in counts]
     if n == 0 or not counts.any():
         return out
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(resamples, n))
-    signs = rng.integers(0, 2, size=(resamples, n), dtype=np.int8) * 2.0 - 1.0
-    weights = np.bincount((idx + (np.arange(resamples) * n)[:, None]).ravel(), minlength=resamples * n)
-    weights = weights.reshape(resamples, n).astype(float)  # how often each question was drawn
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boot = (weights @ d) / (weights @ valid.astype(float))  # (resamples, m) resampled mean differences
-    flipped = np.abs(signs @ d)  # (resamples, m) sums under random signs
+    rng, flips = np.random.default_rng(seed), np.random.default_rng([seed, 1])
+    boot = np.empty((resamples, m))  # resampled mean differences
+    flipped = np.empty((resamples, m))  # |sum| of the differences under random signs
+    block = max(1, BLOCK_CELLS // n)  # rows per block: memory stays bounded for large sets
+    for start in range(0, resamples, block):
+        rows = min(block, resamples - start)
+        # consecutive blocks draw exactly what one rng.integers(0, n, size=(resamples, n)) call would
+        idx = rng.integers(0, n, size=(rows, n))
+        weights = np.bincount((idx + (np.arange(rows) * n)[:, None]).ravel(), minlength=rows * n)
+        weights = weights.reshape(rows, n).astype(float)  # how often each question was drawn
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot[start:start + rows] = (weights @ d) / (weights @ valid.astype(float))
+        signs = flips.integers(0, 2, size=(rows, n)) * 2.0 - 1.0  # int64 draws: blocks = one call
+        flipped[start:start + rows] = np.abs(signs @ d)
     lo, hi = 100 * alpha / 2, 100 * (1 - alpha / 2)
     for j in range(m):
         c = int(counts[j])
