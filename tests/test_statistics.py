@@ -331,7 +331,7 @@ def test_cli_compare_two_runs_and_sweep_baseline(capsys, tmp_path):
         assert set(vb["metrics"]) == {"recall", "iou", "context_tokens"}
         for m in vb["metrics"].values():
             assert m["p_adjusted"] >= m["p_value"] and m["ci_low"] <= m["diff"] <= m["ci_high"]
-    code, out, _ = run_cli(capsys, "runs", "--show", "last", "--baseline", "window=1", "--data-dir", data)
+    code, out, _ = run_cli(capsys, "runs", "--show", rows[0]["run_id"], "--baseline", "window=1", "--data-dir", data)
     assert code == 0 and "against baseline [plain window=1]" in out and "2 comparisons" in out
     assert "Holm" in out and "B − A IoU" in out
     code, _, err = run_cli(capsys, "eval", tmp_path / "qs", "--grid", "window=0,1", *common, "--baseline", "7")
