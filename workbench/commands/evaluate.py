@@ -25,6 +25,7 @@ from workbench.core.evaluation.datasets import DatasetError, load_question_set
 from workbench.core.evaluation.export import export_results, summary_rows
 from workbench.core.evaluation.judge import answer_and_judge, backend_name, label_changes, label_summary
 from workbench.core.evaluation.records import list_runs, load_run, rerun, save_run
+from workbench.core.evaluation.statistics import compare_paired, compare_to_baseline, resolve_baseline
 from workbench.core.evaluation.sweep import compare_rows, expand_grid, parse_grid, run_sweep
 
 COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
@@ -66,6 +67,28 @@ def _strategies(args: argparse.Namespace) -> list:
     return out
 
 
+def _baseline_index(results, ref: str | None) -> int:  # noqa: ANN001
+    try:
+        return resolve_baseline([cr.config.key for cr in results], ref)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _against_baseline(results, rows: list[dict], ref: str | None) -> list[str]:  # noqa: ANN001
+    """With two or more configurations: each one's recall / IoU / context-token differences against the
+    baseline (intervals, Holm-adjusted p) as text lines, and as ``vs_baseline`` in its JSON row."""
+    if len(results) < 2:
+        return []
+    base = _baseline_index(results, ref)
+    comp = compare_to_baseline(results, base)
+    for row in rows:
+        if row["key"] == comp.baseline:
+            row["baseline"] = True
+        else:
+            row["vs_baseline"] = comp.to_dict(row["key"])
+    return ["", *comp.lines()]
+
+
 def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> None:  # noqa: ANN001
     rows = summary_rows(sweep.results)
     answers = {cr.config.key: label_summary(cr.rows) for cr in sweep.results if any(r.label for r in cr.rows)}
@@ -77,6 +100,7 @@ def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> Non
     for key, a in answers.items():
         counts = ", ".join(f"{k} {v}" for k, v in a["counts"].items() if v)
         lines.append(f"answers of {key}: {counts}; median input tokens {a['median_input_tokens']}")
+    lines += _against_baseline(sweep.results, rows, getattr(args, "baseline", None))
     lines.append(f"\nrun {run_id} recorded in {ws.data_dir} ({sweep.seconds:.1f} s)")
     if args.out:
         names = {doc_id: cid for cid, doc_id in sweep.doc_ids.items()}
@@ -121,6 +145,10 @@ def run_compare(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
             lines += [f"  {tag:<5} #{x.q_index:<4} recall {x.before * 100:5.1f} → {x.after * 100:5.1f}  {x.question}"
                       for x in items]
         lines += [f"  label #{x['q_index']:<4} {x['before']} → {x['after']}  {x['question']}" for x in labels]
+        stats = compare_paired(a.rows, b.rows)
+        data[-1]["statistics"] = stats.to_dict()
+        lines.append("  statistics (A = left run, B = right run, paired by question):")
+        lines += [f"    {line}" for line in stats.lines()]
     emit(args, data, "\n".join(lines))
     return 0
 
@@ -152,6 +180,11 @@ def run_eval(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     if not configs:
         raise UserError("no configuration left to run")
+    if args.baseline is not None:
+        try:
+            resolve_baseline([c.key for c in configs], args.baseline)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     backend = _judge_backend(args) if args.answers else None  # refused before any question is searched
     ws = open_workspace(args)
     ws.llm_opener = workspace_llm_opener(args)
@@ -237,6 +270,7 @@ def _show_run(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
     for row in rows:
         row["run_id"] = info.id
     lines = [f"run {info.id} ({info.label}, {info.started}, code {info.code_version})", format_table(rows)]
+    lines += _against_baseline(results, rows, args.baseline)
     if args.out:
         names = {int(i): d.get("corpus_id") or Path(d["path"]).name for i, d in info.config["documents"].items()}
         files = export_results(args.out, results, names, f"run {info.id}", {"run_id": info.id})
@@ -261,7 +295,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here")
     p.add_argument("--label", help="a label for the recorded run")
     p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
-                   help="list questions each run fixed or broke (RUN or RUN:N for its N-th configuration)")
+                   help="list questions each run fixed or broke, with paired statistics (intervals, p-values) "
+                        "(RUN or RUN:N for its N-th configuration)")
     p.add_argument("--threshold", type=finite_float, default=0.1, help="recall change that counts (default 0.1)")
     p.add_argument("--rerun", metavar="RUN", help="run a recorded run again (same questions and strategies)")
     p.add_argument("--answers", action="store_true", help="also answer with the local LLM and judge the answers")
@@ -269,6 +304,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="answering and judging backend for --answers (auto: Ollama when its server answers; "
                         "extractive is refused: a judge needs a generative model)")
     p.add_argument("--llm-model", help="model name (Ollama) or GGUF file (embedded)")
+    p.add_argument("--baseline", metavar="N|KEY",
+                   help="with several configurations: compare each with this one (number from 1 or key; default "
+                        "the first) with intervals and Holm-adjusted p-values")
     add_common(p)
     p.set_defaults(func=run_eval)
     r = sub.add_parser("runs", help="list recorded evaluation runs")
@@ -277,5 +315,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--delete", metavar="RUN",
                    help=f"delete a recorded run: its full id or a unique prefix of at least {MIN_DELETE_PREFIX} characters")
     r.add_argument("--yes", action="store_true", help="with --delete: accept a shorter unique prefix")
+    r.add_argument("--baseline", metavar="N|KEY",
+                   help="with --show: the configuration the others are compared with (default the first)")
     add_common(r)
     r.set_defaults(func=run_runs)

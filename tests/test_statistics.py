@@ -1,0 +1,338 @@
+"""Paired statistics: exact sign test / McNemar, paired bootstrap, sign-flip p, MDD, Holm, wording, and the CLI.
+
+scipy is the reference here only (the module itself uses numpy and the standard library).
+"""
+
+import itertools
+import json
+import math
+import random
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from eval_support import sample_questions
+from scipy import stats as sps
+
+from workbench.cli import main
+from workbench.core.evaluation.datasets import save_question_set
+from workbench.core.evaluation.metrics import QuestionMetrics
+from workbench.core.evaluation.statistics import (
+    MDD_FACTOR,
+    MetricDifference,
+    compare_paired,
+    compare_to_baseline,
+    exact_sign_test,
+    holm,
+    paired_bootstrap,
+    resolve_baseline,
+)
+from workbench.core.evaluation.sweep import ConfigResult, QuestionResult, SweepConfig
+from workbench.core.strategies import resolve
+
+
+def row(i, recall, tokens=100, covered=True, label=None, question=None):
+    """A synthetic question row: recall drives precision / IoU / hit / reciprocal rank."""
+    if not covered:
+        m = QuestionMetrics(None, None, None, None, None, None, tokens, tokens * 4, 10, 0, 0)
+    else:
+        hit = recall > 0
+        m = QuestionMetrics(recall, recall / 2, recall / 3, hit, 1.0 if hit else 0.0, 1 if hit else None, tokens,
+                            tokens * 4, 10, 10, round(10 * recall))
+    return QuestionResult(i, question or f"q{i}", "c", [], m, label=label)
+
+
+def synthetic_pair(n, shift, seed=3):
+    rng = np.random.default_rng(seed)
+    a = np.clip(rng.random(n), 0, 1)
+    b = np.clip(a + shift + rng.normal(0, 0.25, n), 0, 1)
+    ta = rng.integers(100, 400, n)
+    tb = ta + rng.integers(-20, 60, n)
+    return ([row(i, float(a[i]), int(ta[i])) for i in range(n)], [row(i, float(b[i]), int(tb[i])) for i in range(n)],
+            a, b, ta, tb)
+
+
+# ----- exact sign test / McNemar -------------------------------------------------------------------------
+def test_sign_test_matches_scipy_binomtest_and_exact_fraction():
+    r = random.Random(17)
+    cases = [(0, 0), (0, 1), (1, 0), (1, 1), (5, 5), (0, 5), (3, 9), (12, 3), (0, 200), (480, 520)]
+    cases += [(r.randint(0, 60), r.randint(0, 60)) for _ in range(400)]
+    cases += [(r.randint(0, 400), r.randint(0, 400)) for _ in range(100)]
+    for b, c in cases:
+        ours = exact_sign_test(b, c)
+        if b + c == 0:
+            assert ours == 1.0
+            continue
+        # scipy's binom.cdf (boost's incomplete beta) agrees to the last few ulps; ours is the exact value,
+        # correctly rounded, so it also equals the exact rational computation bit for bit
+        assert ours == pytest.approx(sps.binomtest(min(b, c), b + c, 0.5).pvalue, rel=1e-12, abs=0), (b, c)
+        n = b + c
+        exact = min(Fraction(1), 2 * Fraction(sum(math.comb(n, i) for i in range(min(b, c) + 1)), 2 ** n))
+        assert ours == float(exact), (b, c)
+    with pytest.raises(ValueError):
+        exact_sign_test(-1, 3)
+
+
+def test_mcnemar_counts_discordant_pairs():
+    # A hits on 0-9, B hits on 5-19: b (A only) = 5, c (B only) = 10, both 5, neither 10
+    rows_a = [row(i, 1.0 if i < 10 else 0.0) for i in range(30)]
+    rows_b = [row(i, 1.0 if 5 <= i < 20 else 0.0) for i in range(30)]
+    t = compare_paired(rows_a, rows_b, resamples=500).sign_tests["hit"]
+    assert (t.b, t.c, t.both, t.neither, t.n) == (5, 10, 5, 10, 30)
+    assert t.p_value == sps.binomtest(5, 15, 0.5).pvalue or t.p_value == pytest.approx(
+        sps.binomtest(5, 15, 0.5).pvalue, rel=1e-12)
+    assert t.verdict == "not distinguishable" and "exact McNemar p = 0.3" in t.sentence()
+    strong = compare_paired([row(i, 0.0) for i in range(30)], [row(i, 1.0) for i in range(30)], resamples=500)
+    assert strong.sign_tests["hit"].verdict == "B better" and strong.sign_tests["hit"].c == 30
+
+
+# ----- paired bootstrap ----------------------------------------------------------------------------------
+def loop_bootstrap(d, resamples, seed, valid=None):
+    """Reference: the same scheme as a plain Python loop (same generator, same index matrix)."""
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(d), size=(resamples, len(d)))
+    valid = [True] * len(d) if valid is None else valid
+    means = []
+    for r in range(resamples):
+        drawn = [d[i] for i in idx[r] if valid[i]]
+        if drawn:
+            means.append(sum(drawn) / len(drawn))
+    return np.percentile(means, [2.5, 97.5])
+
+
+def test_bootstrap_interval_matches_loop_reference_and_scipy():
+    rows_a, rows_b, a, b, ta, tb = synthetic_pair(60, 0.04)
+    comp = compare_paired(rows_a, rows_b, resamples=10_000, seed=11)
+    for name, da, db in (("recall", a, b), ("context_tokens", ta, tb)):
+        d = (db - da).astype(float)
+        m = comp.metrics[name]
+        assert m.diff == pytest.approx(d.mean()) and m.n == 60
+        scale = 100 if name == "recall" else 1  # within 0.5 points / 0.5 tokens
+        low, high = loop_bootstrap(list(d), 10_000, 11)
+        assert abs(m.ci_low - low) * scale < 0.5 and abs(m.ci_high - high) * scale < 0.5
+        assert m.ci_low == pytest.approx(low, abs=1e-9) and m.ci_high == pytest.approx(high, abs=1e-9)
+        ref = sps.bootstrap((da.astype(float), db.astype(float)), lambda x, y: np.mean(y - x), paired=True,
+                            vectorized=False, n_resamples=10_000, method="percentile", random_state=5)
+        assert abs(m.ci_low - ref.confidence_interval.low) * scale < 0.5
+        assert abs(m.ci_high - ref.confidence_interval.high) * scale < 0.5
+        assert m.ci_low <= m.diff <= m.ci_high
+
+
+def test_blocks_give_the_same_numbers(monkeypatch):
+    import workbench.core.evaluation.statistics as statistics
+
+    rng = np.random.default_rng(6)
+    a, b = rng.random((37, 3)), rng.random((37, 3))
+    whole = paired_bootstrap(a, b, resamples=3000, seed=2)
+    monkeypatch.setattr(statistics, "BLOCK_CELLS", 37 * 7 + 5)  # 7 rows a block, a short last block
+    assert paired_bootstrap(a, b, resamples=3000, seed=2) == whole
+    [ref] = paired_bootstrap(a[:, :1], b[:, :1], resamples=3000, seed=2)
+    low, high = loop_bootstrap(list(b[:, 0] - a[:, 0]), 3000, 2)
+    assert ref == pytest.approx(whole[0], abs=1e-12), "one column alone: the same draws"
+    assert (ref["ci_low"], ref["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+
+
+def test_bootstrap_counts_only_questions_a_metric_covers():
+    # uncovered questions count for context tokens, not for recall: a resample's recall mean is over the
+    # drawn covered questions
+    covered = [i % 3 != 0 for i in range(45)]
+    rng = np.random.default_rng(2)
+    ra, rb = rng.random(45), rng.random(45)
+    rows_a = [row(i, float(ra[i]), 100 + i, covered[i]) for i in range(45)]
+    rows_b = [row(i, float(rb[i]), 130 + i, covered[i]) for i in range(45)]
+    comp = compare_paired(rows_a, rows_b, resamples=2000, seed=4)
+    rec = comp.metrics["recall"]
+    assert rec.n == 30 and comp.metrics["context_tokens"].n == 45
+    d = [float(rb[i] - ra[i]) if covered[i] else 0.0 for i in range(45)]
+    assert rec.diff == pytest.approx(sum(d) / 30)
+    low, high = loop_bootstrap(d, 2000, 4, covered)
+    assert rec.ci_low == pytest.approx(low, abs=1e-9) and rec.ci_high == pytest.approx(high, abs=1e-9)
+    tokens = comp.metrics["context_tokens"]
+    assert tokens.diff == 30 and tokens.ci_low == tokens.ci_high == 30 and tokens.verdict == "B sends more"
+
+
+def test_sign_flip_p_is_exact_for_few_differences_and_agrees_with_t_test():
+    d = np.array([0.3, -0.1, 0.2, 0.25, 0.0, 0.4, -0.05, 0.15])
+    [s] = paired_bootstrap(np.zeros((8, 1)), d[:, None], resamples=100)
+    nz = d[d != 0]
+    patterns = [abs(sum(s_ * x for s_, x in zip(signs, nz, strict=True))) for signs in itertools.product((1, -1), repeat=len(nz))]
+    assert s["p_value"] == pytest.approx(np.mean(np.array(patterns) >= abs(nz.sum()) - 1e-12))
+    # many questions: the randomisation p is close to the paired t-test's and Wilcoxon's
+    rng = np.random.default_rng(8)
+    for shift in (0.0, 0.05, 0.12):
+        a = rng.normal(0.5, 0.3, 300)
+        b = a + shift + rng.normal(0, 0.4, 300)
+        [s] = paired_bootstrap(a[:, None], b[:, None], resamples=10_000, seed=1)
+        assert abs(s["p_value"] - sps.ttest_rel(b, a).pvalue) < 0.03
+        if shift != 0.05:  # a clear null and a clear effect: the rank test reaches the same decision
+            assert (s["p_value"] < 0.05) == (sps.wilcoxon(b - a).pvalue < 0.05)
+    [s] = paired_bootstrap(np.ones((20, 1)), np.ones((20, 1)), resamples=100)
+    assert s["p_value"] == 1.0 and s["diff"] == 0.0
+
+
+def test_minimum_detectable_difference_and_wording():
+    rows_a, rows_b, a, b, *_ = synthetic_pair(40, 0.0, seed=9)
+    comp = compare_paired(rows_a, rows_b, resamples=1000)
+    d = b - a
+    assert comp.metrics["recall"].mdd == pytest.approx(MDD_FACTOR * np.std(d, ddof=1) / math.sqrt(40))
+    assert "minimum detectable difference" in comp.mdd_sentence() and "recall" in comp.mdd_sentence()
+    m = MetricDifference("recall", "points", 40, 0.5, 0.531, 0.031, -0.008, 0.070, 0.12, 0.05)
+    assert m.sentence() == ("B − A recall +3.1 points, 95% CI [−0.8, +7.0], p = 0.12 over 40 questions: "
+                            "not distinguishable")
+    better = MetricDifference("iou", "points", 40, 0.5, 0.4, -0.1, -0.15, -0.05, 0.0004, 0.05)
+    assert better.sentence().endswith("p < 0.001 over 40 questions: A better")
+    tokens = MetricDifference("context_tokens", "tokens", 40, 200, 612.4, 412.4, 380.2, 445.0, 0.0001, 10)
+    assert "context tokens +412 tokens, 95% CI [+380, +445]" in tokens.sentence()
+    assert tokens.verdict == "B sends more"
+    adjusted = MetricDifference("recall", "points", 40, 0.5, 0.55, 0.05, 0.01, 0.09, 0.02, 0.05, 0.06, 3)
+    assert adjusted.verdict == "not distinguishable" and "p = 0.06 (Holm, 3 comparisons)" in adjusted.sentence()
+
+
+def test_questions_in_one_run_only_are_left_out_and_counted():
+    rows_a = [row(i, 0.5) for i in range(10)]
+    rows_b = [row(i, 0.6) for i in range(3, 14)]
+    comp = compare_paired(rows_a, rows_b, resamples=200)
+    assert (comp.n, comp.only_a, comp.only_b) == (7, 3, 4)
+    assert comp.metrics["recall"].n == 7 and comp.metrics["recall"].diff == pytest.approx(0.1)
+    assert "7 paired questions; 7 in one run only, left out" in "\n".join(comp.lines())
+    renamed = [row(i, 0.6, question="other") for i in range(10)]
+    assert compare_paired(rows_a, renamed, resamples=50).n == 0, "index and question text must both match"
+
+
+def test_answered_rate_only_when_judged():
+    labels_a = ["answered"] * 4 + ["no"] * 6
+    labels_b = ["answered"] * 8 + ["partial", "unjudged"]
+    rows_a = [row(i, 0.5, label=labels_a[i]) for i in range(10)]
+    rows_b = [row(i, 0.5, label=labels_b[i]) for i in range(10)]
+    comp = compare_paired(rows_a, rows_b, resamples=500)
+    ans = comp.metrics["answered_rate"]
+    assert ans.n == 9 and ans.diff == pytest.approx(4 / 9), "the unjudged question is left out"
+    t = comp.sign_tests["answered"]
+    assert (t.b, t.c, t.n) == (0, 4, 9)
+    plain = compare_paired([row(i, 0.5) for i in range(10)], [row(i, 0.6) for i in range(10)], resamples=50)
+    assert "answered_rate" not in plain.metrics and "answered" not in plain.sign_tests
+
+
+def test_bootstrap_is_fast_for_472_questions():
+    rows_a, rows_b, *_ = synthetic_pair(472, 0.02)
+    t0 = time.perf_counter()
+    comp = compare_paired(rows_a, rows_b)  # 10,000 resamples, 6 metrics
+    assert time.perf_counter() - t0 < 10, "vectorised: well under a second on an idle machine"
+    assert comp.resamples == 10_000 and comp.metrics["recall"].n == 472
+
+
+# ----- Holm ----------------------------------------------------------------------------------------------
+def holm_reference(p):
+    """Holm's step-down procedure written out: reject H_(i) while p_(i) ≤ α / (m − i); the adjusted p is the
+    smallest α at which H_(i) is rejected, found by stepping through the sorted p-values."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    adjusted = [0.0] * m
+    for pos, i in enumerate(order):
+        adjusted[i] = min(1.0, max((m - j) * p[order[j]] for j in range(pos + 1)))
+    return adjusted
+
+
+def test_holm_hand_worked_and_reference():
+    # sorted 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 = 0.04 → max so far 0.06
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0]) and holm([0.2]) == [0.2] and holm([]) == []
+    assert math.isnan(holm([0.01, math.nan])[1]) and holm([0.01, math.nan])[0] == 0.01
+    r = random.Random(4)
+    for _ in range(200):
+        p = [r.random() ** 3 for _ in range(r.randint(1, 8))]
+        assert holm(p) == pytest.approx(holm_reference(p))
+
+
+def config(key, rows):
+    return ConfigResult(SweepConfig(key, resolve("plain"), "plain"), rows)
+
+
+def test_compare_to_baseline_adjusts_over_the_comparisons():
+    rows_a, rows_b, *_ = synthetic_pair(50, 0.05, seed=1)
+    _, rows_c, *_ = synthetic_pair(50, 0.0, seed=1)
+    _, rows_d, *_ = synthetic_pair(50, 0.1, seed=1)
+    results = [config("base", rows_a), config("b", rows_b), config("c", rows_c), config("d", rows_d)]
+    comp = compare_to_baseline(results, 0, resamples=2000)
+    assert comp.k == 3 and list(comp.comparisons) == ["b", "c", "d"]
+    raw = [comp.comparisons[k].metrics["recall"].p_value for k in ("b", "c", "d")]
+    adj = [comp.comparisons[k].metrics["recall"].p_adjusted for k in ("b", "c", "d")]
+    assert adj == pytest.approx(holm(raw)) and all(x >= y for x, y in zip(adj, raw, strict=True))
+    text = "\n".join(comp.lines())
+    assert "3 comparisons" in text and "[base]" in text and "B − A context tokens" in text
+    assert comp.to_dict("base") == {} and comp.to_dict("d")["comparisons"] == 3
+    mid = compare_to_baseline(results, 2, resamples=500)
+    assert mid.baseline == "c" and set(mid.comparisons) == {"base", "b", "d"}
+    assert resolve_baseline(["a", "plain window=1", "plain window=2"], None) == 0
+    assert resolve_baseline(["a", "plain window=1", "plain window=2"], "3") == 2
+    assert resolve_baseline(["a", "plain window=1", "plain window=2"], "window=1") == 1
+    for bad in ("4", "0", "window", "nope"):
+        with pytest.raises(ValueError, match="configuration"):
+            resolve_baseline(["a", "plain window=1", "plain window=2"], bad)
+
+
+# ----- CLI -----------------------------------------------------------------------------------------------
+def run_cli(capsys, *args):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_compare_two_runs_and_sweep_baseline(capsys, tmp_path):
+    questions, corpora = sample_questions()
+    save_question_set(tmp_path / "qs", questions, corpora)
+    data = tmp_path / "data"
+    common = ["--top-k", "1", "--data-dir", data, "--quiet"]
+    code, out, err = run_cli(capsys, "eval", tmp_path / "qs", "--strategy", "plain", "--chunk-size", "40",
+                             *common, "--json", "--out", tmp_path / "a")
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "eval", tmp_path / "qs", "--strategy", "neighbours", "--chunk-size", "40",
+                             "--window", "2", *common, "--json", "--out", tmp_path / "b")
+    assert code == 0, err
+    code, out, _ = run_cli(capsys, "runs", "--data-dir", data, "--json")
+    run_b, run_a = (r["id"] for r in json.loads(out))
+
+    code, out, err = run_cli(capsys, "eval", "--compare", run_a, run_b, "--data-dir", data, "--json")
+    assert code == 0, err
+    [comp] = json.loads(out)
+    st = comp["statistics"]
+    qa = {r["q_index"]: r for r in json.loads((tmp_path / "a" / "questions.json").read_text())}
+    qb = {r["q_index"]: r for r in json.loads((tmp_path / "b" / "questions.json").read_text())}
+    assert st["n"] == len(qa) == 5 and st["resamples"] == 10_000
+    for name, field in (("recall", "recall"), ("iou", "iou"), ("mrr", "reciprocal_rank"),
+                        ("context_tokens", "context_tokens")):
+        m = st["metrics"][name]
+        observed = np.mean([qb[i][field] - qa[i][field] for i in qa])
+        assert m["diff"] == pytest.approx(observed)
+        assert m["ci_low"] <= observed <= m["ci_high"], name
+        assert 0 < m["p_value"] <= 1 and m["verdict"] in m["sentence"]
+    hits = st["sign_tests"]["hit"]
+    assert hits["b"] == sum(qa[i]["hit"] and not qb[i]["hit"] for i in qa)
+    assert hits["c"] == sum(qb[i]["hit"] and not qa[i]["hit"] for i in qa)
+    assert hits["p_value"] == pytest.approx(sps.binomtest(min(hits["b"], hits["c"]), hits["b"] + hits["c"]).pvalue
+                                            if hits["b"] + hits["c"] else 1.0, rel=1e-12)
+
+    code, out, _ = run_cli(capsys, "eval", "--compare", run_a, run_b, "--data-dir", data)
+    assert code == 0 and "unchanged (recall moved by more than 0.1)" in out, "the existing summary line stays"
+    for text in ("B − A recall", "95% CI [", "over 5 questions", "hit: A only", "exact McNemar",
+                 "minimum detectable difference", "n = 5 paired questions"):
+        assert text in out, text
+
+    # a sweep: differences against the chosen baseline, Holm-adjusted over k comparisons
+    code, out, err = run_cli(capsys, "eval", tmp_path / "qs", "--grid", "window=0,1,2", "--chunk-size", "40",
+                             *common, "--baseline", "2", "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert rows[1].get("baseline") is True and "vs_baseline" not in rows[1]
+    for r in (rows[0], rows[2]):
+        vb = r["vs_baseline"]
+        assert vb["baseline"] == rows[1]["key"] and vb["comparisons"] == 2
+        assert set(vb["metrics"]) == {"recall", "iou", "context_tokens"}
+        for m in vb["metrics"].values():
+            assert m["p_adjusted"] >= m["p_value"] and m["ci_low"] <= m["diff"] <= m["ci_high"]
+    code, out, _ = run_cli(capsys, "runs", "--show", rows[0]["run_id"], "--baseline", "window=1", "--data-dir", data)
+    assert code == 0 and "against baseline [plain window=1]" in out and "2 comparisons" in out
+    assert "Holm" in out and "B − A IoU" in out
+    code, _, err = run_cli(capsys, "eval", tmp_path / "qs", "--grid", "window=0,1", *common, "--baseline", "7")
+    assert code == 1 and "configurations 1-2" in err and "Traceback" not in err
