@@ -138,7 +138,7 @@ def test_cli_make_questions_from_a_folder(tmp_path, capsys, monkeypatch):
     from workbench.cli import main
     from workbench.commands import make_questions
 
-    monkeypatch.setattr(make_questions, "open_llm", lambda *a: ScriptedLLM(SCRIPT[:1] * 3))
+    monkeypatch.setattr(make_questions, "open_llm", lambda *a, **kw: ScriptedLLM(SCRIPT[:1] * 3))
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "deploy-guide.md").write_bytes(DOCS[0].read_bytes())

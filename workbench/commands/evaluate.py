@@ -155,8 +155,11 @@ def run_compare(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
 
 def run_eval(args: argparse.Namespace) -> int:
     output_dir(args.out)
-    if args.dataset:
-        existing_path(args.dataset, "question set folder", "dir")
+    if args.dataset:  # a bundled set's name, or a folder that exists: refused before the store is touched
+        from workbench.core.evaluation.bundled import bundled_path
+
+        if bundled_path(args.dataset) is None or Path(args.dataset).expanduser().exists():
+            existing_path(args.dataset, "question set folder", "dir")
     if args.answers or any(needs_llm(s) for s in _strategies(args)):
         check_llm_host(args.llm if args.answers else "auto", args.llm_model, None, args.allow_remote)
     if args.compare:
