@@ -167,7 +167,7 @@ def fit_budget(
         dropped.insert(0, kept.pop())
     if kept and kept[0].tokens > budget and shrink is not None:
         first = kept[0]
-        for _ in range(8):  # the label and headings do not shrink: cut the text a bit more each time
+        for _ in range(32):  # the label, headings and fences do not shrink: cut the text a bit more each time
             first = shrink(first, min(0.9, budget / first.tokens * 0.95))
             first = replace(first, tokens=count_tokens(fence(first, nonce) + "\n\n"), truncated=True)
             if first.tokens <= budget:
