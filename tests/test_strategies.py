@@ -136,3 +136,15 @@ def test_non_bmp_text_keeps_offsets(fresh_ws, tmp_path):
         assert "umbrella" in stored[p.span.start : p.span.end] or p.rank > 1
         for h in p.hit_spans:
             assert stored[h.start : h.end] == stored[h.start : h.end].strip()
+
+
+def test_token_window_not_larger_than_the_chunk_warns(sample_ws):
+    q = "How long does a full backup take?"
+    small = sample_ws.search(q, PRESETS["token-window"].with_changes(window_tokens=32))
+    assert any("not larger than the hit chunks" in w for w in small.warnings)
+    assert [p.span for p in small.passages] == [h.span for h in small.hits]
+    wide = sample_ws.search(q, PRESETS["token-window"])
+    assert not any("not larger" in w for w in wide.warnings)
+    assert resolve({"preset": "token-window", "window_edge": "clip"}).window_edge == "clip"
+    with pytest.raises(ValueError, match="window_edge"):
+        resolve({"preset": "token-window", "window_edge": "wrap"})

@@ -1,7 +1,7 @@
 """Hits → passages: neighbour windows, token windows, parents and selective expansion.
 
 Rules shared by every expansion: a window never crosses into another document; windows that overlap or
-touch merge into one passage; a passage keeps the rank and score of its best hit; passages come back in
+touch merge into one passage (a gap of only whitespace between them counts as touching); a passage keeps the rank and score of its best hit; passages come back in
 that rank order.
 """
 
@@ -49,14 +49,28 @@ class _Window:
         return min(self.hits, key=lambda h: h.rank)
 
 
-def merge_windows(windows: Sequence[_Window]) -> list[Passage]:
-    """Merge windows that overlap or touch (same document); order passages by best-hit rank."""
+DocText = Callable[[int], str]
+
+
+def _blank_gap(a: Span, b: Span, doc_text: DocText | None) -> bool:
+    """True when only whitespace lies between ``a`` and the later span ``b`` of the same document."""
+    if doc_text is None or a.doc_id != b.doc_id or b.start < a.end:
+        return False
+    return not doc_text(a.doc_id)[a.end : b.start].strip()
+
+
+def merge_windows(windows: Sequence[_Window], doc_text: DocText | None = None) -> list[Passage]:
+    """Merge windows that overlap or touch (same document); order passages by best-hit rank.
+
+    With ``doc_text`` (document id → text), windows separated only by whitespace touch too.
+    """
     ordered = sorted(windows, key=lambda w: (w.span.doc_id, w.span.start, w.span.end))
     merged: list[_Window] = []
     for w in ordered:
         last = merged[-1] if merged else None
         touching = last is not None and (
             last.span.touches(w.span)
+            or _blank_gap(last.span, w.span, doc_text)
             or (last.rows is not None and w.rows is not None and last.span.doc_id == w.span.doc_id
                 and w.rows[0] <= last.rows[1] + 1)
         )
@@ -87,7 +101,8 @@ def no_expansion(runtime: SetRuntime, hits: Sequence[Hit]) -> list[Passage]:
     ]
 
 
-def neighbour_windows(runtime: SetRuntime, hits: Sequence[Hit], w: int) -> list[Passage]:
+def neighbour_windows(runtime: SetRuntime, hits: Sequence[Hit], w: int, doc_text: DocText | None = None,
+                      ) -> list[Passage]:
     """Grow each hit to chunks ``position-w .. position+w`` of its own document, then merge.
 
     ``w = 0`` is plain top-k: every hit stays its own passage.
@@ -99,16 +114,24 @@ def neighbour_windows(runtime: SetRuntime, hits: Sequence[Hit], w: int) -> list[
         first, end = runtime.doc_rows(hit.span.doc_id)
         lo, hi = max(first, hit.row - w), min(end - 1, hit.row + w)
         windows.append(_Window(runtime.range_span(lo, hi), [hit], (lo, hi), []))
-    return merge_windows(windows)
+    return merge_windows(windows, doc_text)
+
+
+WINDOW_EDGES = ("shift", "clip")
 
 
 def token_windows(
-    runtime: SetRuntime, hits: Sequence[Hit], n_tokens: int, token_offsets: Callable[[int], np.ndarray]
+    runtime: SetRuntime, hits: Sequence[Hit], n_tokens: int, token_offsets: Callable[[int], np.ndarray],
+    edge: str = "shift", doc_text: DocText | None = None,
 ) -> list[Passage]:
-    """A window of ``n_tokens`` centred on each hit (same amount before and after, clipped at the ends).
+    """A window of ``n_tokens`` centred on each hit (same amount before and after).
 
-    ``token_offsets(doc_id)`` gives the document's token offsets as an ``(n, 2)`` array.
+    At a document's edge, ``edge="shift"`` moves the window inward so that it keeps its size (as the
+    sliding-window technique does); ``edge="clip"`` cuts it short. ``token_offsets(doc_id)`` gives the
+    document's token offsets as an ``(n, 2)`` array.
     """
+    if edge not in WINDOW_EDGES:
+        raise ValueError(f"window edge must be one of {', '.join(WINDOW_EDGES)}")
     windows = []
     for hit in hits:
         offsets = np.asarray(token_offsets(hit.span.doc_id), dtype=np.int64).reshape(-1, 2)
@@ -118,6 +141,10 @@ def token_windows(
         extra = max(0, n_tokens - (b - a))
         before = extra // 2
         after = extra - before
+        if edge == "shift":  # what does not fit on one side goes to the other
+            short_before = max(0, before - a)
+            short_after = max(0, b + after - len(offsets))
+            before, after = before + short_after, after + short_before
         lo, hi = max(0, a - before), min(len(offsets), b + after)
         if not len(offsets):
             span = hit.span
@@ -125,7 +152,7 @@ def token_windows(
             span = Span(hit.span.doc_id, min(int(offsets[lo, 0]), hit.span.start),
                         max(int(offsets[hi - 1, 1]), hit.span.end))
         windows.append(_Window(span, [hit], None, []))
-    return merge_windows(windows)
+    return merge_windows(windows, doc_text)
 
 
 def parent_windows(
@@ -147,7 +174,7 @@ def parent_windows(
 
 def selective_windows(
     runtime: SetRuntime, hits: Sequence[Hit], query_vector: np.ndarray, margin: float, merge_gap: int,
-    max_steps: int, ends_mid_sentence: Callable[[Span], bool],
+    max_steps: int, ends_mid_sentence: Callable[[Span], bool], doc_text: DocText | None = None,
 ) -> list[Passage]:
     """Expand a hit toward a neighbour only with evidence, and say why for each step taken.
 
@@ -188,4 +215,4 @@ def selective_windows(
                 hi = max(hi, other.row)
                 reasons.append(f"auto-merged with hit #{other.rank} ({gap - 1} chunk(s) between)")
         windows.append(_Window(runtime.range_span(lo, hi), [hit], (lo, hi), reasons))
-    return merge_windows(windows)
+    return merge_windows(windows, doc_text)

@@ -62,9 +62,9 @@ def candidate_hits(ws, rt: SetRuntime, question: str, qvec: np.ndarray, strategy
 def expand_hits(ws, rt: SetRuntime, hits: list[Hit], qvec: np.ndarray, strategy: Strategy) -> list[ex.Passage]:  # noqa: ANN001
     """Hits → merged passages by the strategy's expansion."""
     if strategy.expansion == "neighbours":
-        return ex.neighbour_windows(rt, hits, strategy.window)
+        return ex.neighbour_windows(rt, hits, strategy.window, ws.doc_text)
     if strategy.expansion == "tokens":
-        return ex.token_windows(rt, hits, strategy.window_tokens, ws.token_offsets)
+        return ex.token_windows(rt, hits, strategy.window_tokens, ws.token_offsets, strategy.window_edge, ws.doc_text)
     if strategy.expansion == "parent":
         return ex.parent_windows(rt, hits, lambda d: ws.parents_of(d, strategy.parent_size), strategy.parent_top_k)
     if strategy.expansion == "selective":
@@ -72,8 +72,19 @@ def expand_hits(ws, rt: SetRuntime, hits: list[Hit], qvec: np.ndarray, strategy:
             return not _SENTENCE_END.search(ws.doc_text(span.doc_id)[max(span.start, span.end - 8) : span.end])
 
         return ex.selective_windows(rt, hits, qvec, strategy.margin, strategy.merge_gap, strategy.max_steps,
-                                    mid_sentence)
+                                    mid_sentence, ws.doc_text)
     return ex.no_expansion(rt, hits)
+
+
+def window_note(rt: SetRuntime, hits: list[Hit], strategy: Strategy) -> str:
+    """A warning when a token window is not larger than the embedded chunks (it then returns just them)."""
+    if strategy.expansion != "tokens" or not hits:
+        return ""
+    largest = max(int(rt.table.tokens[h.row]) for h in hits)
+    if strategy.window_tokens > largest:
+        return ""
+    return (f"the {strategy.window_tokens}-token window is not larger than the hit chunks (up to {largest} "
+            "tokens): each passage is just its chunk; use a larger window or smaller chunks")
 
 
 def with_chunk_tokens(rt: SetRuntime, passages: list[ex.Passage]) -> list[ex.Passage]:
@@ -147,6 +158,9 @@ def run_strategy(
         timings["rerank_ms"] = (time.perf_counter() - t3) * 1000
     if strategy.expansion != "parent":
         hits = hits[: strategy.top_k]
+    note = window_note(rt, hits, strategy)
+    if note:
+        warnings.append(note)
     t4 = time.perf_counter()
     passages = expand_hits(ws, rt, hits, qvec, strategy)
     passages = with_chunk_tokens(rt, passages)

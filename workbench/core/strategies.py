@@ -37,6 +37,7 @@ class Strategy:
     expansion: str = "none"
     window: int = 0
     window_tokens: int = 0
+    window_edge: str = "shift"
     parent_size: int = 0
     parent_top_k: int = 3
     margin: float = 0.05
@@ -54,6 +55,8 @@ class Strategy:
             raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}")
         if self.expansion not in EXPANSIONS:
             raise ValueError(f"expansion must be one of {', '.join(EXPANSIONS)}")
+        if self.window_edge not in ("shift", "clip"):
+            raise ValueError("window_edge must be 'shift' (keep the window's size at a document edge) or 'clip'")
         if self.rerank not in ("none", "llm"):
             raise ValueError("rerank must be 'none' or 'llm'")
         for name in ("top_k", "parent_top_k"):
@@ -93,7 +96,7 @@ class Strategy:
         if self.expansion == "neighbours":
             parts.append(f"window ±{self.window}")
         elif self.expansion == "tokens":
-            parts.append(f"{self.window_tokens}-token window")
+            parts.append(f"{self.window_tokens}-token window" + (", clipped at edges" if self.window_edge == "clip" else ""))
         elif self.expansion == "parent":
             parts.append(f"parents of {self.parent_size or 'section'} tokens, top {self.parent_top_k}")
         elif self.expansion == "selective":
