@@ -148,3 +148,17 @@ def test_token_window_not_larger_than_the_chunk_warns(sample_ws):
     assert resolve({"preset": "token-window", "window_edge": "clip"}).window_edge == "clip"
     with pytest.raises(ValueError, match="window_edge"):
         resolve({"preset": "token-window", "window_edge": "wrap"})
+
+
+def test_per_doc_cap_refills_to_top_k(sample_ws):
+    q = "How much does the monthly pass cost?"
+    res = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=1, top_k=5))
+    docs = [p.span.doc_id for p in res.passages]
+    assert len(docs) == 5 and len(set(docs)) == 5
+    assert not res.warnings
+    two = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=2, top_k=8))
+    assert len(two.passages) == 8 and max(map([p.span.doc_id for p in two.passages].count, range(1, 7))) <= 2
+    # the sample corpus has 6 documents: a cap of 1 cannot give 8 hits, and says so
+    short = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=1, top_k=8))
+    assert len(short.passages) == len(sample_ws.store.documents()) == 6
+    assert any("only 6 document(s)" in w for w in short.warnings)

@@ -76,6 +76,33 @@ def expand_hits(ws, rt: SetRuntime, hits: list[Hit], qvec: np.ndarray, strategy:
     return ex.no_expansion(rt, hits)
 
 
+CAP_SEARCH_LIMIT = 2000  # the most candidates searched to refill a per-document cap
+
+
+def capped_search(search, k: int, cap: int, total: int, limit: int = CAP_SEARCH_LIMIT) -> tuple[list[Hit], str]:  # noqa: ANN001
+    """``k`` hits with at most ``cap`` per document (0 = no cap), searching more candidates as needed.
+
+    ``search(n)`` returns the first ``n`` hits; the search widens (doubling) until the cap leaves ``k`` hits,
+    the ``total`` chunks are all searched, or ``limit`` is reached. A note says when fewer than ``k`` remain.
+    """
+    if cap <= 0:
+        return search(k), ""
+    n = k
+    while True:
+        found = search(n)
+        capped = cap_per_document(found, cap)
+        if len(capped) >= k or n >= min(total, limit) or len(found) < n:
+            break
+        n = min(max(n * 2, k * cap * 2), total, limit)
+    if len(capped) >= k:
+        return capped[:k], ""
+    docs = len({h.span.doc_id for h in capped})
+    if n >= total or len(found) < n:
+        return capped, (f"per-document cap {cap}: the corpus has only {docs} document(s) with matching chunks, "
+                        f"so {len(capped)} of {k} hits")
+    return capped, f"per-document cap {cap}: {len(capped)} of {k} hits within the first {n} candidates searched"
+
+
 def window_note(rt: SetRuntime, hits: list[Hit], strategy: Strategy) -> str:
     """A warning when a token window is not larger than the embedded chunks (it then returns just them)."""
     if strategy.expansion != "tokens" or not hits:
@@ -127,26 +154,30 @@ def run_strategy(
     t2 = time.perf_counter()
     timings["embed_ms"] = (t2 - t1) * 1000
     k = strategy.candidates
-    key = (rt.info.id, question, strategy.search, k, strategy.dense_weight, strategy.bm25_weight, strategy.rrf_k,
-           strategy.summary, strategy.summary_sections)
-    cached = ws.hit_cache.get(key) if not strategy.summary else None
-    if cached is not None:
-        hits = cached  # only window / top-k / budget / expansion changed: no search at all
-    else:
-        restrict = None
-        if strategy.summary:
-            from workbench.core.summaries import top_sections
+    restrict = None
+    if strategy.summary:
+        from workbench.core.summaries import top_sections
 
-            restrict, note = top_sections(ws, rt, qvec, strategy, progress, cancel)
-            if note:
-                warnings.append(note)
+        restrict, note = top_sections(ws, rt, qvec, strategy, progress, cancel)
+        if note:
+            warnings.append(note)
+
+    def search(n: int) -> list[Hit]:
         if restrict is not None:
-            hits = _search_within(rt, qvec, restrict, k)
-        else:
-            hits = candidate_hits(ws, rt, question, qvec, strategy, k)
-            if not strategy.summary:
-                ws.hit_cache.put(key, hits)
-    hits = cap_per_document(hits, strategy.per_doc_cap)
+            return _search_within(rt, qvec, restrict, n)
+        key = (rt.info.id, question, strategy.search, n, strategy.dense_weight, strategy.bm25_weight,
+               strategy.rrf_k)
+        cached = ws.hit_cache.get(key) if not strategy.summary else None
+        if cached is not None:
+            return cached  # only window / top-k / budget / expansion changed: no search at all
+        found = candidate_hits(ws, rt, question, qvec, strategy, n)
+        if not strategy.summary:
+            ws.hit_cache.put(key, found)
+        return found
+
+    hits, note = capped_search(search, k, strategy.per_doc_cap, len(rt))
+    if note:
+        warnings.append(note)
     t3 = time.perf_counter()
     timings["search_ms"] = (t3 - t2) * 1000
     if strategy.rerank == "llm":
