@@ -161,8 +161,14 @@ def test_parent_windows_group_children(data, parent_chunks, top):
         size = parent_chunks * CHUNK
         return [(s, min(length, s + size)) for s in range(0, length, size)]
 
-    passages = parent_windows(rt, hits, parents, top)
-    assert len(passages) <= top
+    merged = parent_windows(rt, hits, parents, top, merge=True)
+    assert len(merged) <= top
+    # by default the parent count asked for is kept: one passage per parent, adjacent ones too
+    separate = parent_windows(rt, hits, parents, top)
+    hit_parents = {(h.span.doc_id, h.span.start // (parent_chunks * CHUNK)) for h in hits}
+    assert len(separate) == min(top, len(hit_parents))
+    assert sum(p.span.length for p in separate) == sum(p.span.length for p in merged)
+    passages = merged
     spans = sorted(p.span for p in passages)
     for a, b in zip(spans, spans[1:]):
         assert not a.overlaps(b)

@@ -162,3 +162,21 @@ def test_per_doc_cap_refills_to_top_k(sample_ws):
     short = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=1, top_k=8))
     assert len(short.passages) == len(sample_ws.store.documents()) == 6
     assert any("only 6 document(s)" in w for w in short.warnings)
+
+
+def test_parent_size_follows_the_children_unit_and_count_is_kept(sample_ws):
+    from workbench.core.chunking import unit_spans
+
+    q = "What does the monthly pass include?"
+    words = PRESETS["parent-child"].with_changes(unit="words", size=20, parent_size=60, top_k=5, parent_top_k=3)
+    res = sample_ws.search(q, words)
+    for p in res.passages:
+        text = sample_ws.doc_text(p.span.doc_id)
+        parents = sample_ws.parents_of(p.span.doc_id, 60, "words")
+        counts = [len(unit_spans(text[a:b], "words")) for a, b in parents]
+        assert all(c <= 60 for c in counts) and max(counts) == 60, counts
+    assert len(res.passages) == 3, "three parents asked for, three passages"
+    assert "60 words" in words.describe()
+    merged = sample_ws.search(q, words.with_changes(parent_merge=True))
+    assert len(merged.passages) <= 3
+    assert all(any(m.span.contains(p.span) for m in merged.passages) for p in res.passages)

@@ -21,6 +21,8 @@ def add_strategy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--per-doc-cap", type=int, help="at most N hits per document")
     p.add_argument("--window-edge", choices=["shift", "clip"],
                    help="token windows at a document edge: shift inward to keep their size (default) or clip")
+    p.add_argument("--merge-parents", action="store_true", default=None,
+                   help="parent-child: join adjacent parents into one passage (default: one passage per parent)")
     p.add_argument("--allow-remote", action="store_true",
                    help="allow an LLM step (rerank, summaries, contextual) to send text to an Ollama host that is "
                         "not this machine ($OLLAMA_HOST); refused without it")
@@ -34,6 +36,7 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
         strategy = override(
             base, top_k=args.top_k, window=args.window, budget=args.budget, search=args.search_mode,
             per_doc_cap=args.per_doc_cap, window_edge=args.window_edge,
+            parent_merge=args.merge_parents,
         )
         chunk = chunk_config(args, strategy.chunk)
         return strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy

@@ -1,8 +1,9 @@
 """Hits → passages: neighbour windows, token windows, parents and selective expansion.
 
 Rules shared by every expansion: a window never crosses into another document; windows that overlap or
-touch merge into one passage (a gap of only whitespace between them counts as touching); a passage keeps the rank and score of its best hit; passages come back in
-that rank order.
+touch merge into one passage (a gap of only whitespace between them counts as touching; parents, which
+the user counts, merge only when asked); a passage keeps the rank and score of its best hit; passages come
+back in that rank order.
 """
 
 from __future__ import annotations
@@ -59,21 +60,26 @@ def _blank_gap(a: Span, b: Span, doc_text: DocText | None) -> bool:
     return not doc_text(a.doc_id)[a.end : b.start].strip()
 
 
-def merge_windows(windows: Sequence[_Window], doc_text: DocText | None = None) -> list[Passage]:
+def merge_windows(windows: Sequence[_Window], doc_text: DocText | None = None, touch: bool = True,
+                  ) -> list[Passage]:
     """Merge windows that overlap or touch (same document); order passages by best-hit rank.
 
-    With ``doc_text`` (document id → text), windows separated only by whitespace touch too.
+    With ``doc_text`` (document id → text), windows separated only by whitespace touch too. With
+    ``touch=False`` only overlapping windows merge (adjacent ones stay separate passages).
     """
     ordered = sorted(windows, key=lambda w: (w.span.doc_id, w.span.start, w.span.end))
     merged: list[_Window] = []
     for w in ordered:
         last = merged[-1] if merged else None
-        touching = last is not None and (
-            last.span.touches(w.span)
-            or _blank_gap(last.span, w.span, doc_text)
-            or (last.rows is not None and w.rows is not None and last.span.doc_id == w.span.doc_id
-                and w.rows[0] <= last.rows[1] + 1)
-        )
+        if last is None or not touch:
+            touching = last is not None and last.span.overlaps(w.span)
+        else:
+            touching = (
+                last.span.touches(w.span)
+                or _blank_gap(last.span, w.span, doc_text)
+                or (last.rows is not None and w.rows is not None and last.span.doc_id == w.span.doc_id
+                    and w.rows[0] <= last.rows[1] + 1)
+            )
         if last is not None and touching:
             rows = None
             if last.rows is not None and w.rows is not None:
@@ -156,9 +162,14 @@ def token_windows(
 
 
 def parent_windows(
-    runtime: SetRuntime, hits: Sequence[Hit], parents_of: Callable[[int], list[tuple[int, int]]], top: int
+    runtime: SetRuntime, hits: Sequence[Hit], parents_of: Callable[[int], list[tuple[int, int]]], top: int,
+    merge: bool = False, doc_text: DocText | None = None,
 ) -> list[Passage]:
-    """Group child hits by the parent span containing them; return the ``top`` parents by best child."""
+    """Group child hits by the parent span containing them; return the ``top`` parents by best child.
+
+    Each parent is its own passage, so ``top`` parents come back when the hits reach that many; with
+    ``merge`` adjacent parents join into one passage (fewer passages, the same text).
+    """
     groups: dict[tuple[int, int, int], list[Hit]] = {}
     for hit in hits:
         parents = parents_of(hit.span.doc_id)
@@ -169,7 +180,7 @@ def parent_windows(
         groups.setdefault(key, []).append(hit)
     ranked = sorted(groups.items(), key=lambda kv: min(h.rank for h in kv[1]))[:top]
     windows = [_Window(Span(*key), hs, None, [f"parent of {len(hs)} child hit(s)"]) for key, hs in ranked]
-    return merge_windows(windows)
+    return merge_windows(windows, doc_text if merge else None, touch=merge)
 
 
 def selective_windows(

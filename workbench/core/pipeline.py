@@ -66,7 +66,8 @@ def expand_hits(ws, rt: SetRuntime, hits: list[Hit], qvec: np.ndarray, strategy:
     if strategy.expansion == "tokens":
         return ex.token_windows(rt, hits, strategy.window_tokens, ws.token_offsets, strategy.window_edge, ws.doc_text)
     if strategy.expansion == "parent":
-        return ex.parent_windows(rt, hits, lambda d: ws.parents_of(d, strategy.parent_size), strategy.parent_top_k)
+        return ex.parent_windows(rt, hits, lambda d: ws.parents_of(d, strategy.parent_size, strategy.chunk.unit),
+                                 strategy.parent_top_k, strategy.parent_merge, ws.doc_text)
     if strategy.expansion == "selective":
         def mid_sentence(span: Span) -> bool:
             return not _SENTENCE_END.search(ws.doc_text(span.doc_id)[max(span.start, span.end - 8) : span.end])

@@ -40,6 +40,7 @@ class Strategy:
     window_edge: str = "shift"
     parent_size: int = 0
     parent_top_k: int = 3
+    parent_merge: bool = False
     margin: float = 0.05
     merge_gap: int = 2
     max_steps: int = 2
@@ -98,7 +99,8 @@ class Strategy:
         elif self.expansion == "tokens":
             parts.append(f"{self.window_tokens}-token window" + (", clipped at edges" if self.window_edge == "clip" else ""))
         elif self.expansion == "parent":
-            parts.append(f"parents of {self.parent_size or 'section'} tokens, top {self.parent_top_k}")
+            size = f"{self.parent_size} {self.chunk.unit}" if self.parent_size else "sections"
+            parts.append(f"parents of {size}, top {self.parent_top_k}" + (", merged" if self.parent_merge else ""))
         elif self.expansion == "selective":
             parts.append(f"selective (margin {self.margin})")
         if self.rerank == "llm":
