@@ -181,7 +181,7 @@ def run_strategy(
         warnings.append(note)
     t3 = time.perf_counter()
     timings["search_ms"] = (t3 - t2) * 1000
-    if strategy.rerank == "llm":
+    if strategy.rerank == "llm" and not strategy.reranks_parents:
         from workbench.core.rerank import llm_rerank
 
         hits, note = llm_rerank(ws, question, hits, strategy.top_k)
@@ -194,7 +194,17 @@ def run_strategy(
     if note:
         warnings.append(note)
     t4 = time.perf_counter()
-    passages = expand_hits(ws, rt, hits, qvec, strategy)
+    if strategy.reranks_parents:
+        from workbench.core.rerank import llm_rerank_passages
+
+        wide = replace(strategy, parent_top_k=max(strategy.rerank_candidates, strategy.parent_top_k))
+        passages, note = llm_rerank_passages(ws, question, expand_hits(ws, rt, hits, qvec, wide),
+                                             strategy.parent_top_k)
+        if note:
+            warnings.append(note)
+        timings["rerank_ms"] = (time.perf_counter() - t4) * 1000
+    else:
+        passages = expand_hits(ws, rt, hits, qvec, strategy)
     passages = with_chunk_tokens(rt, passages)
     context = assemble(passages, ws.doc_text, ws.count_tokens, strategy.budget)
     timings["expand_ms"] = (time.perf_counter() - t4) * 1000

@@ -46,6 +46,7 @@ class Strategy:
     max_steps: int = 2
     rerank: str = "none"
     rerank_candidates: int = 20
+    rerank_parents: bool = False  # parent expansion: rerank the expanded parents, not the child hits
     summary: bool = False
     summary_sections: int = 3
     budget: int = 0
@@ -79,6 +80,11 @@ class Strategy:
             return max(self.rerank_candidates, self.top_k)
         return self.top_k
 
+    @property
+    def reranks_parents(self) -> bool:
+        """True when the LLM reranks expanded parents (child → parent → rerank) rather than the hits."""
+        return self.rerank == "llm" and self.rerank_parents and self.expansion == "parent"
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (nested ``chunk``)."""
         return asdict(self)
@@ -103,7 +109,9 @@ class Strategy:
             parts.append(f"parents of {size}, top {self.parent_top_k}" + (", merged" if self.parent_merge else ""))
         elif self.expansion == "selective":
             parts.append(f"selective (margin {self.margin})")
-        if self.rerank == "llm":
+        if self.rerank == "llm" and self.reranks_parents:
+            parts.append(f"LLM rerank of up to {self.rerank_candidates} parents")
+        elif self.rerank == "llm":
             parts.append(f"LLM rerank of {self.candidates}")
         if self.summary:
             parts.append(f"summary → top {self.summary_sections} sections")
