@@ -180,3 +180,49 @@ def test_parent_size_follows_the_children_unit_and_count_is_kept(sample_ws):
     merged = sample_ws.search(q, words.with_changes(parent_merge=True))
     assert len(merged.passages) <= 3
     assert all(any(m.span.contains(p.span) for m in merged.passages) for p in res.passages)
+
+
+PLANS_MD = """# Plans
+
+## Single ride
+
+One trip on any bus or tram, with free transfers for ninety minutes. It costs 2.50 euros.
+
+## Weekly pass
+
+Unlimited rides for seven consecutive days from the first validation. It costs 19 euros.
+
+## Monthly pass
+
+Unlimited rides on every line until the last day of the calendar period. It costs 49 euros.
+
+## Annual subscription
+
+A year of unlimited rides on every line, paid at once. It costs 490 euros.
+"""
+
+
+def test_heading_path_preset_ranks_the_monthly_pass_first(tmp_path, embedder, capsys):
+    from workbench.cli import main
+
+    (tmp_path / "plans.md").write_text(PLANS_MD, encoding="utf-8")
+    preset = PRESETS["heading-path"]
+    assert preset.chunk.structure_aware and preset.chunk.heading_prefix
+    data = tmp_path / "data"
+    ws = Workspace(data, embedder=embedder)
+    ws.add_paths([str(tmp_path / "plans.md")], preset.chunk)
+    headed = ws.search(PRICE_QUESTION, preset)
+    text_only = ws.search(PRICE_QUESTION, preset.with_changes(heading_prefix=False))
+    rt = ws.runtime(headed.set_id)
+    chunks = [ws.doc_text(1)[rt.span(r).start : rt.span(r).end] for r in range(len(rt))]
+    assert len(chunks) == 4 and not any(c.lstrip().startswith("#") for c in chunks), "no heading-only chunk"
+    assert rt.heading_path(headed.hits[0].row) == ("Plans", "Monthly pass")
+    plain_rt = ws.runtime(text_only.set_id)
+    assert [plain_rt.heading_path(h.row)[-1] for h in text_only.hits].index("Monthly pass") > 0
+    ws.close()
+    code = main(["search", PRICE_QUESTION, "--strategy", "heading-path", "--data-dir", str(data), "--json",
+                 "--quiet", "--top-k", "1"])
+    (record,) = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert record["embedded_text"] == "Plans > Monthly pass: " + record["text"]
+    assert record["display"] == "[plans.md] Monthly pass - " + record["text"]

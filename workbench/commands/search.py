@@ -72,6 +72,7 @@ def passage_records(ws, result) -> list[dict]:  # noqa: ANN001
             "chunk_end": best.span.end, "start": p.span.start, "end": p.span.end,
             "text": doc.text[p.span.start : p.span.end], "tokens": p.tokens, "chunks": p.chunk_count,
             "heading_path": list(_heading_path(ws, result, best)),
+            **_chunk_texts(ws, result, best, doc),
             "initial_rank": best.first_rank or best.rank,
             "hits": [{"chunk_id": h.chunk_id, "rank": h.rank, "initial_rank": h.first_rank or h.rank,
                       "score": round(h.score, 6),
@@ -85,6 +86,17 @@ def passage_records(ws, result) -> list[dict]:  # noqa: ANN001
 
 def _heading_path(ws, result, hit) -> tuple[str, ...]:  # noqa: ANN001
     return ws.runtime(result.set_id).heading_path(hit.row)
+
+
+def _chunk_texts(ws, result, hit, doc) -> dict:  # noqa: ANN001
+    """The best hit's chunk as embedded (prefix + text) and as displayed (``[file] heading - text``)."""
+    from workbench.core.contextual import display_text
+
+    rt = ws.runtime(result.set_id)
+    body = doc.text[hit.span.start : hit.span.end]
+    source = Path(doc.path).name if doc.path else doc.title
+    return {"embedded_text": rt.table.prefixes[hit.row] + body,
+            "display": display_text(source, rt.heading_path(hit.row), body)}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -207,7 +207,7 @@ PRESETS: dict[str, Strategy] = {
         _preset("token-window", top_k=5, size=64, expansion="tokens", window_tokens=384),
         _preset("sentence-window", top_k=5, unit="sentences", size=1, expansion="neighbours", window=2),
         _preset("parent-child", top_k=3, size=100, expansion="parent", parent_size=400, parent_top_k=3),
-        _preset("heading-path", top_k=5, size=200, heading_prefix=True),
+        _preset("heading-path", top_k=5, size=200, structure_aware=True, heading_prefix=True),
         _preset("hybrid", top_k=5, size=200, search="hybrid"),
         _preset("llm-rerank", top_k=5, size=200, rerank="llm", rerank_candidates=15),
         _preset("summary-to-detail", top_k=5, size=100, summary=True, summary_sections=3),
