@@ -226,3 +226,22 @@ def test_heading_path_preset_ranks_the_monthly_pass_first(tmp_path, embedder, ca
     assert code == 0
     assert record["embedded_text"] == "Plans > Monthly pass: " + record["text"]
     assert record["display"] == "[plans.md] Monthly pass - " + record["text"]
+
+
+def test_whole_document_expansion_for_short_documents(sample_ws):
+    sizes = {d["id"]: len(sample_ws.token_offsets(d["id"])) for d in sample_ws.store.documents()}
+    limit = sorted(sizes.values())[len(sizes) // 2 - 1]
+    s = resolve({"preset": "neighbours", "whole_doc_tokens": limit, "top_k": 10, "per_doc_cap": 2})
+    res = sample_ws.search("How much does it cost and how long does it take?", s)
+    kinds = set()
+    for p in res.passages:
+        if sizes[p.span.doc_id] <= limit:
+            assert (p.span.start, p.span.end) == (0, len(sample_ws.doc_text(p.span.doc_id)))
+            assert any(r.startswith("whole document") for r in p.reasons)
+            kinds.add("whole")
+        else:
+            assert p.chunk_rows is not None and p.span.end - p.span.start < len(sample_ws.doc_text(p.span.doc_id))
+            kinds.add("window")
+    assert kinds == {"whole", "window"}, "the question must reach short and long documents"
+    assert [p.rank for p in res.passages] == list(range(1, len(res.passages) + 1))
+    assert f"whole documents up to {limit} tokens" in s.describe()

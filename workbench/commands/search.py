@@ -21,6 +21,9 @@ def add_strategy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--per-doc-cap", type=int, help="at most N hits per document")
     p.add_argument("--window-edge", choices=["shift", "clip"],
                    help="token windows at a document edge: shift inward to keep their size (default) or clip")
+    p.add_argument("--whole-doc-tokens", type=int,
+                   help="return the whole document for hits in documents of at most N tokens (0 = off); "
+                        "longer documents use the strategy's expansion")
     p.add_argument("--merge-parents", action="store_true", default=None,
                    help="parent-child: join adjacent parents into one passage (default: one passage per parent)")
     p.add_argument("--rerank-parents", action="store_true", default=None,
@@ -39,6 +42,7 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
             base, top_k=args.top_k, window=args.window, budget=args.budget, search=args.search_mode,
             per_doc_cap=args.per_doc_cap, window_edge=args.window_edge,
             parent_merge=args.merge_parents, rerank_parents=args.rerank_parents,
+            whole_doc_tokens=args.whole_doc_tokens,
         )
         chunk = chunk_config(args, strategy.chunk)
         return strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy

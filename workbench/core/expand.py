@@ -227,3 +227,20 @@ def selective_windows(
                 reasons.append(f"auto-merged with hit #{other.rank} ({gap - 1} chunk(s) between)")
         windows.append(_Window(runtime.range_span(lo, hi), [hit], (lo, hi), reasons))
     return merge_windows(windows, doc_text)
+
+
+def whole_documents(
+    runtime: SetRuntime, hits: Sequence[Hit], doc_tokens: Callable[[int], int], doc_length: Callable[[int], int],
+    limit: int, fallback: Callable[[list[Hit]], list[Passage]],
+) -> list[Passage]:
+    """The whole document for hits in documents of at most ``limit`` tokens; ``fallback(hits)`` (the
+    strategy's own expansion) for the hits in longer documents. Passages keep their best hit's rank."""
+    small = [h for h in hits if doc_tokens(h.span.doc_id) <= limit]
+    large = [h for h in hits if doc_tokens(h.span.doc_id) > limit]
+    windows = [_Window(Span(h.span.doc_id, 0, doc_length(h.span.doc_id)), [h], None,
+                       [f"whole document ({doc_tokens(h.span.doc_id)} tokens ≤ {limit})"]) for h in small]
+    rank_of = {h.chunk_id: h.rank for h in hits}
+    passages = merge_windows(windows) + (fallback(large) if large else [])
+    passages.sort(key=lambda p: min(rank_of.get(c, p.rank) for c in p.hit_chunk_ids) if p.hit_chunk_ids else p.rank)
+    return [Passage(p.span, p.hit_chunk_ids, p.hit_spans, i, p.score, p.chunk_rows, p.tokens, p.reasons)
+            for i, p in enumerate(passages, start=1)]

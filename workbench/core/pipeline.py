@@ -60,7 +60,12 @@ def candidate_hits(ws, rt: SetRuntime, question: str, qvec: np.ndarray, strategy
 
 
 def expand_hits(ws, rt: SetRuntime, hits: list[Hit], qvec: np.ndarray, strategy: Strategy) -> list[ex.Passage]:  # noqa: ANN001
-    """Hits → merged passages by the strategy's expansion."""
+    """Hits → merged passages by the strategy's expansion (whole documents for short ones when
+    ``whole_doc_tokens`` is set)."""
+    if strategy.whole_doc_tokens:
+        return ex.whole_documents(
+            rt, hits, lambda d: len(ws.token_offsets(d)), lambda d: len(ws.doc_text(d)), strategy.whole_doc_tokens,
+            lambda rest: expand_hits(ws, rt, rest, qvec, replace(strategy, whole_doc_tokens=0)))
     if strategy.expansion == "neighbours":
         return ex.neighbour_windows(rt, hits, strategy.window, ws.doc_text)
     if strategy.expansion == "tokens":

@@ -51,6 +51,7 @@ class Strategy:
     summary_sections: int = 3
     budget: int = 0
     per_doc_cap: int = 0
+    whole_doc_tokens: int = 0  # hits in documents of at most this many tokens return the whole document
 
     def __post_init__(self) -> None:
         if self.search not in SEARCH_MODES:
@@ -64,7 +65,7 @@ class Strategy:
         for name in ("top_k", "parent_top_k"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
-        for name in ("candidate_k", "window", "window_tokens", "parent_size", "budget", "per_doc_cap",
+        for name in ("candidate_k", "window", "window_tokens", "parent_size", "budget", "per_doc_cap", "whole_doc_tokens",
                      "merge_gap", "max_steps"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
@@ -109,6 +110,8 @@ class Strategy:
             parts.append(f"parents of {size}, top {self.parent_top_k}" + (", merged" if self.parent_merge else ""))
         elif self.expansion == "selective":
             parts.append(f"selective (margin {self.margin})")
+        if self.whole_doc_tokens:
+            parts.append(f"whole documents up to {self.whole_doc_tokens} tokens")
         if self.rerank == "llm" and self.reranks_parents:
             parts.append(f"LLM rerank of up to {self.rerank_candidates} parents")
         elif self.rerank == "llm":
