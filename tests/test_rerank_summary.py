@@ -77,7 +77,7 @@ def test_rerank_keeps_the_ranking_around_a_bad_id_and_reports_ranks(sample_ws):
     # candidates are shown as the answer prompt labels them: source file, title and heading path
     prompt = llm.messages[-1]["content"]
     doc = sample_ws.document(base.hits[0].span.doc_id)
-    assert f"[1] [{doc.path.split('/')[-1]}]" in prompt and f"# {doc.title}" in prompt
+    assert f"[1] [{doc.path.split('/')[-1]}] {doc.title}" in prompt
 
 
 def test_rerank_of_expanded_parents(sample_ws):

@@ -45,20 +45,19 @@ def backend_for(ws) -> tuple[object | None, str]:  # noqa: ANN001 - Workspace
 
 
 def candidate_texts(ws, spans: Sequence[Span], budget: int = RERANK_BUDGET_CHARS) -> list[str]:  # noqa: ANN001
-    """Each span as the answer prompt labels it (``[source] heading`` then the text with its title and
-    heading path), cut to an equal share of ``budget`` characters (at least ``MIN_PASSAGE_CHARS``)."""
-    from workbench.core.assemble import passage_display
+    """Each span as the answer prompt shows it (one ``[source] Title > heading path`` header, then the
+    text), cut to an equal share of ``budget`` characters (at least ``MIN_PASSAGE_CHARS``)."""
     from workbench.core.expand import Passage
-    from workbench.core.llm.prompt import citation_label
+    from workbench.core.llm.prompt import passage_header
 
     share = max(MIN_PASSAGE_CHARS, budget // max(1, len(spans)))
     out = []
     for span in spans:
         doc = ws.document(span.doc_id)
-        text = passage_display(doc, Passage(span, (), (span,), 1, 0.0))
+        label, text = passage_header(doc, Passage(span, (), (span,), 1, 0.0))
         if len(text) > share:
             text = text[:share].rsplit(" ", 1)[0] + " …"
-        out.append(f"{citation_label(doc, span)}\n{text}")
+        out.append(f"{label}\n{text}")
     return out
 
 
