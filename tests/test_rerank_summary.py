@@ -109,3 +109,21 @@ def test_summary_to_detail_searches_only_inside_top_sections_and_caches(sample_w
     sections = {sp for d in {p.span.doc_id for p in again.passages} for sp in sections_of(sample_ws, d)}
     assert len({(p.span.doc_id) for p in again.passages}) <= 2
     assert all(any(sec.contains(h.span) or sec.overlaps(h.span) for sec in sections) for h in again.hits)
+
+
+def test_summary_prompt_asks_for_key_facts_and_a_new_version_is_not_served_old_summaries(sample_ws):
+    import hashlib
+
+    from workbench.core.summaries import section_summaries, sections_of
+
+    doc_id = sample_ws.search("monthly pass", PRESETS["plain"].with_changes(top_k=1)).passages[0].span.doc_id
+    llm = ScriptedLLM(["The monthly pass costs 49 euros. It covers every line."])
+    # a summary cached under the previous prompt ("one or two sentences") must not be reused
+    for span in sections_of(sample_ws, doc_id):
+        text = sample_ws.doc_text(doc_id)[span.start : span.end]
+        old_key = hashlib.sha256(f"summary-v1\n{text}".encode()).hexdigest()
+        sample_ws.store.put_llm_cached("summary", old_key, llm.model, "stale")
+    out = section_summaries(sample_ws, llm, [doc_id])
+    assert llm.calls == len(out) and all(s != "stale" for _, s in out)
+    system = llm.messages[0]["content"]
+    assert "2–3" in system and "key facts" in system and "add none" in system
