@@ -112,3 +112,11 @@ def test_large_documents_chunk_in_bounded_memory(counter):
     assert len(pieces) > 6000
     assert pieces[-1].end == len(text.rstrip())
     assert peak < 10 * len(text), f"peak {peak / 1e6:.0f} MB for {len(text) / 1e6:.0f} MB of text"
+
+
+def test_structure_aware_never_emits_a_heading_only_chunk(counter):
+    text = "# Plans\n\n## Day pass\n\nIt costs 9 euros.\n\n## Monthly pass\n\nIt costs 49 euros.\n\n## Empty\n"
+    headings = parse_headings(text)
+    pieces = chunk_document(text, headings, ChunkConfig("tokens", 50, 0, structure_aware=True), counter)
+    assert [text[p.start : p.end] for p in pieces] == ["It costs 9 euros.", "It costs 49 euros."]
+    assert [p.heading_path for p in pieces] == [("Plans", "Day pass"), ("Plans", "Monthly pass")]

@@ -70,3 +70,15 @@ def test_console_script_runs_as_a_process(tmp_path):
                           text=True, cwd=ROOT)
     names = [s["name"] for s in json.loads(proc.stdout)]
     assert "plain" in names and "sentence-window" in names
+
+
+def test_search_per_doc_cap_returns_top_k_documents(capsys, sample_data_dir, tmp_path):
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(sample_data_dir, data)
+    code, out, _ = run_cli(capsys, "search", "How do I flush the cache?", "--data-dir", str(data), "--json",
+                           "--quiet", "--per-doc-cap", "1", "--top-k", "5")
+    assert code == 0
+    records = json.loads(out)
+    assert len(records) == 5 and len({r["doc_id"] for r in records}) == 5

@@ -87,18 +87,22 @@ def test_window_zero_keeps_each_hit_as_its_chunk(data):
     assert [p.span for p in passages] == [h.span for h in sorted(hits, key=lambda h: h.rank)]
 
 
-@settings(max_examples=150, deadline=None)
-@given(runtime_and_hits(), st.integers(1, 60))
-def test_token_windows_are_symmetric_except_at_document_ends(data, n_tokens):
-    rt, hits = data
-    # one "token" per character pair: offsets (0,2), (2,4), ...
+def _pair_offsets(rt):
+    """One "token" per character pair: offsets (0,2), (2,4), ..."""
     def offsets(doc_id):
         first, end = rt.doc_rows(doc_id)
         length = rt.span(end - 1).end
         return np.asarray([(i, i + 2) for i in range(0, length, 2)], dtype=np.int64)
 
-    if len(hits) > 1:
-        hits = hits[:1]
+    return offsets
+
+
+@settings(max_examples=150, deadline=None)
+@given(runtime_and_hits(), st.integers(1, 60))
+def test_token_windows_are_symmetric_and_keep_their_size_at_document_ends(data, n_tokens):
+    rt, hits = data
+    offsets = _pair_offsets(rt)
+    hits = hits[:1]
     passages = token_windows(rt, hits, n_tokens, offsets)
     check_passages(rt, hits, passages)
     (p,) = passages
@@ -110,8 +114,40 @@ def test_token_windows_are_symmetric_except_at_document_ends(data, n_tokens):
     wanted = max(0, n_tokens - hit_tokens)
     if p.span.start > 0 and p.span.end < doc_end:
         assert before + after == wanted and abs(before - after) <= 1
-    else:
-        assert before + after <= wanted
+    # the default shifts a window at a document edge inward: it keeps its size unless the document is shorter
+    assert p.span.length // 2 == min(doc_end // 2, hit_tokens + wanted)
+
+
+@settings(max_examples=100, deadline=None)
+@given(runtime_and_hits(), st.integers(1, 60))
+def test_clipped_token_windows_are_cut_at_document_ends(data, n_tokens):
+    rt, hits = data
+    offsets = _pair_offsets(rt)
+    hits = hits[:1]
+    (p,) = token_windows(rt, hits, n_tokens, offsets, edge="clip")
+    h = hits[0]
+    before = (h.span.start - p.span.start) // 2
+    after = (p.span.end - h.span.end) // 2
+    wanted = max(0, n_tokens - h.span.length // 2)
+    assert before <= wanted // 2 and after <= wanted - wanted // 2
+    assert before + after <= wanted
+
+
+def test_token_windows_separated_only_by_whitespace_merge():
+    rt = make_runtime([6])  # one 60-character document: "a a a ..."
+    text = "a " * 30
+    offsets = lambda doc_id: np.asarray([(i, i + 1) for i in range(0, 60, 2)], dtype=np.int64)  # noqa: E731
+    hits = [Hit(rt.chunk_id(r), r, rt.span(r), rank, 1.0 - rank / 10) for rank, r in enumerate((1, 3), start=1)]
+    apart = token_windows(rt, hits, 10, offsets)
+    assert len(apart) == 2
+    gap = sorted(p.span for p in apart)
+    assert gap[0].end < gap[1].start and not text[gap[0].end : gap[1].start].strip(), "set-up: a blank gap"
+    (merged,) = token_windows(rt, hits, 10, offsets, doc_text=lambda d: text)
+    assert merged.span.start == gap[0].start and merged.span.end == gap[1].end
+    assert merged.hit_chunk_ids == tuple(h.chunk_id for h in hits) and merged.rank == 1
+    # a gap holding text keeps the windows apart
+    farther = [Hit(rt.chunk_id(r), r, rt.span(r), rank, 1.0) for rank, r in enumerate((0, 5), start=1)]
+    assert len(token_windows(rt, farther, 10, offsets, doc_text=lambda d: text)) == 2
 
 
 @settings(max_examples=100, deadline=None)
@@ -125,8 +161,14 @@ def test_parent_windows_group_children(data, parent_chunks, top):
         size = parent_chunks * CHUNK
         return [(s, min(length, s + size)) for s in range(0, length, size)]
 
-    passages = parent_windows(rt, hits, parents, top)
-    assert len(passages) <= top
+    merged = parent_windows(rt, hits, parents, top, merge=True)
+    assert len(merged) <= top
+    # by default the parent count asked for is kept: one passage per parent, adjacent ones too
+    separate = parent_windows(rt, hits, parents, top)
+    hit_parents = {(h.span.doc_id, h.span.start // (parent_chunks * CHUNK)) for h in hits}
+    assert len(separate) == min(top, len(hit_parents))
+    assert sum(p.span.length for p in separate) == sum(p.span.length for p in merged)
+    passages = merged
     spans = sorted(p.span for p in passages)
     for a, b in zip(spans, spans[1:]):
         assert not a.overlaps(b)

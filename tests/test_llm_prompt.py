@@ -171,3 +171,25 @@ def test_document_text_cannot_imitate_the_prompt_structure():
     # citations still resolve against the numbered passages
     cites = parse_citations("The policy is in [1].", [p])
     assert [c.number for c in cites] == [1] and cites[0].valid
+
+
+def test_passage_header_names_the_title_once_and_the_path_at_the_passage_start(sample_ws):
+    from workbench.core.headings import heading_path_at
+    from workbench.core.llm.prompt import number_passages
+
+    q = "Why must migrations run before the rollout?"
+    s = PRESETS["neighbours"].with_changes(size=40, structure_aware=True, window=2, top_k=3)
+    result = sample_ws.search(q, s)
+    crossing = 0
+    for p in number_passages(sample_ws, result):
+        doc = sample_ws.document(p.span.doc_id)
+        assert p.block.count(doc.title) == 1, p.block[:300]
+        assert f"# {doc.title}" not in p.block
+        text = doc.text[p.span.start : p.span.end]
+        start_path = heading_path_at(doc.headings, p.span.start + len(text) - len(text.lstrip()))
+        assert p.label.endswith(" > ".join(start_path[-1:])), (p.label, start_path)
+        later = [h for h in doc.headings if p.span.start + len(text) - len(text.lstrip()) < h.start < p.span.end]
+        for h in later:  # a section change inside the passage is a Markdown heading line
+            assert f"\n{'#' * min(6, h.level + 1)} {h.title}\n" in f"\n{p.text}\n"
+        crossing += bool(later)
+    assert crossing, "one passage must cross a section change"

@@ -136,3 +136,112 @@ def test_non_bmp_text_keeps_offsets(fresh_ws, tmp_path):
         assert "umbrella" in stored[p.span.start : p.span.end] or p.rank > 1
         for h in p.hit_spans:
             assert stored[h.start : h.end] == stored[h.start : h.end].strip()
+
+
+def test_token_window_not_larger_than_the_chunk_warns(sample_ws):
+    q = "How long does a full backup take?"
+    small = sample_ws.search(q, PRESETS["token-window"].with_changes(window_tokens=32))
+    assert any("not larger than the hit chunks" in w for w in small.warnings)
+    assert [p.span for p in small.passages] == [h.span for h in small.hits]
+    wide = sample_ws.search(q, PRESETS["token-window"])
+    assert not any("not larger" in w for w in wide.warnings)
+    assert resolve({"preset": "token-window", "window_edge": "clip"}).window_edge == "clip"
+    with pytest.raises(ValueError, match="window_edge"):
+        resolve({"preset": "token-window", "window_edge": "wrap"})
+
+
+def test_per_doc_cap_refills_to_top_k(sample_ws):
+    q = "How much does the monthly pass cost?"
+    res = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=1, top_k=5))
+    docs = [p.span.doc_id for p in res.passages]
+    assert len(docs) == 5 and len(set(docs)) == 5
+    assert not res.warnings
+    two = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=2, top_k=8))
+    assert len(two.passages) == 8 and max(map([p.span.doc_id for p in two.passages].count, range(1, 7))) <= 2
+    # the sample corpus has 6 documents: a cap of 1 cannot give 8 hits, and says so
+    short = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=1, top_k=8))
+    assert len(short.passages) == len(sample_ws.store.documents()) == 6
+    assert any("only 6 document(s)" in w for w in short.warnings)
+
+
+def test_parent_size_follows_the_children_unit_and_count_is_kept(sample_ws):
+    from workbench.core.chunking import unit_spans
+
+    q = "What does the monthly pass include?"
+    words = PRESETS["parent-child"].with_changes(unit="words", size=20, parent_size=60, top_k=5, parent_top_k=3)
+    res = sample_ws.search(q, words)
+    for p in res.passages:
+        text = sample_ws.doc_text(p.span.doc_id)
+        parents = sample_ws.parents_of(p.span.doc_id, 60, "words")
+        counts = [len(unit_spans(text[a:b], "words")) for a, b in parents]
+        assert all(c <= 60 for c in counts) and max(counts) == 60, counts
+    assert len(res.passages) == 3, "three parents asked for, three passages"
+    assert "60 words" in words.describe()
+    merged = sample_ws.search(q, words.with_changes(parent_merge=True))
+    assert len(merged.passages) <= 3
+    assert all(any(m.span.contains(p.span) for m in merged.passages) for p in res.passages)
+
+
+PLANS_MD = """# Plans
+
+## Single ride
+
+One trip on any bus or tram, with free transfers for ninety minutes. It costs 2.50 euros.
+
+## Weekly pass
+
+Unlimited rides for seven consecutive days from the first validation. It costs 19 euros.
+
+## Monthly pass
+
+Unlimited rides on every line until the last day of the calendar period. It costs 49 euros.
+
+## Annual subscription
+
+A year of unlimited rides on every line, paid at once. It costs 490 euros.
+"""
+
+
+def test_heading_path_preset_ranks_the_monthly_pass_first(tmp_path, embedder, capsys):
+    from workbench.cli import main
+
+    (tmp_path / "plans.md").write_text(PLANS_MD, encoding="utf-8")
+    preset = PRESETS["heading-path"]
+    assert preset.chunk.structure_aware and preset.chunk.heading_prefix
+    data = tmp_path / "data"
+    ws = Workspace(data, embedder=embedder)
+    ws.add_paths([str(tmp_path / "plans.md")], preset.chunk)
+    headed = ws.search(PRICE_QUESTION, preset)
+    text_only = ws.search(PRICE_QUESTION, preset.with_changes(heading_prefix=False))
+    rt = ws.runtime(headed.set_id)
+    chunks = [ws.doc_text(1)[rt.span(r).start : rt.span(r).end] for r in range(len(rt))]
+    assert len(chunks) == 4 and not any(c.lstrip().startswith("#") for c in chunks), "no heading-only chunk"
+    assert rt.heading_path(headed.hits[0].row) == ("Plans", "Monthly pass")
+    plain_rt = ws.runtime(text_only.set_id)
+    assert [plain_rt.heading_path(h.row)[-1] for h in text_only.hits].index("Monthly pass") > 0
+    ws.close()
+    code = main(["search", PRICE_QUESTION, "--strategy", "heading-path", "--data-dir", str(data), "--json",
+                 "--quiet", "--top-k", "1"])
+    (record,) = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert record["embedded_text"] == "Plans > Monthly pass: " + record["text"]
+    assert record["display"] == "[plans.md] Monthly pass - " + record["text"]
+
+
+def test_whole_document_expansion_for_short_documents(sample_ws):
+    sizes = {d["id"]: len(sample_ws.token_offsets(d["id"])) for d in sample_ws.store.documents()}
+    limit = sorted(sizes.values())[len(sizes) // 2 - 1]
+    s = resolve({"preset": "neighbours", "whole_doc_tokens": limit, "top_k": 10, "per_doc_cap": 2})
+    res = sample_ws.search("How much does it cost and how long does it take?", s)
+    kinds = set()
+    for p in res.passages:
+        if sizes[p.span.doc_id] <= limit:
+            assert (p.span.start, p.span.end) == (0, len(sample_ws.doc_text(p.span.doc_id)))
+            assert any(r.startswith("whole document") for r in p.reasons)
+            kinds.add("whole")
+        else:
+            assert p.chunk_rows is not None and p.span.end - p.span.start < len(sample_ws.doc_text(p.span.doc_id))
+            kinds.add("window")
+    assert kinds == {"whole", "window"}, "the question must reach short and long documents"
+    assert [p.rank for p in res.passages] == list(range(1, len(res.passages) + 1))
+    assert f"whole documents up to {limit} tokens" in s.describe()

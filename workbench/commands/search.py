@@ -19,6 +19,15 @@ def add_strategy_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=int, help="context budget in tokens (0 = no limit)")
     p.add_argument("--search-mode", choices=["dense", "bm25", "hybrid"], help="first-stage search")
     p.add_argument("--per-doc-cap", type=int, help="at most N hits per document")
+    p.add_argument("--window-edge", choices=["shift", "clip"],
+                   help="token windows at a document edge: shift inward to keep their size (default) or clip")
+    p.add_argument("--whole-doc-tokens", type=int,
+                   help="return the whole document for hits in documents of at most N tokens (0 = off); "
+                        "longer documents use the strategy's expansion")
+    p.add_argument("--merge-parents", action="store_true", default=None,
+                   help="parent-child: join adjacent parents into one passage (default: one passage per parent)")
+    p.add_argument("--rerank-parents", action="store_true", default=None,
+                   help="parent-child with LLM rerank: rerank the expanded parents instead of the child hits")
     p.add_argument("--allow-remote", action="store_true",
                    help="allow an LLM step (rerank, summaries, contextual) to send text to an Ollama host that is "
                         "not this machine ($OLLAMA_HOST); refused without it")
@@ -31,7 +40,9 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
         base = resolve(args.strategy)
         strategy = override(
             base, top_k=args.top_k, window=args.window, budget=args.budget, search=args.search_mode,
-            per_doc_cap=args.per_doc_cap,
+            per_doc_cap=args.per_doc_cap, window_edge=args.window_edge,
+            parent_merge=args.merge_parents, rerank_parents=args.rerank_parents,
+            whole_doc_tokens=args.whole_doc_tokens,
         )
         chunk = chunk_config(args, strategy.chunk)
         return strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy
@@ -65,7 +76,10 @@ def passage_records(ws, result) -> list[dict]:  # noqa: ANN001
             "chunk_end": best.span.end, "start": p.span.start, "end": p.span.end,
             "text": doc.text[p.span.start : p.span.end], "tokens": p.tokens, "chunks": p.chunk_count,
             "heading_path": list(_heading_path(ws, result, best)),
-            "hits": [{"chunk_id": h.chunk_id, "rank": h.rank, "score": round(h.score, 6),
+            **_chunk_texts(ws, result, best, doc),
+            "initial_rank": best.first_rank or best.rank,
+            "hits": [{"chunk_id": h.chunk_id, "rank": h.rank, "initial_rank": h.first_rank or h.rank,
+                      "score": round(h.score, 6),
                       "start": h.span.start, "end": h.span.end}
                      for h in result.hits if h.chunk_id in p.hit_chunk_ids],
             "reasons": list(p.reasons), "strategy": result.strategy.name,
@@ -76,6 +90,17 @@ def passage_records(ws, result) -> list[dict]:  # noqa: ANN001
 
 def _heading_path(ws, result, hit) -> tuple[str, ...]:  # noqa: ANN001
     return ws.runtime(result.set_id).heading_path(hit.row)
+
+
+def _chunk_texts(ws, result, hit, doc) -> dict:  # noqa: ANN001
+    """The best hit's chunk as embedded (prefix + text) and as displayed (``[file] heading - text``)."""
+    from workbench.core.contextual import display_text
+
+    rt = ws.runtime(result.set_id)
+    body = doc.text[hit.span.start : hit.span.end]
+    source = Path(doc.path).name if doc.path else doc.title
+    return {"embedded_text": rt.table.prefixes[hit.row] + body,
+            "display": display_text(source, rt.heading_path(hit.row), body)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,8 +120,10 @@ def run(args: argparse.Namespace) -> int:
              f"{len(records)} passage(s), {result.context.tokens} context tokens, "
              f"{result.timings['total_ms']:.0f} ms"]
     lines += [f"warning: {w}" for w in result.warnings]
+    reranked = any(h.first_rank for h in result.hits)
     for r in records:
-        lines.append(f"\n[{r['rank']}] {r['score']:.3f}  {Path(r['doc_path']).name}  "
+        moved = f"(#{r['initial_rank']} → #{r['rank']}) " if reranked else ""
+        lines.append(f"\n[{r['rank']}] {moved}{r['score']:.3f}  {Path(r['doc_path']).name}  "
                      f"{' > '.join(r['heading_path'])}  ({r['tokens']} tokens, chars {r['start']}-{r['end']})")
         lines.extend("    " + line for line in r["text"].strip().splitlines()[:12])
         lines.extend(f"    ({reason})" for reason in r["reasons"])

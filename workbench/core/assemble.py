@@ -80,3 +80,24 @@ def passage_display(doc: Document, passage: Passage) -> str:
         cursor = h.end
     parts.append(doc.text[cursor : span.end])
     return header + "\n\n" + "".join(parts).strip()
+
+
+def passage_parts(doc: Document, passage: Passage) -> tuple[tuple[str, ...], str]:
+    """``(heading path at the passage start, body)`` for prompts: the path is where the passage's text
+    begins (a heading line opening the passage belongs to it and is not repeated); later heading lines
+    inside the passage become Markdown headings (``## Heading``) in the body."""
+    span = passage.span
+    raw = doc.text[span.start : span.end]
+    lead = span.start + len(raw) - len(raw.lstrip())
+    path = heading_path_at(doc.headings, lead)
+    parts = []
+    cursor = span.start
+    for h in doc.headings:
+        if h.start < span.start or h.end > span.end:
+            continue
+        parts.append(doc.text[cursor : h.start])
+        if h.start > lead:
+            parts.append("#" * min(6, h.level + 1) + " " + h.title)
+        cursor = h.end
+    parts.append(doc.text[cursor : span.end])
+    return path, "".join(parts).strip()

@@ -121,18 +121,22 @@ def _windows(units: np.ndarray, lo: int, hi: int, size: int, overlap: int) -> li
 
 
 def _paragraph_blocks(text: str, headings: Sequence[Heading]) -> list[tuple[int, int]]:
-    """Paragraphs inside each section; heading lines are left out (the heading path carries them)."""
+    """Paragraphs inside each section; heading lines are left out (the heading path of the text a heading
+    introduces carries it), so no chunk is only a heading. A heading with no body of its own (``# Plans``
+    straight before ``## Monthly pass``) lives on in the heading paths below it; only a document that is
+    nothing but headings keeps its heading lines, so that it is not left without chunks."""
     heading_at = {h.start: h.end for h in headings}
     blocks = []
     for s_start, s_end in section_spans(headings, len(text)):
         pos = heading_at.get(s_start, s_start)
-        if not text[pos:s_end].strip():  # a heading with no body: keep the heading line itself
-            pos = s_start
         for m in _PARAGRAPH_BREAK.finditer(text, pos, s_end):
             blocks.append((pos, m.start()))
             pos = m.end()
         blocks.append((pos, s_end))
-    return [(a, b) for a, b in blocks if b > a and text[a:b].strip()]
+    blocks = [(a, b) for a, b in blocks if b > a and text[a:b].strip()]
+    if not blocks and text.strip():
+        blocks = [(h.start, h.end) for h in headings if text[h.start : h.end].strip()]
+    return blocks
 
 
 def _structured_windows(

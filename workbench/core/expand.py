@@ -1,8 +1,9 @@
 """Hits → passages: neighbour windows, token windows, parents and selective expansion.
 
 Rules shared by every expansion: a window never crosses into another document; windows that overlap or
-touch merge into one passage; a passage keeps the rank and score of its best hit; passages come back in
-that rank order.
+touch merge into one passage (a gap of only whitespace between them counts as touching; parents, which
+the user counts, merge only when asked); a passage keeps the rank and score of its best hit; passages come
+back in that rank order.
 """
 
 from __future__ import annotations
@@ -49,17 +50,36 @@ class _Window:
         return min(self.hits, key=lambda h: h.rank)
 
 
-def merge_windows(windows: Sequence[_Window]) -> list[Passage]:
-    """Merge windows that overlap or touch (same document); order passages by best-hit rank."""
+DocText = Callable[[int], str]
+
+
+def _blank_gap(a: Span, b: Span, doc_text: DocText | None) -> bool:
+    """True when only whitespace lies between ``a`` and the later span ``b`` of the same document."""
+    if doc_text is None or a.doc_id != b.doc_id or b.start < a.end:
+        return False
+    return not doc_text(a.doc_id)[a.end : b.start].strip()
+
+
+def merge_windows(windows: Sequence[_Window], doc_text: DocText | None = None, touch: bool = True,
+                  ) -> list[Passage]:
+    """Merge windows that overlap or touch (same document); order passages by best-hit rank.
+
+    With ``doc_text`` (document id → text), windows separated only by whitespace touch too. With
+    ``touch=False`` only overlapping windows merge (adjacent ones stay separate passages).
+    """
     ordered = sorted(windows, key=lambda w: (w.span.doc_id, w.span.start, w.span.end))
     merged: list[_Window] = []
     for w in ordered:
         last = merged[-1] if merged else None
-        touching = last is not None and (
-            last.span.touches(w.span)
-            or (last.rows is not None and w.rows is not None and last.span.doc_id == w.span.doc_id
-                and w.rows[0] <= last.rows[1] + 1)
-        )
+        if last is None or not touch:
+            touching = last is not None and last.span.overlaps(w.span)
+        else:
+            touching = (
+                last.span.touches(w.span)
+                or _blank_gap(last.span, w.span, doc_text)
+                or (last.rows is not None and w.rows is not None and last.span.doc_id == w.span.doc_id
+                    and w.rows[0] <= last.rows[1] + 1)
+            )
         if last is not None and touching:
             rows = None
             if last.rows is not None and w.rows is not None:
@@ -87,7 +107,8 @@ def no_expansion(runtime: SetRuntime, hits: Sequence[Hit]) -> list[Passage]:
     ]
 
 
-def neighbour_windows(runtime: SetRuntime, hits: Sequence[Hit], w: int) -> list[Passage]:
+def neighbour_windows(runtime: SetRuntime, hits: Sequence[Hit], w: int, doc_text: DocText | None = None,
+                      ) -> list[Passage]:
     """Grow each hit to chunks ``position-w .. position+w`` of its own document, then merge.
 
     ``w = 0`` is plain top-k: every hit stays its own passage.
@@ -99,16 +120,24 @@ def neighbour_windows(runtime: SetRuntime, hits: Sequence[Hit], w: int) -> list[
         first, end = runtime.doc_rows(hit.span.doc_id)
         lo, hi = max(first, hit.row - w), min(end - 1, hit.row + w)
         windows.append(_Window(runtime.range_span(lo, hi), [hit], (lo, hi), []))
-    return merge_windows(windows)
+    return merge_windows(windows, doc_text)
+
+
+WINDOW_EDGES = ("shift", "clip")
 
 
 def token_windows(
-    runtime: SetRuntime, hits: Sequence[Hit], n_tokens: int, token_offsets: Callable[[int], np.ndarray]
+    runtime: SetRuntime, hits: Sequence[Hit], n_tokens: int, token_offsets: Callable[[int], np.ndarray],
+    edge: str = "shift", doc_text: DocText | None = None,
 ) -> list[Passage]:
-    """A window of ``n_tokens`` centred on each hit (same amount before and after, clipped at the ends).
+    """A window of ``n_tokens`` centred on each hit (same amount before and after).
 
-    ``token_offsets(doc_id)`` gives the document's token offsets as an ``(n, 2)`` array.
+    At a document's edge, ``edge="shift"`` moves the window inward so that it keeps its size (as the
+    sliding-window technique does); ``edge="clip"`` cuts it short. ``token_offsets(doc_id)`` gives the
+    document's token offsets as an ``(n, 2)`` array.
     """
+    if edge not in WINDOW_EDGES:
+        raise ValueError(f"window edge must be one of {', '.join(WINDOW_EDGES)}")
     windows = []
     for hit in hits:
         offsets = np.asarray(token_offsets(hit.span.doc_id), dtype=np.int64).reshape(-1, 2)
@@ -118,6 +147,10 @@ def token_windows(
         extra = max(0, n_tokens - (b - a))
         before = extra // 2
         after = extra - before
+        if edge == "shift":  # what does not fit on one side goes to the other
+            short_before = max(0, before - a)
+            short_after = max(0, b + after - len(offsets))
+            before, after = before + short_after, after + short_before
         lo, hi = max(0, a - before), min(len(offsets), b + after)
         if not len(offsets):
             span = hit.span
@@ -125,13 +158,18 @@ def token_windows(
             span = Span(hit.span.doc_id, min(int(offsets[lo, 0]), hit.span.start),
                         max(int(offsets[hi - 1, 1]), hit.span.end))
         windows.append(_Window(span, [hit], None, []))
-    return merge_windows(windows)
+    return merge_windows(windows, doc_text)
 
 
 def parent_windows(
-    runtime: SetRuntime, hits: Sequence[Hit], parents_of: Callable[[int], list[tuple[int, int]]], top: int
+    runtime: SetRuntime, hits: Sequence[Hit], parents_of: Callable[[int], list[tuple[int, int]]], top: int,
+    merge: bool = False, doc_text: DocText | None = None,
 ) -> list[Passage]:
-    """Group child hits by the parent span containing them; return the ``top`` parents by best child."""
+    """Group child hits by the parent span containing them; return the ``top`` parents by best child.
+
+    Each parent is its own passage, so ``top`` parents come back when the hits reach that many; with
+    ``merge`` adjacent parents join into one passage (fewer passages, the same text).
+    """
     groups: dict[tuple[int, int, int], list[Hit]] = {}
     for hit in hits:
         parents = parents_of(hit.span.doc_id)
@@ -142,12 +180,12 @@ def parent_windows(
         groups.setdefault(key, []).append(hit)
     ranked = sorted(groups.items(), key=lambda kv: min(h.rank for h in kv[1]))[:top]
     windows = [_Window(Span(*key), hs, None, [f"parent of {len(hs)} child hit(s)"]) for key, hs in ranked]
-    return merge_windows(windows)
+    return merge_windows(windows, doc_text if merge else None, touch=merge)
 
 
 def selective_windows(
     runtime: SetRuntime, hits: Sequence[Hit], query_vector: np.ndarray, margin: float, merge_gap: int,
-    max_steps: int, ends_mid_sentence: Callable[[Span], bool],
+    max_steps: int, ends_mid_sentence: Callable[[Span], bool], doc_text: DocText | None = None,
 ) -> list[Passage]:
     """Expand a hit toward a neighbour only with evidence, and say why for each step taken.
 
@@ -188,4 +226,21 @@ def selective_windows(
                 hi = max(hi, other.row)
                 reasons.append(f"auto-merged with hit #{other.rank} ({gap - 1} chunk(s) between)")
         windows.append(_Window(runtime.range_span(lo, hi), [hit], (lo, hi), reasons))
-    return merge_windows(windows)
+    return merge_windows(windows, doc_text)
+
+
+def whole_documents(
+    runtime: SetRuntime, hits: Sequence[Hit], doc_tokens: Callable[[int], int], doc_length: Callable[[int], int],
+    limit: int, fallback: Callable[[list[Hit]], list[Passage]],
+) -> list[Passage]:
+    """The whole document for hits in documents of at most ``limit`` tokens; ``fallback(hits)`` (the
+    strategy's own expansion) for the hits in longer documents. Passages keep their best hit's rank."""
+    small = [h for h in hits if doc_tokens(h.span.doc_id) <= limit]
+    large = [h for h in hits if doc_tokens(h.span.doc_id) > limit]
+    windows = [_Window(Span(h.span.doc_id, 0, doc_length(h.span.doc_id)), [h], None,
+                       [f"whole document ({doc_tokens(h.span.doc_id)} tokens ≤ {limit})"]) for h in small]
+    rank_of = {h.chunk_id: h.rank for h in hits}
+    passages = merge_windows(windows) + (fallback(large) if large else [])
+    passages.sort(key=lambda p: min(rank_of.get(c, p.rank) for c in p.hit_chunk_ids) if p.hit_chunk_ids else p.rank)
+    return [Passage(p.span, p.hit_chunk_ids, p.hit_spans, i, p.score, p.chunk_rows, p.tokens, p.reasons)
+            for i, p in enumerate(passages, start=1)]

@@ -24,6 +24,7 @@ class Hit:
     score: float
     dense_score: float | None = None
     bm25_score: float | None = None
+    first_rank: int = 0  # the first-stage rank before a rerank (0: not reranked)
 
 
 def dense_search(runtime: SetRuntime, query_vector: np.ndarray, k: int) -> list[Hit]:
@@ -105,8 +106,9 @@ def fuse_rrf(
 
 
 def rerank_hits(hits: list[Hit], order: list[int]) -> list[Hit]:
-    """Hits re-ordered by a list of indices into ``hits`` (ranks renumbered, scores kept)."""
-    return [replace(hits[i], rank=rank) for rank, i in enumerate(order, start=1)]
+    """Hits re-ordered by a list of indices into ``hits`` (ranks renumbered, scores and first-stage rank kept)."""
+    return [replace(hits[i], rank=rank, first_rank=hits[i].first_rank or hits[i].rank)
+            for rank, i in enumerate(order, start=1)]
 
 
 def cap_per_document(hits: list[Hit], cap: int) -> list[Hit]:

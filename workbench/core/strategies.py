@@ -37,29 +37,35 @@ class Strategy:
     expansion: str = "none"
     window: int = 0
     window_tokens: int = 0
+    window_edge: str = "shift"
     parent_size: int = 0
     parent_top_k: int = 3
+    parent_merge: bool = False
     margin: float = 0.05
     merge_gap: int = 2
     max_steps: int = 2
     rerank: str = "none"
     rerank_candidates: int = 20
+    rerank_parents: bool = False  # parent expansion: rerank the expanded parents, not the child hits
     summary: bool = False
     summary_sections: int = 3
     budget: int = 0
     per_doc_cap: int = 0
+    whole_doc_tokens: int = 0  # hits in documents of at most this many tokens return the whole document
 
     def __post_init__(self) -> None:
         if self.search not in SEARCH_MODES:
             raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}")
         if self.expansion not in EXPANSIONS:
             raise ValueError(f"expansion must be one of {', '.join(EXPANSIONS)}")
+        if self.window_edge not in ("shift", "clip"):
+            raise ValueError("window_edge must be 'shift' (keep the window's size at a document edge) or 'clip'")
         if self.rerank not in ("none", "llm"):
             raise ValueError("rerank must be 'none' or 'llm'")
         for name in ("top_k", "parent_top_k"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
-        for name in ("candidate_k", "window", "window_tokens", "parent_size", "budget", "per_doc_cap",
+        for name in ("candidate_k", "window", "window_tokens", "parent_size", "budget", "per_doc_cap", "whole_doc_tokens",
                      "merge_gap", "max_steps"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
@@ -74,6 +80,11 @@ class Strategy:
         if self.rerank == "llm":
             return max(self.rerank_candidates, self.top_k)
         return self.top_k
+
+    @property
+    def reranks_parents(self) -> bool:
+        """True when the LLM reranks expanded parents (child → parent → rerank) rather than the hits."""
+        return self.rerank == "llm" and self.rerank_parents and self.expansion == "parent"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (nested ``chunk``)."""
@@ -93,12 +104,17 @@ class Strategy:
         if self.expansion == "neighbours":
             parts.append(f"window ±{self.window}")
         elif self.expansion == "tokens":
-            parts.append(f"{self.window_tokens}-token window")
+            parts.append(f"{self.window_tokens}-token window" + (", clipped at edges" if self.window_edge == "clip" else ""))
         elif self.expansion == "parent":
-            parts.append(f"parents of {self.parent_size or 'section'} tokens, top {self.parent_top_k}")
+            size = f"{self.parent_size} {self.chunk.unit}" if self.parent_size else "sections"
+            parts.append(f"parents of {size}, top {self.parent_top_k}" + (", merged" if self.parent_merge else ""))
         elif self.expansion == "selective":
             parts.append(f"selective (margin {self.margin})")
-        if self.rerank == "llm":
+        if self.whole_doc_tokens:
+            parts.append(f"whole documents up to {self.whole_doc_tokens} tokens")
+        if self.rerank == "llm" and self.reranks_parents:
+            parts.append(f"LLM rerank of up to {self.rerank_candidates} parents")
+        elif self.rerank == "llm":
             parts.append(f"LLM rerank of {self.candidates}")
         if self.summary:
             parts.append(f"summary → top {self.summary_sections} sections")
@@ -194,7 +210,7 @@ PRESETS: dict[str, Strategy] = {
         _preset("token-window", top_k=5, size=64, expansion="tokens", window_tokens=384),
         _preset("sentence-window", top_k=5, unit="sentences", size=1, expansion="neighbours", window=2),
         _preset("parent-child", top_k=3, size=100, expansion="parent", parent_size=400, parent_top_k=3),
-        _preset("heading-path", top_k=5, size=200, heading_prefix=True),
+        _preset("heading-path", top_k=5, size=200, structure_aware=True, heading_prefix=True),
         _preset("hybrid", top_k=5, size=200, search="hybrid"),
         _preset("llm-rerank", top_k=5, size=200, rerank="llm", rerank_candidates=15),
         _preset("summary-to-detail", top_k=5, size=100, summary=True, summary_sections=3),

@@ -13,15 +13,18 @@ from workbench.core.jobs import CancelToken, ProgressSink, Reporter
 from workbench.core.rerank import backend_for
 from workbench.core.spans import Span
 
-PROMPT_VERSION = "summary-v1"
+PROMPT_VERSION = "summary-v2"  # part of the cache key: a new prompt never reuses an old prompt's summaries
 SECTION_CHARS = 1500
 LONG_SECTION_TOKENS = 600
+SUMMARY_TOKENS = 160  # room for three sentences
 
 
 def summary_messages(title: str, heading: str, text: str) -> list[dict]:
-    """Chat messages asking for a one- or two-sentence summary of a section."""
+    """Chat messages asking for a 2–3 sentence summary that keeps the section's key facts and adds none."""
     return [
-        {"role": "system", "content": "You write one or two plain sentences that summarise a document section."},
+        {"role": "system", "content": "You summarise a document section in 2–3 plain sentences. Preserve its key "
+                                      "facts (names, numbers, prices, dates, conditions, commands) and add none: "
+                                      "say nothing that the section does not say."},
         {"role": "user", "content": f"Document: {title}\nSection: {heading or '(untitled)'}\n\n"
                                     f"{text[:SECTION_CHARS]}\n\nSummary:"},
     ]
@@ -59,7 +62,7 @@ def section_summaries(
             if cancel is not None:
                 cancel.check()
             path = heading_path_at(doc.headings, span.start)
-            summary = llm.complete(summary_messages(doc.title, " > ".join(path), text), max_tokens=80).strip()
+            summary = llm.complete(summary_messages(doc.title, " > ".join(path), text), max_tokens=SUMMARY_TOKENS).strip()
             summary = summary or " ".join(text.split())[:200]
             ws.store.put_llm_cached("summary", key, llm.model, summary)
         out.append((span, summary))

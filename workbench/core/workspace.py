@@ -352,16 +352,18 @@ class Workspace:
                 self._offsets.put(doc_id, offs)
         return offs
 
-    def parents_of(self, doc_id: int, parent_size: int) -> list[tuple[int, int]]:
-        """Parent spans of a document: ``parent_size``-token chunks, or heading sections when 0."""
-        key = (doc_id, parent_size)
+    def parents_of(self, doc_id: int, parent_size: int, unit: str = "tokens") -> list[tuple[int, int]]:
+        """Parent spans of a document: chunks of ``parent_size`` ``unit`` (the children's unit: tokens,
+        words or sentences), or heading sections when 0."""
+        key = (doc_id, parent_size, unit)
         with self._lock:
             spans = self._parents.get(key)
         if spans is None:
             doc = self.document(doc_id)
             if parent_size:
-                pieces = chunk_document(doc.text, doc.headings, ChunkConfig(size=parent_size), self.counter,
-                                        units=self.token_offsets(doc_id))
+                units = self.token_offsets(doc_id) if unit == "tokens" else None
+                pieces = chunk_document(doc.text, doc.headings, ChunkConfig(unit=unit, size=parent_size),
+                                        self.counter, units=units)
                 spans = [(p.start, p.end) for p in pieces]
             else:
                 spans = section_spans(doc.headings, len(doc.text))

@@ -27,7 +27,7 @@ def chunk_texts(rt: SetRuntime, row: int, doc: Document) -> tuple[str, str, tupl
     body = doc.text[span.start : span.end]
     path = rt.heading_path(row)
     embedded = rt.table.prefixes[row] + body
-    return embedded, display_text(doc.title, path, body), path
+    return embedded, display_text(Path(doc.path).name if doc.path else doc.title, path, body), path
 
 
 def chunk_tooltip(rt: SetRuntime, row: int, doc: Document) -> str:

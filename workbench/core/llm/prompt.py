@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from workbench.core.assemble import passage_display
+from workbench.core.assemble import passage_parts
+from workbench.core.expand import Passage
 from workbench.core.headings import heading_path_at
 from workbench.core.spans import Span
 
@@ -107,14 +108,25 @@ def citation_label(doc, span: Span) -> str:  # noqa: ANN001 - workbench.core.doc
     return f"[{source}] {' > '.join(path)}".rstrip()
 
 
+def passage_header(doc, passage: Passage) -> tuple[str, str]:  # noqa: ANN001 - Document
+    """``(label, body)`` of a passage as the model sees it: one header, ``[source] Title > heading path``
+    (the path at the passage start, the title once), then the text with later section changes as Markdown
+    headings."""
+    source = Path(doc.path).name if doc.path else doc.title
+    path, body = passage_parts(doc, passage)
+    path = list(path)
+    if doc.title and (not path or path[0] != doc.title) and doc.title != source:
+        path.insert(0, doc.title)
+    return f"[{source}] {' > '.join(path)}".rstrip(), body
+
+
 def number_passages(ws, result) -> list[NumberedPassage]:  # noqa: ANN001 - Workspace, SearchResult
-    """The result's passages in rank order, numbered from 1, with labels and display text."""
+    """The result's passages in rank order, numbered from 1, each with one header (label) and its text."""
     out = []
     for number, p in enumerate(sorted(result.context.passages, key=lambda p: p.rank), start=1):
         doc = ws.document(p.span.doc_id)
-        anchor = p.hit_spans[0] if p.hit_spans else p.span
-        out.append(NumberedPassage(number, p.rank, p.span, citation_label(doc, anchor), passage_display(doc, p),
-                                   doc_path=doc.path))
+        label, body = passage_header(doc, p)
+        out.append(NumberedPassage(number, p.rank, p.span, label, body, doc_path=doc.path))
     return out
 
 
@@ -200,7 +212,7 @@ def build_prompt(ws, result, backend=None, budget: int = 0, max_tokens: int = 25
         src = next(x for x in result.context.passages if x.rank == p.rank)
         end = p.span.start + max(1, int((p.span.end - p.span.start) * fraction))
         span = Span(p.span.doc_id, p.span.start, end)
-        return replace(p, span=span, text=passage_display(ws.document(span.doc_id), replace(src, span=span)))
+        return replace(p, span=span, text=passage_header(ws.document(span.doc_id), replace(src, span=span))[1])
 
     candidates = number_passages(ws, result)
     nonce = new_nonce(question, *(p.block for p in candidates))
