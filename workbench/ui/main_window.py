@@ -18,10 +18,12 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from workbench.ui import layout
 from workbench.ui import settings as prefs
 from workbench.ui.answer_panel import AnswerPanel
 from workbench.ui.compare_view import CompareView
@@ -71,6 +73,15 @@ class MainWindow(QMainWindow):
         self.side_by_side.setToolTip("Compare strategy B next to A on the same question (Ctrl+B)")
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.setObjectName("mainSplitter")
+        self.library_strip = QToolButton()  # the thin strip the library collapses to
+        self.library_strip.setObjectName("libraryStrip")
+        self.library_strip.setCheckable(True)
+        self.library_strip.setChecked(True)
+        self.library_strip.setArrowType(Qt.ArrowType.LeftArrow)
+        self.library_strip.setToolTip("Show or hide the library and evaluation panel (Ctrl+Shift+L)")
+        self.library_strip.setSizePolicy(self.library_strip.sizePolicy().horizontalPolicy(),
+                                         self.library_strip.sizePolicy().Policy.Expanding)
+        self.library_strip.setFixedWidth(16)
         self._layout()
         self._wire()
         install_actions(self)
@@ -115,16 +126,24 @@ class MainWindow(QMainWindow):
         col.addWidget(self.compare, 1)
         self.main_split.addWidget(self.left_tabs)
         self.main_split.addWidget(centre)
+        self.main_split.setStretchFactor(0, 0)
         self.main_split.setStretchFactor(1, 1)
-        self.main_split.setSizes([400, 1200])
-        self.compare.split.setSizes([620, 300])
-        self.setCentralWidget(self.main_split)
+        self.main_split.setCollapsible(1, False)
+        self.compare.split.setCollapsible(0, False)
+        body = QWidget()
+        row = QHBoxLayout(body)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.library_strip)
+        row.addWidget(self.main_split, 1)
+        self.setCentralWidget(body)
         self.statusBar().showMessage("Ready")
 
     def _wire(self) -> None:
         self.question.returnPressed.connect(self.run_search)
         self.search_button.clicked.connect(self.run_search)
         self.side_by_side.toggled.connect(self.compare.set_compare)
+        self.library_strip.toggled.connect(self.set_library_shown)
         self.compare.questionChanged.connect(self.question.setText)
         self.compare.message.connect(self.show_message)
         self.library.message.connect(self.show_message)
@@ -138,8 +157,17 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         s = self.settings
-        self.resize(1600, 1000)
-        prefs.restore_layout(s, self, self.splitters())
+        prefs.restore_layout(s, self, {})  # dock/toolbar state; the geometry is checked against the screen next
+        frame = layout.place_window(self, s)
+        self.screen_key = layout.screen_key(layout.available_rect(self))
+        restored = layout.restore_splitters(s, self.splitters(), self.screen_key)
+        if "main" not in restored:
+            self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, frame.width() - layout.LIBRARY_WIDTH)])
+        if "results" not in restored:
+            self.compare.split.setSizes(layout.default_results_sizes(max(200, frame.height() - 170)))
+        self.set_library_shown(prefs.flag(s, "view/library", layout.library_starts_shown(frame.width())))
+        self.compare.set_knobs_shown(prefs.flag(s, "view/knobs", False))
+        self.compare.set_document_shown(prefs.flag(s, "view/document", True))
         self.side_by_side.setChecked(prefs.flag(s, "view/compare", False))
         self.question.setText(str(s.value("question", "") or ""))
 
@@ -148,6 +176,17 @@ class MainWindow(QMainWindow):
         return {"main": self.main_split, "results": self.compare.split, "sides": self.compare.sides}
 
     # ----- behaviour ------------------------------------------------------------------------
+    def set_library_shown(self, shown: bool) -> None:
+        """Show the library panel, or collapse it to the thin strip at the window's left edge."""
+        self.left_tabs.setVisible(shown)
+        if shown and self.main_split.sizes()[0] == 0:
+            total = sum(self.main_split.sizes())
+            self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, total - layout.LIBRARY_WIDTH)])
+        self.library_strip.blockSignals(True)
+        self.library_strip.setChecked(shown)
+        self.library_strip.blockSignals(False)
+        self.library_strip.setArrowType(Qt.ArrowType.LeftArrow if shown else Qt.ArrowType.RightArrow)
+
     def run_search(self) -> None:
         """Search the question with the visible strategies."""
         text = self.question.text().strip()
@@ -184,7 +223,11 @@ class MainWindow(QMainWindow):
     def save_settings(self) -> None:
         """Persist layout, strategies, mode and question."""
         s = self.settings
-        prefs.save_layout(s, self, self.splitters())
+        prefs.save_layout(s, self, {})
+        layout.save_splitters(s, self.splitters(), self.screen_key)
+        s.setValue("view/library", self.left_tabs.isVisibleTo(self))
+        s.setValue("view/knobs", self.compare.knobs_shown())
+        s.setValue("view/document", self.compare.document_shown())
         prefs.save_strategy(s, "A", self.compare.a.strategy())
         prefs.save_strategy(s, "B", self.compare.b.strategy())
         s.setValue("view/compare", self.side_by_side.isChecked())

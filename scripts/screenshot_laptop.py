@@ -1,0 +1,74 @@
+"""Laptop-size screenshots of the real window (1366×768, default layout, sample corpus, side by side).
+
+Run under Xvfb from the repository root:
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=xcb \\
+    xvfb-run -a -s "-screen 0 1366x768x24 -dpi 96" .venv/bin/python scripts/screenshot_laptop.py [OUT_DIR]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's workbench, not an installed one
+from workbench.ui.app import SAMPLE_DIR, SELF_TEST_QUESTION, make_app  # noqa: E402
+
+WIDTH, HEIGHT = 1366, 768
+
+
+def main() -> None:
+    """Index the sample corpus, search side by side and save ``laptop-explore.png``."""
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    app = make_app()
+    from workbench.core.workspace import Workspace
+    from workbench.ui.main_window import MainWindow
+    from workbench.ui.settings import open_settings
+
+    def wait(done, seconds: float = 240.0) -> None:  # noqa: ANN001
+        deadline = time.monotonic() + seconds
+        while not done():
+            if time.monotonic() > deadline:
+                raise SystemExit("screenshot: timed out")
+            app.processEvents()
+            time.sleep(0.01)
+
+    def settle(seconds: float = 0.8) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            app.processEvents()
+            time.sleep(0.02)
+
+    tmp = Path(tempfile.mkdtemp(prefix="workbench-laptop-"))
+    ws = Workspace(tmp / "data")
+    window = MainWindow(ws, settings=open_settings(str(tmp / "settings.ini")))
+    print(f"screenshot: initial geometry {window.geometry()}")
+    window.setGeometry(0, 0, WIDTH, HEIGHT)
+    window.show()
+    wait(lambda: not window.compare.a.controller.building and not window.compare.b.controller.building)
+    done = []
+    window.library.indexingFinished.connect(done.append)
+    window.index_sample(SAMPLE_DIR)
+    wait(lambda: done)
+    window.side_by_side.setChecked(True)
+    shown = {"A": [], "B": []}
+    window.compare.a.resultShown.connect(shown["A"].append)
+    window.compare.b.resultShown.connect(shown["B"].append)
+    window.question.setText(SELF_TEST_QUESTION)
+    window.run_search()
+    wait(lambda: shown["A"] and shown["B"])
+    window.compare.a.results.activate(0)
+    settle()
+    heights = {s: getattr(window.compare, s).results.height() for s in "ab"}
+    print(f"screenshot: window {window.size().toTuple()}, passage heights {heights}")
+    path = out / "laptop-explore.png"
+    window.grab().save(str(path))
+    print(f"screenshot: {path}")
+    window.close()
+    ws.close()
+
+
+if __name__ == "__main__":
+    main()
