@@ -1,4 +1,6 @@
-"""Laptop-size screenshots of the real window (1366×768, default layout, sample corpus, side by side).
+"""Laptop-size screenshots of the real window at 1366×768 in its default layout: Explore side by side after a
+search on the sample corpus (``laptop-explore.png``), and the evaluation lab after a sweep of the bundled
+benchmark (``laptop-lab.png``, skipped with ``--explore-only``).
 
 Run under Xvfb from the repository root:
     HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=xcb \\
@@ -20,7 +22,8 @@ WIDTH, HEIGHT = 1366, 768
 
 def main() -> None:
     """Index the sample corpus, search side by side and save ``laptop-explore.png``."""
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots")
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    out = Path(args[0] if args else "docs/screenshots")
     out.mkdir(parents=True, exist_ok=True)
     app = make_app()
     from workbench.core.workspace import Workspace
@@ -66,8 +69,29 @@ def main() -> None:
     path = out / "laptop-explore.png"
     window.grab().save(str(path))
     print(f"screenshot: {path}")
+    if "--explore-only" not in sys.argv:
+        lab(window, out, wait, settle)
     window.close()
     ws.close()
+
+
+def lab(window, out: Path, wait, settle) -> None:  # noqa: ANN001
+    """Sweep two strategies over one corpus of the bundled benchmark in the lab and save ``laptop-lab.png``."""
+    view = window.eval_view
+    window.set_mode("evaluate")
+    assert view.load_question_set("chroma-general", corpus="state_of_the_union"), view.status.text()
+    view.set_checked(["plain", "neighbours"])
+    view.grid.setText("window=0,1,2")
+    finished = []
+    view.runFinished.connect(finished.append)
+    assert view.start(), view.status.text()
+    wait(lambda: finished, 900.0)
+    view.summary.selectRow(1)
+    view.compare_to.setCurrentIndex(1)
+    settle()
+    path = out / "laptop-lab.png"
+    window.grab().save(str(path))
+    print(f"screenshot: {path}")
 
 
 if __name__ == "__main__":

@@ -146,3 +146,50 @@ def test_splitter_sizes_are_remembered_per_screen_size(monkeypatch, qtbot, make_
     _small_screen(monkeypatch, 1366, 768)
     back = make_window(sample_ws, ui_settings)
     assert back.main_split.sizes()[0] == laptop
+
+
+def test_the_lab_is_its_own_mode_shows_every_summary_column_and_drills_down(monkeypatch, qtbot, make_window,
+                                                                         fresh_ws, tmp_path):
+    from eval_support import sample_questions
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor
+
+    from workbench.core.evaluation.datasets import save_question_set
+    from workbench.ui.theme import CARD
+
+    questions, corpora = sample_questions()
+    save_question_set(tmp_path / "qs", questions, corpora)
+    _small_screen(monkeypatch, 1366, 768)
+    window = make_window(fresh_ws)
+    window.resize(1366, 768)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
+    view = window.eval_view
+    assert window.mode() == "explore" and not view.isVisible()
+    qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert window.mode() == "evaluate" and view.isVisible() and not window.compare.isVisible()
+    assert view.width() >= 1300, "the lab gets the whole window"
+    assert view.load_question_set(tmp_path / "qs")
+    view.set_checked(["plain", "neighbours"])
+    view.grid.setText("window=0,1")
+    with qtbot.waitSignal(view.runFinished, timeout=120000):
+        view.run_button.click()
+    qtbot.wait(50)
+    table = view.summary
+    columns = sum(table.columnWidth(i) for i in range(table.columnCount()))
+    assert table.viewport().width() >= columns and not table.horizontalScrollBar().isVisible()
+    assert view.plot.backgroundBrush().color() == QColor(CARD)
+    for plot in (view.recall_plot, view.iou_plot):
+        assert "tokens" in plot.getAxis("bottom").labelText and "%" in plot.getAxis("left").labelText
+
+    view.summary.selectRow(1)
+    item = view.questions.item(2, 1)
+    with qtbot.waitSignals([window.compare.a.resultShown, window.compare.b.resultShown], timeout=WAIT_MS):
+        view.questions.itemActivated.emit(item)
+    assert window.mode() == "explore" and window.side_by_side.isChecked()
+    assert window.question.text() == item.text() and window.compare.reference
+    qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert window.mode() == "evaluate"
+    assert [i.row() for i in view.summary.selectionModel().selectedRows()] == [1], "back where it was"
+    qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    assert window.mode() == "explore" and window.compare.isVisible()

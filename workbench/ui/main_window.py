@@ -1,5 +1,6 @@
-"""The main window: library (and evaluation) on the left, the question bar on top, strategies A and B
-with their results in the middle, the document view and the answer panel below."""
+"""The main window, in two modes. Explore: the library on the left (collapsible to a strip), the question
+bar on top, strategies A and B with their results in the middle, the document view and the answer panel
+below. Evaluate: the evaluation lab gets the whole window; a question opened there comes back to Explore."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -61,6 +63,8 @@ class MainWindow(QMainWindow):
         self.compare.bottom_tabs.addTab(self.answer, "Answer")
         self.left_tabs = QTabWidget()
         self.left_tabs.addTab(self.library, "Library")
+        self.modes = QStackedWidget()  # Explore (page 0) | Evaluate (page 1, the lab gets the whole window)
+        self.mode_buttons: dict[str, QPushButton] = {}
         self.eval_view = self._evaluation_tab()
         self.question.setObjectName("question")
         self.question.setPlaceholderText("Ask the corpus a question and press Enter…")
@@ -102,12 +106,12 @@ class MainWindow(QMainWindow):
             log.exception("evaluation view failed to start")
             self.statusBar().showMessage(f"Evaluation view unavailable: {exc}")
             return None
-        holder = QScrollArea()  # its own minimum width must not widen the library column
+        holder = QScrollArea()  # a small window scrolls the lab rather than growing past the screen
         holder.setWidget(view)
         holder.setWidgetResizable(True)
         holder.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.left_tabs.addTab(holder, "Evaluation")
-        view.questionActivated.connect(self.compare.show_question)
+        self.lab_page = holder
+        view.questionActivated.connect(self._drill_down)
         return view
 
     def _layout(self) -> None:
@@ -136,7 +140,26 @@ class MainWindow(QMainWindow):
         row.setSpacing(0)
         row.addWidget(self.library_strip)
         row.addWidget(self.main_split, 1)
-        self.setCentralWidget(body)
+        self.modes.addWidget(body)
+        if self.eval_view is not None:
+            self.modes.addWidget(self.lab_page)
+        self.setCentralWidget(self.modes)
+        switch = self.mode_switch = QWidget()  # in the menu bar's corner: the switch costs no height
+        keys = QHBoxLayout(switch)
+        keys.setContentsMargins(0, 0, 6, 0)
+        keys.setSpacing(0)
+        for mode, text, key in (("explore", "Explore", "Ctrl+E"), ("evaluate", "Evaluate", "Ctrl+Shift+E")):
+            button = QPushButton(text)
+            button.setObjectName("mode")
+            button.setCheckable(True)
+            button.setAutoExclusive(True)
+            button.setToolTip(f"{text} mode ({key})")
+            button.clicked.connect(partial(self.set_mode, mode))
+            button.setEnabled(mode == "explore" or self.eval_view is not None)
+            keys.addWidget(button)
+            self.mode_buttons[mode] = button
+        self.mode_buttons["explore"].setChecked(True)
+        self.menuBar().setCornerWidget(switch, Qt.Corner.TopRightCorner)
         self.statusBar().showMessage("Ready")
 
     def _wire(self) -> None:
@@ -149,6 +172,7 @@ class MainWindow(QMainWindow):
         self.library.message.connect(self.show_message)
         self.library.libraryChanged.connect(self._library_changed)
         self.library.indexingFailed.connect(self.show_error)
+        self.library.indexingStarted.connect(self._library_busy)
         self.answer.message.connect(self.show_message)
         self.answer.quotesChanged.connect(self.compare.a.set_quotes)  # the answer reads strategy A's passages
         self.answer.sourceActivated.connect(
@@ -165,7 +189,8 @@ class MainWindow(QMainWindow):
             self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, frame.width() - layout.LIBRARY_WIDTH)])
         if "results" not in restored:
             self.compare.split.setSizes(layout.default_results_sizes(max(200, frame.height() - 170)))
-        self.set_library_shown(prefs.flag(s, "view/library", layout.library_starts_shown(frame.width())))
+        empty = not self.ws.store.documents()  # a new user sees where documents go
+        self.set_library_shown(prefs.flag(s, "view/library", empty or layout.library_starts_shown(frame.width())))
         self.compare.set_knobs_shown(prefs.flag(s, "view/knobs", False))
         self.compare.set_document_shown(prefs.flag(s, "view/document", True))
         self.side_by_side.setChecked(prefs.flag(s, "view/compare", False))
@@ -176,6 +201,28 @@ class MainWindow(QMainWindow):
         return {"main": self.main_split, "results": self.compare.split, "sides": self.compare.sides}
 
     # ----- behaviour ------------------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        """``explore`` (question, strategies and passages) or ``evaluate`` (the lab, whole window)."""
+        if mode == "evaluate" and self.eval_view is None:
+            self.show_message("The evaluation lab is unavailable.")
+            return
+        self.modes.setCurrentIndex(1 if mode == "evaluate" else 0)
+        self.mode_buttons[mode].setChecked(True)
+
+    def mode(self) -> str:
+        """The current mode: ``explore`` or ``evaluate``."""
+        return "evaluate" if self.modes.currentIndex() == 1 else "explore"
+
+    def _drill_down(self, question: str, reference_spans: list) -> None:
+        """A question clicked in the lab: Explore it side by side with its reference spans drawn."""
+        self.side_by_side.setChecked(True)
+        self.set_mode("explore")
+        self.compare.show_question(question, reference_spans)
+        self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
+
+    def _library_busy(self) -> None:
+        self.set_library_shown(True)
+
     def set_library_shown(self, shown: bool) -> None:
         """Show the library panel, or collapse it to the thin strip at the window's left edge."""
         self.left_tabs.setVisible(shown)

@@ -79,6 +79,10 @@ def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
                              lambda: (window.compare.set_document_shown(True),
                                       window.compare.bottom_tabs.setCurrentWidget(window.compare.doc_pane),
                                       window.compare.doc_pane.view.setFocus())),
+        "explore": _action(window, "Explore", "Ctrl+E", lambda: window.set_mode("explore"),
+                           "Explore mode: the question, strategies A and B and their passages"),
+        "evaluate": _action(window, "Evaluate", "Ctrl+Shift+E", lambda: window.set_mode("evaluate"),
+                            "Evaluation lab: question sets, sweeps, the trade-off plot and per-question scores"),
         "knobs": _action(window, "Strategy knobs", "Ctrl+K",
                          lambda: window.compare.set_knobs_shown(not window.compare.knobs_shown()),
                          "Open the strategy knobs of both sides, or collapse them to one-line summaries"),
@@ -100,7 +104,7 @@ def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
     window.side_by_side.toggled.connect(acts["compare"].setChecked)
     menus = window.menuBar()
     for title, names in (("&File", ["add_files", "add_folder", None, "settings", None, "quit"]),
-                         ("&View", ["compare", "swap", None, "knobs", "library", "document", None, "focus_question", "focus_a", "focus_b", "focus_doc"]),
+                         ("&View", ["explore", "evaluate", None, "compare", "swap", None, "knobs", "library", "document", None, "focus_question", "focus_a", "focus_b", "focus_doc"]),
                          ("&Answer", ["ask"]),
                          ("&Help", ["welcome", "about", "logs"])):
         menu = menus.addMenu(title)
