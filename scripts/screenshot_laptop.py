@@ -55,6 +55,7 @@ def main() -> None:
     window.library.indexingFinished.connect(done.append)
     window.index_sample(SAMPLE_DIR)
     wait(lambda: done)
+    window.actions_["library"].trigger()  # indexing opened the library; the user collapses it (Ctrl+Shift+L)
     window.side_by_side.setChecked(True)
     shown = {"A": [], "B": []}
     window.compare.a.resultShown.connect(shown["A"].append)

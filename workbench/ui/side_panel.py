@@ -62,9 +62,9 @@ class SidePanel(QWidget):
         self.toggle.setText("Knobs")
         self.toggle.setCheckable(True)
         self.toggle.setChecked(True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # the summary beside it says what
         self.toggle.setArrowType(Qt.ArrowType.DownArrow)
-        self.toggle.setToolTip("Show or hide this side's strategy knobs")
+        self.toggle.setToolTip("Open or close the strategy knobs (Ctrl+K: both sides)")
         self.toggle.toggled.connect(self._toggle_knobs)
         self.describe.clicked.connect(self.toggle.toggle)
         self._layout()
