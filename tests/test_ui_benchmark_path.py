@@ -44,6 +44,8 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
     from workbench.ui.welcome import open_welcome
 
     window = make_window(fresh_ws)
+    modes: list[str] = []  # the lab's own mode shows while it scores, then Explore opens the question
+    window.modes.currentChanged.connect(lambda _i: modes.append(window.mode()))
     dialog = open_welcome(window, SAMPLE)
     started = time.perf_counter()
     dialog.benchmark_button.click()
@@ -63,7 +65,8 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
     assert len(expected.questions) == 76
     assert [(q.index, q.question) for q in view.qset.questions] == [(q.index, q.question) for q in expected.questions]
     assert "76 questions over state_of_the_union" in view.set_label.text()
-    assert window.left_tabs.currentWidget().isAncestorOf(view)
+    assert window.lab_page.isAncestorOf(view) and not window.left_tabs.isAncestorOf(view)
+    assert modes == ["evaluate", "explore"] and window.mode() == "explore", modes
     a, b = window.compare.a, window.compare.b
     assert a.strategy().to_dict() != b.strategy().to_dict()
     assert [r.config.strategy for r in view.results] == [a.strategy(), b.strategy()]

@@ -93,6 +93,8 @@ class BenchmarkTour(QObject):
             self._disconnect_library()
             return self._fail("indexing is already running; wait for it or cancel it first")
         window.left_tabs.setCurrentWidget(lib)
+        if hasattr(window, "set_mode"):
+            window.set_mode("explore")
         window.show_message(f"Benchmark: indexing {self.corpus} for strategies A and B…")
         return True
 
@@ -137,6 +139,9 @@ class BenchmarkTour(QObject):
                                  f"questions of {self.corpus}…")
 
     def _show_evaluation_tab(self) -> None:
+        if hasattr(self.window, "set_mode"):
+            self.window.set_mode("evaluate")  # the lab has its own mode (whole window)
+            return
         tabs, view = self.window.left_tabs, self.window.eval_view
         for i in range(tabs.count()):
             if tabs.widget(i).isAncestorOf(view):

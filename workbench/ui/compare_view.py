@@ -45,12 +45,13 @@ class CompareView(QWidget):
         self.doc_pane = DocumentPane(workspace)
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.doc_pane, "Document")
+        self.bottom_tabs.setMinimumHeight(90)  # the splitter may make it small: the passages come first
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("resultsSplitter")
         self.split.addWidget(self.sides)
         self.split.addWidget(self.bottom_tabs)
-        self.split.setStretchFactor(0, 3)
-        self.split.setStretchFactor(1, 2)
+        self.split.setStretchFactor(0, 1)  # a taller window gives its height to the passages
+        self.split.setStretchFactor(1, 0)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.summary)
@@ -102,8 +103,26 @@ class CompareView(QWidget):
     def open_passage(self, result, passage) -> None:  # noqa: ANN001
         """Show the document of ``passage`` scrolled to it."""
         self._update_document()
+        self.set_document_shown(True)
         self.doc_pane.show_passage(passage)
         self.bottom_tabs.setCurrentWidget(self.doc_pane)
+
+    def set_knobs_shown(self, shown: bool) -> None:
+        """Open the strategy knobs of both sides, or collapse them to their one-line summaries."""
+        for side in (self.a, self.b):
+            side.set_knobs_shown(shown)
+
+    def knobs_shown(self) -> bool:
+        """Whether the knobs are open (side A decides; both sides follow the shortcut)."""
+        return self.a.toggle.isChecked()
+
+    def set_document_shown(self, shown: bool) -> None:
+        """Show or hide the document view (and answer) pane below the passages."""
+        self.bottom_tabs.setVisible(shown)
+
+    def document_shown(self) -> bool:
+        """Whether the document pane is shown."""
+        return not self.bottom_tabs.isHidden()
 
     def refresh(self) -> None:
         """Re-run the visible sides (after the library changed)."""

@@ -1,7 +1,7 @@
 """The evaluation lab view: load a question set, pick strategies and a sweep, run it in the background, see
 the summary table and the recall / IoU vs context-tokens trade-off, drill into questions, export.
 
-``EvalView(workspace)`` is self-contained; the main window adds it as a tab and may connect
+``EvalView(workspace)`` is self-contained; the main window shows it as its Evaluate mode and may connect
 ``questionActivated(question, reference_spans)`` to its side-by-side view. The *Bundled* menu lists the
 question sets shipped with the package (``bundled_sets()``, read when the menu opens), so they load without
 a file dialog.
@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -43,6 +44,7 @@ from workbench.core.evaluation.export import export_results, plot_lines, summary
 from workbench.core.evaluation.records import list_runs, load_run, save_run
 from workbench.core.evaluation.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
 from workbench.core.strategies import PRESETS, Strategy
+from workbench.ui.theme import CARD, MUTED, TEXT
 from workbench.ui.workers import JobRunner, Worker
 
 SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
@@ -131,15 +133,24 @@ class EvalView(QWidget):
 
         self.summary = self._table(SUMMARY_COLUMNS)
         self.plot = pg.GraphicsLayoutWidget()
-        self.recall_plot = self.plot.addPlot(title="recall % vs context tokens")
-        self.iou_plot = self.plot.addPlot(title="IoU % vs context tokens")
-        self.recall_plot.addLegend(offset=(-10, -10))
-        for p in (self.recall_plot, self.iou_plot):
+        self.plot.setBackground(CARD)  # the app's light palette, not pyqtgraph's black
+        self.recall_plot = self.plot.addPlot()
+        self.iou_plot = self.plot.addPlot()
+        self.recall_plot.addLegend(offset=(-10, -10), labelTextColor=TEXT)
+        for p, metric in ((self.recall_plot, "recall"), (self.iou_plot, "IoU")):
+            p.setTitle(f"{metric} vs context size", color=TEXT)
             p.showGrid(x=True, y=True, alpha=0.3)
-            p.setLabel("bottom", "mean context tokens")
+            p.setLabel("bottom", "mean context per question (tokens)", color=TEXT)
+            p.setLabel("left", f"{metric} (%)", color=TEXT)
+            for axis in ("bottom", "left"):
+                p.getAxis(axis).setPen(MUTED)
+                p.getAxis(axis).setTextPen(TEXT)
         self.compare_to = QComboBox()
         self.questions = self._table(QUESTION_COLUMNS)
         self.questions.setSortingEnabled(True)
+        header = self.questions.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the question text gets the room
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
         row = QHBoxLayout()
@@ -148,7 +159,7 @@ class EvalView(QWidget):
         lower_layout.addLayout(row)
         lower_layout.addWidget(self.questions)
         split = QSplitter(Qt.Vertical)
-        top = QSplitter(Qt.Horizontal)
+        top = self.top_split = QSplitter(Qt.Horizontal)
         top.addWidget(self.summary)
         top.addWidget(self.plot)
         split.addWidget(top)
@@ -330,6 +341,8 @@ class EvalView(QWidget):
                 item.setToolTip(r["description"])
                 self.summary.setItem(i, j, item)
         self.summary.resizeColumnsToContents()
+        self._fit_summary()
+        QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
         for plot in (self.recall_plot, self.iou_plot):
             plot.clear()
         for n, (label, points) in enumerate(plot_lines(rows)):
@@ -347,6 +360,27 @@ class EvalView(QWidget):
         self.compare_to.blockSignals(False)
         if rows:
             self.summary.selectRow(0)
+
+    def summary_width(self) -> int:
+        """The width the summary table needs to show every column without scrolling."""
+        t = self.summary
+        columns = sum(t.horizontalHeader().sectionSizeHint(i) for i in range(t.columnCount()))
+        columns = max(columns, sum(t.columnWidth(i) for i in range(t.columnCount())))
+        return (columns + t.verticalHeader().sizeHint().width() + 2 * t.frameWidth()
+                + t.verticalScrollBar().sizeHint().width() + 4)
+
+    def _fit_summary(self) -> None:
+        """Give the summary table the width of all its columns (the plot takes the rest, when it can)."""
+        total = sum(self.top_split.sizes())
+        need = self.summary_width()
+        if total > 0 and self.top_split.sizes()[0] < need:
+            self.top_split.setSizes([need, max(1, total - need)])
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt API
+        """Keep the summary's columns in view when the lab is resized."""
+        super().resizeEvent(event)
+        if self.results:
+            self._fit_summary()
 
     def selected_result(self) -> ConfigResult | None:
         """The configuration selected in the summary table."""

@@ -40,6 +40,7 @@ class LibraryPanel(QWidget):
     """Document list, add / remove / re-index buttons and the indexing progress line."""
 
     libraryChanged = Signal()
+    indexingStarted = Signal()  # an indexing job started (the window shows the panel and its progress)
     indexingFinished = Signal(object)  # IngestReport
     indexingCancelled = Signal()
     indexingFailed = Signal(str)  # any store job of the library that failed, with its message
@@ -159,6 +160,7 @@ class LibraryPanel(QWidget):
         self.progress.start(title or f"Indexing {len(paths)} path(s)")
         self._update_buttons()
         self.store_jobs.start(worker)
+        self.indexingStarted.emit()
         return worker
 
     def cancel(self) -> None:

@@ -265,10 +265,13 @@ def _strategy_chunk(window) -> ChunkConfig | None:  # noqa: ANN001
 
 
 def load_in_evaluation(window, folder: str) -> bool:  # noqa: ANN001 - MainWindow
-    """Open a question set in the window's evaluation view and show that tab."""
+    """Open a question set in the window's evaluation lab and show it."""
     view = getattr(window, "eval_view", None)
     if view is None or not view.load_question_set(folder):
         return False
+    if hasattr(window, "set_mode"):
+        window.set_mode("evaluate")
+        return True
     tabs = getattr(window, "left_tabs", None)
     if tabs is not None:
         for i in range(tabs.count()):

@@ -1,5 +1,6 @@
-"""The main window: library (and evaluation) on the left, the question bar on top, strategies A and B
-with their results in the middle, the document view and the answer panel below."""
+"""The main window, in two modes. Explore: the library on the left (collapsible to a strip), the question
+bar on top, strategies A and B with their results in the middle, the document view and the answer panel
+below. Evaluate: the evaluation lab gets the whole window; a question opened there comes back to Explore."""
 
 from __future__ import annotations
 
@@ -17,11 +18,14 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from workbench.ui import layout
 from workbench.ui import settings as prefs
 from workbench.ui.answer_panel import AnswerPanel
 from workbench.ui.compare_view import CompareView
@@ -59,6 +63,8 @@ class MainWindow(QMainWindow):
         self.compare.bottom_tabs.addTab(self.answer, "Answer")
         self.left_tabs = QTabWidget()
         self.left_tabs.addTab(self.library, "Library")
+        self.modes = QStackedWidget()  # Explore (page 0) | Evaluate (page 1, the lab gets the whole window)
+        self.mode_buttons: dict[str, QPushButton] = {}
         self.eval_view = self._evaluation_tab()
         self.question.setObjectName("question")
         self.question.setPlaceholderText("Ask the corpus a question and press Enter…")
@@ -71,6 +77,15 @@ class MainWindow(QMainWindow):
         self.side_by_side.setToolTip("Compare strategy B next to A on the same question (Ctrl+B)")
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.setObjectName("mainSplitter")
+        self.library_strip = QToolButton()  # the thin strip the library collapses to
+        self.library_strip.setObjectName("libraryStrip")
+        self.library_strip.setCheckable(True)
+        self.library_strip.setChecked(True)
+        self.library_strip.setArrowType(Qt.ArrowType.LeftArrow)
+        self.library_strip.setToolTip("Show or hide the library and evaluation panel (Ctrl+Shift+L)")
+        self.library_strip.setSizePolicy(self.library_strip.sizePolicy().horizontalPolicy(),
+                                         self.library_strip.sizePolicy().Policy.Expanding)
+        self.library_strip.setFixedWidth(16)
         self._layout()
         self._wire()
         install_actions(self)
@@ -91,12 +106,12 @@ class MainWindow(QMainWindow):
             log.exception("evaluation view failed to start")
             self.statusBar().showMessage(f"Evaluation view unavailable: {exc}")
             return None
-        holder = QScrollArea()  # its own minimum width must not widen the library column
+        holder = QScrollArea()  # a small window scrolls the lab rather than growing past the screen
         holder.setWidget(view)
         holder.setWidgetResizable(True)
         holder.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.left_tabs.addTab(holder, "Evaluation")
-        view.questionActivated.connect(self.compare.show_question)
+        self.lab_page = holder
+        view.questionActivated.connect(self._drill_down)
         return view
 
     def _layout(self) -> None:
@@ -115,21 +130,49 @@ class MainWindow(QMainWindow):
         col.addWidget(self.compare, 1)
         self.main_split.addWidget(self.left_tabs)
         self.main_split.addWidget(centre)
+        self.main_split.setStretchFactor(0, 0)
         self.main_split.setStretchFactor(1, 1)
-        self.main_split.setSizes([400, 1200])
-        self.compare.split.setSizes([620, 300])
-        self.setCentralWidget(self.main_split)
+        self.main_split.setCollapsible(1, False)
+        self.compare.split.setCollapsible(0, False)
+        body = QWidget()
+        row = QHBoxLayout(body)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.library_strip)
+        row.addWidget(self.main_split, 1)
+        self.modes.addWidget(body)
+        if self.eval_view is not None:
+            self.modes.addWidget(self.lab_page)
+        self.setCentralWidget(self.modes)
+        switch = self.mode_switch = QWidget()  # in the menu bar's corner: the switch costs no height
+        keys = QHBoxLayout(switch)
+        keys.setContentsMargins(0, 0, 6, 0)
+        keys.setSpacing(0)
+        for mode, text, key in (("explore", "Explore", "Ctrl+E"), ("evaluate", "Evaluate", "Ctrl+Shift+E")):
+            button = QPushButton(text)
+            button.setObjectName("mode")
+            button.setCheckable(True)
+            button.setAutoExclusive(True)
+            button.setToolTip(f"{text} mode ({key})")
+            button.clicked.connect(partial(self.set_mode, mode))
+            button.setEnabled(mode == "explore" or self.eval_view is not None)
+            keys.addWidget(button)
+            self.mode_buttons[mode] = button
+        self.mode_buttons["explore"].setChecked(True)
+        self.menuBar().setCornerWidget(switch, Qt.Corner.TopRightCorner)
         self.statusBar().showMessage("Ready")
 
     def _wire(self) -> None:
         self.question.returnPressed.connect(self.run_search)
         self.search_button.clicked.connect(self.run_search)
         self.side_by_side.toggled.connect(self.compare.set_compare)
+        self.library_strip.toggled.connect(self.set_library_shown)
         self.compare.questionChanged.connect(self.question.setText)
         self.compare.message.connect(self.show_message)
         self.library.message.connect(self.show_message)
         self.library.libraryChanged.connect(self._library_changed)
         self.library.indexingFailed.connect(self.show_error)
+        self.library.indexingStarted.connect(self._library_busy)
         self.answer.message.connect(self.show_message)
         self.answer.quotesChanged.connect(self.compare.a.set_quotes)  # the answer reads strategy A's passages
         self.answer.sourceActivated.connect(
@@ -138,8 +181,18 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         s = self.settings
-        self.resize(1600, 1000)
-        prefs.restore_layout(s, self, self.splitters())
+        prefs.restore_layout(s, self, {})  # dock/toolbar state; the geometry is checked against the screen next
+        frame = layout.place_window(self, s)
+        self.screen_key = layout.screen_key(layout.available_rect(self))
+        restored = layout.restore_splitters(s, self.splitters(), self.screen_key)
+        if "main" not in restored:
+            self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, frame.width() - layout.LIBRARY_WIDTH)])
+        if "results" not in restored:
+            self.compare.split.setSizes(layout.default_results_sizes(max(200, frame.height() - 170)))
+        empty = not self.ws.store.documents()  # a new user sees where documents go
+        self.set_library_shown(prefs.flag(s, "view/library", empty or layout.library_starts_shown(frame.width())))
+        self.compare.set_knobs_shown(prefs.flag(s, "view/knobs", False))
+        self.compare.set_document_shown(prefs.flag(s, "view/document", True))
         self.side_by_side.setChecked(prefs.flag(s, "view/compare", False))
         self.question.setText(str(s.value("question", "") or ""))
 
@@ -148,6 +201,39 @@ class MainWindow(QMainWindow):
         return {"main": self.main_split, "results": self.compare.split, "sides": self.compare.sides}
 
     # ----- behaviour ------------------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        """``explore`` (question, strategies and passages) or ``evaluate`` (the lab, whole window)."""
+        if mode == "evaluate" and self.eval_view is None:
+            self.show_message("The evaluation lab is unavailable.")
+            return
+        self.modes.setCurrentIndex(1 if mode == "evaluate" else 0)
+        self.mode_buttons[mode].setChecked(True)
+
+    def mode(self) -> str:
+        """The current mode: ``explore`` or ``evaluate``."""
+        return "evaluate" if self.modes.currentIndex() == 1 else "explore"
+
+    def _drill_down(self, question: str, reference_spans: list) -> None:
+        """A question clicked in the lab: Explore it side by side with its reference spans drawn."""
+        self.side_by_side.setChecked(True)
+        self.set_mode("explore")
+        self.compare.show_question(question, reference_spans)
+        self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
+
+    def _library_busy(self) -> None:
+        self.set_library_shown(True)
+
+    def set_library_shown(self, shown: bool) -> None:
+        """Show the library panel, or collapse it to the thin strip at the window's left edge."""
+        self.left_tabs.setVisible(shown)
+        if shown and self.main_split.sizes()[0] == 0:
+            total = sum(self.main_split.sizes())
+            self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, total - layout.LIBRARY_WIDTH)])
+        self.library_strip.blockSignals(True)
+        self.library_strip.setChecked(shown)
+        self.library_strip.blockSignals(False)
+        self.library_strip.setArrowType(Qt.ArrowType.LeftArrow if shown else Qt.ArrowType.RightArrow)
+
     def run_search(self) -> None:
         """Search the question with the visible strategies."""
         text = self.question.text().strip()
@@ -184,7 +270,11 @@ class MainWindow(QMainWindow):
     def save_settings(self) -> None:
         """Persist layout, strategies, mode and question."""
         s = self.settings
-        prefs.save_layout(s, self, self.splitters())
+        prefs.save_layout(s, self, {})
+        layout.save_splitters(s, self.splitters(), self.screen_key)
+        s.setValue("view/library", self.left_tabs.isVisibleTo(self))
+        s.setValue("view/knobs", self.compare.knobs_shown())
+        s.setValue("view/document", self.compare.document_shown())
         prefs.save_strategy(s, "A", self.compare.a.strategy())
         prefs.save_strategy(s, "B", self.compare.b.strategy())
         s.setValue("view/compare", self.side_by_side.isChecked())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span
@@ -37,8 +38,10 @@ class SidePanel(QWidget):
         self.progress = JobProgress()
         self.title = QLabel(f"<span style='color:{SIDE_COLOURS[name]}'>■</span> Strategy {name}")
         self.title.setObjectName("sideTitle")
-        self.describe = QLabel(strategy.describe())
-        self.describe.setObjectName("muted")
+        self.describe = ClickableLabel(knob_summary(strategy))
+        self.describe.setObjectName("knobSummary")
+        self.describe.setToolTip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
+        self.describe.setCursor(Qt.CursorShape.PointingHandCursor)
         self.describe.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.stats = QLabel("")
         self.stats.setObjectName("stats")
@@ -59,10 +62,11 @@ class SidePanel(QWidget):
         self.toggle.setText("Knobs")
         self.toggle.setCheckable(True)
         self.toggle.setChecked(True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # the summary beside it says what
         self.toggle.setArrowType(Qt.ArrowType.DownArrow)
-        self.toggle.setToolTip("Show or hide this side's strategy knobs")
+        self.toggle.setToolTip("Open or close the strategy knobs (Ctrl+K: both sides)")
         self.toggle.toggled.connect(self._toggle_knobs)
+        self.describe.clicked.connect(self.toggle.toggle)
         self._layout()
         self._wire()
 
@@ -131,7 +135,8 @@ class SidePanel(QWidget):
             self.legend.set_kinds(kinds)
 
     def _strategy_changed(self, strategy: Strategy) -> None:
-        self.describe.setText(strategy.describe())
+        self.describe.setText(knob_summary(strategy))
+        self.describe.setToolTip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
         self.banner.hide()
         self.controller.set_strategy(strategy)
 
@@ -149,6 +154,47 @@ class SidePanel(QWidget):
         self.banner.show()
         self.message.emit(message)
 
+    def set_knobs_shown(self, shown: bool) -> None:
+        """Open the knobs, or collapse them to the one-line summary in the header."""
+        self.toggle.setChecked(shown)
+        self._toggle_knobs(shown)
+
     def _toggle_knobs(self, shown: bool) -> None:
         self.strategy_panel.setVisible(shown)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+
+class ClickableLabel(QLabel):
+    """A label that emits ``clicked`` (the strategy summary opens the knobs)."""
+
+    clicked = Signal()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        """Emit ``clicked`` on a left click."""
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit()
+        super().mousePressEvent(event)
+
+
+UNIT_SHORT = {"tokens": "tok", "words": "words", "sentences": "sent"}
+
+
+def knob_summary(strategy: Strategy) -> str:
+    """The knobs in one line of chips, e.g. ``neighbours · 100 tok · ±1 · top-5 · no budget``."""
+    c = strategy.chunk
+    parts = [strategy.name or "custom", f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}"]
+    if c.overlap:
+        parts.append(f"overlap {c.overlap}")
+    expansion = {"none": "hit only", "neighbours": f"±{strategy.window}",
+                 "tokens": f"±{strategy.window_tokens} tok window", "parent": "parent chunks",
+                 "selective": f"selective {strategy.margin:g}"}
+    parts.append(expansion.get(strategy.expansion, strategy.expansion))
+    parts.append(f"top-{strategy.top_k}")
+    if strategy.search != "dense":
+        parts.append(strategy.search)
+    if c.heading_prefix:
+        parts.append("headings")
+    if c.contextual:
+        parts.append("contextual")
+    parts.append(f"budget {strategy.budget} tok" if strategy.budget else "no budget")
+    return " · ".join(parts)

@@ -53,6 +53,12 @@ QLabel#sideTitle {{ font-weight: 600; font-size: 11pt; }}
 QLabel#summary {{ color: {TEXT}; padding: 4px 8px; background: #eef2f7; border: 1px solid {BORDER};
     border-radius: 4px; }}
 QLabel#muted, QLabel#stats {{ color: {MUTED}; }}
+QLabel#knobSummary {{ color: {TEXT}; background: {CARD}; border: 1px solid {BORDER}; border-radius: 9px;
+    padding: 1px 8px; }}
+QLabel#knobSummary:hover {{ border-color: {ACCENT}; }}
+QPushButton#mode {{ border: 1px solid {BORDER}; background: {CARD}; padding: 2px 12px; }}
+QPushButton#mode:checked {{ background: {ACCENT}; color: white; border-color: {ACCENT}; }}
+QToolButton#libraryStrip {{ border: none; border-right: 1px solid {BORDER}; background: #eef2f7; }}
 QLabel#banner {{ color: #8a1f11; background: #fdecea; border: 1px solid #f5c2bd; border-radius: 4px;
     padding: 4px 8px; }}
 QGroupBox {{ font-weight: 600; border: 1px solid {BORDER}; border-radius: 6px; margin-top: 10px;

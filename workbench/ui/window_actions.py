@@ -76,8 +76,22 @@ def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
         "focus_a": _action(window, "Focus results A", "Ctrl+1", lambda: focus_side(window, "A")),
         "focus_b": _action(window, "Focus results B", "Ctrl+2", lambda: focus_side(window, "B")),
         "focus_doc": _action(window, "Focus document view", "Ctrl+D",
-                             lambda: (window.compare.bottom_tabs.setCurrentWidget(window.compare.doc_pane),
+                             lambda: (window.compare.set_document_shown(True),
+                                      window.compare.bottom_tabs.setCurrentWidget(window.compare.doc_pane),
                                       window.compare.doc_pane.view.setFocus())),
+        "explore": _action(window, "Explore", "Ctrl+E", lambda: window.set_mode("explore"),
+                           "Explore mode: the question, strategies A and B and their passages"),
+        "evaluate": _action(window, "Evaluate", "Ctrl+Shift+E", lambda: window.set_mode("evaluate"),
+                            "Evaluation lab: question sets, sweeps, the trade-off plot and per-question scores"),
+        "knobs": _action(window, "Strategy knobs", "Ctrl+K",
+                         lambda: window.compare.set_knobs_shown(not window.compare.knobs_shown()),
+                         "Open the strategy knobs of both sides, or collapse them to one-line summaries"),
+        "library": _action(window, "Library panel", "Ctrl+Shift+L",
+                           lambda: window.set_library_shown(window.left_tabs.isHidden()),
+                           "Show the library and evaluation panel, or collapse it to a thin strip"),
+        "document": _action(window, "Document pane", "Ctrl+Shift+D",
+                            lambda: window.compare.set_document_shown(not window.compare.document_shown()),
+                            "Show or hide the document view below the passages"),
         "ask": _action(window, "Ask the model", "Ctrl+Return",
                        lambda: (window.compare.bottom_tabs.setCurrentWidget(ans), ans.start())),
         "welcome": _action(window, "Welcome…", None, lambda: open_welcome(window, sample_dir()),
@@ -90,7 +104,7 @@ def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
     window.side_by_side.toggled.connect(acts["compare"].setChecked)
     menus = window.menuBar()
     for title, names in (("&File", ["add_files", "add_folder", None, "settings", None, "quit"]),
-                         ("&View", ["compare", "swap", None, "focus_question", "focus_a", "focus_b", "focus_doc"]),
+                         ("&View", ["explore", "evaluate", None, "compare", "swap", None, "knobs", "library", "document", None, "focus_question", "focus_a", "focus_b", "focus_doc"]),
                          ("&Answer", ["ask"]),
                          ("&Help", ["welcome", "about", "logs"])):
         menu = menus.addMenu(title)

@@ -1,0 +1,99 @@
+"""Laptop-size screenshots of the real window at 1366×768 in its default layout: Explore side by side after a
+search on the sample corpus (``laptop-explore.png``), and the evaluation lab after a sweep of the bundled
+benchmark (``laptop-lab.png``, skipped with ``--explore-only``).
+
+Run under Xvfb from the repository root:
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=xcb \\
+    xvfb-run -a -s "-screen 0 1366x768x24 -dpi 96" .venv/bin/python scripts/screenshot_laptop.py [OUT_DIR]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's workbench, not an installed one
+from workbench.ui.app import SAMPLE_DIR, SELF_TEST_QUESTION, make_app  # noqa: E402
+
+WIDTH, HEIGHT = 1366, 768
+
+
+def main() -> None:
+    """Index the sample corpus, search side by side and save ``laptop-explore.png``."""
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    out = Path(args[0] if args else "docs/screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    app = make_app()
+    from workbench.core.workspace import Workspace
+    from workbench.ui.main_window import MainWindow
+    from workbench.ui.settings import open_settings
+
+    def wait(done, seconds: float = 240.0) -> None:  # noqa: ANN001
+        deadline = time.monotonic() + seconds
+        while not done():
+            if time.monotonic() > deadline:
+                raise SystemExit("screenshot: timed out")
+            app.processEvents()
+            time.sleep(0.01)
+
+    def settle(seconds: float = 0.8) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            app.processEvents()
+            time.sleep(0.02)
+
+    tmp = Path(tempfile.mkdtemp(prefix="workbench-laptop-"))
+    ws = Workspace(tmp / "data")
+    window = MainWindow(ws, settings=open_settings(str(tmp / "settings.ini")))
+    print(f"screenshot: initial geometry {window.geometry()}")
+    window.setGeometry(0, 0, WIDTH, HEIGHT)
+    window.show()
+    wait(lambda: not window.compare.a.controller.building and not window.compare.b.controller.building)
+    done = []
+    window.library.indexingFinished.connect(done.append)
+    window.index_sample(SAMPLE_DIR)
+    wait(lambda: done)
+    window.actions_["library"].trigger()  # indexing opened the library; the user collapses it (Ctrl+Shift+L)
+    window.side_by_side.setChecked(True)
+    shown = {"A": [], "B": []}
+    window.compare.a.resultShown.connect(shown["A"].append)
+    window.compare.b.resultShown.connect(shown["B"].append)
+    window.question.setText(SELF_TEST_QUESTION)
+    window.run_search()
+    wait(lambda: shown["A"] and shown["B"])
+    window.compare.a.results.activate(0)
+    settle()
+    heights = {s: getattr(window.compare, s).results.height() for s in "ab"}
+    print(f"screenshot: window {window.size().toTuple()}, passage heights {heights}")
+    path = out / "laptop-explore.png"
+    window.grab().save(str(path))
+    print(f"screenshot: {path}")
+    if "--explore-only" not in sys.argv:
+        lab(window, out, wait, settle)
+    window.close()
+    ws.close()
+
+
+def lab(window, out: Path, wait, settle) -> None:  # noqa: ANN001
+    """Sweep two strategies over one corpus of the bundled benchmark in the lab and save ``laptop-lab.png``."""
+    view = window.eval_view
+    window.set_mode("evaluate")
+    assert view.load_question_set("chroma-general", corpus="state_of_the_union"), view.status.text()
+    view.set_checked(["plain", "neighbours"])
+    view.grid.setText("window=0,1,2")
+    finished = []
+    view.runFinished.connect(finished.append)
+    assert view.start(), view.status.text()
+    wait(lambda: finished, 900.0)
+    view.summary.selectRow(1)
+    view.compare_to.setCurrentIndex(1)
+    settle()
+    path = out / "laptop-lab.png"
+    window.grab().save(str(path))
+    print(f"screenshot: {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Laptop-first window layout: an initial geometry that fits the screen, default splitter sizes that give
+the passages most of the height, and splitter sizes remembered per screen size.
+
+The geometry rules are plain functions of rectangles so they can be tested with any "screen".
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QRect, QSettings
+from PySide6.QtWidgets import QMainWindow, QSplitter, QWidget
+
+FIT_FRACTION = 0.9  # of the available screen area, when the stored geometry does not fit
+LIBRARY_WIDTH = 360  # the library panel's default width when it is shown (about its minimum)
+WIDE_ENOUGH_FOR_LIBRARY = 1500  # below this window width the library starts collapsed to its strip
+DOC_SHARE = 0.25  # the document view's default share of the results column's height
+DOC_MAX = 320  # …and its default maximum height in pixels
+
+
+def fit_rect(stored: QRect | None, available: QRect, fraction: float = FIT_FRACTION) -> QRect:
+    """``stored`` when it lies wholly inside ``available``; else ``fraction`` of ``available``, centred."""
+    if stored is not None and stored.isValid() and available.contains(stored):
+        return QRect(stored)
+    width = max(1, int(available.width() * fraction))
+    height = max(1, int(available.height() * fraction))
+    rect = QRect(0, 0, width, height)
+    rect.moveCenter(available.center())
+    return rect
+
+
+def available_rect(window: QWidget) -> QRect:
+    """The available area (without task bars and docks) of the screen ``window`` is on, else the primary."""
+    screen = window.screen()
+    if screen is None:
+        from PySide6.QtGui import QGuiApplication
+
+        screen = QGuiApplication.primaryScreen()
+    return screen.availableGeometry()
+
+
+def screen_key(available: QRect) -> str:
+    """The settings key part naming a screen size, e.g. ``1366x728``."""
+    return f"{available.width()}x{available.height()}"
+
+
+def place_window(window: QMainWindow, settings: QSettings, available: QRect | None = None) -> QRect:
+    """Restore the stored geometry when it still fits ``available`` (default: the window's screen); otherwise
+    open at ``FIT_FRACTION`` of the available area, centred. Returns the frame rectangle chosen."""
+    available = available if available is not None else available_rect(window)
+    stored = settings.value("window/geometry")
+    frame = None
+    if isinstance(stored, QByteArray) and not stored.isEmpty() and window.restoreGeometry(stored):
+        frame = window.frameGeometry() if window.isVisible() else window.geometry()
+    target = fit_rect(frame, available)
+    if frame is None or target != frame:
+        window.setGeometry(target)
+    return target
+
+
+def save_splitters(settings: QSettings, splitters: dict[str, QSplitter], key: str) -> None:
+    """Remember the sizes of ``splitters`` for the screen size ``key``."""
+    for name, splitter in splitters.items():
+        settings.setValue(f"splitters/{key}/{name}", splitter.saveState())
+
+
+def restore_splitters(settings: QSettings, splitters: dict[str, QSplitter], key: str) -> set[str]:
+    """Restore the sizes stored for the screen size ``key``; returns the names restored."""
+    done = set()
+    for name, splitter in splitters.items():
+        value = settings.value(f"splitters/{key}/{name}")
+        if isinstance(value, QByteArray) and not value.isEmpty() and splitter.restoreState(value):
+            done.add(name)
+    return done
+
+
+def default_results_sizes(height: int) -> list[int]:
+    """Passages versus document view for a results column ``height`` pixels high."""
+    doc = min(DOC_MAX, int(height * DOC_SHARE))
+    return [max(1, height - doc), doc]
+
+
+def library_starts_shown(window_width: int) -> bool:
+    """Whether the library panel starts open (wide windows) or collapsed to its strip (laptops)."""
+    return window_width >= WIDE_ENOUGH_FOR_LIBRARY
