@@ -62,6 +62,23 @@ def assemble(
     return Context(tuple(kept), total, chars, tuple(dropped), duplicates, budget)
 
 
+def _body_with_markdown_headings(doc: Document, start: int, end: int, keep_from: int) -> str:
+    """``doc.text[start:end]`` with each heading line inside it rewritten as a Markdown heading
+    (``## Heading``); heading lines that begin before ``keep_from`` are dropped instead (the caller
+    already names them in its header)."""
+    parts = []
+    cursor = start
+    for h in doc.headings:
+        if h.start < start or h.end > end:
+            continue
+        parts.append(doc.text[cursor : h.start])
+        if h.start >= keep_from:
+            parts.append("#" * min(6, h.level + 1) + " " + h.title)
+        cursor = h.end
+    parts.append(doc.text[cursor:end])
+    return "".join(parts).strip()
+
+
 def passage_display(doc: Document, passage: Passage) -> str:
     """Passage text for people and prompts: title and heading path once at the top, later heading
     lines inside the passage rewritten as Markdown headings (``## Heading``)."""
@@ -70,16 +87,7 @@ def passage_display(doc: Document, passage: Passage) -> str:
     header = f"# {doc.title}"
     if path and not (len(path) == 1 and path[0] == doc.title):
         header += "\n" + " > ".join(path)
-    parts = []
-    cursor = span.start
-    for h in doc.headings:
-        if h.start < span.start or h.end > span.end:
-            continue
-        parts.append(doc.text[cursor : h.start])
-        parts.append("#" * min(6, h.level + 1) + " " + h.title)
-        cursor = h.end
-    parts.append(doc.text[cursor : span.end])
-    return header + "\n\n" + "".join(parts).strip()
+    return header + "\n\n" + _body_with_markdown_headings(doc, span.start, span.end, span.start)
 
 
 def passage_parts(doc: Document, passage: Passage) -> tuple[tuple[str, ...], str]:
@@ -90,14 +98,4 @@ def passage_parts(doc: Document, passage: Passage) -> tuple[tuple[str, ...], str
     raw = doc.text[span.start : span.end]
     lead = span.start + len(raw) - len(raw.lstrip())
     path = heading_path_at(doc.headings, lead)
-    parts = []
-    cursor = span.start
-    for h in doc.headings:
-        if h.start < span.start or h.end > span.end:
-            continue
-        parts.append(doc.text[cursor : h.start])
-        if h.start > lead:
-            parts.append("#" * min(6, h.level + 1) + " " + h.title)
-        cursor = h.end
-    parts.append(doc.text[cursor : span.end])
-    return path, "".join(parts).strip()
+    return path, _body_with_markdown_headings(doc, span.start, span.end, lead + 1)
