@@ -120,12 +120,12 @@ def test_bootstrap_interval_matches_loop_reference_and_scipy():
 
 
 def test_blocks_give_the_same_numbers(monkeypatch):
-    import workbench.core.evaluation.statistics as statistics
+    import workbench.core.evaluation.paired_tests as paired_tests
 
     rng = np.random.default_rng(6)
     a, b = rng.random((37, 3)), rng.random((37, 3))
     whole = paired_bootstrap(a, b, resamples=3000, seed=2)
-    monkeypatch.setattr(statistics, "BLOCK_CELLS", 37 * 7 + 5)  # 7 rows a block, a short last block
+    monkeypatch.setattr(paired_tests, "BLOCK_CELLS", 37 * 7 + 5)  # 7 rows a block, a short last block
     assert paired_bootstrap(a, b, resamples=3000, seed=2) == whole
     [ref] = paired_bootstrap(a[:, :1], b[:, :1], resamples=3000, seed=2)
     low, high = loop_bootstrap(list(b[:, 0] - a[:, 0]), 3000, 2)
