@@ -13,7 +13,6 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -40,16 +39,15 @@ from PySide6.QtWidgets import (
 
 from workbench.core.evaluation.bundled import bundled_sets
 from workbench.core.evaluation.datasets import QuestionSet, load_question_set
-from workbench.core.evaluation.export import export_results, plot_lines, summary_rows
+from workbench.core.evaluation.export import export_results, summary_rows
 from workbench.core.evaluation.records import list_runs, load_run, save_run
 from workbench.core.evaluation.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
 from workbench.core.strategies import PRESETS, Strategy
-from workbench.ui.theme import CARD, MUTED, TEXT
+from workbench.ui.tradeoff_plot import TradeoffPlot
 from workbench.ui.workers import JobRunner, Worker
 
 SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
 QUESTION_COLUMNS = ["#", "question", "recall %", "precision %", "IoU %", "first hit", "ctx tokens", "vs B"]
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 
 
 def _sweep_and_record(ws, qset: QuestionSet, configs, progress, cancel) -> tuple:  # noqa: ANN001
@@ -132,19 +130,8 @@ class EvalView(QWidget):
             buttons.addWidget(w)
 
         self.summary = self._table(SUMMARY_COLUMNS)
-        self.plot = pg.GraphicsLayoutWidget()
-        self.plot.setBackground(CARD)  # the app's light palette, not pyqtgraph's black
-        self.recall_plot = self.plot.addPlot()
-        self.iou_plot = self.plot.addPlot()
-        self.recall_plot.addLegend(offset=(-10, -10), labelTextColor=TEXT)
-        for p, metric in ((self.recall_plot, "recall"), (self.iou_plot, "IoU")):
-            p.setTitle(f"{metric} vs context size", color=TEXT)
-            p.showGrid(x=True, y=True, alpha=0.3)
-            p.setLabel("bottom", "mean context per question (tokens)", color=TEXT)
-            p.setLabel("left", f"{metric} (%)", color=TEXT)
-            for axis in ("bottom", "left"):
-                p.getAxis(axis).setPen(MUTED)
-                p.getAxis(axis).setTextPen(TEXT)
+        self.plot = TradeoffPlot()
+        self.recall_plot, self.iou_plot = self.plot.recall_plot, self.plot.iou_plot
         self.compare_to = QComboBox()
         self.questions = self._table(QUESTION_COLUMNS)
         self.questions.setSortingEnabled(True)
@@ -343,15 +330,7 @@ class EvalView(QWidget):
         self.summary.resizeColumnsToContents()
         self._fit_summary()
         QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
-        for plot in (self.recall_plot, self.iou_plot):
-            plot.clear()
-        for n, (label, points) in enumerate(plot_lines(rows)):
-            pen = pg.mkPen(PALETTE[n % len(PALETTE)], width=2)
-            xs = [p["context_tokens"] for p in points]
-            for plot, metric in ((self.recall_plot, "recall"), (self.iou_plot, "iou")):
-                ys = [100 * (p[metric] or 0.0) for p in points]
-                plot.plot(xs, ys, pen=pen, symbol="o", symbolBrush=PALETTE[n % len(PALETTE)],
-                          name=label if plot is self.recall_plot else None)
+        self.plot.draw(rows)
         self.compare_to.blockSignals(True)
         self.compare_to.clear()
         self.compare_to.addItem("—", None)
