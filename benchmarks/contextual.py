@@ -27,13 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from workbench.core.chunking import ChunkConfig  # noqa: E402
-from workbench.core.contextualize import build_contextual_set  # noqa: E402
-from workbench.core.evaluation.datasets import index_corpora, load_question_set  # noqa: E402
-from workbench.core.evaluation.export import summary_rows  # noqa: E402
-from workbench.core.evaluation.sweep import SweepConfig, run_sweep  # noqa: E402
+from workbench.core.evaluate.datasets import index_corpora, load_question_set  # noqa: E402
+from workbench.core.evaluate.export import summary_rows  # noqa: E402
+from workbench.core.evaluate.sweep import SweepConfig, run_sweep  # noqa: E402
+from workbench.core.index.context_sentences import build_contextual_set  # noqa: E402
+from workbench.core.ingest.chunking import ChunkConfig  # noqa: E402
 from workbench.core.jobs import ProgressEvent  # noqa: E402
-from workbench.core.strategies import Strategy  # noqa: E402
+from workbench.core.retrieve.strategies import Strategy  # noqa: E402
 from workbench.core.workspace import Workspace  # noqa: E402
 
 DATASET = ROOT / "workbench" / "datasets" / "chroma-general"

@@ -28,9 +28,9 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
 
-    from workbench.core.chunking import ChunkConfig
-    from workbench.core.embedding import SentenceTransformerEmbedder
-    from workbench.core.indexer import chunk_texts
+    from workbench.core.index.build import chunk_texts
+    from workbench.core.index.embedding import SentenceTransformerEmbedder
+    from workbench.core.ingest.chunking import ChunkConfig
     from workbench.core.workspace import Workspace
 
     embedder = SentenceTransformerEmbedder()

@@ -20,10 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from workbench.core.documents import load_file  # noqa: E402
+from workbench.core.answer.prompt import NumberedPassage, render_messages  # noqa: E402
+from workbench.core.ingest.documents import load_file  # noqa: E402
 from workbench.core.llm import GenerateOptions  # noqa: E402
 from workbench.core.llm.embedded import EmbeddedBackend  # noqa: E402
-from workbench.core.llm.prompt import NumberedPassage, render_messages  # noqa: E402
 from workbench.core.spans import Span  # noqa: E402
 
 QUESTION = "How do I flush the cache after a deploy?"

@@ -36,9 +36,9 @@ def main() -> None:
         qs = [r["question"] for r in csv.DictReader(fh) if r["corpus_id"] in {Path(c).stem for c in args.corpus}]
     qs = qs[: args.questions]
 
-    from workbench.core.chunking import ChunkConfig
-    from workbench.core.embedding import SentenceTransformerEmbedder
-    from workbench.core.strategies import PRESETS
+    from workbench.core.index.embedding import SentenceTransformerEmbedder
+    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.retrieve.strategies import PRESETS
     from workbench.core.workspace import Workspace
 
     embedder = SentenceTransformerEmbedder()

@@ -36,8 +36,8 @@ def p95(xs: list[float]) -> float:
 
 
 def run_size(n_chunks: int, work: Path, real, qs: list[str]) -> dict:  # noqa: ANN001
-    from workbench.core.chunking import ChunkConfig
-    from workbench.core.strategies import from_dict
+    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.retrieve.strategies import from_dict
     from workbench.core.workspace import Workspace
 
     docs, data = work / f"{n_chunks}" / "docs", work / f"{n_chunks}" / "data"
@@ -85,7 +85,7 @@ def run_size(n_chunks: int, work: Path, real, qs: list[str]) -> dict:  # noqa: A
 
 def approx_recall(rt, ws, qs) -> float:  # noqa: ANN001
     """recall@10 of the approximate index against exact search over the same vectors."""
-    from workbench.core.vectors import VectorIndex
+    from workbench.core.index.vectors import VectorIndex
 
     ids = rt.table.ids
     vecs = rt.index.vectors_for(ids) if len(ids) < 50_000 else np.vstack(
@@ -108,7 +108,7 @@ def main() -> None:
     ap.add_argument("--question-offset", type=int, default=0,
                     help="use other questions than an earlier run (their vectors are cached in the store)")
     args = ap.parse_args()
-    from workbench.core.embedding import SentenceTransformerEmbedder
+    from workbench.core.index.embedding import SentenceTransformerEmbedder
 
     real = SentenceTransformerEmbedder()
     real.encode(["warm up"])

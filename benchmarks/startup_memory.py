@@ -24,18 +24,18 @@ CHILD = r"""
 import json, os, resource, sys, time
 t_import = time.perf_counter()
 from PySide6.QtCore import QTimer
-from workbench.ui.app import make_app
-from workbench.ui.settings import open_settings
+from workbench.ui.app.launch import make_app
+from workbench.ui.app.settings import open_settings
 from workbench.core.workspace import Workspace
-from workbench.ui.main_window import MainWindow
+from workbench.ui.window.main_window import MainWindow
 app = make_app()
-from workbench.core.store import Store
+from workbench.core.index.store import Store
 synthetic = any(s.model_id.startswith("synthetic") for s in Store(sys.argv[1] + "/workbench.sqlite3").chunk_sets())
 embedder = None
 if synthetic:  # a scale data folder: synthetic chunk vectors, real MiniLM for the question
     sys.path.insert(0, "benchmarks")
     from synthetic import QueryTimedEmbedder
-    from workbench.core.embedding import SentenceTransformerEmbedder
+    from workbench.core.index.embedding import SentenceTransformerEmbedder
     embedder = QueryTimedEmbedder(SentenceTransformerEmbedder())
 ws = Workspace(sys.argv[1], embedder=embedder)
 window = MainWindow(ws, settings=open_settings(sys.argv[2]))
@@ -44,11 +44,11 @@ def shown():
     print("SHOWN", flush=True)
     torch_loaded = "torch" in sys.modules
     t0 = time.perf_counter()
-    from workbench.core.chunking import ChunkConfig
+    from workbench.core.ingest.chunking import ChunkConfig
     info = next((s for s in ws.store.chunk_sets() if s.state == "ready" and s.model_id == ws.embedder.model_id), None)
     chunks = 0
     if info is not None:
-        from workbench.core.strategies import from_dict
+        from workbench.core.retrieve.strategies import from_dict
         question = f"What did the president say about prices? ({sys.argv[3]})"  # new each run: really embedded
         res = ws.search(question, from_dict({**info.config.__dict__, "top_k": 10}))
         chunks = info.chunk_count

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def main() -> int:
     """Run the path once; exit 0 when the question was shown."""
     t0 = time.perf_counter()
-    from workbench.ui.app import make_app, parse_args, start_window
-    from workbench.ui.settings import open_settings
+    from workbench.ui.app.launch import make_app, parse_args, start_window
+    from workbench.ui.app.settings import open_settings
 
     app = make_app()
     with tempfile.TemporaryDirectory(prefix="workbench-benchmark-path-") as tmp:

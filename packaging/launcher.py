@@ -9,7 +9,7 @@ def run() -> int:
         from workbench.cli import main as cli_main
 
         return cli_main(sys.argv[2:])
-    from workbench.ui.app import main as gui_main
+    from workbench.ui.app.launch import main as gui_main
 
     return gui_main(sys.argv[1:])
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's workbench, not an installed one
-from workbench.ui.app import SAMPLE_DIR, SELF_TEST_QUESTION, make_app  # noqa: E402
+from workbench.ui.app.launch import SAMPLE_DIR, SELF_TEST_QUESTION, make_app  # noqa: E402
 
 WIDTH, HEIGHT = 1366, 768
 
@@ -27,8 +27,8 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     app = make_app()
     from workbench.core.workspace import Workspace
-    from workbench.ui.main_window import MainWindow
-    from workbench.ui.settings import open_settings
+    from workbench.ui.app.settings import open_settings
+    from workbench.ui.window.main_window import MainWindow
 
     def wait(done, seconds: float = 240.0) -> None:  # noqa: ANN001
         deadline = time.monotonic() + seconds

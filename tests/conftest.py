@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 @pytest.fixture(scope="session")
 def embedder():
     """The real all-MiniLM-L6-v2 model, loaded once per test session."""
-    from workbench.core.embedding import SentenceTransformerEmbedder
+    from workbench.core.index.embedding import SentenceTransformerEmbedder
 
     emb = SentenceTransformerEmbedder()
     emb.encode(["warm up"])
@@ -69,6 +69,6 @@ def fresh_ws(tmp_path, embedder):
 @pytest.fixture
 def counter(embedder):
     """The model tokenizer's token counter."""
-    from workbench.core.tokens import counter_for_model
+    from workbench.core.ingest.tokens import counter_for_model
 
     return counter_for_model(embedder.model_path)

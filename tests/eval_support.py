@@ -1,6 +1,6 @@
 """Helpers for the evaluation-lab tests: an independent metric implementation and small question sets.
 
-The reference implementation here deliberately shares no code with ``workbench.core.evaluation.metrics``
+The reference implementation here deliberately shares no code with ``workbench.core.evaluate.metrics``
 or ``workbench.core.spans``: it paints characters into numpy boolean masks, one per document.
 """
 
@@ -107,8 +107,8 @@ def sotu_workspace(tmp_path_factory, embedder) -> tuple[Path, Path]:  # noqa: AN
     """``(question set folder, data folder)``: the state-of-the-union set with its corpus indexed at 100- and
     200-token chunks, built once per test session (copy the data folder before changing it)."""
     if "sotu" not in _BUILT:
-        from workbench.core.chunking import ChunkConfig
-        from workbench.core.evaluation.datasets import index_corpora, load_question_set
+        from workbench.core.evaluate.datasets import index_corpora, load_question_set
+        from workbench.core.ingest.chunking import ChunkConfig
         from workbench.core.workspace import Workspace
 
         root = sotu_set(tmp_path_factory.mktemp("sotu-qs"))

@@ -5,10 +5,10 @@ from conftest import SAMPLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.chunking import ChunkConfig, chunk_document, unit_spans
-from workbench.core.documents import load_file
-from workbench.core.headings import parse_headings, section_spans
-from workbench.core.sentences import sentence_spans
+from workbench.core.ingest.chunking import ChunkConfig, chunk_document, unit_spans
+from workbench.core.ingest.documents import load_file
+from workbench.core.ingest.headings import parse_headings, section_spans
+from workbench.core.ingest.sentences import sentence_spans
 
 TRICKY = (
     "# Emoji 😀 heading\n\nRepeated text. Repeated text. Repeated text.\n\n"

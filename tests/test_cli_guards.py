@@ -146,8 +146,8 @@ def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(
     guard = NetGuard(monkeypatch)
     monkeypatch.setenv("OLLAMA_HOST", REMOTE)
     from workbench.core.llm.ollama_backend import remote_refusal
-    from workbench.core.rerank import backend_for
-    from workbench.ui.settings import LLMChoice
+    from workbench.core.llm.open import backend_for
+    from workbench.ui.app.settings import LLMChoice
 
     line = remote_refusal(None)
     assert line and "10.1.2.3" in line
@@ -173,7 +173,7 @@ def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(
     ("{" + '"a":' * 5000 + "1" + "}" * 5000, "characters"),
 ])
 def test_bad_strategy_json_names_the_field(spec, field):
-    from workbench.core.strategies import resolve
+    from workbench.core.retrieve.strategies import resolve
 
     with pytest.raises(ValueError, match=field.replace(".", r"\.")):
         resolve(spec)
@@ -200,7 +200,7 @@ _JSON = st.recursive(
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=4))
 def test_random_strategy_json_never_raises_anything_but_a_value_error(data):
-    from workbench.core.strategies import Strategy, resolve
+    from workbench.core.retrieve.strategies import Strategy, resolve
 
     try:
         text = json.dumps(data)
@@ -222,7 +222,7 @@ def _question_set(root, rows: str, corpus: str = "Some text.") -> None:
 
 
 def test_csv_field_over_the_default_limit_loads(tmp_path):
-    from workbench.core.evaluation.datasets import load_question_set
+    from workbench.core.evaluate.datasets import load_question_set
 
     corpus = "abc " * 50_000  # 200,000 characters: one reference field is longer than 131,072
     refs = json.dumps([{"content": corpus, "start_index": 0, "end_index": len(corpus)}])
@@ -238,7 +238,7 @@ def test_csv_field_over_the_default_limit_loads(tmp_path):
     ("x" * 3000 + ",[],c1\n", "row 2"),
 ])
 def test_malformed_csv_is_a_dataset_error_naming_the_place(tmp_path, rows, where):
-    from workbench.core.evaluation.datasets import DatasetError, load_question_set
+    from workbench.core.evaluate.datasets import DatasetError, load_question_set
 
     _question_set(tmp_path, rows)
     with pytest.raises(DatasetError, match=where):
@@ -255,8 +255,8 @@ def test_long_question_is_refused_in_core_and_cli(sample_ws, capsys, sample_data
 
 
 def test_unbroken_run_is_counted_and_chunked_by_its_length(counter):
-    from workbench.core.chunking import ChunkConfig, chunk_document
-    from workbench.core.tokens import MAX_TOKEN_CHARS, RegexTokenCounter
+    from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+    from workbench.core.ingest.tokens import MAX_TOKEN_CHARS, RegexTokenCounter
 
     text = "start " + "x" * 1_000_000 + " end"
     for c in (counter, RegexTokenCounter()):
@@ -278,7 +278,7 @@ def test_budget_counts_what_is_sent_for_an_unbroken_run(fresh_ws, tmp_path, caps
     doc = tmp_path / "blob.txt"
     doc.write_text("blob " + "Q" * 200_000 + "\n", encoding="utf-8")
     fresh_ws.add_paths([str(doc)])
-    from workbench.core.strategies import PRESETS
+    from workbench.core.retrieve.strategies import PRESETS
 
     result = fresh_ws.search("blob", PRESETS["plain"].with_changes(budget=50, size=20))
     sent = sum(p.span.end - p.span.start for p in result.passages)
@@ -296,8 +296,8 @@ def test_overlap_of_half_the_size_is_refused(capsys, tmp_path):
 
 
 def test_strategy_panel_clamps_overlap_below_half_the_size(qtbot):
-    from workbench.core.strategies import PRESETS
-    from workbench.ui.strategy_panel import StrategyPanel
+    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.ui.compare.strategy_panel import StrategyPanel
 
     panel = StrategyPanel(PRESETS["plain"])
     qtbot.addWidget(panel)
@@ -309,9 +309,9 @@ def test_strategy_panel_clamps_overlap_below_half_the_size(qtbot):
 
 # ----- issue 18 item 12: runs --delete -------------------------------------------------------------------
 def _record_runs(ws, tmp_path, n: int) -> list[str]:
-    from workbench.core.evaluation.datasets import load_question_set
-    from workbench.core.evaluation.records import save_run
-    from workbench.core.evaluation.sweep import SweepResult
+    from workbench.core.evaluate.datasets import load_question_set
+    from workbench.core.evaluate.records import save_run
+    from workbench.core.evaluate.sweep import SweepResult
 
     _question_set(tmp_path / "qs", "What?,[],c1\n")
     qset = load_question_set(tmp_path / "qs")

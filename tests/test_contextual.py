@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core import contextualize as ctx
-from workbench.core.chunking import ChunkConfig
+from workbench.core.index import context_sentences as ctx
+from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.llm import open_backend
 from workbench.core.workspace import Workspace
@@ -148,7 +148,7 @@ def test_contextual_set_searches(ctx_data, embedder, llm):
 @pytest.mark.llm
 def test_cli_contextualize_search_and_eval(ctx_data, tmp_path, capsys):
     from workbench.cli import main
-    from workbench.core.evaluation.datasets import save_question_set
+    from workbench.core.evaluate.datasets import save_question_set
 
     data, info, _, _ = ctx_data
     assert main(["contextualize", "--data-dir", str(data), "--chunk-size", str(SIZE), "--backend", "embedded",
@@ -200,7 +200,7 @@ def test_no_local_llm_is_one_clear_error(fresh_ws, tmp_path, monkeypatch):
 
 
 def test_clean_sentence_and_context_window():
-    from workbench.core.documents import Document
+    from workbench.core.ingest.documents import Document
 
     assert ctx.clean_sentence('Sentence: "It covers rollbacks." More.') == "It covers rollbacks."
     assert ctx.clean_sentence("\n**Context:**\n  This passage explains the cache flush.\nNext line") == \

@@ -6,9 +6,9 @@ import pytest
 from conftest import SAMPLE
 from pdfgen import make_pdf
 
-from workbench.core.discovery import discover
-from workbench.core.documents import load_file, load_paths
-from workbench.core.headings import heading_path_at, parse_headings
+from workbench.core.ingest.discovery import discover
+from workbench.core.ingest.documents import load_file, load_paths
+from workbench.core.ingest.headings import heading_path_at, parse_headings
 
 
 def test_markdown_text_is_stored_unaltered(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 from eval_support import mask_metrics, sample_questions
 
 from workbench.cli import main
-from workbench.core.evaluation.datasets import save_question_set
+from workbench.core.evaluate.datasets import save_question_set
 
 
 def run_cli(capsys, *args):

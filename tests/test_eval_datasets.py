@@ -8,7 +8,7 @@ import pytest
 from conftest import CHROMA
 from eval_support import SOTU, sample_questions, sotu_set
 
-from workbench.core.evaluation.datasets import (
+from workbench.core.evaluate.datasets import (
     DatasetError,
     add_question_from_spans,
     corpus_documents,

@@ -4,8 +4,8 @@ scripted backend standing in for the LLM (it tests the parser, not a model) — 
 import pytest
 from eval_support import sample_questions
 
-from workbench.core.evaluation.datasets import save_question_set
-from workbench.core.evaluation.judge import (
+from workbench.core.evaluate.datasets import save_question_set
+from workbench.core.evaluate.judge import (
     UNJUDGED,
     answer_and_judge,
     backend_name,
@@ -14,8 +14,8 @@ from workbench.core.evaluation.judge import (
     label_summary,
     parse_judgement,
 )
-from workbench.core.evaluation.records import load_run, save_run
-from workbench.core.evaluation.sweep import expand_grid, run_sweep
+from workbench.core.evaluate.records import load_run, save_run
+from workbench.core.evaluate.sweep import expand_grid, run_sweep
 
 
 class ScriptedBackend:

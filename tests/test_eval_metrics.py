@@ -8,7 +8,7 @@ from eval_support import first_touching_rank, mask_metrics
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.evaluation.metrics import QuestionMetrics, question_metrics, span_scores, summarize
+from workbench.core.evaluate.metrics import QuestionMetrics, question_metrics, span_scores, summarize
 from workbench.core.spans import Span
 
 

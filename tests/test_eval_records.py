@@ -7,9 +7,9 @@ import shutil
 import pytest
 from eval_support import copy_workspace, sotu_workspace
 
-from workbench.core.evaluation.datasets import DatasetError, load_question_set
-from workbench.core.evaluation.export import export_results, plot_lines, summary_rows
-from workbench.core.evaluation.records import (
+from workbench.core.evaluate.datasets import DatasetError, load_question_set
+from workbench.core.evaluate.export import export_results, plot_lines, summary_rows
+from workbench.core.evaluate.records import (
     code_version,
     delete_run,
     find_run,
@@ -19,7 +19,7 @@ from workbench.core.evaluation.records import (
     rerun,
     save_run,
 )
-from workbench.core.evaluation.sweep import expand_grid, run_sweep
+from workbench.core.evaluate.sweep import expand_grid, run_sweep
 
 
 @pytest.fixture(scope="module")

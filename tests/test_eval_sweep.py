@@ -3,16 +3,16 @@
 import pytest
 from eval_support import SOTU, copy_workspace, mask_metrics, sotu_workspace
 
-from workbench.core.chunking import ChunkConfig
-from workbench.core.evaluation.datasets import load_question_set
-from workbench.core.evaluation.metrics import question_metrics
-from workbench.core.evaluation.sweep import (
+from workbench.core.evaluate.datasets import load_question_set
+from workbench.core.evaluate.metrics import question_metrics
+from workbench.core.evaluate.sweep import (
     QuestionResult,
     compare_rows,
     expand_grid,
     parse_grid,
     run_sweep,
 )
+from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.spans import Span
 

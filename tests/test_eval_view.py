@@ -4,9 +4,9 @@ import pytest
 from eval_support import sample_questions
 from PySide6.QtCore import Qt
 
-from workbench.core.evaluation.datasets import save_question_set
+from workbench.core.evaluate.datasets import save_question_set
 from workbench.core.spans import Span
-from workbench.ui.eval_view import EvalView
+from workbench.ui.evaluate.eval_view import EvalView
 
 
 @pytest.fixture

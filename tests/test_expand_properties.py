@@ -4,12 +4,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.chunking import ChunkConfig
-from workbench.core.expand import neighbour_windows, parent_windows, token_windows
-from workbench.core.retrieve import Hit
-from workbench.core.runtime import SetRuntime
-from workbench.core.store import ChunkSetInfo, ChunkTable
-from workbench.core.vectors import VectorIndex
+from workbench.core.index.store import ChunkSetInfo, ChunkTable
+from workbench.core.index.vectors import VectorIndex
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.retrieve.chunk_set import SetRuntime
+from workbench.core.retrieve.expand import neighbour_windows, parent_windows, token_windows
+from workbench.core.retrieve.search import Hit
 
 CHUNK = 10  # characters per chunk in the synthetic documents (chunks touch: [0,10), [10,20), ...)
 

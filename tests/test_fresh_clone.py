@@ -56,8 +56,8 @@ def test_the_outside_path_check_catches_what_it_should():
 
 
 def test_bundled_sets_are_listed_and_resolve_by_name():
-    from workbench.core.evaluation.bundled import bundled_sets, resolve_dataset
-    from workbench.core.evaluation.datasets import DatasetError, load_question_set
+    from workbench.core.evaluate.bundled import bundled_sets, resolve_dataset
+    from workbench.core.evaluate.datasets import DatasetError, load_question_set
 
     sets = {s.name: s for s in bundled_sets()}
     chroma = sets["chroma-general"]

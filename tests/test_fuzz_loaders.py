@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.core.documents import load_file
+from workbench.core.ingest.documents import load_file
 
 SUFFIXES = [".txt", ".md", ".html", ".pdf", ".rst"]
 _DIR = Path(tempfile.mkdtemp(prefix="wb-fuzz-"))

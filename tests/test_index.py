@@ -3,10 +3,10 @@
 import numpy as np
 from conftest import SAMPLE
 
-from workbench.core.chunking import ChunkConfig
-from workbench.core.indexer import index_path
-from workbench.core.strategies import from_dict
-from workbench.core.verify import verify_store
+from workbench.core.index.build import index_path
+from workbench.core.index.verify import verify_store
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.retrieve.strategies import from_dict
 
 
 def test_repeated_configuration_reuses_cached_embeddings(fresh_ws, embedder):

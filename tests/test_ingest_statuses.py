@@ -12,13 +12,13 @@ import pytest
 from conftest import ROOT
 
 from workbench.commands.index import LISTED_PROBLEMS, problem_lines
-from workbench.core.chunking import ChunkConfig
-from workbench.core.discovery import discover
-from workbench.core.documents import LoadError, LoadResult, decode_text, load_file
-from workbench.core.evaluation.datasets import DatasetError, load_question_set, save_question_set
-from workbench.core.filenames import fs_path, shown
-from workbench.core.strategies import from_dict
-from workbench.core.verify import verify_store
+from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
+from workbench.core.index.verify import verify_store
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.discovery import discover
+from workbench.core.ingest.documents import LoadError, LoadResult, decode_text, load_file
+from workbench.core.ingest.filenames import fs_path, shown
+from workbench.core.retrieve.strategies import from_dict
 
 LATIN1_NAME = os.fsdecode(b"caf\xe9.txt")  # a file name that is not UTF-8 (surrogate-escaped in Python)
 TOPICS = {
@@ -154,7 +154,7 @@ def test_fifo_and_device_links_are_never_read(tmp_path):
     (folder / "ok.txt").write_text("plain text")
     code = ("import json, resource, sys\n"
             "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
-            "from workbench.core.documents import load_file, load_paths\n"
+            "from workbench.core.ingest.documents import load_file, load_paths\n"
             "rows = [[r.path.split('/')[-1], r.status, r.reason] for r in load_paths([sys.argv[1]])]\n"
             "rows += [['direct-' + r.path.split('/')[-1], r.status, r.reason] for r in "
             "[load_file(sys.argv[1] + '/zero.txt'), load_file(sys.argv[1] + '/pipe.txt')]]\n"

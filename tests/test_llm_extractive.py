@@ -19,6 +19,7 @@ import pytest
 from conftest import ROOT
 
 from workbench.cli import main
+from workbench.core.answer.extractive import Sentence, passage_sentences, select
 from workbench.core.llm import open_backend
 from workbench.core.llm.extractive import (
     JUDGE_REFUSAL,
@@ -26,12 +27,9 @@ from workbench.core.llm.extractive import (
     MAX_SENTENCES,
     ExtractiveBackend,
     NotGenerative,
-    Sentence,
-    passage_sentences,
-    select,
 )
+from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
-from workbench.core.strategies import Strategy
 
 QUESTION = "Why must the database migration run before the rollout?"
 DEPLOY = """# Deploy guide
@@ -101,7 +99,7 @@ def section(doc, title: str) -> tuple[int, int]:  # noqa: ANN001
 
 
 def ask(ws, question: str = QUESTION, top_k: int = 3):  # noqa: ANN001, ANN201
-    from workbench.core.llm.answer import ask as ask_core
+    from workbench.core.answer.answering import ask as ask_core
 
     pieces: list[str] = []
     result = ask_core(ws, question, Strategy(top_k=top_k), open_backend("extractive"), on_token=pieces.append)
@@ -183,7 +181,7 @@ def test_auto_without_ollama_is_extractive_and_it_cannot_generate():
 
 
 def test_judging_refuses_the_extractive_backend(ws):
-    from workbench.core.evaluation.judge import answer_and_judge
+    from workbench.core.evaluate.judge import answer_and_judge
 
     with pytest.raises(NotGenerative) as err:
         answer_and_judge(ws, ExtractiveBackend(), None, None)  # refused before anything is read
@@ -214,7 +212,7 @@ def test_ask_extractive_json_in_a_subprocess(ws):
 
 
 def test_generative_commands_refuse_extractive_in_one_line(capsys, ws, tmp_path, monkeypatch):
-    from workbench.core.evaluation.datasets import save_question_set
+    from workbench.core.evaluate.datasets import save_question_set
 
     deploy = doc_by_name(ws, "deploy.md")
     start, end = section(deploy, "Why the migration runs first")

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.core.llm import open_backend
-from workbench.core.llm.citations import cited_passages, invalid_numbers, parse_citations, source_lines
-from workbench.core.llm.prompt import (
+from workbench.core.answer.citations import cited_passages, invalid_numbers, parse_citations, source_lines
+from workbench.core.answer.prompt import (
     COUNT_NONCE,
     SYSTEM_PROMPT,
     NumberedPassage,
@@ -15,11 +14,12 @@ from workbench.core.llm.prompt import (
     build_prompt,
     fence,
     fit_budget,
-    fold_system,
     render_messages,
 )
+from workbench.core.llm import open_backend
+from workbench.core.llm.base import fold_system
+from workbench.core.retrieve.strategies import PRESETS
 from workbench.core.spans import Span
-from workbench.core.strategies import PRESETS
 
 P1 = NumberedPassage(1, 1, Span(7, 100, 180), "[deploy-guide.md] Flushing the cache",
                      "# Deploying\n\nFlush only the page cache.", "/docs/deploy-guide.md")
@@ -174,8 +174,8 @@ def test_document_text_cannot_imitate_the_prompt_structure():
 
 
 def test_passage_header_names_the_title_once_and_the_path_at_the_passage_start(sample_ws):
-    from workbench.core.headings import heading_path_at
-    from workbench.core.llm.prompt import number_passages
+    from workbench.core.answer.prompt import number_passages
+    from workbench.core.ingest.headings import heading_path_at
 
     q = "Why must migrations run before the rollout?"
     s = PRESETS["neighbours"].with_changes(size=40, structure_aware=True, window=2, top_k=3)

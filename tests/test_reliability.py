@@ -14,10 +14,10 @@ import pytest
 from conftest import ROOT, SAMPLE
 from pdfgen import make_pdf
 
+from workbench.core.index.locking import FileLock, LockBusy
+from workbench.core.index.store import Store, StoreError
+from workbench.core.index.verify import verify_store
 from workbench.core.jobs import ProgressEvent
-from workbench.core.locking import FileLock, LockBusy
-from workbench.core.store import Store, StoreError
-from workbench.core.verify import verify_store
 
 
 def make_messy_folder(root: Path) -> dict[str, str]:
@@ -105,7 +105,7 @@ def test_unreadable_file_is_reported(tmp_path):
     (folder / "open.md").write_text("# Open\n\nreadable")
     (folder / "locked.md").write_text("# Locked\n\nsecret")
     os.chmod(folder / "locked.md", 0o000)
-    code = ("import json,sys; from workbench.core.documents import load_paths; "
+    code = ("import json,sys; from workbench.core.ingest.documents import load_paths; "
             "print(json.dumps([[r.path.split('/')[-1], r.status, r.reason] for r in load_paths([sys.argv[1]])]))")
     cmd = [sys.executable, "-c", code, str(folder)]
     if os.geteuid() == 0:
@@ -141,7 +141,7 @@ def test_writer_lock_is_exclusive_across_threads_and_processes(tmp_path):
         t.start()
         t.join()
         assert seen == [True]
-        code = ("import sys; from workbench.core.locking import FileLock, LockBusy\n"
+        code = ("import sys; from workbench.core.index.locking import FileLock, LockBusy\n"
                 "try:\n FileLock(sys.argv[1]).acquire(timeout=0.2); print('got')\n"
                 "except LockBusy: print('busy')")
         out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "write.lock")], capture_output=True,
@@ -214,7 +214,7 @@ def test_search_during_background_indexing_sees_a_complete_chunk_set(sample_ws, 
 
 def test_newer_schema_via_cli_is_one_line(tmp_path, capsys):
     from workbench.cli import main
-    from workbench.core.schema import SCHEMA_VERSION
+    from workbench.core.index.schema import SCHEMA_VERSION
 
     data = tmp_path / "data"
     data.mkdir()

@@ -2,8 +2,8 @@
 
 import pytest
 
-from workbench.core.rerank import parse_ranking
-from workbench.core.strategies import PRESETS
+from workbench.core.retrieve.rerank import parse_ranking
+from workbench.core.retrieve.strategies import PRESETS
 
 
 @pytest.mark.parametrize(
@@ -104,7 +104,7 @@ def test_summary_to_detail_searches_only_inside_top_sections_and_caches(sample_w
     assert calls > 0 and not res.warnings
     again = sample_ws.search("Which gloves do I wear?", s)
     assert llm.calls == calls, "summaries are cached by content hash and model"
-    from workbench.core.summaries import sections_of
+    from workbench.core.retrieve.summaries import sections_of
 
     sections = {sp for d in {p.span.doc_id for p in again.passages} for sp in sections_of(sample_ws, d)}
     assert len({(p.span.doc_id) for p in again.passages}) <= 2
@@ -114,7 +114,7 @@ def test_summary_to_detail_searches_only_inside_top_sections_and_caches(sample_w
 def test_summary_prompt_asks_for_key_facts_and_a_new_version_is_not_served_old_summaries(sample_ws):
     import hashlib
 
-    from workbench.core.summaries import section_summaries, sections_of
+    from workbench.core.retrieve.summaries import section_summaries, sections_of
 
     doc_id = sample_ws.search("monthly pass", PRESETS["plain"].with_changes(top_k=1)).passages[0].span.doc_id
     llm = ScriptedLLM(["The monthly pass costs 49 euros. It covers every line."])

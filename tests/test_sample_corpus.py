@@ -7,12 +7,12 @@ from conftest import SAMPLE
 from pdfgen import make_pdf
 from sample_pdf import PAGES
 
-from workbench.core.chunking import ChunkConfig, chunk_document
-from workbench.core.documents import load_file
-from workbench.core.evaluation.bundled import bundled_path
-from workbench.core.evaluation.datasets import corpus_documents, load_question_set
-from workbench.core.evaluation.metrics import span_scores
-from workbench.core.strategies import PRESETS
+from workbench.core.evaluate.bundled import bundled_path
+from workbench.core.evaluate.datasets import corpus_documents, load_question_set
+from workbench.core.evaluate.metrics import span_scores
+from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+from workbench.core.ingest.documents import load_file
+from workbench.core.retrieve.strategies import PRESETS
 
 SHORT_ON_PURPOSE = {"transit-prices.md"}  # a one-screen price list: the heading-path tests rank its sections
 

@@ -16,9 +16,9 @@ from eval_support import sample_questions
 from scipy import stats as sps
 
 from workbench.cli import main
-from workbench.core.evaluation.datasets import save_question_set
-from workbench.core.evaluation.metrics import QuestionMetrics
-from workbench.core.evaluation.statistics import (
+from workbench.core.evaluate.datasets import save_question_set
+from workbench.core.evaluate.metrics import QuestionMetrics
+from workbench.core.evaluate.statistics import (
     MDD_FACTOR,
     MetricDifference,
     compare_paired,
@@ -28,8 +28,8 @@ from workbench.core.evaluation.statistics import (
     paired_bootstrap,
     resolve_baseline,
 )
-from workbench.core.evaluation.sweep import ConfigResult, QuestionResult, SweepConfig
-from workbench.core.strategies import resolve
+from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig
+from workbench.core.retrieve.strategies import resolve
 
 
 def row(i, recall, tokens=100, covered=True, label=None, question=None):
@@ -120,7 +120,7 @@ def test_bootstrap_interval_matches_loop_reference_and_scipy():
 
 
 def test_blocks_give_the_same_numbers(monkeypatch):
-    import workbench.core.evaluation.paired_tests as paired_tests
+    import workbench.core.evaluate.paired_tests as paired_tests
 
     rng = np.random.default_rng(6)
     a, b = rng.random((37, 3)), rng.random((37, 3))

@@ -16,8 +16,8 @@ from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.core.store import Store, StoreError
-from workbench.core.vectors import IndexDamaged, VectorIndex
+from workbench.core.index.store import Store, StoreError
+from workbench.core.index.vectors import IndexDamaged, VectorIndex
 from workbench.core.workspace import Workspace
 
 
@@ -86,7 +86,7 @@ def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, embedder)
     paths = {Path(p).name for (p,) in conn.execute("SELECT path FROM documents")}
     conn.close()
     assert paths == {f.name for f in mine[:written]} | {f.name for f in theirs}
-    from workbench.core.verify import verify_store
+    from workbench.core.index.verify import verify_store
 
     again = Workspace(data, embedder=embedder)
     assert verify_store(again)["consistent"]
@@ -103,7 +103,7 @@ QUESTIONS = ["How do I flush the cache?", "What should I do after a chemical spi
 
 
 def _dense(ws, question):
-    from workbench.core.retrieve import dense_search
+    from workbench.core.retrieve.search import dense_search
 
     rt = ws.runtime(_first_set(ws))
     return [(h.chunk_id, round(h.score, 5)) for h in dense_search(rt, ws.query_vector(question), 5)]
@@ -114,7 +114,7 @@ def _dense(ws, question):
 def test_damaged_faiss_file_is_reported_and_never_searched(sample_data_dir, embedder, where, damage):
     """Random bytes at a random place of the FAISS file: verify reports it (or the bytes changed nothing),
     and search results are those of the intact index, with every score in [-1, 1]."""
-    from workbench.core.verify import verify_store
+    from workbench.core.index.verify import verify_store
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
@@ -175,7 +175,7 @@ def test_verify_cli_reports_checksum_and_repair_rebuilds(sample_ws, capsys):
 
 def test_verify_text_prints_its_notes(sample_ws, capsys):
     from workbench.cli import main
-    from workbench.core.chunking import ChunkConfig
+    from workbench.core.ingest.chunking import ChunkConfig
 
     sample_ws.store.ensure_chunk_set_row(ChunkConfig(size=33), sample_ws.embedder.model_id)
     data = str(sample_ws.data_dir)
@@ -187,8 +187,8 @@ def test_verify_text_prints_its_notes(sample_ws, capsys):
 
 def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(sample_ws):
     """A v2 store (no checksums) opens as v3; its FAISS file is rebuilt once and then recorded."""
-    from workbench.core.schema import SCHEMA_VERSION
-    from workbench.core.verify import verify_store
+    from workbench.core.index.schema import SCHEMA_VERSION
+    from workbench.core.index.verify import verify_store
 
     data = sample_ws.data_dir
     set_id = _first_set(sample_ws)
@@ -279,8 +279,8 @@ resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 if sys.argv[2] == "save":
     import numpy as np
     from pathlib import Path
-    from workbench.core.storage_errors import StoreError
-    from workbench.core.vectors import VectorIndex
+    from workbench.core.index.storage_errors import StoreError
+    from workbench.core.index.vectors import VectorIndex
     x = np.random.default_rng(0).normal(size=(3000, 64)).astype("float32")
     try:
         VectorIndex.build(np.arange(3000), x, 64).save(Path(sys.argv[3]) / "indexes" / "big.faiss")
@@ -295,7 +295,7 @@ sys.exit(main(sys.argv[2:]))
 
 def test_full_disk_is_one_line_and_loses_nothing(sample_ws, tmp_path):
     """RLIMIT_FSIZE makes every write past the limit fail (EFBIG / short write), as a full disk would."""
-    from workbench.core.verify import verify_store
+    from workbench.core.index.verify import verify_store
 
     data = sample_ws.data_dir
     docs_before = {d["path"] for d in sample_ws.store.documents()}
@@ -358,7 +358,7 @@ def test_waiting_writer_reports_the_holder_once(fresh_ws, tmp_path):
 
     note = write_notes(tmp_path / "n", "n", 1)[0]
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from workbench.core.locking import FileLock\n"
+        [sys.executable, "-c", "import sys, time; from workbench.core.index.locking import FileLock\n"
          "FileLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(1.5)",
          str(fresh_ws.data_dir / "write.lock")], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
@@ -371,7 +371,7 @@ def test_waiting_writer_reports_the_holder_once(fresh_ws, tmp_path):
 
 
 def test_holder_pid_uses_the_held_descriptor(tmp_path, monkeypatch):
-    from workbench.core.locking import FileLock
+    from workbench.core.index.locking import FileLock
 
     lock, other = FileLock(tmp_path / "write.lock"), FileLock(tmp_path / "write.lock")
     with lock.held():

@@ -5,7 +5,7 @@ import json
 import pytest
 from conftest import SAMPLE
 
-from workbench.core.strategies import PRESETS, from_dict, resolve
+from workbench.core.retrieve.strategies import PRESETS, from_dict, resolve
 from workbench.core.workspace import Workspace
 
 PRICE_QUESTION = "How much is the monthly pass?"
@@ -165,7 +165,7 @@ def test_per_doc_cap_refills_to_top_k(sample_ws):
 
 
 def test_parent_size_follows_the_children_unit_and_count_is_kept(sample_ws):
-    from workbench.core.chunking import unit_spans
+    from workbench.core.ingest.chunking import unit_spans
 
     q = "What does the monthly pass include?"
     words = PRESETS["parent-child"].with_changes(unit="words", size=20, parent_size=60, top_k=5, parent_top_k=3)

@@ -10,9 +10,9 @@ import re
 import pytest
 from conftest import SAMPLE
 
-from workbench.core.evaluation import synthetic as syn
-from workbench.core.evaluation.datasets import load_question_set
-from workbench.core.evaluation.records import list_runs
+from workbench.core.evaluate import synthetic as syn
+from workbench.core.evaluate.datasets import load_question_set
+from workbench.core.evaluate.records import list_runs
 
 DOCS = [SAMPLE / "deploy-guide.md", SAMPLE / "lab-safety.md"]
 REASONS = {"no_question", "not_a_question", "no_excerpt", "excerpt_not_found", "excerpt_too_short",

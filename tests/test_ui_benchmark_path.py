@@ -14,12 +14,12 @@ import pytest
 from conftest import SAMPLE
 from test_ui_support import WAIT_MS
 
-from workbench.core.evaluation.bundled import bundled_sets
-from workbench.core.evaluation.datasets import load_question_set, read_corpus
-from workbench.core.evaluation.metrics import question_metrics
-from workbench.core.evaluation.sweep import QuestionResult
+from workbench.core.evaluate.bundled import bundled_sets
+from workbench.core.evaluate.datasets import load_question_set, read_corpus
+from workbench.core.evaluate.metrics import question_metrics
+from workbench.core.evaluate.sweep import QuestionResult
+from workbench.core.retrieve.strategies import PRESETS
 from workbench.core.spans import Span, merge_spans
-from workbench.core.strategies import PRESETS
 
 pytest_plugins = ["test_ui_support"]
 CORPUS = "state_of_the_union"
@@ -41,7 +41,7 @@ def _label(m) -> str:  # noqa: ANN001 - QuestionMetrics
 
 def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtbot, make_window, fresh_ws,
                                                                              quiet_llm_host):
-    from workbench.ui.welcome import open_welcome
+    from workbench.ui.library.welcome import open_welcome
 
     window = make_window(fresh_ws)
     modes: list[str] = []  # the lab's own mode shows while it scores, then Explore opens the question
@@ -111,7 +111,7 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
 
 
 def test_bundled_menu_loads_chroma_general(qtbot, fresh_ws):
-    from workbench.ui.eval_view import EvalView
+    from workbench.ui.evaluate.eval_view import EvalView
 
     view = EvalView(fresh_ws)
     qtbot.addWidget(view)
@@ -133,7 +133,7 @@ def test_bundled_menu_loads_chroma_general(qtbot, fresh_ws):
 
 
 def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot, make_window, fresh_ws):
-    from workbench.ui.benchmark_tour import contrasting, pick_question, start_benchmark_tour
+    from workbench.ui.library.benchmark_tour import contrasting, pick_question, start_benchmark_tour
 
     window = make_window(fresh_ws)
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_ui_support import QUESTION, WAIT_MS, search
 
-from workbench.core.evaluation.metrics import span_scores
+from workbench.core.evaluate.metrics import span_scores
 from workbench.core.spans import Span, intersect_spans, merge_spans, overlap_length, subtract_spans
 
 pytest_plugins = ["test_ui_support"]
@@ -98,7 +98,7 @@ def test_evaluation_question_draws_and_scores_reference_spans(qtbot, make_window
 def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_window, sample_ws):
     window = make_window(sample_ws)
     if window.eval_view is None:
-        pytest.skip("workbench.ui.eval_view is not installed")
+        pytest.skip("workbench.ui.evaluate.eval_view is not installed")
     doc_id = sample_ws.store.documents()[0]["id"]
     with qtbot.waitSignal(window.compare.a.resultShown, timeout=WAIT_MS):
         window.eval_view.questionActivated.emit(QUESTION, [Span(doc_id, 0, 40)])

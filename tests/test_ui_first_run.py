@@ -20,8 +20,8 @@ from netguard import NetGuard
 from test_ui_support import WAIT_MS, _live_top_levels
 
 from workbench.core.llm.ollama_backend import remote_refusal
-from workbench.ui import settings as prefs
-from workbench.ui.settings import LLMChoice
+from workbench.ui.app import settings as prefs
+from workbench.ui.app.settings import LLMChoice
 
 pytest_plugins = ["test_ui_support"]
 MODELS = ["llama3.2:latest", "qwen2.5:0.5b"]
@@ -78,7 +78,7 @@ def start_app(qtbot, ui_settings):
     from PySide6.QtWidgets import QApplication
     from shiboken6 import isValid
 
-    from workbench.ui.app import parse_args, start_window
+    from workbench.ui.app.launch import parse_args, start_window
 
     before = _live_top_levels()
     started = []
@@ -135,7 +135,7 @@ def test_welcome_on_first_start_only_and_says_ollama_is_not_found(qtbot, start_a
 def test_load_sample_skip_and_help_menu(qtbot, make_window, fresh_ws, ui_settings, closed_host):
     from shiboken6 import isValid
 
-    from workbench.ui.welcome import open_welcome
+    from workbench.ui.library.welcome import open_welcome
 
     ui_settings.setValue("llm/host", closed_host)
     window = make_window(fresh_ws)
@@ -156,8 +156,8 @@ def test_load_sample_skip_and_help_menu(qtbot, make_window, fresh_ws, ui_setting
 
 
 def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_settings, tmp_path, ollama_standin):
-    from workbench.ui.settings_dialog import SettingsDialog
-    from workbench.ui.welcome import WelcomeDialog
+    from workbench.ui.app.settings_dialog import SettingsDialog
+    from workbench.ui.library.welcome import WelcomeDialog
 
     welcome = WelcomeDialog(tmp_path, LLMChoice(host=ollama_standin))
     qtbot.addWidget(welcome)
@@ -175,8 +175,8 @@ def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_sett
 
 
 def test_settings_round_trip_and_validation(qtbot, ui_settings, tmp_path, closed_host):
-    from workbench.core.embedding import default_model_path
-    from workbench.ui.settings_dialog import SettingsDialog
+    from workbench.core.index.embedding import default_model_path
+    from workbench.ui.app.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(ui_settings, tmp_path / "data")
     qtbot.addWidget(dialog)
@@ -210,7 +210,7 @@ def test_settings_round_trip_and_validation(qtbot, ui_settings, tmp_path, closed
 
 def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, fresh_ws, ui_settings, tmp_path,
                                                    monkeypatch):
-    from workbench.ui.settings_dialog import SettingsDialog
+    from workbench.ui.app.settings_dialog import SettingsDialog
 
     guard = NetGuard(monkeypatch)
     dialog = SettingsDialog(ui_settings, tmp_path / "data")
@@ -243,8 +243,8 @@ def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, fresh_ws,
 
 
 def test_app_start_honours_the_stored_data_folder_and_model(qtbot, start_app, ui_settings, tmp_path, monkeypatch):
-    from workbench.core.embedding import default_model_path
-    from workbench.ui.app import parse_args, startup_choices
+    from workbench.core.index.embedding import default_model_path
+    from workbench.ui.app.launch import parse_args, startup_choices
 
     stored = tmp_path / "stored-data"
     ui_settings.setValue(prefs.WELCOME_SEEN, True)

@@ -15,7 +15,7 @@ LAPTOPS = [(1366, 768), (1280, 720)]
 def test_fit_rect_keeps_a_fitting_geometry_and_centres_a_fraction_otherwise():
     from PySide6.QtCore import QRect
 
-    from workbench.ui.layout import fit_rect
+    from workbench.ui.window.layout import fit_rect
 
     screen = QRect(0, 0, 1366, 728)  # a laptop with a task bar
     inside = QRect(50, 40, 1000, 600)
@@ -31,7 +31,7 @@ def test_fit_rect_keeps_a_fitting_geometry_and_centres_a_fraction_otherwise():
 def _small_screen(monkeypatch, width: int, height: int):
     from PySide6.QtCore import QRect
 
-    from workbench.ui import layout
+    from workbench.ui.window import layout
 
     rect = QRect(0, 0, width, height)
     monkeypatch.setattr(layout, "available_rect", lambda _window: QRect(rect))
@@ -154,8 +154,8 @@ def test_the_lab_is_its_own_mode_shows_every_summary_column_and_drills_down(monk
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QColor
 
-    from workbench.core.evaluation.datasets import save_question_set
-    from workbench.ui.theme import CARD
+    from workbench.core.evaluate.datasets import save_question_set
+    from workbench.ui.app.theme import CARD
 
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)

@@ -9,7 +9,7 @@ import shutil
 from conftest import SAMPLE
 from test_ui_support import WAIT_MS
 
-from workbench.core.verify import verify_store
+from workbench.core.index.verify import verify_store
 
 pytest_plugins = ["test_ui_support"]
 

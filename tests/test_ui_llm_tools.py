@@ -10,8 +10,8 @@ from test_synthetic_questions import SCRIPT
 from test_synthetic_questions import ScriptedLLM as QuestionLLM
 from test_ui_support import WAIT_MS
 
-from workbench.core.chunking import ChunkConfig
-from workbench.ui.llm_tools import ContextualizeDialog, MakeQuestionsDialog, install_llm_tools
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.ui.answer.llm_tools import ContextualizeDialog, MakeQuestionsDialog, install_llm_tools
 
 pytest_plugins = ["test_ui_support"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from test_ui_support import QUESTION, WAIT_MS, search, wait_result
 
-from workbench.core.chunking import ChunkConfig
+from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.spans import merge_spans
 
 pytest_plugins = ["test_ui_support"]  # the window fixtures

@@ -1,7 +1,7 @@
 """The strategy panel's expansion-size knob and per-document cap edit the strategy the core runs."""
 
-from workbench.core.strategies import PRESETS
-from workbench.ui.strategy_panel import StrategyPanel
+from workbench.core.retrieve.strategies import PRESETS
+from workbench.ui.compare.strategy_panel import StrategyPanel
 
 
 def test_extent_knob_follows_the_expansion(qtbot):

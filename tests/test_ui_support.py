@@ -29,7 +29,7 @@ def _live_top_levels() -> dict[int, str]:
 @pytest.fixture
 def ui_settings(tmp_path):
     """A QSettings INI file in the test's temporary folder."""
-    from workbench.ui.settings import open_settings
+    from workbench.ui.app.settings import open_settings
 
     return open_settings(str(tmp_path / "settings.ini"))
 
@@ -37,7 +37,7 @@ def ui_settings(tmp_path):
 @pytest.fixture
 def make_window(qtbot, ui_settings):
     """``make_window(ws)`` → a shown MainWindow on ``ws``; closed, deleted and leak-checked afterwards."""
-    from workbench.ui.main_window import MainWindow
+    from workbench.ui.window.main_window import MainWindow
 
     before = _live_top_levels()
     windows = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_ui_support import WAIT_MS, search
 
-from workbench.core.strategies import PRESETS
+from workbench.core.retrieve.strategies import PRESETS
 
 pytest_plugins = ["test_ui_support"]
 
@@ -91,7 +91,7 @@ def test_about_box_and_errors_show_in_the_window(qtbot, make_window, fresh_ws):
 
 def test_worker_signals_in_order(qtbot):
     from workbench.core.jobs import Cancelled, ProgressEvent
-    from workbench.ui.workers import JobRunner, Worker
+    from workbench.ui.window.workers import JobRunner, Worker
 
     runner = JobRunner(2)
     seen: list[tuple] = []
@@ -128,7 +128,7 @@ def test_worker_signals_in_order(qtbot):
 
 @pytest.mark.llm
 def test_answer_streams_and_stops(qtbot, make_window, sample_ws):
-    from workbench.ui.settings import LLMChoice
+    from workbench.ui.app.settings import LLMChoice
 
     window = make_window(sample_ws)
     panel = window.answer
@@ -151,23 +151,3 @@ def test_answer_streams_and_stops(qtbot, make_window, sample_ws):
     with qtbot.waitSignal(panel.stopped, timeout=WAIT_MS):
         panel.stop.click()
     assert panel.ask.isEnabled() and "stopped" in panel.status.text()
-
-
-def test_binding_guard_keeps_none_alive_through_many_void_calls():
-    import sys
-
-    from PySide6.QtCore import QPoint
-
-    import workbench.ui
-    from workbench.ui.qt_compat import void_calls_leak_none
-
-    if not void_calls_leak_none():
-        assert not workbench.ui.NONE_GUARD_APPLIED or sys.version_info < (3, 12)
-        return
-    assert workbench.ui.NONE_GUARD_APPLIED
-    before = sys.getrefcount(None)
-    assert before > 1 << 39
-    point = QPoint()
-    for _ in range(300_000):  # more than an unguarded None holds: this would abort the interpreter
-        point.setX(1)
-    assert sys.getrefcount(None) > 1 << 39

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from workbench.core.vectors import VectorIndex
+from workbench.core.index.vectors import VectorIndex
 
 
 def clustered(n, dim=32, seed=0):

@@ -2,6 +2,6 @@
 
 import sys
 
-from workbench.ui.app import main
+from workbench.ui.app.launch import main
 
 sys.exit(main())

@@ -7,157 +7,26 @@ stderr and a non-zero exit, never a traceback. ``EXIT_STATUSES`` lists what a sc
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sqlite3
 import sys
-import time
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 from workbench import __version__
-from workbench.core.jobs import Cancelled, ProgressEvent
+from workbench.commands.common import (
+    EXIT_CANCELLED,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_STATUSES,
+    EXIT_USAGE,
+    UserError,
+    check_common_paths,
+    exit_status_text,
+)
+from workbench.core.jobs import Cancelled
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PROBLEMS, EXIT_CANCELLED = 0, 1, 2, 3, 130
-EXIT_STATUSES = [
-    (EXIT_OK, "success (files inside a folder that were skipped or failed are listed, but do not count)"),
-    (EXIT_ERROR, "error: a path named on the command line is missing or of the wrong kind, bad input, "
-                 "a refused remote host, an empty corpus, a damaged store …; one line on stderr"),
-    (EXIT_USAGE, "usage error: unknown option, missing or malformed argument (argparse), no command"),
-    (EXIT_PROBLEMS, "finished, but with problems: `index --strict` when a file was skipped or failed; "
-                    "`verify` found the store inconsistent (without --repair)"),
-    (EXIT_CANCELLED, "cancelled (Ctrl-C)"),
-]
-
-
-def exit_status_text() -> str:
-    """The exit statuses as lines for ``--help`` (the epilog) and docs/cli.md."""
-    return "\n".join(f"  {code:>3}  {meaning}" for code, meaning in EXIT_STATUSES)
-
-
-class UserError(Exception):
-    """An error caused by input; printed as one line."""
-
-
-def finite_float(text: str) -> float:
-    """An argparse ``type`` for float options: refuses ``nan``, ``inf`` and what is not a number."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, not {text!r}")
-    return value
-
-
-def existing_path(path: str | Path | None, what: str = "file or folder", kind: str = "any") -> Path | None:
-    """``path`` (expanded) when it exists and is of ``kind`` ("any", "file", "dir"); else a ``UserError``.
-
-    Commands call it for every path named on the command line before they open the store.
-    """
-    if path is None:
-        return None
-    import os
-
-    from workbench.core.filenames import fs_path
-
-    p = Path(path).expanduser()
-    if not (p.exists() or os.path.lexists(fs_path(str(p)))):  # a stored key shows odd bytes as \xNN
-        raise UserError(f"no such {what}: {path}")
-    if kind == "dir" and not p.is_dir():
-        raise UserError(f"{what} is not a folder: {path}")
-    if kind == "file" and not p.is_file():
-        raise UserError(f"{what} is not a file: {path}")
-    return p
-
-
-def output_dir(path: str | Path | None, option: str = "--out") -> Path | None:
-    """A folder to write into (created later): refused up front when it names an existing file, or when
-    one of its parents is a file."""
-    if path is None:
-        return None
-    p = Path(path).expanduser()
-    for q in (p, *p.parents):
-        if q.exists():
-            if not q.is_dir():
-                raise UserError(f"{option} {path}: {q} is a file, not a folder")
-            break
-    return p
-
-
-def check_common_paths(args: argparse.Namespace) -> None:
-    """Refuse, before any work, ``--data-dir`` naming a file, a missing embedding model folder (``--model``,
-    or ``--embed-model`` where ``--model`` names the LLM) and a missing GGUF file (``--model x.gguf``)."""
-    output_dir(getattr(args, "data_dir", None), "--data-dir")
-    llm_options = hasattr(args, "embed_model")
-    embed = args.embed_model if llm_options else getattr(args, "model", None)
-    if embed:
-        existing_path(embed, "model folder (--embed-model)" if llm_options else "model folder (--model)", "dir")
-    for option, kind_option in (("model", "backend"), ("llm_model", "llm")):
-        value = getattr(args, option, None) if option != "model" or llm_options else None
-        if value and (value.endswith(".gguf") or getattr(args, kind_option, None) == "embedded"):
-            existing_path(value, f"GGUF file (--{option.replace('_', '-')})", "file")
-
-
-def add_common(p: argparse.ArgumentParser) -> None:
-    """Options every data command takes."""
-    p.add_argument("--data-dir", help="data folder (default: $WORKBENCH_DATA or the per-user data folder)")
-    p.add_argument("--model", help="local sentence-transformers folder (default: packaged all-MiniLM-L6-v2)")
-    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-
-
-def add_chunk_options(p: argparse.ArgumentParser) -> None:
-    """Chunking options (they select or build a chunk set)."""
-    p.add_argument("--chunk-size", type=int, help="chunk size in units (default 200 tokens)")
-    p.add_argument("--overlap", type=int, help="overlap between chunks in units (default 0)")
-    p.add_argument("--unit", choices=["tokens", "words", "sentences"], help="chunk unit (default tokens)")
-    p.add_argument("--structure-aware", action="store_true", default=None,
-                   help="split on headings and paragraphs before size")
-    p.add_argument("--heading-path", action="store_true", default=None,
-                   help="embed 'title > headings: text' (heading-path contextual embedding)")
-
-
-def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
-    """A progress sink writing at most one line a second to stderr."""
-    last = [0.0]
-
-    def show(ev: ProgressEvent) -> None:
-        if quiet:
-            return
-        if not ev.total and ev.message:  # a notice, e.g. "waiting for another writer (pid N)…"
-            print(f"[{ev.stage}] {ev.message}", file=sys.stderr, flush=True)
-            return
-        now = time.monotonic()
-        if now - last[0] < 1.0 and ev.done < ev.total:
-            return
-        last[0] = now
-        rate = f", {ev.rate:.1f}/s" if ev.rate else ""
-        left = f", ~{ev.remaining_s:.0f}s left" if ev.remaining_s else ""
-        print(f"[{ev.stage}] {ev.done}/{ev.total}{rate}{left} {ev.message}".rstrip(), file=sys.stderr, flush=True)
-
-    return show
-
-
-def open_workspace(args: argparse.Namespace):  # noqa: ANN201
-    """The workspace named by ``--data-dir`` / ``--model``."""
-    from workbench.core.store import StoreError
-    from workbench.core.workspace import Workspace
-
-    try:
-        return Workspace(args.data_dir, model_path=getattr(args, "model", None))
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
-    except RuntimeError as exc:
-        raise UserError(str(exc)) from None
-
-
-def emit(args: argparse.Namespace, data: object, text: str) -> None:
-    """Print JSON with ``--json``, else the human text."""
-    if getattr(args, "json", False):
-        print(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        print(text)
+__all__ = ["EXIT_CANCELLED", "EXIT_ERROR", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_STATUSES", "EXIT_USAGE", "UserError",
+           "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -190,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    from workbench.core.storage_errors import StoreError
+    from workbench.core.index.storage_errors import StoreError
 
     try:
         check_common_paths(args)
@@ -219,8 +88,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    # `python -m workbench.cli`: run the imported module's main, so that commands (which import
-    # `workbench.cli`) raise the same UserError class that main catches
-    from workbench.cli import main as _main
-
-    sys.exit(_main())
+    sys.exit(main())

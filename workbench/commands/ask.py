@@ -6,16 +6,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli import UserError, add_common, emit, open_workspace, progress_printer
+from workbench.commands.common import UserError, add_common, emit, open_workspace, progress_printer
 from workbench.commands.contextualize import add_llm_options, check_llm_host, open_llm, workspace_llm_opener
 from workbench.commands.search import add_strategy_options, strategy_from_args
 from workbench.core.jobs import CancelToken
 
 
 def run_ask(args: argparse.Namespace) -> int:
+    from workbench.core.answer.answering import answer, prepare
+    from workbench.core.answer.citations import source_lines
     from workbench.core.llm import LLMError
-    from workbench.core.llm.answer import answer, prepare
-    from workbench.core.llm.citations import source_lines
     from workbench.core.llm.extractive import is_extractive
 
     if args.max_tokens < 1 or args.context_budget < 0:

@@ -11,7 +11,14 @@ import argparse
 import sys
 from dataclasses import replace
 
-from workbench.cli import UserError, add_chunk_options, add_common, emit, open_workspace, progress_printer
+from workbench.commands.common import (
+    UserError,
+    add_chunk_options,
+    add_common,
+    emit,
+    open_workspace,
+    progress_printer,
+)
 from workbench.commands.index import chunk_config
 
 ALLOW_REMOTE_HELP = ("allow sending questions and passages to an Ollama host (--host or $OLLAMA_HOST) that is "
@@ -93,7 +100,7 @@ def add_llm_options(p: argparse.ArgumentParser, extractive: bool = False) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.core.contextualize import build_contextual_set
+    from workbench.core.index.context_sentences import build_contextual_set
 
     config = replace(chunk_config(args), contextual=True)
     check_llm_host(args.backend, args.model, args.host, args.allow_remote)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli import emit
-from workbench.core.evaluation.bundled import bundled_sets
+from workbench.commands.common import emit
+from workbench.core.evaluate.bundled import bundled_sets
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import math
 import sys
 from pathlib import Path
 
-from workbench.cli import (
+from workbench.commands.common import (
     UserError,
     add_common,
     emit,
@@ -21,12 +21,12 @@ from workbench.cli import (
 )
 from workbench.commands.contextualize import check_llm_host, workspace_llm_opener
 from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
-from workbench.core.evaluation.datasets import DatasetError, load_question_set
-from workbench.core.evaluation.export import export_results, summary_rows
-from workbench.core.evaluation.judge import answer_and_judge, backend_name, label_changes, label_summary
-from workbench.core.evaluation.records import list_runs, load_run, rerun, save_run
-from workbench.core.evaluation.statistics import compare_paired, compare_to_baseline, resolve_baseline
-from workbench.core.evaluation.sweep import compare_rows, expand_grid, parse_grid, run_sweep
+from workbench.core.evaluate.datasets import DatasetError, load_question_set
+from workbench.core.evaluate.export import export_results, summary_rows
+from workbench.core.evaluate.judge import answer_and_judge, backend_name, label_changes, label_summary
+from workbench.core.evaluate.records import list_runs, load_run, rerun, save_run
+from workbench.core.evaluate.statistics import compare_paired, compare_to_baseline, resolve_baseline
+from workbench.core.evaluate.sweep import compare_rows, expand_grid, parse_grid, run_sweep
 
 COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
            ("mrr", "MRR")]
@@ -156,7 +156,7 @@ def run_compare(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
 def run_eval(args: argparse.Namespace) -> int:
     output_dir(args.out)
     if args.dataset:  # a bundled set's name, or a folder that exists: refused before the store is touched
-        from workbench.core.evaluation.bundled import bundled_path
+        from workbench.core.evaluate.bundled import bundled_path
 
         if bundled_path(args.dataset) is None or Path(args.dataset).expanduser().exists():
             existing_path(args.dataset, "question set folder", "dir")
@@ -248,7 +248,7 @@ def run_runs(args: argparse.Namespace) -> int:
     output_dir(args.out)
     ws = open_workspace(args)
     if args.delete:
-        from workbench.core.evaluation.records import delete_run
+        from workbench.core.evaluate.records import delete_run
 
         info = _run_to_delete(ws, args.delete, args.yes)
         delete_run(ws, info.id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli import (
+from workbench.commands.common import (
     EXIT_PROBLEMS,
     UserError,
     add_chunk_options,
@@ -16,7 +16,7 @@ from workbench.cli import (
     open_workspace,
     progress_printer,
 )
-from workbench.core.chunking import ChunkConfig, max_overlap
+from workbench.core.ingest.chunking import ChunkConfig, max_overlap
 
 
 def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> ChunkConfig:

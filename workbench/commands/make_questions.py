@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli import (
+from workbench.commands.common import (
     UserError,
     add_common,
     emit,
@@ -21,7 +21,7 @@ from workbench.cli import (
     progress_printer,
 )
 from workbench.commands.contextualize import add_llm_options, check_llm_host, open_llm
-from workbench.core.store import DB_NAME
+from workbench.core.index.store import DB_NAME
 
 
 def _source(args: argparse.Namespace):  # noqa: ANN202 - (Workspace, doc ids or None)
@@ -41,8 +41,8 @@ def _source(args: argparse.Namespace):  # noqa: ANN202 - (Workspace, doc ids or 
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.core.evaluation.datasets import QUESTIONS_FILE
-    from workbench.core.evaluation.synthetic import make_question_set
+    from workbench.core.evaluate.datasets import QUESTIONS_FILE
+    from workbench.core.evaluate.synthetic import make_question_set
 
     if args.n < 1:
         raise UserError("--n must be at least 1")

@@ -5,9 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from workbench.cli import UserError, add_chunk_options, add_common, emit, open_workspace, progress_printer
+from workbench.commands.common import (
+    UserError,
+    add_chunk_options,
+    add_common,
+    emit,
+    open_workspace,
+    progress_printer,
+)
 from workbench.commands.index import chunk_config
-from workbench.core.strategies import Strategy, override, resolve
+from workbench.core.retrieve.strategies import Strategy, override, resolve
 
 
 def add_strategy_options(p: argparse.ArgumentParser) -> None:
@@ -57,7 +64,7 @@ def needs_llm(strategy: Strategy) -> bool:
 
 def check_question(question: str) -> None:
     """Refuse a question over the length cap (core ``question_problem``) with its one-line message."""
-    from workbench.core.retrieve import question_problem
+    from workbench.core.retrieve.search import question_problem
 
     problem = question_problem(question)
     if problem:
@@ -94,7 +101,7 @@ def _heading_path(ws, result, hit) -> tuple[str, ...]:  # noqa: ANN001
 
 def _chunk_texts(ws, result, hit, doc) -> dict:  # noqa: ANN001
     """The best hit's chunk as embedded (prefix + text) and as displayed (``[file] heading - text``)."""
-    from workbench.core.contextual import display_text
+    from workbench.core.index.heading_prefix import display_text
 
     rt = ws.runtime(result.set_id)
     body = doc.text[hit.span.start : hit.span.end]

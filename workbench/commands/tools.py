@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli import UserError, add_common, emit, open_workspace
-from workbench.core.strategies import PRESETS
+from workbench.commands.common import UserError, add_common, emit, open_workspace
+from workbench.core.retrieve.strategies import PRESETS
 
 
 def run_docs(args: argparse.Namespace) -> int:
@@ -28,7 +28,7 @@ def run_strategies(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from workbench.core.verify import verify_store
+    from workbench.core.index.verify import verify_store
 
     try:
         ws = open_workspace(args)

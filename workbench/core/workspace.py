@@ -15,11 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench.core.chunking import ChunkConfig, chunk_document
-from workbench.core.documents import Document
-from workbench.core.embedding import Embedder, SentenceTransformerEmbedder
-from workbench.core.headings import section_spans
-from workbench.core.indexer import (
+from workbench.core.index.build import (
     IngestReport,
     Situator,
     build_chunk_set,
@@ -27,12 +23,16 @@ from workbench.core.indexer import (
     ingest_files,
     sync_index,
 )
+from workbench.core.index.embedding import Embedder, SentenceTransformerEmbedder
+from workbench.core.index.locking import FileLock
+from workbench.core.index.store import DB_NAME, ChunkSetInfo, Store, StoreError
+from workbench.core.index.vectors import IndexDamaged, VectorIndex
+from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+from workbench.core.ingest.documents import Document
+from workbench.core.ingest.headings import section_spans
+from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
-from workbench.core.locking import FileLock
-from workbench.core.runtime import SetRuntime
-from workbench.core.store import DB_NAME, ChunkSetInfo, Store, StoreError
-from workbench.core.tokens import TokenCounter, counter_for_model
-from workbench.core.vectors import IndexDamaged, VectorIndex
+from workbench.core.retrieve.chunk_set import SetRuntime
 
 APP_NAME = "chunk-workbench"
 
@@ -248,7 +248,7 @@ class Workspace:
         if info is not None and self._writer_busy() and self._has_snapshot(info):
             return info
         if config.contextual and situate is None:
-            from workbench.core.contextualize import make_situator
+            from workbench.core.index.context_sentences import make_situator
 
             situate = make_situator(self, progress=progress, cancel=cancel)
         with self.writing(progress):
@@ -333,7 +333,7 @@ class Workspace:
         self, questions: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
     ) -> np.ndarray:
         """Embeddings of many questions: cached ones read back, the rest embedded in one batch and cached."""
-        from workbench.core.embedding import embed_cached
+        from workbench.core.index.embedding import embed_cached
 
         missing = [q for q in dict.fromkeys(questions) if self._query_vectors.get(q) is None]
         if missing:
@@ -377,7 +377,7 @@ class Workspace:
 
     def search(self, question: str, strategy, progress: ProgressSink | None = None,  # noqa: ANN001
                cancel: CancelToken | None = None):  # noqa: ANN201
-        """Run a strategy for a question (see ``workbench.core.pipeline.run_strategy``)."""
-        from workbench.core.pipeline import run_strategy
+        """Run a strategy for a question (see ``workbench.core.retrieve.pipeline.run_strategy``)."""
+        from workbench.core.retrieve.pipeline import run_strategy
 
         return run_strategy(self, question, strategy, progress=progress, cancel=cancel)

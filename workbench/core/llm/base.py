@@ -277,3 +277,15 @@ def first_json_object(raw: str) -> dict | None:
         if isinstance(data, dict):
             return data
     return None
+
+def fold_system(messages: Sequence[dict]) -> list[dict]:
+    """Messages without a system role: system text goes in front of the first user turn."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system" and m["content"])
+    rest = [dict(m) for m in messages if m["role"] != "system"]
+    if not system:
+        return rest
+    for m in rest:
+        if m["role"] == "user":
+            m["content"] = f"{system}\n\n{m['content']}"
+            return rest
+    return [{"role": "user", "content": system}, *rest]

@@ -30,8 +30,8 @@ from workbench.core.llm.base import (
     LLMError,
     Message,
     StreamSink,
+    fold_system,
 )
-from workbench.core.llm.prompt import fold_system
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LABEL = "tiny plumbing demo (SmolLM2-135M): not for real answers"

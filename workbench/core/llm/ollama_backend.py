@@ -26,8 +26,8 @@ from workbench.core.llm.base import (
     RemoteHostRefused,
     StreamInterrupted,
     StreamSink,
+    fold_system,
 )
-from workbench.core.llm.prompt import fold_system
 
 DEFAULT_HOST = "127.0.0.1:11434"
 DEFAULT_TIMEOUT_S = 120.0

@@ -1,0 +1,353 @@
+"""Question sets in Chroma's format: read, check against the corpus text, map to stored documents, write.
+
+A question set is a folder with ``questions.csv`` (columns ``question,references,corpus_id``) and
+``corpora/<corpus_id>.md``. ``references`` is a JSON list of ``{"content", "start_index", "end_index"}``:
+Python character offsets into the corpus text read as UTF-8 (a reference may carry its own ``corpus_id``,
+which overrides the row's). A question with an empty list is one the corpus does not cover.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.retrieve.search import MAX_QUESTION_CHARS
+from workbench.core.spans import Span
+
+QUESTIONS_FILE = "questions.csv"
+CORPORA_DIR = "corpora"
+_CORPUS_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+class DatasetError(ValueError):
+    """A question set that cannot be used; the message says which file, row and reference."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One reference passage: ``corpus_id`` text ``[start, end)`` whose text is ``content``."""
+
+    corpus_id: str
+    start: int
+    end: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question; ``index`` is its row in ``questions.csv`` (0-based, stable under filters)."""
+
+    index: int
+    question: str
+    corpus_id: str
+    references: tuple[Reference, ...] = ()
+
+    @property
+    def covered(self) -> bool:
+        """True when the corpus holds an answer (the question has reference passages)."""
+        return bool(self.references)
+
+    def spans(self, doc_ids: Mapping[str, int]) -> list[Span]:
+        """The references as spans of the stored documents (``doc_ids``: corpus id → document id)."""
+        return [Span(doc_ids[r.corpus_id], r.start, r.end) for r in self.references]
+
+
+@dataclass
+class QuestionSet:
+    """A loaded question set: its questions, corpus files, their hashes and any reference mismatches."""
+
+    root: Path
+    questions: list[Question]
+    corpora: dict[str, Path]
+    corpus_hashes: dict[str, str]
+    questions_hash: str
+    mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        """The folder name."""
+        return self.root.name
+
+    @property
+    def dataset_hash(self) -> str:
+        """sha256 over the questions file and every corpus file (identifies the inputs of a run)."""
+        digest = hashlib.sha256(self.questions_hash.encode())
+        for cid in sorted(self.corpus_hashes):
+            digest.update(f"|{cid}:{self.corpus_hashes[cid]}".encode())
+        return digest.hexdigest()
+
+    def subset(self, limit: int | None = None, corpus: str | Sequence[str] | None = None) -> QuestionSet:
+        """Questions of some corpora only and/or the first ``limit`` of them (indexes are kept)."""
+        wanted = [corpus] if isinstance(corpus, str) else list(corpus or [])
+        unknown = [c for c in wanted if c not in self.corpora]
+        if unknown:
+            raise DatasetError(f"unknown corpus {', '.join(unknown)}; this set has {', '.join(sorted(self.corpora))}")
+        qs = [q for q in self.questions if not wanted or q.corpus_id in wanted]
+        if limit is not None:
+            qs = qs[: max(0, limit)]
+        return QuestionSet(self.root, qs, dict(self.corpora), dict(self.corpus_hashes), self.questions_hash,
+                           list(self.mismatches))
+
+    def needed_corpora(self) -> list[str]:
+        """Corpus ids the questions refer to (row or reference), sorted."""
+        ids = {q.corpus_id for q in self.questions if q.corpus_id} | {
+            r.corpus_id for q in self.questions for r in q.references}
+        return sorted(ids)
+
+
+def _sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def read_corpus(path: Path) -> str:
+    """Corpus text exactly as Chroma's offsets see it: UTF-8, newlines untouched."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return fh.read()
+
+
+def _short(text: str, n: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+CSV_FIELD_LIMIT = 64 * 1024 * 1024  # characters in one CSV field (a reference's content can be a long span)
+
+
+def _raise_field_limit() -> None:
+    """Raise the csv module's per-field limit (131,072 characters by default) to ``CSV_FIELD_LIMIT``."""
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
+
+
+def _csv_rows(reader: csv.DictReader, path: Path) -> Iterator[dict]:
+    """``reader``'s rows; a CSV syntax error (unterminated quote, a field over the limit) becomes a
+    ``DatasetError`` naming the file and line."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise DatasetError(f"{path}, line {reader.line_num}: not valid CSV ({exc})") from None
+        yield row
+
+
+def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_links: bool = False) -> QuestionSet:
+    """Read and check a question set. Every reference must satisfy ``text[start:end] == content``;
+    mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``.
+
+    ``root`` is a folder, or the name of a set bundled with the package (``chroma-general``, ``sample``).
+    A corpus file that is a link to outside the set's folder is refused unless ``follow_links``.
+    """
+    from workbench.core.evaluate.bundled import resolve_dataset
+
+    try:
+        root = resolve_dataset(root).resolve()
+    except FileNotFoundError as exc:
+        raise DatasetError(str(exc)) from None
+    qfile = root / QUESTIONS_FILE
+    if not qfile.is_file():
+        raise DatasetError(f"{root} is not a question set: {QUESTIONS_FILE} is missing")
+    texts: dict[str, str] = {}
+    corpora: dict[str, Path] = {}
+
+    def corpus_text(cid: str, where: str) -> str:
+        if cid not in texts:
+            path = root / CORPORA_DIR / f"{cid}.md"
+            if not _CORPUS_ID.match(cid) or not path.is_file():
+                raise DatasetError(f"{where}: corpus {cid!r} not found ({CORPORA_DIR}/{cid}.md is missing)")
+            target = path.resolve()
+            if not follow_links and not target.is_relative_to(root):
+                raise DatasetError(f"{CORPORA_DIR}/{cid}.md is a link to outside the question set's folder "
+                                   f"({target}); copy the file into the set, or allow links (--follow-links)")
+            try:
+                texts[cid] = read_corpus(path)
+            except UnicodeDecodeError as exc:
+                raise DatasetError(f"{path} is not UTF-8 text ({exc.reason})") from None
+            corpora[cid] = path
+        return texts[cid]
+
+    questions: list[Question] = []
+    mismatches: list[str] = []
+    _raise_field_limit()
+    with open(qfile, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, strict=True)  # strict: an unterminated or stray quote is an error
+        try:
+            fieldnames = reader.fieldnames
+        except csv.Error as exc:
+            raise DatasetError(f"{qfile}, line 1: not valid CSV ({exc})") from None
+        missing = {"question", "references", "corpus_id"} - set(fieldnames or [])
+        if missing:
+            raise DatasetError(f"{qfile}: missing column(s) {', '.join(sorted(missing))}")
+        for index, row in enumerate(_csv_rows(reader, qfile)):
+            where = f"{QUESTIONS_FILE} row {index + 2}"
+            if any(row.get(k) is None for k in ("question", "references", "corpus_id")):
+                raise DatasetError(f"{where} (line {reader.line_num}): has {len(row) - (None in row)} field(s), "
+                                   "expected question, references and corpus_id")
+            text = (row["question"] or "").strip()
+            if not text:
+                raise DatasetError(f"{where}: the question is empty")
+            if len(text) > MAX_QUESTION_CHARS:
+                raise DatasetError(f"{where}: the question is {len(text):,} characters long "
+                                   f"(at most {MAX_QUESTION_CHARS:,})")
+            row_cid = (row["corpus_id"] or "").strip()
+            try:
+                raw = json.loads(row["references"] or "[]")
+                if not isinstance(raw, list):
+                    raise ValueError("not a JSON list")
+            except ValueError as exc:
+                raise DatasetError(f"{where}: references are not a JSON list ({exc})") from None
+            refs = []
+            for n, ref in enumerate(raw, start=1):
+                try:
+                    cid = str(ref.get("corpus_id") or row_cid)
+                    start, end = int(ref["start_index"]), int(ref["end_index"])
+                    content = str(ref.get("content", ""))
+                except (AttributeError, KeyError, TypeError, ValueError):
+                    raise DatasetError(f"{where}, reference {n}: needs start_index and end_index") from None
+                body = corpus_text(cid, where)
+                found = body[start:end] if 0 <= start <= end <= len(body) else None
+                if found != content:
+                    got = "out of range" if found is None else repr(_short(found))
+                    mismatches.append(
+                        f"{where} ({_short(text, 50)!r}), reference {n}: {CORPORA_DIR}/{cid}.md[{start}:{end}] "
+                        f"is {got} but the reference says {_short(content)!r}")
+                refs.append(Reference(cid, start, end, content))
+            if row_cid:
+                corpus_text(row_cid, where)
+            questions.append(Question(index, text, row_cid, tuple(refs)))
+    if strict and mismatches:
+        shown = "\n  ".join(mismatches[:5])
+        more = f"\n  … and {len(mismatches) - 5} more" if len(mismatches) > 5 else ""
+        raise DatasetError(f"{len(mismatches)} reference(s) do not match the corpus text:\n  {shown}{more}")
+    hashes = {cid: _sha256_file(p) for cid, p in corpora.items()}
+    return QuestionSet(root, questions, corpora, hashes, _sha256_file(qfile), mismatches)
+
+
+# ----- stored documents ------------------------------------------------------------------------------
+def corpus_documents(ws, qset: QuestionSet) -> dict[str, int]:  # noqa: ANN001 - Workspace
+    """Corpus id → id of the stored document holding that corpus's exact text (by path, else by hash).
+
+    Raises ``DatasetError`` when a needed corpus is not indexed, or is stored with other content.
+    """
+    docs = ws.store.documents()
+    by_path = {d["path"]: d for d in docs}
+    by_sha = {d["sha256"]: d for d in docs}
+    out: dict[str, int] = {}
+    for cid in qset.needed_corpora():
+        path = str(qset.corpora[cid].resolve())
+        row = by_path.get(path)
+        if row is None or row["sha256"] != qset.corpus_hashes[cid]:
+            row = by_sha.get(qset.corpus_hashes[cid])
+        if row is None:
+            raise DatasetError(f"corpus {cid!r} ({path}) is not indexed in this workspace, or changed since")
+        out[cid] = int(row["id"])
+    return out
+
+
+def index_corpora(ws, qset: QuestionSet, config=None, progress: ProgressSink | None = None,  # noqa: ANN001
+                  cancel: CancelToken | None = None) -> dict[str, int]:
+    """Index the corpora the questions need (unchanged files are skipped) and return their document ids."""
+    try:
+        return corpus_documents(ws, qset)
+    except DatasetError:
+        pass
+    paths = [str(qset.corpora[cid]) for cid in qset.needed_corpora()]
+    report = ws.add_paths(paths, config, progress, cancel)
+    if report.failed or report.skipped:
+        bad = "; ".join(f"{r.path}: {r.reason}" for r in [*report.failed, *report.skipped])
+        raise DatasetError(f"corpus files could not be indexed: {bad}")
+    return corpus_documents(ws, qset)
+
+
+# ----- writing ---------------------------------------------------------------------------------------
+def _question_dict(q: Question | Mapping) -> dict:
+    if isinstance(q, Question):
+        refs = [{"corpus_id": r.corpus_id, "start_index": r.start, "end_index": r.end, "content": r.content}
+                for r in q.references]
+        return {"question": q.question, "corpus_id": q.corpus_id, "references": refs}
+    return {"question": q["question"], "corpus_id": q.get("corpus_id", ""), "references": list(q.get("references", []))}
+
+
+def save_question_set(
+    root: str | os.PathLike[str], questions: Iterable[Question | Mapping], corpora: Mapping[str, str | Path],
+    append: bool = False,
+) -> QuestionSet:
+    """Write a question set in Chroma's format and return it loaded (and checked).
+
+    ``questions``: ``Question`` values or dicts ``{"question", "corpus_id", "references": [{"start_index",
+    "end_index", "corpus_id"?, "content"?}]}`` (missing ``content`` is cut from the corpus text).
+    ``corpora``: corpus id → its text or a file to copy. An existing corpus file may only be rewritten with
+    the same text (other questions' offsets point into it). ``append`` keeps the questions already there.
+    """
+    root = Path(root).expanduser()
+    (root / CORPORA_DIR).mkdir(parents=True, exist_ok=True)
+    texts: dict[str, str] = {}
+    for cid, value in corpora.items():
+        if not _CORPUS_ID.match(cid):
+            raise DatasetError(f"corpus id {cid!r} must be letters, digits, '_', '.' or '-'")
+        texts[cid] = read_corpus(Path(value)) if isinstance(value, Path) else str(value)
+        target = root / CORPORA_DIR / f"{cid}.md"
+        if target.exists() and read_corpus(target) != texts[cid]:
+            raise DatasetError(f"{target} exists with different text; choose another corpus id")
+    rows: list[dict] = []
+    if append and (root / QUESTIONS_FILE).exists():
+        rows = [_question_dict(q) for q in load_question_set(root, strict=False).questions]
+    for q in questions:
+        d = _question_dict(q)
+        refs = []
+        for ref in d["references"]:
+            cid = ref.get("corpus_id") or d["corpus_id"]
+            d["corpus_id"] = d["corpus_id"] or cid
+            if cid not in texts:
+                path = root / CORPORA_DIR / f"{cid}.md"
+                if not path.is_file():
+                    raise DatasetError(f"no text for corpus {cid!r}: pass it in corpora")
+                texts[cid] = read_corpus(path)
+            start, end = int(ref["start_index"]), int(ref["end_index"])
+            if not 0 <= start < end <= len(texts[cid]):
+                raise DatasetError(f"reference {start}..{end} lies outside corpus {cid!r}")
+            content = texts[cid][start:end]
+            if ref.get("content") not in (None, content):
+                raise DatasetError(f"reference {start}..{end} of {cid!r} does not match its content")
+            refs.append({"content": content, "start_index": start, "end_index": end}
+                        | ({"corpus_id": cid} if cid != d["corpus_id"] else {}))
+        rows.append({"question": d["question"].strip(), "corpus_id": d["corpus_id"], "references": refs})
+    for cid, text in texts.items():
+        with open(root / CORPORA_DIR / f"{cid}.md", "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+    with open(root / QUESTIONS_FILE, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["question", "references", "corpus_id"])
+        for r in rows:
+            writer.writerow([r["question"], json.dumps(r["references"]), r["corpus_id"]])
+    return load_question_set(root)
+
+
+def add_question_from_spans(root: str | os.PathLike[str], ws, question: str, spans: Sequence[Span]) -> QuestionSet:  # noqa: ANN001
+    """Append a question whose references are spans of stored documents ("make a question from a selection").
+
+    Each document becomes a corpus named after its file (its stored text is written as the corpus, so the
+    offsets stay valid); empty ``spans`` make a question the corpus does not cover.
+    """
+    root = Path(root).expanduser()
+    corpora: dict[str, str] = {}
+    refs = []
+    for span in spans:
+        doc = ws.document(span.doc_id)
+        cid = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(doc.path).stem).lstrip(".") or f"doc{span.doc_id}"
+        existing = root / CORPORA_DIR / f"{cid}.md"
+        if existing.exists() and read_corpus(existing) != doc.text:
+            cid = f"{cid}-{doc.sha256[:8]}"
+        corpora[cid] = doc.text
+        refs.append({"corpus_id": cid, "start_index": span.start, "end_index": span.end})
+    row_cid = refs[0]["corpus_id"] if refs else ""
+    return save_question_set(root, [{"question": question, "corpus_id": row_cid, "references": refs}], corpora,
+                             append=True)

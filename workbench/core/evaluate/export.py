@@ -1,0 +1,137 @@
+"""Exports of evaluation results: summary and per-question rows as CSV / JSON, the trade-off plot as PNG / SVG.
+
+The plot shows recall and IoU against the mean context tokens sent, one line per strategy (and per value
+of every grid parameter other than the one the line runs along), drawn with matplotlib's Agg backend.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from workbench.core.evaluate.metrics import RATE_METRICS, SIZE_METRICS
+from workbench.core.evaluate.sweep import ConfigResult
+
+PER_QUESTION_FIELDS = ("recall", "precision", "iou", "hit", "reciprocal_rank", "first_rank", "context_tokens",
+                       "context_chars", "retrieved_chars", "reference_chars", "covered_chars")
+
+
+def _clean(x: float) -> float | None:
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def summary_rows(results: Sequence[ConfigResult]) -> list[dict]:
+    """One dict per configuration: ``strategy``, each grid value as its own key, the metric means
+    (rates in 0–1), their standard deviations (``*_std``), ``questions`` and ``key``."""
+    out = []
+    for cr in results:
+        s = cr.summary
+        row: dict = {"strategy": cr.config.base, **cr.config.params}
+        row |= {name: _clean(s[name].mean) for name in (*RATE_METRICS, *SIZE_METRICS)}
+        row |= {f"{name}_std": _clean(s[name].std) for name in (*RATE_METRICS, *SIZE_METRICS)}
+        row |= {"questions": len(cr.rows), "covered": s["recall"].n, "key": cr.config.key,
+                "description": cr.config.strategy.describe()}
+        out.append(row)
+    return out
+
+
+def question_rows(results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None) -> list[dict]:
+    """One dict per question per configuration (spans as ``doc:start-end`` joined by ``;``)."""
+    names = doc_names or {}
+    rows = []
+    for cr in results:
+        for r in cr.rows:
+            m = r.metrics.to_dict()
+            row = {"key": cr.config.key, "strategy": cr.config.base, **cr.config.params, "q_index": r.q_index,
+                   "question": r.question, "corpus_id": r.corpus_id}
+            row |= {f: m[f] for f in PER_QUESTION_FIELDS}
+            row["spans"] = ";".join(f"{names.get(s.doc_id, s.doc_id)}:{s.start}-{s.end}" for s in r.spans)
+            row |= {"answer": r.answer, "label": r.label, **r.extra}
+            rows.append(row)
+    return rows
+
+
+def write_csv(rows: Sequence[dict], path: str | Path) -> Path:
+    """Write dict rows as CSV (columns: union of keys in first-seen order)."""
+    path = Path(path)
+    fields: dict[str, None] = {}
+    for r in rows:
+        fields.update(dict.fromkeys(r))
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(fields))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def write_json(data: object, path: str | Path) -> Path:
+    """Write JSON (UTF-8, indented)."""
+    path = Path(path)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def plot_lines(rows: Sequence[dict]) -> list[tuple[str, list[dict]]]:
+    """Group summary rows into plot lines: per strategy and per value of every grid key except the one the
+    line runs along (``window`` when swept, else the last grid key); points sorted by context tokens."""
+    meta = {"strategy", "questions", "covered", "key", "description"}
+    grid_keys = [k for k in (rows[0] if rows else {}) if k not in meta and k not in RATE_METRICS
+                 and k not in SIZE_METRICS and not k.endswith("_std")]
+    along = "window" if "window" in grid_keys else (grid_keys[-1] if grid_keys else None)
+    lines: dict[str, list[dict]] = {}
+    for r in rows:
+        label = " ".join([r["strategy"], *(f"{k}={r[k]}" for k in grid_keys if k != along)])
+        lines.setdefault(label, []).append(r)
+    return [(label, sorted(pts, key=lambda r: r["context_tokens"] or 0)) for label, pts in lines.items()]
+
+
+def plot_tradeoff(rows: Sequence[dict], paths: Sequence[str | Path], title: str = "") -> list[Path]:
+    """Recall and IoU against mean context tokens, one line per strategy; saved to every path (PNG/SVG)."""
+    from matplotlib.figure import Figure  # a bare Figure renders with Agg, whatever pyplot's backend is
+
+    fig = Figure(figsize=(10, 4.2), dpi=100)
+    axes = fig.subplots(1, 2)
+    lines = plot_lines(rows)
+    along = next((k for k in ("window",) if rows and k in rows[0]), None)
+    for metric, ax in zip(("recall", "iou"), axes, strict=True):
+        for label, pts in lines:
+            xs = [p["context_tokens"] for p in pts]
+            ys = [100 * (p[metric] or 0.0) for p in pts]
+            ax.plot(xs, ys, marker="o", label=label)
+            if along:
+                for p, x, y in zip(pts, xs, ys, strict=True):
+                    ax.annotate(f"w{p[along]}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+        ax.set_xlabel("mean context tokens sent")
+        ax.set_ylabel(f"{'recall' if metric == 'recall' else 'IoU'} (%)")
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(fontsize=7, loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    out = []
+    for p in paths:
+        p = Path(p)
+        fig.savefig(p, format=p.suffix.lstrip(".").lower() or "png")
+        out.append(p)
+    return out
+
+
+def export_results(folder: str | Path, results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None,
+                   title: str = "", extra: dict | None = None) -> dict[str, Path]:
+    """Write ``summary.csv/json``, ``questions.csv/json`` and ``tradeoff.png/svg`` into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    summary = summary_rows(results)
+    questions = question_rows(results, doc_names)
+    files = {
+        "summary_csv": write_csv(summary, folder / "summary.csv"),
+        "summary_json": write_json({**(extra or {}), "configs": summary}, folder / "summary.json"),
+        "questions_csv": write_csv(questions, folder / "questions.csv"),
+        "questions_json": write_json(questions, folder / "questions.json"),
+    }
+    png, svg = plot_tradeoff(summary, [folder / "tradeoff.png", folder / "tradeoff.svg"], title)
+    files |= {"plot_png": png, "plot_svg": svg}
+    return files

@@ -1,0 +1,213 @@
+"""Experiment records: every evaluation run stored in the workspace's SQLite file (``runs`` and
+``run_questions``), listed, reopened and re-run.
+
+A run records what is needed to reproduce it: the question set (path, content hashes of the questions
+file and every corpus), each configuration's full strategy, the embedding model id and weight-file hash,
+the LLM model when answers were judged, the code version (package version + git commit), the seed, and
+per question the spans returned, the metrics, the answer and its label, with start and end times.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import subprocess
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_question_set
+from workbench.core.evaluate.judge import label_summary
+from workbench.core.evaluate.metrics import QuestionMetrics, summary_to_dict
+from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig, SweepResult, run_sweep
+from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.retrieve.strategies import from_dict
+from workbench.core.spans import Span
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """``workbench.__version__`` plus ``+g<commit>`` (and ``.dirty``) when the package is in a git checkout."""
+    from workbench import __version__
+
+    root = Path(__file__).resolve().parents[3]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                                text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
+                                "workbench"], capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return __version__
+    return f"{__version__}+g{commit}" + (".dirty" if dirty else "") if commit else __version__
+
+
+@functools.lru_cache(maxsize=8)
+def model_file_hash(model_path: str | None) -> str:
+    """sha256 over the weight files of a local model folder ('' when there is none)."""
+    if not model_path or not Path(model_path).is_dir():
+        return ""
+    digest = hashlib.sha256()
+    for f in sorted(Path(model_path).glob("*.safetensors")) + sorted(Path(model_path).glob("*.bin")):
+        with open(f, "rb") as fh:
+            for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One row of ``runs``: ``config`` and ``summary`` decoded from JSON."""
+
+    id: str
+    kind: str
+    label: str
+    config: dict
+    dataset_hash: str
+    code_version: str
+    started: str
+    finished: str | None
+    summary: dict
+
+    @property
+    def config_keys(self) -> list[str]:
+        """Keys of the configurations run, in order."""
+        return [c["key"] for c in self.config.get("configs", [])]
+
+
+def _iso(t: datetime) -> str:
+    return t.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+def save_run(ws, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",  # noqa: ANN001
+             seed: int = 0, llm_model: str | None = None, started: datetime | None = None,
+             selection: dict | None = None) -> str:
+    """Store a finished sweep as a run (one transaction) and return its id.
+
+    ``selection`` records how the question set was narrowed (``{"limit": N, "corpus": [...]}``) for re-runs.
+    """
+    finished = datetime.now(timezone.utc)
+    started = started or finished - timedelta(seconds=sweep.seconds)
+    run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+    emb = ws.embedder
+    doc_rows = {d["id"]: d for d in ws.store.documents()}
+    corpus_of = {v: k for k, v in sweep.doc_ids.items()}
+    used = {s.doc_id for cr in sweep.results for r in cr.rows for s in r.spans} | set(corpus_of)
+    config = {
+        "dataset": {"path": str(qset.root), "name": qset.name, "questions": len(qset.questions),
+                    "questions_sha256": qset.questions_hash, "corpora": qset.corpus_hashes,
+                    "selection": selection or {}},
+        "configs": [{"key": cr.config.key, "base": cr.config.base, "params": cr.config.params,
+                     "strategy": cr.config.strategy.to_dict(), "description": cr.config.strategy.describe()}
+                    for cr in sweep.results],
+        "embedding": {"model_id": emb.model_id, "model_path": getattr(emb, "model_path", None),
+                      "file_sha256": model_file_hash(getattr(emb, "model_path", None))},
+        "llm": {"model": llm_model} if llm_model else None,
+        "seed": seed,
+        "documents": {str(i): {"path": doc_rows[i]["path"], "sha256": doc_rows[i]["sha256"],
+                               "corpus_id": corpus_of.get(i)} for i in sorted(used) if i in doc_rows},
+        "workspace": {"data_dir": str(ws.data_dir), "documents": len(doc_rows)},
+    }
+    summary = {"configs": {cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
+               "seconds": round(sweep.seconds, 3), "warnings": sweep.warnings}
+    if any(r.label for cr in sweep.results for r in cr.rows):
+        summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
+    db = ws.store.db
+    with db.atomic():
+        db["runs"].insert({
+            "id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
+            "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
+            "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
+        })
+        db["run_questions"].insert_all(
+            {"run_id": run_id, "config_key": cr.config.key, "q_index": r.q_index, "question": r.question,
+             "spans_json": json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
+             "metrics_json": json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
+             "answer": r.answer, "label": r.label}
+            for cr in sweep.results for r in cr.rows
+        )
+    return run_id
+
+
+def record_run(ws, kind: str, label: str, config: dict, summary: dict, dataset_hash: str = "",  # noqa: ANN001
+               started: datetime | None = None, finished: datetime | None = None) -> str:
+    """Store a run that is not a sweep (no per-question rows), e.g. a question-generation run (kind
+    ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
+    finished = finished or datetime.now(timezone.utc)
+    run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+    ws.store.db["runs"].insert({
+        "id": run_id, "kind": kind, "label": label, "config_json": json.dumps(config, sort_keys=True),
+        "dataset_hash": dataset_hash, "code_version": code_version(), "started": _iso(started or finished),
+        "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
+    })
+    return run_id
+
+
+def _info(row: dict) -> RunInfo:
+    return RunInfo(row["id"], row["kind"], row["label"], json.loads(row["config_json"]), row["dataset_hash"],
+                   row["code_version"], row["started"], row["finished"], json.loads(row["summary_json"] or "{}"))
+
+
+def list_runs(ws) -> list[RunInfo]:  # noqa: ANN001
+    """Every recorded run, newest first."""
+    return [_info(r) for r in ws.store.db.query("SELECT * FROM runs ORDER BY started DESC, id DESC")]
+
+
+def find_run(ws, ref: str) -> RunInfo:  # noqa: ANN001
+    """A run by id, unique id prefix, or ``last`` / ``latest``."""
+    runs = list_runs(ws)
+    if ref in ("last", "latest") and runs:
+        return runs[0]
+    matches = [r for r in runs if r.id == ref] or [r for r in runs if r.id.startswith(ref)]
+    if len(matches) != 1:
+        raise KeyError(f"no run {ref!r}" if not matches else f"run {ref!r} is ambiguous ({len(matches)} match)")
+    return matches[0]
+
+
+def load_run(ws, ref: str) -> tuple[RunInfo, list[ConfigResult]]:  # noqa: ANN001
+    """Reopen a run: its record and per-configuration question rows (same shape as a fresh sweep)."""
+    info = find_run(ws, ref)
+    results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
+               for c in info.config["configs"]}
+    rows = ws.store.db.query("SELECT * FROM run_questions WHERE run_id = ? ORDER BY q_index", [info.id])
+    for row in rows:
+        m = json.loads(row["metrics_json"])
+        extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
+        results[row["config_key"]].rows.append(QuestionResult(
+            row["q_index"], row["question"], m.get("corpus_id", ""),
+            [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
+            row["label"], extra))
+    return info, list(results.values())
+
+
+def delete_run(ws, ref: str) -> None:  # noqa: ANN001
+    """Remove a run and its questions."""
+    info = find_run(ws, ref)
+    with ws.store.db.atomic():
+        ws.store.db.execute("DELETE FROM run_questions WHERE run_id = ?", [info.id])
+        ws.store.db.execute("DELETE FROM runs WHERE id = ?", [info.id])
+
+
+def rerun(ws, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,  # noqa: ANN001
+          cancel: CancelToken | None = None, allow_changed: bool = False) -> tuple[str, SweepResult]:
+    """Run a recorded run's configurations again on the same questions; returns the new run id.
+
+    Raises ``DatasetError`` when the question set's content changed since (unless ``allow_changed``).
+    """
+    info = find_run(ws, ref)
+    ds = info.config["dataset"]
+    qset = load_question_set(dataset_dir or ds["path"])
+    if not allow_changed and (qset.questions_hash != ds["questions_sha256"]
+                              or any(qset.corpus_hashes.get(c) != h for c, h in ds["corpora"].items())):
+        raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
+    sel = ds.get("selection") or {}
+    qset = qset.subset(sel.get("limit"), sel.get("corpus"))
+    configs = [SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]) for c in info.config["configs"]]
+    started = datetime.now(timezone.utc)
+    sweep = run_sweep(ws, qset, configs, progress, cancel)
+    if ws.embedder.model_id != info.config["embedding"]["model_id"]:
+        sweep.warnings.append(f"embedding model differs from the recorded run ({info.config['embedding']['model_id']})")
+    new_id = save_run(ws, qset, sweep, label=f"re-run of {info.id}", kind=info.kind, seed=info.config.get("seed", 0),
+                      started=started, selection=sel)
+    return new_id, sweep

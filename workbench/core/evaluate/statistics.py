@@ -1,0 +1,352 @@
+"""Paired statistics for two configurations over the same questions (``B − A``), and against one baseline.
+
+Questions are paired by ``(q_index, question)``; questions present in only one run are left out and
+counted. For every metric the per-question differences ``d = B − A`` are taken over the questions where
+both sides have a value (rates: the questions the corpus covers; context tokens: every question;
+answered: covered questions both sides judged), and reported with
+
+* a paired bootstrap interval, a sign-flip p-value, the minimum detectable difference and, for
+  binary outcomes, an exact sign test / McNemar test: the numerical routines and their exact definitions
+  are in ``workbench.core.evaluate.paired_tests``.
+
+A difference is called (``B better`` / ``A better``; for context tokens ``B sends more`` / ``B sends fewer``)
+when its p-value — Holm-adjusted when several configurations are compared with one baseline — is below
+``alpha``; otherwise it is "not distinguishable". Percent metrics are reported in points (× 100), MRR as a
+score, tokens in tokens. Against a baseline, each metric's p-values are Holm-adjusted over the comparisons
+made (none when there is only one). No Qt, no scipy: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+from workbench.core.evaluate.paired_tests import (
+    ALPHA,
+    BLOCK_CELLS,
+    EXACT_FLIPS,
+    MDD_FACTOR,
+    RESAMPLES,
+    binomial_cdf_half,
+    exact_sign_test,
+    holm,
+    paired_bootstrap,
+)
+from workbench.core.evaluate.sweep import QuestionResult
+
+__all__ = ["ALPHA", "BLOCK_CELLS", "EXACT_FLIPS", "MDD_FACTOR", "RESAMPLES", "BaselineComparison", "MetricDifference",
+           "PairedComparison", "SignTest", "binomial_cdf_half", "compare_paired", "compare_to_baseline",
+           "exact_sign_test", "holm", "paired_bootstrap", "pair_rows", "resolve_baseline"]
+
+ANSWERED = "answered"
+_COVERED_LABELS = ("answered", "partial", "no")  # judge.COVERED_LABELS (not imported: keeps this module light)
+
+
+def _rate(name: str) -> Callable[[QuestionResult], float | None]:
+    def get(r: QuestionResult) -> float | None:
+        v = getattr(r.metrics, name)
+        return None if v is None else float(v)
+    return get
+
+
+def _hit(r: QuestionResult) -> float | None:
+    return None if r.metrics.hit is None else float(bool(r.metrics.hit))
+
+
+def _answered(r: QuestionResult) -> float | None:
+    if not r.metrics.covered or r.label not in _COVERED_LABELS:
+        return None
+    return float(r.label == ANSWERED)
+
+
+# metric → (value of one question or None, unit, title)
+METRICS: dict[str, tuple[Callable[[QuestionResult], float | None], str, str]] = {
+    "recall": (_rate("recall"), "points", "recall"),
+    "precision": (_rate("precision"), "points", "precision"),
+    "iou": (_rate("iou"), "points", "IoU"),
+    "hit_rate": (_hit, "points", "hit rate"),
+    "mrr": (_rate("reciprocal_rank"), "score", "MRR"),
+    "context_tokens": (lambda r: float(r.metrics.context_tokens), "tokens", "context tokens"),
+    "answered_rate": (_answered, "points", "answered rate"),
+}
+BINARY = {"hit": _hit, "answered": _answered}
+
+
+# ----- results -------------------------------------------------------------------------------------------
+def _num(x: float, unit: str) -> str:
+    """Signed, with a real minus sign; points to one decimal, scores (MRR) to three, tokens whole (one
+    decimal under 10)."""
+    v = x * 100 if unit == "points" else x
+    digits = 3 if unit == "score" else 1 if unit == "points" or abs(v) < 10 else 0
+    text = f"{abs(v):.{digits}f}"
+    if float(text) == 0:
+        return "0" if digits == 0 else f"{0:.{digits}f}"
+    return ("+" if v > 0 else "−") + text
+
+
+def format_p(p: float) -> str:
+    """``p = 0.12``, ``p = 0.034``, ``p < 0.001`` (two significant digits)."""
+    if math.isnan(p):
+        return "p = n/a"
+    if p < 0.001:
+        return "p < 0.001"
+    return f"p = {p:.2g}" if p < 0.1 else f"p = {p:.2f}"
+
+
+@dataclass(frozen=True)
+class MetricDifference:
+    """``B − A`` of one metric: mean difference, bootstrap interval, p-value, minimum detectable difference."""
+
+    metric: str
+    unit: str  # "points" (rates, in 0–1 here; shown × 100), "score" (MRR, shown as is) or "tokens"
+    n: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    mdd: float
+    p_adjusted: float | None = None
+    comparisons: int = 1
+    alpha: float = ALPHA
+
+    @property
+    def p(self) -> float:
+        """The p-value a verdict uses: Holm-adjusted when several comparisons were made."""
+        return self.p_value if self.p_adjusted is None else self.p_adjusted
+
+    @property
+    def verdict(self) -> str:
+        """``not distinguishable``, or which side is better (tokens: which side sends more)."""
+        if math.isnan(self.p) or self.p >= self.alpha or self.diff == 0:
+            return "not distinguishable"
+        if self.unit == "tokens":
+            return "B sends more" if self.diff > 0 else "B sends fewer"
+        return "B better" if self.diff > 0 else "A better"
+
+    def sentence(self) -> str:
+        """One line a researcher can paste, e.g. ``B − A recall +3.1 points, 95% CI [−0.8, +7.0], p = 0.12
+        over 40 questions: not distinguishable``."""
+        title = METRICS[self.metric][2] if self.metric in METRICS else self.metric
+        if self.n == 0:
+            return f"B − A {title}: no question to compare"
+        p = format_p(self.p)
+        if self.p_adjusted is not None:
+            p += f" (Holm, {self.comparisons} comparison{'s' if self.comparisons != 1 else ''})"
+        level = round(100 * (1 - self.alpha))
+        unit = "" if self.unit == "score" else f" {self.unit}"
+        return (f"B − A {title} {_num(self.diff, self.unit)}{unit}, {level}% CI [{_num(self.ci_low, self.unit)}, "
+                f"{_num(self.ci_high, self.unit)}], {p} over {self.n} questions: {self.verdict}")
+
+    def to_dict(self) -> dict:
+        """JSON-ready (NaN as None), with ``verdict`` and ``sentence``."""
+        data = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(self).items()}
+        return data | {"verdict": self.verdict, "sentence": self.sentence()}
+
+
+@dataclass(frozen=True)
+class SignTest:
+    """Exact sign test / McNemar on a binary outcome: ``b`` = A yes & B no, ``c`` = A no & B yes."""
+
+    outcome: str
+    n: int
+    both: int
+    neither: int
+    b: int
+    c: int
+    p_value: float
+    alpha: float = ALPHA
+
+    @property
+    def verdict(self) -> str:
+        """``not distinguishable``, ``B better`` or ``A better``."""
+        if self.p_value >= self.alpha or self.b == self.c:
+            return "not distinguishable"
+        return "B better" if self.c > self.b else "A better"
+
+    def sentence(self) -> str:
+        """e.g. ``hit: A only 3, B only 9, both 20, neither 8 of 40 questions; exact McNemar p = 0.15: not
+        distinguishable``."""
+        return (f"{self.outcome}: A only {self.b}, B only {self.c}, both {self.both}, neither {self.neither} of "
+                f"{self.n} questions; exact McNemar {format_p(self.p_value)}: {self.verdict}")
+
+    def to_dict(self) -> dict:
+        """JSON-ready, with ``verdict`` and ``sentence``."""
+        return asdict(self) | {"verdict": self.verdict, "sentence": self.sentence()}
+
+
+@dataclass
+class PairedComparison:
+    """Every statistic of one ``A → B`` comparison."""
+
+    n: int  # questions in both runs
+    only_a: int
+    only_b: int
+    metrics: dict[str, MetricDifference]
+    sign_tests: dict[str, SignTest]
+    resamples: int
+    seed: int
+    alpha: float = ALPHA
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def mdd_sentence(self) -> str:
+        """The minimum detectable differences in one line."""
+        parts = [f"{METRICS[m.metric][2]} {_num(m.mdd, m.unit).lstrip('+')}{'' if m.unit == 'score' else ' ' + m.unit}"
+                 for m in self.metrics.values() if m.n > 1 and not math.isnan(m.mdd)]
+        return (f"minimum detectable difference (80% power, α = {self.alpha:g}, ≈ 2.8 × SE of the paired "
+                f"differences): " + (", ".join(parts) or "n/a"))
+
+    def lines(self, metrics: Sequence[str] | None = None) -> list[str]:
+        """The human-readable block: one line per metric, the sign tests, the MDD, the n."""
+        names = [m for m in (metrics or self.metrics) if m in self.metrics]
+        out = [self.metrics[m].sentence() for m in names]
+        out += [t.sentence() for t in self.sign_tests.values()]
+        out.append(self.mdd_sentence())
+        excluded = f"; {self.only_a + self.only_b} in one run only, left out" if self.only_a + self.only_b else ""
+        out.append(f"n = {self.n} paired questions{excluded}; paired bootstrap ({self.resamples} resamples, seed "
+                   f"{self.seed}) intervals, sign-flip test p-values")
+        return out + self.notes
+
+    def to_dict(self) -> dict:
+        """JSON-ready."""
+        return {"n": self.n, "only_a": self.only_a, "only_b": self.only_b, "resamples": self.resamples,
+                "seed": self.seed, "alpha": self.alpha, "ci_method": "paired bootstrap percentile",
+                "p_method": "paired sign-flip randomisation test, two-sided",
+                "mdd_method": "2.8 × sd(B − A) / √n (80% power, two-sided α = 0.05)",
+                "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
+                "sign_tests": {k: v.to_dict() for k, v in self.sign_tests.items()}, "notes": self.notes}
+
+
+# ----- computation ---------------------------------------------------------------------------------------
+def pair_rows(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult]
+              ) -> tuple[list[tuple[QuestionResult, QuestionResult]], int, int]:
+    """Questions of both runs matched by ``(q_index, question)`` in index order, and the counts present in
+    only A and only B."""
+    a = {(r.q_index, r.question): r for r in rows_a}
+    b = {(r.q_index, r.question): r for r in rows_b}
+    both = sorted(a.keys() & b.keys())
+    return [(a[k], b[k]) for k in both], len(a.keys() - b.keys()), len(b.keys() - a.keys())
+
+
+def compare_paired(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult],
+                   metrics: Sequence[str] | None = None, resamples: int = RESAMPLES, seed: int = 0,
+                   alpha: float = ALPHA) -> PairedComparison:
+    """Paired statistics of ``B − A`` over the questions both runs share.
+
+    ``metrics`` defaults to every one in ``METRICS``; ``answered_rate`` (and the answered sign test) only
+    when both sides hold judged answers.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    pairs, only_a, only_b = pair_rows(rows_a, rows_b)
+    judged = any(a.label for a, _ in pairs) and any(b.label for _, b in pairs)
+    names = [m for m in (metrics or METRICS) if m != "answered_rate" or judged]
+    unknown = [m for m in names if m not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric {unknown[0]!r}; use {', '.join(METRICS)}")
+    n = len(pairs)
+    va = np.full((n, len(names)), np.nan)
+    vb = np.full((n, len(names)), np.nan)
+    for i, (ra, rb) in enumerate(pairs):
+        for j, name in enumerate(names):
+            get = METRICS[name][0]
+            x, y = get(ra), get(rb)
+            if x is not None and y is not None:
+                va[i, j], vb[i, j] = x, y
+    valid = ~np.isnan(va)
+    stats = paired_bootstrap(np.nan_to_num(va), np.nan_to_num(vb), valid, resamples, seed, alpha)
+    diffs = {name: MetricDifference(name, METRICS[name][1], alpha=alpha, **s) for name, s in zip(names, stats, strict=True)}
+    tests = {}
+    for outcome, get in BINARY.items():
+        if outcome == "answered" and not judged:
+            continue
+        both = b = c = neither = 0
+        for ra, rb in pairs:
+            x, y = get(ra), get(rb)
+            if x is None or y is None:
+                continue
+            both += int(x == 1 and y == 1)
+            neither += int(x == 0 and y == 0)
+            b += int(x == 1 and y == 0)
+            c += int(x == 0 and y == 1)
+        tests[outcome] = SignTest(outcome, both + neither + b + c, both, neither, b, c, exact_sign_test(b, c), alpha)
+    notes = []
+    if judged:
+        notes.append("answered: covered questions judged on both sides (unjudged left out)")
+    return PairedComparison(n, only_a, only_b, diffs, tests, resamples, seed, alpha, time.perf_counter() - t0, notes)
+
+
+# ----- several configurations against one baseline ------------------------------------------------------
+BASELINE_METRICS = ("recall", "iou", "context_tokens")
+
+
+@dataclass
+class BaselineComparison:
+    """Every other configuration against one baseline, p-values Holm-adjusted per metric over the ``k``
+    comparisons."""
+
+    baseline: str
+    comparisons: dict[str, PairedComparison]  # configuration key → its comparison (B = it, A = baseline)
+
+    @property
+    def k(self) -> int:
+        """How many comparisons were made."""
+        return len(self.comparisons)
+
+    def lines(self, metrics: Sequence[str] = BASELINE_METRICS) -> list[str]:
+        """A header and, per configuration, one indented line per metric."""
+        adjusted = ", p-values Holm-adjusted" if self.k > 1 else ""
+        out = [f"against baseline [{self.baseline}] (A = baseline, B = each row; {self.k} comparison"
+               f"{'s' if self.k != 1 else ''}{adjusted}):"]
+        for key, comp in self.comparisons.items():
+            out.append(f"  [{key}] over {comp.n} questions")
+            out += [f"    {comp.metrics[m].sentence()}" for m in metrics if m in comp.metrics]
+        return out
+
+    def to_dict(self, key: str) -> dict:
+        """The JSON block of one configuration (``{}`` for the baseline itself)."""
+        if key not in self.comparisons:
+            return {}
+        return ({"baseline": self.baseline, "comparisons": self.k, "p_adjustment": "holm" if self.k > 1 else "none"}
+                | self.comparisons[key].to_dict())
+
+
+def resolve_baseline(keys: Sequence[str], ref: str | int | None) -> int:
+    """The index of the baseline among ``keys``: ``None`` → the first, ``N`` → the N-th (1-based), else a key
+    (exact, or a unique key containing it). Raises ``ValueError`` with a one-line message."""
+    if ref is None or ref == "":
+        return 0
+    text = str(ref).strip()
+    if text.isdigit():
+        if not 1 <= int(text) <= len(keys):
+            raise ValueError(f"baseline {text}: there are configurations 1-{len(keys)}")
+        return int(text) - 1
+    if text in keys:
+        return list(keys).index(text)
+    found = [i for i, k in enumerate(keys) if text in k]
+    if len(found) != 1:
+        raise ValueError(f"baseline {text!r} {'matches no' if not found else 'matches more than one'} configuration; "
+                         f"use a number 1-{len(keys)} or one of: {', '.join(keys)}")
+    return found[0]
+
+
+def compare_to_baseline(results: Sequence, baseline: int = 0, metrics: Sequence[str] = BASELINE_METRICS,  # ConfigResult
+                        resamples: int = RESAMPLES, seed: int = 0, alpha: float = ALPHA) -> BaselineComparison:
+    """Compare every configuration of a sweep with ``results[baseline]`` and Holm-adjust each metric's
+    p-values over the comparisons made."""
+    base = results[baseline]
+    comps = {cr.config.key: compare_paired(base.rows, cr.rows, metrics, resamples, seed, alpha)
+             for i, cr in enumerate(results) if i != baseline}
+    k = len(comps)
+    for name in () if k < 2 else {m for c in comps.values() for m in c.metrics}:
+        keys = [key for key, c in comps.items() if name in c.metrics]
+        adjusted = holm([comps[key].metrics[name].p_value for key in keys])
+        for key, p in zip(keys, adjusted, strict=True):
+            comps[key].metrics[name] = replace(comps[key].metrics[name], p_adjusted=p, comparisons=k)
+    return BaselineComparison(base.config.key, comps)

@@ -1,0 +1,226 @@
+"""Sweeps: run strategies × a parameter grid over a question set, and compare runs question by question.
+
+Chunk sets are built once per chunk configuration (cached embeddings are reused by the workspace), the
+questions are embedded once, in one batch (``Workspace.query_vectors``, cached in the store), and
+everything right of the search step runs in memory.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from workbench.core.evaluate.datasets import QuestionSet, index_corpora
+from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
+from workbench.core.jobs import CancelToken, ProgressSink, Reporter
+from workbench.core.retrieve.strategies import Strategy, override, resolve
+from workbench.core.spans import Span
+
+# grid key → strategy field (chunk fields may be given flat to Strategy.with_changes)
+GRID_KEYS = {
+    "chunk_size": "size", "size": "size", "overlap": "overlap", "window": "window", "top_k": "top_k",
+    "k": "top_k", "budget": "budget", "window_tokens": "window_tokens", "parent_size": "parent_size",
+    "per_doc_cap": "per_doc_cap", "candidate_k": "candidate_k",
+}
+DISPLAY = {"size": "chunk_size"}
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """One point of a sweep: a base strategy with some grid values applied."""
+
+    key: str
+    strategy: Strategy
+    base: str
+    params: dict = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass
+class QuestionResult:
+    """One question under one configuration: spans returned (rank order), metrics, optional answer."""
+
+    q_index: int
+    question: str
+    corpus_id: str
+    spans: list[Span]
+    metrics: QuestionMetrics
+    answer: str | None = None
+    label: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class ConfigResult:
+    """All questions under one configuration."""
+
+    config: SweepConfig
+    rows: list[QuestionResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def summary(self) -> dict[str, Stat]:
+        """Mean ± std of every metric."""
+        return summarize([r.metrics for r in self.rows])
+
+
+@dataclass
+class SweepResult:
+    """The outcome of a sweep, one ``ConfigResult`` per configuration, in order."""
+
+    results: list[ConfigResult]
+    doc_ids: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def by_key(self, key: str) -> ConfigResult:
+        """The result of one configuration."""
+        for r in self.results:
+            if r.config.key == key:
+                return r
+        raise KeyError(f"no configuration {key!r}")
+
+
+def parse_grid(text: str | None) -> dict[str, list[int]]:
+    """``"window=0,1,2 chunk_size=100,200"`` → ``{"window": [0, 1, 2], "chunk_size": [100, 200]}``."""
+    grid: dict[str, list[int]] = {}
+    for part in (text or "").replace(";", " ").split():
+        name, sep, values = part.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or not values.strip():
+            raise ValueError(f"grid entry {part!r} must look like name=1,2,3")
+        if name not in GRID_KEYS:
+            raise ValueError(f"unknown grid parameter {name!r}; use {', '.join(sorted(GRID_KEYS))}")
+        try:
+            nums = [int(v) for v in values.split(",") if v.strip()]
+        except ValueError:
+            raise ValueError(f"grid values of {name!r} must be whole numbers: {values!r}") from None
+        canonical = DISPLAY.get(GRID_KEYS[name], GRID_KEYS[name])
+        grid[canonical] = list(dict.fromkeys(grid.get(canonical, []) + nums))
+    return grid
+
+
+def config_key(base: str, params: Mapping[str, int]) -> str:
+    """A readable unique key: ``plain`` or ``plain chunk_size=100 window=1``."""
+    return " ".join([base, *(f"{k}={v}" for k, v in params.items())])
+
+
+def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequence[int]] | str | None = None,
+                warnings: list[str] | None = None) -> list[SweepConfig]:
+    """Every strategy × every grid combination. Combinations a strategy rejects (e.g. overlap ≥ chunk
+    size) are skipped with a note in ``warnings``."""
+    if isinstance(grid, str) or grid is None:
+        grid = parse_grid(grid)
+    names = list(grid)
+    configs: list[SweepConfig] = []
+    seen: set[str] = set()
+    for spec in strategies:
+        base = resolve(spec)
+        for values in itertools.product(*(grid[n] for n in names)):
+            params = dict(zip(names, values, strict=True))
+            changes = {GRID_KEYS[n]: v for n, v in params.items()}
+            try:
+                strategy = override(base, **changes)
+            except ValueError as exc:
+                if warnings is not None:
+                    warnings.append(f"skipped {config_key(base.name, params)}: {exc}")
+                continue
+            key = config_key(base.name, params)
+            n = 2
+            while key in seen:
+                key, n = f"{config_key(base.name, params)} #{n}", n + 1
+            seen.add(key)
+            configs.append(SweepConfig(key, strategy, base.name, params))
+    return configs
+
+
+def run_sweep(
+    ws,  # noqa: ANN001 - workbench.core.workspace.Workspace
+    qset: QuestionSet,
+    configs: Sequence[SweepConfig],
+    progress: ProgressSink | None = None,
+    cancel: CancelToken | None = None,
+) -> SweepResult:
+    """Run every configuration on every question; indexes the corpora first when needed."""
+    if not configs:
+        raise ValueError("nothing to run: no strategy configuration")
+    if not qset.questions:
+        raise ValueError("the question set has no questions")
+    started = time.perf_counter()
+    doc_ids = index_corpora(ws, qset, configs[0].strategy.chunk, progress, cancel)
+    result = SweepResult([ConfigResult(c) for c in configs], doc_ids)
+    other = len(ws.store.documents()) - len(set(doc_ids.values()))
+    if other > 0:
+        result.warnings.append(f"the workspace holds {other} document(s) besides the question set's corpora; "
+                               "retrieval searches them too")
+    for chunk in dict.fromkeys(c.strategy.chunk for c in configs):
+        ws.ensure_chunk_set(chunk, progress, cancel)
+    ws.query_vectors([q.question for q in qset.questions], progress, cancel)  # one batch, then cached
+    report = Reporter(progress, "evaluating", len(qset.questions) * len(configs))
+    done = 0
+    for q in qset.questions:
+        refs = q.spans(doc_ids)
+        for cr in result.results:
+            if cancel is not None:
+                cancel.check()
+            t0 = time.perf_counter()
+            sr = ws.search(q.question, cr.config.strategy, cancel=cancel)
+            spans = sr.spans()
+            metrics = question_metrics(spans, refs, sr.context.tokens, sr.context.chars)
+            cr.rows.append(QuestionResult(q.index, q.question, q.corpus_id, spans, metrics))
+            cr.seconds += time.perf_counter() - t0
+            done += 1
+            report(done, cr.config.key)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+# ----- comparison ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class QuestionChange:
+    """A question whose metric moved between two runs."""
+
+    q_index: int
+    question: str
+    before: float
+    after: float
+
+    @property
+    def delta(self) -> float:
+        """``after - before``."""
+        return self.after - self.before
+
+
+@dataclass
+class Comparison:
+    """Questions B fixed (metric rose by more than ``threshold``) and broke (fell by more), A → B."""
+
+    fixed: list[QuestionChange]
+    broke: list[QuestionChange]
+    unchanged: int
+    only_in_one: int
+    metric: str = "recall"
+    threshold: float = 0.1
+
+
+def compare_rows(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult], threshold: float = 0.1,
+                 metric: str = "recall") -> Comparison:
+    """Match questions by index (and text) and list those whose ``metric`` moved by more than ``threshold``."""
+    a = {(r.q_index, r.question): r for r in rows_a}
+    b = {(r.q_index, r.question): r for r in rows_b}
+    fixed, broke, same = [], [], 0
+    for key in sorted(a.keys() & b.keys()):
+        va, vb = getattr(a[key].metrics, metric), getattr(b[key].metrics, metric)
+        if va is None or vb is None:
+            continue
+        change = QuestionChange(key[0], key[1], float(va), float(vb))
+        if change.delta > threshold:
+            fixed.append(change)
+        elif -change.delta > threshold:
+            broke.append(change)
+        else:
+            same += 1
+    fixed.sort(key=lambda c: -c.delta)
+    broke.sort(key=lambda c: c.delta)
+    return Comparison(fixed, broke, same, len(a.keys() ^ b.keys()), metric, threshold)

@@ -1,0 +1,313 @@
+"""Indexing jobs: files → documents in the store; documents → a chunk set with embeddings and FAISS.
+
+Both are plain functions taking a progress sink and a cancel token. Each document's chunks are written
+in one transaction, and the FAISS file is synchronised with the database at the end (and on open), so a
+crash or a cancel at any point leaves a consistent store that the next run completes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from workbench.core.index.embedding import Embedder, embed_cached, model_max_tokens, text_hash
+from workbench.core.index.heading_prefix import heading_prefix
+from workbench.core.index.store import ChunkSetInfo, Store
+from workbench.core.index.vectors import VectorIndex
+from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece, chunk_document
+from workbench.core.ingest.discovery import discover
+from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, load_file
+from workbench.core.ingest.filenames import fs_path, is_inside, shown
+from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
+
+FLUSH_CHUNKS = 1024
+
+
+@dataclass
+class IngestReport:
+    """What happened to each file of an indexing run (every file found is in exactly one of added, updated,
+    unchanged, moved, skipped or failed; ``removed`` lists stored documents whose files are gone)."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[LoadResult] = field(default_factory=list)
+    failed: list[LoadResult] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str]] = field(default_factory=list)  # (old path, new path)
+    chunks_added: int = 0
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+    warnings: list[str] = field(default_factory=list)
+    chunks_dropped: bool = False  # documents lost chunks: FAISS files need the stale ids taken out
+
+    def as_dict(self) -> dict:
+        """JSON-ready summary."""
+        return {
+            "added": len(self.added), "updated": len(self.updated), "unchanged": len(self.unchanged),
+            "removed": list(self.removed), "moved": [{"from": a, "to": b} for a, b in self.moved],
+            "skipped": [{"path": r.path, "reason": r.reason} for r in self.skipped],
+            "failed": [{"path": r.path, "reason": r.reason} for r in self.failed],
+            "chunks_added": self.chunks_added, "chunks_total": self.chunks_total,
+            "chunks_embedded": self.chunks_embedded, "seconds": round(self.seconds, 3),
+            "cancelled": self.cancelled, "warnings": list(self.warnings),
+        }
+
+
+def _file_is_gone(key: str) -> bool:
+    """True when nothing is at a stored document's path any more (an unreadable folder is not 'gone')."""
+    try:
+        os.lstat(fs_path(key))
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def ingest_files(
+    store: Store, paths: list[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+    report: IngestReport | None = None, max_file_mb: float = MAX_FILE_MB, follow_links: bool = False,
+) -> IngestReport:
+    """Load files and folders into the store; bad files are recorded with their reason and skipped.
+
+    Each folder named is reconciled with the store: documents under it whose files are gone are removed,
+    or moved when a new file there has the same content (chunks and vectors kept); a file that is no longer
+    indexed (it now fails or is skipped) loses its stored document. Problems are recorded under the same
+    keys as documents and forgotten once a file is indexed or gone.
+    """
+    report = report or IngestReport()
+    found = discover(paths, follow_links=follow_links)
+    results: list[LoadResult] = list(found.problems)
+    tick = Reporter(progress, "reading", len(found.files))
+    for i, path in enumerate(found.files):
+        if cancel is not None:
+            cancel.check()
+        results.append(load_file(path, max_file_mb))
+        tick(i + 1, shown(path.name))
+    loaded = {r.document.path for r in results if r.document is not None}
+    stored = store.documents()
+    gone = [d for d in stored if any(is_inside(d["path"], f) for f in found.folders)
+            and d["path"] not in loaded and _file_is_gone(d["path"])]
+    movable: dict[str, list[dict]] = {}
+    for d in gone:
+        movable.setdefault(d["sha256"], []).append(d)
+    by_path = {d["path"]: d for d in stored}
+    for result in results:
+        doc = result.document
+        if doc is None:
+            earlier = by_path.get(result.path) if result.record else None
+            if earlier is not None and earlier not in gone:
+                store.remove_document(earlier["id"])
+                report.chunks_dropped = True
+                result = replace(result, reason=f"{result.reason}; its earlier version was removed from the index")
+            (report.failed if result.status == "failed" else report.skipped).append(result)
+            if result.record:
+                store.record_problem(result.path, result.status, result.reason)
+            continue
+        existed = doc.path in by_path
+        candidates = movable.get(doc.sha256) if not existed else None
+        if candidates:
+            old = candidates.pop(0)
+            gone.remove(old)
+            report.chunks_dropped |= store.move_document(old["id"], doc)
+            report.moved.append((old["path"], doc.path))
+            continue
+        _, changed = store.upsert_document(doc)
+        if not changed:
+            store.clear_problem(doc.path)
+        target = report.unchanged if not changed else (report.updated if existed else report.added)
+        target.append(doc.path)
+    for d in gone:
+        store.remove_document(d["id"])
+        report.removed.append(d["path"])
+        report.chunks_dropped = True
+    recorded = {r.path for r in results if r.document is None and r.record}
+    stale = [p["path"] for p in store.problems()
+             if not os.path.isabs(p["path"])  # recorded by older versions under the path as typed
+             or (p["path"] not in recorded and any(is_inside(p["path"], f) for f in found.folders))]
+    store.forget_problems(stale)
+    return report
+
+
+def index_path(data_dir: Path, set_id: str) -> Path:
+    """Where the FAISS file of a chunk set lives."""
+    return Path(data_dir) / "indexes" / f"{set_id}.faiss"
+
+
+Situator = Callable[[Document, Sequence[ChunkPiece]], list[str]]
+
+
+def embedded_texts(
+    doc: Document, pieces: Sequence[ChunkPiece], config: ChunkConfig, situate: Situator | None = None,
+) -> tuple[list[str], list[str]]:
+    """(prefixes, embedded texts) of a document's chunks under ``config``.
+
+    The prefix is the heading path (``heading_prefix``) and/or the LLM's situating sentence
+    (``contextual``, from ``situate``); the chunk's span and display text never change.
+    """
+    prefixes = [heading_prefix(doc.title, p.heading_path) if config.heading_prefix else "" for p in pieces]
+    if config.contextual:
+        if situate is None:
+            raise ValueError("contextual retrieval needs a local LLM (embedded or Ollama) to write the sentences")
+        sentences = situate(doc, pieces)
+        prefixes = [f"{sentence.strip()} {pre}".strip() + " " if sentence.strip() or pre else ""
+                    for sentence, pre in zip(sentences, prefixes, strict=True)]
+    return prefixes, [pre + doc.text[p.start : p.end] for pre, p in zip(prefixes, pieces, strict=True)]
+
+
+def build_chunk_set(
+    store: Store,
+    data_dir: Path,
+    config: ChunkConfig,
+    embedder: Embedder,
+    counter: TokenCounter,
+    progress: ProgressSink | None = None,
+    cancel: CancelToken | None = None,
+    report: IngestReport | None = None,
+    situate: Situator | None = None,
+) -> ChunkSetInfo:
+    """Bring the chunk set for ``config`` up to date with the stored documents, then mark it ready."""
+    report = report or IngestReport()
+    info = store.ensure_chunk_set_row(config, embedder.model_id)
+    shas = store.document_shas()
+    chunked = store.chunked_docs(info.id)
+    for doc_id in [d for d, sha in chunked.items() if shas.get(d) != sha]:
+        store.drop_doc_from_set(info.id, doc_id)
+    todo = [d for d, sha in shas.items() if chunked.get(d) != sha]
+    if todo or info.state != "ready":
+        store.set_state(info.id, "building")
+    tick = Reporter(progress, "chunking", len(todo))
+    pending: list[tuple[Document, list, list[str], list[str], list[int]]] = []
+    started = time.perf_counter()
+
+    def flush() -> None:
+        texts = [t for item in pending for t in item[3]]
+        hashes = [text_hash(t) for t in texts]
+        before = getattr(embedder, "texts_encoded", 0)
+
+        def embed_progress(ev: ProgressEvent) -> None:
+            if progress:
+                progress(ProgressEvent("embedding", ev.done, ev.total,
+                                       f"{report.chunks_added + ev.done} chunks", time.perf_counter() - started))
+
+        embed_cached(store, embedder, texts, hashes, progress=embed_progress, cancel=cancel)
+        report.chunks_embedded += getattr(embedder, "texts_encoded", 0) - before
+        offset = 0
+        for doc, pieces, prefixes, texts_, tokens in pending:
+            store.replace_doc_chunks(info.id, doc, pieces, prefixes, hashes[offset : offset + len(texts_)], tokens)
+            offset += len(texts_)
+            report.chunks_added += len(pieces)
+        pending.clear()
+
+    for i, doc_id in enumerate(todo):
+        if cancel is not None:
+            cancel.check()
+        doc = store.document(doc_id)
+        pieces = chunk_document(doc.text, doc.headings, config, counter)
+        prefixes, texts = embedded_texts(doc, pieces, config, situate)
+        tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
+        pending.append((doc, pieces, prefixes, texts, tokens))
+        if sum(len(p[1]) for p in pending) >= FLUSH_CHUNKS:
+            flush()
+        tick(i + 1, Path(doc.path).name)
+    if pending:
+        flush()
+    sync_index(store, data_dir, info.id, embedder, cancel=cancel)
+    store.set_state(info.id, "ready")
+    final = store.chunk_set(info.id)
+    report.chunks_total = final.chunk_count
+    note = truncation_warning(store, info.id, getattr(embedder, "model_path", None))
+    if note:
+        report.warnings.append(note)
+    return final
+
+
+def truncation_warning(store: Store, set_id: str, model_path: str | None) -> str | None:
+    """A warning when chunks (with their embedded prefix) are longer than the model reads."""
+    limit = model_max_tokens(model_path)
+    if not limit:
+        return None
+    longer = store.db.execute(
+        "SELECT count(*) FROM chunks WHERE set_id = ? AND tokens + length(prefix) / 4 > ?", [set_id, limit - 2]
+    ).fetchone()[0]
+    if not longer:
+        return None
+    return (f"{longer} chunk(s) are longer than the embedding model reads ({limit} tokens): their ends are not "
+            "embedded, so text there cannot be found by dense search (use smaller chunks)")
+
+
+def _token_counts(counter: TokenCounter, texts: list[str]) -> list[int]:
+    many = getattr(counter, "count_many", None)
+    return many(texts) if many else [counter.count(t) for t in texts]
+
+
+def chunk_texts(store: Store, set_id: str, ids: np.ndarray) -> tuple[list[str], list[str]]:
+    """(embedded texts, hashes) of chunks, read back from their spans and prefixes."""
+    texts, hashes = [], []
+    docs: dict[int, str] = {}
+    for i in range(0, len(ids), 500):
+        part = [int(x) for x in ids[i : i + 500]]
+        marks = ",".join("?" * len(part))
+        for doc_id, start, end, prefix, h in store.db.execute(
+            f'SELECT doc_id, start, "end", prefix, text_hash FROM chunks WHERE id IN ({marks}) ORDER BY id', part
+        ):
+            if doc_id not in docs:
+                docs[doc_id] = store.document(doc_id).text
+            texts.append(prefix + docs[doc_id][start:end])
+            hashes.append(h)
+    return texts, hashes
+
+
+def sync_index(
+    store: Store, data_dir: Path, set_id: str, embedder: Embedder, cancel: CancelToken | None = None,
+    rebuild: bool = False,
+) -> VectorIndex:
+    """Make the FAISS file hold exactly the set's chunk ids (from cached vectors), saving if it changed.
+
+    A file whose sha256 matches no recorded digest is rebuilt from the cached vectors.
+    """
+    path = index_path(data_dir, set_id)
+    db_ids = store.chunk_ids(set_id)
+    index: VectorIndex | None = None
+    checksums = store.index_checksums(set_id)
+    if not rebuild and checksums:  # a file with no recorded digest (older versions) is rebuilt once
+        try:
+            index = VectorIndex.load(path, checksums)
+        except ValueError:  # missing, unreadable or damaged (IndexDamaged): rebuilt from cached vectors
+            index = None
+    if index is not None and np.array_equal(index.ids(), db_ids):
+        return index
+    if index is not None and index.kind == "flat" and len(db_ids) <= 50_000:
+        held = index.ids()
+        stale = np.setdiff1d(held, db_ids)
+        if len(stale):
+            index.index.remove_ids(stale)
+        new = np.setdiff1d(db_ids, held)
+    else:
+        index, new = None, db_ids
+    texts, hashes = chunk_texts(store, set_id, new)
+    vectors = embed_cached(store, embedder, texts, hashes, cancel=cancel)
+    if index is None:
+        index = VectorIndex.build(new, vectors, embedder.dim)
+    elif len(new):
+        index.index.add_with_ids(np.ascontiguousarray(vectors), new)
+    save_index(store, index, path, set_id)
+    return index
+
+
+def save_index(store: Store, index: VectorIndex, path: Path, set_id: str) -> str:
+    """Write a chunk set's FAISS file and record its sha256 (before the rename, keeping the previous
+    digest valid until the new file is in place, so no reader or crash sees an unrecorded file)."""
+    store.check_writable()
+    digest = index.save(path, before_rename=lambda sha, size: store.prepare_index_file(set_id, sha, size))
+    store.commit_index_file(set_id)
+    return digest

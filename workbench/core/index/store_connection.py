@@ -1,0 +1,203 @@
+"""Opening a workbench database safely: only through SQLite, read-only when the folder or file is, refusing
+writes to a damaged file (``quick_check`` once per process and file version), storage errors worded.
+
+``StoreConnection`` is the base of ``workbench.core.index.store.Store``, which holds the tables' operations.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import sqlite_utils
+
+from workbench.core.index.schema import SCHEMA_VERSION, migrate
+from workbench.core.index.storage_errors import (
+    StoreError,
+    damaged_message,
+    describe,
+    folder_writable,
+    read_only_message,
+)
+
+# Integrity of each database file is checked once per process and file version:
+# {(device, inode, size, mtime): refusal or None}.
+_CHECKED: dict[tuple[int, int, int, int], str | None] = {}
+_CHECKED_GUARD = threading.Lock()
+
+
+def writes(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A store method that writes: refused on a read-only or damaged store, storage errors worded."""
+
+    @functools.wraps(method)
+    def wrapper(self: StoreConnection, *args: Any, **kwargs: Any) -> Any:
+        with self.writing():
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+def cache_write(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A write to a cache: skipped on a store that refuses writes (searching a read-only folder works)."""
+
+    @functools.wraps(method)
+    def wrapper(self: StoreConnection, *args: Any, **kwargs: Any) -> Any:
+        if self.refusal:
+            return None
+        with self.writing():
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class StoreConnection:
+    """A workbench database file. One instance per thread (SQLite connections are not shared).
+
+    The database file (and its -wal/-shm files) is only ever opened by SQLite: closing any other
+    descriptor on it would drop every POSIX lock this process holds on it, and another process could
+    then corrupt it. A file that is not a database is recognised by SQLite's own first read.
+
+    The store refuses writes (``refusal`` says why) when the data folder or the file is read-only (it is
+    then opened with ``mode=ro``) or when SQLite's ``quick_check`` fails (run once per process per file).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.folder = self.path.parent
+        self.refusal: str | None = None
+        existed = self.path.exists()
+        writable = folder_writable(self.folder) and (not existed or os.access(self.path, os.W_OK))
+        if not writable:
+            if not existed:
+                raise StoreError(f"the data folder {self.folder} is read-only and holds no store yet; "
+                                 "make it writable or choose another data folder.")
+            self.refusal = read_only_message(self.folder)
+        try:
+            self.db = sqlite_utils.Database(self._connect(read_only=not writable))
+            self._open_checks(writable)
+        except sqlite3.DatabaseError as exc:
+            self._close_quietly()
+            if getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB" or "not a database" in str(exc):
+                raise StoreError(
+                    f"{self.path} is not a SQLite database; it was left untouched. "
+                    "Move it away or choose another data folder."
+                ) from None
+            known = describe(exc, self.folder)
+            if known is not None:
+                raise known from None
+            what = "is damaged" if getattr(exc, "sqlite_errorname", "") == "SQLITE_CORRUPT" else "cannot be used"
+            raise StoreError(
+                f"{self.path} {what} ({exc}); it was left untouched. It cannot be repaired: move the "
+                "data folder away and index your files again (the cached embeddings are lost), or restore it "
+                "from a backup."
+            ) from None
+        except BaseException:
+            self._close_quietly()
+            raise
+
+    def _connect(self, read_only: bool) -> sqlite3.Connection:
+        """A connection; read-only ones use ``mode=ro``, or ``immutable=1`` when SQLite cannot create the
+        -shm file of a WAL database in a read-only folder (nothing can write there then)."""
+        if not read_only:
+            return sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
+        uri = "file:" + quote(str(self.path.resolve()))
+        conn = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30, check_same_thread=False)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+        return sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=30, check_same_thread=False)
+
+    def _open_checks(self, writable: bool) -> None:
+        """Schema version, WAL mode, integrity (once per process and file), migrations."""
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer Chunk Workbench (schema {version}, this version "
+                f"knows {SCHEMA_VERSION}); it was left untouched. Update the app or use another data folder."
+            )
+        if writable:
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        damage = self._integrity_once()
+        if damage:
+            self.refusal = damage
+        if self.refusal:
+            self.db.execute("PRAGMA query_only = ON")
+            if version < SCHEMA_VERSION:
+                raise StoreError(f"{self.path} needs an upgrade (schema {version} to {SCHEMA_VERSION}), but "
+                                 + self.refusal[0].lower() + self.refusal[1:])
+            return
+        migrate(self.db)
+
+    def _integrity_once(self) -> str | None:
+        """``PRAGMA quick_check`` the first time this process opens this file; the refusal, or None."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # a file changed since is checked again
+        with _CHECKED_GUARD:
+            if key in _CHECKED:
+                return _CHECKED[key]
+        try:
+            rows = [r[0] for r in self.db.execute("PRAGMA quick_check(3)").fetchall()]
+        except sqlite3.DatabaseError as exc:  # damage so deep the check itself stops
+            rows = [str(exc)]
+        refusal = None if rows == ["ok"] else damaged_message(self.path, "; ".join(rows))
+        with _CHECKED_GUARD:
+            _CHECKED[key] = refusal
+        return refusal
+
+    def _close_quietly(self) -> None:
+        db = getattr(self, "db", None)
+        if db is not None:
+            with suppress(sqlite3.Error):
+                db.close()
+
+    @property
+    def writable(self) -> bool:
+        """False when writes are refused (read-only folder or file, or a damaged database)."""
+        return self.refusal is None
+
+    def check_writable(self) -> None:
+        """Raise ``StoreError`` with the reason when this store refuses writes."""
+        if self.refusal:
+            raise StoreError(self.refusal)
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """``with store.writing(): ...``: refuse when read-only; word full-disk and I/O errors for people."""
+        self.check_writable()
+        try:
+            yield
+        except sqlite3.Error as exc:
+            known = describe(exc, self.folder)
+            if known is None:
+                raise
+            raise known from None
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def generation(self) -> int:
+        """A counter that grows with every change to documents or chunk sets (not to the caches)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _bump(self) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES ('generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )

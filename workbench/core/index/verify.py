@@ -1,0 +1,115 @@
+"""Consistency checks of a data folder: database integrity, chunks vs documents, FAISS vs database.
+
+FAISS files are checked by content (the sha256 recorded when each was written) and by a probe search
+(scores of normalised vectors lie in [-1, 1]). ``--repair`` rebuilds FAISS files from the cached vectors;
+damage inside the SQLite file cannot be repaired and is reported as such.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+
+from workbench.core.index.build import index_path, sync_index
+from workbench.core.index.store import StoreError
+from workbench.core.index.vectors import IndexDamaged, VectorIndex
+
+SQLITE_ADVICE = ("SQLite damage cannot be repaired: move the data folder away and index your files again "
+                 "(the cached embeddings are lost), or restore the folder from a backup")
+
+
+def verify_store(ws, repair: bool = False) -> dict:  # noqa: ANN001 - Workspace
+    """Check the store; with ``repair`` rebuild FAISS files that do not match. Returns a JSON-ready report
+    whose ``unrepaired`` lists the problems still there after a repair (always empty without one)."""
+    store = ws.store
+    problems: list[str] = []
+    notes: list[str] = []
+    repaired: list[str] = []
+    unrepairable: list[str] = []
+    try:
+        rows = [r[0] for r in store.db.execute("PRAGMA quick_check(5)").fetchall()]
+        if rows != ["ok"]:
+            unrepairable.append(f"SQLite integrity check failed: {'; '.join(rows)[:300]}")
+        unrepairable += _orphans(store)
+        sets = store.chunk_sets()
+        documents = len(store.documents())
+    except sqlite3.DatabaseError as exc:
+        unrepairable.append(f"the database cannot be read ({exc})")
+        sets, documents = [], 0
+    if unrepairable:
+        notes.append(SQLITE_ADVICE)
+    problems += unrepairable
+    if store.refusal and not unrepairable:
+        notes.append(store.refusal)
+    for info in sets:
+        label = f"chunk set {info.id} ({info.config.label()})"
+        if info.state != "ready":
+            notes.append(f"{label} is incomplete (state '{info.state}'): not visible to search; "
+                         "the next search or index run completes it")
+            continue
+        try:
+            found = _check_set(ws, info)
+        except sqlite3.DatabaseError as exc:
+            found = [f"cannot be read ({exc})"]
+            unrepairable.append(f"{label}: {found[0]}")
+        problems += [f"{label}: {p}" for p in found]
+        if found and repair and not unrepairable:
+            try:
+                with ws.writing():
+                    sync_index(store, ws.data_dir, info.id, ws.embedder, rebuild=True)
+                repaired.append(f"{label}: FAISS index rebuilt from cached vectors")
+            except StoreError as exc:
+                unrepairable.append(f"{label}: not rebuilt ({exc})")
+        elif found and repair:
+            unrepairable.append(f"{label}: not rebuilt while the database is damaged")
+    return {"consistent": not problems, "problems": problems, "notes": notes, "repaired": repaired,
+            "unrepaired": unrepairable if repair else [], "chunk_sets": len(sets), "documents": documents}
+
+
+def _orphans(store) -> list[str]:  # noqa: ANN001 - Store
+    out = []
+    orphans = store.db.execute(
+        "SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL").fetchone()[0]
+    if orphans:
+        out.append(f"{orphans} chunk(s) belong to no document")
+    fts_orphans = store.db.execute(
+        "SELECT count(*) FROM chunk_fts WHERE rowid NOT IN (SELECT id FROM chunks)").fetchone()[0]
+    if fts_orphans:
+        out.append(f"{fts_orphans} full-text row(s) belong to no chunk")
+    return out
+
+
+def _check_set(ws, info) -> list[str]:  # noqa: ANN001 - Workspace, ChunkSetInfo
+    """Problems of one ready chunk set: vectors missing from the cache, FAISS file damaged or stale."""
+    store = ws.store
+    found = []
+    missing_vectors = store.db.execute(
+        "SELECT count(*) FROM chunks c LEFT JOIN embeddings e ON e.text_hash = c.text_hash AND e.model_id = ? "
+        "WHERE c.set_id = ? AND e.text_hash IS NULL", [info.model_id, info.id]).fetchone()[0]
+    if missing_vectors:
+        found.append(f"{missing_vectors} chunk(s) have no cached vector")
+    checksums = store.index_checksums(info.id)
+    path = index_path(ws.data_dir, info.id)
+    try:
+        index = VectorIndex.load(path, checksums or None)
+    except ValueError as exc:  # missing, unreadable, or IndexDamaged
+        return [*found, str(exc)]
+    if not checksums:
+        found.append(f"index file {path.name} has no recorded checksum (written by an older version), so its "
+                     "contents cannot be checked")
+    db_ids = store.chunk_ids(info.id)
+    held = index.ids()
+    if not np.array_equal(held, db_ids):
+        extra = len(np.setdiff1d(held, db_ids))
+        lost = len(np.setdiff1d(db_ids, held))
+        found.append(f"FAISS holds {extra} id(s) with no chunk and lacks {lost} chunk id(s)")
+    probes = store.db.execute(
+        "SELECT e.vector FROM chunks c JOIN embeddings e ON e.text_hash = c.text_hash AND e.model_id = ? "
+        "WHERE c.set_id = ? ORDER BY c.id LIMIT 3", [info.model_id, info.id]).fetchall()
+    try:
+        for (blob,) in probes:
+            index.search(np.frombuffer(blob, dtype=np.float32), 10)
+    except IndexDamaged as exc:
+        found.append(str(exc).split(":")[0])
+    return found

@@ -1,0 +1,193 @@
+"""Chunkers: a document's text → ordered ``ChunkPiece`` spans, each exactly ``text[start:end]``.
+
+Units are tokens of the embedding model's tokenizer (default), words or sentences. A unit never spans more
+than a fixed number of characters (16 for tokens, 64 for words, 2,000 for sentences): a long unbroken run is
+cut into several units, so no chunk is far larger than its size. Fixed-size chunking
+slides a window of ``size`` units with ``overlap``; structure-aware chunking first splits on headings and
+paragraphs, packs whole paragraphs of one section up to ``size`` and only splits paragraphs that are too
+long. Structure-aware chunks leave heading lines out of the chunk text: the heading path holds them, and
+heading-path embedding puts them back into what is embedded.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from workbench.core.ingest.headings import Heading, heading_path_at, section_spans
+from workbench.core.ingest.sentences import sentence_spans
+from workbench.core.ingest.tokens import TokenCounter, match_spans, split_long
+
+UNITS = ("tokens", "words", "sentences")
+_WORD = re.compile(r"\S+")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+MAX_WORD_CHARS = 64  # longer unbroken runs count as several words (a chunk never grows without bound)
+MAX_SENTENCE_CHARS = 2_000  # a "sentence" with no end for longer than this is cut into pieces
+
+
+@dataclass(frozen=True)
+class ChunkConfig:
+    """How a chunk set is cut and what is embedded for each chunk."""
+
+    unit: str = "tokens"
+    size: int = 200
+    overlap: int = 0
+    structure_aware: bool = False
+    heading_prefix: bool = False
+    contextual: bool = False  # an LLM-written sentence situating the chunk is embedded before it
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {', '.join(UNITS)}, not {self.unit!r}")
+        if self.size < 1:
+            raise ValueError("chunk size must be at least 1")
+        if not 0 <= self.overlap < self.size:
+            raise ValueError("overlap must be at least 0 and smaller than the chunk size")
+
+    def to_json(self) -> str:
+        """Canonical JSON of the fields (stable key order; optional flags only when set, so adding a
+        flag never changes the identity of existing chunk sets)."""
+        data = asdict(self)
+        if not data["contextual"]:
+            del data["contextual"]
+        return json.dumps(data, sort_keys=True)
+
+    def set_id(self, model_id: str) -> str:
+        """Identity of the chunk set for this configuration and embedding model."""
+        digest = hashlib.sha256(f"{self.to_json()}|{model_id}".encode()).hexdigest()
+        return digest[:16]
+
+    def label(self) -> str:
+        """Short human label, e.g. ``200 tokens / 20 overlap, headings``."""
+        parts = [f"{self.size} {self.unit}"]
+        if self.overlap:
+            parts[0] += f" / {self.overlap} overlap"
+        if self.structure_aware:
+            parts.append("structure-aware")
+        if self.heading_prefix:
+            parts.append("heading-path embedding")
+        if self.contextual:
+            parts.append("contextual (LLM)")
+        return ", ".join(parts)
+
+
+def max_overlap(size: int) -> int:
+    """The largest overlap the CLI and the GUI accept for ``size``-unit chunks: below half the size (a larger
+    overlap makes chunking step by a few units at a time, for minutes, into near-duplicate chunks)."""
+    return max(0, (size - 1) // 2)
+
+
+@dataclass(frozen=True)
+class ChunkPiece:
+    """A chunk before it is stored: its order in the document, its span and its heading path."""
+
+    position: int
+    start: int
+    end: int
+    heading_path: tuple[str, ...] = ()
+
+
+def unit_spans(text: str, unit: str, counter: TokenCounter | None = None) -> np.ndarray:
+    """Offsets of the units (tokens / words / sentences) of ``text`` as an ``(n, 2)`` int64 array."""
+    if unit == "tokens":
+        if counter is None:
+            raise ValueError("token units need a token counter")
+        return np.asarray(counter.offsets(text), dtype=np.int64).reshape(-1, 2)
+    if unit == "words":  # a "word" of 1 MB without spaces is cut into 64-character pieces
+        return split_long(match_spans(_WORD, text), MAX_WORD_CHARS)
+    if unit == "sentences":
+        return split_long(np.asarray(sentence_spans(text), dtype=np.int64).reshape(-1, 2), MAX_SENTENCE_CHARS)
+    raise ValueError(f"unknown unit {unit!r}")
+
+
+def _windows(units: np.ndarray, lo: int, hi: int, size: int, overlap: int) -> list[tuple[int, int]]:
+    """Unit-index windows ``[i, j)`` over ``units[lo:hi]`` of ``size`` with ``overlap``."""
+    out = []
+    step = size - overlap
+    i = lo
+    while i < hi:
+        j = min(hi, i + size)
+        out.append((i, j))
+        if j >= hi:
+            break
+        i += step
+    return out
+
+
+def _paragraph_blocks(text: str, headings: Sequence[Heading]) -> list[tuple[int, int]]:
+    """Paragraphs inside each section; heading lines are left out (the heading path of the text a heading
+    introduces carries it), so no chunk is only a heading. A heading with no body of its own (``# Plans``
+    straight before ``## Monthly pass``) lives on in the heading paths below it; only a document that is
+    nothing but headings keeps its heading lines, so that it is not left without chunks."""
+    heading_at = {h.start: h.end for h in headings}
+    blocks = []
+    for s_start, s_end in section_spans(headings, len(text)):
+        pos = heading_at.get(s_start, s_start)
+        for m in _PARAGRAPH_BREAK.finditer(text, pos, s_end):
+            blocks.append((pos, m.start()))
+            pos = m.end()
+        blocks.append((pos, s_end))
+    blocks = [(a, b) for a, b in blocks if b > a and text[a:b].strip()]
+    if not blocks and text.strip():
+        blocks = [(h.start, h.end) for h in headings if text[h.start : h.end].strip()]
+    return blocks
+
+
+def _structured_windows(
+    text: str, headings: Sequence[Heading], units: np.ndarray, size: int, overlap: int
+) -> list[tuple[int, int]]:
+    starts = units[:, 0]
+    sections = section_spans(headings, len(text))
+    section_of = [s for s, _ in sections]
+    out: list[tuple[int, int]] = []
+    current: tuple[int, int] | None = None  # unit window being packed
+    current_section = -1
+    for b_start, b_end in _paragraph_blocks(text, headings):
+        lo = int(np.searchsorted(starts, b_start))
+        hi = int(np.searchsorted(starts, b_end))
+        if hi <= lo:
+            continue
+        section = bisect.bisect_right(section_of, b_start) - 1
+        if current and section == current_section and hi - current[0] <= size:
+            current = (current[0], hi)
+            continue
+        if current:
+            out.append(current)
+            current = None
+        if hi - lo > size:
+            out.extend(_windows(units, lo, hi, size, overlap))
+        else:
+            current, current_section = (lo, hi), section
+    if current:
+        out.append(current)
+    return out
+
+
+def chunk_document(
+    text: str,
+    headings: Sequence[Heading],
+    config: ChunkConfig,
+    counter: TokenCounter | None = None,
+    units: np.ndarray | Sequence[tuple[int, int]] | None = None,
+) -> list[ChunkPiece]:
+    """Cut one document into ordered chunks. ``units`` may be passed in when already computed."""
+    if units is None:
+        units = unit_spans(text, config.unit, counter)
+    units = np.asarray(units, dtype=np.int64).reshape(-1, 2)
+    if not len(units):
+        return []
+    if config.structure_aware:
+        windows = _structured_windows(text, headings, units, config.size, config.overlap)
+    else:
+        windows = _windows(units, 0, len(units), config.size, config.overlap)
+    pieces = []
+    for position, (i, j) in enumerate(windows):
+        start, end = int(units[i, 0]), int(units[j - 1, 1])
+        pieces.append(ChunkPiece(position, start, end, heading_path_at(headings, start)))
+    return pieces

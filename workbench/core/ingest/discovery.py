@@ -1,0 +1,114 @@
+"""Finding the files to index under the paths a user names, with a status for every file that is not used.
+
+Folders are read recursively. Hidden entries, unsupported types, links that point outside the folder
+(unless ``follow_links``), broken links and unreadable folders are reported as ``LoadResult`` problems,
+so every file under a folder ends up with a status. Keys are ``filenames.path_key`` values.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.core.ingest.documents import SUPPORTED_SUFFIXES, LoadResult, link_target
+from workbench.core.ingest.filenames import fs_path, is_inside, path_key, shown
+
+SUPPORTED_TEXT = ", ".join(sorted(SUPPORTED_SUFFIXES))
+
+
+@dataclass
+class Discovery:
+    """Files found under the given paths, paths that could not be used, and the folders that were read."""
+
+    files: list[Path] = field(default_factory=list)
+    problems: list[LoadResult] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)  # keys of the folders named (for reconciling the store)
+
+
+def unsupported_reason(path: Path) -> str:
+    """Why a file of this type is not read."""
+    kind = f"unsupported type {shown(path.suffix.lower())}" if path.suffix else "no file extension"
+    return f"{kind} (supported: {SUPPORTED_TEXT})"
+
+
+def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False) -> Discovery:
+    """Expand files and folders (recursively; links inside a folder followed once; see the module doc)."""
+    found = Discovery()
+    seen_dirs: set[str] = set()
+    seen_files: dict[str, str] = {}  # real path -> key of the first path that reached it
+    seen_keys: set[str] = set()
+    errors: list[OSError] = []
+    links: list[Path] = []
+
+    def problem(p: str | Path, status: str, reason: str, record: bool = True, follow: bool = False) -> None:
+        found.problems.append(LoadResult(path_key(p, follow=follow), None, status, reason, record))
+
+    def add_file(p: Path, explicit: bool) -> None:
+        real = os.path.realpath(p)
+        key = path_key(p)
+        if real in seen_files:
+            if seen_files[real] != path_key(p, follow=False):
+                problem(p, "skipped", f"same file as {seen_files[real]}", record=False)
+            return
+        if p.suffix.lower() not in SUPPORTED_SUFFIXES:
+            problem(p, "skipped", unsupported_reason(p), record=explicit)
+            return
+        if key in seen_keys:  # a name that is not UTF-8 whose escaped form is also a real name
+            problem(p, "failed", f"its name shown as text ({key}) is the name of another file")
+            return
+        seen_files[real] = path_key(p, follow=False)
+        seen_keys.add(key)
+        found.files.append(p)
+
+    def outside(p: str, root: str) -> bool:
+        return not follow_links and not is_inside(os.path.realpath(p), root)
+
+    for raw in paths:
+        path = Path(fs_path(os.path.expanduser(os.fspath(raw))))
+        if not os.path.lexists(path):
+            problem(path, "failed", "no such file or folder")
+        elif not path.exists():
+            problem(path, "failed", f"broken link (to {link_target(path)})")
+        elif path.is_dir():
+            root = os.path.realpath(path)
+            found.folders.append(path_key(root))
+
+            for folder, dirs, files in os.walk(path, followlinks=True, onerror=errors.append):
+                real = os.path.realpath(folder)
+                if real in seen_dirs:
+                    dirs[:] = []
+                    continue
+                seen_dirs.add(real)
+                keep = []
+                for name in sorted(dirs):
+                    full = os.path.join(folder, name)
+                    if name.startswith("."):
+                        problem(full, "skipped", "hidden folder", record=False)
+                    elif os.path.islink(full) and outside(full, root):
+                        problem(full, "skipped", f"link to outside the folder: {shown(os.path.realpath(full))}")
+                    else:
+                        keep.append(name)
+                dirs[:] = keep
+                for name in sorted(files):
+                    full = Path(folder) / name
+                    if name.startswith("."):
+                        problem(full, "skipped", "hidden file", record=False)
+                    elif full.is_symlink() and not full.exists():
+                        problem(full, "failed", f"broken link (to {link_target(full)})")
+                    elif full.is_symlink() and outside(str(full), root):
+                        problem(full, "skipped", f"link to outside the folder: {shown(os.path.realpath(full))}")
+                    elif full.is_symlink():
+                        links.append(full)  # after the walk: the file itself, when found, keeps its own name
+                    else:
+                        add_file(full, explicit=False)
+            for link in links:
+                add_file(link, explicit=False)
+            links.clear()
+            for exc in errors:
+                problem(exc.filename or path, "failed", f"cannot read folder ({exc.strerror or exc})")
+            errors.clear()
+        else:
+            add_file(path, explicit=True)  # a FIFO or device named directly: load_file reports it
+    return found

@@ -1,0 +1,124 @@
+"""LLM rerank: a wider candidate set reordered by the local LLM from a JSON list of ranked ids.
+
+Candidates are shown to the model as the answer prompt shows passages: a ``[source] heading`` label, then
+the text with its title and heading path, each cut to a share of a character budget. An unparseable
+answer never raises: the original order is kept and a visible warning says what happened; numbers that
+name no candidate are skipped (and reported) while the rest of the ranking is used.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from workbench.core.llm.open import backend_for
+from workbench.core.retrieve.search import Hit, rerank_hits
+from workbench.core.spans import Span
+
+_ARRAY = re.compile(r"\[[^\[\]]*\]")
+RERANK_BUDGET_CHARS = 12_000  # all candidates together (about 3,000 tokens)
+MIN_PASSAGE_CHARS = 300  # each candidate gets at least this much of its text
+
+
+
+def candidate_texts(ws, spans: Sequence[Span], budget: int = RERANK_BUDGET_CHARS) -> list[str]:  # noqa: ANN001
+    """Each span as the answer prompt shows it (one ``[source] Title > heading path`` header, then the
+    text), cut to an equal share of ``budget`` characters (at least ``MIN_PASSAGE_CHARS``)."""
+    from workbench.core.retrieve.assemble import passage_header
+    from workbench.core.retrieve.expand import Passage
+
+    share = max(MIN_PASSAGE_CHARS, budget // max(1, len(spans)))
+    out = []
+    for span in spans:
+        doc = ws.document(span.doc_id)
+        label, text = passage_header(doc, Passage(span, (), (span,), 1, 0.0))
+        if len(text) > share:
+            text = text[:share].rsplit(" ", 1)[0] + " …"
+        out.append(f"{label}\n{text}")
+    return out
+
+
+def rerank_messages(question: str, texts: Sequence[str]) -> list[dict]:
+    """The chat messages asking the model to rank candidate passages (labelled texts) by relevance."""
+    listing = "\n\n".join(f"[{i}] {t.strip()}" for i, t in enumerate(texts, start=1))
+    return [
+        {"role": "system", "content": "You rank passages by how well they answer a question. "
+                                      "Reply with a JSON list of passage numbers only, most relevant first."},
+        {"role": "user", "content": f"Question: {question}\n\nPassages:\n{listing}\n\n"
+                                    f"JSON list of the passage numbers (1-{len(texts)}), best first:"},
+    ]
+
+
+def parse_ranking(answer: str, n: int) -> tuple[list[int] | None, str]:
+    """Zero-based order from a model answer such as ``[3, 1, 2]`` or ``{"ranking": [3, 1]}``.
+
+    Missing candidates are appended in their original order; duplicates are ignored; numbers that name no
+    candidate are skipped and reported in the second value. Returns ``(None, reason)`` when no usable list
+    is found.
+    """
+    candidates = [answer.strip()] + _ARRAY.findall(answer)
+    numbers = None
+    for text in candidates:
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, ValueError):
+            continue
+        if isinstance(value, dict):
+            value = next((v for v in value.values() if isinstance(v, list)), None)
+        if isinstance(value, list) and value and all(isinstance(x, int) or (isinstance(x, str) and x.strip().isdigit())
+                                                     for x in value):
+            numbers = [int(x) for x in value]
+            break
+    if numbers is None:
+        return None, "the LLM's ranking could not be parsed"
+    bad = [x for x in numbers if not 1 <= x <= n]
+    order = list(dict.fromkeys(x - 1 for x in numbers if 1 <= x <= n))
+    if not order:
+        return None, f"the LLM ranked only passages that do not exist ({', '.join(map(str, bad[:5]))})"
+    order += [i for i in range(n) if i not in order]
+    note = f"the LLM ranked passages that do not exist ({', '.join(map(str, bad[:5]))}); skipped" if bad else ""
+    return order, note
+
+
+def llm_order(ws, question: str, spans: Sequence[Span]) -> tuple[list[int] | None, str]:  # noqa: ANN001
+    """The local LLM's order of ``spans`` (zero-based indices) and a note; ``(None, warning)`` on failure."""
+    llm, why = backend_for(ws)
+    if llm is None:
+        return None, f"LLM rerank skipped: {why}; original order kept"
+    try:
+        answer = llm.complete(rerank_messages(question, candidate_texts(ws, spans)),
+                              max_tokens=8 + 4 * len(spans), temperature=0.0)
+    except Exception as exc:
+        return None, f"LLM rerank failed ({exc}); original order kept"
+    order, why = parse_ranking(answer, len(spans))
+    if order is None:
+        return None, f"LLM rerank: {why}; original order kept"
+    return order, f"LLM rerank: {why}" if why else ""
+
+
+def llm_rerank(ws, question: str, hits: list[Hit], top_k: int) -> tuple[list[Hit], str]:  # noqa: ANN001
+    """Reorder ``hits`` with the local LLM; returns (hits, warning or ''). Each hit keeps its first-stage
+    rank as ``first_rank``."""
+    if len(hits) <= 1:
+        return hits, ""
+    order, note = llm_order(ws, question, [h.span for h in hits])
+    if order is None:
+        return hits, note
+    return rerank_hits(hits, order), note
+
+
+def llm_rerank_passages(ws, question: str, passages: list, top: int) -> tuple[list, str]:  # noqa: ANN001
+    """Reorder expanded passages (e.g. parents of child hits) with the local LLM and keep the best ``top``;
+    each passage's reasons say its rank before → after. Returns (passages, warning or '')."""
+    from dataclasses import replace
+
+    ordered = sorted(passages, key=lambda p: p.rank)
+    if len(ordered) <= 1:
+        return ordered[:top], ""
+    order, note = llm_order(ws, question, [p.span for p in ordered])
+    if order is None:
+        return ordered[:top], note
+    out = [replace(ordered[i], rank=new, reasons=(*ordered[i].reasons, f"LLM rerank: #{ordered[i].rank} → #{new}"))
+           for new, i in enumerate(order[:top], start=1)]
+    return out, note

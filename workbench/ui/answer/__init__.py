@@ -1,0 +1,1 @@
+"""The answer panel: the chosen LLM backend, streamed answers with citations, and the LLM tools menu."""

@@ -1,0 +1,327 @@
+"""LLM tools of the workbench window: "Contextualize chunks…" and "Make questions…".
+
+Both run on a background worker (``workers.Worker``; on the window's store queue when given, since both
+write to the store) with a progress line and Cancel, and use only the local backends (embedded or
+Ollama). ``install_llm_tools(window)`` adds them to a "Tools" menu of the main window; the library and
+evaluation views can open the dialogs directly (``ContextualizeDialog(ws, …)``, ``MakeQuestionsDialog(ws, …)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.ui.window.job_progress import JobProgress
+from workbench.ui.window.workers import JobRunner, Worker
+
+LLMFactory = Callable[[object, str], object]  # (workspace, backend kind) -> backend
+
+
+def open_local_llm(ws, kind: str):  # noqa: ANN001, ANN201
+    """The local backend ``kind`` (auto: the workspace's shared one); raises ``ValueError`` with the reason."""
+    if kind == "auto":
+        from workbench.core.llm.open import backend_for
+
+        llm, why = backend_for(ws)
+        if llm is None:
+            raise ValueError(why)
+        return llm
+    from workbench.core.llm import LLMError, open_backend
+
+    try:
+        return open_backend(kind)
+    except LLMError as exc:
+        raise ValueError(str(exc)) from None
+
+
+class _ToolDialog(QDialog):
+    """A form, a Start button, a progress line with Cancel and a status line; runs one job at a time."""
+
+    jobFinished = Signal(object)  # noqa: N815 - Qt naming; the job's result
+
+    def __init__(self, ws, title: str, runner: JobRunner | None, llm_factory: LLMFactory | None,  # noqa: ANN001
+                 parent: QWidget | None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.ws = ws
+        self.runner = runner or JobRunner(1, self)
+        self.llm_factory = llm_factory or open_local_llm
+        self.worker: Worker | None = None
+        self.form = QFormLayout()
+        self.backend = QComboBox()
+        self.backend.addItems(["auto", "embedded", "ollama"])
+        self.backend.setToolTip("auto: Ollama when its server answers with a model (these tools need a generative "
+                                "model); embedded: a tiny plumbing demo (SmolLM2-135M), not for real text")
+        self.start_button = QPushButton("Start")
+        self.start_button.setObjectName("primary")
+        self.start_button.clicked.connect(self.start)
+        self.progress = JobProgress()
+        self.progress.cancelRequested.connect(self.cancel)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.buttons = QHBoxLayout()
+        self.buttons.addStretch(1)
+        self.buttons.addWidget(self.start_button)
+        lay = QVBoxLayout(self)
+        lay.addLayout(self.form)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.status)
+        lay.addLayout(self.buttons)
+
+    def job(self, llm_kind: str):  # noqa: ANN201 - a JobFn
+        """The job function to run (subclasses)."""
+        raise NotImplementedError
+
+    def describe(self, result: object) -> str:
+        """The status line for a finished job (subclasses)."""
+        raise NotImplementedError
+
+    @property
+    def running(self) -> bool:
+        """True while the job runs."""
+        return self.worker is not None
+
+    def start(self) -> bool:
+        """Start the job in the background; False when one is running or the inputs are bad."""
+        if self.worker is not None:
+            return False
+        try:
+            fn = self.job(self.backend.currentText())
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return False
+        worker = Worker(fn, self.windowTitle())
+        s = worker.signals
+        s.progress.connect(self.progress.update_event)
+        s.result.connect(self._result)
+        s.error.connect(lambda msg, _tb: self.status.setText(f"failed: {msg}"))
+        s.cancelled.connect(lambda: self.status.setText("cancelled (what was done is kept and reused next time)"))
+        s.finished.connect(self._finished)
+        self.worker = worker
+        self.start_button.setEnabled(False)
+        self.status.setText("")
+        self.progress.start(self.windowTitle().rstrip("…"))
+        self.runner.start(worker)
+        return True
+
+    def cancel(self) -> None:
+        """Ask the running job to stop."""
+        if self.worker is not None:
+            self.worker.cancel()
+
+    def _result(self, result: object) -> None:
+        self.status.setText(self.describe(result))
+        self.jobFinished.emit(result)
+
+    def _finished(self) -> None:
+        self.worker = None
+        self.progress.finish()
+        self.start_button.setEnabled(True)
+
+    def done(self, code: int) -> None:  # noqa: D102 - QDialog API: closing cancels the job
+        self.cancel()
+        super().done(code)
+
+
+class ContextualizeDialog(_ToolDialog):
+    """Build the contextual chunk set (an LLM sentence situating each chunk) for a chunk configuration."""
+
+    def __init__(self, ws, config: ChunkConfig | None = None, runner: JobRunner | None = None,  # noqa: ANN001
+                 llm_factory: LLMFactory | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(ws, "Contextualize chunks…", runner, llm_factory, parent)
+        config = config or ChunkConfig()
+        self.base = config
+        self.size = QSpinBox()
+        self.size.setRange(8, 4000)
+        self.size.setValue(config.size)
+        self.size.setSuffix(f" {config.unit}")
+        self.heading = QCheckBox("Also embed the heading path")
+        self.heading.setChecked(config.heading_prefix)
+        self.form.addRow("Chunk size", self.size)
+        self.form.addRow("", self.heading)
+        self.form.addRow("LLM backend", self.backend)
+        note = QLabel("The local LLM writes one sentence per chunk that situates it in its document; it is "
+                      "embedded before the chunk. Sentences are cached: a second build costs nothing.")
+        note.setWordWrap(True)
+        note.setObjectName("muted")
+        self.form.addRow(note)
+
+    def config(self) -> ChunkConfig:
+        """The contextual chunk configuration the form describes."""
+        values = {**self.base.__dict__, "size": self.size.value(), "heading_prefix": self.heading.isChecked(),
+                  "contextual": True}
+        if values["overlap"] >= values["size"]:
+            values["overlap"] = 0
+        return ChunkConfig(**values)
+
+    def job(self, llm_kind: str):  # noqa: ANN201
+        from workbench.core.index.context_sentences import build_contextual_set
+
+        config, ws, factory = self.config(), self.ws, self.llm_factory
+        if not ws.store.documents():
+            raise ValueError("the library is empty: add documents first")
+
+        def run(progress, cancel):  # noqa: ANN001, ANN202
+            info, usage = build_contextual_set(ws, config, factory(ws, llm_kind), progress, cancel)
+            return {"set_id": info.id, "label": config.label(), "chunks": info.chunk_count, "llm": usage.as_dict()}
+
+        return run
+
+    def describe(self, result: dict) -> str:  # noqa: D102
+        u = result["llm"]
+        return (f"{result['label']}: {result['chunks']} chunks; {u['calls']} LLM calls, {u['cached']} sentences "
+                f"from the cache, {u['tokens']} tokens, {u['seconds']:.1f} s")
+
+
+class MakeQuestionsDialog(_ToolDialog):
+    """Write a synthetic question set from the library with the local LLM; offers to load it when done."""
+
+    loadRequested = Signal(str)  # noqa: N815 - the question set folder to open in the evaluation view
+
+    def __init__(self, ws, runner: JobRunner | None = None, llm_factory: LLMFactory | None = None,  # noqa: ANN001
+                 parent: QWidget | None = None) -> None:
+        super().__init__(ws, "Make questions…", runner, llm_factory, parent)
+        self.n = QSpinBox()
+        self.n.setRange(1, 1000)
+        self.n.setValue(20)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.two_part = QCheckBox("Questions that need two parts of a window (why, then how)")
+        self.out = QLineEdit(str(Path(ws.data_dir) / "question-sets" / "synthetic"))
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout()
+        row.addWidget(self.out, 1)
+        row.addWidget(browse)
+        self.form.addRow("Questions", self.n)
+        self.form.addRow("Seed", self.seed)
+        self.form.addRow("", self.two_part)
+        self.form.addRow("Output folder", row)
+        self.form.addRow("LLM backend", self.backend)
+        self.load_button = QPushButton("Load in evaluation view")
+        self.load_button.setEnabled(False)
+        self.load_button.clicked.connect(lambda: self.loadRequested.emit(self.result_dir))
+        self.buttons.insertWidget(1, self.load_button)
+        self.result_dir = ""
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Output folder for the question set")
+        if folder:
+            self.out.setText(folder)
+
+    def job(self, llm_kind: str):  # noqa: ANN201
+        from workbench.core.evaluate.datasets import QUESTIONS_FILE
+        from workbench.core.evaluate.synthetic import make_question_set
+
+        ws, factory = self.ws, self.llm_factory
+        out = Path(self.out.text().strip()).expanduser()
+        if not self.out.text().strip():
+            raise ValueError("choose an output folder")
+        if (out / QUESTIONS_FILE).exists():
+            raise ValueError(f"{out / QUESTIONS_FILE} exists: choose another output folder")
+        if not ws.store.documents():
+            raise ValueError("the library is empty: add documents first")
+        n, seed, two_part = self.n.value(), self.seed.value(), self.two_part.isChecked()
+        self.load_button.setEnabled(False)
+
+        def run(progress, cancel):  # noqa: ANN001, ANN202
+            return make_question_set(ws, out, factory(ws, llm_kind), n=n, seed=seed, two_part=two_part,
+                                     progress=progress, cancel=cancel)
+
+        return run
+
+    def describe(self, result) -> str:  # noqa: ANN001, D102
+        self.result_dir = str(result.qset.root)
+        self.load_button.setEnabled(bool(result.questions))
+        reasons = ", ".join(f"{k} {v}" for k, v in result.reasons.items()) or "none"
+        return (f"{len(result.questions)} question(s) kept of {result.attempts} tried (dropped: {reasons}); "
+                f"{result.usage.calls} LLM calls, {result.usage.seconds:.1f} s; written to {self.result_dir}")
+
+
+def _strategy_chunk(window) -> ChunkConfig | None:  # noqa: ANN001
+    try:
+        return window.compare.a.strategy().chunk
+    except AttributeError:
+        return None
+
+
+def load_in_evaluation(window, folder: str) -> bool:  # noqa: ANN001 - MainWindow
+    """Open a question set in the window's evaluation lab and show it."""
+    view = getattr(window, "eval_view", None)
+    if view is None or not view.load_question_set(folder):
+        return False
+    if hasattr(window, "set_mode"):
+        window.set_mode("evaluate")
+        return True
+    tabs = getattr(window, "left_tabs", None)
+    if tabs is not None:
+        for i in range(tabs.count()):
+            if tabs.tabText(i) == "Evaluation":
+                tabs.setCurrentIndex(i)
+    return True
+
+
+def open_contextualize(window) -> ContextualizeDialog:  # noqa: ANN001 - MainWindow
+    """Open "Contextualize chunks…" for strategy A's chunk configuration (non-blocking)."""
+    dialog = ContextualizeDialog(window.ws, _strategy_chunk(window), getattr(window, "store_jobs", None),
+                                 parent=window)
+    dialog.open()
+    return dialog
+
+
+def open_make_questions(window) -> MakeQuestionsDialog:  # noqa: ANN001 - MainWindow
+    """Open "Make questions…" (non-blocking); its result can be loaded in the evaluation view."""
+    dialog = MakeQuestionsDialog(window.ws, getattr(window, "store_jobs", None), parent=window)
+    dialog.loadRequested.connect(lambda folder: load_in_evaluation(window, folder))
+    dialog.open()
+    return dialog
+
+
+def install_llm_tools(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
+    """Add "Tools › Contextualize chunks… / Make questions…" to the window's menu bar; returns the actions
+    (also kept on ``window.llm_tools_``). Calling it again returns the existing actions."""
+    if getattr(window, "llm_tools_", None):
+        return window.llm_tools_
+    acts = {}
+    for name, text, tip, opener in (
+        ("contextualize", "Contextualize chunks…", "Build the contextual chunk set with the local LLM",
+         open_contextualize),
+        ("make_questions", "Make questions…", "Write a synthetic question set from the library with the local LLM",
+         open_make_questions),
+    ):
+        action = QAction(text, window)
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+        action.triggered.connect(lambda _=False, o=opener: setattr(window, "llm_dialog_", o(window)))
+        acts[name] = action
+    bar = window.menuBar()
+    help_menu = next((a for a in bar.actions() if a.text().replace("&", "") == "Help"), None)
+    menu = QMenu("&Tools", bar)
+    if help_menu is not None:
+        bar.insertMenu(help_menu, menu)
+    else:
+        bar.addMenu(menu)
+    menu.setToolTipsVisible(True)
+    for action in acts.values():
+        menu.addAction(action)
+    window.llm_tools_ = acts
+    return acts

@@ -1,0 +1,1 @@
+"""Application bootstrap: the entry point, self-test, theme, settings and the settings dialog, logs."""

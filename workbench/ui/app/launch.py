@@ -1,0 +1,152 @@
+"""Desktop entry point: ``python -m workbench`` / ``workbench-gui``.
+
+Options: ``--data-dir`` (default: ``$WORKBENCH_DATA``, else the folder chosen in Settings…, else the per-user
+data folder), ``--no-sample`` (do not index the bundled sample corpus into an empty library) and ``--self-test`` (index the sample corpus in a
+temporary folder through the real window, run a search, exit 0 on success — packaging uses it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "resources" / "sample"
+SELF_TEST_QUESTION = "Why must the database migration run before the rollout?"
+log = logging.getLogger("workbench.ui")
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Command-line options of the desktop app."""
+    p = argparse.ArgumentParser(prog="workbench-gui", description="Chunk Workbench desktop app")
+    p.add_argument("--data-dir", help="data folder (default: $WORKBENCH_DATA, else the one chosen in Settings, "
+                                       "else the per-user data folder)")
+    p.add_argument("--no-sample", action="store_true", help="do not index the sample corpus on first start")
+    p.add_argument("--self-test", action="store_true",
+                   help="index the sample corpus in a temporary folder, run a search, exit 0 on success")
+    return p.parse_args(argv)
+
+
+def make_app():  # noqa: ANN201 - QApplication
+    """The QApplication (created once), with names used by QSettings and the window system."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Chunk Workbench")
+    app.setOrganizationName("chunk-workbench")
+    app.setApplicationDisplayName("Chunk Workbench")
+    app.setStyleSheet("QToolTip { background: #ffffff; color: #1d2329; border: 1px solid #d0d7de; padding: 4px; }")
+    return app
+
+
+def install_excepthook(window) -> None:  # noqa: ANN001 - MainWindow
+    """Uncaught errors go to the log and the window's status bar, not only to stderr."""
+    def hook(kind, value, tb) -> None:  # noqa: ANN001
+        log.error("uncaught error", exc_info=(kind, value, tb))
+        try:
+            window.show_error(f"{kind.__name__}: {value}")
+        except RuntimeError:  # the window is gone
+            sys.__excepthook__(kind, value, tb)
+
+    sys.excepthook = hook
+
+
+def startup_choices(args: argparse.Namespace, settings) -> tuple[str | None, str | None, str]:  # noqa: ANN001
+    """Data folder and embedding model to open, plus a note for the user ("" when none).
+
+    The data folder is ``--data-dir``, else ``$WORKBENCH_DATA``, else the one stored in the settings, else
+    the per-user default (None). The embedding model is the stored local folder when it is still a model
+    folder, else the installed default (None).
+    """
+    from workbench.ui.app import settings as prefs
+
+    data_dir = args.data_dir or os.environ.get("WORKBENCH_DATA") or prefs.text(settings, prefs.DATA_DIR) or None
+    model = prefs.text(settings, prefs.EMBEDDING_MODEL) or None
+    note = ""
+    if model is not None:
+        problem = prefs.embedding_folder_problem(model)
+        if problem:
+            log.warning("stored embedding model ignored: %s", problem)
+            note = f"The embedding model in Settings is not usable ({problem}); using the installed default."
+            model = None
+    return data_dir, model, note
+
+
+def start_window(args: argparse.Namespace, settings, log_file: Path | None = None):  # noqa: ANN001, ANN201
+    """Open the workspace and show the window: ``(window, app_lock)``, or an exit code when it cannot start.
+
+    On the very first start the welcome opens over the window; otherwise an empty library gets the sample
+    corpus (unless ``--no-sample``).
+    """
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.core.index.locking import FileLock, LockBusy
+    from workbench.core.index.store import StoreError
+    from workbench.core.workspace import Workspace
+    from workbench.ui.library.welcome import first_start_welcome
+    from workbench.ui.window.main_window import MainWindow
+
+    data_dir, model, note = startup_choices(args, settings)
+    try:
+        ws = Workspace(data_dir, model_path=model)
+    except (StoreError, RuntimeError, OSError) as exc:
+        log.error("cannot open the data folder: %s", exc)
+        QMessageBox.critical(None, "Chunk Workbench", f"Cannot open the data folder:\n\n{exc}")
+        return 2
+    app_lock = FileLock(ws.data_dir / "app.lock")
+    try:
+        app_lock.acquire(timeout=0)
+    except LockBusy:
+        pid = app_lock.holder_pid()
+        ws.close()
+        QMessageBox.warning(None, "Chunk Workbench", f"{ws.data_dir} is already open in another workbench "
+                            f"window{f' (process {pid})' if pid else ''}. Use that window or pick another "
+                            "folder with --data-dir.")
+        return 3
+    window = MainWindow(ws, settings=settings, log_file=log_file)
+    window.show()
+    log.info("started with data folder %s", ws.data_dir)
+    if note:
+        window.show_message(note)
+    sample = not args.no_sample and SAMPLE_DIR.is_dir()
+    if first_start_welcome(window, SAMPLE_DIR, sample_if_skipped=sample) is None and sample \
+            and not ws.store.documents():
+        window.index_sample(SAMPLE_DIR)
+    return window, app_lock
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Start the Qt application and show the main window."""
+    args = parse_args(argv if argv is not None else sys.argv[1:])
+    if args.self_test:
+        from workbench.ui.app.self_test import run_self_test
+
+        return run_self_test()
+    from workbench.ui.app.logs import setup_logging
+
+    log_file = setup_logging()
+    app = make_app()
+    from workbench.ui.app.settings import open_settings
+
+    started = start_window(args, open_settings(), log_file)
+    if isinstance(started, int):
+        return started
+    window, app_lock = started
+    install_excepthook(window)
+    try:
+        return app.exec()
+    finally:
+        app_lock.release()
+
+
+def headless_if_needed() -> None:
+    """Use the offscreen platform when no display is available (CI, packaging)."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+__all__ = ["SAMPLE_DIR", "SELF_TEST_QUESTION", "headless_if_needed", "main", "make_app",
+           "parse_args", "start_window", "startup_choices"]

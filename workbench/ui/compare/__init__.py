@@ -1,0 +1,1 @@
+"""The compare view: two strategy sides, their knobs, ranked passages, the document pane and span diffs."""

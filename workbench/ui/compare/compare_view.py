@@ -1,0 +1,183 @@
+"""Side-by-side comparison: strategies A and B on the same question, a summary line, and the document
+view that colours text returned only by A, only by B, and by both (plus reference spans, when the
+question comes from an evaluation set)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from workbench.core.retrieve.strategies import Strategy
+from workbench.core.spans import Span
+from workbench.ui.compare.compare_stats import side_line, summary_line
+from workbench.ui.compare.doc_view import DocumentPane
+from workbench.ui.compare.side_panel import SidePanel
+from workbench.ui.window.workers import JobRunner
+
+log = logging.getLogger(__name__)
+
+
+class CompareView(QWidget):
+    """Sides A and B, the summary line and the bottom tabs (document view; the window adds more)."""
+
+    questionChanged = Signal(str)  # a question set from outside (evaluation view)
+    message = Signal(str)
+
+    def __init__(self, workspace, strategy_a: Strategy, strategy_b: Strategy, store_jobs: JobRunner,  # noqa: ANN001
+                 search_jobs: JobRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ws = workspace
+        self.question = ""
+        self.reference: list[Span] = []
+        self.compare = False
+        self.a = SidePanel("A", workspace, strategy_a, store_jobs, search_jobs)
+        self.b = SidePanel("B", workspace, strategy_b, store_jobs, search_jobs)
+        self.summary = QLabel("Ask a question to see the passages each strategy returns.")
+        self.summary.setObjectName("summary")
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.sides = QSplitter(Qt.Orientation.Horizontal)
+        self.sides.setObjectName("sidesSplitter")
+        self.sides.addWidget(self.a)
+        self.sides.addWidget(self.b)
+        self.doc_pane = DocumentPane(workspace)
+        self.bottom_tabs = QTabWidget()
+        self.bottom_tabs.addTab(self.doc_pane, "Document")
+        self.bottom_tabs.setMinimumHeight(90)  # the splitter may make it small: the passages come first
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setObjectName("resultsSplitter")
+        self.split.addWidget(self.sides)
+        self.split.addWidget(self.bottom_tabs)
+        self.split.setStretchFactor(0, 1)  # a taller window gives its height to the passages
+        self.split.setStretchFactor(1, 0)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.split, 1)
+        for side in (self.a, self.b):
+            side.resultShown.connect(self._result_shown)
+            side.passageActivated.connect(self.open_passage)
+            side.message.connect(self.message)
+        self.set_compare(False)
+
+    # ----- actions --------------------------------------------------------------------------
+    def sides_shown(self) -> list[SidePanel]:
+        """The visible sides (A, and B in side-by-side mode)."""
+        return [self.a, self.b] if self.compare else [self.a]
+
+    def search(self, question: str) -> None:
+        """Run the visible sides for ``question``."""
+        self.question = question.strip()
+        if not self.question:
+            self.message.emit("Type a question first.")
+            return
+        for side in self.sides_shown():
+            side.search(self.question)
+
+    def set_compare(self, on: bool) -> None:
+        """Show or hide side B (and run it on the current question)."""
+        self.compare = on
+        self.b.setVisible(on)
+        if on and self.question and self.b.controller.question != self.question:
+            self.b.search(self.question)
+        self._update_summary()
+        self._update_document()
+
+    def show_question(self, question: str, reference_spans: Iterable) -> None:  # noqa: ANN001
+        """Show an evaluation question: set it, draw and score its reference spans, run the sides."""
+        self.reference = normalise_spans(self.ws, reference_spans)
+        for side in (self.a, self.b):
+            side.set_reference(self.reference)
+        self.questionChanged.emit(question)
+        self.search(question)
+
+    def clear_reference(self) -> None:
+        """Forget the reference spans."""
+        self.reference = []
+        for side in (self.a, self.b):
+            side.set_reference([])
+        self._update_document()
+
+    def open_passage(self, result, passage) -> None:  # noqa: ANN001
+        """Show the document of ``passage`` scrolled to it."""
+        self._update_document()
+        self.set_document_shown(True)
+        self.doc_pane.show_passage(passage)
+        self.bottom_tabs.setCurrentWidget(self.doc_pane)
+
+    def set_knobs_shown(self, shown: bool) -> None:
+        """Open the strategy knobs of both sides, or collapse them to their one-line summaries."""
+        for side in (self.a, self.b):
+            side.set_knobs_shown(shown)
+
+    def knobs_shown(self) -> bool:
+        """Whether the knobs are open (side A decides; both sides follow the shortcut)."""
+        return self.a.toggle.isChecked()
+
+    def set_document_shown(self, shown: bool) -> None:
+        """Show or hide the document view (and answer) pane below the passages."""
+        self.bottom_tabs.setVisible(shown)
+
+    def document_shown(self) -> bool:
+        """Whether the document pane is shown."""
+        return not self.bottom_tabs.isHidden()
+
+    def refresh(self) -> None:
+        """Re-run the visible sides (after the library changed)."""
+        for side in self.sides_shown():
+            side.controller.refresh()
+
+    # ----- reactions ------------------------------------------------------------------------
+    def _result_shown(self, _result) -> None:  # noqa: ANN001
+        self._update_summary()
+        self._update_document()
+
+    def results(self) -> tuple[object | None, object | None]:
+        """The shown results of A and (in side-by-side mode) B."""
+        ra = self.a.controller.result
+        rb = self.b.controller.result if self.compare else None
+        return ra, rb
+
+    def _update_summary(self) -> None:
+        ra, rb = self.results()
+        if ra is not None and rb is not None and ra.question == rb.question:
+            self.summary.setText(summary_line(ra, rb))
+        elif ra is not None:
+            self.summary.setText(f"A: {side_line(ra)}")
+
+    def _update_document(self) -> None:
+        ra, rb = self.results()
+        if rb is not None and ra is not None and ra.question != rb.question:
+            rb = None
+        if ra is None and rb is None:
+            return
+        self.doc_pane.set_results(ra, rb, self.reference)
+
+
+def normalise_spans(ws, spans: Iterable) -> list[Span]:  # noqa: ANN001
+    """Reference spans as ``Span`` values: accepts Span, ``(doc_id, start, end)``, or dicts with
+    ``doc_id`` (or ``doc_path``/``path``) and ``start``/``end``. Unknown documents are skipped."""
+    by_path = None
+    out = []
+    for item in spans or ():
+        try:
+            if isinstance(item, Span):
+                out.append(item)
+                continue
+            if isinstance(item, dict):
+                doc_id = item.get("doc_id")
+                if doc_id is None:
+                    if by_path is None:
+                        by_path = {d["path"]: d["id"] for d in ws.store.documents()}
+                    doc_id = by_path.get(str(item.get("doc_path") or item.get("path")))
+                if doc_id is None:
+                    continue
+                out.append(Span(int(doc_id), int(item["start"]), int(item["end"])))
+            else:
+                doc_id, start, end = item
+                out.append(Span(int(doc_id), int(start), int(end)))
+        except (KeyError, TypeError, ValueError) as exc:
+            log.warning("ignored reference span %r: %s", item, exc)
+    return out

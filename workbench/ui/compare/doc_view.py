@@ -1,0 +1,178 @@
+"""The whole document: every chunk boundary, the hits and the windows drawn over it.
+
+With one result it shows windows (light) and hits (strong); with two (A/B) it colours text returned
+only by A, only by B, and by both. Reference spans of an evaluation question are underlined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from workbench.core.spans import Span, intersect_spans, subtract_spans
+from workbench.ui.compare.legend import Legend
+from workbench.ui.compare.render import chunk_markers, insert_layers, overlap_ranges
+from workbench.ui.widgets.text_view import LayeredTextView
+
+SINGLE_KINDS = ["hit", "window", "boundary", "overlap", "heading"]
+COMPARE_KINDS = ["only_a", "only_b", "both", "hit_dark", "boundary", "heading"]
+
+
+def _spans(result, doc_id: int) -> list[Span]:  # noqa: ANN001
+    return [p.span for p in result.passages if p.span.doc_id == doc_id] if result is not None else []
+
+
+def _hits(result, doc_id: int) -> list[Span]:  # noqa: ANN001
+    if result is None:
+        return []
+    return [s for p in result.passages for s in p.hit_spans if s.doc_id == doc_id]
+
+
+def diff_layers(result_a, result_b, doc_id: int) -> dict[str, list[Span]]:  # noqa: ANN001
+    """Text of ``doc_id`` returned only by A, only by B, and by both (core span arithmetic)."""
+    a, b = _spans(result_a, doc_id), _spans(result_b, doc_id)
+    return {"only_a": subtract_spans(a, b), "only_b": subtract_spans(b, a), "both": intersect_spans(a, b)}
+
+
+class DocumentView(LayeredTextView):
+    """The text of one document with its layers."""
+
+    def show_document(self, doc_id: int, result_a, result_b=None,  # noqa: ANN001
+                      reference: Sequence[Span] = ()) -> None:
+        """Draw document ``doc_id`` with A's result (and B's, for the A/B diff)."""
+        doc = self.ws.document(doc_id)
+        base = result_a if result_a is not None else result_b
+        self.runtime = self.ws.runtime(base.set_id) if base is not None else None
+        first, end = self.runtime.doc_rows(doc_id) if self.runtime is not None else (0, 0)
+        chunk_spans = [self.runtime.span(r) for r in range(first, end)]
+        layers: dict[str, list[tuple[int, int]]] = {
+            "heading": [(h.start, h.end) for h in doc.headings],
+            "overlap": overlap_ranges(chunk_spans),
+            "reference": [(s.start, s.end) for s in reference if s.doc_id == doc_id],
+            "hit": [(s.start, s.end) for s in _hits(result_a, doc_id) + _hits(result_b, doc_id)],
+        }
+        if result_b is not None and result_a is not None:
+            for kind, spans in diff_layers(result_a, result_b, doc_id).items():
+                layers[kind] = [(s.start, s.end) for s in spans]
+        else:
+            layers["window"] = [(s.start, s.end) for s in _spans(base, doc_id)]
+        cursor = self.begin()
+        insert_layers(cursor, doc_id, doc.text, 0, len(doc.text), layers, chunk_markers(chunk_spans, doc.text),
+                      self.pmap, tag=doc_id)
+        self.commit()
+
+
+class DocumentPane(QWidget):
+    """Document picker, legend and the document view (redrawn only when what it shows changed)."""
+
+    rendered = Signal(int)  # doc_id, after the view was redrawn
+
+    def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001
+        super().__init__(parent)
+        self.ws = workspace
+        self.view = DocumentView(workspace)
+        self.picker = QComboBox()
+        self.picker.setToolTip("Documents with returned passages or reference spans")
+        self.picker.setMinimumContentsLength(28)
+        self.info = QLabel()
+        self.info.setObjectName("muted")
+        self.legend = Legend(SINGLE_KINDS)
+        head = QHBoxLayout()
+        head.addWidget(QLabel("Document"))
+        head.addWidget(self.picker, 1)
+        head.addWidget(self.info)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addLayout(head)
+        lay.addWidget(self.legend)
+        lay.addWidget(self.view, 1)
+        self.result_a = self.result_b = None
+        self.reference: list[Span] = []
+        self.doc_id: int | None = None
+        self._drawn: tuple | None = None  # what the view shows: (doc_id, result A, result B, reference)
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._refresh)
+        self.picker.activated.connect(lambda i: self.show_doc(self.picker.itemData(i)))
+
+    def set_results(self, result_a, result_b=None, reference: Sequence[Span] = ()) -> None:  # noqa: ANN001
+        """New results (B is None outside side-by-side mode); redraws the shown document."""
+        self.result_a, self.result_b, self.reference = result_a, result_b, list(reference)
+        docs: dict[int, int] = {}
+        for result in (result_a, result_b):
+            for p in (result.passages if result is not None else ()):
+                docs[p.span.doc_id] = docs.get(p.span.doc_id, 0) + 1
+        for s in self.reference:
+            docs.setdefault(s.doc_id, 0)
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        for doc_id, count in docs.items():
+            doc = self.ws.document(doc_id)
+            self.picker.addItem(f"{doc.title or Path(doc.path).name}  ({count} passage(s))", doc_id)
+        self.picker.blockSignals(False)
+        compare = result_a is not None and result_b is not None
+        kinds = COMPARE_KINDS if compare else SINGLE_KINDS
+        self.legend.set_kinds(kinds + (["reference"] if self.reference else []))
+        if self.doc_id not in docs:
+            self.doc_id = next(iter(docs), None)
+        if self.doc_id is None:
+            self._timer.stop()
+            self.view.reset()
+            self._drawn = None
+            self.info.setText("")
+        else:
+            self._timer.start()  # redraw on the next event-loop turn: the results view comes first
+
+    def flush(self) -> None:
+        """Draw a pending update now."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._refresh()
+
+    def _refresh(self) -> None:
+        if not self.isVisible():
+            self._dirty = True  # drawn when the pane is shown again
+            return
+        self.show_doc(self.doc_id)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        """Catch up with results that arrived while the pane was hidden."""
+        super().showEvent(event)
+        if self._dirty:
+            self._dirty = False
+            self._timer.start()
+
+    def show_doc(self, doc_id: int | None, offset: int | None = None) -> None:
+        """Show document ``doc_id`` now (scrolled to character ``offset`` when given)."""
+        if doc_id is None:
+            return
+        self._timer.stop()
+        self.doc_id = doc_id
+        i = self.picker.findData(doc_id)
+        if i >= 0:
+            self.picker.setCurrentIndex(i)
+        key = (doc_id, self.result_a, self.result_b, tuple(self.reference))
+        drawn = self._drawn
+        if drawn is None or not (drawn[0] == doc_id and drawn[1] is key[1] and drawn[2] is key[2]
+                                 and drawn[3] == key[3]):
+            scroll = self.view.verticalScrollBar().value()
+            same_doc = self._drawn is not None and self._drawn[0] == doc_id
+            self.view.show_document(doc_id, self.result_a, self.result_b, self.reference)
+            self._drawn = key
+            if same_doc:
+                self.view.verticalScrollBar().setValue(scroll)
+            doc = self.ws.document(doc_id)
+            self.info.setText(f"{Path(doc.path).name} · {len(doc.text):,} chars")
+            self.rendered.emit(doc_id)
+        if offset is not None:
+            self.view.scroll_to(doc_id, offset)
+
+    def show_passage(self, passage) -> None:  # noqa: ANN001
+        """Open the passage's document scrolled to it."""
+        self.show_doc(passage.span.doc_id, passage.span.start)

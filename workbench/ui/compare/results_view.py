@@ -1,0 +1,146 @@
+"""The passages of one search result, in rank order, with the hit chunks highlighted inside their windows.
+
+Each passage is a card: rank, document title and heading path, score, tokens and chunks, then the
+passage text with the hit chunk(s) in a strong shade, the expanded neighbours in a light shade, a marker
+at every chunk boundary and heading lines in bold; the sentences an extractive answer quoted get their own
+colour (``set_quotes``). Clicking a card emits ``passageActivated``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, Signal
+from PySide6.QtGui import QColor, QTextCursor, QTextFrameFormat
+from PySide6.QtWidgets import QWidget
+
+from workbench.core.spans import Span
+from workbench.ui.app.theme import ACCENT, BORDER, CARD, MUTED, plain_format
+from workbench.ui.compare.render import chunk_markers, insert_layers, overlap_ranges
+from workbench.ui.widgets.text_view import LayeredTextView
+
+
+class ResultsView(LayeredTextView):
+    """Passage cards of one ``SearchResult``."""
+
+    passageActivated = Signal(object, object)  # SearchResult, Passage
+
+    def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001
+        super().__init__(workspace, parent)
+        self.result = None
+        self.reference: list[Span] = []
+        self.quotes: list[Span] = []
+        self._card_starts: list[int] = []
+        self.clicked.connect(self._text_clicked)
+        self.setObjectName("results")
+        self.setPlaceholderText("Type a question above and press Enter.")
+
+    # ----- content --------------------------------------------------------------------------
+    def show_result(self, result, reference: list[Span] | None = None) -> None:  # noqa: ANN001
+        """Draw ``result`` (a core ``SearchResult``); ``reference`` spans are underlined."""
+        self.result = result
+        self.reference = list(reference or [])
+        self.runtime = self.ws.runtime(result.set_id)
+        scroll = self.verticalScrollBar().value()
+        cursor = self.begin()
+        self._card_starts = []
+        if result.warnings:
+            cursor.insertText("\n".join(f"⚠ {w}" for w in result.warnings) + "\n", plain_format("#8a5300"))
+        if not result.passages:
+            cursor.insertText("No passages: the search returned nothing for this strategy.",
+                              plain_format(MUTED, italic=True))
+        for index, passage in enumerate(result.passages):
+            self._card(cursor, index, passage)
+        dropped = result.context.dropped
+        if dropped:
+            cursor.insertBlock()
+            cursor.insertText(f"The {result.context.budget}-token budget dropped {len(dropped)} more "
+                              f"passage(s).", plain_format(MUTED, italic=True))
+        self.commit()
+        self.verticalScrollBar().setValue(min(scroll, self.verticalScrollBar().maximum()))
+
+    def set_quotes(self, spans: list[Span]) -> None:
+        """Highlight ``spans`` (sentences an extractive answer quoted) wherever they lie in a shown passage;
+        empty to clear. Redraws the shown result."""
+        if list(spans) == self.quotes:
+            return
+        self.quotes = list(spans)
+        if self.result is not None:
+            self.show_result(self.result, self.reference)
+
+    def _card(self, cursor: QTextCursor, index: int, passage) -> None:  # noqa: ANN001
+        root = cursor.document().rootFrame()
+        cursor.setPosition(root.lastPosition())
+        frame_fmt = QTextFrameFormat()
+        frame_fmt.setBackground(QColor(CARD))
+        frame_fmt.setBorder(1)
+        frame_fmt.setBorderBrush(QColor(BORDER))
+        frame_fmt.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)
+        frame_fmt.setPadding(8)
+        frame_fmt.setMargin(4)
+        frame_fmt.setBottomMargin(8)
+        self._card_starts.append(cursor.position())
+        cursor.insertFrame(frame_fmt)
+        doc = self.ws.document(passage.span.doc_id)
+        rt = self.runtime
+        best = next((h for h in self.result.hits if h.chunk_id == passage.hit_chunk_ids[0]), None)
+        path = rt.heading_path(best.row) if best is not None else ()
+        if path and path[0] == doc.title:
+            path = path[1:]
+        cursor.insertText(f"#{passage.rank}  ", plain_format(ACCENT, bold=True, size=11))
+        cursor.insertText(doc.title or Path(doc.path).name, plain_format(bold=True, size=11))
+        if path:
+            cursor.insertText("  ›  " + " › ".join(path), plain_format(MUTED))
+        rows = rt.chunks_in(passage.span)
+        cursor.insertBlock()
+        hits = len(passage.hit_chunk_ids)
+        cursor.insertText(
+            f"score {passage.score:.3f}  ·  {passage.tokens} tokens  ·  {len(rows)} chunk(s), "
+            f"{hits} hit(s)  ·  {Path(doc.path).name}  chars {passage.span.start}–{passage.span.end}",
+            plain_format(MUTED, size=9))
+        cursor.insertBlock()
+        chunk_spans = [rt.span(r) for r in rows]
+        layers = {
+            "window": [(passage.span.start, passage.span.end)],
+            "hit": [(s.start, s.end) for s in passage.hit_spans],
+            "heading": [(h.start, h.end) for h in doc.headings],
+            "overlap": overlap_ranges(chunk_spans),
+            "reference": [(s.start, s.end) for s in self.reference if s.doc_id == doc.id],
+            "quote": [(s.start, s.end) for s in self.quotes if s.doc_id == doc.id],
+        }
+        insert_layers(cursor, doc.id, doc.text, passage.span.start, passage.span.end, layers,
+                      chunk_markers(chunk_spans, doc.text), self.pmap, tag=index)
+        for reason in passage.reasons:
+            cursor.insertBlock()
+            cursor.insertText(f"↳ {reason}", plain_format(MUTED, italic=True, size=9))
+
+    # ----- reading back ---------------------------------------------------------------------
+    def passage_texts(self) -> list[str]:
+        """The document text of every shown passage (markers removed), in the order shown."""
+        by_tag: dict[int, list[str]] = {}
+        for e in self.pmap.entries:
+            by_tag.setdefault(e.tag, []).append(e.text)
+        return ["".join(by_tag.get(i, [])) for i in range(len(self._card_starts))]
+
+    def passage_at_position(self, position: int):  # noqa: ANN201
+        """The passage whose card holds Qt ``position``."""
+        i = bisect.bisect_right(self._card_starts, position) - 1
+        if self.result is None or i < 0 or i >= len(self.result.passages):
+            return None
+        return self.result.passages[i]
+
+    def activate(self, index: int) -> None:
+        """Emit ``passageActivated`` for the passage at ``index`` (0-based)."""
+        if self.result is not None and 0 <= index < len(self.result.passages):
+            self.passageActivated.emit(self.result, self.result.passages[index])
+
+    def _text_clicked(self, _doc_id: int, _offset: int, tag: object) -> None:
+        if isinstance(tag, int):
+            self.activate(tag)
+
+    def on_label_clicked(self, point: QPoint) -> None:
+        """A click on a card's header opens that passage too."""
+        passage = self.passage_at_position(self.cursorForPosition(point).position())
+        if passage is not None:
+            self.activate(self.result.passages.index(passage))

@@ -1,0 +1,199 @@
+"""One side (A or B) of the comparison: its strategy, its question and its latest result.
+
+Cheap changes (window, top-k, budget, margin, hybrid) re-run the search at once on a worker: the chunk
+set is loaded and the question vector cached, so nothing is embedded. Chunk changes (size, overlap,
+unit, heading path) are debounced, then the chunk set is built on the shared serial store queue while the
+old result stays up (greyed); a chunk set that was built before is found at once and used directly.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.retrieve.strategies import Strategy
+from workbench.ui.window.workers import JobRunner, Worker
+
+log = logging.getLogger(__name__)
+DEBOUNCE_MS = 300
+NEEDS_BUILD = object()  # a search job's answer when its chunk set must be built first
+
+
+class SideController(QObject):
+    """Runs searches and chunk-set builds for one side; see the module docstring."""
+
+    resultReady = Signal(object)  # SearchResult
+    staleChanged = Signal(bool)  # True while the shown result is older than the strategy
+    buildStarted = Signal(object)  # ChunkConfig
+    buildProgress = Signal(object)  # ProgressEvent
+    buildFinished = Signal(object)  # ChunkSetInfo
+    buildCancelled = Signal()
+    failed = Signal(str)
+
+    def __init__(self, workspace, strategy: Strategy, store_jobs: JobRunner, search_jobs: JobRunner,  # noqa: ANN001
+                 name: str = "A", parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.ws = workspace
+        self.name = name
+        self.strategy = strategy
+        self.question = ""
+        self.result = None
+        self.stale = False
+        self.store_jobs = store_jobs
+        self.search_jobs = search_jobs
+        self._gen = 0
+        self._search_worker: Worker | None = None
+        self._pending = False
+        self._build_worker: Worker | None = None
+        self._build_config: ChunkConfig | None = None
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._start_build)
+
+    # ----- requests --------------------------------------------------------------------------
+    def search(self, question: str) -> None:
+        """Run the current strategy for ``question``."""
+        self.question = question.strip()
+        self.refresh()
+
+    def set_strategy(self, strategy: Strategy) -> None:
+        """Switch strategy: instant when its chunk set exists, else a debounced background build."""
+        self.strategy = strategy
+        if self._build_config is not None and self._build_config != strategy.chunk:
+            self._cancel_build()
+        if self._chunk_set_ready(strategy.chunk):
+            self._debounce.stop()
+            self._run_search()
+        else:
+            self._set_stale(True)
+            self._debounce.start()
+
+    def refresh(self) -> None:
+        """Re-run the search now (after a library change, or a new question)."""
+        self._debounce.stop()
+        if self._chunk_set_ready(self.strategy.chunk):
+            self._run_search()
+        else:
+            self._set_stale(True)
+            self._start_build()
+
+    def cancel_build(self) -> None:
+        """Stop a running re-chunk; the old result stays (and is no longer greyed)."""
+        self._debounce.stop()
+        self._cancel_build()
+        self._set_stale(False)
+
+    @property
+    def building(self) -> bool:
+        """True while a chunk set is being built for this side (or a build is about to start)."""
+        return self._build_worker is not None or self._debounce.isActive()
+
+    @property
+    def searching(self) -> bool:
+        """True while a search of this side is running or queued."""
+        return self._search_worker is not None
+
+    # ----- searches --------------------------------------------------------------------------
+    def _chunk_set_ready(self, config: ChunkConfig) -> bool:
+        try:
+            return self.ws.find_chunk_set(config) is not None
+        except Exception as exc:  # a store problem is shown, not raised into a slot
+            log.exception("chunk set lookup failed")
+            self.failed.emit(str(exc))
+            return False
+
+    def _run_search(self) -> None:
+        if not self.question:
+            self._set_stale(False)
+            return
+        self._gen += 1
+        if self._search_worker is not None:
+            self._pending = True
+            return
+        gen, question, strategy, ws = self._gen, self.question, self.strategy, self.ws
+
+        def job(progress, cancel):  # noqa: ANN001, ANN202
+            if ws.find_chunk_set(strategy.chunk) is None:
+                return NEEDS_BUILD
+            return ws.search(question, strategy, progress=progress, cancel=cancel)
+
+        worker = Worker(job, f"search {self.name}")
+        worker.signals.result.connect(lambda value, g=gen: self._search_done(g, value))
+        worker.signals.error.connect(lambda msg, _tb: self._search_failed(msg))
+        worker.signals.finished.connect(self._search_finished)
+        self._search_worker = worker
+        self.search_jobs.start(worker)
+
+    def _search_done(self, gen: int, value: object) -> None:
+        if value is NEEDS_BUILD:
+            self._pending = False
+            self._set_stale(True)
+            self._start_build()
+            return
+        if gen != self._gen:
+            return  # a newer request is pending; it will answer
+        self.result = value
+        self._set_stale(self._build_worker is not None or self._debounce.isActive())
+        self.resultReady.emit(value)
+
+    def _search_failed(self, message: str) -> None:
+        self._set_stale(False)
+        self.failed.emit(f"Search {self.name} failed: {message}")
+
+    def _search_finished(self) -> None:
+        self._search_worker = None
+        if self._pending:
+            self._pending = False
+            self._run_search()
+
+    # ----- chunk-set builds ------------------------------------------------------------------
+    def _start_build(self) -> None:
+        config = self.strategy.chunk
+        if self._build_worker is not None and self._build_config == config:
+            return
+        self._cancel_build()
+        ws = self.ws
+        worker = Worker(lambda progress, cancel: ws.ensure_chunk_set(config, progress, cancel),
+                        f"chunk set {config.label()}")
+        worker.signals.progress.connect(self.buildProgress)
+        worker.signals.result.connect(lambda info, w=worker: self._build_done(w, info))
+        worker.signals.cancelled.connect(lambda w=worker: self._build_stopped(w, None))
+        worker.signals.error.connect(lambda msg, _tb, w=worker: self._build_stopped(w, msg))
+        self._build_worker, self._build_config = worker, config
+        self.buildStarted.emit(config)
+        self.store_jobs.start(worker)
+
+    def _cancel_build(self) -> None:
+        worker = self._build_worker
+        if worker is not None:
+            worker.cancel()
+            self._build_worker, self._build_config = None, None
+            self.buildCancelled.emit()
+
+    def _build_done(self, worker: Worker, info: object) -> None:
+        if worker is not self._build_worker:
+            return
+        self._build_worker, self._build_config = None, None
+        self.buildFinished.emit(info)
+        if self.question:
+            self._run_search()
+        else:
+            self._set_stale(False)
+
+    def _build_stopped(self, worker: Worker, message: str | None) -> None:
+        if worker is not self._build_worker:
+            return
+        self._build_worker, self._build_config = None, None
+        self._set_stale(False)
+        if message is None:
+            self.buildCancelled.emit()
+        else:
+            self.failed.emit(f"Building chunk set for {self.name} failed: {message}")
+
+    def _set_stale(self, stale: bool) -> None:
+        if stale != self.stale:
+            self.stale = stale
+            self.staleChanged.emit(stale)

@@ -1,0 +1,200 @@
+"""One side of the workbench (A or B): header, strategy knobs, re-chunk progress and the results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+
+from workbench.core.retrieve.strategies import Strategy
+from workbench.core.spans import Span
+from workbench.ui.app.theme import SIDE_COLOURS
+from workbench.ui.compare.compare_stats import side_line, span_metrics
+from workbench.ui.compare.legend import Legend
+from workbench.ui.compare.results_view import ResultsView
+from workbench.ui.compare.side_controller import SideController
+from workbench.ui.compare.strategy_panel import StrategyPanel
+from workbench.ui.window.job_progress import JobProgress
+from workbench.ui.window.workers import JobRunner
+
+
+class SidePanel(QWidget):
+    """Strategy panel + results of one side, driven by a ``SideController``."""
+
+    resultShown = Signal(object)  # SearchResult, after the results view was redrawn
+    passageActivated = Signal(object, object)  # SearchResult, Passage
+    message = Signal(str)  # for the status bar
+
+    def __init__(self, name: str, workspace, strategy: Strategy, store_jobs: JobRunner,  # noqa: ANN001
+                 search_jobs: JobRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self.reference: list[Span] = []
+        self.controller = SideController(workspace, strategy, store_jobs, search_jobs, name, self)
+        self.strategy_panel = StrategyPanel(strategy)
+        self.results = ResultsView(workspace)
+        self.progress = JobProgress()
+        self.title = QLabel(f"<span style='color:{SIDE_COLOURS[name]}'>■</span> Strategy {name}")
+        self.title.setObjectName("sideTitle")
+        self.describe = ClickableLabel(knob_summary(strategy))
+        self.describe.setObjectName("knobSummary")
+        self.describe.setToolTip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
+        self.describe.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.describe.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.stats = QLabel("")
+        self.stats.setObjectName("stats")
+        self.legend = Legend(["hit", "window", "boundary"],
+                             labels={"hit": "hit", "window": "neighbours", "boundary": "boundary",
+                                     "quote": "quoted in the answer"})
+        self.legend.setWordWrap(False)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # clipped, never wider
+        self.legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.metrics = QLabel("")
+        self.metrics.setObjectName("stats")
+        self.metrics.hide()
+        self.banner = QLabel("")
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        self.toggle = QToolButton()
+        self.toggle.setText("Knobs")
+        self.toggle.setCheckable(True)
+        self.toggle.setChecked(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # the summary beside it says what
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow)
+        self.toggle.setToolTip("Open or close the strategy knobs (Ctrl+K: both sides)")
+        self.toggle.toggled.connect(self._toggle_knobs)
+        self.describe.clicked.connect(self.toggle.toggle)
+        self._layout()
+        self._wire()
+
+    def _layout(self) -> None:
+        head = QHBoxLayout()
+        head.addWidget(self.title)
+        head.addWidget(self.describe, 1)
+        head.addWidget(self.toggle)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.setSpacing(4)
+        lay.addLayout(head)
+        lay.addWidget(self.strategy_panel)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.banner)
+        stats = QHBoxLayout()
+        stats.addWidget(self.stats)
+        stats.addWidget(self.metrics)
+        stats.addSpacing(12)
+        stats.addWidget(self.legend, 1)
+        lay.addLayout(stats)
+        lay.addWidget(self.results, 1)
+
+    def _wire(self) -> None:
+        c = self.controller
+        self.strategy_panel.changed.connect(self._strategy_changed)
+        c.resultReady.connect(self._show_result)
+        c.staleChanged.connect(self.results.set_stale)
+        c.buildStarted.connect(lambda cfg: self.progress.start(f"Re-chunking ({cfg.label()})"))
+        c.buildProgress.connect(self.progress.update_event)
+        c.buildFinished.connect(lambda _info: self.progress.finish())
+        c.buildCancelled.connect(self.progress.finish)
+        c.failed.connect(self._failed)
+        self.progress.cancelRequested.connect(c.cancel_build)
+        self.results.passageActivated.connect(self.passageActivated)
+
+    # ----- actions --------------------------------------------------------------------------
+    def search(self, question: str) -> None:
+        """Run this side's strategy for ``question``."""
+        self.banner.hide()
+        self.controller.search(question)
+
+    def strategy(self) -> Strategy:
+        """The strategy shown in the knobs."""
+        return self.controller.strategy
+
+    def set_strategy(self, strategy: Strategy) -> None:
+        """Load a strategy into the knobs and run it."""
+        self.strategy_panel.set_strategy(strategy)
+        self._strategy_changed(self.strategy_panel.strategy())
+
+    def set_reference(self, spans: Sequence[Span]) -> None:
+        """Reference spans of an evaluation question (drawn and scored); empty to clear."""
+        self.reference = list(spans)
+        if self.controller.result is not None:
+            self._show_result(self.controller.result)
+        else:
+            self.metrics.setVisible(bool(self.reference))
+
+    def set_quotes(self, spans: Sequence[Span]) -> None:
+        """Sentences quoted by an extractive answer, highlighted in the results (the legend names their
+        colour while there are any); empty to clear."""
+        self.results.set_quotes(list(spans))
+        kinds = ["hit", "window", "boundary"] + (["quote"] if spans else [])
+        if kinds != self.legend.kinds:
+            self.legend.set_kinds(kinds)
+
+    def _strategy_changed(self, strategy: Strategy) -> None:
+        self.describe.setText(knob_summary(strategy))
+        self.describe.setToolTip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
+        self.banner.hide()
+        self.controller.set_strategy(strategy)
+
+    def _show_result(self, result) -> None:  # noqa: ANN001
+        self.results.show_result(result, self.reference)
+        self.stats.setText(side_line(result))
+        if self.reference:
+            self.metrics.setText(span_metrics(result.spans(), self.reference).label())
+        self.metrics.setVisible(bool(self.reference))
+        self.resultShown.emit(result)
+
+    def _failed(self, message: str) -> None:
+        self.progress.finish()
+        self.banner.setText(message)
+        self.banner.show()
+        self.message.emit(message)
+
+    def set_knobs_shown(self, shown: bool) -> None:
+        """Open the knobs, or collapse them to the one-line summary in the header."""
+        self.toggle.setChecked(shown)
+        self._toggle_knobs(shown)
+
+    def _toggle_knobs(self, shown: bool) -> None:
+        self.strategy_panel.setVisible(shown)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+
+class ClickableLabel(QLabel):
+    """A label that emits ``clicked`` (the strategy summary opens the knobs)."""
+
+    clicked = Signal()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        """Emit ``clicked`` on a left click."""
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit()
+        super().mousePressEvent(event)
+
+
+UNIT_SHORT = {"tokens": "tok", "words": "words", "sentences": "sent"}
+
+
+def knob_summary(strategy: Strategy) -> str:
+    """The knobs in one line of chips, e.g. ``neighbours · 100 tok · ±1 · top-5 · no budget``."""
+    c = strategy.chunk
+    parts = [strategy.name or "custom", f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}"]
+    if c.overlap:
+        parts.append(f"overlap {c.overlap}")
+    expansion = {"none": "hit only", "neighbours": f"±{strategy.window}",
+                 "tokens": f"±{strategy.window_tokens} tok window", "parent": "parent chunks",
+                 "selective": f"selective {strategy.margin:g}"}
+    parts.append(expansion.get(strategy.expansion, strategy.expansion))
+    parts.append(f"top-{strategy.top_k}")
+    if strategy.search != "dense":
+        parts.append(strategy.search)
+    if c.heading_prefix:
+        parts.append("headings")
+    if c.contextual:
+        parts.append("contextual")
+    parts.append(f"budget {strategy.budget} tok" if strategy.budget else "no budget")
+    return " · ".join(parts)

@@ -1,0 +1,251 @@
+"""One side's strategy: a preset picker and the knobs, each with its number and a tooltip.
+
+The panel only edits a ``Strategy`` value and emits ``changed`` with the new one; the side controller
+decides what a change costs (an instant re-run, or a debounced re-chunk in the background).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.ingest.chunking import max_overlap
+from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.ui.compare.extent_control import ExtentControl
+from workbench.ui.widgets.slider_row import SliderRow
+
+CUSTOM = "custom"
+SIZE_RANGES = {"tokens": (16, 512, 8), "words": (10, 400, 5), "sentences": (1, 10, 1)}
+EXPANSIONS = [("none", "none (hit chunk only)"), ("neighbours", "neighbour chunks (window)"),
+              ("selective", "selective (only with evidence)"), ("tokens", "token window"),
+              ("parent", "parent chunks")]
+
+TIPS = {
+    "preset": "A named strategy from the core presets; changing any knob makes it 'custom'.",
+    "unit": "What chunk size and overlap count: model tokens, words or sentences. Builds a new chunk set.",
+    "size": "Chunk size: how much text each searchable chunk holds. Smaller chunks give sharper search "
+            "vectors. Changing it re-chunks in the background (cached embeddings are reused).",
+    "overlap": "Overlap: units shared by consecutive chunks, so a sentence cut at a boundary is still "
+               "whole in one chunk. Changing it re-chunks in the background.",
+    "expansion": "How each hit grows into the passage sent as context.",
+    "window": "Window size: each hit is grown by this many neighbouring chunks on each side (0 = the hit "
+              "chunk only). Overlapping windows merge. Instant: nothing is re-embedded.",
+    "top_k": "Top-k: how many chunks the search returns before expansion. Instant.",
+    "budget": "Context budget in tokens: passages are kept in rank order until the next one would not "
+              "fit (0 = no limit). Instant.",
+    "margin": "Selective expansion grows a hit toward a neighbour only when the neighbour's similarity "
+              "is within this margin of the hit's. Instant.",
+    "contextual": "Embed a sentence the local LLM writes to situate each chunk in its document (contextual "
+                  "retrieval). The first build calls the LLM once per chunk (slow with the embedded model); the "
+                  "sentences are cached, so later builds are instant. Rebuilds the chunk set.",
+    "heading": "Embed 'title > heading path: text' instead of the bare chunk, so chunks know their "
+               "section. Builds a new chunk set.",
+    "hybrid": "Hybrid search: fuse dense (embedding) and BM25 (keyword) rankings. Instant.",
+}
+
+
+class StrategyPanel(QWidget):
+    """Preset picker plus sliders and toggles for one strategy."""
+
+    changed = Signal(object)  # Strategy
+
+    def __init__(self, strategy: Strategy | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._base = strategy or PRESETS["plain"]
+        self._loading = False
+        self.preset = QComboBox()
+        self.preset.addItems([*PRESETS, CUSTOM])
+        self.unit = QComboBox()
+        self.unit.addItems(list(SIZE_RANGES))
+        self.expansion = QComboBox()
+        for key, label in EXPANSIONS:
+            self.expansion.addItem(label, key)
+        self.size = SliderRow("Chunk size", 16, 512, 200, TIPS["size"], step=8)
+        self.overlap = SliderRow("Overlap", 0, 256, 0, TIPS["overlap"])
+        self.window = SliderRow("Window ±", 0, 5, 0, TIPS["window"])
+        self.top_k = SliderRow("Top-k", 1, 20, 5, TIPS["top_k"])
+        self.budget = SliderRow("Budget", 0, 4000, 0, TIPS["budget"], step=100, suffix="tok",
+                                special="no limit")
+        self.margin = QDoubleSpinBox()
+        self.margin.setRange(0.0, 0.5)
+        self.margin.setSingleStep(0.01)
+        self.margin.setDecimals(2)
+        self.heading = QCheckBox("Embed heading path")
+        self.contextual = QCheckBox("Contextual (LLM)")
+        self.hybrid = QCheckBox("Hybrid BM25")
+        self.extent = ExtentControl()
+        for combo in (self.preset, self.unit, self.expansion):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(6)
+        for w, key in ((self.preset, "preset"), (self.unit, "unit"), (self.expansion, "expansion"),
+                       (self.margin, "margin"), (self.heading, "heading"), (self.hybrid, "hybrid"),
+                       (self.contextual, "contextual")):
+            w.setToolTip(TIPS[key])
+        self._layout()
+        self.set_strategy(self._base)
+        self.preset.currentTextChanged.connect(self._preset_picked)
+        self.unit.currentTextChanged.connect(self._unit_changed)
+        self.window.valueChanged.connect(self._window_moved)
+        self.size.valueChanged.connect(self._size_changed)
+        for row in (self.overlap, self.top_k, self.budget):
+            row.valueChanged.connect(self._edited)
+        self.expansion.currentIndexChanged.connect(self._expansion_changed)
+        self.extent.changed.connect(self._edited)
+        self.margin.valueChanged.connect(self._edited)
+        self.heading.toggled.connect(self._edited)
+        self.contextual.toggled.connect(self._edited)
+        self.hybrid.toggled.connect(self._edited)
+
+    def _layout(self) -> None:
+        """Two columns: chunking on the left (rebuilds a chunk set), retrieval on the right (instant)."""
+        def labelled(text: str, widget: QWidget, tip: str) -> QHBoxLayout:
+            label = QLabel(text)
+            label.setMinimumWidth(70)
+            label.setToolTip(tip)
+            label.setBuddy(widget)
+            row = QHBoxLayout()
+            row.setSpacing(8)
+            row.addWidget(label)
+            row.addWidget(widget, 1)
+            return row
+
+        margin_row = QHBoxLayout()
+        margin_row.addWidget(self.hybrid)
+        margin_row.addStretch(1)
+        margin_row.addLayout(labelled("margin", self.margin, TIPS["margin"]))
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(18)
+        grid.setVerticalSpacing(3)
+        grid.addLayout(labelled("Strategy", self.preset, TIPS["preset"]), 0, 0)
+        grid.addWidget(self.size, 1, 0)
+        grid.addWidget(self.overlap, 2, 0)
+        grid.addLayout(labelled("Unit", self.unit, TIPS["unit"]), 3, 0)
+        flags = QHBoxLayout()
+        flags.addWidget(self.heading)
+        flags.addWidget(self.contextual)
+        flags.addStretch(1)
+        grid.addLayout(flags, 4, 0)
+        grid.addLayout(labelled("Expansion", self.expansion, TIPS["expansion"]), 0, 1)
+        grid.addWidget(self.window, 1, 1)
+        grid.addWidget(self.top_k, 2, 1)
+        grid.addWidget(self.budget, 3, 1)
+        grid.addLayout(margin_row, 4, 1)
+        grid.addWidget(self.extent, 5, 1)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(grid)
+
+    # ----- value in / out ------------------------------------------------------------------
+    def strategy(self) -> Strategy:
+        """The strategy the controls describe."""
+        expansion = self.expansion.currentData()
+        changes = dict(
+            unit=self.unit.currentText(), size=self.size.value(), overlap=self.overlap.value(),
+            heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked(), search="hybrid" if self.hybrid.isChecked() else
+            ("dense" if self._base.search == "hybrid" else self._base.search),
+            top_k=self.top_k.value(), window=self.window.value(), budget=self.budget.value(),
+            margin=round(self.margin.value(), 2), expansion=expansion, **self.extent.changes(),
+        )
+        strategy = self._base.with_changes(**changes)
+        return strategy.with_changes(name=preset_name(strategy))
+
+    def set_strategy(self, strategy: Strategy) -> None:
+        """Show ``strategy`` in the controls (emits nothing)."""
+        self._loading = True
+        try:
+            self._base = strategy
+            name = preset_name(strategy)
+            self.preset.setCurrentText(name)
+            c = strategy.chunk
+            self.unit.setCurrentText(c.unit)
+            self._apply_size_range(c.unit)
+            self.size.setValue(c.size)
+            self.overlap.setRange(0, max_overlap(c.size))
+            self.overlap.setValue(c.overlap)
+            self.expansion.setCurrentIndex(max(0, self.expansion.findData(strategy.expansion)))
+            self.window.setValue(strategy.window)
+            self.top_k.setValue(strategy.top_k)
+            self.budget.setValue(strategy.budget)
+            self.margin.setValue(strategy.margin)
+            self.heading.setChecked(c.heading_prefix)
+            self.contextual.setChecked(c.contextual)
+            self.hybrid.setChecked(strategy.search == "hybrid")
+            self.extent.show_strategy(strategy)
+            self._enable_for(strategy.expansion)
+        finally:
+            self._loading = False
+
+    # ----- reactions -----------------------------------------------------------------------
+    def _apply_size_range(self, unit: str) -> None:
+        lo, hi, step = SIZE_RANGES[unit]
+        self.size.setStep(step)
+        self.size.setRange(lo, hi)
+
+    def _enable_for(self, expansion: str) -> None:
+        self.window.setEnabled(expansion in ("none", "neighbours"))
+        self.margin.setEnabled(expansion == "selective")
+
+    def _preset_picked(self, name: str) -> None:
+        if self._loading or name == CUSTOM:
+            return
+        self.set_strategy(PRESETS[name])
+        self.changed.emit(self.strategy())
+
+    def _unit_changed(self, unit: str) -> None:
+        if self._loading:
+            return
+        self._loading = True
+        self._apply_size_range(unit)
+        self.size.setValue(SIZE_RANGES[unit][0] if unit == "sentences" else self.size.value())
+        self.overlap.setRange(0, max_overlap(self.size.value()))
+        self._loading = False
+        self._edited()
+
+    def _size_changed(self, size: int) -> None:
+        if self._loading:
+            return
+        self.overlap.setRange(0, max_overlap(size))
+        self._edited()
+
+    def _expansion_changed(self, *_: object) -> None:
+        if not self._loading:
+            self.extent.show_strategy(self._base, self.expansion.currentData())
+        self._edited()
+
+    def _window_moved(self, window: int) -> None:
+        if not self._loading and window > 0 and self.expansion.currentData() == "none":
+            self._loading = True
+            self.expansion.setCurrentIndex(self.expansion.findData("neighbours"))
+            self._loading = False
+        self._edited()
+
+    def _edited(self, *_: object) -> None:
+        if self._loading:
+            return
+        self._enable_for(self.expansion.currentData())
+        strategy = self.strategy()
+        self._loading = True
+        self.preset.setCurrentText(strategy.name)
+        self._loading = False
+        self.changed.emit(strategy)
+
+
+def preset_name(strategy: Strategy) -> str:
+    """The preset ``strategy`` equals (ignoring its name), else ``custom``."""
+    data = {**strategy.to_dict(), "name": ""}
+    for name, preset in PRESETS.items():
+        if {**preset.to_dict(), "name": ""} == data:
+            return name
+    return CUSTOM

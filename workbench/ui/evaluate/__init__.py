@@ -1,0 +1,1 @@
+"""The evaluation lab: question sets, sweeps, run records and trade-off plots."""

@@ -1,0 +1,437 @@
+"""The evaluation lab view: load a question set, pick strategies and a sweep, run it in the background, see
+the summary table and the recall / IoU vs context-tokens trade-off, drill into questions, export.
+
+``EvalView(workspace)`` is self-contained; the main window shows it as its Evaluate mode and may connect
+``questionActivated(question, reference_spans)`` to its side-by-side view. The *Bundled* menu lists the
+question sets shipped with the package (``bundled_sets()``, read when the menu opens), so they load without
+a file dialog.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.evaluate.bundled import bundled_sets
+from workbench.core.evaluate.datasets import QuestionSet, load_question_set
+from workbench.core.evaluate.export import export_results, summary_rows
+from workbench.core.evaluate.records import list_runs, load_run, save_run
+from workbench.core.evaluate.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
+from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
+from workbench.ui.window.workers import JobRunner, Worker
+
+SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
+QUESTION_COLUMNS = ["#", "question", "recall %", "precision %", "IoU %", "first hit", "ctx tokens", "vs B"]
+
+
+def _sweep_and_record(ws, qset: QuestionSet, configs, progress, cancel) -> tuple:  # noqa: ANN001
+    """Run a sweep and record it, on a pool thread (the store connection is per thread)."""
+    try:
+        sweep = run_sweep(ws, qset, configs, progress, cancel)
+        return save_run(ws, qset, sweep, label=qset.name), sweep.results
+    finally:
+        ws.close()
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
+
+
+class EvalView(QWidget):
+    """Evaluation lab: strategies × sweep over a question set, with table, plot, drill-down and export."""
+
+    questionActivated = Signal(str, list)  # noqa: N815 - Qt naming
+    runFinished = Signal(str)  # noqa: N815 - run id
+
+    def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001 - Workspace
+        super().__init__(parent)
+        self.ws = workspace
+        self.qset: QuestionSet | None = None
+        self.results: list[ConfigResult] = []
+        self.doc_ids: dict[str, int] = {}
+        self.run_id = ""
+        self.jobs = JobRunner(1, self)
+        self.pool = self.jobs.pool
+        self._task: Worker | None = None
+        self._build()
+
+    # ----- layout ----------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.open_button = QPushButton("Question set…")
+        self.bundled_button = QToolButton()
+        self.bundled_button.setText("Bundled")
+        self.bundled_button.setToolTip("Question sets shipped with the workbench (no file dialog)")
+        self.bundled_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.bundled_menu = QMenu(self.bundled_button)
+        self.bundled_menu.setToolTipsVisible(True)
+        self.bundled_menu.aboutToShow.connect(self.fill_bundled_menu)
+        self.bundled_button.setMenu(self.bundled_menu)
+        self.fill_bundled_menu()
+        self.set_label = QLabel("no question set loaded")
+        self.limit = QSpinBox(minimum=0, maximum=100000, specialValueText="all questions")
+        self.strategies = QListWidget()
+        for name, strategy in PRESETS.items():
+            item = QListWidgetItem(name)
+            item.setToolTip(strategy.describe())
+            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+            item.setCheckState(Qt.Checked if name == "plain" else Qt.Unchecked)
+            self.strategies.addItem(item)
+        self.strategies.setMaximumHeight(120)
+        self.grid = QLineEdit(placeholderText="sweep, e.g. window=0,1,2 chunk_size=100,200")
+        self.run_button, self.cancel_button = QPushButton("Run"), QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.status = QLabel("")
+        self.runs = QComboBox()
+        self.open_run_button = QPushButton("Open run")
+        self.export_button = QPushButton("Export…")
+        self.export_button.setEnabled(False)
+
+        controls = QGridLayout()
+        opener = QHBoxLayout()
+        opener.addWidget(self.open_button)
+        opener.addWidget(self.bundled_button)
+        controls.addLayout(opener, 0, 0)
+        controls.addWidget(self.set_label, 0, 1, 1, 3)
+        controls.addWidget(QLabel("Strategies"), 1, 0)
+        controls.addWidget(self.strategies, 1, 1, 1, 3)
+        controls.addWidget(QLabel("Sweep"), 2, 0)
+        controls.addWidget(self.grid, 2, 1)
+        controls.addWidget(self.limit, 2, 2)
+        buttons = QHBoxLayout()
+        for w in (self.run_button, self.cancel_button, self.progress, self.runs, self.open_run_button,
+                  self.export_button):
+            buttons.addWidget(w)
+
+        self.summary = self._table(SUMMARY_COLUMNS)
+        self.plot = TradeoffPlot()
+        self.recall_plot, self.iou_plot = self.plot.recall_plot, self.plot.iou_plot
+        self.compare_to = QComboBox()
+        self.questions = self._table(QUESTION_COLUMNS)
+        self.questions.setSortingEnabled(True)
+        header = self.questions.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the question text gets the room
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Questions of the selected configuration; compare with"))
+        row.addWidget(self.compare_to, 1)
+        lower_layout.addLayout(row)
+        lower_layout.addWidget(self.questions)
+        split = QSplitter(Qt.Vertical)
+        top = self.top_split = QSplitter(Qt.Horizontal)
+        top.addWidget(self.summary)
+        top.addWidget(self.plot)
+        split.addWidget(top)
+        split.addWidget(lower)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addWidget(split, 1)
+
+        self.open_button.clicked.connect(self._choose_set)
+        self.run_button.clicked.connect(self._run_clicked)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.open_run_button.clicked.connect(lambda: self.open_run(self.runs.currentData()))
+        self.export_button.clicked.connect(self._choose_export)
+        self.summary.itemSelectionChanged.connect(self._show_questions)
+        self.compare_to.currentIndexChanged.connect(self._show_questions)
+        self.questions.itemActivated.connect(self._activate)
+        self.refresh_runs()
+
+    @staticmethod
+    def _table(columns: list[str]) -> QTableWidget:
+        t = QTableWidget(0, len(columns))
+        t.setHorizontalHeaderLabels(columns)
+        t.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        t.setSelectionBehavior(QAbstractItemView.SelectRows)
+        t.setSelectionMode(QAbstractItemView.SingleSelection)
+        t.horizontalHeader().setStretchLastSection(True)
+        return t
+
+    # ----- inputs ----------------------------------------------------------------------------
+    def _choose_set(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Question set folder (questions.csv + corpora/)")
+        if folder:
+            self.load_question_set(folder)
+
+    def fill_bundled_menu(self) -> None:
+        """List the bundled question sets (whatever ``bundled_sets()`` finds now) in the *Bundled* menu."""
+        self.bundled_menu.clear()
+        for bundled in bundled_sets():
+            action = self.bundled_menu.addAction(f"{bundled.name}  ({bundled.questions} questions, "
+                                                 f"{len(bundled.corpora)} corpora)")
+            action.setToolTip(f"{bundled.title} · licence: {bundled.licence}")
+            action.setData(str(bundled.path))
+            action.triggered.connect(lambda _checked=False, path=bundled.path: self.load_question_set(path))
+        if self.bundled_menu.isEmpty():
+            self.bundled_menu.addAction("no bundled question sets found").setEnabled(False)
+
+    def load_question_set(self, folder: str | Path, corpus: str | None = None) -> bool:
+        """Load (and check) a question set — a folder or a bundled set's name — optionally only the questions
+        of one ``corpus``; problems are shown in the status line."""
+        try:
+            qset = load_question_set(folder)
+            self.qset = qset.subset(corpus=corpus) if corpus else qset
+        except ValueError as exc:
+            self.status.setText(f"cannot use {folder}: {exc}")
+            return False
+        self.doc_ids = {}
+        corpora = ", ".join(self.qset.needed_corpora() or sorted(self.qset.corpora))
+        self.set_label.setText(f"{self.qset.name}: {len(self.qset.questions)} questions over {corpora}")
+        return True
+
+    def checked_strategies(self) -> list[str]:
+        """Names of the checked presets."""
+        items = (self.strategies.item(i) for i in range(self.strategies.count()))
+        return [it.text() for it in items if it.checkState() == Qt.Checked]
+
+    def set_checked(self, names: list[str]) -> None:
+        """Check exactly these presets."""
+        for i in range(self.strategies.count()):
+            it = self.strategies.item(i)
+            it.setCheckState(Qt.Checked if it.text() in names else Qt.Unchecked)
+
+    # ----- running ---------------------------------------------------------------------------
+    def _run_clicked(self) -> None:
+        self.start()
+
+    def start(self, strategies: Sequence[Strategy] | None = None) -> bool:
+        """Start the sweep in the background; False (with a status message) when inputs are missing.
+
+        ``strategies`` (e.g. the window's A and B) replaces the checked presets for this run.
+        """
+        if self._task is not None:
+            return False
+        if self.qset is None:
+            self.status.setText("load a question set first")
+            return False
+        warnings: list[str] = []
+        try:
+            chosen = list(strategies) if strategies is not None else self.checked_strategies()
+            configs = expand_grid(chosen, parse_grid(self.grid.text()), warnings)
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return False
+        if not configs:
+            self.status.setText("check at least one strategy")
+            return False
+        qset = self.qset.subset(self.limit.value() or None)
+        ws = self.ws
+        self._task = Worker(lambda progress, cancel: _sweep_and_record(ws, qset, configs, progress, cancel),
+                            "evaluation sweep")
+        s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep this view alive
+        s.progress.connect(self._on_progress_event)
+        s.result.connect(self._on_finished)
+        s.error.connect(self._on_error)
+        s.cancelled.connect(self._on_cancelled)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.status.setText(f"running {len(configs)} configuration(s) on {len(qset.questions)} questions"
+                            + (f" ({'; '.join(warnings)})" if warnings else ""))
+        self.jobs.start(self._task)
+        return True
+
+    @property
+    def running(self) -> bool:
+        """True while a sweep runs."""
+        return self._task is not None
+
+    def cancel(self) -> None:
+        """Ask the running sweep to stop."""
+        if self._task is not None:
+            self._task.cancel()
+
+    def _on_progress_event(self, event) -> None:  # noqa: ANN001 - ProgressEvent
+        self._on_progress(event.stage, event.done, event.total)
+
+    def _on_error(self, message: str, _traceback: str) -> None:
+        self._done(f"failed: {message}")
+
+    def _on_cancelled(self) -> None:
+        self._done("cancelled")
+
+    def _on_progress(self, stage: str, done: int, total: int) -> None:
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(done)
+        self.progress.setFormat(f"{stage} %v/%m")
+
+    def _done(self, message: str) -> None:
+        self._task = None
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.status.setText(message)
+
+    def _on_finished(self, payload: tuple) -> None:
+        run_id, results = payload
+        self._done(f"run {run_id} recorded")
+        self.show_results(run_id, results)
+        self.refresh_runs()
+        self.runFinished.emit(run_id)
+
+    # ----- results ---------------------------------------------------------------------------
+    def refresh_runs(self) -> None:
+        """Fill the recorded-runs menu."""
+        self.runs.clear()
+        for r in list_runs(self.ws):
+            self.runs.addItem(f"{r.id}  {r.label}  ({len(r.config_keys)} configurations)", r.id)
+
+    def open_run(self, run_id: str | None) -> None:
+        """Show a recorded run."""
+        if run_id:
+            info, results = load_run(self.ws, run_id)
+            path = info.config.get("dataset", {}).get("path")
+            if (self.qset is None or str(self.qset.root) != path) and path and Path(path).is_dir():
+                self.load_question_set(path)  # for the reference spans of the drill-down
+            self.show_results(info.id, results)
+
+    def show_results(self, run_id: str, results: list[ConfigResult]) -> None:
+        """Fill the summary table, the plot and the comparison menu."""
+        self.run_id, self.results = run_id, results
+        self.export_button.setEnabled(bool(results))
+        rows = summary_rows(results)
+        self.summary.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            cells = [r["key"], _pct(r["recall"]), _pct(r["precision"]), _pct(r["iou"]), _pct(r["hit_rate"]),
+                     "-" if r["mrr"] is None else f"{r['mrr']:.3f}", f"{r['context_tokens']:.0f}", str(r["questions"])]
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(r["description"])
+                self.summary.setItem(i, j, item)
+        self.summary.resizeColumnsToContents()
+        self._fit_summary()
+        QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
+        self.plot.draw(rows)
+        self.compare_to.blockSignals(True)
+        self.compare_to.clear()
+        self.compare_to.addItem("—", None)
+        for r in results:
+            self.compare_to.addItem(r.config.key, r.config.key)
+        self.compare_to.blockSignals(False)
+        if rows:
+            self.summary.selectRow(0)
+
+    def summary_width(self) -> int:
+        """The width the summary table needs to show every column without scrolling."""
+        t = self.summary
+        columns = sum(t.horizontalHeader().sectionSizeHint(i) for i in range(t.columnCount()))
+        columns = max(columns, sum(t.columnWidth(i) for i in range(t.columnCount())))
+        return (columns + t.verticalHeader().sizeHint().width() + 2 * t.frameWidth()
+                + t.verticalScrollBar().sizeHint().width() + 4)
+
+    def _fit_summary(self) -> None:
+        """Give the summary table the width of all its columns (the plot takes the rest, when it can)."""
+        total = sum(self.top_split.sizes())
+        need = self.summary_width()
+        if total > 0 and self.top_split.sizes()[0] < need:
+            self.top_split.setSizes([need, max(1, total - need)])
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt API
+        """Keep the summary's columns in view when the lab is resized."""
+        super().resizeEvent(event)
+        if self.results:
+            self._fit_summary()
+
+    def selected_result(self) -> ConfigResult | None:
+        """The configuration selected in the summary table."""
+        rows = self.summary.selectionModel().selectedRows()
+        return self.results[rows[0].row()] if rows and self.results else None
+
+    def _show_questions(self) -> None:
+        cr = self.selected_result()
+        self.questions.setSortingEnabled(False)
+        self.questions.setRowCount(0)
+        if cr is None:
+            return
+        other_key = self.compare_to.currentData()
+        changes: dict[int, str] = {}
+        if other_key:
+            other = next(r for r in self.results if r.config.key == other_key)
+            comp = compare_rows(cr.rows, other.rows)
+            changes = {c.q_index: f"fixed (+{100 * c.delta:.0f})" for c in comp.fixed}
+            changes |= {c.q_index: f"broke ({100 * c.delta:.0f})" for c in comp.broke}
+        self.questions.setRowCount(len(cr.rows))
+        for i, r in enumerate(cr.rows):
+            m = r.metrics
+            cells = [r.q_index, r.question, _pct(m.recall), _pct(m.precision), _pct(m.iou),
+                     m.first_rank or "-", m.context_tokens, changes.get(r.q_index, "")]
+            for j, value in enumerate(cells):
+                item = QTableWidgetItem()
+                item.setData(Qt.DisplayRole, value if isinstance(value, int) else str(value))
+                item.setData(Qt.UserRole, i)
+                self.questions.setItem(i, j, item)
+        self.questions.setSortingEnabled(True)
+
+    def _activate(self, item: QTableWidgetItem) -> None:
+        cr = self.selected_result()
+        if cr is None:
+            return
+        row = cr.rows[item.data(Qt.UserRole)]
+        self.questionActivated.emit(row.question, self.reference_spans(row.q_index, row.question))
+
+    def open_question(self, q_index: int) -> bool:
+        """Select question ``q_index`` in the question table and drill into it (as a double-click does)."""
+        for i in range(self.questions.rowCount()):
+            item = self.questions.item(i, 0)
+            if item is not None and item.data(Qt.DisplayRole) == q_index:
+                self.questions.selectRow(i)
+                self.questions.scrollToItem(item)
+                self._activate(item)
+                return True
+        return False
+
+    def reference_spans(self, q_index: int, question: str | None = None) -> list:
+        """Reference spans (in stored documents) of a question of the loaded set ([] when unknown)."""
+        if self.qset is None:
+            return []
+        from workbench.core.evaluate.datasets import corpus_documents
+
+        q = next((q for q in self.qset.questions
+                  if q.index == q_index and (question is None or q.question == question)), None)
+        if q is None:
+            return []
+        try:
+            self.doc_ids = self.doc_ids or corpus_documents(self.ws, self.qset)
+            return q.spans(self.doc_ids)
+        except ValueError:
+            return []
+
+    # ----- export ----------------------------------------------------------------------------
+    def _choose_export(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export folder")
+        if folder:
+            files = self.export_to(folder)
+            self.status.setText("wrote " + ", ".join(p.name for p in files.values()))
+
+    def export_to(self, folder: str | Path) -> dict[str, Path]:
+        """Write summary/questions CSV + JSON and the trade-off plot (PNG, SVG) into ``folder``."""
+        return export_results(folder, self.results, title=f"run {self.run_id}", extra={"run_id": self.run_id})

@@ -1,0 +1,1 @@
+"""The library panel: indexed documents, the welcome page and the guided benchmark tour."""

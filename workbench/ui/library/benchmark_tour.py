@@ -1,0 +1,210 @@
+"""The welcome's benchmark path: a first run that shows gold spans, hits, windows and metrics.
+
+``start_benchmark_tour(window)`` takes one corpus of a bundled benchmark (Chroma's ``state_of_the_union``,
+76 questions with reference spans, from ``chroma-general``) through the window's own paths, in four steps:
+
+1. the library indexes the corpus file (its progress line, for the chunk sizes of strategies A and B);
+2. the Evaluation tab loads that corpus's questions and scores A and B on all of them (its progress bar);
+3. the question table compares A with B and the tour picks a question (``pick_question``);
+4. the Evaluation tab's drill-down opens it side by side: reference spans drawn, recall / precision / IoU
+   shown per side, the document view scrolled to the first reference span.
+
+A and B are the window's strategies (by default A = neighbours ±1, B = plain: the trade-off between recall
+and precision that windows make). Each step reports in the status bar; a cancelled or failed step stops
+the tour with a message and loses nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Sequence
+
+from PySide6.QtCore import QObject, Signal
+
+from workbench.core.evaluate.datasets import load_question_set
+from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, compare_rows
+from workbench.core.retrieve.strategies import PRESETS, Strategy
+
+log = logging.getLogger(__name__)
+BENCHMARK_SET = "chroma-general"
+BENCHMARK_CORPUS = "state_of_the_union"
+
+
+def pick_question(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult]) -> QuestionResult | None:
+    """The question the tour opens, deterministically: the first (in question-set order) covered question
+    whose recall under A and B differs by more than ``compare_rows``'s threshold (the "vs B" column shows it
+    as fixed or broke); else the first covered question; None when no question is covered."""
+    comparison = compare_rows(rows_a, rows_b)
+    differ = {c.q_index for c in (*comparison.fixed, *comparison.broke)}
+    covered = [r for r in rows_a if r.metrics.covered]
+    return next((r for r in covered if r.q_index in differ), covered[0] if covered else None)
+
+
+def contrasting(a: Strategy, b: Strategy) -> Strategy:
+    """B as it is when it differs from A, else a preset that does (plain, or neighbours when A is plain)."""
+    if a.to_dict() != b.to_dict():
+        return b
+    return PRESETS["neighbours"] if a.to_dict() == PRESETS["plain"].to_dict() else PRESETS["plain"]
+
+
+class BenchmarkTour(QObject):
+    """Runs the four steps of the module docstring on ``window``; ``finished(question)`` once the question
+    is shown on both sides, ``failed(message)`` when a step could not run."""
+
+    finished = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self, window, set_name: str = BENCHMARK_SET, corpus: str = BENCHMARK_CORPUS) -> None:  # noqa: ANN001
+        super().__init__(window)  # a child of the window: deleted with it, and no Python reference to it
+        self.set_name, self.corpus = set_name, corpus
+        self.question = ""
+        self.q_index: int | None = None
+        self._waiting: set[str] = set()
+
+    @property
+    def window(self):  # noqa: ANN201 - MainWindow
+        """The window the tour runs on (its Qt parent)."""
+        return self.parent()
+
+    # ----- step 1: index the corpus ------------------------------------------------------------
+    def start(self) -> bool:
+        """Begin with indexing; False (with a message) when the tour cannot start."""
+        window = self.window
+        if window.eval_view is None:
+            return self._fail("the Evaluation tab is not available")
+        if window.eval_view.running:
+            return self._fail("an evaluation is already running; wait for it or cancel it first")
+        try:
+            qset = load_question_set(self.set_name).subset(corpus=self.corpus)
+        except ValueError as exc:
+            return self._fail(str(exc))
+        path = qset.corpora[self.corpus]
+        compare = window.compare
+        b = contrasting(compare.a.strategy(), compare.b.strategy())
+        if b is not compare.b.strategy():
+            compare.b.set_strategy(b)  # before indexing: the library builds both sides' chunk sizes
+        lib = window.library
+        for signal, slot in self._library_slots():
+            signal.connect(slot)
+        worker = lib.index_paths([str(path)], f"Indexing the benchmark corpus {self.corpus} "
+                                              f"({len(qset.questions)} questions)")
+        if worker is None:
+            self._disconnect_library()
+            return self._fail("indexing is already running; wait for it or cancel it first")
+        window.left_tabs.setCurrentWidget(lib)
+        if hasattr(window, "set_mode"):
+            window.set_mode("explore")
+        window.show_message(f"Benchmark: indexing {self.corpus} for strategies A and B…")
+        return True
+
+    def _library_slots(self) -> list[tuple]:
+        lib = self.window.library
+        return [(lib.indexingFinished, self._indexed), (lib.indexingCancelled, self._index_cancelled),
+                (lib.indexingFailed, self._index_failed)]
+
+    def _disconnect_library(self) -> None:
+        for signal, slot in self._library_slots():
+            with contextlib.suppress(RuntimeError, TypeError):
+                signal.disconnect(slot)
+
+    def _index_cancelled(self) -> None:
+        self._disconnect_library()
+        self._fail("indexing was cancelled")
+
+    def _index_failed(self, message: str) -> None:
+        self._disconnect_library()
+        self._fail(message)
+
+    # ----- step 2: load the questions and score A and B ---------------------------------------
+    def _indexed(self, report) -> None:  # noqa: ANN001 - IngestReport
+        self._disconnect_library()
+        if report.failed or report.skipped:
+            bad = "; ".join(f"{r.path}: {r.reason}" for r in [*report.failed, *report.skipped])
+            self._fail(f"the corpus could not be indexed: {bad}")
+            return
+        view, compare = self.window.eval_view, self.window.compare
+        if not view.load_question_set(self.set_name, corpus=self.corpus):
+            self._fail(view.status.text())
+            return
+        self._show_evaluation_tab()
+        view.grid.clear()  # all questions, the two strategies as they are: no sweep, no limit
+        view.limit.setValue(0)
+        view.runFinished.connect(self._scored)
+        if not view.start([compare.a.strategy(), compare.b.strategy()]):
+            view.runFinished.disconnect(self._scored)
+            self._fail(view.status.text())
+            return
+        self.window.show_message(f"Benchmark: scoring strategies A and B on {len(view.qset.questions)} "
+                                 f"questions of {self.corpus}…")
+
+    def _show_evaluation_tab(self) -> None:
+        if hasattr(self.window, "set_mode"):
+            self.window.set_mode("evaluate")  # the lab has its own mode (whole window)
+            return
+        tabs, view = self.window.left_tabs, self.window.eval_view
+        for i in range(tabs.count()):
+            if tabs.widget(i).isAncestorOf(view):
+                tabs.setCurrentIndex(i)
+
+    # ----- steps 3 and 4: pick a question and open it side by side ----------------------------
+    def _scored(self, _run_id: str) -> None:
+        view, window = self.window.eval_view, self.window
+        view.runFinished.disconnect(self._scored)
+        results: list[ConfigResult] = view.results
+        if len(results) < 2:
+            self._fail("the evaluation did not score both strategies")
+            return
+        view.summary.selectRow(0)
+        view.compare_to.setCurrentIndex(view.compare_to.findData(results[1].config.key))
+        row = pick_question(results[0].rows, results[1].rows)
+        if row is None:
+            self._fail("no question of this corpus has reference spans")
+            return
+        self.question, self.q_index = row.question, row.q_index
+        window.side_by_side.setChecked(True)
+        self._waiting = {"A", "B"}
+        for side in (window.compare.a, window.compare.b):
+            side.resultShown.connect(self._side_shown)
+        if not view.open_question(row.q_index):
+            self._stop_waiting()
+            self._fail(f"question {row.q_index} is not in the question table")
+
+    def _side_shown(self, result) -> None:  # noqa: ANN001 - SearchResult
+        if result.question != self.question:
+            return
+        for side in (self.window.compare.a, self.window.compare.b):
+            if side.controller.result is result:
+                self._waiting.discard(side.name)
+        if self._waiting:
+            return
+        self._stop_waiting()
+        compare = self.window.compare
+        compare.bottom_tabs.setCurrentWidget(compare.doc_pane)
+        if compare.reference:
+            first = min(compare.reference, key=lambda s: (s.doc_id, s.start))
+            compare.doc_pane.show_doc(first.doc_id, first.start)
+        self.window.show_message(f"Benchmark: question {self.q_index} of {self.corpus}, side by side — "
+                                 "reference spans drawn, each side's recall / precision / IoU above its results. "
+                                 "Double-click another question in the Evaluation tab to open it.")
+        self.finished.emit(self.question)
+
+    def _stop_waiting(self) -> None:
+        self._waiting = set()
+        for side in (self.window.compare.a, self.window.compare.b):
+            with contextlib.suppress(RuntimeError, TypeError):
+                side.resultShown.disconnect(self._side_shown)
+
+    def _fail(self, message: str) -> bool:
+        log.warning("benchmark tour stopped: %s", message)
+        self.window.show_message(f"Benchmark: {message}")
+        self.failed.emit(message)
+        return False
+
+
+def start_benchmark_tour(window) -> BenchmarkTour:  # noqa: ANN001 - MainWindow
+    """Start the benchmark path on ``window`` (kept as ``window.benchmark_tour_``) and return it."""
+    tour = BenchmarkTour(window)
+    window.benchmark_tour_ = tour
+    tour.start()
+    return tour

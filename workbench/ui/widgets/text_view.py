@@ -1,0 +1,178 @@
+"""Base of the results and document views: read-only plain text with layers, hover cards and clicks."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+from PySide6.QtCore import QEvent, QPoint, Qt, QUrl, Signal
+from PySide6.QtGui import QMouseEvent, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QGraphicsOpacityEffect, QTextEdit, QToolTip, QWidget
+
+from workbench.core.spans import Span
+from workbench.ui.app.theme import text_font
+from workbench.ui.compare.chunk_tooltip import chunk_tooltip
+from workbench.ui.compare.render import PositionMap, rendered_spans
+
+log = logging.getLogger(__name__)
+
+
+class LayeredTextView(QTextEdit):
+    """A read-only view of document text drawn by ``render.insert_layers``.
+
+    Subclasses fill a new document between ``begin()`` and ``commit()`` (built detached from the view,
+    so it is laid out once) and record its pieces in ``self.pmap``; ``self.runtime`` is the chunk set
+    whose chunks the hover card describes.
+    """
+
+    clicked = Signal(int, int, object)  # doc_id, character offset, tag of the inserted piece
+
+    def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001
+        super().__init__(parent)
+        self.ws = workspace
+        self.pmap = PositionMap()
+        self.runtime = None
+        self.resource_requests: list[str] = []
+        self.setReadOnly(True)
+        self.setAcceptRichText(False)
+        self.setUndoRedoEnabled(False)
+        self._next: QTextDocument | None = None
+        self.reset()
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                     | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        self._press: QPoint | None = None
+        self._stale_effect: QGraphicsOpacityEffect | None = None
+
+    # ----- safety ---------------------------------------------------------------------------
+    def loadResource(self, kind: int, name: QUrl) -> object:  # noqa: N802 - Qt API
+        """Never load anything: document text is untrusted and the app is offline."""
+        self.resource_requests.append(name.toString())
+        log.warning("refused to load resource %s", name.toString())
+        return None
+
+    # ----- content --------------------------------------------------------------------------
+    def begin(self) -> QTextCursor:
+        """Start new content: a cursor on a fresh document that is shown by ``commit()``."""
+        doc = QTextDocument(self)
+        doc.setDefaultFont(text_font())
+        doc.setDocumentMargin(10)
+        doc.setUndoRedoEnabled(False)
+        self._next = doc
+        self.pmap = PositionMap()
+        return QTextCursor(doc)
+
+    def commit(self) -> None:
+        """Show the document built since ``begin()``."""
+        old, doc, self._next = self.document(), self._next, None
+        if doc is None:
+            return
+        ours = old is not doc and old.parent() is self  # Qt deletes the document it created itself
+        self.setDocument(doc)
+        if ours:
+            old.deleteLater()
+
+    def reset(self) -> None:
+        """Empty the view."""
+        self.begin()
+        self.commit()
+
+    def rendered(self, kind: str) -> list[Span]:
+        """Document spans drawn with layer ``kind`` (read back from the text formats)."""
+        return rendered_spans(self.document(), self.pmap, kind)
+
+    def set_stale(self, stale: bool) -> None:
+        """Grey the view while its content is older than what was asked for."""
+        if stale and self._stale_effect is None:
+            self._stale_effect = QGraphicsOpacityEffect(self)
+            self._stale_effect.setOpacity(0.38)
+            self.setGraphicsEffect(self._stale_effect)
+        elif not stale and self._stale_effect is not None:
+            self.setGraphicsEffect(None)  # deletes the effect
+            self._stale_effect = None
+
+    @property
+    def is_stale(self) -> bool:
+        """True while the view is greyed."""
+        return self._stale_effect is not None
+
+    def scroll_to(self, doc_id: int, offset: int, tag: object = None) -> bool:
+        """Scroll so that character ``offset`` of ``doc_id`` is visible near the top."""
+        pos = self.pmap.position_of(doc_id, offset, tag)
+        if pos is None:
+            return False
+        bar = self.verticalScrollBar()
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(pos)
+        rect = self.cursorRect(cursor)
+        bar.setValue(bar.value() + rect.top() - 6)
+        return True
+
+    # ----- hover and click ------------------------------------------------------------------
+    def locate(self, point: QPoint) -> tuple[int, int, object] | None:
+        """``(doc_id, offset, tag)`` of the text under a viewport point."""
+        return self.pmap.locate(self.cursorForPosition(point).position())
+
+    def chunk_row_at(self, doc_id: int, offset: int) -> int | None:
+        """Row of the chunk of ``self.runtime`` at a character: the last chunk covering it, else (for
+        whitespace between chunks) the chunk before it."""
+        if self.runtime is None:
+            return None
+        rows = self.runtime.chunks_in(Span(doc_id, offset, offset + 1))
+        if rows:
+            return rows[-1]
+        first, end = self.runtime.doc_rows(doc_id)
+        if end <= first:
+            return None
+        starts = self.runtime.table.starts[first:end]
+        return first + max(0, int(np.searchsorted(starts, offset, side="right")) - 1)
+
+    def hover_text(self, point: QPoint) -> str | None:
+        """The hover card for a viewport point (None over labels and empty space)."""
+        where = self.locate(point)
+        if where is None:
+            return None
+        doc_id, offset, _ = where
+        row = self.chunk_row_at(doc_id, offset)
+        if row is None:
+            return None
+        return chunk_tooltip(self.runtime, row, self.ws.document(doc_id))
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        """Show the chunk hover card on tooltip events."""
+        if event.type() == QEvent.Type.ToolTip:
+            try:
+                text = self.hover_text(event.pos())
+            except Exception:  # a hover must never break the view
+                log.exception("hover card failed")
+                text = None
+            if text:
+                QToolTip.showText(event.globalPos(), text, self.viewport())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().viewportEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        """Remember where a click starts (a drag selects text instead)."""
+        self._press = event.position().toPoint()
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        """A click (not a drag) emits ``clicked`` for the text under the mouse."""
+        super().mouseReleaseEvent(event)
+        start, self._press = self._press, None
+        point = event.position().toPoint()
+        if event.button() != Qt.MouseButton.LeftButton or start is None:
+            return
+        if (point - start).manhattanLength() > 4:
+            return
+        where = self.locate(point)
+        if where is not None:
+            self.clicked.emit(*where)
+        else:
+            self.on_label_clicked(point)
+
+    def on_label_clicked(self, point: QPoint) -> None:
+        """Hook for clicks outside document text (headers)."""
+
