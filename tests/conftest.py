@@ -32,6 +32,24 @@ def embedder():
 
 
 @pytest.fixture(scope="session")
+def hash_embedder():
+    """A fast fake embedder (hashed bag of words, no model): for pipeline tests that need vectors, not meaning."""
+    from fake_embedder import HashEmbedder
+
+    return HashEmbedder()
+
+
+@pytest.fixture
+def hash_ws(tmp_path, hash_embedder):
+    """An empty workspace embedding with ``hash_embedder`` (no model is loaded)."""
+    from workbench.core.workspace import Workspace
+
+    ws = Workspace(tmp_path / "hashed", embedder=hash_embedder)
+    yield ws
+    ws.close()
+
+
+@pytest.fixture(scope="session")
 def sample_data_dir(tmp_path_factory, embedder) -> Path:
     """A data folder with the sample corpus indexed (default chunking), built once."""
     from workbench.core.workspace import Workspace

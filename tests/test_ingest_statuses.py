@@ -57,19 +57,19 @@ def write_topics(folder: Path) -> Path:
 
 
 # ----- item 3: file names that are not UTF-8 -------------------------------------------------------------
-def test_undecodable_name_is_indexed_under_an_escaped_path_that_round_trips(fresh_ws, tmp_path):
+def test_undecodable_name_is_indexed_under_an_escaped_path_that_round_trips(hash_ws, tmp_path):
     folder = write_topics(tmp_path / "d")
     (folder / LATIN1_NAME).write_text("Caf\u00e9 notes: the espresso machine needs descaling every month.\n")
-    first = fresh_ws.add_paths([str(folder)])
+    first = hash_ws.add_paths([str(folder)])
     escaped = key(folder, "caf\\xe9.txt")
     assert escaped in first.added and len(first.added) == 4 and not first.failed
-    doc = next(d for d in fresh_ws.store.documents() if d["path"] == escaped)
+    doc = next(d for d in hash_ws.store.documents() if d["path"] == escaped)
     assert doc["title"] == "caf\\xe9"
     assert fs_path(escaped) == os.path.join(os.path.realpath(folder), LATIN1_NAME)
-    assert escaped in found_paths(fresh_ws, "descaling the espresso machine")
-    again = fresh_ws.add_paths([str(folder)])
+    assert escaped in found_paths(hash_ws, "descaling the espresso machine")
+    again = hash_ws.add_paths([str(folder)])
     assert len(again.unchanged) == 4 and not again.removed and not again.added
-    by_key = fresh_ws.add_paths([escaped])  # the library's re-index passes the stored path back
+    by_key = hash_ws.add_paths([escaped])  # the library's re-index passes the stored path back
     assert by_key.unchanged == [escaped] and not by_key.failed
 
 
@@ -93,55 +93,55 @@ def test_undecodable_name_through_the_command_line(tmp_path):
 
 
 # ----- item 4: deleted, renamed and corrupted files --------------------------------------------------------
-def test_deleted_file_is_removed_and_no_longer_found(fresh_ws, tmp_path):
+def test_deleted_file_is_removed_and_no_longer_found(hash_ws, tmp_path):
     folder = write_topics(tmp_path / "d")
-    fresh_ws.add_paths([str(folder)])
-    assert key(folder, "volcano.md") in found_paths(fresh_ws, "lava and basalt")
+    hash_ws.add_paths([str(folder)])
+    assert key(folder, "volcano.md") in found_paths(hash_ws, "lava and basalt")
     (folder / "volcano.md").unlink()
-    report = fresh_ws.add_paths([str(folder)])
+    report = hash_ws.add_paths([str(folder)])
     assert report.removed == [key(folder, "volcano.md")] and len(report.unchanged) == 2
-    assert key(folder, "volcano.md") not in found_paths(fresh_ws, "lava and basalt")
-    assert len(fresh_ws.store.documents()) == 2
-    assert verify_store(fresh_ws)["consistent"]
+    assert key(folder, "volcano.md") not in found_paths(hash_ws, "lava and basalt")
+    assert len(hash_ws.store.documents()) == 2
+    assert verify_store(hash_ws)["consistent"]
 
 
-def test_renamed_file_is_moved_with_its_chunks_and_vectors(fresh_ws, tmp_path, embedder):
+def test_renamed_file_is_moved_with_its_chunks_and_vectors(hash_ws, tmp_path, embedder):
     folder = write_topics(tmp_path / "d")
-    fresh_ws.add_paths([str(folder)])
-    info = fresh_ws.find_chunk_set(ChunkConfig())
-    chunks_before = fresh_ws.store.chunk_ids(info.id)
+    hash_ws.add_paths([str(folder)])
+    info = hash_ws.find_chunk_set(ChunkConfig())
+    chunks_before = hash_ws.store.chunk_ids(info.id)
     encoded = embedder.texts_encoded
     (folder / "sub").mkdir()
     (folder / "bikes.md").rename(folder / "sub" / "cycling.md")
-    report = fresh_ws.add_paths([str(folder)])
+    report = hash_ws.add_paths([str(folder)])
     assert report.moved == [(key(folder, "bikes.md"), key(folder, "sub/cycling.md"))]
     assert not report.removed and not report.added
     assert embedder.texts_encoded == encoded, "a moved document is not embedded again"
-    assert list(fresh_ws.store.chunk_ids(info.id)) == list(chunks_before)
-    assert key(folder, "sub/cycling.md") in found_paths(fresh_ws, "chain and rear cassette")
-    assert key(folder, "bikes.md") not in found_paths(fresh_ws, "chain and rear cassette")
-    assert verify_store(fresh_ws)["consistent"]
+    assert list(hash_ws.store.chunk_ids(info.id)) == list(chunks_before)
+    assert key(folder, "sub/cycling.md") in found_paths(hash_ws, "chain and rear cassette")
+    assert key(folder, "bikes.md") not in found_paths(hash_ws, "chain and rear cassette")
+    assert verify_store(hash_ws)["consistent"]
 
 
-def test_file_corrupted_after_indexing_is_no_longer_searchable(fresh_ws, tmp_path):
+def test_file_corrupted_after_indexing_is_no_longer_searchable(hash_ws, tmp_path):
     folder = write_topics(tmp_path / "d")
-    fresh_ws.add_paths([str(folder)])
+    hash_ws.add_paths([str(folder)])
     (folder / "tea.md").write_bytes(bytes(range(256)) * 8)
-    report = fresh_ws.add_paths([str(folder)])
+    report = hash_ws.add_paths([str(folder)])
     assert [r.path for r in report.failed] == [key(folder, "tea.md")]
     assert "binary" in report.failed[0].reason and "removed from the index" in report.failed[0].reason
-    assert key(folder, "tea.md") not in found_paths(fresh_ws, "green tea leaves")
-    assert [p["path"] for p in fresh_ws.store.problems()] == [key(folder, "tea.md")]
-    assert verify_store(fresh_ws)["consistent"]
+    assert key(folder, "tea.md") not in found_paths(hash_ws, "green tea leaves")
+    assert [p["path"] for p in hash_ws.store.problems()] == [key(folder, "tea.md")]
+    assert verify_store(hash_ws)["consistent"]
 
 
-def test_indexing_one_file_never_removes_others(fresh_ws, tmp_path):
+def test_indexing_one_file_never_removes_others(hash_ws, tmp_path):
     folder = write_topics(tmp_path / "d")
-    fresh_ws.add_paths([str(folder)])
+    hash_ws.add_paths([str(folder)])
     (folder / "volcano.md").unlink()
-    report = fresh_ws.add_paths([str(folder / "tea.md")])
+    report = hash_ws.add_paths([str(folder / "tea.md")])
     assert report.unchanged == [key(folder, "tea.md")] and not report.removed
-    assert len(fresh_ws.store.documents()) == 3
+    assert len(hash_ws.store.documents()) == 3
 
 
 # ----- item 6: special files --------------------------------------------------------------------------------
@@ -208,7 +208,7 @@ def test_utf16_without_a_bom_is_read_as_text(codec):
             decode_text(binary)
 
 
-def test_links_to_outside_the_folder_are_skipped_unless_followed(fresh_ws, tmp_path):
+def test_links_to_outside_the_folder_are_skipped_unless_followed(hash_ws, tmp_path):
     outside = write_topics(tmp_path / "elsewhere")
     folder = tmp_path / "d"
     folder.mkdir()
@@ -217,7 +217,7 @@ def test_links_to_outside_the_folder_are_skipped_unless_followed(fresh_ws, tmp_p
     os.symlink(outside, folder / "linked-dir")
     os.symlink(folder / "own.md", folder / "inside-link.md")
     os.symlink(folder / "gone.md", folder / "dangling.md")
-    report = fresh_ws.add_paths([str(folder)])
+    report = hash_ws.add_paths([str(folder)])
     got = statuses(report)
     assert got == {key(folder, "own.md"): "added", key(folder, "inside-link.md"): "skipped",
                    key(folder, "tea-link.md"): "skipped", key(folder, "linked-dir"): "skipped",
@@ -226,23 +226,23 @@ def test_links_to_outside_the_folder_are_skipped_unless_followed(fresh_ws, tmp_p
     assert reasons[key(folder, "tea-link.md")] == f"link to outside the folder: {outside / 'tea.md'}"
     assert reasons[key(folder, "inside-link.md")] == f"same file as {key(folder, 'own.md')}"
     assert reasons[key(folder, "dangling.md")] == f"broken link (to {folder / 'gone.md'})"
-    followed = fresh_ws.add_paths([str(folder)], follow_links=True)
+    followed = hash_ws.add_paths([str(folder)], follow_links=True)
     assert sorted(followed.added) == sorted(str(outside / n) for n in TOPICS)
 
 
-def test_problems_share_document_keys_and_clear_when_fixed_or_gone(fresh_ws, tmp_path, monkeypatch):
+def test_problems_share_document_keys_and_clear_when_fixed_or_gone(hash_ws, tmp_path, monkeypatch):
     folder = write_topics(tmp_path / "d")
     (folder / "late.md").write_bytes(b"\x00\x01\x02" * 100)
     (folder / "doomed.pdf").write_bytes(b"%PDF broken")
     monkeypatch.chdir(tmp_path)
-    fresh_ws.store.record_problem("d/late.md", "failed", "recorded by an older version under a relative path")
-    fresh_ws.add_paths(["d"])
-    assert sorted(p["path"] for p in fresh_ws.store.problems()) == [key(folder, "doomed.pdf"), key(folder, "late.md")]
+    hash_ws.store.record_problem("d/late.md", "failed", "recorded by an older version under a relative path")
+    hash_ws.add_paths(["d"])
+    assert sorted(p["path"] for p in hash_ws.store.problems()) == [key(folder, "doomed.pdf"), key(folder, "late.md")]
     (folder / "late.md").write_text("# Late\n\nFixed now: a note about ferries.")
     (folder / "doomed.pdf").unlink()
-    report = fresh_ws.add_paths(["d"])
+    report = hash_ws.add_paths(["d"])
     assert report.added == [key(folder, "late.md")]
-    assert fresh_ws.store.problems() == [], "a fixed file is no longer listed as failed, a gone one not at all"
+    assert hash_ws.store.problems() == [], "a fixed file is no longer listed as failed, a gone one not at all"
 
 
 def test_question_set_refuses_a_corpus_linked_from_outside(tmp_path):
@@ -318,13 +318,13 @@ def make_thousand_file_folder(root: Path) -> dict[str, str]:
     return expected
 
 
-def test_a_thousand_file_messy_folder_gets_one_status_per_file(fresh_ws, tmp_path):
+def test_a_thousand_file_messy_folder_gets_one_status_per_file(hash_ws, tmp_path):
     folder = tmp_path / "messy"
     expected = make_thousand_file_folder(folder)
-    report = fresh_ws.add_paths([str(folder)])
+    report = hash_ws.add_paths([str(folder)])
     assert statuses(report) == expected
-    assert verify_store(fresh_ws)["consistent"]
-    again = fresh_ws.add_paths([str(folder)])
+    assert verify_store(hash_ws)["consistent"]
+    again = hash_ws.add_paths([str(folder)])
     assert statuses(again) == {k: "unchanged" if v == "added" else v for k, v in expected.items()}
     assert again.chunks_total == report.chunks_total > 0 and not again.removed
     lines = problem_lines(again.skipped, again.failed)

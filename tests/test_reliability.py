@@ -62,9 +62,9 @@ def make_messy_folder(root: Path) -> dict[str, str]:
     return expected
 
 
-def test_messy_folder_reports_every_file_and_indexes_the_rest(fresh_ws, tmp_path):
+def test_messy_folder_reports_every_file_and_indexes_the_rest(hash_ws, tmp_path):
     expected = make_messy_folder(tmp_path / "messy")
-    report = fresh_ws.add_paths([str(tmp_path / "messy")])
+    report = hash_ws.add_paths([str(tmp_path / "messy")])
     status = {Path(p).name: "indexed" for p in report.added}
     status |= {Path(r.path).name: "skipped" for r in report.skipped}
     status |= {Path(r.path).name: "failed" for r in report.failed}
@@ -75,13 +75,13 @@ def test_messy_folder_reports_every_file_and_indexes_the_rest(fresh_ws, tmp_path
     assert "no text layer" in reasons["no-text-layer.pdf"]
     assert "malformed" in reasons["malformed.pdf"]
     assert "too large" in reasons["huge.txt"] and "--max-file-mb" in reasons["huge.txt"]
-    html = next(d for d in fresh_ws.store.documents() if d["path"].endswith("scripts.html"))
-    text = fresh_ws.doc_text(html["id"])
+    html = next(d for d in hash_ws.store.documents() if d["path"].endswith("scripts.html"))
+    text = hash_ws.doc_text(html["id"])
     assert "steal()" not in text and "example.invalid" not in text and "Visible text" in text
-    assert verify_store(fresh_ws)["consistent"]
+    assert verify_store(hash_ws)["consistent"]
 
 
-def test_file_deleted_mid_index_is_reported(fresh_ws, tmp_path):
+def test_file_deleted_mid_index_is_reported(hash_ws, tmp_path):
     folder = tmp_path / "vanishing"
     folder.mkdir()
     for i in range(4):
@@ -92,7 +92,7 @@ def test_file_deleted_mid_index_is_reported(fresh_ws, tmp_path):
         if ev.stage == "reading" and victim.exists():
             victim.unlink()
 
-    report = fresh_ws.add_paths([str(folder)], progress=delete_during_reading)
+    report = hash_ws.add_paths([str(folder)], progress=delete_during_reading)
     assert len(report.added) == 3
     assert [Path(r.path).name for r in report.failed] == ["doc3.md"]
     assert "disappeared" in report.failed[0].reason

@@ -353,21 +353,21 @@ def test_read_only_data_folder_reads_and_refuses_writes(sample_ws, tmp_path):
 
 
 # ----- a waiting writer says so -------------------------------------------------------------------------
-def test_waiting_writer_reports_the_holder_once(fresh_ws, tmp_path):
+def test_waiting_writer_reports_the_holder_once(hash_ws, tmp_path):
     from workbench.core.jobs import ProgressEvent
 
     note = write_notes(tmp_path / "n", "n", 1)[0]
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from workbench.core.index.locking import FileLock\n"
          "FileLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(1.5)",
-         str(fresh_ws.data_dir / "write.lock")], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+         str(hash_ws.data_dir / "write.lock")], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
     events: list[ProgressEvent] = []
-    fresh_ws.add_paths([str(note)], progress=events.append)
+    hash_ws.add_paths([str(note)], progress=events.append)
     holder.wait()
     waits = [e for e in events if e.stage == "waiting"]
     assert [e.message for e in waits] == [f"waiting for another writer (pid {holder.pid})…"]
-    assert len(fresh_ws.store.documents()) == 1
+    assert len(hash_ws.store.documents()) == 1
 
 
 def test_holder_pid_uses_the_held_descriptor(tmp_path, monkeypatch):
