@@ -1,0 +1,86 @@
+"""The existing chunkers of ``core.ingest.chunking`` behind the chunker protocol.
+
+``fixed`` slides a window of ``size`` units (tokens of the embedding model, words or sentences) with
+``overlap``; ``sentence`` is the same window counted in sentences; ``structure`` packs whole paragraphs of
+one section up to ``size`` units and leaves heading lines out of the chunk text (the heading path carries
+them), so its chunks cover everything but heading lines. Spans are exactly those ``chunk_document`` returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from workbench.core.ingest.chunkers.protocol import (
+    ChunkerError,
+    ChunkerKind,
+    ChunkerResources,
+    ChunkerSpec,
+    ParamSpec,
+    Span,
+)
+from workbench.core.ingest.chunking import UNITS, ChunkConfig, chunk_document
+from workbench.core.ingest.headings import Heading
+from workbench.core.ingest.tokens import TokenCounter
+
+
+class ConfigChunker:
+    """A ``ChunkConfig`` (unit, size, overlap, structure awareness) as a protocol chunker."""
+
+    def __init__(self, spec: ChunkerSpec, config: ChunkConfig, counter: TokenCounter | None) -> None:
+        if config.unit == "tokens" and counter is None:
+            raise ChunkerError(f"chunker {spec.name!r} counts tokens and needs a token counter")
+        self.spec = spec
+        self.config = config
+        self._counter = counter
+
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+        """The spans ``chunk_document`` cuts for this configuration."""
+        return [(p.start, p.end) for p in chunk_document(text, headings, self.config, self._counter)]
+
+
+def _config(spec: ChunkerSpec, unit: str, structure_aware: bool) -> ChunkConfig:
+    params = spec.param_dict
+    try:
+        return ChunkConfig(unit, int(params["size"]), int(params["overlap"]), structure_aware=structure_aware)
+    except ValueError as exc:
+        raise ChunkerError(f"chunker {spec.name!r}: {exc}") from None
+
+
+def _build_fixed(spec: ChunkerSpec, resources: ChunkerResources) -> ConfigChunker:
+    return ConfigChunker(spec, _config(spec, str(spec.param_dict["unit"]), False), resources.counter)
+
+
+def _build_sentence(spec: ChunkerSpec, resources: ChunkerResources) -> ConfigChunker:
+    return ConfigChunker(spec, _config(spec, "sentences", False), resources.counter)
+
+
+def _build_structure(spec: ChunkerSpec, resources: ChunkerResources) -> ConfigChunker:
+    return ConfigChunker(spec, _config(spec, str(spec.param_dict["unit"]), True), resources.counter)
+
+
+def _size(default: int, unit: str = "units") -> ParamSpec:
+    return ParamSpec("size", default, 1, 100_000, help=f"chunk size in {unit}")
+
+
+def _overlap(default: int) -> ParamSpec:
+    return ParamSpec("overlap", default, 0, 50_000, help="units shared with the previous chunk (below the size)")
+
+
+_UNIT = ParamSpec("unit", "tokens", choices=UNITS, help="what size and overlap count")
+
+FIXED = ChunkerKind("fixed", "a sliding window of N tokens, words or sentences",
+                    (_UNIT, _size(200), _overlap(0)), _build_fixed)
+SENTENCE = ChunkerKind("sentence", "a sliding window of N whole sentences",
+                       (_size(5, "sentences"), _overlap(0)), _build_sentence)
+STRUCTURE = ChunkerKind("structure", "whole paragraphs of one section packed up to N units; headings as paths",
+                        (_UNIT, _size(200), _overlap(0)), _build_structure)
+
+
+def kind_for_config(config: ChunkConfig) -> tuple[ChunkerKind, dict[str, object]]:
+    """The registry kind and parameters equivalent to an existing ``ChunkConfig`` (its embedding flags,
+    heading prefix and contextual, are about what is embedded, not where chunks are cut, and stay there)."""
+    if config.structure_aware:
+        return STRUCTURE, {"unit": config.unit, "size": config.size, "overlap": config.overlap}
+    if config.unit == "sentences":
+        return SENTENCE, {"size": config.size, "overlap": config.overlap}
+    return FIXED, {"unit": config.unit, "size": config.size, "overlap": config.overlap}

@@ -1,0 +1,92 @@
+"""Semantic chunking: break between sentences where the meaning shifts.
+
+Each sentence is embedded together with ``window`` neighbours on each side (so a short sentence is read in
+context); the distance between neighbouring sentences is ``1 - cosine``. A chunk ends after sentence ``i``
+when that distance is above the ``percentile``-th percentile of all distances in the document (a higher
+percentile gives fewer, longer chunks). Groups larger than ``max_tokens`` are then cut greedily at sentence
+boundaries; a single sentence longer than ``max_tokens`` stays one chunk (sentences are never cut, except
+unbroken runs over 2,000 characters, which count as several sentences).
+
+The chunker never loads a model: it takes the caller's ``embed`` function. Sentence vectors go through a
+cache keyed by text hash (``vector_cache``), so moving the threshold re-chunks without embedding again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping, Sequence
+
+import numpy as np
+
+from workbench.core.ingest.chunkers.protocol import (
+    ChunkerKind,
+    ChunkerResources,
+    ChunkerSpec,
+    Embed,
+    ParamSpec,
+    Span,
+)
+from workbench.core.ingest.chunkers.recursive import TokenRuler
+from workbench.core.ingest.chunkers.vector_cache import LruVectors, embed_cached
+from workbench.core.ingest.chunking import unit_spans
+from workbench.core.ingest.headings import Heading
+from workbench.core.ingest.tokens import TokenCounter
+
+
+def pack_sentences(sentences: list[Span], breaks: Sequence[bool], ruler: TokenRuler, max_tokens: int) -> list[Span]:
+    """Chunks of consecutive sentences: a new chunk after each sentence ``i`` with ``breaks[i]`` and
+    whenever adding a sentence would take the chunk over ``max_tokens``."""
+    out: list[Span] = []
+    first = 0
+    for i in range(1, len(sentences) + 1):
+        if i == len(sentences) or breaks[i - 1] or ruler.size(sentences[first][0], sentences[i][1]) > max_tokens:
+            out.append((sentences[first][0], sentences[i - 1][1]))
+            first = i
+    return out
+
+
+class SemanticChunker:
+    """Percentile-threshold semantic chunking over cached sentence vectors."""
+
+    def __init__(self, spec: ChunkerSpec, counter: TokenCounter, embed: Embed, embed_id: str = "",
+                 vector_cache: MutableMapping[str, np.ndarray] | None = None) -> None:
+        params = spec.param_dict
+        self.spec = spec
+        self.percentile = float(params["percentile"])
+        self.window = int(params["window"])
+        self.max_tokens = int(params["max_tokens"])
+        self._counter = counter
+        self._embed = embed
+        self._embed_id = embed_id
+        self._cache: MutableMapping[str, np.ndarray] = LruVectors() if vector_cache is None else vector_cache
+
+    def sentence_distances(self, text: str) -> tuple[list[Span], np.ndarray]:
+        """The document's sentences and the ``1 - cosine`` distance between each neighbouring pair."""
+        sentences = [(int(a), int(b)) for a, b in unit_spans(text, "sentences")]
+        if len(sentences) < 2:
+            return sentences, np.zeros(0, dtype=np.float32)
+        w, n = self.window, len(sentences)
+        windows = [text[sentences[max(0, i - w)][0] : sentences[min(n - 1, i + w)][1]] for i in range(n)]
+        vectors = embed_cached(windows, self._embed, self._cache, self._embed_id)
+        distances = 1.0 - np.einsum("ij,ij->i", vectors[:-1], vectors[1:])
+        return sentences, distances
+
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+        """Sentence groups split where the distance passes the percentile threshold (and by size)."""
+        sentences, distances = self.sentence_distances(text)
+        if not sentences:
+            return []
+        breaks = distances > np.percentile(distances, self.percentile) if len(distances) else []
+        return pack_sentences(sentences, list(breaks), TokenRuler(text, self._counter), self.max_tokens)
+
+
+def _build(spec: ChunkerSpec, resources: ChunkerResources) -> SemanticChunker:
+    assert resources.counter is not None and resources.embed is not None  # checked by ChunkerKind.make
+    return SemanticChunker(spec, resources.counter, resources.embed, resources.embed_id, resources.vector_cache)
+
+
+SEMANTIC = ChunkerKind(
+    "semantic", "break between sentences where neighbouring-sentence similarity drops (percentile threshold)",
+    (ParamSpec("percentile", 95.0, 1.0, 100.0, help="break where the distance is above this percentile"),
+     ParamSpec("window", 1, 0, 5, help="neighbouring sentences embedded with each sentence, on each side"),
+     ParamSpec("max_tokens", 512, 1, 100_000, help="largest chunk in tokens (a longer single sentence stays whole)")),
+    _build, needs=("counter", "embed"))
