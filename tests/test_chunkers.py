@@ -225,3 +225,14 @@ def test_verify_spans_refuses_out_of_range_blank_and_unordered_spans():
             verify_spans(text, bad, "mine", "d")
     assert verify_spans(text, ["beta gamma", "gamma"], "lib", "d") == [(6, 16), (11, 16)], "overlapping texts"
     assert verify_spans(text, ["alpha  beta"], "lib", "d") == [(0, 10)], "re-joined white space is matched"
+
+
+def test_a_small_lru_cache_still_returns_every_vector_and_forgets_the_oldest():
+    from workbench.core.ingest.chunkers.vector_cache import LruVectors, embed_cached
+
+    cache = LruVectors(max_items=2)
+    texts = ["one harbour", "two glacier", "three orchard", "one harbour"]
+    vectors = embed_cached(texts, EMBEDDER.encode, cache, "hash")
+    assert vectors.shape == (4, EMBEDDER.dim)
+    assert (vectors[0] == vectors[3]).all() and (vectors[2] == EMBEDDER.encode(["three orchard"])[0]).all()
+    assert len(cache) == 2

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable, Sequence
 
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerResources, ChunkerSpec, ParamSpec
+from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerResources, ChunkerSpec
 from workbench.core.ingest.headings import Heading
 
 UserFunction = Callable[[str, Sequence[Heading]], object]
@@ -72,6 +72,6 @@ def custom_kind(target: str) -> ChunkerKind:
         return CustomChunker(spec, function)
 
     return ChunkerKind(f"custom:{target}", f"your own chunker {target}",
-                       (ParamSpec("target", target, choices=(target,), help="module:function"),),
+                       (),
                        build, library=target.partition(":")[0].split(".")[0],
                        version=lambda: source_version(function))

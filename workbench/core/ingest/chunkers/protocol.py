@@ -15,12 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from workbench import __version__
 from workbench.core.ingest.chunkers.errors import ChunkerError, snippet
 from workbench.core.ingest.chunkers.text_mapping import spans_from_texts
 from workbench.core.ingest.chunking import ChunkPiece
@@ -132,8 +131,15 @@ class ChunkerResources:
     vector_cache: MutableMapping[str, np.ndarray] | None = None
 
 
+BUILT_IN_REVISION = "1"  # bumped for a built-in chunker when the cuts it makes change
+
+
 def _always_available() -> str | None:
     return None
+
+
+def _built_in_revision() -> str:
+    return BUILT_IN_REVISION
 
 
 @dataclass(frozen=True)
@@ -142,7 +148,8 @@ class ChunkerKind:
 
     An ecosystem adapter is one small module defining such a value: its ``name``, ``params`` with defaults
     and ranges, ``library`` and ``version()``, ``available()`` (None when usable, else an install hint) and
-    ``build(spec, resources)`` returning a ``Chunker``.
+    ``build(spec, resources)`` returning a ``Chunker``. Built-in chunkers are versioned by their own
+    revision (``BUILT_IN_REVISION``), not the workbench release, so upgrading does not orphan chunk sets.
     """
 
     name: str
@@ -150,7 +157,7 @@ class ChunkerKind:
     params: tuple[ParamSpec, ...]
     build: Callable[[ChunkerSpec, ChunkerResources], Chunker]
     library: str = "workbench"
-    version: Callable[[], str] = field(default=lambda: __version__)
+    version: Callable[[], str] = _built_in_revision
     available: Callable[[], str | None] = _always_available
     needs: tuple[str, ...] = ()  # "counter" and/or "embed"
 
