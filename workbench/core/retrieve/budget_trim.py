@@ -1,0 +1,184 @@
+"""Budget-aware trimming of expansion windows: shrink the weakest windows before dropping any hit.
+
+Design note (issue #16). Every expansion turns a ranked hit into a window of chunks around its hit chunk.
+When the windows together exceed the token budget, context is given up in the order that costs the
+least recall:
+
+1. *Shrink.* The lowest-ranked window loses chunks one at a time, always from the side farther from its
+   hit chunk (the later side on a tie), until it is down to the hit chunk; then the next-lowest window
+   shrinks, and so on up the ranking, stopping as soon as the windows fit.
+2. *Drop.* Only when every window is down to its hit chunk and the hit chunks still do not fit is a hit
+   dropped, the lowest-ranked first. A dropped hit whose hit chunk fits after later drops comes back
+   (best rank first), so a large hit chunk does not push out a smaller one ranked below it.
+3. *Undo.* The trims no longer needed are undone in reverse order (the best hits' nearest neighbours
+   come back first), stopping at the first one that does not fit, so the result is always the state
+   after some prefix of the trims in step 1: a window never loses a chunk while a lower-ranked window
+   still has a neighbour.
+
+Tokens are counted once per distinct chunk (by span): windows that overlap are merged into one passage
+downstream, so a chunk two windows share costs its tokens once. The functions are pure; the budget is
+the caller's context budget in tokens (a negative budget counts as 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from workbench.core.spans import Span
+
+
+@dataclass(frozen=True)
+class WindowChunk:
+    """One chunk of a window: its span and token count."""
+
+    span: Span
+    tokens: int
+
+
+@dataclass(frozen=True)
+class RankedWindow:
+    """A hit (rank 1 = best) and the window of chunks around it, in document order."""
+
+    hit_chunk_id: int
+    rank: int
+    chunks: tuple[WindowChunk, ...]
+    hit_index: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.hit_index < len(self.chunks):
+            raise ValueError(f"hit index {self.hit_index} outside a window of {len(self.chunks)} chunks")
+        if len({c.span.doc_id for c in self.chunks}) != 1:
+            raise ValueError("a window lies inside one document")
+
+
+@dataclass(frozen=True)
+class TrimmedWindow:
+    """A window after trimming: the chunks kept and how many were cut on each side of the hit."""
+
+    hit_chunk_id: int
+    rank: int
+    chunks: tuple[WindowChunk, ...]
+    hit_index: int
+    trimmed_before: int
+    trimmed_after: int
+
+    @property
+    def span(self) -> Span:
+        """The character range the kept chunks cover."""
+        return Span(self.chunks[0].span.doc_id, self.chunks[0].span.start, self.chunks[-1].span.end)
+
+    @property
+    def tokens(self) -> int:
+        """Tokens of the kept chunks (shared chunks counted here too)."""
+        return sum(c.tokens for c in self.chunks)
+
+    @property
+    def reason(self) -> str:
+        """Why the window has the size it has."""
+        if not self.trimmed_before and not self.trimmed_after:
+            return "whole window"
+        return (f"trimmed {self.trimmed_before} chunk(s) before and {self.trimmed_after} after the hit "
+                "to fit the budget")
+
+
+@dataclass(frozen=True)
+class DroppedHit:
+    """A hit left out because even its hit chunk does not fit, and why."""
+
+    hit_chunk_id: int
+    rank: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class TrimResult:
+    """The kept windows (in the input order), the dropped hits (best first) and the tokens used."""
+
+    windows: tuple[TrimmedWindow, ...]
+    dropped: tuple[DroppedHit, ...]
+    tokens: int
+    budget: int
+
+
+def union_tokens(chunk_lists: Sequence[Sequence[WindowChunk]]) -> int:
+    """Tokens of the distinct chunks (by span) across the lists."""
+    seen: dict[Span, int] = {}
+    for chunks in chunk_lists:
+        for chunk in chunks:
+            seen.setdefault(chunk.span, chunk.tokens)
+    return sum(seen.values())
+
+
+class _State:
+    """Mutable trimming state: the kept range ``[lo, hi]`` of each window and which are dropped."""
+
+    def __init__(self, windows: Sequence[RankedWindow]) -> None:
+        self.windows = windows
+        self.lo = [0 for _ in windows]
+        self.hi = [len(w.chunks) - 1 for w in windows]
+        self.kept = [True for _ in windows]
+
+    def total(self, extra: Sequence[WindowChunk] = ()) -> int:
+        """Tokens of the kept chunks, plus ``extra``."""
+        lists = [w.chunks[self.lo[i]:self.hi[i] + 1] for i, w in enumerate(self.windows) if self.kept[i]]
+        return union_tokens([*lists, extra])
+
+    def at_hit(self, i: int) -> bool:
+        """True when window ``i`` is down to its hit chunk."""
+        return self.lo[i] == self.hi[i] == self.windows[i].hit_index
+
+
+def trim_to_budget(windows: Sequence[RankedWindow], budget_tokens: int) -> TrimResult:
+    """Shrink, then drop, then undo unneeded trims, so the windows fit ``budget_tokens`` (see module doc)."""
+    budget = max(budget_tokens, 0)
+    state = _State(windows)
+    weakest_first = sorted(range(len(windows)), key=lambda i: (-windows[i].rank, -i))
+    trims: list[tuple[int, int]] = []  # (window, -1 for a chunk cut before the hit, +1 after)
+    for i in weakest_first:
+        hit = windows[i].hit_index
+        while state.total() > budget and not state.at_hit(i):
+            side = 1 if state.hi[i] - hit >= hit - state.lo[i] else -1
+            if side == 1:
+                state.hi[i] -= 1
+            else:
+                state.lo[i] += 1
+            trims.append((i, side))
+    dropped_order: list[int] = []
+    for i in weakest_first:
+        if state.total() <= budget:
+            break
+        state.kept[i] = False
+        dropped_order.append(i)
+    for i in sorted(dropped_order, key=lambda j: (windows[j].rank, j)):
+        hit_chunk = windows[i].chunks[windows[i].hit_index]
+        if state.total([hit_chunk]) <= budget:
+            state.kept[i] = True
+    for i, side in reversed(trims):
+        if not state.kept[i]:
+            continue
+        lo, hi = state.lo[i], state.hi[i]
+        state.lo[i], state.hi[i] = (lo - 1, hi) if side == -1 else (lo, hi + 1)
+        if state.total() > budget:
+            state.lo[i], state.hi[i] = lo, hi
+            break
+    return _result(state, budget_tokens)
+
+
+def _result(state: _State, budget_tokens: int) -> TrimResult:
+    """Freeze the state into kept windows and dropped hits with their reasons."""
+    kept: list[TrimmedWindow] = []
+    dropped: list[DroppedHit] = []
+    hits_only = union_tokens([[w.chunks[w.hit_index]] for i, w in enumerate(state.windows) if state.kept[i]])
+    for i, w in enumerate(state.windows):
+        lo, hi = state.lo[i], state.hi[i]
+        if state.kept[i]:
+            kept.append(TrimmedWindow(w.hit_chunk_id, w.rank, w.chunks[lo:hi + 1], w.hit_index - lo,
+                                      lo, len(w.chunks) - 1 - hi))
+            continue
+        hit_tokens = w.chunks[w.hit_index].tokens
+        dropped.append(DroppedHit(w.hit_chunk_id, w.rank, (
+            f"budget: even with every window cut to its hit chunk, this {hit_tokens}-token hit chunk "
+            f"does not fit ({hits_only} of {max(budget_tokens, 0)} tokens go to the kept hits)")))
+    dropped.sort(key=lambda d: d.rank)
+    return TrimResult(tuple(kept), tuple(dropped), state.total(), budget_tokens)
