@@ -113,20 +113,16 @@ def save_run(ws, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: s
                "seconds": round(sweep.seconds, 3), "warnings": sweep.warnings}
     if any(r.label for cr in sweep.results for r in cr.rows):
         summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
-    db = ws.store.db
-    with db.atomic():
-        db["runs"].insert({
-            "id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
-            "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
-            "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
-        })
-        db["run_questions"].insert_all(
-            {"run_id": run_id, "config_key": cr.config.key, "q_index": r.q_index, "question": r.question,
-             "spans_json": json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
-             "metrics_json": json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
-             "answer": r.answer, "label": r.label}
-            for cr in sweep.results for r in cr.rows
-        )
+    ws.store.insert_run(
+        {"id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
+         "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
+         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True)},
+        ({"run_id": run_id, "config_key": cr.config.key, "q_index": r.q_index, "question": r.question,
+          "spans_json": json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
+          "metrics_json": json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
+          "answer": r.answer, "label": r.label}
+         for cr in sweep.results for r in cr.rows),
+    )
     return run_id
 
 
@@ -136,7 +132,7 @@ def record_run(ws, kind: str, label: str, config: dict, summary: dict, dataset_h
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
     finished = finished or datetime.now(timezone.utc)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
-    ws.store.db["runs"].insert({
+    ws.store.insert_run({
         "id": run_id, "kind": kind, "label": label, "config_json": json.dumps(config, sort_keys=True),
         "dataset_hash": dataset_hash, "code_version": code_version(), "started": _iso(started or finished),
         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
@@ -151,7 +147,7 @@ def _info(row: dict) -> RunInfo:
 
 def list_runs(ws) -> list[RunInfo]:  # noqa: ANN001
     """Every recorded run, newest first."""
-    return [_info(r) for r in ws.store.db.query("SELECT * FROM runs ORDER BY started DESC, id DESC")]
+    return [_info(r) for r in ws.store.run_rows()]
 
 
 def find_run(ws, ref: str) -> RunInfo:  # noqa: ANN001
@@ -170,8 +166,7 @@ def load_run(ws, ref: str) -> tuple[RunInfo, list[ConfigResult]]:  # noqa: ANN00
     info = find_run(ws, ref)
     results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
                for c in info.config["configs"]}
-    rows = ws.store.db.query("SELECT * FROM run_questions WHERE run_id = ? ORDER BY q_index", [info.id])
-    for row in rows:
+    for row in ws.store.run_question_rows(info.id):
         m = json.loads(row["metrics_json"])
         extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
         results[row["config_key"]].rows.append(QuestionResult(
@@ -184,9 +179,7 @@ def load_run(ws, ref: str) -> tuple[RunInfo, list[ConfigResult]]:  # noqa: ANN00
 def delete_run(ws, ref: str) -> None:  # noqa: ANN001
     """Remove a run and its questions."""
     info = find_run(ws, ref)
-    with ws.store.db.atomic():
-        ws.store.db.execute("DELETE FROM run_questions WHERE run_id = ?", [info.id])
-        ws.store.db.execute("DELETE FROM runs WHERE id = ?", [info.id])
+    ws.store.delete_run(info.id)
 
 
 def rerun(ws, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,  # noqa: ANN001

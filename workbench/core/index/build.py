@@ -236,9 +236,7 @@ def truncation_warning(store: Store, set_id: str, model_path: str | None) -> str
     limit = model_max_tokens(model_path)
     if not limit:
         return None
-    longer = store.db.execute(
-        "SELECT count(*) FROM chunks WHERE set_id = ? AND tokens + length(prefix) / 4 > ?", [set_id, limit - 2]
-    ).fetchone()[0]
+    longer = store.count_chunks_longer_than(set_id, limit - 2)
     if not longer:
         return None
     return (f"{longer} chunk(s) are longer than the embedding model reads ({limit} tokens): their ends are not "
@@ -254,16 +252,11 @@ def chunk_texts(store: Store, set_id: str, ids: np.ndarray) -> tuple[list[str], 
     """(embedded texts, hashes) of chunks, read back from their spans and prefixes."""
     texts, hashes = [], []
     docs: dict[int, str] = {}
-    for i in range(0, len(ids), 500):
-        part = [int(x) for x in ids[i : i + 500]]
-        marks = ",".join("?" * len(part))
-        for doc_id, start, end, prefix, h in store.db.execute(
-            f'SELECT doc_id, start, "end", prefix, text_hash FROM chunks WHERE id IN ({marks}) ORDER BY id', part
-        ):
-            if doc_id not in docs:
-                docs[doc_id] = store.document(doc_id).text
-            texts.append(prefix + docs[doc_id][start:end])
-            hashes.append(h)
+    for doc_id, start, end, prefix, h in store.chunk_spans([int(x) for x in ids]):
+        if doc_id not in docs:
+            docs[doc_id] = store.document(doc_id).text
+        texts.append(prefix + docs[doc_id][start:end])
+        hashes.append(h)
     return texts, hashes
 
 

@@ -12,6 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -31,6 +32,11 @@ from workbench.core.index.storage_errors import (
 # {(device, inode, size, mtime): refusal or None}.
 _CHECKED: dict[tuple[int, int, int, int], str | None] = {}
 _CHECKED_GUARD = threading.Lock()
+
+
+def now() -> str:
+    """UTC timestamp in ISO format."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def writes(method: Callable[..., Any]) -> Callable[..., Any]:
