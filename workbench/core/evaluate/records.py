@@ -17,6 +17,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_question_set
 from workbench.core.evaluate.judge import label_summary
@@ -25,6 +26,9 @@ from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepCon
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.strategies import from_dict
 from workbench.core.spans import Span
+
+if TYPE_CHECKING:
+    from workbench.core.workspace import Workspace
 
 
 @functools.lru_cache(maxsize=1)
@@ -51,7 +55,7 @@ def model_file_hash(model_path: str | None) -> str:
     digest = hashlib.sha256()
     for f in sorted(Path(model_path).glob("*.safetensors")) + sorted(Path(model_path).glob("*.bin")):
         with open(f, "rb") as fh:
-            for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+            while block := fh.read(1 << 20):
                 digest.update(block)
     return digest.hexdigest()
 
@@ -63,12 +67,12 @@ class RunInfo:
     id: str
     kind: str
     label: str
-    config: dict
+    config: dict[str, Any]
     dataset_hash: str
     code_version: str
     started: str
     finished: str | None
-    summary: dict
+    summary: dict[str, Any]
 
     @property
     def config_keys(self) -> list[str]:
@@ -80,9 +84,9 @@ def _iso(t: datetime) -> str:
     return t.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
-def save_run(ws, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",  # noqa: ANN001
+def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",
              seed: int = 0, llm_model: str | None = None, started: datetime | None = None,
-             selection: dict | None = None) -> str:
+             selection: dict[str, Any] | None = None) -> str:
     """Store a finished sweep as a run (one transaction) and return its id.
 
     ``selection`` records how the question set was narrowed (``{"limit": N, "corpus": [...]}``) for re-runs.
@@ -126,7 +130,7 @@ def save_run(ws, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: s
     return run_id
 
 
-def record_run(ws, kind: str, label: str, config: dict, summary: dict, dataset_hash: str = "",  # noqa: ANN001
+def record_run(ws: Workspace, kind: str, label: str, config: dict[str, Any], summary: dict[str, Any], dataset_hash: str = "",
                started: datetime | None = None, finished: datetime | None = None) -> str:
     """Store a run that is not a sweep (no per-question rows), e.g. a question-generation run (kind
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
@@ -140,17 +144,17 @@ def record_run(ws, kind: str, label: str, config: dict, summary: dict, dataset_h
     return run_id
 
 
-def _info(row: dict) -> RunInfo:
+def _info(row: dict[str, Any]) -> RunInfo:
     return RunInfo(row["id"], row["kind"], row["label"], json.loads(row["config_json"]), row["dataset_hash"],
                    row["code_version"], row["started"], row["finished"], json.loads(row["summary_json"] or "{}"))
 
 
-def list_runs(ws) -> list[RunInfo]:  # noqa: ANN001
+def list_runs(ws: Workspace) -> list[RunInfo]:
     """Every recorded run, newest first."""
     return [_info(r) for r in ws.store.run_rows()]
 
 
-def find_run(ws, ref: str) -> RunInfo:  # noqa: ANN001
+def find_run(ws: Workspace, ref: str) -> RunInfo:
     """A run by id, unique id prefix, or ``last`` / ``latest``."""
     runs = list_runs(ws)
     if ref in ("last", "latest") and runs:
@@ -161,7 +165,7 @@ def find_run(ws, ref: str) -> RunInfo:  # noqa: ANN001
     return matches[0]
 
 
-def load_run(ws, ref: str) -> tuple[RunInfo, list[ConfigResult]]:  # noqa: ANN001
+def load_run(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     """Reopen a run: its record and per-configuration question rows (same shape as a fresh sweep)."""
     info = find_run(ws, ref)
     results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
@@ -176,13 +180,13 @@ def load_run(ws, ref: str) -> tuple[RunInfo, list[ConfigResult]]:  # noqa: ANN00
     return info, list(results.values())
 
 
-def delete_run(ws, ref: str) -> None:  # noqa: ANN001
+def delete_run(ws: Workspace, ref: str) -> None:
     """Remove a run and its questions."""
     info = find_run(ws, ref)
     ws.store.delete_run(info.id)
 
 
-def rerun(ws, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,  # noqa: ANN001
+def rerun(ws: Workspace, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,
           cancel: CancelToken | None = None, allow_changed: bool = False) -> tuple[str, SweepResult]:
     """Run a recorded run's configurations again on the same questions; returns the new run id.
 

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class IngestReport:
     warnings: list[str] = field(default_factory=list)
     chunks_dropped: bool = False  # documents lost chunks: FAISS files need the stale ids taken out
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
         return {
             "added": len(self.added), "updated": len(self.updated), "unchanged": len(self.unchanged),
@@ -97,7 +98,7 @@ def ingest_files(
     stored = store.documents()
     gone = [d for d in stored if any(is_inside(d["path"], f) for f in found.folders)
             and d["path"] not in loaded and _file_is_gone(d["path"])]
-    movable: dict[str, list[dict]] = {}
+    movable: dict[str, list[dict[str, Any]]] = {}
     for d in gone:
         movable.setdefault(d["sha256"], []).append(d)
     by_path = {d["path"]: d for d in stored}
@@ -186,7 +187,7 @@ def build_chunk_set(
     if todo or info.state != "ready":
         store.set_state(info.id, "building")
     tick = Reporter(progress, "chunking", len(todo))
-    pending: list[tuple[Document, list, list[str], list[str], list[int]]] = []
+    pending: list[tuple[Document, list[Any], list[str], list[str], list[int]]] = []
     started = time.perf_counter()
 
     def flush() -> None:

@@ -66,8 +66,8 @@ class CacheTables(StoreConnection):
     def embedding_count(self, model_id: str | None = None) -> int:
         """Number of cached vectors (for one model, or all)."""
         if model_id is None:
-            return int(self.db["embeddings"].count)
-        return int(self.db["embeddings"].count_where("model_id = ?", [model_id]))
+            return int(self.db.table("embeddings").count)
+        return int(self.db.table("embeddings").count_where("model_id = ?", [model_id]))
 
     # ----- LLM output cache (summaries, contextual sentences) ---------------------------------
     def llm_cached(self, kind: str, key: str, model: str) -> str | None:

@@ -68,8 +68,8 @@ class ChunkTables(StoreConnection):
     def ensure_chunk_set_row(self, config: ChunkConfig, model_id: str) -> ChunkSetInfo:
         """The row of the chunk set for ``config`` and ``model_id``, created (state ``new``) if missing."""
         set_id = config.set_id(model_id)
-        if not self.db["chunk_sets"].count_where("id = ?", [set_id]):
-            self.db["chunk_sets"].insert(
+        if not self.db.table("chunk_sets").count_where("id = ?", [set_id]):
+            self.db.table("chunk_sets").insert(
                 {"id": set_id, "config_json": config.to_json(), "model_id": model_id, "state": "new",
                  "chunk_count": 0, "created": now(), "updated": now()}
             )
@@ -91,7 +91,7 @@ class ChunkTables(StoreConnection):
     @writes
     def set_state(self, set_id: str, state: str) -> None:
         """Mark a chunk set ``building`` or ``ready`` (and refresh its chunk count)."""
-        count = self.db["chunks"].count_where("set_id = ?", [set_id])
+        count = self.db.table("chunks").count_where("set_id = ?", [set_id])
         with self.db.atomic():
             self.db.execute(
                 "UPDATE chunk_sets SET state = ?, chunk_count = ?, updated = ? WHERE id = ?",
@@ -164,8 +164,8 @@ class ChunkTables(StoreConnection):
             [set_id],
         ).fetchall()
         cols: list[Any] = list(zip(*rows, strict=True)) if rows else [()] * 9
-        ints = [np.asarray(c, dtype=np.int64) for c in cols[:6]]
-        return ChunkTable(*ints, list(cols[6]), list(cols[7]), list(cols[8]))
+        ids, doc_ids, positions, starts, ends, tokens = (np.asarray(c, dtype=np.int64) for c in cols[:6])
+        return ChunkTable(ids, doc_ids, positions, starts, ends, tokens, list(cols[6]), list(cols[7]), list(cols[8]))
 
     def chunk_ids(self, set_id: str) -> np.ndarray:
         """Ids of every chunk in a set, sorted."""

@@ -40,11 +40,11 @@ class DocumentTables(ChunkTables):
             }
             if existing:
                 doc_id = existing["id"]
-                self.db["documents"].update(doc_id, row)
+                self.db.table("documents").update(doc_id, row)
                 self._drop_doc_children(doc_id)
             else:
-                doc_id = self.db["documents"].insert(row).last_pk
-            self.db["headings"].insert_all(
+                doc_id = self.db.table("documents").insert(row).last_pk
+            self.db.table("headings").insert_all(
                 {"doc_id": doc_id, "level": h.level, "title": h.title, "start": h.start, "end": h.end}
                 for h in doc.headings
             )
@@ -68,7 +68,7 @@ class DocumentTables(ChunkTables):
     @writes
     def record_problem(self, path: str, status: str, reason: str) -> None:
         """Remember that a file was skipped or failed, with the reason shown to the user."""
-        self.db["problems"].upsert(
+        self.db.table("problems").upsert(
             {"path": path, "status": status, "reason": reason, "checked": now()}, pk="path"
         )
 
@@ -91,7 +91,7 @@ class DocumentTables(ChunkTables):
         old = self.document(doc_id)
         dropped = False
         with self.db.atomic():
-            self.db["documents"].update(doc_id, {"path": doc.path, "title": doc.title, "mtime": doc.mtime,
+            self.db.table("documents").update(doc_id, {"path": doc.path, "title": doc.title, "mtime": doc.mtime,
                                                  "size": doc.size, "note": doc.note})
             self.clear_problem(doc.path)
             if old.title != doc.title:

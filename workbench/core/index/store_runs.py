@@ -17,8 +17,8 @@ class RunTables(StoreConnection):
     def insert_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
         """Store one run row and its question rows, in one transaction."""
         with self.db.atomic():
-            self.db["runs"].insert(run)
-            self.db["run_questions"].insert_all(questions)
+            self.db.table("runs").insert(run)
+            self.db.table("run_questions").insert_all(questions)
 
     def run_rows(self) -> list[dict[str, Any]]:
         """Every run row, newest first."""

@@ -8,6 +8,7 @@ damage inside the SQLite file cannot be repaired and is reported as such.
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,11 +16,15 @@ from workbench.core.index.build import index_path, sync_index
 from workbench.core.index.store import StoreError
 from workbench.core.index.vectors import IndexDamaged, VectorIndex
 
+if TYPE_CHECKING:
+    from workbench.core.index.store import ChunkSetInfo, Store
+    from workbench.core.workspace import Workspace
+
 SQLITE_ADVICE = ("SQLite damage cannot be repaired: move the data folder away and index your files again "
                  "(the cached embeddings are lost), or restore the folder from a backup")
 
 
-def verify_store(ws, repair: bool = False) -> dict:  # noqa: ANN001 - Workspace
+def verify_store(ws: Workspace, repair: bool = False) -> dict[str, Any]:
     """Check the store; with ``repair`` rebuild FAISS files that do not match. Returns a JSON-ready report
     whose ``unrepaired`` lists the problems still there after a repair (always empty without one)."""
     store = ws.store
@@ -67,7 +72,7 @@ def verify_store(ws, repair: bool = False) -> dict:  # noqa: ANN001 - Workspace
             "unrepaired": unrepairable if repair else [], "chunk_sets": len(sets), "documents": documents}
 
 
-def _orphans(store) -> list[str]:  # noqa: ANN001 - Store
+def _orphans(store: Store) -> list[str]:
     out = []
     orphans = store.orphan_chunk_count()
     if orphans:
@@ -78,7 +83,7 @@ def _orphans(store) -> list[str]:  # noqa: ANN001 - Store
     return out
 
 
-def _check_set(ws, info) -> list[str]:  # noqa: ANN001 - Workspace, ChunkSetInfo
+def _check_set(ws: Workspace, info: ChunkSetInfo) -> list[str]:
     """Problems of one ready chunk set: vectors missing from the cache, FAISS file damaged or stale."""
     store = ws.store
     found = []
