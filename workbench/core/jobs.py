@@ -64,7 +64,7 @@ class ProgressEvent:
 class ProgressSink(Protocol):
     """Receives progress events (a callable)."""
 
-    def __call__(self, event: ProgressEvent) -> None: ...
+    def __call__(self, event: ProgressEvent, /) -> None: ...
 
 
 def no_progress(event: ProgressEvent) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from workbench.core.answer.prompt import NumberedPassage
 from workbench.core.spans import Span
@@ -42,7 +43,7 @@ class Citation:
         s = self.passage.span
         return (s.doc_id, s.start, s.end)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict. ``start``/``end`` are what the citation points at: the quoted sentence of an
         extractive answer (``text`` is then exactly its document text), else the whole passage."""
         p = self.passage

@@ -27,6 +27,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,12 @@ from workbench.core.jobs import CancelToken
 from workbench.core.llm.base import GenerationStats, LLMError
 from workbench.core.llm.extractive import LABEL, MAX_SENTENCES, NAME, RELATIVE_CUTOFF, ExtractiveBackend
 from workbench.core.spans import Span
+
+if TYPE_CHECKING:
+    from workbench.core.answer.answering import Answer
+    from workbench.core.answer.prompt import NumberedPassage, Prompt
+    from workbench.core.ingest.documents import Document
+    from workbench.core.workspace import Workspace
 
 MIN_WORDS = 4
 _POINTS_BACK = re.compile(
@@ -55,7 +62,7 @@ class Sentence:
     region: int = -1  # start of its stretch of text between headings: neighbours share it
 
 
-def passage_sentences(doc, number: int, span: Span) -> list[Sentence]:  # noqa: ANN001 - Document
+def passage_sentences(doc: Document, number: int, span: Span) -> list[Sentence]:
     """Sentences inside ``span`` of ``doc`` (heading lines removed, short ones skipped), in document order."""
     text = doc.text
     cuts = sorted((max(h.start, span.start), min(h.end, span.end)) for h in doc.headings
@@ -109,7 +116,7 @@ def _continues(before: Sentence, sentence: Sentence) -> bool:
             and bool(_POINTS_BACK.match(sentence.text.lstrip("\"'“‘(*-– "))))
 
 
-def extract(ws, question: str, passages, max_sentences: int = MAX_SENTENCES,  # noqa: ANN001
+def extract(ws: Workspace, question: str, passages: Sequence[NumberedPassage], max_sentences: int = MAX_SENTENCES,
             cutoff: float = RELATIVE_CUTOFF, cancel: CancelToken | None = None) -> list[Sentence]:
     """The sentences of ``passages`` (numbered passages, best first) that answer ``question`` best."""
     from workbench.core.index.embedding import embed_cached
@@ -136,9 +143,9 @@ def display(text: str) -> str:
     return " ".join(text.split())
 
 
-def extractive_answer(ws, prompt, backend: ExtractiveBackend,  # noqa: ANN001 - Workspace, Prompt
+def extractive_answer(ws: Workspace | None, prompt: Prompt, backend: ExtractiveBackend,
                       on_token: Callable[[str], None] | None = None, cancel: CancelToken | None = None,
-                      warnings: list[str] | None = None):  # noqa: ANN201 - answer.Answer (import cycle)
+                      warnings: list[str] | None = None) -> Answer:
     """Quote the best sentences of ``prompt``'s passages; the same ``Answer`` a generated answer gives, with
     one citation per sentence (its span and text) and zero tokens in and out."""
     from workbench.core.answer.answering import Answer

@@ -17,10 +17,17 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.ingest.headings import heading_path_at
 from workbench.core.retrieve.assemble import passage_header
 from workbench.core.spans import Span
+
+if TYPE_CHECKING:
+    from workbench.core.ingest.documents import Document
+    from workbench.core.llm.base import Backend
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.workspace import Workspace
 
 SYSTEM_PROMPT = (
     "You answer questions using only the numbered passages you are given. "
@@ -89,7 +96,7 @@ class Prompt:
     """The messages for one question, the passages they hold, and what the budget dropped."""
 
     question: str
-    messages: list[dict]
+    messages: list[dict[str, Any]]
     passages: list[NumberedPassage]
     dropped: list[NumberedPassage] = field(default_factory=list)
     budget: int = 0
@@ -98,7 +105,7 @@ class Prompt:
     nonce: str = ""
 
 
-def citation_label(doc, span: Span) -> str:  # noqa: ANN001 - workbench.core.ingest.documents.Document
+def citation_label(doc: Document, span: Span) -> str:
     """``[source] heading``: the file name and the heading path at ``span`` (without a leading title)."""
     source = Path(doc.path).name if doc.path else doc.title
     path = list(heading_path_at(doc.headings, span.start))
@@ -108,7 +115,7 @@ def citation_label(doc, span: Span) -> str:  # noqa: ANN001 - workbench.core.ing
 
 
 
-def number_passages(ws, result) -> list[NumberedPassage]:  # noqa: ANN001 - Workspace, SearchResult
+def number_passages(ws: Workspace, result: SearchResult) -> list[NumberedPassage]:
     """The result's passages in rank order, numbered from 1, each with one header (label) and its text."""
     out = []
     for number, p in enumerate(sorted(result.context.passages, key=lambda p: p.rank), start=1):
@@ -119,7 +126,7 @@ def number_passages(ws, result) -> list[NumberedPassage]:  # noqa: ANN001 - Work
 
 
 def render_messages(question: str, passages: Sequence[NumberedPassage], system: str = SYSTEM_PROMPT,
-                    nonce: str | None = None) -> list[dict]:
+                    nonce: str | None = None) -> list[dict[str, Any]]:
     """The system and user messages for ``question`` over ``passages`` (the question is asked before and
     after the passages: small models otherwise lose it behind a long context). Passages are fenced with
     ``nonce`` (a new random one when None)."""
@@ -164,14 +171,15 @@ def fit_budget(
     return kept, dropped
 
 
-def auto_budget(backend, question: str, max_tokens: int) -> int:  # noqa: ANN001 - Backend
+def auto_budget(backend: Backend, question: str, max_tokens: int) -> int:
     """Context tokens left for passages: the model's window minus the answer and the fixed prompt."""
     fixed = sum(backend.count_tokens(m["content"]) for m in render_messages(question, [], nonce=COUNT_NONCE))
     nonce_allowance = 2 * NONCE_BYTES  # a random nonce may take up to one token per hex digit
     return max(64, backend.context_length() - max_tokens - fixed - nonce_allowance - TEMPLATE_OVERHEAD)
 
 
-def build_prompt(ws, result, backend=None, budget: int = 0, max_tokens: int = 256,  # noqa: ANN001
+def build_prompt(ws: Workspace, result: SearchResult, backend: Backend | None = None, budget: int = 0,
+                 max_tokens: int = 256,
                  question: str | None = None, system: str = SYSTEM_PROMPT) -> Prompt:
     """The prompt for a search result, fitted to ``budget`` context tokens (0: what the backend's window allows).
 

@@ -11,6 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "datasets"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -27,7 +28,7 @@ class BundledSet:
     licence: str
     title: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready description."""
         return {"name": self.name, "path": str(self.path), "corpora": list(self.corpora),
                 "questions": self.questions, "licence": self.licence, "title": self.title}
@@ -58,7 +59,7 @@ def _count_questions(qfile: Path) -> int:
 
 def bundled_sets() -> list[BundledSet]:
     """Every question set shipped with the package, by name."""
-    out = []
+    out: list[BundledSet] = []
     if not BUNDLED_DIR.is_dir():
         return out
     for folder in sorted(p for p in BUNDLED_DIR.iterdir() if p.is_dir() and (p / "questions.csv").is_file()):

@@ -16,10 +16,15 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.search import MAX_QUESTION_CHARS
 from workbench.core.spans import Span
+
+if TYPE_CHECKING:
+    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.workspace import Workspace
 
 QUESTIONS_FILE = "questions.csv"
 CORPORA_DIR = "corpora"
@@ -126,7 +131,7 @@ def _raise_field_limit() -> None:
         csv.field_size_limit(CSV_FIELD_LIMIT)
 
 
-def _csv_rows(reader: csv.DictReader, path: Path) -> Iterator[dict]:
+def _csv_rows(reader: csv.DictReader[str], path: Path) -> Iterator[dict[str, Any]]:
     """``reader``'s rows; a CSV syntax error (unterminated quote, a field over the limit) becomes a
     ``DatasetError`` naming the file and line."""
     while True:
@@ -232,7 +237,7 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
 
 
 # ----- stored documents ------------------------------------------------------------------------------
-def corpus_documents(ws, qset: QuestionSet) -> dict[str, int]:  # noqa: ANN001 - Workspace
+def corpus_documents(ws: Workspace, qset: QuestionSet) -> dict[str, int]:
     """Corpus id → id of the stored document holding that corpus's exact text (by path, else by hash).
 
     Raises ``DatasetError`` when a needed corpus is not indexed, or is stored with other content.
@@ -252,7 +257,8 @@ def corpus_documents(ws, qset: QuestionSet) -> dict[str, int]:  # noqa: ANN001 -
     return out
 
 
-def index_corpora(ws, qset: QuestionSet, config=None, progress: ProgressSink | None = None,  # noqa: ANN001
+def index_corpora(ws: Workspace, qset: QuestionSet, config: ChunkConfig | None = None,
+                  progress: ProgressSink | None = None,
                   cancel: CancelToken | None = None) -> dict[str, int]:
     """Index the corpora the questions need (unchanged files are skipped) and return their document ids."""
     try:
@@ -268,7 +274,7 @@ def index_corpora(ws, qset: QuestionSet, config=None, progress: ProgressSink | N
 
 
 # ----- writing ---------------------------------------------------------------------------------------
-def _question_dict(q: Question | Mapping) -> dict:
+def _question_dict(q: Question | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(q, Question):
         refs = [{"corpus_id": r.corpus_id, "start_index": r.start, "end_index": r.end, "content": r.content}
                 for r in q.references]
@@ -277,7 +283,7 @@ def _question_dict(q: Question | Mapping) -> dict:
 
 
 def save_question_set(
-    root: str | os.PathLike[str], questions: Iterable[Question | Mapping], corpora: Mapping[str, str | Path],
+    root: str | os.PathLike[str], questions: Iterable[Question | Mapping[str, Any]], corpora: Mapping[str, str | Path],
     append: bool = False,
 ) -> QuestionSet:
     """Write a question set in Chroma's format and return it loaded (and checked).
@@ -297,7 +303,7 @@ def save_question_set(
         target = root / CORPORA_DIR / f"{cid}.md"
         if target.exists() and read_corpus(target) != texts[cid]:
             raise DatasetError(f"{target} exists with different text; choose another corpus id")
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     if append and (root / QUESTIONS_FILE).exists():
         rows = [_question_dict(q) for q in load_question_set(root, strict=False).questions]
     for q in questions:
@@ -331,7 +337,8 @@ def save_question_set(
     return load_question_set(root)
 
 
-def add_question_from_spans(root: str | os.PathLike[str], ws, question: str, spans: Sequence[Span]) -> QuestionSet:  # noqa: ANN001
+def add_question_from_spans(root: str | os.PathLike[str], ws: Workspace, question: str,
+                            spans: Sequence[Span]) -> QuestionSet:
     """Append a question whose references are spans of stored documents ("make a question from a selection").
 
     Each document becomes a corpus named after its file (its stored text is written as the corpus, so the

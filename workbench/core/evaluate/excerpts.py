@@ -55,7 +55,9 @@ def parse_generation(raw: str) -> Parsed:
     found = _from_json(raw or "")
     if found is not None and found.question:
         return found
-    question, excerpts, answers = "", [], []
+    question = ""
+    excerpts: list[str] = []
+    answers: list[str] = []
     current: list[str] | None = None
     for line in (raw or "").splitlines():
         m = _LABEL.match(line)
@@ -83,7 +85,8 @@ def parse_generation(raw: str) -> Parsed:
 def _normalise(text: str) -> tuple[str, list[int]]:
     """``text`` with runs of whitespace collapsed and typographic quotes/dashes folded, and the original index
     of every character of the result."""
-    out, index = [], []
+    out: list[str] = []
+    index: list[int] = []
     for i, ch in enumerate(text.translate(_FOLD)):
         if ch.isspace():
             if out and out[-1] == " ":

@@ -11,6 +11,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from workbench.core.evaluate.metrics import RATE_METRICS, SIZE_METRICS
 from workbench.core.evaluate.sweep import ConfigResult
@@ -23,13 +24,13 @@ def _clean(x: float) -> float | None:
     return None if isinstance(x, float) and math.isnan(x) else x
 
 
-def summary_rows(results: Sequence[ConfigResult]) -> list[dict]:
+def summary_rows(results: Sequence[ConfigResult]) -> list[dict[str, Any]]:
     """One dict per configuration: ``strategy``, each grid value as its own key, the metric means
     (rates in 0–1), their standard deviations (``*_std``), ``questions`` and ``key``."""
     out = []
     for cr in results:
         s = cr.summary
-        row: dict = {"strategy": cr.config.base, **cr.config.params}
+        row: dict[str, Any] = {"strategy": cr.config.base, **cr.config.params}
         row |= {name: _clean(s[name].mean) for name in (*RATE_METRICS, *SIZE_METRICS)}
         row |= {f"{name}_std": _clean(s[name].std) for name in (*RATE_METRICS, *SIZE_METRICS)}
         row |= {"questions": len(cr.rows), "covered": s["recall"].n, "key": cr.config.key,
@@ -38,7 +39,7 @@ def summary_rows(results: Sequence[ConfigResult]) -> list[dict]:
     return out
 
 
-def question_rows(results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None) -> list[dict]:
+def question_rows(results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None) -> list[dict[str, Any]]:
     """One dict per question per configuration (spans as ``doc:start-end`` joined by ``;``)."""
     names = doc_names or {}
     rows = []
@@ -54,7 +55,7 @@ def question_rows(results: Sequence[ConfigResult], doc_names: dict[int, str] | N
     return rows
 
 
-def write_csv(rows: Sequence[dict], path: str | Path) -> Path:
+def write_csv(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
     """Write dict rows as CSV (columns: union of keys in first-seen order)."""
     path = Path(path)
     fields: dict[str, None] = {}
@@ -74,21 +75,21 @@ def write_json(data: object, path: str | Path) -> Path:
     return path
 
 
-def plot_lines(rows: Sequence[dict]) -> list[tuple[str, list[dict]]]:
+def plot_lines(rows: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
     """Group summary rows into plot lines: per strategy and per value of every grid key except the one the
     line runs along (``window`` when swept, else the last grid key); points sorted by context tokens."""
     meta = {"strategy", "questions", "covered", "key", "description"}
     grid_keys = [k for k in (rows[0] if rows else {}) if k not in meta and k not in RATE_METRICS
                  and k not in SIZE_METRICS and not k.endswith("_std")]
     along = "window" if "window" in grid_keys else (grid_keys[-1] if grid_keys else None)
-    lines: dict[str, list[dict]] = {}
+    lines: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         label = " ".join([r["strategy"], *(f"{k}={r[k]}" for k in grid_keys if k != along)])
         lines.setdefault(label, []).append(r)
     return [(label, sorted(pts, key=lambda r: r["context_tokens"] or 0)) for label, pts in lines.items()]
 
 
-def plot_tradeoff(rows: Sequence[dict], paths: Sequence[str | Path], title: str = "") -> list[Path]:
+def plot_tradeoff(rows: Sequence[dict[str, Any]], paths: Sequence[str | Path], title: str = "") -> list[Path]:
     """Recall and IoU against mean context tokens, one line per strategy; saved to every path (PNG/SVG)."""
     from matplotlib.figure import Figure  # a bare Figure renders with Agg, whatever pyplot's backend is
 
@@ -111,16 +112,16 @@ def plot_tradeoff(rows: Sequence[dict], paths: Sequence[str | Path], title: str 
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    out = []
-    for p in paths:
-        p = Path(p)
-        fig.savefig(p, format=p.suffix.lstrip(".").lower() or "png")
-        out.append(p)
+    out: list[Path] = []
+    for target in paths:
+        path = Path(target)
+        fig.savefig(path, format=path.suffix.lstrip(".").lower() or "png")
+        out.append(path)
     return out
 
 
 def export_results(folder: str | Path, results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None,
-                   title: str = "", extra: dict | None = None) -> dict[str, Path]:
+                   title: str = "", extra: dict[str, Any] | None = None) -> dict[str, Path]:
     """Write ``summary.csv/json``, ``questions.csv/json`` and ``tradeoff.png/svg`` into ``folder``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from workbench.core.spans import Span, merge_spans, overlap_length, total_length
 
@@ -41,12 +42,12 @@ class QuestionMetrics:
         """True when the question has reference spans."""
         return self.reference_chars > 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> QuestionMetrics:
+    def from_dict(cls, data: dict[str, Any]) -> QuestionMetrics:
         """Inverse of ``to_dict`` (unknown keys ignored)."""
         return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
@@ -91,6 +92,12 @@ class Stat:
         return f"{self.mean:.4f} ± {self.std:.4f}"
 
 
+def _rate(value: float | None) -> float:
+    """A rate of a covered question (never None there)."""
+    assert value is not None
+    return value
+
+
 def _stat(values: Sequence[float]) -> Stat:
     if not values:
         return Stat(math.nan, math.nan, 0)
@@ -102,12 +109,12 @@ def _stat(values: Sequence[float]) -> Stat:
 def summarize(rows: Sequence[QuestionMetrics]) -> dict[str, Stat]:
     """Mean ± std of every metric: rates over covered questions, context size over all of them."""
     covered = [m for m in rows if m.covered]
-    values = {
-        "recall": [m.recall for m in covered],
-        "precision": [m.precision for m in covered],
-        "iou": [m.iou for m in covered],
+    values: dict[str, list[float]] = {
+        "recall": [_rate(m.recall) for m in covered],
+        "precision": [_rate(m.precision) for m in covered],
+        "iou": [_rate(m.iou) for m in covered],
         "hit_rate": [1.0 if m.hit else 0.0 for m in covered],
-        "mrr": [m.reciprocal_rank for m in covered],
+        "mrr": [_rate(m.reciprocal_rank) for m in covered],
         "context_tokens": [float(m.context_tokens) for m in rows],
         "context_chars": [float(m.context_chars) for m in rows],
     }
@@ -119,7 +126,7 @@ def summary_means(summary: dict[str, Stat]) -> dict[str, float]:
     return {name: stat.mean for name, stat in summary.items()}
 
 
-def summary_to_dict(summary: dict[str, Stat]) -> dict[str, dict]:
+def summary_to_dict(summary: dict[str, Stat]) -> dict[str, dict[str, Any]]:
     """JSON-ready ``{metric: {mean, std, n}}`` (NaN written as None)."""
     def clean(x: float) -> float | None:
         return None if math.isnan(x) else x
@@ -127,7 +134,7 @@ def summary_to_dict(summary: dict[str, Stat]) -> dict[str, dict]:
     return {k: {"mean": clean(s.mean), "std": clean(s.std), "n": s.n} for k, s in summary.items()}
 
 
-def summary_from_dict(data: dict[str, dict]) -> dict[str, Stat]:
+def summary_from_dict(data: dict[str, dict[str, Any]]) -> dict[str, Stat]:
     """Inverse of ``summary_to_dict``."""
     return {k: Stat(math.nan if v["mean"] is None else v["mean"], math.nan if v["std"] is None else v["std"], v["n"])
             for k, v in data.items()}

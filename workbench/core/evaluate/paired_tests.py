@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +82,7 @@ def _exact_flip_p(d: np.ndarray) -> float:
 
 
 def paired_bootstrap(a: np.ndarray, b: np.ndarray, valid: np.ndarray | None = None, resamples: int = RESAMPLES,
-                     seed: int = 0, alpha: float = ALPHA) -> list[dict]:
+                     seed: int = 0, alpha: float = ALPHA) -> list[dict[str, Any]]:
     """Mean difference, percentile interval, sign-flip p and MDD of ``b − a`` for every column.
 
     ``a`` and ``b`` are ``(n, m)`` arrays (n questions × m metrics); ``valid`` (same shape, bool) marks the

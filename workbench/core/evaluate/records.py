@@ -17,6 +17,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_question_set
 from workbench.core.evaluate.judge import label_summary
@@ -25,6 +26,9 @@ from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepCon
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.strategies import from_dict
 from workbench.core.spans import Span
+
+if TYPE_CHECKING:
+    from workbench.core.workspace import Workspace
 
 
 @functools.lru_cache(maxsize=1)
@@ -51,7 +55,7 @@ def model_file_hash(model_path: str | None) -> str:
     digest = hashlib.sha256()
     for f in sorted(Path(model_path).glob("*.safetensors")) + sorted(Path(model_path).glob("*.bin")):
         with open(f, "rb") as fh:
-            for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+            while block := fh.read(1 << 20):
                 digest.update(block)
     return digest.hexdigest()
 
@@ -63,12 +67,12 @@ class RunInfo:
     id: str
     kind: str
     label: str
-    config: dict
+    config: dict[str, Any]
     dataset_hash: str
     code_version: str
     started: str
     finished: str | None
-    summary: dict
+    summary: dict[str, Any]
 
     @property
     def config_keys(self) -> list[str]:
@@ -80,9 +84,9 @@ def _iso(t: datetime) -> str:
     return t.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
-def save_run(ws, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",  # noqa: ANN001
+def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",
              seed: int = 0, llm_model: str | None = None, started: datetime | None = None,
-             selection: dict | None = None) -> str:
+             selection: dict[str, Any] | None = None) -> str:
     """Store a finished sweep as a run (one transaction) and return its id.
 
     ``selection`` records how the question set was narrowed (``{"limit": N, "corpus": [...]}``) for re-runs.
@@ -113,30 +117,26 @@ def save_run(ws, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: s
                "seconds": round(sweep.seconds, 3), "warnings": sweep.warnings}
     if any(r.label for cr in sweep.results for r in cr.rows):
         summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
-    db = ws.store.db
-    with db.atomic():
-        db["runs"].insert({
-            "id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
-            "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
-            "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
-        })
-        db["run_questions"].insert_all(
-            {"run_id": run_id, "config_key": cr.config.key, "q_index": r.q_index, "question": r.question,
-             "spans_json": json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
-             "metrics_json": json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
-             "answer": r.answer, "label": r.label}
-            for cr in sweep.results for r in cr.rows
-        )
+    ws.store.insert_run(
+        {"id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
+         "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
+         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True)},
+        ({"run_id": run_id, "config_key": cr.config.key, "q_index": r.q_index, "question": r.question,
+          "spans_json": json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
+          "metrics_json": json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
+          "answer": r.answer, "label": r.label}
+         for cr in sweep.results for r in cr.rows),
+    )
     return run_id
 
 
-def record_run(ws, kind: str, label: str, config: dict, summary: dict, dataset_hash: str = "",  # noqa: ANN001
+def record_run(ws: Workspace, kind: str, label: str, config: dict[str, Any], summary: dict[str, Any], dataset_hash: str = "",
                started: datetime | None = None, finished: datetime | None = None) -> str:
     """Store a run that is not a sweep (no per-question rows), e.g. a question-generation run (kind
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
     finished = finished or datetime.now(timezone.utc)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
-    ws.store.db["runs"].insert({
+    ws.store.insert_run({
         "id": run_id, "kind": kind, "label": label, "config_json": json.dumps(config, sort_keys=True),
         "dataset_hash": dataset_hash, "code_version": code_version(), "started": _iso(started or finished),
         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
@@ -144,17 +144,17 @@ def record_run(ws, kind: str, label: str, config: dict, summary: dict, dataset_h
     return run_id
 
 
-def _info(row: dict) -> RunInfo:
+def _info(row: dict[str, Any]) -> RunInfo:
     return RunInfo(row["id"], row["kind"], row["label"], json.loads(row["config_json"]), row["dataset_hash"],
                    row["code_version"], row["started"], row["finished"], json.loads(row["summary_json"] or "{}"))
 
 
-def list_runs(ws) -> list[RunInfo]:  # noqa: ANN001
+def list_runs(ws: Workspace) -> list[RunInfo]:
     """Every recorded run, newest first."""
-    return [_info(r) for r in ws.store.db.query("SELECT * FROM runs ORDER BY started DESC, id DESC")]
+    return [_info(r) for r in ws.store.run_rows()]
 
 
-def find_run(ws, ref: str) -> RunInfo:  # noqa: ANN001
+def find_run(ws: Workspace, ref: str) -> RunInfo:
     """A run by id, unique id prefix, or ``last`` / ``latest``."""
     runs = list_runs(ws)
     if ref in ("last", "latest") and runs:
@@ -165,13 +165,12 @@ def find_run(ws, ref: str) -> RunInfo:  # noqa: ANN001
     return matches[0]
 
 
-def load_run(ws, ref: str) -> tuple[RunInfo, list[ConfigResult]]:  # noqa: ANN001
+def load_run(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     """Reopen a run: its record and per-configuration question rows (same shape as a fresh sweep)."""
     info = find_run(ws, ref)
     results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
                for c in info.config["configs"]}
-    rows = ws.store.db.query("SELECT * FROM run_questions WHERE run_id = ? ORDER BY q_index", [info.id])
-    for row in rows:
+    for row in ws.store.run_question_rows(info.id):
         m = json.loads(row["metrics_json"])
         extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
         results[row["config_key"]].rows.append(QuestionResult(
@@ -181,15 +180,13 @@ def load_run(ws, ref: str) -> tuple[RunInfo, list[ConfigResult]]:  # noqa: ANN00
     return info, list(results.values())
 
 
-def delete_run(ws, ref: str) -> None:  # noqa: ANN001
+def delete_run(ws: Workspace, ref: str) -> None:
     """Remove a run and its questions."""
     info = find_run(ws, ref)
-    with ws.store.db.atomic():
-        ws.store.db.execute("DELETE FROM run_questions WHERE run_id = ?", [info.id])
-        ws.store.db.execute("DELETE FROM runs WHERE id = ?", [info.id])
+    ws.store.delete_run(info.id)
 
 
-def rerun(ws, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,  # noqa: ANN001
+def rerun(ws: Workspace, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,
           cancel: CancelToken | None = None, allow_changed: bool = False) -> tuple[str, SweepResult]:
     """Run a recorded run's configurations again on the same questions; returns the new run id.
 

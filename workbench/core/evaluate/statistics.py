@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -142,7 +143,7 @@ class MetricDifference:
         return (f"B − A {title} {_num(self.diff, self.unit)}{unit}, {level}% CI [{_num(self.ci_low, self.unit)}, "
                 f"{_num(self.ci_high, self.unit)}], {p} over {self.n} questions: {self.verdict}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready (NaN as None), with ``verdict`` and ``sentence``."""
         data = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(self).items()}
         return data | {"verdict": self.verdict, "sentence": self.sentence()}
@@ -174,7 +175,7 @@ class SignTest:
         return (f"{self.outcome}: A only {self.b}, B only {self.c}, both {self.both}, neither {self.neither} of "
                 f"{self.n} questions; exact McNemar {format_p(self.p_value)}: {self.verdict}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with ``verdict`` and ``sentence``."""
         return asdict(self) | {"verdict": self.verdict, "sentence": self.sentence()}
 
@@ -212,7 +213,7 @@ class PairedComparison:
                    f"{self.seed}) intervals, sign-flip test p-values")
         return out + self.notes
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         return {"n": self.n, "only_a": self.only_a, "only_b": self.only_b, "resamples": self.resamples,
                 "seed": self.seed, "alpha": self.alpha, "ci_method": "paired bootstrap percentile",
@@ -309,7 +310,7 @@ class BaselineComparison:
             out += [f"    {comp.metrics[m].sentence()}" for m in metrics if m in comp.metrics]
         return out
 
-    def to_dict(self, key: str) -> dict:
+    def to_dict(self, key: str) -> dict[str, Any]:
         """The JSON block of one configuration (``{}`` for the baseline itself)."""
         if key not in self.comparisons:
             return {}
@@ -336,7 +337,7 @@ def resolve_baseline(keys: Sequence[str], ref: str | int | None) -> int:
     return found[0]
 
 
-def compare_to_baseline(results: Sequence, baseline: int = 0, metrics: Sequence[str] = BASELINE_METRICS,  # ConfigResult
+def compare_to_baseline(results: Sequence[Any], baseline: int = 0, metrics: Sequence[str] = BASELINE_METRICS,  # ConfigResult
                         resamples: int = RESAMPLES, seed: int = 0, alpha: float = ALPHA) -> BaselineComparison:
     """Compare every configuration of a sweep with ``results[baseline]`` and Holm-adjust each metric's
     p-values over the comparisons made."""

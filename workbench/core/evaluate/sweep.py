@@ -11,12 +11,16 @@ import itertools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
 from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
 from workbench.core.retrieve.strategies import Strategy, override, resolve
 from workbench.core.spans import Span
+
+if TYPE_CHECKING:
+    from workbench.core.workspace import Workspace
 
 # grid key → strategy field (chunk fields may be given flat to Strategy.with_changes)
 GRID_KEYS = {
@@ -34,7 +38,7 @@ class SweepConfig:
     key: str
     strategy: Strategy
     base: str
-    params: dict = field(default_factory=dict, hash=False, compare=False)
+    params: dict[str, Any] = field(default_factory=dict[str, Any], hash=False, compare=False)
 
 
 @dataclass
@@ -48,7 +52,7 @@ class QuestionResult:
     metrics: QuestionMetrics
     answer: str | None = None
     label: str | None = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 @dataclass
@@ -136,7 +140,7 @@ def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequenc
 
 
 def run_sweep(
-    ws,  # noqa: ANN001 - workbench.core.workspace.Workspace
+    ws: Workspace,
     qset: QuestionSet,
     configs: Sequence[SweepConfig],
     progress: ProgressSink | None = None,

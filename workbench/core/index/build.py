@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class IngestReport:
     warnings: list[str] = field(default_factory=list)
     chunks_dropped: bool = False  # documents lost chunks: FAISS files need the stale ids taken out
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
         return {
             "added": len(self.added), "updated": len(self.updated), "unchanged": len(self.unchanged),
@@ -97,7 +98,7 @@ def ingest_files(
     stored = store.documents()
     gone = [d for d in stored if any(is_inside(d["path"], f) for f in found.folders)
             and d["path"] not in loaded and _file_is_gone(d["path"])]
-    movable: dict[str, list[dict]] = {}
+    movable: dict[str, list[dict[str, Any]]] = {}
     for d in gone:
         movable.setdefault(d["sha256"], []).append(d)
     by_path = {d["path"]: d for d in stored}
@@ -186,7 +187,7 @@ def build_chunk_set(
     if todo or info.state != "ready":
         store.set_state(info.id, "building")
     tick = Reporter(progress, "chunking", len(todo))
-    pending: list[tuple[Document, list, list[str], list[str], list[int]]] = []
+    pending: list[tuple[Document, list[Any], list[str], list[str], list[int]]] = []
     started = time.perf_counter()
 
     def flush() -> None:
@@ -236,9 +237,7 @@ def truncation_warning(store: Store, set_id: str, model_path: str | None) -> str
     limit = model_max_tokens(model_path)
     if not limit:
         return None
-    longer = store.db.execute(
-        "SELECT count(*) FROM chunks WHERE set_id = ? AND tokens + length(prefix) / 4 > ?", [set_id, limit - 2]
-    ).fetchone()[0]
+    longer = store.count_chunks_longer_than(set_id, limit - 2)
     if not longer:
         return None
     return (f"{longer} chunk(s) are longer than the embedding model reads ({limit} tokens): their ends are not "
@@ -254,16 +253,11 @@ def chunk_texts(store: Store, set_id: str, ids: np.ndarray) -> tuple[list[str], 
     """(embedded texts, hashes) of chunks, read back from their spans and prefixes."""
     texts, hashes = [], []
     docs: dict[int, str] = {}
-    for i in range(0, len(ids), 500):
-        part = [int(x) for x in ids[i : i + 500]]
-        marks = ",".join("?" * len(part))
-        for doc_id, start, end, prefix, h in store.db.execute(
-            f'SELECT doc_id, start, "end", prefix, text_hash FROM chunks WHERE id IN ({marks}) ORDER BY id', part
-        ):
-            if doc_id not in docs:
-                docs[doc_id] = store.document(doc_id).text
-            texts.append(prefix + docs[doc_id][start:end])
-            hashes.append(h)
+    for doc_id, start, end, prefix, h in store.chunk_spans([int(x) for x in ids]):
+        if doc_id not in docs:
+            docs[doc_id] = store.document(doc_id).text
+        texts.append(prefix + docs[doc_id][start:end])
+        hashes.append(h)
     return texts, hashes
 
 

@@ -12,11 +12,14 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
+
+if TYPE_CHECKING:
+    from workbench.core.index.store import Store
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 SAVE_EVERY = 64  # vectors committed to the cache per transaction while embedding
@@ -105,7 +108,7 @@ class SentenceTransformerEmbedder:
         self._lock = threading.Lock()
 
     @property
-    def model(self):  # noqa: ANN201 - SentenceTransformer, imported lazily
+    def model(self) -> Any:  # a SentenceTransformer, imported lazily (no type information)
         """The loaded SentenceTransformer."""
         with self._lock:
             if self._model is None:
@@ -154,7 +157,7 @@ class SentenceTransformerEmbedder:
 
 
 def embed_cached(
-    store,  # noqa: ANN001 - workbench.core.index.store.Store (import cycle avoided)
+    store: Store,
     embedder: Embedder,
     texts: Sequence[str],
     hashes: Sequence[str] | None = None,
@@ -173,10 +176,12 @@ def embed_cached(
         total = len(keys)
         step = SAVE_EVERY
 
-        def shifted(offset: int):  # noqa: ANN202 - progress over the whole job, not one slice
-            if progress is None:
+        def shifted(offset: int) -> ProgressSink | None:
+            """Progress over the whole job, not one slice."""
+            sink = progress
+            if sink is None:
                 return None
-            return lambda ev: progress(ProgressEvent(ev.stage, offset + ev.done, total, ev.message, ev.elapsed))
+            return lambda ev: sink(ProgressEvent(ev.stage, offset + ev.done, total, ev.message, ev.elapsed))
 
         for i in range(0, total, step):  # commit every slice: a crash or cancel keeps what was embedded
             vecs = embedder.encode(texts_todo[i : i + step], progress=shifted(i), cancel=cancel)

@@ -16,14 +16,14 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 WAIT_NOTICE_S = 0.5  # ``on_wait`` is called once after waiting this long
 
@@ -132,7 +132,8 @@ class FileLock:
         s.owner.release()
 
     @contextmanager
-    def held(self, timeout: float | None = None, on_wait: Callable[[int | None], None] | None = None):  # noqa: ANN201
+    def held(self, timeout: float | None = None, on_wait: Callable[[int | None], None] | None = None
+             ) -> Iterator[FileLock]:
         """``with lock.held(): ...``"""
         self.acquire(timeout, on_wait)
         try:

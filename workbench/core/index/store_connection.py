@@ -12,8 +12,9 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
 import sqlite_utils
@@ -33,22 +34,34 @@ _CHECKED: dict[tuple[int, int, int, int], str | None] = {}
 _CHECKED_GUARD = threading.Lock()
 
 
-def writes(method: Callable[..., Any]) -> Callable[..., Any]:
+def now() -> str:
+    """UTC timestamp in ISO format."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+Params = ParamSpec("Params")
+Result = TypeVar("Result")
+Conn = TypeVar("Conn", bound="StoreConnection")
+
+
+def writes(method: Callable[Concatenate[Conn, Params], Result]) -> Callable[Concatenate[Conn, Params], Result]:
     """A store method that writes: refused on a read-only or damaged store, storage errors worded."""
 
     @functools.wraps(method)
-    def wrapper(self: StoreConnection, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: Conn, /, *args: Params.args, **kwargs: Params.kwargs) -> Result:
         with self.writing():
             return method(self, *args, **kwargs)
 
     return wrapper
 
 
-def cache_write(method: Callable[..., Any]) -> Callable[..., Any]:
+def cache_write(
+    method: Callable[Concatenate[Conn, Params], Result],
+) -> Callable[Concatenate[Conn, Params], Result | None]:
     """A write to a cache: skipped on a store that refuses writes (searching a read-only folder works)."""
 
     @functools.wraps(method)
-    def wrapper(self: StoreConnection, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: Conn, /, *args: Params.args, **kwargs: Params.kwargs) -> Result | None:
         if self.refusal:
             return None
         with self.writing():

@@ -16,6 +16,7 @@ import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,7 @@ class IndexDamaged(ValueError):
 _configured = False
 
 
-def _faiss():  # noqa: ANN202 - lazy import keeps `import workbench.core` light
+def _faiss() -> Any:  # the faiss module; imported lazily to keep `import workbench.core` light
     """FAISS, imported on first use and set to one thread.
 
     One query is a tiny job: with OpenMP threads FAISS spends most of its time waking and spinning
@@ -53,7 +54,7 @@ def _faiss():  # noqa: ANN202 - lazy import keeps `import workbench.core` light
 class VectorIndex:
     """A FAISS index plus the set of ids it holds."""
 
-    def __init__(self, index, kind: str) -> None:  # noqa: ANN001
+    def __init__(self, index: Any, kind: str) -> None:  # index: a faiss.Index (faiss has no type information)
         self.index = index
         self.kind = kind
 

@@ -8,6 +8,7 @@ damage inside the SQLite file cannot be repaired and is reported as such.
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,11 +16,15 @@ from workbench.core.index.build import index_path, sync_index
 from workbench.core.index.store import StoreError
 from workbench.core.index.vectors import IndexDamaged, VectorIndex
 
+if TYPE_CHECKING:
+    from workbench.core.index.store import ChunkSetInfo, Store
+    from workbench.core.workspace import Workspace
+
 SQLITE_ADVICE = ("SQLite damage cannot be repaired: move the data folder away and index your files again "
                  "(the cached embeddings are lost), or restore the folder from a backup")
 
 
-def verify_store(ws, repair: bool = False) -> dict:  # noqa: ANN001 - Workspace
+def verify_store(ws: Workspace, repair: bool = False) -> dict[str, Any]:
     """Check the store; with ``repair`` rebuild FAISS files that do not match. Returns a JSON-ready report
     whose ``unrepaired`` lists the problems still there after a repair (always empty without one)."""
     store = ws.store
@@ -28,7 +33,7 @@ def verify_store(ws, repair: bool = False) -> dict:  # noqa: ANN001 - Workspace
     repaired: list[str] = []
     unrepairable: list[str] = []
     try:
-        rows = [r[0] for r in store.db.execute("PRAGMA quick_check(5)").fetchall()]
+        rows = store.quick_check(5)
         if rows != ["ok"]:
             unrepairable.append(f"SQLite integrity check failed: {'; '.join(rows)[:300]}")
         unrepairable += _orphans(store)
@@ -67,26 +72,22 @@ def verify_store(ws, repair: bool = False) -> dict:  # noqa: ANN001 - Workspace
             "unrepaired": unrepairable if repair else [], "chunk_sets": len(sets), "documents": documents}
 
 
-def _orphans(store) -> list[str]:  # noqa: ANN001 - Store
+def _orphans(store: Store) -> list[str]:
     out = []
-    orphans = store.db.execute(
-        "SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL").fetchone()[0]
+    orphans = store.orphan_chunk_count()
     if orphans:
         out.append(f"{orphans} chunk(s) belong to no document")
-    fts_orphans = store.db.execute(
-        "SELECT count(*) FROM chunk_fts WHERE rowid NOT IN (SELECT id FROM chunks)").fetchone()[0]
+    fts_orphans = store.orphan_fulltext_count()
     if fts_orphans:
         out.append(f"{fts_orphans} full-text row(s) belong to no chunk")
     return out
 
 
-def _check_set(ws, info) -> list[str]:  # noqa: ANN001 - Workspace, ChunkSetInfo
+def _check_set(ws: Workspace, info: ChunkSetInfo) -> list[str]:
     """Problems of one ready chunk set: vectors missing from the cache, FAISS file damaged or stale."""
     store = ws.store
     found = []
-    missing_vectors = store.db.execute(
-        "SELECT count(*) FROM chunks c LEFT JOIN embeddings e ON e.text_hash = c.text_hash AND e.model_id = ? "
-        "WHERE c.set_id = ? AND e.text_hash IS NULL", [info.model_id, info.id]).fetchone()[0]
+    missing_vectors = store.chunks_without_vector_count(info.id, info.model_id)
     if missing_vectors:
         found.append(f"{missing_vectors} chunk(s) have no cached vector")
     checksums = store.index_checksums(info.id)
@@ -104,11 +105,9 @@ def _check_set(ws, info) -> list[str]:  # noqa: ANN001 - Workspace, ChunkSetInfo
         extra = len(np.setdiff1d(held, db_ids))
         lost = len(np.setdiff1d(db_ids, held))
         found.append(f"FAISS holds {extra} id(s) with no chunk and lacks {lost} chunk id(s)")
-    probes = store.db.execute(
-        "SELECT e.vector FROM chunks c JOIN embeddings e ON e.text_hash = c.text_hash AND e.model_id = ? "
-        "WHERE c.set_id = ? ORDER BY c.id LIMIT 3", [info.model_id, info.id]).fetchall()
+    probes = store.probe_vectors(info.id, info.model_id, 3)
     try:
-        for (blob,) in probes:
+        for blob in probes:
             index.search(np.frombuffer(blob, dtype=np.float32), 10)
     except IndexDamaged as exc:
         found.append(str(exc).split(":")[0])

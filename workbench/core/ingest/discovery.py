@@ -92,17 +92,18 @@ def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False
                         keep.append(name)
                 dirs[:] = keep
                 for name in sorted(files):
-                    full = Path(folder) / name
+                    file_path = Path(folder) / name
                     if name.startswith("."):
-                        problem(full, "skipped", "hidden file", record=False)
-                    elif full.is_symlink() and not full.exists():
-                        problem(full, "failed", f"broken link (to {link_target(full)})")
-                    elif full.is_symlink() and outside(str(full), root):
-                        problem(full, "skipped", f"link to outside the folder: {shown(os.path.realpath(full))}")
-                    elif full.is_symlink():
-                        links.append(full)  # after the walk: the file itself, when found, keeps its own name
+                        problem(file_path, "skipped", "hidden file", record=False)
+                    elif file_path.is_symlink() and not file_path.exists():
+                        problem(file_path, "failed", f"broken link (to {link_target(file_path)})")
+                    elif file_path.is_symlink() and outside(str(file_path), root):
+                        problem(file_path, "skipped",
+                                f"link to outside the folder: {shown(os.path.realpath(file_path))}")
+                    elif file_path.is_symlink():
+                        links.append(file_path)  # after the walk: the file itself, when found, keeps its own name
                     else:
-                        add_file(full, explicit=False)
+                        add_file(file_path, explicit=False)
             for link in links:
                 add_file(link, explicit=False)
             links.clear()

@@ -10,9 +10,12 @@ import itertools
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding
 
 _WORDISH = re.compile(r"\w+|[^\w\s]")
 _BLOCK_CHARS = 60_000
@@ -106,7 +109,7 @@ class HFTokenCounter:
         return [_count(e) for e in self._tok.encode_batch(texts, add_special_tokens=False)]
 
 
-def _count(encoding) -> int:  # noqa: ANN001 - tokenizers.Encoding
+def _count(encoding: Encoding) -> int:
     """Tokens of an encoding, an over-long one (an [UNK] for a long run) counted per ``MAX_TOKEN_CHARS``."""
     n = len(encoding.ids)
     for a, b in encoding.offsets:

@@ -66,11 +66,7 @@ def bm25_search(store, runtime: SetRuntime, question: str, k: int) -> list[Hit]:
     match = fts_query(question)
     if not match:
         return []
-    rows = store.db.execute(
-        "SELECT chunk_fts.rowid, bm25(chunk_fts) AS s FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid "
-        "WHERE chunk_fts MATCH ? AND c.set_id = ? ORDER BY s LIMIT ?",
-        [match, runtime.info.id, k],
-    ).fetchall()
+    rows = store.bm25_matches(runtime.info.id, match, k)
     if not rows:
         return []
     rows = [r for r, known in zip(rows, runtime.contains(np.asarray([r[0] for r in rows], dtype=np.int64)),
