@@ -37,7 +37,7 @@ def centred_similarity(vectors: np.ndarray) -> np.ndarray:
     if n > 1:
         sims = sims - sims[np.triu_indices(n, k=1)].mean()
     np.fill_diagonal(sims, 0.0)
-    return sims
+    return np.asarray(sims)
 
 
 def best_segmentation(sims: np.ndarray, pieces: Sequence[Span], ruler: TokenRuler, max_tokens: int) -> list[Span]:

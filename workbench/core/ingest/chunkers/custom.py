@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable, Sequence
 
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerResources, ChunkerSpec
+from workbench.core.ingest.chunkers.protocol import Chunker, ChunkerKind, ChunkerResources, ChunkerSpec
 from workbench.core.ingest.headings import Heading
 
 UserFunction = Callable[[str, Sequence[Heading]], object]
@@ -36,13 +36,13 @@ def load_function(target: str) -> UserFunction:
         obj = getattr(obj, attr)
     if not callable(obj):
         raise ChunkerError(f"custom chunker {target!r}: {attr_path!r} is not callable")
-    return obj  # type: ignore[return-value]
+    return obj
 
 
 def source_version(function: UserFunction) -> str:
     """``src-`` and 12 hex digits of the function's source hash (``unknown`` when the source is unreadable)."""
     try:
-        source = inspect.getsource(function)  # type: ignore[arg-type]
+        source = inspect.getsource(function)
     except (OSError, TypeError):
         return "unknown"
     return "src-" + hashlib.sha256(source.encode()).hexdigest()[:12]
@@ -61,14 +61,14 @@ class CustomChunker:
         if isinstance(result, str) or not hasattr(result, "__iter__"):
             raise ChunkerError(f"custom chunker {self.spec.name!r} returned {type(result).__name__}, "
                                "not a list of spans or chunk texts")
-        return list(result)  # type: ignore[call-overload]
+        return list(result)
 
 
 def custom_kind(target: str) -> ChunkerKind:
     """The registry entry for the user function ``target`` (``module:function``)."""
     function = load_function(target)
 
-    def build(spec: ChunkerSpec, resources: ChunkerResources) -> CustomChunker:
+    def build(spec: ChunkerSpec, resources: ChunkerResources) -> Chunker:
         return CustomChunker(spec, function)
 
     return ChunkerKind(f"custom:{target}", f"your own chunker {target}",

@@ -62,7 +62,7 @@ def embed_cached(texts: list[str], embed: Embed, cache: MutableMapping[str, np.n
         by_key = dict(zip(keys, texts, strict=True))
         fresh = np.asarray(embed([by_key[k] for k in missing]), dtype=np.float32).reshape(len(missing), -1)
         norms = np.linalg.norm(fresh, axis=1, keepdims=True)
-        fresh = fresh / np.where(norms == 0, 1.0, norms)
+        fresh = (fresh / np.where(norms == 0, 1.0, norms)).astype(np.float32)
         for key, vector in zip(missing, fresh, strict=True):
             found[key] = cache[key] = vector
     return np.stack([found[k] for k in keys])
