@@ -45,16 +45,16 @@ class AnswerJob:
 class BackendHolder:
     """Opens the answering backend once (on first use, on a worker thread) and keeps it.
 
-    ``kind``, ``model``, ``host`` and ``allow_remote`` make the core ``LLMChoice`` it opens ("" or None:
+    ``kind`` is a core ``LLMChoice``, or with ``model``, ``host`` and ``allow_remote`` makes the one it opens ("" or None:
     the backend's default; ``allow_remote`` is the user's Settings consent for a non-loopback host, checked
     again by core); ``blocked`` is a reason not to open it at all (a non-loopback host never allowed).
     """
 
-    def __init__(self, kind: str = "auto", model: str | None = None, host: str | None = None,
+    def __init__(self, kind: str | object = "auto", model: str | None = None, host: str | None = None,
                  blocked: str | None = None, allow_remote: bool = False) -> None:
         from workbench.core.llm import LLMChoice
 
-        self.choice = LLMChoice(kind, model, host, allow_remote)
+        self.choice = kind if isinstance(kind, LLMChoice) else LLMChoice(kind, model, host, allow_remote)
         self.blocked = blocked
         self.backend = None
 
