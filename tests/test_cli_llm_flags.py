@@ -106,3 +106,19 @@ def test_model_on_ask_is_the_embedding_model(capsys, tmp_path, sample_ws):
 def test_models_takes_llm_host(capsys):
     args = build_parser().parse_args(["models", "--llm-host", "127.0.0.1:1"])
     assert args.llm_host == "127.0.0.1:1"
+
+
+def test_one_choice_value_opens_every_backend():
+    from workbench.core.llm import open_backend
+    from workbench.core.llm.extractive import is_extractive
+    from workbench.ui.app.settings import LLMChoice as SettingsChoice
+
+    with pytest.raises(ValueError, match="unknown backend"):
+        LLMChoice("gpt")
+    assert LLMChoice("auto", "", "") == LLMChoice()  # "" means the default, as in Settings
+    assert is_extractive(open_backend(LLMChoice("extractive")))
+    assert not LLMChoice("auto", "tiny.gguf").contacts_ollama and LLMChoice("auto").contacts_ollama
+    # the GUI's stored choice becomes the same value (a model only where it applies; the stored consent)
+    assert SettingsChoice("embedded", "llama3.2").core() == LLMChoice("embedded")
+    assert SettingsChoice("extractive", "x").core() == LLMChoice("extractive")
+    assert SettingsChoice("ollama", "llama3.2", REMOTE, REMOTE).core() == LLMChoice("ollama", "llama3.2", REMOTE, True)
