@@ -28,13 +28,16 @@ def render() -> str:
     lines = ["# `workbench` command reference", "",
              "Generated from the argument parser by `scripts/cli_reference.py`; the tests fail when it is stale.",
              "Every data command takes `--data-dir DIR` (default `$WORKBENCH_DATA`, else the per-user data folder).",
+             "Every LLM-using command takes `--llm`, `--llm-model`, `--llm-host` and `--allow-remote`; `--model` is "
+             "always the embedding model. The old spellings (`--backend`, `--host`, `--embed-model`, `--model` naming "
+             "the LLM) still work for one release with a one-line deprecation notice and are not listed here.",
              ""]
     for name, p in sorted(sub.choices.items()):
         lines += [f"## `workbench {name}`", "", helps.get(name) or "", "", "```", p.format_usage().strip(), "```", ""]
         rows = []
         for action in p._actions:
-            if isinstance(action, argparse._HelpAction):
-                continue
+            if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
+                continue  # deprecated spellings are hidden from --help and from this reference
             flag = ", ".join(action.option_strings) or action.dest.upper()
             metavar = "" if action.nargs == 0 else (action.metavar or action.dest.upper())
             text = (action.help or "").replace("|", "\\|").replace("%%", "%")

@@ -70,13 +70,13 @@ def test_ask_context_budget_drops_passages_and_warns(capsys, data):
 
 def test_errors_are_one_line_without_traceback(capsys, data, tmp_path):
     host = f"127.0.0.1:{closed_port()}"
-    code, out, err = run_cli(capsys, "ask", Q, "--data-dir", data, "--backend", "ollama", "--host", host)
+    code, out, err = run_cli(capsys, "ask", Q, "--data-dir", data, "--llm", "ollama", "--llm-host", host)
     assert code == 1 and not out
     assert err == (f"workbench: error: Ollama is not running at {host} — start it with `ollama serve`, "
-                   "or use the embedded model (--backend embedded)\n")
-    code, _, err = run_cli(capsys, "ask", Q, "--data-dir", str(tmp_path / "empty"), "--backend", "embedded")
+                   "or use the embedded model (--llm embedded)\n")
+    code, _, err = run_cli(capsys, "ask", Q, "--data-dir", str(tmp_path / "empty"), "--llm", "embedded")
     assert code == 1 and "corpus is empty" in err and len(err.splitlines()) == 1
-    code, _, err = run_cli(capsys, "ask", Q, "--data-dir", data, "--backend", "embedded", "--model", "/no/such.gguf")
+    code, _, err = run_cli(capsys, "ask", Q, "--data-dir", data, "--llm", "embedded", "--llm-model", "/no/such.gguf")
     assert code == 1 and "GGUF" in err and "Traceback" not in err
 
 

@@ -230,4 +230,4 @@ def test_generative_commands_refuse_extractive_in_one_line(capsys, ws, tmp_path,
     code = main(["contextualize", "--data-dir", str(ws.data_dir), "--quiet"])
     err = capsys.readouterr().err
     assert code == 1 and err.strip() == ("workbench: error: contextualize needs a generative model; start Ollama "
-                                         "or choose --backend embedded")
+                                         "or choose --llm embedded")

@@ -216,7 +216,7 @@ def test_no_server_is_one_actionable_message():
     with pytest.raises(BackendUnavailable) as err:
         open_backend("ollama", host=host)
     assert str(err.value) == (f"Ollama is not running at {host} — start it with `ollama serve`, "
-                              "or use the embedded model (--backend embedded)")
+                              "or use the embedded model (--llm embedded)")
     assert open_backend("auto", host=host).name == "extractive"  # never the tiny embedded model
     with pytest.raises(BackendUnavailable):
         OllamaBackend(MODEL, host, check=False).complete(SHORT, max_tokens=2)

@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from workbench.commands.common import UserError, add_common, emit, open_workspace, progress_printer
-from workbench.commands.contextualize import add_llm_options, check_llm_host, open_llm, workspace_llm_opener
+from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
 from workbench.commands.search import add_strategy_options, strategy_from_args
 from workbench.core.jobs import CancelToken
 
@@ -21,12 +21,13 @@ def run_ask(args: argparse.Namespace) -> int:
     if args.max_tokens < 1 or args.context_budget < 0:
         raise UserError("--max-tokens must be at least 1 and --context-budget not negative")
     strategy = strategy_from_args(args)
-    check_llm_host(args.backend, args.model, args.host, args.allow_remote)
-    ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
+    choice = llm_choice(args)
+    check_llm_host(choice)
+    ws = open_workspace(args)
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
-    backend = open_llm(args.backend, args.model, args.host, args.allow_remote, needs="")
-    ws.llm_opener = workspace_llm_opener(args)  # rerank / summaries: same host rule
+    backend = open_llm(choice, needs="")
+    ws.llm_opener = lambda: backend  # rerank / summaries use the same backend
     note = print if not args.quiet else (lambda *a, **k: None)
     note(f"answering with {backend.label}", file=sys.stderr)
     cancel = CancelToken()
@@ -66,7 +67,9 @@ def run_ask(args: argparse.Namespace) -> int:
 def run_models(args: argparse.Namespace) -> int:
     from workbench.core.llm import list_backends
 
-    infos = list_backends(args.host)
+    if args.old_host:
+        print("workbench: deprecated: --host will be removed in the next release; use --llm-host", file=sys.stderr)
+    infos = list_backends(args.llm_host or args.old_host)
     data = [{"backend": i.name, "available": i.available, "detail": i.detail, "models": i.models} for i in infos]
     lines = []
     for i in infos:
@@ -81,19 +84,18 @@ def run_models(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("ask", help="answer a question from the corpus with a local model, or quote its closest "
-                                   "sentences without one (cites passages)",
-                       conflict_handler="resolve")
+                                   "sentences without one (cites passages)")
     p.add_argument("question", help="the question")
     add_strategy_options(p)
     add_common(p)
-    # --model names the answering model here; the embedding folder moves to --embed-model
-    add_llm_options(p, extractive=True)
+    add_llm_options(p, llm_meant_by_model=True)
     p.add_argument("--max-tokens", type=int, default=256, help="longest answer in tokens (default 256)")
     p.add_argument("--context-budget", type=int, default=0,
                    help="tokens for passages in the prompt (default 0: what the model's context allows)")
     p.set_defaults(func=run_ask)
 
     m = sub.add_parser("models", help="list the answering backends and the models they offer")
-    m.add_argument("--host", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
+    m.add_argument("--llm-host", metavar="HOST", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
+    m.add_argument("--host", dest="old_host", help=argparse.SUPPRESS)
     m.add_argument("--json", action="store_true", help="print machine-readable JSON")
     m.set_defaults(func=run_models)

@@ -81,17 +81,19 @@ def output_dir(path: str | Path | None, option: str = "--out") -> Path | None:
 
 
 def check_common_paths(args: argparse.Namespace) -> None:
-    """Refuse, before any work, ``--data-dir`` naming a file, a missing embedding model folder (``--model``,
-    or ``--embed-model`` where ``--model`` names the LLM) and a missing GGUF file (``--model x.gguf``)."""
+    """Fold the old LLM flag spellings in (``llm_options.resolve_llm_options``), then refuse, before any
+    work, ``--data-dir`` naming a file, a missing embedding model folder (``--model``) and a missing GGUF
+    file (``--llm-model x.gguf``, or any ``--llm-model`` with ``--llm embedded``)."""
+    from workbench.commands.llm_options import resolve_llm_options
+
+    resolve_llm_options(args)
     output_dir(getattr(args, "data_dir", None), "--data-dir")
-    llm_options = hasattr(args, "embed_model")
-    embed = args.embed_model if llm_options else getattr(args, "model", None)
+    embed = getattr(args, "model", None)
     if embed:
-        existing_path(embed, "model folder (--embed-model)" if llm_options else "model folder (--model)", "dir")
-    for option, kind_option in (("model", "backend"), ("llm_model", "llm")):
-        value = getattr(args, option, None) if option != "model" or llm_options else None
-        if value and (value.endswith(".gguf") or getattr(args, kind_option, None) == "embedded"):
-            existing_path(value, f"GGUF file (--{option.replace('_', '-')})", "file")
+        existing_path(embed, "model folder (--model)", "dir")
+    llm_model = getattr(args, "llm_model", None)
+    if llm_model and (llm_model.endswith(".gguf") or getattr(args, "llm", None) == "embedded"):
+        existing_path(llm_model, "GGUF file (--llm-model)", "file")
 
 
 def add_common(p: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ from workbench.commands.common import (
     output_dir,
     progress_printer,
 )
-from workbench.commands.contextualize import check_llm_host, workspace_llm_opener
+from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
 from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
@@ -160,14 +160,17 @@ def run_eval(args: argparse.Namespace) -> int:
 
         if bundled_path(args.dataset) is None or Path(args.dataset).expanduser().exists():
             existing_path(args.dataset, "question set folder", "dir")
+    from workbench.core.llm import opener_for
+
+    choice = llm_choice(args)
     if args.answers or any(needs_llm(s) for s in _strategies(args)):
-        check_llm_host(args.llm if args.answers else "auto", args.llm_model, None, args.allow_remote)
+        check_llm_host(choice)
     if args.compare:
         return run_compare(args, open_workspace(args))
     progress = progress_printer(args.quiet)
     if args.rerun:
         ws = open_workspace(args)
-        ws.llm_opener = workspace_llm_opener(args)
+        ws.llm_opener = opener_for(choice)
         run_id, sweep = rerun(ws, args.rerun, args.dataset, progress)
         _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
         return 0
@@ -188,9 +191,9 @@ def run_eval(args: argparse.Namespace) -> int:
             resolve_baseline([c.key for c in configs], args.baseline)
         except ValueError as exc:
             raise UserError(str(exc)) from None
-    backend = _judge_backend(args) if args.answers else None  # refused before any question is searched
+    backend = _judge_backend(choice) if args.answers else None  # refused before any question is searched
     ws = open_workspace(args)
-    ws.llm_opener = workspace_llm_opener(args)
+    ws.llm_opener = opener_for(choice) if backend is None else (lambda: backend)  # LLM steps: the same LLM
     sweep = run_sweep(ws, qset, configs, progress)
     llm_model = None
     if backend is not None:
@@ -224,17 +227,17 @@ def _run_to_delete(ws, ref: str, yes: bool):  # noqa: ANN001, ANN202 - RunInfo
     raise UserError(f"--delete {ref!r} {why}: {listing}{more}; give the full run id")
 
 
-def _judge_backend(args: argparse.Namespace):  # noqa: ANN202 - a generative Backend
+def _judge_backend(choice):  # noqa: ANN001, ANN202 - LLMChoice -> a generative Backend
     """The backend that answers and judges for ``--answers``; the extractive one (chosen, or ``auto``
     without Ollama) is refused in one line: its labels would mean nothing."""
     from workbench.core.llm.extractive import JUDGE_REFUSAL, is_extractive
 
-    if args.llm == "extractive":
+    if choice.kind == "extractive":
         raise UserError(JUDGE_REFUSAL)
     try:
         from workbench.core.llm import open_backend
 
-        backend = open_backend(args.llm, args.llm_model, allow_remote=args.allow_remote)
+        backend = open_backend(choice)
     except Exception as exc:  # no backend: one line for the user, the retrieval run is not recorded
         raise UserError(f"no answering backend: {exc}") from None
     if is_extractive(backend):
@@ -283,13 +286,10 @@ def _show_run(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("eval", help="measure strategies against a question set (recall, precision, IoU, MRR)",
-                       conflict_handler="resolve")
+    p = sub.add_parser("eval", help="measure strategies against a question set (recall, precision, IoU, MRR)")
     p.add_argument("dataset", nargs="?", metavar="DATASET",
                    help="question set: a bundled name (see workbench datasets) or a folder in Chroma format")
-    add_strategy_options(p)
-    p.add_argument("--strategy", action="append", metavar="S",
-                   help="named strategy or JSON object; repeat to compare several (default: plain)")
+    add_strategy_options(p, repeatable=True)
     p.add_argument("--grid", help='sweep, e.g. "window=0,1,2 chunk_size=100,200 top_k=3,5"')
     p.add_argument("--limit", type=int, help="only the first N questions")
     p.add_argument("--follow-links", action="store_true",
@@ -303,14 +303,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=finite_float, default=0.1, help="recall change that counts (default 0.1)")
     p.add_argument("--rerun", metavar="RUN", help="run a recorded run again (same questions and strategies)")
     p.add_argument("--answers", action="store_true", help="also answer with the local LLM and judge the answers")
-    p.add_argument("--llm", "--backend", dest="llm", default="auto", choices=["auto", "ollama", "embedded", "extractive"],
-                   help="answering and judging backend for --answers (auto: Ollama when its server answers; "
-                        "extractive is refused: a judge needs a generative model)")
-    p.add_argument("--llm-model", help="model name (Ollama) or GGUF file (embedded)")
     p.add_argument("--baseline", metavar="N|KEY",
                    help="with several configurations: compare each with this one (number from 1 or key; default "
                         "the first) with intervals and Holm-adjusted p-values")
     add_common(p)
+    add_llm_options(p)  # --llm answers and judges for --answers (extractive is refused: a judge needs a model)
     p.set_defaults(func=run_eval)
     r = sub.add_parser("runs", help="list recorded evaluation runs")
     r.add_argument("--show", metavar="RUN", help="reopen a recorded run (its table; with --out its exports)")

@@ -20,7 +20,7 @@ from workbench.commands.common import (
     output_dir,
     progress_printer,
 )
-from workbench.commands.contextualize import add_llm_options, check_llm_host, open_llm
+from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
 from workbench.core.index.store import DB_NAME
 
 
@@ -28,8 +28,8 @@ def _source(args: argparse.Namespace):  # noqa: ANN202 - (Workspace, doc ids or 
     """The workspace to sample and which of its documents."""
     src = existing_path(args.source) if args.source else None
     if src is not None and (src / DB_NAME).is_file():
-        return open_workspace(argparse.Namespace(data_dir=str(src), model=args.embed_model)), None
-    ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.embed_model))
+        return open_workspace(argparse.Namespace(data_dir=str(src), model=args.model)), None
+    ws = open_workspace(argparse.Namespace(data_dir=args.data_dir, model=args.model))
     if src is None:
         return ws, None
     report = ws.add_paths([str(src)], progress=progress_printer(args.quiet))
@@ -51,11 +51,12 @@ def run(args: argparse.Namespace) -> int:
         existing_path(args.source)
     if (out / QUESTIONS_FILE).exists() and not args.force:
         raise UserError(f"{out / QUESTIONS_FILE} exists: choose another --out or pass --force to replace it")
-    check_llm_host(args.backend, args.model, args.host, args.allow_remote)
+    choice = llm_choice(args)
+    check_llm_host(choice)
     ws, doc_ids = _source(args)
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first, or pass a folder of documents")
-    llm = open_llm(args.backend, args.model, args.host, args.allow_remote, needs="make-questions")
+    llm = open_llm(choice, needs="make-questions")
     if not args.quiet:
         print(f"writing questions with {llm.label}", file=sys.stderr)
     result = make_question_set(ws, out, llm, n=args.n, seed=args.seed, two_part=args.two_part,
@@ -79,8 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("make-questions", help="write a synthetic question set from your corpus with a local LLM",
-                       conflict_handler="resolve")
+    p = sub.add_parser("make-questions", help="write a synthetic question set from your corpus with a local LLM")
     p.add_argument("source", nargs="?", metavar="CORPUS_OR_DATA",
                    help="a folder of documents (indexed first) or a data folder (default: the --data-dir workspace)")
     p.add_argument("--n", type=int, default=50, help="questions to keep (default 50)")
@@ -92,5 +92,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-attempts", type=int, help="passages to try at most (default 4 × --n)")
     p.add_argument("--force", action="store_true", help="replace an existing questions.csv in --out")
     add_common(p)
-    add_llm_options(p)
+    add_llm_options(p, llm_meant_by_model=True)
     p.set_defaults(func=run)

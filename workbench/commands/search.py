@@ -14,13 +14,19 @@ from workbench.commands.common import (
     progress_printer,
 )
 from workbench.commands.index import chunk_config
+from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
 from workbench.core.retrieve.strategies import Strategy, override, resolve
 
 
-def add_strategy_options(p: argparse.ArgumentParser) -> None:
-    """Options that pick a strategy and override its knobs (search, ask and eval share them)."""
-    p.add_argument("--strategy", default=None,
-                   help="a named strategy (see 'workbench strategies') or a JSON object (default: plain)")
+def add_strategy_options(p: argparse.ArgumentParser, repeatable: bool = False) -> None:
+    """Options that pick a strategy and override its knobs (search, ask and eval share them);
+    ``repeatable``: ``--strategy`` may be given several times (eval compares them)."""
+    if repeatable:
+        p.add_argument("--strategy", action="append", metavar="S",
+                       help="named strategy or JSON object; repeat to compare several (default: plain)")
+    else:
+        p.add_argument("--strategy", default=None,
+                       help="a named strategy (see 'workbench strategies') or a JSON object (default: plain)")
     p.add_argument("--top-k", type=int, help="hits to return")
     p.add_argument("--window", type=int, help="neighbour window ±W chunks (0 = the hit chunk only)")
     p.add_argument("--budget", type=int, help="context budget in tokens (0 = no limit)")
@@ -35,9 +41,6 @@ def add_strategy_options(p: argparse.ArgumentParser) -> None:
                    help="parent-child: join adjacent parents into one passage (default: one passage per parent)")
     p.add_argument("--rerank-parents", action="store_true", default=None,
                    help="parent-child with LLM rerank: rerank the expanded parents instead of the child hits")
-    p.add_argument("--allow-remote", action="store_true",
-                   help="allow an LLM step (rerank, summaries, contextual) to send text to an Ollama host that is "
-                        "not this machine ($OLLAMA_HOST); refused without it")
     add_chunk_options(p)
 
 
@@ -111,14 +114,15 @@ def _chunk_texts(ws, result, hit, doc) -> dict:  # noqa: ANN001
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.commands.contextualize import check_llm_host, workspace_llm_opener
+    from workbench.core.llm import opener_for
 
     strategy = strategy_from_args(args)
     check_question(args.question)
+    choice = llm_choice(args)
     if needs_llm(strategy):
-        check_llm_host("auto", None, None, args.allow_remote)
+        check_llm_host(choice)
     ws = open_workspace(args)
-    ws.llm_opener = workspace_llm_opener(args)
+    ws.llm_opener = opener_for(choice)
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     result = ws.search(args.question, strategy, progress=progress_printer(args.quiet))
@@ -145,5 +149,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("question", help="the question")
     add_strategy_options(p)
     add_common(p)
+    add_llm_options(p)
     p.set_defaults(func=run)
 

@@ -34,10 +34,10 @@ from workbench.core.evaluate.excerpts import (
     parse_generation,
     variants,
 )
-from workbench.core.index.context_sentences import LLMUsage, call_llm
 from workbench.core.ingest.chunking import ChunkConfig, chunk_document
 from workbench.core.ingest.sentences import sentence_spans
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
+from workbench.core.llm.open import LLMUsage, call_llm
 
 KIND = "questions"
 PROMPT_VERSION = "questions-v1"

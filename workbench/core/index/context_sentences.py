@@ -7,8 +7,8 @@ chunks again â€” another chunk set, a fresh workspace on the same data folder â€
 
 The prompt stays within a small model's context: at most ``CONTEXT_CHARS`` characters of the document (the
 whole document when short, else the start of the document and a window around the chunk inside its
-section) and at most ``CHUNK_CHARS`` characters of the chunk. ``call_llm`` and ``LLMUsage`` (calls, tokens,
-time) are shared with the synthetic question generator.
+section) and at most ``CHUNK_CHARS`` characters of the chunk. LLM calls go through ``llm.open.call_llm`` and are
+counted in ``llm.open.LLMUsage`` (calls, tokens, time), as the synthetic question generator's are.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from workbench.core.index.embedding import text_hash
@@ -26,6 +26,7 @@ from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece, chunk_docume
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at, section_end
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
+from workbench.core.llm.open import LLMUsage, backend_for, call_llm
 
 KIND = "situate"
 PROMPT_VERSION = "situate-v1"
@@ -41,68 +42,8 @@ class ContextualError(ValueError):
     """Contextual retrieval cannot run (no local LLM, or the model failed); the message is for people."""
 
 
-@dataclass
-class LLMUsage:
-    """What LLM work cost: calls made, outputs served from the cache, tokens in and out, seconds."""
-
-    calls: int = 0
-    cached: int = 0
-    prompt_tokens: int = 0
-    output_tokens: int = 0
-    seconds: float = 0.0
-    empty: int = 0  # outputs that were empty after clean-up
-
-    @property
-    def tokens(self) -> int:
-        """Prompt plus output tokens."""
-        return self.prompt_tokens + self.output_tokens
-
-    def add(self, other: LLMUsage) -> None:
-        """Add another usage into this one."""
-        for name in ("calls", "cached", "prompt_tokens", "output_tokens", "seconds", "empty"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-
-    def as_dict(self) -> dict:
-        """JSON-ready numbers (seconds rounded)."""
-        return asdict(self) | {"tokens": self.tokens, "seconds": round(self.seconds, 3)}
-
-
 TOTALS = LLMUsage()  # every situator of this process together (for tests and benchmarks)
 _TOTALS_LOCK = threading.Lock()
-
-
-@dataclass(frozen=True)
-class LLMCall:
-    """One completed LLM call: its text, tokens in and out, and seconds."""
-
-    text: str
-    prompt_tokens: int
-    output_tokens: int
-    seconds: float
-
-
-def call_llm(llm, messages: list[dict], max_tokens: int, cancel: CancelToken | None = None) -> LLMCall:  # noqa: ANN001
-    """Run one completion at temperature 0 and measure it.
-
-    Uses ``generate`` (exact token counts from the backend) when the backend has it, else ``complete``
-    with tokens counted by ``count_tokens`` (or estimated). Raises ``Cancelled`` when ``cancel`` was set
-    during the call (a partial answer is never returned).
-    """
-    from workbench.core.llm.base import GenerateOptions, estimate_tokens
-
-    t0 = time.perf_counter()
-    if hasattr(llm, "generate"):
-        gen = llm.generate(messages, GenerateOptions(max_tokens=max_tokens, temperature=0.0), cancel=cancel)
-        text = gen.run()
-        prompt_tokens, output_tokens = gen.stats.prompt_tokens, gen.stats.output_tokens
-    else:
-        text = llm.complete(messages, max_tokens=max_tokens, temperature=0.0, cancel=cancel)
-        count = getattr(llm, "count_tokens", estimate_tokens)
-        prompt_tokens = sum(count(m["content"]) for m in messages)
-        output_tokens = count(text)
-    if cancel is not None:
-        cancel.check()
-    return LLMCall(text or "", int(prompt_tokens), int(output_tokens), time.perf_counter() - t0)
 
 
 # ----- prompt --------------------------------------------------------------------------------------
@@ -207,8 +148,6 @@ class ContextualSituator:
     def backend(self):  # noqa: ANN201
         """The LLM (opened on first use)."""
         if self.llm is None:
-            from workbench.core.llm.open import backend_for
-
             llm, why = backend_for(self.ws)
             if llm is None:
                 raise ContextualError(f"contextual retrieval needs a local LLM (embedded or Ollama): {why}")

@@ -19,8 +19,8 @@ from workbench.core.llm.base import (
 NAME = "extractive"
 LABEL = "extractive — no language model"
 NOT_GENERATIVE = ("the extractive backend has no language model to generate text: start Ollama (`ollama serve`) "
-                  "or choose the embedded model (--backend embedded)")
-JUDGE_REFUSAL = "a judge needs a generative model; start Ollama or choose --backend embedded"
+                  "or choose the embedded model (--llm embedded)")
+JUDGE_REFUSAL = "a judge needs a generative model; start Ollama or choose --llm embedded"
 MAX_SENTENCES = 4
 RELATIVE_CUTOFF = 0.8
 

@@ -93,7 +93,7 @@ def display_host(host: str) -> str:
 def not_running(host: str) -> BackendUnavailable:
     """The error for a host where no Ollama server answers."""
     return BackendUnavailable(f"Ollama is not running at {display_host(host)} — start it with `ollama serve`, "
-                              "or use the embedded model (--backend embedded)")
+                              "or use the embedded model (--llm embedded)")
 
 
 def make_client(host: str | None = None, timeout: float = DEFAULT_TIMEOUT_S):  # noqa: ANN201 - ollama.Client

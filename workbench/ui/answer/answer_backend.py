@@ -45,19 +45,33 @@ class AnswerJob:
 class BackendHolder:
     """Opens the answering backend once (on first use, on a worker thread) and keeps it.
 
-    ``kind``, ``model`` and ``host`` are those of ``open_backend`` ("" or None: the backend's default);
-    ``blocked`` is a reason not to open it at all (a non-loopback host the user never allowed);
-    ``allow_remote`` is the user's Settings consent for a non-loopback host (checked again by core).
+    ``kind`` is a core ``LLMChoice``, or with ``model``, ``host`` and ``allow_remote`` makes the one it opens ("" or None:
+    the backend's default; ``allow_remote`` is the user's Settings consent for a non-loopback host, checked
+    again by core); ``blocked`` is a reason not to open it at all (a non-loopback host never allowed).
     """
 
-    def __init__(self, kind: str = "auto", model: str | None = None, host: str | None = None,
+    def __init__(self, kind: str | object = "auto", model: str | None = None, host: str | None = None,
                  blocked: str | None = None, allow_remote: bool = False) -> None:
-        self.kind = kind
-        self.allow_remote = allow_remote
-        self.model = model or None
-        self.host = host or None
+        from workbench.core.llm import LLMChoice
+
+        self.choice = kind if isinstance(kind, LLMChoice) else LLMChoice(kind, model, host, allow_remote)
         self.blocked = blocked
         self.backend = None
+
+    @property
+    def kind(self) -> str:
+        """The backend kind of the choice."""
+        return self.choice.kind
+
+    @property
+    def model(self) -> str | None:
+        """The model of the choice (None: the backend's default)."""
+        return self.choice.model
+
+    @property
+    def host(self) -> str | None:
+        """The Ollama host of the choice (None: ``$OLLAMA_HOST`` or the default)."""
+        return self.choice.host
 
     def get(self):  # noqa: ANN201
         """The backend (opening it on first call; raises the backend's own error with its message)."""
@@ -66,8 +80,7 @@ class BackendHolder:
         if self.backend is None:
             from workbench.core.llm import open_backend
 
-            self.backend = open_backend(kind=self.kind, model=self.model, host=self.host,
-                                        allow_remote=self.allow_remote)
+            self.backend = open_backend(self.choice)
         return self.backend
 
 

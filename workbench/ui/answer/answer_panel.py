@@ -116,11 +116,7 @@ class AnswerPanel(QWidget):
     def set_backend(self, choice: LLMChoice) -> None:
         """Answer with ``choice`` from the next question on (an answer in progress keeps its backend)."""
         self.choice = choice
-        model = choice.model if choice.kind != "embedded" or choice.model.endswith(".gguf") else ""
-        if choice.kind == "extractive":  # no model to name
-            model = ""
-        self.holder = BackendHolder(choice.kind, model, choice.host, blocked=choice.blocked(),
-                                    allow_remote=choice.allow_remote())
+        self.holder = BackendHolder(choice.core(), blocked=choice.blocked())
         # LLM rerank, summaries and contextual sentences use the same choice (opened on first use)
         self.ws.llm = None
         self.ws.llm_opener = self.holder.get

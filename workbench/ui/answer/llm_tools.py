@@ -45,10 +45,10 @@ def open_local_llm(ws, kind: str):  # noqa: ANN001, ANN201
         if llm is None:
             raise ValueError(why)
         return llm
-    from workbench.core.llm import LLMError, open_backend
+    from workbench.core.llm import LLMChoice, LLMError, open_backend
 
     try:
-        return open_backend(kind)
+        return open_backend(LLMChoice(kind))
     except LLMError as exc:
         raise ValueError(str(exc)) from None
 

@@ -130,6 +130,16 @@ class LLMChoice:
         """True when the user explicitly allowed the host in use (stored, else ``$OLLAMA_HOST``)."""
         return bool(self.allowed_host) and self.allowed_host == self.effective_host()
 
+    def core(self):  # noqa: ANN201 - workbench.core.llm.LLMChoice
+        """The core ``LLMChoice`` this Settings choice opens: the model only where it applies (an embedded
+        model must name a GGUF file; extractive has none) and ``allow_remote`` from the stored consent."""
+        from workbench.core.llm import LLMChoice as CoreChoice
+
+        model = self.model if self.kind != "embedded" or self.model.endswith(".gguf") else ""
+        if self.kind == "extractive":  # no model to name
+            model = ""
+        return CoreChoice(self.kind, model, self.host, self.allow_remote())
+
     def blocked(self) -> str | None:
         """Why this choice must not be used: a non-loopback host (stored or ``$OLLAMA_HOST``) that was never
         explicitly allowed; the same line the command line prints (core ``remote_refusal``)."""
