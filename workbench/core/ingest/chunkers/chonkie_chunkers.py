@@ -22,7 +22,13 @@ from workbench.core.ingest.chunkers.adapter_support import (
     library_version,
 )
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerResources, ChunkerSpec, ParamSpec, Span
+from workbench.core.ingest.chunkers.protocol import (
+    ChunkerKind,
+    ChunkerResources,
+    ChunkerSpec,
+    ParamSpec,
+    Span,
+)
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
 
@@ -101,7 +107,7 @@ def _build_sentence(spec: ChunkerSpec, resources: ChunkerResources) -> ChonkieCh
     assert resources.counter is not None
     size, overlap = _sizes(spec)
     return ChonkieChunker(spec, SentenceChunker(chonkie_tokenizer(resources.counter), size, overlap,
-                                                min_sentences_per_chunk=1))
+                                                min_characters_per_sentence=int(spec.param_dict["min_characters"])))
 
 
 def _build_recursive(spec: ChunkerSpec, resources: ChunkerResources) -> ChonkieChunker:
@@ -119,7 +125,8 @@ _OVERLAP = ParamSpec("overlap", 0, 0, 50_000, help="tokens shared with the previ
 CHONKIE_TOKEN = ChunkerKind("chonkie_token", "chonkie TokenChunker: windows of N model tokens",
                             (_MAX, _OVERLAP), _build_token, LIBRARY, _version, _available, needs=("counter",))
 CHONKIE_SENTENCE = ChunkerKind("chonkie_sentence", "chonkie SentenceChunker: whole sentences up to N model tokens",
-                               (_MAX, _OVERLAP), _build_sentence, LIBRARY, _version, _available,
+                               (_MAX, _OVERLAP, ParamSpec("min_characters", 12, 1, 10_000, help=(
+                                   "sentences shorter than this join the next (characters)"))), _build_sentence, LIBRARY, _version, _available,
                                needs=("counter",))
 CHONKIE_RECURSIVE = ChunkerKind(
     "chonkie_recursive", "chonkie RecursiveChunker: paragraphs, sentences, words to N model tokens",

@@ -2,11 +2,12 @@
 
 * ``langchain_recursive``: ``RecursiveCharacterTextSplitter`` (paragraphs, lines, words, characters) with
   the embedding model's token count as its length function, so ``max_tokens`` and ``overlap`` are tokens;
-  spans come from LangChain's ``add_start_index`` offsets when they hold the chunk's text exactly, else by
-  the text-mapping rule (LangChain subtracts a token overlap from character offsets, which can miss).
+  spans are placed by the in-sequence rule of ``text_mapping.spans_in_sequence``, preferring LangChain's
+  ``add_start_index`` offsets (which can miss: LangChain subtracts a token overlap from character offsets).
 * ``langchain_markdown``: ``MarkdownHeaderTextSplitter`` with ``strip_headers=False``: one chunk per
   section, heading line included, no size limit. It re-joins stripped lines with single line breaks, so its
-  chunks are mapped back by the text-mapping rule (words matched with any white space between them).
+  chunks are mapped back by the in-sequence rule (words matched with any white space between them). It
+  drops heading lines with no heading text (``#`` alone), which no chunk then covers.
 * ``langchain_token``: LangChain's token window (``split_text_on_tokens``, what ``TokenTextSplitter`` runs)
   over the embedding model's tokens. ``TokenTextSplitter`` itself needs tiktoken, whose encodings are
   downloaded on first use, so it is not offered. The tokens decode to the document's exact text, and each
@@ -24,7 +25,14 @@ from workbench.core.ingest.chunkers.adapter_support import (
     piece_bounds,
 )
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerResources, ChunkerSpec, ParamSpec, Span
+from workbench.core.ingest.chunkers.protocol import (
+    ChunkerKind,
+    ChunkerResources,
+    ChunkerSpec,
+    ParamSpec,
+    Span,
+)
+from workbench.core.ingest.chunkers.text_mapping import spans_in_sequence
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
 
@@ -52,15 +60,11 @@ class LangChainRecursive:
         self._splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap,
                                                         length_function=counter.count, add_start_index=True)
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span] | list[str]:
-        """LangChain's chunks, at its own start offsets where they hold the chunk exactly."""
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+        """LangChain's chunks, placed by the in-sequence rule with LangChain's own offsets as hints."""
         docs = self._splitter.create_documents([text])
-        chunks = [d.page_content for d in docs]
-        starts = [int(d.metadata.get("start_index", -1)) for d in docs]
-        if all(s >= 0 and text[s:s + len(c)] == c for s, c in zip(starts, chunks, strict=True)):
-            return exact_trimmed(text, ((s, s + len(c), c) for s, c in zip(starts, chunks, strict=True)),
-                                 self.spec.name)
-        return chunks  # mapped back by verify_spans (the text-mapping rule), naming the document
+        hints = [int(d.metadata.get("start_index", -1)) for d in docs]
+        return spans_in_sequence(text, [d.page_content for d in docs], self.spec.name, "this document", hints)
 
 
 class LangChainMarkdown:
@@ -74,9 +78,12 @@ class LangChainMarkdown:
         self._splitter = MarkdownHeaderTextSplitter([("#" * n, f"h{n}") for n in range(1, level + 1)],
                                                     strip_headers=False)
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[str]:
-        """The sections' texts, mapped back to spans by ``verify_spans`` (the text-mapping rule)."""
-        return [d.page_content for d in self._splitter.split_text(text) if d.page_content.strip()]
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+        """The sections, placed by the in-sequence rule. The splitter is shown carriage-return line breaks
+        as line feeds (it would drop a lone carriage return); that keeps every offset, so spans hold."""
+        lines = text.replace("\r\n", " \n").replace("\r", "\n")
+        docs = self._splitter.split_text(lines)
+        return spans_in_sequence(lines, [d.page_content for d in docs], self.spec.name, "this document")
 
 
 class _TracingPositions:

@@ -10,7 +10,13 @@ from collections.abc import Sequence
 
 from workbench.core.ingest.chunkers.adapter_support import exact_trimmed, library_check, library_version
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerResources, ChunkerSpec, ParamSpec, Span
+from workbench.core.ingest.chunkers.protocol import (
+    ChunkerKind,
+    ChunkerResources,
+    ChunkerSpec,
+    ParamSpec,
+    Span,
+)
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
 
