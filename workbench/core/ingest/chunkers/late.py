@@ -86,12 +86,14 @@ def token_vectors(embedder: Any, text: str, batch_size: int = 8) -> tuple[np.nda
     vectors = np.zeros((len(ids), dim), dtype=np.float32)
     if not ids:
         return vectors, offsets
-    size = int(model.max_seq_length) - 2  # room for [CLS] and [SEP]
+    specials = list(tokenizer("", add_special_tokens=True)["input_ids"])  # e.g. [CLS] [SEP]
+    head, tail = specials[:1], specials[1:]
+    size = int(model.max_seq_length) - len(specials)
     spans = windows(len(ids), size, size // 4)
     best = np.full(len(ids), -1, dtype=np.int64)
     for first in range(0, len(spans), batch_size):
         batch = spans[first:first + batch_size]
-        rows = [tokenizer.build_inputs_with_special_tokens(ids[a:b]) for a, b in batch]
+        rows = [head + ids[a:b] + tail for a, b in batch]
         features = tokenizer.pad({"input_ids": rows}, return_tensors="pt")
         features = {k: v.to(model.device) for k, v in features.items()}
         with torch.no_grad():
@@ -100,7 +102,7 @@ def token_vectors(embedder: Any, text: str, batch_size: int = 8) -> tuple[np.nda
             position = np.arange(a, b)
             room = np.minimum(position - a, b - 1 - position)  # distance to the nearer window edge
             take = room > best[a:b]
-            vectors[a:b][take] = states[1:1 + b - a][take]
+            vectors[a:b][take] = states[len(head):len(head) + b - a][take]
             best[a:b][take] = room[take]
     return vectors, offsets
 
