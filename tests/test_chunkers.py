@@ -3,6 +3,8 @@ identities are stable; semantic thresholds re-chunk without re-embedding; bad ch
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from fake_embedder import HashEmbedder
@@ -50,6 +52,15 @@ CASES = [
     ("recursive", {"max_tokens": 1}, "tokens", 1),
     ("semantic", {"percentile": 70.0, "max_tokens": 16}, "tokens", 16),
     ("cluster_semantic", {"max_tokens": 16, "piece_tokens": 4}, "tokens", 16),
+    ("late", {"base": "fixed", "base_params": '{"unit": "tokens", "size": 8, "overlap": 2}'}, "tokens", 8),
+    # ecosystem adapters: sizes as the library measures them, i.e. tokens of the chunk text on its own
+    ("langchain_recursive", {"max_tokens": 12, "overlap": 3}, "tokens", 12),
+    ("langchain_markdown", {"max_level": 2}, "tokens", None),
+    ("langchain_token", {"max_tokens": 8, "overlap": 2}, "tokens", 8),
+    ("chonkie_token", {"max_tokens": 8, "overlap": 2}, "tokens", 8),
+    ("chonkie_sentence", {"max_tokens": 12, "overlap": 3, "min_characters": 1}, "tokens", 12),
+    ("chonkie_recursive", {"max_tokens": 12, "min_characters": 4}, "tokens", 12),
+    ("semchunk", {"max_tokens": 12, "overlap": 3}, "tokens", 12),
 ]
 WORDS = st.text(alphabet="abcdeXYZé漢字😀🎉🚀7.,?!#-", min_size=1, max_size=10)
 SEPARATORS = st.sampled_from([" ", "  ", "\n", "\r\n", "\r", "\n\n", "\r\n\r\n", "\r\r", ". ", "! ", "\n# ",
@@ -76,7 +87,8 @@ def test_spans_are_exact_ordered_covering_and_within_size(kind, params, unit, li
     chunker = get_kind(kind).make(_resources(), **params)
     raw = chunker.chunk(text, headings)
     spans = chunk_verified(chunker, text, headings, "random.txt")
-    assert spans == [(a, b) for a, b in raw], "built-in chunkers return exact spans; verification keeps them"
+    if not all(isinstance(item, str) for item in raw):  # chunk texts (a library's fallback) are mapped back
+        assert spans == [(a, b) for a, b in raw], "chunkers returning spans return exact ones; verification keeps them"
     assert all(text[a:b].strip() for a, b in spans), "no empty chunks"
     assert all(a1 <= a2 and b1 <= b2 for (a1, b1), (a2, b2) in zip(spans, spans[1:])), "in document order"
     covered = set()
@@ -85,12 +97,17 @@ def test_spans_are_exact_ordered_covering_and_within_size(kind, params, unit, li
     skipped = set()
     if kind == "structure" and spans:  # heading lines live in the heading path, not the chunk text
         skipped = {i for h in headings for i in range(h.start, h.end)}
+    if kind == "langchain_markdown":  # LangChain drops heading lines without heading text ("## " alone)
+        skipped = {i for m in re.finditer(r"(?m)^[ \t]*#{1,6}[ \t]*\r?$", text.replace("\r\n", " \n").replace("\r", "\n"))
+                   for i in range(*m.span())}
     missing = [i for i, ch in enumerate(text) if not ch.isspace() and i not in covered and i not in skipped]
     assert not missing, f"non-space characters left out: {[text[i] for i in missing]}"
     sentences = {(int(a), int(b)) for a, b in unit_spans(text, "sentences")}
     for span in spans:
-        if _size(text, span, unit) > limit:  # documented exception: one sentence longer than the limit
-            assert kind == "semantic" and span in sentences, f"{kind} chunk {text[span[0]:span[1]]!r} too large"
+        if limit is not None and _size(text, span, unit) > limit:  # documented exception: one sentence longer than the limit
+            whole_sentence = span in sentences if kind == "semantic" else (
+                kind == "chonkie_sentence" and not re.search(r"[.!?] |\n", text[span[0]:span[1]]))
+            assert whole_sentence, f"{kind} chunk {text[span[0]:span[1]]!r} too large"
 
 
 def test_spec_identity_is_stable_and_round_trips():

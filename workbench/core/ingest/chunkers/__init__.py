@@ -1,5 +1,6 @@
-"""Chunkers behind one protocol: fixed-size, sentence, structure-aware, recursive, semantic,
-cluster-semantic and the user's own ``module:function``, each verified to return exact spans."""
+"""Chunkers behind one protocol: fixed-size, sentence, structure-aware, recursive, semantic, late,
+cluster-semantic, adapters for LangChain, chonkie and semchunk, and the user's own ``module:function``,
+each verified to return exact spans."""
 
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.protocol import (

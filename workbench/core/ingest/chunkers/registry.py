@@ -1,21 +1,32 @@
 """The registry of chunker kinds: every built-in chunker by name, plus ``custom:module:function``.
 
-Adapters for ecosystem libraries register the same way: one module defining a ``ChunkerKind``, added to
-``BUILT_IN`` (or passed to ``register``).
+Adapters for ecosystem libraries (LangChain, chonkie, semchunk) register the same way: one module defining
+``ChunkerKind`` values, listed in ``ADAPTERS``; their libraries are imported only when a chunker is built,
+and a missing library makes the kind unavailable (with an install hint), never the registry.
 """
 
 from __future__ import annotations
 
+from workbench.core.ingest.chunkers.chonkie_chunkers import CHONKIE_RECURSIVE, CHONKIE_SENTENCE, CHONKIE_TOKEN
 from workbench.core.ingest.chunkers.cluster_semantic import CLUSTER_SEMANTIC
 from workbench.core.ingest.chunkers.custom import custom_kind
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.fixed import FIXED, SENTENCE, STRUCTURE
+from workbench.core.ingest.chunkers.langchain_splitters import (
+    LANGCHAIN_MARKDOWN,
+    LANGCHAIN_RECURSIVE,
+    LANGCHAIN_TOKEN,
+)
+from workbench.core.ingest.chunkers.late import LATE
 from workbench.core.ingest.chunkers.protocol import Chunker, ChunkerKind, ChunkerResources, ChunkerSpec
 from workbench.core.ingest.chunkers.recursive import RECURSIVE
 from workbench.core.ingest.chunkers.semantic import SEMANTIC
+from workbench.core.ingest.chunkers.semchunk_chunker import SEMCHUNK
 
-BUILT_IN: tuple[ChunkerKind, ...] = (FIXED, SENTENCE, STRUCTURE, RECURSIVE, SEMANTIC, CLUSTER_SEMANTIC)
-_REGISTRY: dict[str, ChunkerKind] = {kind.name: kind for kind in BUILT_IN}
+BUILT_IN: tuple[ChunkerKind, ...] = (FIXED, SENTENCE, STRUCTURE, RECURSIVE, SEMANTIC, CLUSTER_SEMANTIC, LATE)
+ADAPTERS: tuple[ChunkerKind, ...] = (LANGCHAIN_RECURSIVE, LANGCHAIN_MARKDOWN, LANGCHAIN_TOKEN, CHONKIE_TOKEN,
+                                     CHONKIE_SENTENCE, CHONKIE_RECURSIVE, SEMCHUNK)
+_REGISTRY: dict[str, ChunkerKind] = {kind.name: kind for kind in BUILT_IN + ADAPTERS}
 CUSTOM_PREFIX = "custom:"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from workbench.core.ingest.chunkers.errors import ChunkerError, snippet
 
@@ -42,4 +42,43 @@ def spans_from_texts(text: str, chunks: Iterable[str], chunker_name: str, doc_na
         span = (span[0] + lead, span[1] - tail)
         out.append(span)
         cursor = span[0] + 1
+    return out
+
+
+def _words_pattern(chunk: str) -> re.Pattern[str]:
+    return re.compile(r"\s+".join(re.escape(word) for word in chunk.split()))
+
+
+def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_name: str,
+                      hints: Sequence[int] | None = None) -> list[Span]:
+    """Map the chunk texts of a library that cuts the text in sequence back to spans.
+
+    The rule: chunk ``i + 1`` starts after chunk ``i`` starts and no later than the first non-space
+    character after chunk ``i`` ends (nothing is skipped; it may overlap chunk ``i``), and ends after chunk
+    ``i`` ends (each chunk brings new text). There its words must appear with any white space between them. Among the places that
+    fit, the library's own offset (``hints[i]``, when given) is taken, else the latest one (the least
+    overlap: right after the previous chunk for a library that does not overlap). Repeated text therefore
+    never sends a chunk to an earlier copy. When no place fits (a library that dropped text), the chunk is
+    mapped by the rule of ``spans_from_texts`` from the previous chunk's start.
+    """
+    out: list[Span] = []
+    for number, chunk in enumerate(chunks):
+        if not chunk.strip():
+            continue
+        pattern = _words_pattern(chunk)
+        prev_start, prev_end = out[-1] if out else (-1, 0)
+        limit = len(text) - len(text[prev_end:].lstrip())  # first non-space character after the previous chunk
+        hint = hints[number] if hints is not None and number < len(hints) else None
+        starts = ([hint] if hint is not None and prev_start < hint <= limit else []) + list(
+            range(limit, prev_start, -1))
+        span = None
+        for k in starts:
+            m = pattern.match(text, k)
+            if m and m.end() > prev_end:
+                span = m.span()
+                break
+        if span is None:
+            span = spans_from_texts(text[max(prev_start + 1, 0):], [chunk], chunker_name, doc_name)[0]
+            span = (span[0] + max(prev_start + 1, 0), span[1] + max(prev_start + 1, 0))
+        out.append(span)
     return out

@@ -1,0 +1,58 @@
+"""semchunk as a protocol chunker: its semantic splitting (largest separators first: blank lines, lines,
+tabs, sentence ends, clause marks, words, characters) with the embedding model's token count as its token
+counter, so ``max_tokens`` and ``overlap`` are the model's tokens. Spans are semchunk's own offsets
+(``offsets=True``), checked to hold each chunk's text exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from workbench.core.ingest.chunkers.adapter_support import exact_trimmed, library_check, library_version
+from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.protocol import (
+    ChunkerKind,
+    ChunkerResources,
+    ChunkerSpec,
+    ParamSpec,
+    Span,
+)
+from workbench.core.ingest.headings import Heading
+from workbench.core.ingest.tokens import TokenCounter
+
+LIBRARY = "semchunk"
+
+
+class SemchunkChunker:
+    """semchunk's ``chunkerify`` with the model's token counter."""
+
+    def __init__(self, spec: ChunkerSpec, counter: TokenCounter) -> None:
+        import semchunk
+
+        params = spec.param_dict
+        self.spec = spec
+        self._size, self._overlap = int(params["max_tokens"]), int(params["overlap"])
+        if self._overlap >= self._size:
+            raise ChunkerError(f"chunker {spec.name!r}: overlap must be smaller than max_tokens")
+        self._chunk: Any = semchunk.chunkerify(counter.count, self._size)  # type: ignore[attr-defined]
+
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+        """semchunk's chunks at its own offsets."""
+        if not text.strip():
+            return []
+        chunks, offsets = self._chunk(text, offsets=True, overlap=self._overlap or None)
+        triples = ((int(a), int(b), str(c)) for (a, b), c in zip(offsets, chunks, strict=True))
+        return exact_trimmed(text, triples, self.spec.name)
+
+
+def _build(spec: ChunkerSpec, resources: ChunkerResources) -> SemchunkChunker:
+    assert resources.counter is not None
+    return SemchunkChunker(spec, resources.counter)
+
+
+SEMCHUNK = ChunkerKind(
+    "semchunk", "semchunk: split at the largest separators (paragraphs, sentences, words) to N model tokens",
+    (ParamSpec("max_tokens", 256, 1, 100_000, help="largest chunk, in the embedding model's tokens"),
+     ParamSpec("overlap", 0, 0, 50_000, help="tokens shared with the previous chunk")),
+    _build, LIBRARY, library_version(LIBRARY), library_check("semchunk", LIBRARY), needs=("counter",))
