@@ -16,7 +16,7 @@ from workbench.core.retrieve.expansions.base import FIELD_OWNER, expansion_from_
 from workbench.core.retrieve.field_checks import FLOAT_RANGES, MAX_INT, checked
 from workbench.core.retrieve.search_config import FLAT_SEARCH_FIELDS, SEARCH_MODES, SearchConfig
 
-EXPANSIONS = tuple(EXPANSION_TYPES)
+EXPANSIONS = tuple(EXPANSION_TYPES)  # the built-in kinds; EXPANSION_TYPES has every registered one
 CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix", "contextual"}
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
 MAX_JSON_CHARS = 10_000  # a strategy is a few dozen fields; anything longer is not one
@@ -187,7 +187,13 @@ class Strategy:
 
 _GENERAL_TYPES = {f.name: str(f.type) for f in fields(Strategy)
                   if f.name not in ("chunk", "search_config", "expander")}
-_STRATEGY_TYPES = {**_GENERAL_TYPES, **FLAT_SEARCH_FIELDS, "expansion": "str", **field_types()}
+
+
+def _strategy_types() -> dict[str, str]:
+    """Flat field name → type name (expansion fields of every kind registered now)."""
+    return {**_GENERAL_TYPES, **FLAT_SEARCH_FIELDS, "expansion": "str", **field_types()}
+
+
 _CHUNK_TYPES = {f.name: str(f.type) for f in fields(ChunkConfig)}
 
 
@@ -236,12 +242,13 @@ def from_dict(data: dict[str, Any]) -> Strategy:
     for key in list(data):
         if key in CHUNK_KEYS:
             chunk[key] = data.pop(key)
-    unknown = set(data) - set(_STRATEGY_TYPES)
+    types = _strategy_types()
+    unknown = set(data) - set(types)
     unknown_chunk = set(chunk) - set(_CHUNK_TYPES)
     if unknown or unknown_chunk:
         names = sorted(str(k) for k in unknown) + [f"chunk.{k}" for k in sorted(str(k) for k in unknown_chunk)]
         raise ValueError(f"unknown strategy field(s): {', '.join(names)[:200]}")
-    data = {k: checked(k, _STRATEGY_TYPES[k], v) for k, v in data.items()}
+    data = {k: checked(k, types[k], v) for k, v in data.items()}
     chunk = {k: checked(k, _CHUNK_TYPES[k], v) for k, v in chunk.items()}
     return Strategy(**data, chunk=ChunkConfig(**chunk))
 

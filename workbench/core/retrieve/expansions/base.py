@@ -110,7 +110,8 @@ def knob_for(name: str) -> Knob:
 
 def field_types() -> dict[str, str]:
     """Flat field name → its type name ("int", "float", "bool", "str") over every registered kind."""
-    return {f.name: str(f.type) for cls in EXPANSION_TYPES.values() for f in fields(cls)}
+    return {f.name: f.type if isinstance(f.type, str) else f.type.__name__
+            for cls in EXPANSION_TYPES.values() for f in fields(cls)}
 
 
 def expansion_from_flat(kind: str, values: dict[str, Any]) -> Expansion:
