@@ -20,6 +20,10 @@ EXPANSIONS = tuple(EXPANSION_TYPES)  # the built-in kinds; EXPANSION_TYPES has e
 CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix", "contextual"}
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
 MAX_JSON_CHARS = 10_000  # a strategy is a few dozen fields; anything longer is not one
+FLAT_ORDER = ("name", "chunk", "search", "top_k", "candidate_k", "dense_weight", "bm25_weight", "rrf_k", "expansion",
+              "window", "window_tokens", "window_edge", "parent_size", "parent_top_k", "parent_merge", "margin",
+              "merge_gap", "max_steps", "rerank", "rerank_candidates", "rerank_parents", "summary", "summary_sections",
+              "budget", "per_doc_cap", "whole_doc_tokens")  # the flat form's key order (fields of new kinds follow)
 
 
 @dataclass(frozen=True, init=False)
@@ -148,9 +152,10 @@ class Strategy:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict in the flat form every version reads (nested ``chunk``; every expansion
         field, those of other kinds at their defaults)."""
-        return {"name": self.name, "chunk": asdict(self.chunk), **self.search_config.to_flat(),
+        flat = {"name": self.name, "chunk": asdict(self.chunk), **self.search_config.to_flat(),
                 "expansion": self.expansion, **{k: flat_value(self.expander, k) for k in FIELD_OWNER},
                 **self._general()}
+        return {k: flat.pop(k) for k in FLAT_ORDER if k in flat} | flat
 
     def to_composed_dict(self) -> dict[str, Any]:
         """JSON-ready dict with nested values: ``chunk``, ``search`` (mode and fusion settings) and
