@@ -44,24 +44,14 @@ def test_lru_get_marks_an_entry_as_recently_used():
     assert cache.get("missing", "default") == "default"
 
 
-def _ctx(set_id="set", question="q"):
-    class Info:
-        id = set_id
-
-    class Runtime:
-        info = Info()
-
-    return RetrievalContext(Runtime(), question, None, None)
-
-
 def test_every_search_field_is_in_the_hit_cache_key():
     base = SearchConfig(mode="hybrid")
     changed = {"mode": "bm25", "dense_weight": 0.5, "bm25_weight": 2.0, "rrf_k": 10}
     assert set(changed) == {f.name for f in dataclasses.fields(SearchConfig)}, "test every field"
     for name, value in changed.items():
-        assert hit_key(_ctx(), dataclasses.replace(base, **{name: value}), 5) != hit_key(_ctx(), base, 5), name
-    assert hit_key(_ctx(), base, 5) == hit_key(_ctx(), SearchConfig(mode="hybrid"), 5)
-    assert hit_key(_ctx(), base, 5) != hit_key(_ctx(question="other"), base, 5)
+        assert hit_key("set", "q", dataclasses.replace(base, **{name: value}), 5) != hit_key("set", "q", base, 5), name
+    assert hit_key("set", "q", base, 5) == hit_key("set", "q", SearchConfig(mode="hybrid"), 5)
+    assert hit_key("set", "q", base, 5) != hit_key("set", "other", base, 5)
 
 
 def test_a_new_search_field_changes_the_key_without_touching_the_cache_code():
@@ -69,7 +59,7 @@ def test_a_new_search_field_changes_the_key_without_touching_the_cache_code():
     class WithBoost(SearchConfig):
         title_boost: float = 0.0
 
-    assert hit_key(_ctx(), WithBoost(title_boost=1.0), 5) != hit_key(_ctx(), WithBoost(), 5)
+    assert hit_key("set", "q", WithBoost(title_boost=1.0), 5) != hit_key("set", "q", WithBoost(), 5)
 
 
 def test_the_search_part_decides_the_cache_and_the_rest_does_not(sample_ws):

@@ -55,9 +55,6 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
-_LRU = LRU  # the name earlier versions used
-
-
 class Workspace:
     """A data folder opened for indexing and searching."""
 

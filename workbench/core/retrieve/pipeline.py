@@ -120,10 +120,10 @@ def with_chunk_tokens(rt: SetRuntime, passages: list[ex.Passage]) -> list[ex.Pas
 HitKey = tuple[str, str, int, SearchConfig]
 
 
-def hit_key(ctx: RetrievalContext, search: SearchConfig, n: int) -> HitKey:
+def hit_key(set_id: str, question: str, search: SearchConfig, n: int) -> HitKey:
     """The hit cache key: the loaded chunk set, the question, the number of candidates and the whole
     search part of the strategy (every ``SearchConfig`` field, so a new one can never serve stale hits)."""
-    return (ctx.runtime.info.id, ctx.question, n, search)
+    return (set_id, question, n, search)
 
 
 class Retriever:
@@ -144,7 +144,7 @@ class Retriever:
 
     def search(self, ctx: RetrievalContext, search: SearchConfig, n: int) -> list[Hit]:
         """The first ``n`` first-stage hits, from the cache when this search ran before."""
-        key = hit_key(ctx, search, n)
+        key = hit_key(ctx.runtime.info.id, ctx.question, search, n)
         cached = self.hit_cache.get(key)
         if cached is not None:
             return cached

@@ -185,10 +185,7 @@ def knob_summary(strategy: Strategy) -> str:
     parts = [strategy.name or "custom", f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}"]
     if c.overlap:
         parts.append(f"overlap {c.overlap}")
-    expansion = {"none": "hit only", "neighbours": f"±{strategy.window}",
-                 "tokens": f"±{strategy.window_tokens} tok window", "parent": "parent chunks",
-                 "selective": f"selective {strategy.margin:g}"}
-    parts.append(expansion.get(strategy.expansion, strategy.expansion))
+    parts.append(strategy.expander.chip())
     parts.append(f"top-{strategy.top_k}")
     if strategy.search != "dense":
         parts.append(strategy.search)

@@ -52,6 +52,10 @@ class Expansion:
         """A few words for people ('' when there is nothing to say); ``unit`` is the chunk unit."""
         return ""
 
+    def chip(self) -> str:
+        """A chip of a few characters for the knob summary line (default: the kind)."""
+        return self.kind
+
     def candidates(self, top_k: int) -> int:
         """How many first-stage hits this expansion wants for ``top_k`` (when not set explicitly)."""
         return top_k

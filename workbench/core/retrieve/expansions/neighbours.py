@@ -38,3 +38,7 @@ class Neighbours(Expansion):
     def describe(self, unit: str) -> str:
         """``window ±N``."""
         return f"window ±{self.window}"
+
+    def chip(self) -> str:
+        """``±N``."""
+        return f"±{self.window}"

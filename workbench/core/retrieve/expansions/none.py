@@ -26,3 +26,7 @@ class NoExpansion(Expansion):
     def expand(self, ctx: RetrievalContext, hits: Sequence[Hit]) -> list[ex.Passage]:
         """Each hit as its own passage."""
         return ex.no_expansion(ctx.runtime, hits)
+
+    def chip(self) -> str:
+        """``hit only``."""
+        return "hit only"

@@ -48,6 +48,10 @@ class Parent(Expansion):
         size = f"{self.parent_size} {unit}" if self.parent_size else "sections"
         return f"parents of {size}, top {self.parent_top_k}" + (", merged" if self.parent_merge else "")
 
+    def chip(self) -> str:
+        """``parent chunks``."""
+        return "parent chunks"
+
     def candidates(self, top_k: int) -> int:
         """Many children, so that enough distinct parents are found."""
         return max(top_k * 4, 20)

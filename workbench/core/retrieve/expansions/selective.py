@@ -56,3 +56,7 @@ class Selective(Expansion):
     def describe(self, unit: str) -> str:
         """``selective (margin M)``."""
         return f"selective (margin {self.margin})"
+
+    def chip(self) -> str:
+        """``selective M``."""
+        return f"selective {self.margin:g}"

@@ -46,6 +46,10 @@ class TokenWindow(Expansion):
         """``N-token window``."""
         return f"{self.window_tokens}-token window" + (", clipped at edges" if self.window_edge == "clip" else "")
 
+    def chip(self) -> str:
+        """``±N tok window``."""
+        return f"±{self.window_tokens} tok window"
+
     def note(self, runtime: SetRuntime, hits: Sequence[Hit]) -> str:
         """A warning when the window is not larger than the hit chunks (it then returns just them)."""
         if not hits:
