@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.retrieve.composed_json import flatten_composed
 from workbench.core.retrieve.expansions import EXPANSION_TYPES, Expansion, NoExpansion
 from workbench.core.retrieve.expansions.base import FIELD_OWNER, expansion_from_flat, field_types, flat_value
 from workbench.core.retrieve.field_checks import FLOAT_RANGES, MAX_INT, checked
@@ -202,29 +203,6 @@ def _strategy_types() -> dict[str, str]:
 _CHUNK_TYPES = {f.name: str(f.type) for f in fields(ChunkConfig)}
 
 
-def _flatten_composed(data: dict[str, Any]) -> dict[str, Any]:
-    """Nested ``search`` and ``expansion`` objects (the composed form) as flat fields."""
-    search = data.get("search")
-    if isinstance(search, dict):
-        data.pop("search")
-        names = {"mode": "search", **{k: k for k in FLAT_SEARCH_FIELDS if k != "search"}}
-        unknown = sorted(str(k) for k in search if k not in names)
-        if unknown:
-            raise ValueError(f"unknown field(s) of 'search': {', '.join(unknown)[:200]}")
-        data.update({names[k]: v for k, v in search.items()})
-    expansion = data.get("expansion")
-    if isinstance(expansion, dict):
-        kind = checked("expansion", "str", expansion.get("kind", "none"))
-        if kind not in EXPANSION_TYPES:
-            raise ValueError(f"expansion must be one of {', '.join(EXPANSION_TYPES)}")
-        own = {f.name for f in fields(EXPANSION_TYPES[kind])}
-        unknown = sorted(str(k) for k in expansion if k != "kind" and k not in own)
-        if unknown:
-            raise ValueError(f"unknown field(s) of expansion '{kind}': {', '.join(unknown)[:200]}")
-        data.update({k: v for k, v in expansion.items() if k != "kind"}, expansion=kind)
-    return data
-
-
 def from_dict(data: dict[str, Any]) -> Strategy:
     """Build a strategy from a dict: the flat form (nested or flat chunk keys, a few aliases) or the
     composed one (``search`` and ``expansion`` as objects, see ``Strategy.to_composed_dict``).
@@ -239,7 +217,7 @@ def from_dict(data: dict[str, Any]) -> Strategy:
         data["search"] = "hybrid"
     elif data.get("search") is False:
         data["search"] = "dense"
-    data = _flatten_composed(data)
+    data = flatten_composed(data)
     nested = data.pop("chunk", None)
     if nested is not None and not isinstance(nested, dict):
         raise ValueError("strategy field 'chunk' must be an object of chunk fields")
