@@ -30,3 +30,20 @@ def test_presets_round_trip_through_the_panel(qtbot):
         panel.set_strategy(preset)
         assert panel.strategy().to_dict() == preset.to_dict(), name
         assert panel.preset.currentText() == name
+
+
+def test_expansion_controls_follow_the_core_knob_metadata(qtbot):
+    from workbench.core.retrieve.expansions import EXPANSION_TYPES
+    from workbench.ui.compare.side_panel import knob_summary
+
+    panel = StrategyPanel()
+    qtbot.addWidget(panel)
+    assert [panel.expansion.itemData(i) for i in range(panel.expansion.count())] == list(EXPANSION_TYPES)
+    for kind, cls in EXPANSION_TYPES.items():
+        panel.extent.show_strategy(PRESETS["plain"].with_changes(expansion=kind))
+        knob = cls.extent_knob()
+        assert panel.extent.spin.isEnabled() == (knob is not None), kind
+        if knob is not None:
+            assert panel.extent.label.text() == knob.label and panel.extent.spin.toolTip() == knob.tooltip
+            assert (panel.extent.spin.minimum(), panel.extent.spin.maximum()) == (knob.minimum, knob.maximum)
+    assert "±384 tok window" in knob_summary(PRESETS["token-window"]) and "hit only" in knob_summary(PRESETS["plain"])

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,14 +24,21 @@ from workbench.core.index.build import (
 )
 from workbench.core.index.embedding import Embedder, SentenceTransformerEmbedder
 from workbench.core.index.locking import FileLock
-from workbench.core.index.store import DB_NAME, ChunkSetInfo, Store, StoreError
+from workbench.core.index.store import DB_NAME, ChunkSetInfo, ChunkTable, Store, StoreError
 from workbench.core.index.vectors import IndexDamaged, VectorIndex
 from workbench.core.ingest.chunking import ChunkConfig, chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import section_spans
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
+from workbench.core.llm.base import Backend
+from workbench.core.llm.open import backend_for
 from workbench.core.retrieve.chunk_set import SetRuntime
+from workbench.core.retrieve.context import RetrievalContext
+from workbench.core.retrieve.lru import LRU
+from workbench.core.retrieve.pipeline import Retriever, SearchResult
+from workbench.core.retrieve.search import question_problem
+from workbench.core.retrieve.strategies import Strategy, resolve
 
 APP_NAME = "chunk-workbench"
 
@@ -47,31 +53,6 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-
-
-class _LRU(OrderedDict):
-    """A small thread-safe least-recently-used cache."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-        self._guard = threading.Lock()
-
-    def get(self, key, default=None):  # noqa: ANN001, ANN201
-        with self._guard:
-            return super().get(key, default)
-
-    def put(self, key, value):  # noqa: ANN001, ANN201
-        with self._guard:
-            self[key] = value
-            self.move_to_end(key)
-            while len(self) > self.size:
-                self.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self._guard:
-            super().clear()
 
 
 class Workspace:
@@ -89,16 +70,15 @@ class Workspace:
         self._embedder = embedder
         self._model_path = model_path
         self._runtimes: dict[str, SetRuntime] = {}
-        self._query_vectors = _LRU(4096)
-        self._texts = _LRU(256)
-        self._offsets = _LRU(64)
-        self._parents = _LRU(256)
+        self._query_vectors = LRU(4096)
+        self._texts = LRU(256)
+        self._offsets = LRU(64)
+        self._parents = LRU(256)
         self.writer = FileLock(self.data_dir / "write.lock")
-        self.hit_cache = _LRU(128)  # first-stage hits per (loaded chunk set, question, search settings)
-        self.section_cache = _LRU(8)  # summary-to-detail: (section spans, summary vectors) per set and LLM
+        self.retriever = Retriever()  # runs strategies; owns the hit cache and the section cache
         self._current: dict[str, int] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
-        self.llm = None  # an answering backend, used by LLM rerank and summaries when set
+        self.llm: Backend | None = None  # an answering backend, used by LLM rerank and summaries when set
         self.llm_opener = None  # () -> backend: how ws.llm is opened on first use (the GUI's Settings choice)
 
     # ----- plumbing --------------------------------------------------------------------------
@@ -191,10 +171,10 @@ class Workspace:
                 sync_index(self.store, self.data_dir, info.id, self.embedder)
             with self._lock:
                 self._runtimes.pop(info.id, None)
-        self.hit_cache.clear()
+        self.retriever.forget_hits()
 
     def _forget_documents(self) -> None:
-        self.section_cache.clear()
+        self.retriever.forget_sections()
         with self._lock:
             self._texts.clear()
             self._offsets.clear()
@@ -284,11 +264,11 @@ class Workspace:
                     index = sync_index(self.store, self.data_dir, set_id, self.embedder)
             rt = SetRuntime(info, table, index)
             self._runtimes[set_id] = rt
-            self.hit_cache.clear()  # cached hits hold rows of the previous snapshot
-            self.section_cache.clear()
+            self.retriever.forget_hits()  # cached hits hold rows of the previous snapshot
+            self.retriever.forget_sections()
             return rt
 
-    def _snapshot(self, set_id: str):  # noqa: ANN202 - (ChunkTable, VectorIndex)
+    def _snapshot(self, set_id: str) -> tuple[ChunkTable, VectorIndex]:
         """Read without writing: the verified FAISS file and the chunks it holds. A writer may be between
         replacing the file and recording its digest, so a mismatch is retried for a moment."""
         path = index_path(self.data_dir, set_id)
@@ -375,9 +355,25 @@ class Workspace:
         """Tokens of ``text`` under the embedding model's tokenizer."""
         return self.counter.count(text)
 
-    def search(self, question: str, strategy, progress: ProgressSink | None = None,  # noqa: ANN001
-               cancel: CancelToken | None = None):  # noqa: ANN201
-        """Run a strategy for a question (see ``workbench.core.retrieve.pipeline.run_strategy``)."""
-        from workbench.core.retrieve.pipeline import run_strategy
+    def search(self, question: str, strategy: Strategy | str | dict | None, progress: ProgressSink | None = None,
+               cancel: CancelToken | None = None) -> SearchResult:
+        """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet.
 
-        return run_strategy(self, question, strategy, progress=progress, cancel=cancel)
+        Timings: ``prepare_ms`` (chunk set), ``embed_ms`` (question), then the pipeline's search, rerank
+        and expand steps, and ``total_ms``.
+        """
+        strategy = resolve(strategy)
+        problem = question_problem(question)
+        if problem:
+            raise ValueError(problem)
+        t0 = time.perf_counter()
+        info = self.ensure_chunk_set(strategy.chunk, progress, cancel)
+        rt = self.runtime(info.id)
+        t1 = time.perf_counter()
+        qvec = self.query_vector(question)
+        t2 = time.perf_counter()
+        ctx = RetrievalContext(rt, question, qvec, self)
+        result = self.retriever.run(ctx, strategy, lambda: backend_for(self), progress, cancel)
+        result.timings = {"prepare_ms": (t1 - t0) * 1000, "embed_ms": (t2 - t1) * 1000, **result.timings,
+                          "total_ms": (time.perf_counter() - t0) * 1000}
+        return result

@@ -101,7 +101,7 @@ def passage_parts(doc: Document, passage: Passage) -> tuple[tuple[str, ...], str
     path = heading_path_at(doc.headings, lead)
     return path, _body_with_markdown_headings(doc, span.start, span.end, lead + 1)
 
-def passage_header(doc, passage: Passage) -> tuple[str, str]:  # noqa: ANN001 - Document
+def passage_header(doc: Document, passage: Passage) -> tuple[str, str]:
     """``(label, body)`` of a passage as the model sees it: one header, ``[source] Title > heading path``
     (the path at the passage start, the title once), then the text with later section changes as Markdown
     headings."""

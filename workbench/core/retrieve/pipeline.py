@@ -1,9 +1,14 @@
-"""One strategy, end to end: chunk set → candidate search → (rerank) → expansion → assembly."""
+"""One strategy, end to end: chunk set → candidate search → (rerank) → expansion → assembly.
+
+``Retriever`` runs a strategy on a ``RetrievalContext`` (one question against one loaded chunk set, and
+the corpus lookups) with the LLM as an argument, and owns the caches: first-stage hits keyed by the
+strategy's frozen ``SearchConfig``, and summary-to-detail's section vectors.
+"""
 
 from __future__ import annotations
 
-import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -12,18 +17,14 @@ from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve import expand as ex
 from workbench.core.retrieve.assemble import Context, assemble
 from workbench.core.retrieve.chunk_set import SetRuntime
-from workbench.core.retrieve.search import (
-    Hit,
-    bm25_search,
-    cap_per_document,
-    dense_search,
-    fuse_rrf,
-    question_problem,
-)
-from workbench.core.retrieve.strategies import Strategy, resolve
+from workbench.core.retrieve.context import LLMSource, RetrievalContext
+from workbench.core.retrieve.lru import LRU
+from workbench.core.retrieve.rerank import llm_rerank, llm_rerank_passages
+from workbench.core.retrieve.search import Hit, bm25_search, cap_per_document, dense_search, fuse_rrf
+from workbench.core.retrieve.search_config import SearchConfig
+from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.summaries import top_sections
 from workbench.core.spans import Span
-
-_SENTENCE_END = re.compile(r"[.!?…:;][\"'”’)\]]*\s*$")
 
 
 @dataclass
@@ -39,7 +40,7 @@ class SearchResult:
     warnings: list[str] = field(default_factory=list)
 
     @property
-    def passages(self):  # noqa: ANN201
+    def passages(self) -> tuple[ex.Passage, ...]:
         """Passages sent as context, in rank order."""
         return self.context.passages
 
@@ -48,44 +49,34 @@ class SearchResult:
         return [p.span for p in self.context.passages]
 
 
-def candidate_hits(ws, rt: SetRuntime, question: str, qvec: np.ndarray, strategy: Strategy, k: int) -> list[Hit]:  # noqa: ANN001
-    """First-stage hits by the strategy's search mode."""
-    if strategy.search == "dense":
+def candidate_hits(ctx: RetrievalContext, search: SearchConfig, k: int) -> list[Hit]:
+    """First-stage hits by the search mode."""
+    rt, qvec = ctx.runtime, ctx.query_vector
+    if search.mode == "dense":
         return dense_search(rt, qvec, k)
-    sparse = bm25_search(ws.store, rt, question, k if strategy.search == "bm25" else max(k, 20))
-    if strategy.search == "bm25":
+    sparse = bm25_search(ctx.corpus.store, rt, ctx.question, k if search.mode == "bm25" else max(k, 20))
+    if search.mode == "bm25":
         return sparse
     dense = dense_search(rt, qvec, max(k, 20))
-    return fuse_rrf(dense, sparse, k, strategy.dense_weight, strategy.bm25_weight, strategy.rrf_k)
+    return fuse_rrf(dense, sparse, k, search.dense_weight, search.bm25_weight, search.rrf_k)
 
 
-def expand_hits(ws, rt: SetRuntime, hits: list[Hit], qvec: np.ndarray, strategy: Strategy) -> list[ex.Passage]:  # noqa: ANN001
+def expand_hits(ctx: RetrievalContext, hits: list[Hit], strategy: Strategy) -> list[ex.Passage]:
     """Hits → merged passages by the strategy's expansion (whole documents for short ones when
     ``whole_doc_tokens`` is set)."""
+    corpus = ctx.corpus
     if strategy.whole_doc_tokens:
         return ex.whole_documents(
-            rt, hits, lambda d: len(ws.token_offsets(d)), lambda d: len(ws.doc_text(d)), strategy.whole_doc_tokens,
-            lambda rest: expand_hits(ws, rt, rest, qvec, replace(strategy, whole_doc_tokens=0)))
-    if strategy.expansion == "neighbours":
-        return ex.neighbour_windows(rt, hits, strategy.window, ws.doc_text)
-    if strategy.expansion == "tokens":
-        return ex.token_windows(rt, hits, strategy.window_tokens, ws.token_offsets, strategy.window_edge, ws.doc_text)
-    if strategy.expansion == "parent":
-        return ex.parent_windows(rt, hits, lambda d: ws.parents_of(d, strategy.parent_size, strategy.chunk.unit),
-                                 strategy.parent_top_k, strategy.parent_merge, ws.doc_text)
-    if strategy.expansion == "selective":
-        def mid_sentence(span: Span) -> bool:
-            return not _SENTENCE_END.search(ws.doc_text(span.doc_id)[max(span.start, span.end - 8) : span.end])
-
-        return ex.selective_windows(rt, hits, qvec, strategy.margin, strategy.merge_gap, strategy.max_steps,
-                                    mid_sentence, ws.doc_text)
-    return ex.no_expansion(rt, hits)
+            ctx.runtime, hits, lambda d: len(corpus.token_offsets(d)), lambda d: len(corpus.doc_text(d)),
+            strategy.whole_doc_tokens, lambda rest: strategy.expander.expand(ctx, rest))
+    return strategy.expander.expand(ctx, hits)
 
 
 CAP_SEARCH_LIMIT = 2000  # the most candidates searched to refill a per-document cap
 
 
-def capped_search(search, k: int, cap: int, total: int, limit: int = CAP_SEARCH_LIMIT) -> tuple[list[Hit], str]:  # noqa: ANN001
+def capped_search(search: Callable[[int], list[Hit]], k: int, cap: int, total: int, limit: int = CAP_SEARCH_LIMIT,
+                  ) -> tuple[list[Hit], str]:
     """``k`` hits with at most ``cap`` per document (0 = no cap), searching more candidates as needed.
 
     ``search(n)`` returns the first ``n`` hits; the search widens (doubling) until the cap leaves ``k`` hits,
@@ -109,17 +100,6 @@ def capped_search(search, k: int, cap: int, total: int, limit: int = CAP_SEARCH_
     return capped, f"per-document cap {cap}: {len(capped)} of {k} hits within the first {n} candidates searched"
 
 
-def window_note(rt: SetRuntime, hits: list[Hit], strategy: Strategy) -> str:
-    """A warning when a token window is not larger than the embedded chunks (it then returns just them)."""
-    if strategy.expansion != "tokens" or not hits:
-        return ""
-    largest = max(int(rt.table.tokens[h.row]) for h in hits)
-    if strategy.window_tokens > largest:
-        return ""
-    return (f"the {strategy.window_tokens}-token window is not larger than the hit chunks (up to {largest} "
-            "tokens): each passage is just its chunk; use a larger window or smaller chunks")
-
-
 def with_chunk_tokens(rt: SetRuntime, passages: list[ex.Passage]) -> list[ex.Passage]:
     """Token counts of chunk-aligned passages from the stored per-chunk counts (no re-tokenising).
 
@@ -137,84 +117,92 @@ def with_chunk_tokens(rt: SetRuntime, passages: list[ex.Passage]) -> list[ex.Pas
     return out
 
 
-def run_strategy(
-    ws,  # noqa: ANN001 - workbench.core.workspace.Workspace
-    question: str,
-    strategy: Strategy | str | dict,
-    progress: ProgressSink | None = None,
-    cancel: CancelToken | None = None,
-) -> SearchResult:
-    """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet."""
-    strategy = resolve(strategy)
-    problem = question_problem(question)
-    if problem:
-        raise ValueError(problem)
-    timings: dict[str, float] = {}
-    warnings: list[str] = []
-    t0 = time.perf_counter()
-    info = ws.ensure_chunk_set(strategy.chunk, progress, cancel)
-    rt = ws.runtime(info.id)
-    t1 = time.perf_counter()
-    timings["prepare_ms"] = (t1 - t0) * 1000
-    qvec = ws.query_vector(question)
-    t2 = time.perf_counter()
-    timings["embed_ms"] = (t2 - t1) * 1000
-    k = strategy.candidates
-    restrict = None
-    if strategy.summary:
-        from workbench.core.retrieve.summaries import top_sections
+HitKey = tuple[str, str, int, SearchConfig]
 
-        restrict, note = top_sections(ws, rt, qvec, strategy, progress, cancel)
-        if note:
-            warnings.append(note)
 
-    def search(n: int) -> list[Hit]:
-        if restrict is not None:
-            return _search_within(rt, qvec, restrict, n)
-        key = (rt.info.id, question, strategy.search, n, strategy.dense_weight, strategy.bm25_weight,
-               strategy.rrf_k)
-        cached = ws.hit_cache.get(key) if not strategy.summary else None
+def hit_key(set_id: str, question: str, search: SearchConfig, n: int) -> HitKey:
+    """The hit cache key: the loaded chunk set, the question, the number of candidates and the whole
+    search part of the strategy (every ``SearchConfig`` field, so a new one can never serve stale hits)."""
+    return (set_id, question, n, search)
+
+
+class Retriever:
+    """Runs strategies and keeps what later runs reuse: first-stage hits (moving a window, top-k or budget
+    slider searches nothing) and the section summaries' vectors of summary-to-detail."""
+
+    def __init__(self, hit_cache_size: int = 128, section_cache_size: int = 8) -> None:
+        self.hit_cache = LRU(hit_cache_size)  # HitKey → hits
+        self.section_cache = LRU(section_cache_size)  # (set, chunk count, LLM model) → (spans, vectors)
+
+    def forget_hits(self) -> None:
+        """Drop cached hits (they hold rows of a chunk set snapshot that changed)."""
+        self.hit_cache.clear()
+
+    def forget_sections(self) -> None:
+        """Drop cached section vectors (documents or chunk sets changed)."""
+        self.section_cache.clear()
+
+    def search(self, ctx: RetrievalContext, search: SearchConfig, n: int) -> list[Hit]:
+        """The first ``n`` first-stage hits, from the cache when this search ran before."""
+        key = hit_key(ctx.runtime.info.id, ctx.question, search, n)
+        cached = self.hit_cache.get(key)
         if cached is not None:
-            return cached  # only window / top-k / budget / expansion changed: no search at all
-        found = candidate_hits(ws, rt, question, qvec, strategy, n)
-        if not strategy.summary:
-            ws.hit_cache.put(key, found)
-        return found
+            return cached
+        return self.hit_cache.put(key, candidate_hits(ctx, search, n))
 
-    hits, note = capped_search(search, k, strategy.per_doc_cap, len(rt))
-    if note:
-        warnings.append(note)
-    t3 = time.perf_counter()
-    timings["search_ms"] = (t3 - t2) * 1000
-    if strategy.rerank == "llm" and not strategy.reranks_parents:
-        from workbench.core.retrieve.rerank import llm_rerank
+    def run(
+        self, ctx: RetrievalContext, strategy: Strategy, llm: LLMSource, progress: ProgressSink | None = None,
+        cancel: CancelToken | None = None,
+    ) -> SearchResult:
+        """Run ``strategy`` on ``ctx``: search (within the best sections for summary-to-detail), rerank,
+        expand, assemble. ``llm`` is opened only by rerank and summaries. Timings: search, rerank, expand."""
+        rt = ctx.runtime
+        timings: dict[str, float] = {}
+        warnings: list[str] = []
+        t2 = time.perf_counter()
+        restrict = None
+        if strategy.summary:
+            restrict, note = top_sections(ctx.corpus, rt, ctx.query_vector, strategy.summary_sections, llm,
+                                          self.section_cache, progress, cancel)
+            if note:
+                warnings.append(note)
 
-        hits, note = llm_rerank(ws, question, hits, strategy.top_k)
+        def search(n: int) -> list[Hit]:
+            if restrict is not None:
+                return _search_within(rt, ctx.query_vector, restrict, n)
+            if strategy.summary:  # no LLM: every chunk searched, the result not cached
+                return candidate_hits(ctx, strategy.search_config, n)
+            return self.search(ctx, strategy.search_config, n)
+
+        hits, note = capped_search(search, strategy.candidates, strategy.per_doc_cap, len(rt))
         if note:
             warnings.append(note)
-        timings["rerank_ms"] = (time.perf_counter() - t3) * 1000
-    if strategy.expansion != "parent":
-        hits = hits[: strategy.top_k]
-    note = window_note(rt, hits, strategy)
-    if note:
-        warnings.append(note)
-    t4 = time.perf_counter()
-    if strategy.reranks_parents:
-        from workbench.core.retrieve.rerank import llm_rerank_passages
-
-        wide = replace(strategy, parent_top_k=max(strategy.rerank_candidates, strategy.parent_top_k))
-        passages, note = llm_rerank_passages(ws, question, expand_hits(ws, rt, hits, qvec, wide),
-                                             strategy.parent_top_k)
+        t3 = time.perf_counter()
+        timings["search_ms"] = (t3 - t2) * 1000
+        if strategy.rerank == "llm" and not strategy.reranks_parents:
+            hits, note = llm_rerank(ctx.corpus, llm, ctx.question, hits, strategy.top_k)
+            if note:
+                warnings.append(note)
+            timings["rerank_ms"] = (time.perf_counter() - t3) * 1000
+        if not strategy.expander.groups_hits:
+            hits = hits[: strategy.top_k]
+        note = strategy.expander.note(rt, hits)
         if note:
             warnings.append(note)
-        timings["rerank_ms"] = (time.perf_counter() - t4) * 1000
-    else:
-        passages = expand_hits(ws, rt, hits, qvec, strategy)
-    passages = with_chunk_tokens(rt, passages)
-    context = assemble(passages, ws.doc_text, ws.count_tokens, strategy.budget)
-    timings["expand_ms"] = (time.perf_counter() - t4) * 1000
-    timings["total_ms"] = (time.perf_counter() - t0) * 1000
-    return SearchResult(question, strategy, info.id, hits, context, timings, warnings)
+        t4 = time.perf_counter()
+        if strategy.reranks_parents:
+            wide = replace(strategy, expander=strategy.expander.widened(strategy.rerank_candidates))
+            passages, note = llm_rerank_passages(ctx.corpus, llm, ctx.question, expand_hits(ctx, hits, wide),
+                                                 strategy.parent_top_k)
+            if note:
+                warnings.append(note)
+            timings["rerank_ms"] = (time.perf_counter() - t4) * 1000
+        else:
+            passages = expand_hits(ctx, hits, strategy)
+        passages = with_chunk_tokens(rt, passages)
+        context = assemble(passages, ctx.corpus.doc_text, ctx.corpus.count_tokens, strategy.budget)
+        timings["expand_ms"] = (time.perf_counter() - t4) * 1000
+        return SearchResult(ctx.question, strategy, rt.info.id, hits, context, timings, warnings)
 
 
 def _search_within(rt: SetRuntime, qvec: np.ndarray, spans: list[Span], k: int) -> list[Hit]:

@@ -11,27 +11,29 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from workbench.core.llm.open import backend_for
+from workbench.core.retrieve.assemble import passage_header
+from workbench.core.retrieve.expand import Passage
 from workbench.core.retrieve.search import Hit, rerank_hits
 from workbench.core.spans import Span
+
+if TYPE_CHECKING:
+    from workbench.core.retrieve.context import Corpus, LLMSource
 
 _ARRAY = re.compile(r"\[[^\[\]]*\]")
 RERANK_BUDGET_CHARS = 12_000  # all candidates together (about 3,000 tokens)
 MIN_PASSAGE_CHARS = 300  # each candidate gets at least this much of its text
 
 
-
-def candidate_texts(ws, spans: Sequence[Span], budget: int = RERANK_BUDGET_CHARS) -> list[str]:  # noqa: ANN001
+def candidate_texts(corpus: Corpus, spans: Sequence[Span], budget: int = RERANK_BUDGET_CHARS) -> list[str]:
     """Each span as the answer prompt shows it (one ``[source] Title > heading path`` header, then the
     text), cut to an equal share of ``budget`` characters (at least ``MIN_PASSAGE_CHARS``)."""
-    from workbench.core.retrieve.assemble import passage_header
-    from workbench.core.retrieve.expand import Passage
-
     share = max(MIN_PASSAGE_CHARS, budget // max(1, len(spans)))
     out = []
     for span in spans:
-        doc = ws.document(span.doc_id)
+        doc = corpus.document(span.doc_id)
         label, text = passage_header(doc, Passage(span, (), (span,), 1, 0.0))
         if len(text) > share:
             text = text[:share].rsplit(" ", 1)[0] + " …"
@@ -81,13 +83,14 @@ def parse_ranking(answer: str, n: int) -> tuple[list[int] | None, str]:
     return order, note
 
 
-def llm_order(ws, question: str, spans: Sequence[Span]) -> tuple[list[int] | None, str]:  # noqa: ANN001
+def llm_order(corpus: Corpus, llm_source: LLMSource, question: str, spans: Sequence[Span],
+              ) -> tuple[list[int] | None, str]:
     """The local LLM's order of ``spans`` (zero-based indices) and a note; ``(None, warning)`` on failure."""
-    llm, why = backend_for(ws)
+    llm, why = llm_source()
     if llm is None:
         return None, f"LLM rerank skipped: {why}; original order kept"
     try:
-        answer = llm.complete(rerank_messages(question, candidate_texts(ws, spans)),
+        answer = llm.complete(rerank_messages(question, candidate_texts(corpus, spans)),
                               max_tokens=8 + 4 * len(spans), temperature=0.0)
     except Exception as exc:
         return None, f"LLM rerank failed ({exc}); original order kept"
@@ -97,26 +100,26 @@ def llm_order(ws, question: str, spans: Sequence[Span]) -> tuple[list[int] | Non
     return order, f"LLM rerank: {why}" if why else ""
 
 
-def llm_rerank(ws, question: str, hits: list[Hit], top_k: int) -> tuple[list[Hit], str]:  # noqa: ANN001
+def llm_rerank(corpus: Corpus, llm_source: LLMSource, question: str, hits: list[Hit], top_k: int,
+               ) -> tuple[list[Hit], str]:
     """Reorder ``hits`` with the local LLM; returns (hits, warning or ''). Each hit keeps its first-stage
     rank as ``first_rank``."""
     if len(hits) <= 1:
         return hits, ""
-    order, note = llm_order(ws, question, [h.span for h in hits])
+    order, note = llm_order(corpus, llm_source, question, [h.span for h in hits])
     if order is None:
         return hits, note
     return rerank_hits(hits, order), note
 
 
-def llm_rerank_passages(ws, question: str, passages: list, top: int) -> tuple[list, str]:  # noqa: ANN001
+def llm_rerank_passages(corpus: Corpus, llm_source: LLMSource, question: str, passages: list[Passage], top: int,
+                        ) -> tuple[list[Passage], str]:
     """Reorder expanded passages (e.g. parents of child hits) with the local LLM and keep the best ``top``;
     each passage's reasons say its rank before → after. Returns (passages, warning or '')."""
-    from dataclasses import replace
-
     ordered = sorted(passages, key=lambda p: p.rank)
     if len(ordered) <= 1:
         return ordered[:top], ""
-    order, note = llm_order(ws, question, [p.span for p in ordered])
+    order, note = llm_order(corpus, llm_source, question, [p.span for p in ordered])
     if order is None:
         return ordered[:top], note
     out = [replace(ordered[i], rank=new, reasons=(*ordered[i].reasons, f"LLM rerank: #{ordered[i].rank} → #{new}"))

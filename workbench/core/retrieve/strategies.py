@@ -7,43 +7,44 @@ the evaluation lab alike. ``PRESETS`` holds the named ones.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.retrieve.composed_json import flatten_composed
+from workbench.core.retrieve.expansions import EXPANSION_TYPES, Expansion, NoExpansion
+from workbench.core.retrieve.expansions.base import FIELD_OWNER, expansion_from_flat, field_types, flat_value
+from workbench.core.retrieve.field_checks import FLOAT_RANGES, MAX_INT, checked
+from workbench.core.retrieve.search_config import FLAT_SEARCH_FIELDS, SEARCH_MODES, SearchConfig
 
-SEARCH_MODES = ("dense", "bm25", "hybrid")
-EXPANSIONS = ("none", "neighbours", "tokens", "parent", "selective")
+EXPANSIONS = tuple(EXPANSION_TYPES)  # the built-in kinds; EXPANSION_TYPES has every registered one
 CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix", "contextual"}
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
 MAX_JSON_CHARS = 10_000  # a strategy is a few dozen fields; anything longer is not one
-MAX_INT = 1_000_000  # no count, size or budget of a strategy is larger
-FLOAT_RANGES = {"dense_weight": (0.0, 100.0), "bm25_weight": (0.0, 100.0), "margin": (0.0, 1.0)}
+FLAT_ORDER = ("name", "chunk", "search", "top_k", "candidate_k", "dense_weight", "bm25_weight", "rrf_k", "expansion",
+              "window", "window_tokens", "window_edge", "parent_size", "parent_top_k", "parent_merge", "margin",
+              "merge_gap", "max_steps", "rerank", "rerank_candidates", "rerank_parents", "summary", "summary_sections",
+              "budget", "per_doc_cap", "whole_doc_tokens")  # the flat form's key order (fields of new kinds follow)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Strategy:
-    """Every knob of one retrieval strategy. Defaults give plain dense top-5 over 200-token chunks."""
+    """One retrieval strategy, composed of values: the chunking (``chunk``), the search part
+    (``search_config``, the hit cache's key), one expansion value (``expander``) and the settings of the
+    later steps (top-k, rerank, summaries, budget, caps). Defaults give plain dense top-5 over 200-token
+    chunks.
+
+    The flat fields of earlier versions still work everywhere: ``Strategy(expansion="neighbours",
+    window=1, search="hybrid")`` builds the composed values, and ``strategy.window``, ``.expansion``,
+    ``.search`` … read them back (an expansion field of another kind reads as its default).
+    """
 
     name: str = "custom"
     chunk: ChunkConfig = field(default_factory=ChunkConfig)
-    search: str = "dense"
+    search_config: SearchConfig = field(default_factory=SearchConfig)
+    expander: Expansion = field(default_factory=NoExpansion)
     top_k: int = 5
     candidate_k: int = 0
-    dense_weight: float = 1.0
-    bm25_weight: float = 1.0
-    rrf_k: int = 60
-    expansion: str = "none"
-    window: int = 0
-    window_tokens: int = 0
-    window_edge: str = "shift"
-    parent_size: int = 0
-    parent_top_k: int = 3
-    parent_merge: bool = False
-    margin: float = 0.05
-    merge_gap: int = 2
-    max_steps: int = 2
     rerank: str = "none"
     rerank_candidates: int = 20
     rerank_parents: bool = False  # parent expansion: rerank the expanded parents, not the child hits
@@ -53,30 +54,88 @@ class Strategy:
     per_doc_cap: int = 0
     whole_doc_tokens: int = 0  # hits in documents of at most this many tokens return the whole document
 
+    def __init__(
+        self, name: str = "custom", chunk: ChunkConfig | None = None, search_config: SearchConfig | None = None,
+        expander: Expansion | None = None, top_k: int = 5, candidate_k: int = 0, rerank: str = "none",
+        rerank_candidates: int = 20, rerank_parents: bool = False, summary: bool = False, summary_sections: int = 3,
+        budget: int = 0, per_doc_cap: int = 0, whole_doc_tokens: int = 0, **flat: Any,
+    ) -> None:
+        search_flat = {k: flat.pop(k) for k in list(flat) if k in FLAT_SEARCH_FIELDS}
+        kind = flat.pop("expansion", None)
+        expansion_flat = {k: flat.pop(k) for k in list(flat) if k in FIELD_OWNER}
+        if flat:
+            raise TypeError(f"Strategy() got unexpected keyword argument(s): {', '.join(sorted(flat))}")
+        search_config = search_config or SearchConfig()
+        if search_flat:
+            search_config = SearchConfig.from_flat({**search_config.to_flat(), **search_flat})
+        expander = expander or NoExpansion()
+        if kind is not None or expansion_flat:
+            kind = expander.kind if kind is None else kind
+            kept = {k: v for k, v in expander.to_dict().items() if k != "kind"} if kind == expander.kind else {}
+            expander = expansion_from_flat(kind, {**kept, **expansion_flat})
+        values = dict(name=name, chunk=chunk or ChunkConfig(), search_config=search_config, expander=expander,
+                      top_k=top_k, candidate_k=candidate_k, rerank=rerank, rerank_candidates=rerank_candidates,
+                      rerank_parents=rerank_parents, summary=summary, summary_sections=summary_sections,
+                      budget=budget, per_doc_cap=per_doc_cap, whole_doc_tokens=whole_doc_tokens)
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+        self.__post_init__()
+
     def __post_init__(self) -> None:
-        if self.search not in SEARCH_MODES:
-            raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}")
-        if self.expansion not in EXPANSIONS:
-            raise ValueError(f"expansion must be one of {', '.join(EXPANSIONS)}")
-        if self.window_edge not in ("shift", "clip"):
-            raise ValueError("window_edge must be 'shift' (keep the window's size at a document edge) or 'clip'")
         if self.rerank not in ("none", "llm"):
             raise ValueError("rerank must be 'none' or 'llm'")
-        for name in ("top_k", "parent_top_k"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1")
-        for name in ("candidate_k", "window", "window_tokens", "parent_size", "budget", "per_doc_cap", "whole_doc_tokens",
-                     "merge_gap", "max_steps"):
+        if self.top_k < 1:
+            raise ValueError("top_k must be at least 1")
+        for name in ("candidate_k", "budget", "per_doc_cap", "whole_doc_tokens"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
+
+    @classmethod
+    def from_flat(cls, **flat: Any) -> Strategy:
+        """A strategy from flat keywords (as ``Strategy(...)`` accepts them too)."""
+        return cls(**flat)
+
+    # ----- flat views -------------------------------------------------------------------
+    @property
+    def search(self) -> str:
+        """The search mode (``dense``, ``bm25`` or ``hybrid``)."""
+        return self.search_config.mode
+
+    @property
+    def dense_weight(self) -> float:
+        """Hybrid search: weight of the dense ranking."""
+        return self.search_config.dense_weight
+
+    @property
+    def bm25_weight(self) -> float:
+        """Hybrid search: weight of the BM25 ranking."""
+        return self.search_config.bm25_weight
+
+    @property
+    def rrf_k(self) -> int:
+        """Hybrid search: the reciprocal rank fusion constant."""
+        return self.search_config.rrf_k
+
+    @property
+    def expansion(self) -> str:
+        """The expansion kind (``none``, ``neighbours``, ``tokens``, ``parent``, ``selective`` …)."""
+        return self.expander.kind
+
+    def __getattr__(self, name: str) -> Any:
+        """Flat expansion fields (``window``, ``window_tokens``, ``parent_size`` …): the expansion's value,
+        or that field's default when the strategy uses another expansion."""
+        if name in FIELD_OWNER:
+            return flat_value(self.expander, name)
+        raise AttributeError(f"'Strategy' object has no attribute {name!r}")
 
     @property
     def candidates(self) -> int:
         """How many chunks the first-stage search returns."""
         if self.candidate_k:
             return max(self.candidate_k, self.top_k)
-        if self.expansion == "parent":
-            return max(self.top_k * 4, 20)
+        wanted = self.expander.candidates(self.top_k)
+        if wanted > self.top_k:
+            return wanted
         if self.rerank == "llm":
             return max(self.rerank_candidates, self.top_k)
         return self.top_k
@@ -84,14 +143,29 @@ class Strategy:
     @property
     def reranks_parents(self) -> bool:
         """True when the LLM reranks expanded parents (child → parent → rerank) rather than the hits."""
-        return self.rerank == "llm" and self.rerank_parents and self.expansion == "parent"
+        return self.rerank == "llm" and self.rerank_parents and self.expander.groups_hits
+
+    # ----- JSON ---------------------------------------------------------------------------
+    def _general(self) -> dict[str, Any]:
+        skip = {"name", "chunk", "search_config", "expander"}
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict (nested ``chunk``)."""
-        return asdict(self)
+        """Plain JSON-ready dict in the flat form every version reads (nested ``chunk``; every expansion
+        field, those of other kinds at their defaults)."""
+        flat = {"name": self.name, "chunk": asdict(self.chunk), **self.search_config.to_flat(),
+                "expansion": self.expansion, **{k: flat_value(self.expander, k) for k in FIELD_OWNER},
+                **self._general()}
+        return {k: flat.pop(k) for k in FLAT_ORDER if k in flat} | flat
+
+    def to_composed_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with nested values: ``chunk``, ``search`` (mode and fusion settings) and
+        ``expansion`` (``kind`` and its own fields only). ``from_dict`` reads it back."""
+        return {"name": self.name, "chunk": asdict(self.chunk), "search": self.search_config.to_dict(),
+                "expansion": self.expander.to_dict(), **self._general()}
 
     def to_json(self) -> str:
-        """Canonical JSON."""
+        """Canonical JSON (flat form)."""
         return json.dumps(self.to_dict(), sort_keys=True)
 
     def with_changes(self, **changes: Any) -> Strategy:
@@ -100,16 +174,10 @@ class Strategy:
 
     def describe(self) -> str:
         """One line for people."""
-        parts = [f"{self.search} top-{self.top_k}", self.chunk.label()]
-        if self.expansion == "neighbours":
-            parts.append(f"window ±{self.window}")
-        elif self.expansion == "tokens":
-            parts.append(f"{self.window_tokens}-token window" + (", clipped at edges" if self.window_edge == "clip" else ""))
-        elif self.expansion == "parent":
-            size = f"{self.parent_size} {self.chunk.unit}" if self.parent_size else "sections"
-            parts.append(f"parents of {size}, top {self.parent_top_k}" + (", merged" if self.parent_merge else ""))
-        elif self.expansion == "selective":
-            parts.append(f"selective (margin {self.margin})")
+        parts = [self.search_config.describe(self.top_k), self.chunk.label()]
+        expansion = self.expander.describe(self.chunk.unit)
+        if expansion:
+            parts.append(expansion)
         if self.whole_doc_tokens:
             parts.append(f"whole documents up to {self.whole_doc_tokens} tokens")
         if self.rerank == "llm" and self.reranks_parents:
@@ -123,53 +191,21 @@ class Strategy:
         return ", ".join(parts)
 
 
-def _checked(name: str, kind: str, value: Any) -> Any:
-    """``value`` of strategy field ``name`` of type ``kind`` ("int", "float", "bool", "str"), checked; a
-    ``ValueError`` naming the field otherwise (``true`` is not a number, ``"yes"`` is not a boolean)."""
-    def wrong(expected: str) -> ValueError:
-        shown = json.dumps(value)[:40] if _jsonable(value) else type(value).__name__
-        return ValueError(f"strategy field '{name}' must be {expected}, not {shown}")
-
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise wrong("true or false")
-        return value
-    if kind == "int":
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise wrong("a whole number")
-        if not -MAX_INT <= value <= MAX_INT:
-            raise ValueError(f"strategy field '{name}' is out of range (at most {MAX_INT:,})")
-        return value
-    if kind == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise wrong("a finite number")
-        lo, hi = FLOAT_RANGES.get(name, (-MAX_INT, MAX_INT))
-        if not lo <= value <= hi:
-            raise ValueError(f"strategy field '{name}' must be between {lo:g} and {hi:g}, not {value:g}")
-        return float(value)
-    if not isinstance(value, str):
-        raise wrong("a string")
-    if len(value) > 200:
-        raise ValueError(f"strategy field '{name}' is too long ({len(value)} characters, at most 200)")
-    return value
+_GENERAL_TYPES = {f.name: str(f.type) for f in fields(Strategy)
+                  if f.name not in ("chunk", "search_config", "expander")}
 
 
-def _jsonable(value: Any) -> bool:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError, RecursionError):
-        return False
-    return True
+def _strategy_types() -> dict[str, str]:
+    """Flat field name → type name (expansion fields of every kind registered now)."""
+    return {**_GENERAL_TYPES, **FLAT_SEARCH_FIELDS, "expansion": "str", **field_types()}
 
 
-_STRATEGY_TYPES = {f.name: f.type for f in fields(Strategy) if f.name != "chunk"}
-_CHUNK_TYPES = {f.name: f.type for f in fields(ChunkConfig)}
+_CHUNK_TYPES = {f.name: str(f.type) for f in fields(ChunkConfig)}
 
 
 def from_dict(data: dict[str, Any]) -> Strategy:
-    """Build a strategy from a dict; accepts nested ``chunk`` or flat chunk keys and a few aliases.
+    """Build a strategy from a dict: the flat form (nested or flat chunk keys, a few aliases) or the
+    composed one (``search`` and ``expansion`` as objects, see ``Strategy.to_composed_dict``).
 
     Every field is checked (type, range, unknown keys, nesting): bad input raises a one-line ``ValueError``
     naming the field, never a ``TypeError`` from deep inside.
@@ -181,6 +217,7 @@ def from_dict(data: dict[str, Any]) -> Strategy:
         data["search"] = "hybrid"
     elif data.get("search") is False:
         data["search"] = "dense"
+    data = flatten_composed(data)
     nested = data.pop("chunk", None)
     if nested is not None and not isinstance(nested, dict):
         raise ValueError("strategy field 'chunk' must be an object of chunk fields")
@@ -188,13 +225,14 @@ def from_dict(data: dict[str, Any]) -> Strategy:
     for key in list(data):
         if key in CHUNK_KEYS:
             chunk[key] = data.pop(key)
-    unknown = set(data) - set(_STRATEGY_TYPES)
+    types = _strategy_types()
+    unknown = set(data) - set(types)
     unknown_chunk = set(chunk) - set(_CHUNK_TYPES)
     if unknown or unknown_chunk:
         names = sorted(str(k) for k in unknown) + [f"chunk.{k}" for k in sorted(str(k) for k in unknown_chunk)]
         raise ValueError(f"unknown strategy field(s): {', '.join(names)[:200]}")
-    data = {k: _checked(k, _STRATEGY_TYPES[k], v) for k, v in data.items()}
-    chunk = {k: _checked(k, _CHUNK_TYPES[k], v) for k, v in chunk.items()}
+    data = {k: checked(k, types[k], v) for k, v in data.items()}
+    chunk = {k: checked(k, _CHUNK_TYPES[k], v) for k, v in chunk.items()}
     return Strategy(**data, chunk=ChunkConfig(**chunk))
 
 
@@ -260,4 +298,5 @@ def override(strategy: Strategy, **changes: Any) -> Strategy:
     return strategy.with_changes(**changes) if changes else strategy
 
 
-__all__ = ["PRESETS", "Strategy", "from_dict", "override", "replace", "resolve"]
+__all__ = ["EXPANSIONS", "FLOAT_RANGES", "MAX_INT", "PRESETS", "SEARCH_MODES", "SearchConfig", "Strategy", "from_dict",
+           "override", "replace", "resolve"]

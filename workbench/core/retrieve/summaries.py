@@ -4,14 +4,20 @@ search the summaries, then search child chunks only inside the best sections."""
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.core.index.embedding import embed_cached
 from workbench.core.ingest.headings import heading_path_at, section_spans
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
-from workbench.core.llm.open import backend_for
 from workbench.core.spans import Span
+
+if TYPE_CHECKING:
+    from workbench.core.llm.base import Backend
+    from workbench.core.retrieve.chunk_set import SetRuntime
+    from workbench.core.retrieve.context import Corpus, LLMSource
+    from workbench.core.retrieve.lru import LRU
 
 PROMPT_VERSION = "summary-v2"  # part of the cache key: a new prompt never reuses an old prompt's summaries
 SECTION_CHARS = 1500
@@ -30,67 +36,72 @@ def summary_messages(title: str, heading: str, text: str) -> list[dict]:
     ]
 
 
-def sections_of(ws, doc_id: int) -> list[Span]:  # noqa: ANN001
+def sections_of(corpus: Corpus, doc_id: int) -> list[Span]:
     """A document's sections: heading sections, with long or heading-less stretches cut into parents."""
-    doc = ws.document(doc_id)
+    doc = corpus.document(doc_id)
     out: list[Span] = []
     parents = None
     for start, end in section_spans(doc.headings, len(doc.text)):
         if not doc.text[start:end].strip():
             continue
-        if ws.count_tokens(doc.text[start:end]) <= LONG_SECTION_TOKENS:
+        if corpus.count_tokens(doc.text[start:end]) <= LONG_SECTION_TOKENS:
             out.append(Span(doc_id, start, end))
             continue
-        parents = parents or ws.parents_of(doc_id, LONG_SECTION_TOKENS // 2)
+        parents = parents or corpus.parents_of(doc_id, LONG_SECTION_TOKENS // 2)
         out.extend(Span(doc_id, max(a, start), min(b, end)) for a, b in parents if a < end and b > start)
     return out
 
 
 def section_summaries(
-    ws, llm, doc_ids: list[int], progress: ProgressSink | None = None, cancel: CancelToken | None = None,  # noqa: ANN001
+    corpus: Corpus, llm: Backend, doc_ids: list[int], progress: ProgressSink | None = None,
+    cancel: CancelToken | None = None,
 ) -> list[tuple[Span, str]]:
     """``(section span, summary)`` for every section, generating only the summaries not cached yet."""
-    spans = [s for d in doc_ids for s in sections_of(ws, d)]
+    spans = [s for d in doc_ids for s in sections_of(corpus, d)]
     tick = Reporter(progress, "summarising", len(spans))
     out = []
     for i, span in enumerate(spans):
-        doc = ws.document(span.doc_id)
+        doc = corpus.document(span.doc_id)
         text = doc.text[span.start : span.end]
         key = hashlib.sha256(f"{PROMPT_VERSION}\n{text}".encode()).hexdigest()
-        summary = ws.store.llm_cached("summary", key, llm.model)
+        summary = corpus.store.llm_cached("summary", key, llm.model)
         if summary is None:
             if cancel is not None:
                 cancel.check()
             path = heading_path_at(doc.headings, span.start)
             summary = llm.complete(summary_messages(doc.title, " > ".join(path), text), max_tokens=SUMMARY_TOKENS).strip()
             summary = summary or " ".join(text.split())[:200]
-            ws.store.put_llm_cached("summary", key, llm.model, summary)
+            corpus.store.put_llm_cached("summary", key, llm.model, summary)
         out.append((span, summary))
         tick(i + 1)
     return out
 
 
-def top_sections(ws, rt, qvec: np.ndarray, strategy, progress=None, cancel=None) -> tuple[list[Span] | None, str]:  # noqa: ANN001
-    """The ``strategy.summary_sections`` sections whose summaries best match the question.
+def top_sections(
+    corpus: Corpus, rt: SetRuntime, qvec: np.ndarray, count: int, llm_source: LLMSource, cache: LRU,
+    progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+) -> tuple[list[Span] | None, str]:
+    """The ``count`` sections whose summaries best match the question.
 
-    Returns ``(None, warning)`` when no LLM is available (the search then covers every chunk).
+    Section spans and summary vectors are kept in ``cache`` per chunk set and LLM model. Returns
+    ``(None, warning)`` when no LLM is available (the search then covers every chunk).
     """
-    llm, why = backend_for(ws)
+    llm, why = llm_source()
     if llm is None:
         return None, f"summary-to-detail skipped: {why}; searched all chunks"
     key = (rt.info.id, rt.info.chunk_count, llm.model)
-    cached = ws.section_cache.get(key)
+    cached = cache.get(key)
     if cached is None:  # summarise and embed the sections once per chunk set and model, not per query
-        pairs = section_summaries(ws, llm, sorted(rt.doc_first_row), progress, cancel)
+        pairs = section_summaries(corpus, llm, sorted(rt.doc_first_row), progress, cancel)
         texts = []
         for span, summary in pairs:
-            doc = ws.document(span.doc_id)
+            doc = corpus.document(span.doc_id)
             texts.append(f"{doc.title} > {' > '.join(heading_path_at(doc.headings, span.start))}: {summary}")
-        vectors = embed_cached(ws.store, ws.embedder, texts, cancel=cancel) if texts else None
-        cached = ws.section_cache.put(key, ([span for span, _ in pairs], vectors))
+        vectors = embed_cached(corpus.store, corpus.embedder, texts, cancel=cancel) if texts else None
+        cached = cache.put(key, ([span for span, _ in pairs], vectors))
     spans, vectors = cached
     if not spans:
         return None, "summary-to-detail: no sections found; searched all chunks"
     scores = vectors @ qvec
-    best = np.argsort(-scores, kind="stable")[: strategy.summary_sections]
+    best = np.argsort(-scores, kind="stable")[:count]
     return [spans[i] for i in best], ""

@@ -1,26 +1,31 @@
 """The expansion's own size knob, whose meaning follows the expansion: tokens of a token window, the parent
-size of parent-child (0 = heading section), or the merge gap of selective expansion; plus a per-document cap."""
+size of parent-child (0 = heading section), or the merge gap of selective expansion; plus a per-document cap.
+
+Which field it edits, its range, step and tooltip come from the expansion's knob metadata in core
+(``Expansion.extent`` and ``Expansion.knobs``)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QWidget
 
+from workbench.core.retrieve.expansions import EXPANSION_TYPES, Knob
 from workbench.core.retrieve.strategies import PRESETS, Strategy
 
-# expansion → (label, strategy field, minimum, maximum, step, text shown at the minimum, tooltip)
-KINDS = {
-    "tokens": ("Tokens", "window_tokens", 16, 4096, 16, "",
-               "Token window: how many tokens are returned around each hit (centred, the same before and after "
-               "where the document allows). Instant."),
-    "parent": ("Parent", "parent_size", 0, 4096, 50, "section",
-               "Parent size in tokens: child hits are returned as the parent that holds them (0 = the heading "
-               "section). Instant."),
-    "selective": ("Merge gap", "merge_gap", 0, 10, 1, "",
-                  "Selective expansion merges two hits of one document when at most this many chunks lie "
-                  "between them (with what lies between). Instant."),
-}
 CAP_TIP = "At most this many hits per document, so one long document cannot take over the context. Instant."
+
+
+def extent_knob(kind: str) -> Knob | None:
+    """The size knob of expansion ``kind`` (from the core's knob metadata), or None."""
+    cls = EXPANSION_TYPES.get(kind)
+    return None if cls is None else cls.extent_knob()
+
+
+def fallback_value(kind: str, knob: Knob) -> int:
+    """A usable size when a strategy's value is below the knob's range: the first preset's of that kind."""
+    preset = next((p for p in PRESETS.values() if p.expansion == kind), None)
+    value = getattr(preset, knob.field) if preset is not None else knob.minimum
+    return int(max(value, knob.minimum))
 
 
 class ExtentControl(QWidget):
@@ -57,25 +62,24 @@ class ExtentControl(QWidget):
         try:
             self.kind = expansion or strategy.expansion
             self.cap.setValue(strategy.per_doc_cap)
-            spec = KINDS.get(self.kind)
-            self.spin.setEnabled(spec is not None)
-            self.label.setEnabled(spec is not None)
-            if spec is None:
+            knob = extent_knob(self.kind)
+            self.spin.setEnabled(knob is not None)
+            self.label.setEnabled(knob is not None)
+            if knob is None:
                 self.label.setText("Size")
                 self.spin.setSpecialValueText("—")
                 self.spin.setRange(0, 0)
                 self.spin.setToolTip("The selected expansion has no size of its own.")
                 return
-            label, field, lo, hi, step, special, tip = spec
-            value = getattr(strategy, field)
-            if self.kind == "tokens" and value < lo:
-                value = PRESETS["token-window"].window_tokens
-            self.label.setText(label)
-            self.label.setToolTip(tip)
-            self.spin.setToolTip(tip)
-            self.spin.setRange(lo, hi)
-            self.spin.setSingleStep(step)
-            self.spin.setSpecialValueText(special)
+            value = int(getattr(strategy, knob.field))
+            if value < knob.minimum:
+                value = fallback_value(self.kind, knob)
+            self.label.setText(knob.label)
+            self.label.setToolTip(knob.tooltip)
+            self.spin.setToolTip(knob.tooltip)
+            self.spin.setRange(int(knob.minimum), int(knob.maximum))
+            self.spin.setSingleStep(int(knob.step))
+            self.spin.setSpecialValueText(knob.special)
             self.spin.setValue(value)
         finally:
             self.spin.blockSignals(False)
@@ -85,7 +89,7 @@ class ExtentControl(QWidget):
     def changes(self) -> dict[str, int]:
         """Strategy fields this control sets."""
         out = {"per_doc_cap": self.cap.value()}
-        spec = KINDS.get(self.kind)
-        if spec is not None:
-            out[spec[1]] = self.spin.value()
+        knob = extent_knob(self.kind)
+        if knob is not None:
+            out[knob.field] = self.spin.value()
         return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
@@ -19,6 +20,10 @@ from workbench.ui.compare.strategy_panel import StrategyPanel
 from workbench.ui.window.job_progress import JobProgress
 from workbench.ui.window.workers import JobRunner
 
+if TYPE_CHECKING:
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.workspace import Workspace
+
 
 class SidePanel(QWidget):
     """Strategy panel + results of one side, driven by a ``SideController``."""
@@ -27,7 +32,7 @@ class SidePanel(QWidget):
     passageActivated = Signal(object, object)  # SearchResult, Passage
     message = Signal(str)  # for the status bar
 
-    def __init__(self, name: str, workspace, strategy: Strategy, store_jobs: JobRunner,  # noqa: ANN001
+    def __init__(self, name: str, workspace: Workspace, strategy: Strategy, store_jobs: JobRunner,
                  search_jobs: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.name = name
@@ -140,7 +145,7 @@ class SidePanel(QWidget):
         self.banner.hide()
         self.controller.set_strategy(strategy)
 
-    def _show_result(self, result) -> None:  # noqa: ANN001
+    def _show_result(self, result: SearchResult) -> None:
         self.results.show_result(result, self.reference)
         self.stats.setText(side_line(result))
         if self.reference:
@@ -185,10 +190,7 @@ def knob_summary(strategy: Strategy) -> str:
     parts = [strategy.name or "custom", f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}"]
     if c.overlap:
         parts.append(f"overlap {c.overlap}")
-    expansion = {"none": "hit only", "neighbours": f"±{strategy.window}",
-                 "tokens": f"±{strategy.window_tokens} tok window", "parent": "parent chunks",
-                 "selective": f"selective {strategy.margin:g}"}
-    parts.append(expansion.get(strategy.expansion, strategy.expansion))
+    parts.append(strategy.expander.chip())
     parts.append(f"top-{strategy.top_k}")
     if strategy.search != "dense":
         parts.append(strategy.search)

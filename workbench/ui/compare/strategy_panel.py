@@ -19,15 +19,17 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.ingest.chunking import max_overlap
+from workbench.core.retrieve.expansions import EXPANSION_TYPES
+from workbench.core.retrieve.expansions.base import FIELD_OWNER, knob_for
 from workbench.core.retrieve.strategies import PRESETS, Strategy
 from workbench.ui.compare.extent_control import ExtentControl
 from workbench.ui.widgets.slider_row import SliderRow
 
 CUSTOM = "custom"
 SIZE_RANGES = {"tokens": (16, 512, 8), "words": (10, 400, 5), "sentences": (1, 10, 1)}
-EXPANSIONS = [("none", "none (hit chunk only)"), ("neighbours", "neighbour chunks (window)"),
-              ("selective", "selective (only with evidence)"), ("tokens", "token window"),
-              ("parent", "parent chunks")]
+EXPANSIONS = [(kind, cls.label) for kind, cls in EXPANSION_TYPES.items()]  # from the core's registry
+WINDOW = knob_for("window")
+MARGIN = knob_for("margin")
 
 TIPS = {
     "preset": "A named strategy from the core presets; changing any knob makes it 'custom'.",
@@ -37,13 +39,11 @@ TIPS = {
     "overlap": "Overlap: units shared by consecutive chunks, so a sentence cut at a boundary is still "
                "whole in one chunk. Changing it re-chunks in the background.",
     "expansion": "How each hit grows into the passage sent as context.",
-    "window": "Window size: each hit is grown by this many neighbouring chunks on each side (0 = the hit "
-              "chunk only). Overlapping windows merge. Instant: nothing is re-embedded.",
+    "window": WINDOW.tooltip,
     "top_k": "Top-k: how many chunks the search returns before expansion. Instant.",
     "budget": "Context budget in tokens: passages are kept in rank order until the next one would not "
               "fit (0 = no limit). Instant.",
-    "margin": "Selective expansion grows a hit toward a neighbour only when the neighbour's similarity "
-              "is within this margin of the hit's. Instant.",
+    "margin": MARGIN.tooltip,
     "contextual": "Embed a sentence the local LLM writes to situate each chunk in its document (contextual "
                   "retrieval). The first build calls the LLM once per chunk (slow with the embedded model); the "
                   "sentences are cached, so later builds are instant. Rebuilds the chunk set.",
@@ -71,14 +71,15 @@ class StrategyPanel(QWidget):
             self.expansion.addItem(label, key)
         self.size = SliderRow("Chunk size", 16, 512, 200, TIPS["size"], step=8)
         self.overlap = SliderRow("Overlap", 0, 256, 0, TIPS["overlap"])
-        self.window = SliderRow("Window ±", 0, 5, 0, TIPS["window"])
+        self.window = SliderRow(WINDOW.label, int(WINDOW.minimum), int(WINDOW.maximum), 0, TIPS["window"],
+                                step=int(WINDOW.step))
         self.top_k = SliderRow("Top-k", 1, 20, 5, TIPS["top_k"])
         self.budget = SliderRow("Budget", 0, 4000, 0, TIPS["budget"], step=100, suffix="tok",
                                 special="no limit")
         self.margin = QDoubleSpinBox()
-        self.margin.setRange(0.0, 0.5)
-        self.margin.setSingleStep(0.01)
-        self.margin.setDecimals(2)
+        self.margin.setRange(MARGIN.minimum, MARGIN.maximum)
+        self.margin.setSingleStep(MARGIN.step)
+        self.margin.setDecimals(MARGIN.decimals)
         self.heading = QCheckBox("Embed heading path")
         self.contextual = QCheckBox("Contextual (LLM)")
         self.hybrid = QCheckBox("Hybrid BM25")
@@ -121,7 +122,7 @@ class StrategyPanel(QWidget):
         margin_row = QHBoxLayout()
         margin_row.addWidget(self.hybrid)
         margin_row.addStretch(1)
-        margin_row.addLayout(labelled("margin", self.margin, TIPS["margin"]))
+        margin_row.addLayout(labelled(MARGIN.label, self.margin, TIPS["margin"]))
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(18)
@@ -194,8 +195,9 @@ class StrategyPanel(QWidget):
         self.size.setRange(lo, hi)
 
     def _enable_for(self, expansion: str) -> None:
-        self.window.setEnabled(expansion in ("none", "neighbours"))
-        self.margin.setEnabled(expansion == "selective")
+        window_kind = FIELD_OWNER[WINDOW.field]
+        self.window.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
+        self.margin.setEnabled(expansion == FIELD_OWNER[MARGIN.field])
 
     def _preset_picked(self, name: str) -> None:
         if self._loading or name == CUSTOM:
@@ -227,7 +229,7 @@ class StrategyPanel(QWidget):
     def _window_moved(self, window: int) -> None:
         if not self._loading and window > 0 and self.expansion.currentData() == "none":
             self._loading = True
-            self.expansion.setCurrentIndex(self.expansion.findData("neighbours"))
+            self.expansion.setCurrentIndex(self.expansion.findData(FIELD_OWNER[WINDOW.field]))
             self._loading = False
         self._edited()
 

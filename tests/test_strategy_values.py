@@ -1,0 +1,174 @@
+"""Strategies as composed values: registry, knob metadata, flat and composed JSON, the hit cache key."""
+
+import dataclasses
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from workbench.core.retrieve.context import RetrievalContext
+from workbench.core.retrieve.expansions import (
+    EXPANSION_TYPES,
+    Expansion,
+    Knob,
+    Neighbours,
+    TokenWindow,
+    register,
+)
+from workbench.core.retrieve.expansions.base import FIELD_OWNER
+from workbench.core.retrieve.lru import LRU
+from workbench.core.retrieve.pipeline import Retriever, hit_key
+from workbench.core.retrieve.search_config import SearchConfig
+from workbench.core.retrieve.strategies import PRESETS, Strategy, from_dict, resolve
+
+# what `workbench strategies --json` and run records wrote before strategies were composed
+OLD_FLAT = ('{"bm25_weight": 1.0, "budget": 0, "candidate_k": 0, "chunk": {"contextual": false, "heading_prefix": '
+            'false, "overlap": 0, "size": 64, "structure_aware": false, "unit": "tokens"}, "dense_weight": 1.0, '
+            '"expansion": "tokens", "margin": 0.05, "max_steps": 2, "merge_gap": 2, "name": "token-window", '
+            '"parent_merge": false, "parent_size": 0, "parent_top_k": 3, "per_doc_cap": 0, "rerank": "none", '
+            '"rerank_candidates": 20, "rerank_parents": false, "rrf_k": 60, "search": "dense", "summary": false, '
+            '"summary_sections": 3, "top_k": 5, "whole_doc_tokens": 0, "window": 0, "window_edge": "shift", '
+            '"window_tokens": 384}')
+
+
+def test_lru_get_marks_an_entry_as_recently_used():
+    cache = LRU(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1  # "a" is now the most recent: "b" goes first
+    cache.put("c", 3)
+    assert cache.get("b") is None and cache.get("a") == 1 and cache.get("c") == 3
+    assert cache.get("missing", "default") == "default"
+
+
+def test_every_search_field_is_in_the_hit_cache_key():
+    base = SearchConfig(mode="hybrid")
+    changed = {"mode": "bm25", "dense_weight": 0.5, "bm25_weight": 2.0, "rrf_k": 10}
+    assert set(changed) == {f.name for f in dataclasses.fields(SearchConfig)}, "test every field"
+    for name, value in changed.items():
+        assert hit_key("set", "q", dataclasses.replace(base, **{name: value}), 5) != hit_key("set", "q", base, 5), name
+    assert hit_key("set", "q", base, 5) == hit_key("set", "q", SearchConfig(mode="hybrid"), 5)
+    assert hit_key("set", "q", base, 5) != hit_key("set", "other", base, 5)
+
+
+def test_a_new_search_field_changes_the_key_without_touching_the_cache_code():
+    @dataclass(frozen=True)
+    class WithBoost(SearchConfig):
+        title_boost: float = 0.0
+
+    assert hit_key("set", "q", WithBoost(title_boost=1.0), 5) != hit_key("set", "q", WithBoost(), 5)
+
+
+def test_the_search_part_decides_the_cache_and_the_rest_does_not(sample_ws):
+    question = "How do I restore a backup?"
+    sample_ws.search(question, PRESETS["hybrid"])
+    keys = set(sample_ws.retriever.hit_cache)
+    sample_ws.search(question, PRESETS["hybrid"].with_changes(expansion="neighbours", window=2, budget=300))
+    assert set(sample_ws.retriever.hit_cache) == keys, "window and budget reuse the cached hits"
+    sample_ws.search(question, PRESETS["hybrid"].with_changes(rrf_k=10))
+    new = set(sample_ws.retriever.hit_cache) - keys
+    assert len(new) == 1 and next(iter(new))[3].rrf_k == 10
+
+
+def test_the_pipeline_runs_on_a_context_with_its_own_caches(sample_ws):
+    question = "How do I restore a backup?"
+    strategy = PRESETS["neighbours"]
+    info = sample_ws.ensure_chunk_set(strategy.chunk)
+    ctx = RetrievalContext(sample_ws.runtime(info.id), question, sample_ws.query_vector(question), sample_ws)
+    retriever = Retriever()
+    result = retriever.run(ctx, strategy, lambda: (None, "no LLM in this test"))
+    assert result.passages and len(retriever.hit_cache) == 1
+    assert result.spans() == sample_ws.search(question, strategy).spans()
+
+
+def test_old_flat_json_still_loads():
+    s = resolve(OLD_FLAT)
+    assert s == PRESETS["token-window"]
+    assert s.expander == TokenWindow(window_tokens=384) and s.expansion == "tokens" and s.window_tokens == 384
+    assert json.loads(s.to_json()) == json.loads(OLD_FLAT), "the flat form is still what we write"
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_composed_json_round_trips(name):
+    s = PRESETS[name].with_changes(search="hybrid", rrf_k=30, per_doc_cap=2)
+    composed = json.loads(json.dumps(s.to_composed_dict()))
+    assert from_dict(composed) == s
+    assert set(composed["expansion"]) == {"kind"} | {f.name for f in dataclasses.fields(s.expander)}
+    assert from_dict(s.to_dict()) == s
+
+
+def test_composed_json_names_bad_fields():
+    with pytest.raises(ValueError, match="unknown field.*expansion 'tokens': window"):
+        from_dict({"expansion": {"kind": "tokens", "window": 2}})
+    with pytest.raises(ValueError, match="unknown field.*'search': boost"):
+        from_dict({"search": {"mode": "dense", "boost": 2}})
+    with pytest.raises(ValueError, match="window must not be negative"):
+        from_dict({"expansion": {"kind": "neighbours", "window": -1}})
+
+
+def test_flat_keywords_build_composed_values():
+    s = Strategy(expansion="neighbours", window=2, search="hybrid", top_k=3)
+    assert s.expander == Neighbours(window=2) and s.search_config == SearchConfig(mode="hybrid") and s.top_k == 3
+    assert s.window == 2 and s.window_tokens == 0  # a field of another kind reads as its default
+    assert Strategy(expander=Neighbours(1), window=3).window == 3
+    assert s.with_changes(expansion="parent").parent_top_k == 3
+    with pytest.raises(ValueError, match="window must not be negative"):
+        Strategy(expansion="tokens", window=-1)  # checked even where the field is not used
+
+
+def test_knob_metadata_for_every_registered_expansion():
+    for kind, cls in EXPANSION_TYPES.items():
+        names = {f.name for f in dataclasses.fields(cls)}
+        assert cls.kind == kind and cls.label
+        assert names <= set(FIELD_OWNER) and all(FIELD_OWNER[n] == kind for n in names)
+        if names:
+            assert cls.knobs, f"{kind} has fields but no knob"
+        for knob in cls.knobs:
+            assert knob.field in names and knob.label and knob.tooltip
+            assert knob.minimum < knob.maximum and knob.step > 0
+        if cls.extent:
+            assert cls.extent_knob() is not None and cls.extent_knob().field == cls.extent
+
+
+@pytest.fixture
+def halo_expansion():
+    """A new expansion kind, registered as a module would register it (and removed afterwards)."""
+    from workbench.core.retrieve import expand as ex
+
+    @register
+    @dataclass(frozen=True)
+    class Halo(Expansion):
+        halo: int = 1
+
+        kind = "halo"
+        label = "halo"
+        order = 99
+        knobs = (Knob("halo", "Halo", 0, 3, 1, "Chunks on each side."),)
+        extent = "halo"
+
+        def expand(self, ctx, hits):
+            return ex.neighbour_windows(ctx.runtime, hits, self.halo, ctx.corpus.doc_text)
+
+        def describe(self, unit):
+            return f"halo {self.halo}"
+
+    yield Halo
+    EXPANSION_TYPES.pop("halo")
+    FIELD_OWNER.pop("halo")
+
+
+def test_a_new_expansion_is_one_class_and_its_registration(halo_expansion, sample_ws):
+    s = from_dict({"size": 100, "expansion": "halo", "halo": 1})
+    assert s.expander == halo_expansion(halo=1) and "halo 1" in s.describe()
+    assert from_dict(s.to_composed_dict()) == s and from_dict(s.to_dict()) == s
+    question = "How do I restore a backup?"
+    assert sample_ws.search(question, s).spans() == sample_ws.search(question, PRESETS["neighbours"]).spans()
+
+
+def test_core_code_assigns_no_workspace_attributes():
+    pattern = re.compile(r"\bws\.\w+\s*=[^=]")
+    for path in Path(ROOT, "workbench", "core", "retrieve").rglob("*.py"):
+        assert not pattern.search(path.read_text(encoding="utf-8")), path
