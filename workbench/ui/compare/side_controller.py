@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from shiboken6 import isValid
 
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import Strategy
@@ -121,8 +122,8 @@ class SideController(QObject):
             return ws.search(question, strategy, progress=progress, cancel=cancel)
 
         worker = Worker(job, f"search {self.name}")
-        worker.signals.result.connect(lambda value, g=gen: self._search_done(g, value))
-        worker.signals.error.connect(lambda msg, _tb: self._search_failed(msg))
+        worker.signals.result.connect(lambda value, g=gen: isValid(self) and self._search_done(g, value))
+        worker.signals.error.connect(lambda msg, _tb: isValid(self) and self._search_failed(msg))
         worker.signals.finished.connect(self._search_finished)
         self._search_worker = worker
         self.search_jobs.start(worker)
@@ -159,9 +160,9 @@ class SideController(QObject):
         worker = Worker(lambda progress, cancel: ws.ensure_chunk_set(config, progress, cancel),
                         f"chunk set {config.label()}")
         worker.signals.progress.connect(self.buildProgress)
-        worker.signals.result.connect(lambda info, w=worker: self._build_done(w, info))
-        worker.signals.cancelled.connect(lambda w=worker: self._build_stopped(w, None))
-        worker.signals.error.connect(lambda msg, _tb, w=worker: self._build_stopped(w, msg))
+        worker.signals.result.connect(lambda info, w=worker: isValid(self) and self._build_done(w, info))
+        worker.signals.cancelled.connect(lambda w=worker: isValid(self) and self._build_stopped(w, None))
+        worker.signals.error.connect(lambda msg, _tb, w=worker: isValid(self) and self._build_stopped(w, msg))
         self._build_worker, self._build_config = worker, config
         self.buildStarted.emit(config)
         self.store_jobs.start(worker)
