@@ -7,6 +7,7 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
 from workbench.ui.app.about import AboutDialog
+from workbench.ui.app.qt_app import SAMPLE_DIR
 from workbench.ui.app.settings_dialog import open_settings_dialog
 from workbench.ui.library.welcome import open_welcome
 
@@ -51,13 +52,6 @@ def show_about(window) -> AboutDialog:  # noqa: ANN001 - MainWindow
     return dialog
 
 
-def sample_dir():  # noqa: ANN201 - Path
-    """The bundled sample corpus."""
-    from workbench.ui.app.launch import SAMPLE_DIR
-
-    return SAMPLE_DIR
-
-
 def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
     """Create the menus and shortcuts; returns the actions by name (also kept on ``window.actions_``)."""
     lib, ans = window.library, window.answer
@@ -94,7 +88,7 @@ def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
                             "Show or hide the document view below the passages"),
         "ask": _action(window, "Ask the model", "Ctrl+Return",
                        lambda: (window.compare.bottom_tabs.setCurrentWidget(ans), ans.start())),
-        "welcome": _action(window, "Welcome…", None, lambda: open_welcome(window, sample_dir()),
+        "welcome": _action(window, "Welcome…", None, lambda: open_welcome(window, SAMPLE_DIR),
                            "Load the sample corpus, a benchmark with reference answers or a folder; which model answers; "
                            "where the data is"),
         "about": _action(window, "About Chunk Workbench", "F1", lambda: show_about(window)),
