@@ -93,13 +93,6 @@ class CompareView(QWidget):
         self.questionChanged.emit(question)
         self.search(question)
 
-    def clear_reference(self) -> None:
-        """Forget the reference spans."""
-        self.reference = []
-        for side in (self.a, self.b):
-            side.set_reference([])
-        self._update_document()
-
     def open_passage(self, result, passage) -> None:  # noqa: ANN001
         """Show the document of ``passage`` scrolled to it."""
         self._update_document()

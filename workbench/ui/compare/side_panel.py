@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVB
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
-from workbench.ui.compare.compare_stats import side_line, span_metrics
+from workbench.ui.compare.compare_stats import metrics_line, side_line
 from workbench.ui.compare.legend import Legend
 from workbench.ui.compare.results_view import ResultsView
 from workbench.ui.compare.side_controller import SideController
@@ -144,7 +144,7 @@ class SidePanel(QWidget):
         self.results.show_result(result, self.reference)
         self.stats.setText(side_line(result))
         if self.reference:
-            self.metrics.setText(span_metrics(result.spans(), self.reference).label())
+            self.metrics.setText(metrics_line(result.spans(), self.reference))
         self.metrics.setVisible(bool(self.reference))
         self.resultShown.emit(result)
 
