@@ -101,7 +101,7 @@ class MainWindow(QMainWindow):
         except ImportError:
             return None
         try:
-            view = EvalView(self.ws)
+            view = EvalView(self.ws, self.store_jobs)
         except Exception as exc:  # someone else's view must not keep the workbench from starting
             log.exception("evaluation view failed to start")
             self.statusBar().showMessage(f"Evaluation view unavailable: {exc}")
