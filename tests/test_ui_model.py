@@ -80,3 +80,11 @@ def test_panels_follow_the_model(qtbot, make_window, sample_ws):
 def test_the_evaluation_lab_writes_on_the_window_store_queue(make_window, fresh_ws):
     window = make_window(fresh_ws)
     assert window.eval_view.jobs is window.store_jobs
+
+
+def test_the_sample_corpus_is_where_the_app_looks():
+    from conftest import SAMPLE
+
+    from workbench.ui.app.qt_app import SAMPLE_DIR
+
+    assert SAMPLE_DIR == SAMPLE and SAMPLE_DIR.is_dir()

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "resources" / "sample"
+SAMPLE_DIR = Path(__file__).resolve().parents[3] / "resources" / "sample"  # <root>/workbench/ui/app/qt_app.py
 SELF_TEST_QUESTION = "Why must the database migration run before the rollout?"
 
 
