@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from test_llm_extractive import QUESTION, closed_host, corpus  # noqa: F401 - corpus is a fixture
-from test_ui_support import WAIT_MS, search
+from ui_support import WAIT_MS, search
 
 from workbench.core.spans import Span, merge_spans
 
-pytest_plugins = ["test_ui_support"]
+pytest_plugins = ["ui_support"]
 
 
 @pytest.fixture

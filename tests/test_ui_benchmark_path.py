@@ -12,7 +12,7 @@ import time
 
 import pytest
 from conftest import SAMPLE
-from test_ui_support import WAIT_MS
+from ui_support import WAIT_MS
 
 from workbench.core.evaluate.bundled import bundled_sets
 from workbench.core.evaluate.datasets import load_question_set, read_corpus
@@ -21,7 +21,7 @@ from workbench.core.evaluate.sweep import QuestionResult
 from workbench.core.retrieve.strategies import PRESETS
 from workbench.core.spans import Span, merge_spans
 
-pytest_plugins = ["test_ui_support"]
+pytest_plugins = ["ui_support"]
 CORPUS = "state_of_the_union"
 TOUR_MS = 300_000  # indexing ~50k characters at two chunk sizes on a busy 2-core machine
 

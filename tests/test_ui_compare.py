@@ -4,12 +4,12 @@ the document view, and evaluation questions with reference spans (drawn and scor
 from __future__ import annotations
 
 import pytest
-from test_ui_support import QUESTION, WAIT_MS, search
+from ui_support import QUESTION, WAIT_MS, search
 
 from workbench.core.evaluate.metrics import span_scores
 from workbench.core.spans import Span, intersect_spans, merge_spans, overlap_length, subtract_spans
 
-pytest_plugins = ["test_ui_support"]
+pytest_plugins = ["ui_support"]
 
 
 def _in_doc(spans, doc_id):

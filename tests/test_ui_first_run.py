@@ -17,13 +17,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from conftest import SAMPLE
 from netguard import NetGuard
-from test_ui_support import WAIT_MS, _live_top_levels
+from ui_support import WAIT_MS, _live_top_levels
 
 from workbench.core.llm.ollama_backend import remote_refusal
 from workbench.ui.app import settings as prefs
 from workbench.ui.app.settings import LLMChoice
 
-pytest_plugins = ["test_ui_support"]
+pytest_plugins = ["ui_support"]
 MODELS = ["llama3.2:latest", "qwen2.5:0.5b"]
 REMOTE = "192.0.2.10:11434"  # TEST-NET-1: never routed; the network guard refuses it anyway
 

@@ -5,9 +5,9 @@ state."""
 from __future__ import annotations
 
 import pytest
-from test_ui_support import WAIT_MS, search
+from ui_support import WAIT_MS, search
 
-pytest_plugins = ["test_ui_support"]
+pytest_plugins = ["ui_support"]
 
 LAPTOPS = [(1366, 768), (1280, 720)]
 

@@ -7,11 +7,11 @@ import random
 import shutil
 
 from conftest import SAMPLE
-from test_ui_support import WAIT_MS
+from ui_support import WAIT_MS
 
 from workbench.core.index.verify import verify_store
 
-pytest_plugins = ["test_ui_support"]
+pytest_plugins = ["ui_support"]
 
 
 def _drop(panel, paths) -> None:

@@ -8,12 +8,12 @@ import time
 from test_contextual import SIZE, ScriptedLLM, write_docs
 from test_synthetic_questions import SCRIPT
 from test_synthetic_questions import ScriptedLLM as QuestionLLM
-from test_ui_support import WAIT_MS
+from ui_support import WAIT_MS
 
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.ui.answer.llm_tools import ContextualizeDialog, MakeQuestionsDialog, install_llm_tools
 
-pytest_plugins = ["test_ui_support"]
+pytest_plugins = ["ui_support"]
 
 
 def test_contextualize_dialog_runs_and_cancels(qtbot, fresh_ws, tmp_path):

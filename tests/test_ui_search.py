@@ -4,12 +4,12 @@ returning to a built size reuses it."""
 
 from __future__ import annotations
 
-from test_ui_support import QUESTION, WAIT_MS, search, wait_result
+from ui_support import QUESTION, WAIT_MS, search, wait_result
 
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.spans import merge_spans
 
-pytest_plugins = ["test_ui_support"]  # the window fixtures
+pytest_plugins = ["ui_support"]  # the window fixtures
 
 
 def _expected(ws, strategy, question=QUESTION):

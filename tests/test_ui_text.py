@@ -3,14 +3,14 @@ and untrusted document markup shown as text (nothing parsed, nothing fetched).""
 
 from __future__ import annotations
 
-from test_ui_support import WAIT_MS, search
+from ui_support import WAIT_MS, search
 
 from workbench.core.spans import Span, merge_spans
 from workbench.ui.app.theme import MARKER
 from workbench.ui.compare.render import displayable, insert_layers, rendered_spans
 from workbench.ui.widgets.utf16 import Utf16Map, to_code_point, to_utf16, utf16_len
 
-pytest_plugins = ["test_ui_support"]
+pytest_plugins = ["ui_support"]
 
 EMOJI = "Start 😀 then 👩‍🔬 and 𝔘𝔫𝔦 — 漢字, flags 🇩🇪, end"
 

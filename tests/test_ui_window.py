@@ -4,11 +4,11 @@ the background worker's signals, and the answer panel with the local model."""
 from __future__ import annotations
 
 import pytest
-from test_ui_support import WAIT_MS, search
+from ui_support import WAIT_MS, search
 
 from workbench.core.retrieve.strategies import PRESETS
 
-pytest_plugins = ["test_ui_support"]
+pytest_plugins = ["ui_support"]
 
 
 def test_layout_strategies_and_mode_persist(qtbot, make_window, sample_ws, ui_settings):

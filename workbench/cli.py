@@ -23,6 +23,7 @@ from workbench.commands.common import (
     check_common_paths,
     exit_status_text,
 )
+from workbench.commands.llm_options import resolve_llm_options
 from workbench.core.jobs import Cancelled
 
 __all__ = ["EXIT_CANCELLED", "EXIT_ERROR", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_STATUSES", "EXIT_USAGE", "UserError",
@@ -62,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workbench.core.index.storage_errors import StoreError
 
     try:
+        resolve_llm_options(args)
         check_common_paths(args)
         return int(args.func(args) or 0)
     except (UserError, StoreError) as exc:

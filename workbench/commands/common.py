@@ -81,12 +81,9 @@ def output_dir(path: str | Path | None, option: str = "--out") -> Path | None:
 
 
 def check_common_paths(args: argparse.Namespace) -> None:
-    """Fold the old LLM flag spellings in (``llm_options.resolve_llm_options``), then refuse, before any
-    work, ``--data-dir`` naming a file, a missing embedding model folder (``--model``) and a missing GGUF
-    file (``--llm-model x.gguf``, or any ``--llm-model`` with ``--llm embedded``)."""
-    from workbench.commands.llm_options import resolve_llm_options
-
-    resolve_llm_options(args)
+    """Refuse, before any work, ``--data-dir`` naming a file, a missing embedding model folder (``--model``)
+    and a missing GGUF file (``--llm-model x.gguf``, or any ``--llm-model`` with ``--llm embedded``). The old
+    LLM flag spellings are folded in first, by ``llm_options.resolve_llm_options`` (``cli.main`` calls both)."""
     output_dir(getattr(args, "data_dir", None), "--data-dir")
     embed = getattr(args, "model", None)
     if embed:

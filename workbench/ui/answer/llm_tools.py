@@ -2,8 +2,9 @@
 
 Both run on a background worker (``workers.Worker``; on the window's store queue when given, since both
 write to the store) with a progress line and Cancel, and use only the local backends (embedded or
-Ollama). ``install_llm_tools(window)`` adds them to a "Tools" menu of the main window; the library and
-evaluation views can open the dialogs directly (``ContextualizeDialog(ws, …)``, ``MakeQuestionsDialog(ws, …)``).
+Ollama). The window's action table (``ui/window/actions.py``) puts them in its "Tools" menu through
+``open_contextualize`` / ``open_make_questions``; the library and evaluation views can open the dialogs
+directly (``ContextualizeDialog(ws, …)``, ``MakeQuestionsDialog(ws, …)``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -257,71 +257,35 @@ class MakeQuestionsDialog(_ToolDialog):
                 f"{result.usage.calls} LLM calls, {result.usage.seconds:.1f} s; written to {self.result_dir}")
 
 
-def _strategy_chunk(window) -> ChunkConfig | None:  # noqa: ANN001
-    try:
-        return window.compare.a.strategy().chunk
-    except AttributeError:
-        return None
+TOOL_ACTIONS = ("contextualize", "make_questions")  # their ids in the window's action table
 
 
 def load_in_evaluation(window, folder: str) -> bool:  # noqa: ANN001 - MainWindow
     """Open a question set in the window's evaluation lab and show it."""
-    view = getattr(window, "eval_view", None)
+    view = window.eval_view
     if view is None or not view.load_question_set(folder):
         return False
-    if hasattr(window, "set_mode"):
-        window.set_mode("evaluate")
-        return True
-    tabs = getattr(window, "left_tabs", None)
-    if tabs is not None:
-        for i in range(tabs.count()):
-            if tabs.tabText(i) == "Evaluation":
-                tabs.setCurrentIndex(i)
+    window.set_mode("evaluate")
     return True
 
 
 def open_contextualize(window) -> ContextualizeDialog:  # noqa: ANN001 - MainWindow
     """Open "Contextualize chunks…" for strategy A's chunk configuration (non-blocking)."""
-    dialog = ContextualizeDialog(window.ws, _strategy_chunk(window), getattr(window, "store_jobs", None),
-                                 parent=window)
+    dialog = ContextualizeDialog(window.ws, window.model.strategy("A").chunk, window.store_jobs, parent=window)
     dialog.open()
     return dialog
 
 
 def open_make_questions(window) -> MakeQuestionsDialog:  # noqa: ANN001 - MainWindow
     """Open "Make questions…" (non-blocking); its result can be loaded in the evaluation view."""
-    dialog = MakeQuestionsDialog(window.ws, getattr(window, "store_jobs", None), parent=window)
+    dialog = MakeQuestionsDialog(window.ws, window.store_jobs, parent=window)
     dialog.loadRequested.connect(lambda folder: load_in_evaluation(window, folder))
     dialog.open()
     return dialog
 
 
 def install_llm_tools(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
-    """Add "Tools › Contextualize chunks… / Make questions…" to the window's menu bar; returns the actions
-    (also kept on ``window.llm_tools_``). Calling it again returns the existing actions."""
-    if getattr(window, "llm_tools_", None):
-        return window.llm_tools_
-    acts = {}
-    for name, text, tip, opener in (
-        ("contextualize", "Contextualize chunks…", "Build the contextual chunk set with the local LLM",
-         open_contextualize),
-        ("make_questions", "Make questions…", "Write a synthetic question set from the library with the local LLM",
-         open_make_questions),
-    ):
-        action = QAction(text, window)
-        action.setToolTip(tip)
-        action.setStatusTip(tip)
-        action.triggered.connect(lambda _=False, o=opener: setattr(window, "llm_dialog_", o(window)))
-        acts[name] = action
-    bar = window.menuBar()
-    help_menu = next((a for a in bar.actions() if a.text().replace("&", "") == "Help"), None)
-    menu = QMenu("&Tools", bar)
-    if help_menu is not None:
-        bar.insertMenu(help_menu, menu)
-    else:
-        bar.addMenu(menu)
-    menu.setToolTipsVisible(True)
-    for action in acts.values():
-        menu.addAction(action)
-    window.llm_tools_ = acts
-    return acts
+    """The window's "Tools › Contextualize chunks… / Make questions…" actions by id (the action table builds
+    them with the rest of the menu bar; also kept on ``window.llm_tools_``)."""
+    window.llm_tools_ = {name: window.actions_[name] for name in TOOL_ACTIONS}
+    return window.llm_tools_

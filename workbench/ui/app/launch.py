@@ -14,8 +14,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "resources" / "sample"
-SELF_TEST_QUESTION = "Why must the database migration run before the rollout?"
+from workbench.ui.app.qt_app import SAMPLE_DIR, SELF_TEST_QUESTION, headless_if_needed, make_app
+
 log = logging.getLogger("workbench.ui")
 
 
@@ -28,18 +28,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--self-test", action="store_true",
                    help="index the sample corpus in a temporary folder, run a search, exit 0 on success")
     return p.parse_args(argv)
-
-
-def make_app():  # noqa: ANN201 - QApplication
-    """The QApplication (created once), with names used by QSettings and the window system."""
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("Chunk Workbench")
-    app.setOrganizationName("chunk-workbench")
-    app.setApplicationDisplayName("Chunk Workbench")
-    app.setStyleSheet("QToolTip { background: #ffffff; color: #1d2329; border: 1px solid #d0d7de; padding: 4px; }")
-    return app
 
 
 def install_excepthook(window) -> None:  # noqa: ANN001 - MainWindow
@@ -140,12 +128,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return app.exec()
     finally:
         app_lock.release()
-
-
-def headless_if_needed() -> None:
-    """Use the offscreen platform when no display is available (CI, packaging)."""
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 __all__ = ["SAMPLE_DIR", "SELF_TEST_QUESTION", "headless_if_needed", "main", "make_app",

@@ -23,7 +23,7 @@ def _wait(app, done, timeout_s: float) -> bool:  # noqa: ANN001
 
 def run_self_test(timeout_s: float = TIMEOUT_S) -> int:
     """Run the self-test; prints one line per step and returns the exit code."""
-    from workbench.ui.app.launch import (
+    from workbench.ui.app.qt_app import (
         SAMPLE_DIR,
         SELF_TEST_QUESTION,
         headless_if_needed,

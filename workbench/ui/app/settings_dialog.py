@@ -296,11 +296,11 @@ class SettingsDialog(QDialog):
 
 
 def open_settings_dialog(window) -> SettingsDialog:  # noqa: ANN001 - MainWindow
-    """Open the settings (non-blocking); saving applies the backend to the answer panel at once."""
+    """Open the settings (non-blocking); saving gives the window's model the answering backend at once."""
     dialog = SettingsDialog(window.settings, window.ws.data_dir, window.ws.embedder.model_id, parent=window)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    answer, show = window.answer, window.show_message
-    dialog.saved.connect(lambda choice, restart: (answer.set_backend(choice), show(
+    model, show = window.model, window.show_message
+    dialog.saved.connect(lambda choice, restart: (model.set_llm(choice), show(
         "Settings saved." + (" The data folder and embedding model change when the workbench starts again."
                              if restart else ""))))
     window.settings_dialog_ = dialog

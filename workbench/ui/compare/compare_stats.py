@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from workbench.core.evaluate.metrics import question_metrics
 from workbench.core.spans import Span, overlap_length, total_length
 
 
-@dataclass(frozen=True)
-class SpanMetrics:
-    """Character-level recall, precision and IoU of returned spans against reference spans."""
-
-    recall: float
-    precision: float
-    iou: float
-
-    def label(self) -> str:
-        """``recall 0.83 · precision 0.41 · IoU 0.38``."""
-        return f"recall {self.recall:.2f} · precision {self.precision:.2f} · IoU {self.iou:.2f}"
-
-
-def span_metrics(returned: Iterable[Span], reference: Iterable[Span]) -> SpanMetrics:
-    """Metrics of ``returned`` against ``reference`` (the evaluation lab's own definition)."""
-    from workbench.core.evaluate.metrics import span_scores
-
-    recall, precision, iou, *_ = span_scores(returned, reference)
-    return SpanMetrics(recall, precision, iou)
+def metrics_line(returned: Sequence[Span], reference: Sequence[Span]) -> str:
+    """``recall 0.83 · precision 0.41 · IoU 0.38`` of ``returned`` (rank order) against ``reference``,
+    scored by the evaluation lab's own ``question_metrics``."""
+    m = question_metrics(returned, reference)
+    recall, precision, iou = m.recall or 0.0, m.precision or 0.0, m.iou or 0.0
+    return f"recall {recall:.2f} · precision {precision:.2f} · IoU {iou:.2f}"
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.compare.compare_stats import side_line, summary_line
 from workbench.ui.compare.doc_view import DocumentPane
 from workbench.ui.compare.side_panel import SidePanel
+from workbench.ui.model import WorkbenchModel
 from workbench.ui.window.workers import JobRunner
 
 log = logging.getLogger(__name__)
@@ -23,18 +23,16 @@ log = logging.getLogger(__name__)
 class CompareView(QWidget):
     """Sides A and B, the summary line and the bottom tabs (document view; the window adds more)."""
 
-    questionChanged = Signal(str)  # a question set from outside (evaluation view)
     message = Signal(str)
 
-    def __init__(self, workspace, strategy_a: Strategy, strategy_b: Strategy, store_jobs: JobRunner,  # noqa: ANN001
+    def __init__(self, workspace, model: WorkbenchModel, store_jobs: JobRunner,  # noqa: ANN001
                  search_jobs: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
-        self.question = ""
-        self.reference: list[Span] = []
+        self.model = model
         self.compare = False
-        self.a = SidePanel("A", workspace, strategy_a, store_jobs, search_jobs)
-        self.b = SidePanel("B", workspace, strategy_b, store_jobs, search_jobs)
+        self.a = SidePanel("A", workspace, model, store_jobs, search_jobs)
+        self.b = SidePanel("B", workspace, model, store_jobs, search_jobs)
         self.summary = QLabel("Ask a question to see the passages each strategy returns.")
         self.summary.setObjectName("summary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -60,6 +58,7 @@ class CompareView(QWidget):
             side.resultShown.connect(self._result_shown)
             side.passageActivated.connect(self.open_passage)
             side.message.connect(self.message)
+        model.referenceChanged.connect(self._reference_changed)
         self.set_compare(False)
 
     # ----- actions --------------------------------------------------------------------------
@@ -67,38 +66,40 @@ class CompareView(QWidget):
         """The visible sides (A, and B in side-by-side mode)."""
         return [self.a, self.b] if self.compare else [self.a]
 
-    def search(self, question: str) -> None:
-        """Run the visible sides for ``question``."""
-        self.question = question.strip()
-        if not self.question:
+    @property
+    def reference(self) -> list[Span]:
+        """The reference spans drawn (the model's)."""
+        return self.model.reference
+
+    @property
+    def searched_question(self) -> str:
+        """The question side A's passages answer ("" before the first search)."""
+        return self.a.controller.question
+
+    def search(self) -> None:
+        """Run the visible sides for the model's question."""
+        question = self.model.question
+        if not question:
             self.message.emit("Type a question first.")
             return
         for side in self.sides_shown():
-            side.search(self.question)
+            side.search(question)
 
     def set_compare(self, on: bool) -> None:
         """Show or hide side B (and run it on the current question)."""
         self.compare = on
         self.b.setVisible(on)
-        if on and self.question and self.b.controller.question != self.question:
-            self.b.search(self.question)
+        question = self.searched_question
+        if on and question and self.b.controller.question != question:
+            self.b.search(question)
         self._update_summary()
         self._update_document()
 
     def show_question(self, question: str, reference_spans: Iterable) -> None:  # noqa: ANN001
         """Show an evaluation question: set it, draw and score its reference spans, run the sides."""
-        self.reference = normalise_spans(self.ws, reference_spans)
-        for side in (self.a, self.b):
-            side.set_reference(self.reference)
-        self.questionChanged.emit(question)
-        self.search(question)
-
-    def clear_reference(self) -> None:
-        """Forget the reference spans."""
-        self.reference = []
-        for side in (self.a, self.b):
-            side.set_reference([])
-        self._update_document()
+        self.model.set_reference(normalise_spans(self.ws, reference_spans))
+        self.model.set_question(question)
+        self.search()
 
     def open_passage(self, result, passage) -> None:  # noqa: ANN001
         """Show the document of ``passage`` scrolled to it."""
@@ -106,6 +107,21 @@ class CompareView(QWidget):
         self.set_document_shown(True)
         self.doc_pane.show_passage(passage)
         self.bottom_tabs.setCurrentWidget(self.doc_pane)
+
+    def show_document_at(self, doc_id: int, offset: int) -> None:
+        """Open document ``doc_id`` in the document tab, scrolled to character ``offset``."""
+        self.doc_pane.show_doc(doc_id, offset)
+        self.bottom_tabs.setCurrentWidget(self.doc_pane)
+
+    def focus_document(self) -> None:
+        """Show the document pane and put the keyboard focus in its text."""
+        self.set_document_shown(True)
+        self.bottom_tabs.setCurrentWidget(self.doc_pane)
+        self.doc_pane.view.setFocus()
+
+    def show_bottom_tab(self, widget: QWidget) -> None:
+        """Bring ``widget`` (a tab of the bottom pane, e.g. the answer) to the front."""
+        self.bottom_tabs.setCurrentWidget(widget)
 
     def set_knobs_shown(self, shown: bool) -> None:
         """Open the strategy knobs of both sides, or collapse them to their one-line summaries."""
@@ -134,6 +150,9 @@ class CompareView(QWidget):
         self._update_summary()
         self._update_document()
 
+    def _reference_changed(self, _spans: list) -> None:
+        self._update_document()
+
     def results(self) -> tuple[object | None, object | None]:
         """The shown results of A and (in side-by-side mode) B."""
         ra = self.a.controller.result
@@ -153,7 +172,7 @@ class CompareView(QWidget):
             rb = None
         if ra is None and rb is None:
             return
-        self.doc_pane.set_results(ra, rb, self.reference)
+        self.doc_pane.set_results(ra, rb, self.model.reference)
 
 
 def normalise_spans(ws, spans: Iterable) -> list[Span]:  # noqa: ANN001

@@ -12,11 +12,12 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVB
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
-from workbench.ui.compare.compare_stats import side_line, span_metrics
+from workbench.ui.compare.compare_stats import metrics_line, side_line
 from workbench.ui.compare.legend import Legend
 from workbench.ui.compare.results_view import ResultsView
 from workbench.ui.compare.side_controller import SideController
 from workbench.ui.compare.strategy_panel import StrategyPanel
+from workbench.ui.model import WorkbenchModel
 from workbench.ui.window.job_progress import JobProgress
 from workbench.ui.window.workers import JobRunner
 
@@ -32,11 +33,13 @@ class SidePanel(QWidget):
     passageActivated = Signal(object, object)  # SearchResult, Passage
     message = Signal(str)  # for the status bar
 
-    def __init__(self, name: str, workspace: Workspace, strategy: Strategy, store_jobs: JobRunner,
+    def __init__(self, name: str, workspace: Workspace, model: WorkbenchModel, store_jobs: JobRunner,
                  search_jobs: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.name = name
-        self.reference: list[Span] = []
+        self.model = model
+        strategy = model.strategy(name)
+        self.reference: list[Span] = model.reference
         self.controller = SideController(workspace, strategy, store_jobs, search_jobs, name, self)
         self.strategy_panel = StrategyPanel(strategy)
         self.results = ResultsView(workspace)
@@ -107,6 +110,8 @@ class SidePanel(QWidget):
         c.failed.connect(self._failed)
         self.progress.cancelRequested.connect(c.cancel_build)
         self.results.passageActivated.connect(self.passageActivated)
+        self.model.strategyChanged.connect(self._model_strategy)
+        self.model.referenceChanged.connect(self.set_reference)
 
     # ----- actions --------------------------------------------------------------------------
     def search(self, question: str) -> None:
@@ -144,12 +149,18 @@ class SidePanel(QWidget):
         self.describe.setToolTip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
         self.banner.hide()
         self.controller.set_strategy(strategy)
+        self.model.set_strategy(self.name, strategy)
+
+    def _model_strategy(self, side: str, strategy: Strategy) -> None:
+        """Another panel gave this side a strategy (swap, benchmark tour): load it into the knobs."""
+        if side == self.name and strategy != self.controller.strategy:
+            self.set_strategy(strategy)
 
     def _show_result(self, result: SearchResult) -> None:
         self.results.show_result(result, self.reference)
         self.stats.setText(side_line(result))
         if self.reference:
-            self.metrics.setText(span_metrics(result.spans(), self.reference).label())
+            self.metrics.setText(metrics_line(result.spans(), self.reference))
         self.metrics.setVisible(bool(self.reference))
         self.resultShown.emit(result)
 

@@ -1,8 +1,10 @@
 """The evaluation lab view: load a question set, pick strategies and a sweep, run it in the background, see
 the summary table and the recall / IoU vs context-tokens trade-off, drill into questions, export.
 
-``EvalView(workspace)`` is self-contained; the main window shows it as its Evaluate mode and may connect
-``questionActivated(question, reference_spans)`` to its side-by-side view. The *Bundled* menu lists the
+``EvalView(workspace)`` is self-contained; the main window shows it as its Evaluate mode, passes its store
+queue (``store_jobs``: a sweep builds chunk sets and records its run, so it writes to the store like every
+other GUI job, one at a time) and connects ``questionActivated(question, reference_spans)`` to its
+side-by-side view. On its own the view keeps a serial queue of its own. The *Bundled* menu lists the
 question sets shipped with the package (``bundled_sets()``, read when the menu opens), so they load without
 a file dialog.
 """
@@ -69,14 +71,15 @@ class EvalView(QWidget):
     questionActivated = Signal(str, list)  # noqa: N815 - Qt naming
     runFinished = Signal(str)  # noqa: N815 - run id
 
-    def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001 - Workspace
+    def __init__(self, workspace, store_jobs: JobRunner | None = None,  # noqa: ANN001 - Workspace
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
         self.qset: QuestionSet | None = None
         self.results: list[ConfigResult] = []
         self.doc_ids: dict[str, int] = {}
         self.run_id = ""
-        self.jobs = JobRunner(1, self)
+        self.jobs = store_jobs if store_jobs is not None else JobRunner(1, self)  # the one store writer
         self.pool = self.jobs.pool
         self._task: Worker | None = None
         self._build()

@@ -80,10 +80,10 @@ class BenchmarkTour(QObject):
         except ValueError as exc:
             return self._fail(str(exc))
         path = qset.corpora[self.corpus]
-        compare = window.compare
-        b = contrasting(compare.a.strategy(), compare.b.strategy())
-        if b is not compare.b.strategy():
-            compare.b.set_strategy(b)  # before indexing: the library builds both sides' chunk sizes
+        model = window.model
+        b = contrasting(model.strategy("A"), model.strategy("B"))
+        if b is not model.strategy("B"):
+            model.set_strategy("B", b)  # before indexing: the library builds both sides' chunk sizes
         lib = window.library
         for signal, slot in self._library_slots():
             signal.connect(slot)
@@ -93,8 +93,7 @@ class BenchmarkTour(QObject):
             self._disconnect_library()
             return self._fail("indexing is already running; wait for it or cancel it first")
         window.left_tabs.setCurrentWidget(lib)
-        if hasattr(window, "set_mode"):
-            window.set_mode("explore")
+        window.set_mode("explore")
         window.show_message(f"Benchmark: indexing {self.corpus} for strategies A and B…")
         return True
 
@@ -123,7 +122,7 @@ class BenchmarkTour(QObject):
             bad = "; ".join(f"{r.path}: {r.reason}" for r in [*report.failed, *report.skipped])
             self._fail(f"the corpus could not be indexed: {bad}")
             return
-        view, compare = self.window.eval_view, self.window.compare
+        view, model = self.window.eval_view, self.window.model
         if not view.load_question_set(self.set_name, corpus=self.corpus):
             self._fail(view.status.text())
             return
@@ -131,7 +130,7 @@ class BenchmarkTour(QObject):
         view.grid.clear()  # all questions, the two strategies as they are: no sweep, no limit
         view.limit.setValue(0)
         view.runFinished.connect(self._scored)
-        if not view.start([compare.a.strategy(), compare.b.strategy()]):
+        if not view.start([model.strategy("A"), model.strategy("B")]):
             view.runFinished.disconnect(self._scored)
             self._fail(view.status.text())
             return
@@ -139,13 +138,7 @@ class BenchmarkTour(QObject):
                                  f"questions of {self.corpus}…")
 
     def _show_evaluation_tab(self) -> None:
-        if hasattr(self.window, "set_mode"):
-            self.window.set_mode("evaluate")  # the lab has its own mode (whole window)
-            return
-        tabs, view = self.window.left_tabs, self.window.eval_view
-        for i in range(tabs.count()):
-            if tabs.widget(i).isAncestorOf(view):
-                tabs.setCurrentIndex(i)
+        self.window.set_mode("evaluate")  # the lab has its own mode (whole window)
 
     # ----- steps 3 and 4: pick a question and open it side by side ----------------------------
     def _scored(self, _run_id: str) -> None:
@@ -179,11 +172,11 @@ class BenchmarkTour(QObject):
         if self._waiting:
             return
         self._stop_waiting()
-        compare = self.window.compare
-        compare.bottom_tabs.setCurrentWidget(compare.doc_pane)
-        if compare.reference:
-            first = min(compare.reference, key=lambda s: (s.doc_id, s.start))
-            compare.doc_pane.show_doc(first.doc_id, first.start)
+        compare, reference = self.window.compare, self.window.model.reference
+        compare.show_bottom_tab(compare.doc_pane)
+        if reference:
+            first = min(reference, key=lambda s: (s.doc_id, s.start))
+            compare.show_document_at(first.doc_id, first.start)
         self.window.show_message(f"Benchmark: question {self.q_index} of {self.corpus}, side by side — "
                                  "reference spans drawn, each side's recall / precision / IoU above its results. "
                                  "Double-click another question in the Evaluation tab to open it.")

@@ -158,7 +158,7 @@ def open_welcome(window, sample_dir: Path, sample_if_skipped: bool = False,  # n
     ``sample_if_skipped`` (first start without ``--no-sample``) skipping still indexes the sample when the
     library is empty, as a start without the welcome would.
     """
-    dialog = WelcomeDialog(window.ws.data_dir, prefs.load_llm(window.settings), prober, parent=window)
+    dialog = WelcomeDialog(window.ws.data_dir, window.model.llm, prober, parent=window)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     if sample_if_skipped:
         dialog.skip_button.setToolTip("Close this welcome; an empty library still gets the sample corpus "

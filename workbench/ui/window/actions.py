@@ -1,28 +1,161 @@
-"""Menus and keyboard shortcuts of the main window (every action names its shortcut in its tooltip)."""
+"""Menus and keyboard shortcuts of the main window, from one table.
+
+``ACTIONS`` lists every action once (id, text, shortcut, menu, handler name, tip); ``install_actions``
+builds the menu bar and the shortcuts from it, in ``MENUS`` order. A handler is a function of this module
+registered under its name with ``@handler``; it gets the window and, for checkable actions, the new state.
+Every action names its shortcut in its tooltip.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
+from workbench.ui.answer.llm_tools import open_contextualize, open_make_questions
 from workbench.ui.app.about import AboutDialog
+from workbench.ui.app.qt_app import SAMPLE_DIR
 from workbench.ui.app.settings_dialog import open_settings_dialog
 from workbench.ui.library.welcome import open_welcome
 
+Shortcut = str | QKeySequence.StandardKey | None
+MENUS = ("&File", "&View", "&Answer", "&Tools", "&Help")
 
-def _action(window: QMainWindow, text: str, shortcut: str | QKeySequence.StandardKey | None, slot,  # noqa: ANN001
-            tip: str = "", checkable: bool = False) -> QAction:
-    action = QAction(text, window)
-    if shortcut is not None:
-        action.setShortcut(QKeySequence(shortcut))
-    keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-    action.setToolTip(f"{tip or text} ({keys})" if keys else (tip or text))
-    action.setStatusTip(tip or text)
-    action.setCheckable(checkable)
-    (action.toggled if checkable else action.triggered).connect(slot)
-    window.addAction(action)
-    return action
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One menu entry and its shortcut; ``separator`` puts a line above it in its menu."""
+
+    id: str
+    text: str
+    shortcut: Shortcut
+    menu: str
+    handler: str
+    tip: str = ""
+    checkable: bool = False
+    separator: bool = False
+
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("add_files", "Add files…", QKeySequence.StandardKey.Open, "&File", "add_files"),
+    ActionSpec("add_folder", "Add folder…", "Ctrl+Shift+O", "&File", "add_folder"),
+    ActionSpec("settings", "Settings…", "Ctrl+,", "&File", "open_settings",
+               "Data folder, embedding model, answering model and Ollama host", separator=True),
+    ActionSpec("quit", "Quit", QKeySequence.StandardKey.Quit, "&File", "quit_app", separator=True),
+    ActionSpec("explore", "Explore", "Ctrl+E", "&View", "explore",
+               "Explore mode: the question, strategies A and B and their passages"),
+    ActionSpec("evaluate", "Evaluate", "Ctrl+Shift+E", "&View", "evaluate",
+               "Evaluation lab: question sets, sweeps, the trade-off plot and per-question scores"),
+    ActionSpec("compare", "Side by side A | B", "Ctrl+B", "&View", "side_by_side", "Show strategy B next to A",
+               checkable=True, separator=True),
+    ActionSpec("swap", "Swap A ⇄ B", "Ctrl+Shift+B", "&View", "swap_sides", "Exchange the strategies of A and B"),
+    ActionSpec("knobs", "Strategy knobs", "Ctrl+K", "&View", "toggle_knobs",
+               "Open the strategy knobs of both sides, or collapse them to one-line summaries", separator=True),
+    ActionSpec("library", "Library panel", "Ctrl+Shift+L", "&View", "toggle_library",
+               "Show the library and evaluation panel, or collapse it to a thin strip"),
+    ActionSpec("document", "Document pane", "Ctrl+Shift+D", "&View", "toggle_document",
+               "Show or hide the document view below the passages"),
+    ActionSpec("focus_question", "Focus question", "Ctrl+L", "&View", "focus_question", separator=True),
+    ActionSpec("focus_a", "Focus results A", "Ctrl+1", "&View", "focus_a"),
+    ActionSpec("focus_b", "Focus results B", "Ctrl+2", "&View", "focus_b"),
+    ActionSpec("focus_doc", "Focus document view", "Ctrl+D", "&View", "focus_document"),
+    ActionSpec("ask", "Ask the model", "Ctrl+Return", "&Answer", "ask"),
+    ActionSpec("contextualize", "Contextualize chunks…", None, "&Tools", "contextualize",
+               "Build the contextual chunk set with the local LLM"),
+    ActionSpec("make_questions", "Make questions…", None, "&Tools", "make_questions",
+               "Write a synthetic question set from the library with the local LLM"),
+    ActionSpec("welcome", "Welcome…", None, "&Help", "welcome",
+               "Load the sample corpus, a benchmark with reference answers or a folder; which model answers; "
+               "where the data is"),
+    ActionSpec("about", "About Chunk Workbench", "F1", "&Help", "about"),
+    ActionSpec("logs", "Open log folder", None, "&Help", "open_logs"),
+)
+
+HANDLERS: dict[str, Callable[..., object]] = {}
+
+
+def handler(fn: Callable[..., object]) -> Callable[..., object]:
+    """Register ``fn`` as the handler named like it."""
+    HANDLERS[fn.__name__] = fn
+    return fn
+
+
+def spec(action_id: str) -> ActionSpec:
+    """The table entry of ``action_id``."""
+    return next(s for s in ACTIONS if s.id == action_id)
+
+
+def shortcut_text(action_id: str) -> str:
+    """The shortcut of ``action_id`` as the user reads it (e.g. ``Ctrl+Shift+E``; "" when none)."""
+    shortcut = spec(action_id).shortcut
+    return QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText) if shortcut is not None else ""
+
+
+# ----- handlers (window: MainWindow) ---------------------------------------------------------------
+@handler
+def add_files(window) -> None:  # noqa: ANN001, D103
+    window.library.choose_files()
+
+
+@handler
+def add_folder(window) -> None:  # noqa: ANN001, D103
+    window.library.choose_folder()
+
+
+@handler
+def open_settings(window) -> None:  # noqa: ANN001, D103
+    open_settings_dialog(window)
+
+
+@handler
+def quit_app(window) -> None:  # noqa: ANN001, D103
+    window.close()
+
+
+@handler
+def explore(window) -> None:  # noqa: ANN001, D103
+    window.set_mode("explore")
+
+
+@handler
+def evaluate(window) -> None:  # noqa: ANN001, D103
+    window.set_mode("evaluate")
+
+
+@handler
+def side_by_side(window, checked: bool) -> None:  # noqa: ANN001, D103
+    window.side_by_side.setChecked(checked)
+
+
+@handler
+def swap_sides(window) -> None:  # noqa: ANN001
+    """Exchange the strategies of A and B."""
+    window.model.swap_strategies()
+    window.show_message("Swapped strategies A and B.")
+
+
+@handler
+def toggle_knobs(window) -> None:  # noqa: ANN001, D103
+    window.compare.set_knobs_shown(not window.compare.knobs_shown())
+
+
+@handler
+def toggle_library(window) -> None:  # noqa: ANN001, D103
+    window.set_library_shown(window.left_tabs.isHidden())
+
+
+@handler
+def toggle_document(window) -> None:  # noqa: ANN001, D103
+    window.compare.set_document_shown(not window.compare.document_shown())
+
+
+@handler
+def focus_question(window) -> None:  # noqa: ANN001, D103
+    window.question.setFocus()
+    window.question.selectAll()
 
 
 def focus_side(window, name: str) -> None:  # noqa: ANN001 - MainWindow
@@ -33,15 +166,44 @@ def focus_side(window, name: str) -> None:  # noqa: ANN001 - MainWindow
     side.results.setFocus()
 
 
-def swap_sides(window) -> None:  # noqa: ANN001 - MainWindow
-    """Exchange the strategies of A and B."""
-    a, b = window.compare.a.strategy(), window.compare.b.strategy()
-    window.compare.a.set_strategy(b)
-    window.compare.b.set_strategy(a)
-    window.show_message("Swapped strategies A and B.")
+@handler
+def focus_a(window) -> None:  # noqa: ANN001, D103
+    focus_side(window, "A")
 
 
-def show_about(window) -> AboutDialog:  # noqa: ANN001 - MainWindow
+@handler
+def focus_b(window) -> None:  # noqa: ANN001, D103
+    focus_side(window, "B")
+
+
+@handler
+def focus_document(window) -> None:  # noqa: ANN001, D103
+    window.compare.focus_document()
+
+
+@handler
+def ask(window) -> None:  # noqa: ANN001, D103
+    window.compare.show_bottom_tab(window.answer)
+    window.answer.start()
+
+
+@handler
+def contextualize(window) -> None:  # noqa: ANN001, D103
+    window.llm_dialog_ = open_contextualize(window)
+
+
+@handler
+def make_questions(window) -> None:  # noqa: ANN001, D103
+    window.llm_dialog_ = open_make_questions(window)
+
+
+@handler
+def welcome(window) -> None:  # noqa: ANN001, D103
+    open_welcome(window, SAMPLE_DIR)
+
+
+@handler
+def about(window) -> AboutDialog:  # noqa: ANN001
     """Open the About box (non-blocking)."""
     extra = [("Embedding model", window.ws.embedder.model_id), ("Data folder", str(window.ws.data_dir))]
     if window.log_file:
@@ -51,68 +213,46 @@ def show_about(window) -> AboutDialog:  # noqa: ANN001 - MainWindow
     return dialog
 
 
-def sample_dir():  # noqa: ANN201 - Path
-    """The bundled sample corpus."""
-    from workbench.ui.app.launch import SAMPLE_DIR
 
-    return SAMPLE_DIR
+@handler
+def open_logs(window) -> None:  # noqa: ANN001, D103
+    if window.log_file:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(window.log_file.parent)))
+
+
+# ----- building ------------------------------------------------------------------------------------
+def make_action(window: QMainWindow, entry: ActionSpec) -> QAction:
+    """The QAction of one table entry, connected to its handler and added to ``window`` (shortcuts work
+    while the window has focus, even with the menu bar hidden)."""
+    action = QAction(entry.text, window)
+    if entry.shortcut is not None:
+        action.setShortcut(QKeySequence(entry.shortcut))
+    keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+    tip = entry.tip or entry.text
+    action.setToolTip(f"{tip} ({keys})" if keys else tip)
+    action.setStatusTip(tip)
+    action.setCheckable(entry.checkable)
+    fn = HANDLERS[entry.handler]
+    if entry.checkable:
+        action.toggled.connect(lambda checked, f=fn: f(window, checked))
+    else:
+        action.triggered.connect(lambda _checked=False, f=fn: f(window))
+    window.addAction(action)
+    return action
 
 
 def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
-    """Create the menus and shortcuts; returns the actions by name (also kept on ``window.actions_``)."""
-    lib, ans = window.library, window.answer
-    acts = {
-        "add_files": _action(window, "Add files…", QKeySequence.StandardKey.Open, lib.choose_files),
-        "add_folder": _action(window, "Add folder…", "Ctrl+Shift+O", lib.choose_folder),
-        "settings": _action(window, "Settings…", "Ctrl+,", lambda: open_settings_dialog(window),
-                            "Data folder, embedding model, answering model and Ollama host"),
-        "quit": _action(window, "Quit", QKeySequence.StandardKey.Quit, window.close),
-        "compare": _action(window, "Side by side A | B", "Ctrl+B", window.side_by_side.setChecked,
-                           "Show strategy B next to A", checkable=True),
-        "swap": _action(window, "Swap A ⇄ B", "Ctrl+Shift+B", lambda: swap_sides(window),
-                        "Exchange the strategies of A and B"),
-        "focus_question": _action(window, "Focus question", "Ctrl+L",
-                                  lambda: (window.question.setFocus(), window.question.selectAll())),
-        "focus_a": _action(window, "Focus results A", "Ctrl+1", lambda: focus_side(window, "A")),
-        "focus_b": _action(window, "Focus results B", "Ctrl+2", lambda: focus_side(window, "B")),
-        "focus_doc": _action(window, "Focus document view", "Ctrl+D",
-                             lambda: (window.compare.set_document_shown(True),
-                                      window.compare.bottom_tabs.setCurrentWidget(window.compare.doc_pane),
-                                      window.compare.doc_pane.view.setFocus())),
-        "explore": _action(window, "Explore", "Ctrl+E", lambda: window.set_mode("explore"),
-                           "Explore mode: the question, strategies A and B and their passages"),
-        "evaluate": _action(window, "Evaluate", "Ctrl+Shift+E", lambda: window.set_mode("evaluate"),
-                            "Evaluation lab: question sets, sweeps, the trade-off plot and per-question scores"),
-        "knobs": _action(window, "Strategy knobs", "Ctrl+K",
-                         lambda: window.compare.set_knobs_shown(not window.compare.knobs_shown()),
-                         "Open the strategy knobs of both sides, or collapse them to one-line summaries"),
-        "library": _action(window, "Library panel", "Ctrl+Shift+L",
-                           lambda: window.set_library_shown(window.left_tabs.isHidden()),
-                           "Show the library and evaluation panel, or collapse it to a thin strip"),
-        "document": _action(window, "Document pane", "Ctrl+Shift+D",
-                            lambda: window.compare.set_document_shown(not window.compare.document_shown()),
-                            "Show or hide the document view below the passages"),
-        "ask": _action(window, "Ask the model", "Ctrl+Return",
-                       lambda: (window.compare.bottom_tabs.setCurrentWidget(ans), ans.start())),
-        "welcome": _action(window, "Welcome…", None, lambda: open_welcome(window, sample_dir()),
-                           "Load the sample corpus, a benchmark with reference answers or a folder; which model answers; "
-                           "where the data is"),
-        "about": _action(window, "About Chunk Workbench", "F1", lambda: show_about(window)),
-        "logs": _action(window, "Open log folder", None, lambda: QDesktopServices.openUrl(
-            QUrl.fromLocalFile(str(window.log_file.parent))) if window.log_file else None),
-    }
+    """Build the menu bar and the shortcuts from ``ACTIONS``; returns the actions by id (also kept on
+    ``window.actions_``)."""
+    acts = {entry.id: make_action(window, entry) for entry in ACTIONS}
     window.side_by_side.toggled.connect(acts["compare"].setChecked)
-    menus = window.menuBar()
-    for title, names in (("&File", ["add_files", "add_folder", None, "settings", None, "quit"]),
-                         ("&View", ["explore", "evaluate", None, "compare", "swap", None, "knobs", "library", "document", None, "focus_question", "focus_a", "focus_b", "focus_doc"]),
-                         ("&Answer", ["ask"]),
-                         ("&Help", ["welcome", "about", "logs"])):
-        menu = menus.addMenu(title)
+    bar = window.menuBar()
+    for title in MENUS:
+        menu = bar.addMenu(title)
         menu.setToolTipsVisible(True)
-        for name in names:
-            if name is None:
+        for entry in (e for e in ACTIONS if e.menu == title):
+            if entry.separator:
                 menu.addSeparator()
-            else:
-                menu.addAction(acts[name])
+            menu.addAction(acts[entry.id])
     window.actions_ = acts
     return acts

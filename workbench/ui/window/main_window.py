@@ -30,8 +30,9 @@ from workbench.ui.app import settings as prefs
 from workbench.ui.app.theme import STYLESHEET
 from workbench.ui.compare.compare_view import CompareView
 from workbench.ui.library.library_panel import LibraryPanel
+from workbench.ui.model import WorkbenchModel
 from workbench.ui.window import layout
-from workbench.ui.window.actions import install_actions
+from workbench.ui.window.actions import install_actions, shortcut_text
 from workbench.ui.window.workers import JobRunner
 
 log = logging.getLogger(__name__)
@@ -53,13 +54,15 @@ class MainWindow(QMainWindow):
         self.store_jobs = JobRunner(1, self)  # everything that writes to the store, one at a time
         self.search_jobs = JobRunner(2, self)
         self.answer_jobs = JobRunner(1, self)
-        self.compare = CompareView(workspace, prefs.load_strategy(self.settings, "A"),
-                                   prefs.load_strategy(self.settings, "B"), self.store_jobs, self.search_jobs)
+        # what the panels share (question, reference spans, strategies A and B, answering model)
+        self.model = WorkbenchModel(prefs.load_strategy(self.settings, "A"), prefs.load_strategy(self.settings, "B"),
+                                    prefs.load_llm(self.settings), self)
+        self.compare = CompareView(workspace, self.model, self.store_jobs, self.search_jobs)
         # the panels get plain functions, not bound methods of the window (no reference cycles through it)
-        self.library = LibraryPanel(workspace, self.store_jobs, partial(chunk_configs, self.compare))
-        self.question = QLineEdit()
-        self.answer = AnswerPanel(workspace, partial(answer_context, self.question, self.compare), self.answer_jobs,
-                                  backend=prefs.load_llm(self.settings))
+        self.library = LibraryPanel(workspace, self.store_jobs, self.model.chunk_configs)
+        self.question = QLineEdit()  # the model's question, as typed
+        self.answer = AnswerPanel(workspace, partial(answer_context, self.model), self.answer_jobs,
+                                  backend=self.model.llm)
         self.compare.bottom_tabs.addTab(self.answer, "Answer")
         self.left_tabs = QTabWidget()
         self.left_tabs.addTab(self.library, "Library")
@@ -89,9 +92,6 @@ class MainWindow(QMainWindow):
         self._layout()
         self._wire()
         install_actions(self)
-        from workbench.ui.answer.llm_tools import install_llm_tools
-
-        install_llm_tools(self)
         self._restore()
 
     # ----- construction ---------------------------------------------------------------------
@@ -101,7 +101,7 @@ class MainWindow(QMainWindow):
         except ImportError:
             return None
         try:
-            view = EvalView(self.ws)
+            view = EvalView(self.ws, self.store_jobs)
         except Exception as exc:  # someone else's view must not keep the workbench from starting
             log.exception("evaluation view failed to start")
             self.statusBar().showMessage(f"Evaluation view unavailable: {exc}")
@@ -148,7 +148,8 @@ class MainWindow(QMainWindow):
         keys = QHBoxLayout(switch)
         keys.setContentsMargins(0, 0, 6, 0)
         keys.setSpacing(0)
-        for mode, text, key in (("explore", "Explore", "Ctrl+E"), ("evaluate", "Evaluate", "Ctrl+Shift+E")):
+        for mode, text in (("explore", "Explore"), ("evaluate", "Evaluate")):
+            key = shortcut_text(mode)  # the action table's
             button = QPushButton(text)
             button.setObjectName("mode")
             button.setCheckable(True)
@@ -167,7 +168,9 @@ class MainWindow(QMainWindow):
         self.search_button.clicked.connect(self.run_search)
         self.side_by_side.toggled.connect(self.compare.set_compare)
         self.library_strip.toggled.connect(self.set_library_shown)
-        self.compare.questionChanged.connect(self.question.setText)
+        self.question.textChanged.connect(self.model.set_question)
+        self.model.questionChanged.connect(partial(show_question_text, self.question))
+        self.model.llmChanged.connect(self.answer.set_backend)
         self.compare.message.connect(self.show_message)
         self.library.message.connect(self.show_message)
         self.library.libraryChanged.connect(self._library_changed)
@@ -175,9 +178,7 @@ class MainWindow(QMainWindow):
         self.library.indexingStarted.connect(self._library_busy)
         self.answer.message.connect(self.show_message)
         self.answer.quotesChanged.connect(self.compare.a.set_quotes)  # the answer reads strategy A's passages
-        self.answer.sourceActivated.connect(
-            lambda span: (self.compare.doc_pane.show_doc(span.doc_id, span.start),
-                          self.compare.bottom_tabs.setCurrentWidget(self.compare.doc_pane)))
+        self.answer.sourceActivated.connect(lambda span: self.compare.show_document_at(span.doc_id, span.start))
 
     def _restore(self) -> None:
         s = self.settings
@@ -236,23 +237,23 @@ class MainWindow(QMainWindow):
 
     def run_search(self) -> None:
         """Search the question with the visible strategies."""
-        text = self.question.text().strip()
+        text = self.model.question
         if not text:
             self.show_message("Type a question first.")
             return
         if not self.ws.store.documents() and not self.library.worker:
             self.show_message("The library is empty: add files or a folder first.")
             return
-        if text != self.compare.question:
+        if text != self.compare.searched_question:
             self.compare.a.set_quotes([])  # an answer's quotes belong to the question it answered
-        self.compare.search(text)
+        self.compare.search()
 
     def index_sample(self, folder: Path) -> None:
         """Index the bundled sample corpus in the background (first start with an empty store)."""
         self.library.index_paths([str(folder)], "Indexing the sample corpus")
 
     def _library_changed(self) -> None:
-        if self.compare.question:
+        if self.compare.searched_question:
             self.compare.refresh()
 
     def show_message(self, text: str) -> None:
@@ -275,8 +276,8 @@ class MainWindow(QMainWindow):
         s.setValue("view/library", self.left_tabs.isVisibleTo(self))
         s.setValue("view/knobs", self.compare.knobs_shown())
         s.setValue("view/document", self.compare.document_shown())
-        prefs.save_strategy(s, "A", self.compare.a.strategy())
-        prefs.save_strategy(s, "B", self.compare.b.strategy())
+        prefs.save_strategy(s, "A", self.model.strategy("A"))
+        prefs.save_strategy(s, "B", self.model.strategy("B"))
         s.setValue("view/compare", self.side_by_side.isChecked())
         s.setValue("question", self.question.text())
         s.sync()
@@ -293,11 +294,12 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def chunk_configs(compare: CompareView) -> list:
-    """Chunk configurations the library keeps built (A's first, then B's when different)."""
-    return list(dict.fromkeys([compare.a.strategy().chunk, compare.b.strategy().chunk]))
-
-
-def answer_context(question: QLineEdit, compare: CompareView) -> tuple[str, object]:
+def answer_context(model: WorkbenchModel) -> tuple[str, object]:
     """Question and strategy the answer panel uses (strategy A)."""
-    return question.text().strip(), compare.a.strategy()
+    return model.question, model.strategy("A")
+
+
+def show_question_text(editor: QLineEdit, question: str) -> None:
+    """Show the model's ``question`` in the question bar, unless it already says that."""
+    if editor.text().strip() != question:
+        editor.setText(question)

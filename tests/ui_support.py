@@ -1,4 +1,4 @@
-"""Shared fixtures and helpers of the UI tests (imported by the other ``test_ui_*`` modules).
+"""Shared fixtures and helpers of the UI tests (imported by the ``test_ui_*`` modules; not a test module itself).
 
 Every window gets a temporary settings file; after each test every window is closed and deleted and
 no top-level widget may be left over.

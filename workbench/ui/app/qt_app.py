@@ -1,0 +1,30 @@
+"""The QApplication and what every entry point shares: the bundled sample corpus, the self-test question,
+and the offscreen fallback. A leaf module of ``ui/app`` (launch, self-test and the window's actions import
+it; it imports none of them), so the entry points do not import each other."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+SAMPLE_DIR = Path(__file__).resolve().parents[3] / "resources" / "sample"  # <root>/workbench/ui/app/qt_app.py
+SELF_TEST_QUESTION = "Why must the database migration run before the rollout?"
+
+
+def make_app():  # noqa: ANN201 - QApplication
+    """The QApplication (created once), with names used by QSettings and the window system."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Chunk Workbench")
+    app.setOrganizationName("chunk-workbench")
+    app.setApplicationDisplayName("Chunk Workbench")
+    app.setStyleSheet("QToolTip { background: #ffffff; color: #1d2329; border: 1px solid #d0d7de; padding: 4px; }")
+    return app
+
+
+def headless_if_needed() -> None:
+    """Use the offscreen platform when no display is available (CI, packaging)."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
