@@ -152,9 +152,11 @@ class Strategy:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict in the flat form every version reads (nested ``chunk``; every expansion
-        field, those of other kinds at their defaults)."""
+        field of the kinds in ``FLAT_ORDER``, those of other kinds at their defaults; fields of later kinds
+        only when the strategy uses that kind)."""
+        own = {k for k, kind in FIELD_OWNER.items() if k in FLAT_ORDER or kind == self.expansion}
         flat = {"name": self.name, "chunk": asdict(self.chunk), **self.search_config.to_flat(),
-                "expansion": self.expansion, **{k: flat_value(self.expander, k) for k in FIELD_OWNER},
+                "expansion": self.expansion, **{k: flat_value(self.expander, k) for k in FIELD_OWNER if k in own},
                 **self._general()}
         return {k: flat.pop(k) for k in FLAT_ORDER if k in flat} | flat
 
