@@ -256,13 +256,15 @@ PRESETS: dict[str, Strategy] = {
         _preset("summary-to-detail", top_k=5, size=100, summary=True, summary_sections=3),
         _preset("selective", top_k=5, size=100, expansion="selective", margin=0.05, merge_gap=2, max_steps=2),
         _preset("contextual", top_k=5, size=200, contextual=True),
-        _preset("budgeted-neighbours", top_k=8, size=100, expansion="neighbours", window=1, budget=1000),
-        _preset("segments-precision", top_k=10, size=100, expansion="segments", penalty=0.25, decay=10.0,
-                max_segment_chunks=4, budget=1000),
-        _preset("segments-balanced", top_k=10, size=100, expansion="segments", penalty=0.18, decay=20.0,
-                max_segment_chunks=8, budget=1000),
-        _preset("segments-recall", top_k=10, size=100, expansion="segments", penalty=0.10, decay=40.0,
-                max_segment_chunks=16, budget=1000),
+        # from measurement (issue #16; fitted on the chatlogs and finance corpora of chroma-general, see README)
+        _preset("budgeted-neighbours", top_k=8, size=100, search="hybrid", expansion="neighbours", window=1,
+                budget=1000),
+        _preset("segments-precision", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.25,
+                decay=10.0, max_segment_chunks=4, budget=1000),
+        _preset("segments-balanced", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.20,
+                decay=10.0, max_segment_chunks=4, budget=1000),
+        _preset("segments-recall", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.15,
+                decay=10.0, max_segment_chunks=3, budget=1000),
     ]
 }
 
