@@ -93,8 +93,9 @@ def test_budget_keeps_rank_order_and_reports_tokens(sample_ws):
     budget = max(p.tokens for p in free.passages[:2]) + 1
     capped = sample_ws.search("How do I restore a backup?", PRESETS["neighbours"].with_changes(top_k=6, budget=budget))
     assert capped.context.tokens <= budget
-    assert capped.context.dropped
-    assert capped.passages[0].span == free.passages[0].span
+    # budget-aware assembly (issue #16): the weakest windows shrink before any hit is dropped
+    assert capped.context.dropped or any("trimmed" in r for p in capped.passages for r in p.reasons)
+    assert capped.passages[0].hit_chunk_ids[0] == free.passages[0].hit_chunk_ids[0]
     assert capped.context.tokens == sum(p.tokens for p in capped.passages)
 
 

@@ -21,6 +21,7 @@ from workbench.commands.common import (
 )
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
 from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
+from workbench.core.evaluate.curves import budget_configs, budget_curves, curve_lines, parse_budgets
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.judge import answer_and_judge, backend_name, label_changes, label_summary
@@ -101,6 +102,11 @@ def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> Non
         counts = ", ".join(f"{k} {v}" for k, v in a["counts"].items() if v)
         lines.append(f"answers of {key}: {counts}; median input tokens {a['median_input_tokens']}")
     lines += _against_baseline(sweep.results, rows, getattr(args, "baseline", None))
+    data: object = rows
+    if getattr(args, "budgets", None):
+        curves = budget_curves(sweep.results)
+        lines += curve_lines(curves)
+        data = {"rows": rows, "curves": curves}
     lines.append(f"\nrun {run_id} recorded in {ws.data_dir} ({sweep.seconds:.1f} s)")
     if args.out:
         names = {doc_id: cid for cid, doc_id in sweep.doc_ids.items()}
@@ -108,7 +114,7 @@ def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> Non
         lines.append("wrote " + ", ".join(str(p) for p in files.values()))
     for w in sweep.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    emit(args, rows, "\n".join(lines))
+    emit(args, data, "\n".join(lines))
 
 
 def _pick(ws, ref: str):  # noqa: ANN001, ANN202
@@ -180,6 +186,8 @@ def run_eval(args: argparse.Namespace) -> int:
         qset = load_question_set(args.dataset, follow_links=args.follow_links).subset(args.limit, args.corpus)
         warnings: list[str] = []
         configs = expand_grid(_strategies(args), parse_grid(args.grid), warnings)
+        if args.budgets:
+            configs = budget_configs(configs, parse_budgets(args.budgets))
     except (DatasetError, ValueError) as exc:
         raise UserError(str(exc)) from None
     for w in warnings:
@@ -200,7 +208,7 @@ def run_eval(args: argparse.Namespace) -> int:
         llm_model = backend_name(backend)
         answer_and_judge(ws, backend, qset, sweep, progress)
     run_id = save_run(ws, qset, sweep, label=args.label or qset.name, kind="answers" if args.answers else "retrieval",
-                      llm_model=llm_model, selection={"limit": args.limit, "corpus": args.corpus})
+                      llm_model=llm_model, selection={"limit": args.limit, "corpus": args.corpus, "budgets": args.budgets})
     _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions")
     return 0
 
@@ -291,6 +299,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="question set: a bundled name (see workbench datasets) or a folder in Chroma format")
     add_strategy_options(p, repeatable=True)
     p.add_argument("--grid", help='sweep, e.g. "window=0,1,2 chunk_size=100,200 top_k=3,5"')
+    p.add_argument("--budgets", metavar="N,N,...",
+                   help="run every strategy at each context budget (tokens), e.g. 250,500,1000,1500,2000: "
+                        "recall / IoU per budget, recall at 1,000 tokens and the area under the recall curve up "
+                        "to 2,000 tokens (with --json: {rows, curves})")
     p.add_argument("--limit", type=int, help="only the first N questions")
     p.add_argument("--follow-links", action="store_true",
                    help="accept corpus files that are links to outside the question set's folder")

@@ -62,9 +62,11 @@ LLMSource = Callable[[], "tuple[Backend | None, str]"]
 
 @dataclass(frozen=True)
 class RetrievalContext:
-    """One question against one loaded chunk set."""
+    """One question against one loaded chunk set (and the context budget in tokens, 0 = none, for the
+    expansions that spend it themselves)."""
 
     runtime: SetRuntime
     question: str
     query_vector: np.ndarray
     corpus: Corpus
+    budget: int = 0

@@ -16,6 +16,7 @@ import numpy as np
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve import expand as ex
 from workbench.core.retrieve.assemble import Context, assemble
+from workbench.core.retrieve.budget_fit import fit_to_budget
 from workbench.core.retrieve.chunk_set import SetRuntime
 from workbench.core.retrieve.context import LLMSource, RetrievalContext
 from workbench.core.retrieve.lru import LRU
@@ -70,6 +71,22 @@ def expand_hits(ctx: RetrievalContext, hits: list[Hit], strategy: Strategy) -> l
             ctx.runtime, hits, lambda d: len(corpus.token_offsets(d)), lambda d: len(corpus.doc_text(d)),
             strategy.whole_doc_tokens, lambda rest: strategy.expander.expand(ctx, rest))
     return strategy.expander.expand(ctx, hits)
+
+
+def expand_within_budget(ctx: RetrievalContext, hits: list[Hit], strategy: Strategy,
+                         ) -> tuple[list[ex.Passage], list[ex.Passage]]:
+    """``(passages, dropped)`` within the strategy's budget: an expansion that spends the budget itself
+    (relevant segments) chooses; any other is expanded, then trimmed budget-aware (``budget_fit``)."""
+    rt, corpus = ctx.runtime, ctx.corpus
+    budgeted = replace(ctx, budget=strategy.budget)
+    if strategy.expander.selects_within_budget and not strategy.whole_doc_tokens:
+        passages, dropped = strategy.expander.expand_detailed(budgeted, hits)
+        return with_chunk_tokens(rt, passages), dropped
+    passages = with_chunk_tokens(rt, expand_hits(budgeted, hits, strategy))
+    kept, dropped = fit_to_budget(rt, hits, passages, strategy.budget,
+                                  lambda one: with_chunk_tokens(rt, expand_hits(budgeted, one, strategy)),
+                                  corpus.doc_text, corpus.count_tokens)
+    return with_chunk_tokens(rt, kept), dropped
 
 
 CAP_SEARCH_LIMIT = 2000  # the most candidates searched to refill a per-document cap
@@ -197,10 +214,13 @@ class Retriever:
             if note:
                 warnings.append(note)
             timings["rerank_ms"] = (time.perf_counter() - t4) * 1000
+            left_out: list[ex.Passage] = []
         else:
-            passages = expand_hits(ctx, hits, strategy)
+            passages, left_out = expand_within_budget(ctx, hits, strategy)
         passages = with_chunk_tokens(rt, passages)
         context = assemble(passages, ctx.corpus.doc_text, ctx.corpus.count_tokens, strategy.budget)
+        if left_out:
+            context = replace(context, dropped=(*left_out, *context.dropped))
         timings["expand_ms"] = (time.perf_counter() - t4) * 1000
         return SearchResult(ctx.question, strategy, rt.info.id, hits, context, timings, warnings)
 

@@ -152,9 +152,11 @@ class Strategy:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict in the flat form every version reads (nested ``chunk``; every expansion
-        field, those of other kinds at their defaults)."""
+        field of the kinds in ``FLAT_ORDER``, those of other kinds at their defaults; fields of later kinds
+        only when the strategy uses that kind)."""
+        own = {k for k, kind in FIELD_OWNER.items() if k in FLAT_ORDER or kind == self.expansion}
         flat = {"name": self.name, "chunk": asdict(self.chunk), **self.search_config.to_flat(),
-                "expansion": self.expansion, **{k: flat_value(self.expander, k) for k in FIELD_OWNER},
+                "expansion": self.expansion, **{k: flat_value(self.expander, k) for k in FIELD_OWNER if k in own},
                 **self._general()}
         return {k: flat.pop(k) for k in FLAT_ORDER if k in flat} | flat
 
@@ -254,7 +256,15 @@ PRESETS: dict[str, Strategy] = {
         _preset("summary-to-detail", top_k=5, size=100, summary=True, summary_sections=3),
         _preset("selective", top_k=5, size=100, expansion="selective", margin=0.05, merge_gap=2, max_steps=2),
         _preset("contextual", top_k=5, size=200, contextual=True),
-        _preset("budgeted-neighbours", top_k=8, size=100, expansion="neighbours", window=1, budget=1000),
+        # from measurement (issue #16; fitted on the chatlogs and finance corpora of chroma-general, see README)
+        _preset("budgeted-neighbours", top_k=8, size=100, search="hybrid", expansion="neighbours", window=1,
+                budget=1000),
+        _preset("segments-precision", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.25,
+                decay=10.0, max_segment_chunks=4, budget=1000),
+        _preset("segments-balanced", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.20,
+                decay=10.0, max_segment_chunks=4, budget=1000),
+        _preset("segments-recall", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.15,
+                decay=10.0, max_segment_chunks=3, budget=1000),
     ]
 }
 

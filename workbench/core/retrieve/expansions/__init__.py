@@ -7,8 +7,9 @@ from workbench.core.retrieve.expansions.base import EXPANSION_TYPES, Expansion, 
 from workbench.core.retrieve.expansions.neighbours import Neighbours
 from workbench.core.retrieve.expansions.none import NoExpansion
 from workbench.core.retrieve.expansions.parent import Parent
+from workbench.core.retrieve.expansions.segments import Segments
 from workbench.core.retrieve.expansions.selective import Selective
 from workbench.core.retrieve.expansions.tokens import TokenWindow
 
-__all__ = ["EXPANSION_TYPES", "Expansion", "Knob", "NoExpansion", "Neighbours", "Parent", "Selective", "TokenWindow",
+__all__ = ["EXPANSION_TYPES", "Expansion", "Knob", "NoExpansion", "Neighbours", "Parent", "Segments", "Selective", "TokenWindow",
            "register"]

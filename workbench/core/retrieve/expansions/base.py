@@ -43,10 +43,16 @@ class Expansion:
     extent: ClassVar[str] = ""  # the field shown as the expansion's own size control ("" = none)
     groups_hits: ClassVar[bool] = False  # True: hits are grouped into fewer passages (all candidates kept)
     order: ClassVar[int] = 100  # place in menus and messages (lower first)
+    selects_within_budget: ClassVar[bool] = False  # True: spends ``ctx.budget`` itself (no trimming after)
 
     def expand(self, ctx: RetrievalContext, hits: Sequence[Hit]) -> list[Passage]:
         """The passages for ``hits`` (merged where they meet), in rank order."""
         raise NotImplementedError
+
+    def expand_detailed(self, ctx: RetrievalContext, hits: Sequence[Hit]) -> tuple[list[Passage], list[Passage]]:
+        """``(passages, dropped)``: the passages, and the hits left out as one-chunk passages with the reason
+        (default: ``expand`` and none left out)."""
+        return self.expand(ctx, hits), []
 
     def describe(self, unit: str) -> str:
         """A few words for people ('' when there is nothing to say); ``unit`` is the chunk unit."""
