@@ -4,14 +4,13 @@ scripted backend standing in for the LLM (it tests the parser, not a model) — 
 import pytest
 from eval_support import sample_questions
 
+from workbench.core.evaluate.answer_report import label_changes, label_summary
 from workbench.core.evaluate.datasets import save_question_set
 from workbench.core.evaluate.judge import (
     UNJUDGED,
     answer_and_judge,
     backend_name,
     judge_answer,
-    label_changes,
-    label_summary,
     parse_judgement,
 )
 from workbench.core.evaluate.records import load_run, save_run
@@ -38,14 +37,16 @@ class ScriptedBackend:
 @pytest.mark.parametrize("text, covered, expect", [
     ("ANSWERED: it gives the 49 euro price", True, ("answered", "it gives the 49 euro price")),
     ("**Partial** - misses the ID card rule", True, ("partial", "misses the ID card rule")),
-    ("Label: NO. The answer is about buses.", True, ("no", "The answer is about buses.")),
-    ("Sure!\nNO:\nit says it does not know", True, ("no", "it says it does not know")),
+    ("Label: NO. The answer is about buses.", True, ("clean_no", "The answer is about buses.")),  # seed 000: clean no
+    ("Sure!\nNO:\nit says it does not know", True, ("clean_no", "it says it does not know")),
     ('{"label": "answered", "reason": "matches"}', True, ("answered", "matches")),
     ("CLEAN_NO: declines without inventing", False, ("clean_no", "declines without inventing")),
     ("clean no - says the context does not say", False, ("clean_no", "says the context does not say")),
     ("PADDED: invents a price", False, ("padded", "invents a price")),
     ("NO: wrong", False, None),  # 'no' is not a label for a question the corpus does not cover
-    ("CLEAN_NO: fine", True, None),
+    ("CLEAN_NO: fine", True, ("clean_no", "fine")),
+    ("PARTIAL: declines but guesses 42", False, ("partial", "declines but guesses 42")),
+    ("PADDED: invents", True, None),
     ("Nothing useful here, not sure.", True, None),
     ("", True, None),
 ])
@@ -57,7 +58,7 @@ def test_unparseable_reply_is_retried_once_then_unjudged():
     ok = ScriptedBackend(["I think it is fine", "PARTIAL: only half"])
     v = judge_answer(ok, "q?", "an answer", ["ref"])
     assert (v.label, v.reason, v.attempts) == ("partial", "only half", 2)
-    assert ok.requests[1][-1]["role"] == "user" and "ANSWERED, PARTIAL, NO" in ok.requests[1][-1]["content"]
+    assert ok.requests[1][-1]["role"] == "user" and "ANSWERED, PARTIAL, CLEAN_NO" in ok.requests[1][-1]["content"]
     bad = ScriptedBackend(["blah", "still blah"])
     v = judge_answer(bad, "q?", "an answer", [])
     assert v.label == UNJUDGED and v.attempts == 2 and "still blah" in v.reason and len(bad.requests) == 2
@@ -111,5 +112,5 @@ def test_one_short_real_run_with_the_embedded_model(tmp_path, fresh_ws):
     answer_and_judge(fresh_ws, backend, qset, sweep, max_answer_tokens=32)
     [row] = sweep.results[0].rows
     assert isinstance(row.answer, str) and row.answer
-    assert row.label in ("answered", "partial", "no", UNJUDGED) and row.extra["reason"]
+    assert row.label in ("answered", "partial", "clean_no", UNJUDGED) and row.extra["reason"]
     assert 1 <= row.extra["judge_attempts"] <= 2
