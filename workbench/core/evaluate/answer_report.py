@@ -72,19 +72,20 @@ def _share(part: int, whole: int) -> str:
 
 def format_answer_table(summaries: Mapping[str, Mapping[str, Any]]) -> str:
     """Seed 000's table, one row per configuration, with the unjudged share and the judge's agreement."""
-    head = ["configuration", "answered", "partial", "clean no", "| partial", "clean no", "padded", "| unjudged",
+    head = ["configuration", "answered", "partial", "clean no", "partial", "clean no", "padded", "unjudged",
             "median in-tokens", "judge agrees"]
     body = []
     for key, s in summaries.items():
         c, n, a = s["covered"], s["not_covered"], s["agreement"]
         tokens = s["median_input_tokens"]
-        body.append([key, str(c["answered"]), str(c["partial"]), str(c["clean_no"]), f"| {n['partial']}",
-                     str(n["clean_no"]), str(n["padded"]), f"| {_share(s['unjudged'], s['judged'])}",
+        body.append([key, str(c["answered"]), str(c["partial"]), str(c["clean_no"]), str(n["partial"]),
+                     str(n["clean_no"]), str(n["padded"]), _share(s["unjudged"], s["judged"]),
                      "-" if tokens is None else f"{tokens:.0f}", _share(a["agree"], a["of"])])
     widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
 
     def fmt(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  ".join(padded[:4]) + " | " + "  ".join(padded[4:7]) + " | " + "  ".join(padded[7:])
 
     first = next(iter(summaries.values()), None)
     title = (f"answers: covered ({first['covered_questions']} q): answered / partial / clean no | not covered "
