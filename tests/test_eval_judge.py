@@ -145,8 +145,8 @@ def test_summary_agreement_and_accounting_from_rows():
          _row(3, 0.5, "answered"), _row(4, 0.9, "answered"), _row(5, None, "padded"), _row(6, None, "clean_no"),
          _row(7, None, "clean_no")]
     acc = answer_accounting(a, b)
-    assert (acc["both_correct"], acc["both_wrong"], acc["unjudged"]) == (1, 2, 1)  # #6; #2, #5; #7
-    assert [x["q_index"] for x in acc["fixed"]] == [1, 3, 4] and [x["q_index"] for x in acc["broke"]] == [0]
+    assert (acc["both_correct"], acc["both_wrong"], acc["unjudged"]) == (1, 1, 1)  # #6; #5; #7
+    assert [x["q_index"] for x in acc["fixed"]] == [1, 3, 4] and [x["q_index"] for x in acc["broke"]] == [0, 2]
     assert acc["broke"][0]["reason_before"] == "right" and acc["broke"][0]["reason_after"] == "misses it"
 
 
