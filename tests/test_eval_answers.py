@@ -164,6 +164,8 @@ def test_answers_labels_table_agreement_records_compare_and_rerun(capsys, tmp_pa
     compared = run_cli(capsys, "eval", "--compare", f"{run_id}:1", f"{run_id}:2", *llm)
     assert "answers: 0 both correct, 1 both wrong, 2 fixed, 0 broke, 1 unjudged on either side" in compared
     assert "fixed #0    clean_no → answered" in compared
+    assert "judge agrees with span coverage: A 0/2 (0%), B 2/2 (100%)" in compared
+    assert "unjudged: A 1/4 (25%), B 1/4 (25%)" in compared
     assert "A: misses the main point" in compared and "B: matches the reference" in compared
 
     # --rerun answers again and is recorded as an answers run with both models

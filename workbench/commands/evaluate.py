@@ -26,6 +26,7 @@ from workbench.core.evaluate.answer_report import (
     answer_accounting,
     answer_summaries,
     format_answer_table,
+    judge_lines,
     label_changes,
 )
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
@@ -162,7 +163,7 @@ def run_compare(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
         if any(r.label for r in a.rows) and any(r.label for r in b.rows):
             acc = answer_accounting(a.rows, b.rows)
             data[-1]["answers"] = acc
-            lines += [f"  {line}" for line in accounting_lines(acc)]
+            lines += [f"  {line}" for line in accounting_lines(acc) + judge_lines(a.rows, b.rows)]
         else:
             lines += [f"  label #{x['q_index']:<4} {x['before']} → {x['after']}  {x['question']}" for x in labels]
         stats = compare_paired(a.rows, b.rows)

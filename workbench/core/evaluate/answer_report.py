@@ -145,6 +145,15 @@ def accounting_lines(acc: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def judge_lines(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult]) -> list[str]:
+    """Beside a judged comparison: each side's judge agreement with span coverage and its unjudged share."""
+    a, b = label_summary(rows_a), label_summary(rows_b)
+    return [f"judge agrees with span coverage: A {_share(a['agreement']['agree'], a['agreement']['of'])}, "
+            f"B {_share(b['agreement']['agree'], b['agreement']['of'])} (answered where recall ≥ {AGREE_RECALL:g}, "
+            f"clean no where recall = 0); unjudged: A {_share(a['unjudged'], a['judged'])}, "
+            f"B {_share(b['unjudged'], b['judged'])}"]
+
+
 def label_changes(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult]) -> list[dict[str, Any]]:
     """Questions whose label differs between two configurations (matched by question index)."""
     b = {r.q_index: r for r in rows_b}
