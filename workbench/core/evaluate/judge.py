@@ -17,12 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import Question, QuestionSet
 from workbench.core.evaluate.sweep import SweepResult
 from workbench.core.jobs import Cancelled, CancelToken, ProgressSink, Reporter
 from workbench.core.llm.base import Backend, first_json_object
+
+if TYPE_CHECKING:
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.workspace import Workspace
 
 COVERED_LABELS = ("answered", "partial", "clean_no")
 UNCOVERED_LABELS = ("partial", "clean_no", "padded")
@@ -101,7 +105,7 @@ def parse_judgement(text: str, covered: bool) -> tuple[str, str] | None:
     return None
 
 
-def judge_answer(backend, question: str, answer: str, references: Sequence[str], max_tokens: int = 96,  # noqa: ANN001
+def judge_answer(backend: Any, question: str, answer: str, references: Sequence[str], max_tokens: int = 96,
                  reference_answer: str = "") -> Judgement:
     """Label one answer; an unparseable reply is asked for once more, then recorded as ``unjudged``."""
     messages = judge_messages(question, answer, references, reference_answer)
@@ -123,7 +127,7 @@ def judge_answer(backend, question: str, answer: str, references: Sequence[str],
     return Judgement(UNJUDGED, f"judge reply could not be parsed: {' '.join(raw.split())[:120]!r}", 2, raw)
 
 
-def backend_name(backend) -> str:  # noqa: ANN001
+def backend_name(backend: Any) -> str:
     """The model name recorded with a run."""
     for attr in ("label", "model", "name"):
         value = getattr(backend, attr, None)
@@ -132,7 +136,8 @@ def backend_name(backend) -> str:  # noqa: ANN001
     return type(backend).__name__
 
 
-def answer_prompt(ws, question: str, result, backend, max_tokens: int = 256) -> list[dict[str, Any]]:  # noqa: ANN001
+def answer_prompt(ws: Workspace, question: str, result: SearchResult, backend: Any,
+                  max_tokens: int = 256) -> list[dict[str, Any]]:
     """The messages ``ask`` would send for ``result``: ``build_prompt`` over its passages, fitted to the
     backend's window when the backend counts tokens (a ``Backend``), else with no budget."""
     from workbench.core.answer.prompt import build_prompt
@@ -141,8 +146,9 @@ def answer_prompt(ws, question: str, result, backend, max_tokens: int = 256) -> 
     return build_prompt(ws, result, fitted, 0, max_tokens, question).messages
 
 
-def answer_and_judge(ws, backend, qset: QuestionSet, sweep: SweepResult, progress: ProgressSink | None = None,  # noqa: ANN001
-                     cancel: CancelToken | None = None, max_answer_tokens: int = 256, judge=None) -> None:  # noqa: ANN001
+def answer_and_judge(ws: Workspace, backend: Any, qset: QuestionSet, sweep: SweepResult,
+                     progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+                     max_answer_tokens: int = 256, judge: Any = None) -> None:
     """Answer every question from every configuration's context with ``backend`` (the ``ask`` prompt) and
     label it with ``judge`` (default: the answering backend); fills ``answer``, ``label`` and ``extra``
     (``reason``, ``input_tokens``, ``judge_attempts``, ``covered``) of the sweep's rows in place.
