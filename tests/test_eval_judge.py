@@ -4,14 +4,13 @@ scripted backend standing in for the LLM (it tests the parser, not a model) — 
 import pytest
 from eval_support import sample_questions
 
+from workbench.core.evaluate.answer_report import label_changes, label_summary
 from workbench.core.evaluate.datasets import save_question_set
 from workbench.core.evaluate.judge import (
     UNJUDGED,
     answer_and_judge,
     backend_name,
     judge_answer,
-    label_changes,
-    label_summary,
     parse_judgement,
 )
 from workbench.core.evaluate.records import load_run, save_run
@@ -38,14 +37,16 @@ class ScriptedBackend:
 @pytest.mark.parametrize("text, covered, expect", [
     ("ANSWERED: it gives the 49 euro price", True, ("answered", "it gives the 49 euro price")),
     ("**Partial** - misses the ID card rule", True, ("partial", "misses the ID card rule")),
-    ("Label: NO. The answer is about buses.", True, ("no", "The answer is about buses.")),
-    ("Sure!\nNO:\nit says it does not know", True, ("no", "it says it does not know")),
+    ("Label: NO. The answer is about buses.", True, ("clean_no", "The answer is about buses.")),  # seed 000: clean no
+    ("Sure!\nNO:\nit says it does not know", True, ("clean_no", "it says it does not know")),
     ('{"label": "answered", "reason": "matches"}', True, ("answered", "matches")),
     ("CLEAN_NO: declines without inventing", False, ("clean_no", "declines without inventing")),
     ("clean no - says the context does not say", False, ("clean_no", "says the context does not say")),
     ("PADDED: invents a price", False, ("padded", "invents a price")),
     ("NO: wrong", False, None),  # 'no' is not a label for a question the corpus does not cover
-    ("CLEAN_NO: fine", True, None),
+    ("CLEAN_NO: fine", True, ("clean_no", "fine")),
+    ("PARTIAL: declines but guesses 42", False, ("partial", "declines but guesses 42")),
+    ("PADDED: invents", True, None),
     ("Nothing useful here, not sure.", True, None),
     ("", True, None),
 ])
@@ -57,7 +58,7 @@ def test_unparseable_reply_is_retried_once_then_unjudged():
     ok = ScriptedBackend(["I think it is fine", "PARTIAL: only half"])
     v = judge_answer(ok, "q?", "an answer", ["ref"])
     assert (v.label, v.reason, v.attempts) == ("partial", "only half", 2)
-    assert ok.requests[1][-1]["role"] == "user" and "ANSWERED, PARTIAL, NO" in ok.requests[1][-1]["content"]
+    assert ok.requests[1][-1]["role"] == "user" and "ANSWERED, PARTIAL, CLEAN_NO" in ok.requests[1][-1]["content"]
     bad = ScriptedBackend(["blah", "still blah"])
     v = judge_answer(bad, "q?", "an answer", [])
     assert v.label == UNJUDGED and v.attempts == 2 and "still blah" in v.reason and len(bad.requests) == 2
@@ -111,5 +112,48 @@ def test_one_short_real_run_with_the_embedded_model(tmp_path, fresh_ws):
     answer_and_judge(fresh_ws, backend, qset, sweep, max_answer_tokens=32)
     [row] = sweep.results[0].rows
     assert isinstance(row.answer, str) and row.answer
-    assert row.label in ("answered", "partial", "no", UNJUDGED) and row.extra["reason"]
+    assert row.label in ("answered", "partial", "clean_no", UNJUDGED) and row.extra["reason"]
     assert 1 <= row.extra["judge_attempts"] <= 2
+
+
+def _row(q_index, recall, label, reason=""):
+    from workbench.core.evaluate.metrics import question_metrics
+    from workbench.core.evaluate.sweep import QuestionResult
+    from workbench.core.spans import Span
+
+    refs = [] if recall is None else [Span(1, 0, 100)]
+    got = [Span(1, 0, int(100 * recall))] if recall else [Span(1, 500, 600)]
+    return QuestionResult(q_index, f"q{q_index}", "c", got, question_metrics(got, refs), "an answer", label,
+                          {"reason": reason})
+
+
+def test_summary_agreement_and_accounting_from_rows():
+    from workbench.core.evaluate.answer_report import answer_accounting, format_answer_table
+
+    a = [_row(0, 1.0, "answered", "right"), _row(1, 0.0, "clean_no"), _row(2, 0.0, "answered"),
+         _row(3, 0.5, "partial"), _row(4, 0.9, "no", "old run's label"), _row(5, None, "partial"),
+         _row(6, None, "clean_no"), _row(7, None, UNJUDGED)]
+    s = label_summary(a)
+    assert s["covered"] == {"answered": 2, "partial": 1, "clean_no": 2}
+    assert s["not_covered"] == {"partial": 1, "clean_no": 1, "padded": 0}
+    assert (s["unjudged"], s["unjudged_share"], s["judged"]) == (1, 1 / 8, 8)
+    # decisive rows: #0 (1.0, answered: agrees), #1 (0, clean no: agrees), #2 (0, answered: no), #4 (0.9, no: no)
+    assert s["agreement"] == {"agree": 2, "of": 4, "share": 0.5}
+    table = format_answer_table({"A": s})
+    assert "covered (5 q)" in table and "not covered (3 q)" in table and "1/8 (12%)" in table and "2/4 (50%)" in table
+    b = [_row(0, 1.0, "clean_no", "misses it"), _row(1, 0.0, "answered", "now right"), _row(2, 0.0, "partial"),
+         _row(3, 0.5, "answered"), _row(4, 0.9, "answered"), _row(5, None, "padded"), _row(6, None, "clean_no"),
+         _row(7, None, "clean_no")]
+    acc = answer_accounting(a, b)
+    assert (acc["both_correct"], acc["both_wrong"], acc["unjudged"]) == (1, 1, 1)  # #6; #5; #7
+    assert [x["q_index"] for x in acc["fixed"]] == [1, 3, 4] and [x["q_index"] for x in acc["broke"]] == [0, 2]
+    assert acc["broke"][0]["reason_before"] == "right" and acc["broke"][0]["reason_after"] == "misses it"
+
+
+def test_judge_prompt_carries_the_reference_answer():
+    from workbench.core.evaluate.judge import judge_messages
+
+    with_answer = judge_messages("q?", "cand", ["passage"], "forty-nine euros")[-1]["content"]
+    assert "Reference answer: forty-nine euros" in with_answer and "passage" in with_answer
+    assert "Reference answer" not in judge_messages("q?", "cand", ["passage"])[-1]["content"]
+    assert "PARTIAL, CLEAN_NO or PADDED" in judge_messages("q?", "cand", [], "ignored")[-1]["content"]

@@ -21,10 +21,18 @@ from workbench.commands.common import (
 )
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
 from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
+from workbench.core.evaluate.answer_report import (
+    accounting_lines,
+    answer_accounting,
+    answer_summaries,
+    format_answer_table,
+    judge_lines,
+    label_changes,
+)
 from workbench.core.evaluate.curves import budget_configs, budget_curves, curve_lines, parse_budgets
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
-from workbench.core.evaluate.judge import answer_and_judge, backend_name, label_changes, label_summary
+from workbench.core.evaluate.judge import answer_and_judge, backend_name
 from workbench.core.evaluate.records import list_runs, load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired, compare_to_baseline, resolve_baseline
 from workbench.core.evaluate.sweep import compare_rows, expand_grid, parse_grid, run_sweep
@@ -92,15 +100,9 @@ def _against_baseline(results, rows: list[dict], ref: str | None) -> list[str]: 
 
 def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> None:  # noqa: ANN001
     rows = summary_rows(sweep.results)
-    answers = {cr.config.key: label_summary(cr.rows) for cr in sweep.results if any(r.label for r in cr.rows)}
     for row in rows:
         row["run_id"] = run_id
-        if row["key"] in answers:
-            row["answers"] = answers[row["key"]]
-    lines = [format_table(rows)]
-    for key, a in answers.items():
-        counts = ", ".join(f"{k} {v}" for k, v in a["counts"].items() if v)
-        lines.append(f"answers of {key}: {counts}; median input tokens {a['median_input_tokens']}")
+    lines = [format_table(rows), *_answers_table(sweep.results, rows)]
     lines += _against_baseline(sweep.results, rows, getattr(args, "baseline", None))
     data: object = rows
     if getattr(args, "budgets", None):
@@ -115,6 +117,20 @@ def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> Non
     for w in sweep.warnings:
         print(f"warning: {w}", file=sys.stderr)
     emit(args, data, "\n".join(lines))
+
+
+def _answers_table(results, rows: list[dict]) -> list[str]:  # noqa: ANN001
+    """Seed 000's answer table when the rows were judged (text lines); each JSON row gets its ``answers``
+    summary and, per question, the answer, label and judge reason."""
+    answers = answer_summaries(results)
+    if not answers:
+        return []
+    for row, cr in zip(rows, results, strict=True):
+        if row["key"] in answers:
+            row["answers"] = answers[row["key"]]
+            row["judged_answers"] = [{"q_index": r.q_index, "question": r.question, "answer": r.answer,
+                                      "label": r.label, "reason": r.extra.get("reason", "")} for r in cr.rows]
+    return ["", format_answer_table(answers)]
 
 
 def _pick(ws, ref: str):  # noqa: ANN001, ANN202
@@ -150,7 +166,12 @@ def run_compare(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
         for tag, items in (("fixed", c.fixed), ("broke", c.broke)):
             lines += [f"  {tag:<5} #{x.q_index:<4} recall {x.before * 100:5.1f} → {x.after * 100:5.1f}  {x.question}"
                       for x in items]
-        lines += [f"  label #{x['q_index']:<4} {x['before']} → {x['after']}  {x['question']}" for x in labels]
+        if any(r.label for r in a.rows) and any(r.label for r in b.rows):
+            acc = answer_accounting(a.rows, b.rows)
+            data[-1]["answers"] = acc
+            lines += [f"  {line}" for line in accounting_lines(acc) + judge_lines(a.rows, b.rows)]
+        else:
+            lines += [f"  label #{x['q_index']:<4} {x['before']} → {x['after']}  {x['question']}" for x in labels]
         stats = compare_paired(a.rows, b.rows)
         data[-1]["statistics"] = stats.to_dict()
         lines.append("  statistics (A = left run, B = right run, paired by question):")
@@ -176,8 +197,12 @@ def run_eval(args: argparse.Namespace) -> int:
     progress = progress_printer(args.quiet)
     if args.rerun:
         ws = open_workspace(args)
-        ws.llm_opener = opener_for(choice)
-        run_id, sweep = rerun(ws, args.rerun, args.dataset, progress)
+        backend = judge = None
+        if _recorded_kind(ws, args.rerun) == "answers":  # an answers run answers and judges again
+            backend = _judge_backend(choice)
+            judge = _judge_backend(_judge_choice(choice, args.judge_model)) if args.judge_model else backend
+        ws.llm_opener = opener_for(choice) if backend is None else (lambda: backend)
+        run_id, sweep = rerun(ws, args.rerun, args.dataset, progress, backend=backend, judge=judge)
         _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
         return 0
     if not args.dataset:
@@ -200,15 +225,18 @@ def run_eval(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UserError(str(exc)) from None
     backend = _judge_backend(choice) if args.answers else None  # refused before any question is searched
+    judge = _judge_backend(_judge_choice(choice, args.judge_model)) if backend is not None and args.judge_model \
+        else backend
     ws = open_workspace(args)
     ws.llm_opener = opener_for(choice) if backend is None else (lambda: backend)  # LLM steps: the same LLM
     sweep = run_sweep(ws, qset, configs, progress)
-    llm_model = None
+    llm_model = judge_model = None
     if backend is not None:
-        llm_model = backend_name(backend)
-        answer_and_judge(ws, backend, qset, sweep, progress)
+        llm_model, judge_model = backend_name(backend), backend_name(judge)
+        answer_and_judge(ws, backend, qset, sweep, progress, judge=judge)
     run_id = save_run(ws, qset, sweep, label=args.label or qset.name, kind="answers" if args.answers else "retrieval",
-                      llm_model=llm_model, selection={"limit": args.limit, "corpus": args.corpus, "budgets": args.budgets})
+                      llm_model=llm_model, selection={"limit": args.limit, "corpus": args.corpus, "budgets": args.budgets},
+                      judge_model=judge_model)
     _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions")
     return 0
 
@@ -233,6 +261,22 @@ def _run_to_delete(ws, ref: str, yes: bool):  # noqa: ANN001, ANN202 - RunInfo
     why = (f"matches {len(matches)} runs" if len(matches) > 1
            else f"is shorter than {MIN_DELETE_PREFIX} characters (pass --yes to delete it)")
     raise UserError(f"--delete {ref!r} {why}: {listing}{more}; give the full run id")
+
+
+def _recorded_kind(ws, ref: str) -> str:  # noqa: ANN001
+    from workbench.core.evaluate.records import find_run
+
+    try:
+        return find_run(ws, ref).kind
+    except KeyError as exc:
+        raise UserError(str(exc.args[0])) from None
+
+
+def _judge_choice(choice, model: str):  # noqa: ANN001, ANN202 - LLMChoice -> LLMChoice
+    """The answering choice with the judge's model (same kind, host and remote consent)."""
+    from dataclasses import replace
+
+    return replace(choice, model=model)
 
 
 def _judge_backend(choice):  # noqa: ANN001, ANN202 - LLMChoice -> a generative Backend
@@ -283,7 +327,8 @@ def _show_run(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
     rows = summary_rows(results)
     for row in rows:
         row["run_id"] = info.id
-    lines = [f"run {info.id} ({info.label}, {info.started}, code {info.code_version})", format_table(rows)]
+    lines = [f"run {info.id} ({info.label}, {info.started}, code {info.code_version})", format_table(rows),
+             *_answers_table(results, rows)]
     lines += _against_baseline(results, rows, args.baseline)
     if args.out:
         names = {int(i): d.get("corpus_id") or Path(d["path"]).name for i, d in info.config["documents"].items()}
@@ -315,6 +360,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=finite_float, default=0.1, help="recall change that counts (default 0.1)")
     p.add_argument("--rerun", metavar="RUN", help="run a recorded run again (same questions and strategies)")
     p.add_argument("--answers", action="store_true", help="also answer with the local LLM and judge the answers")
+    p.add_argument("--judge-model", metavar="NAME",
+                   help="with --answers (or --rerun of an answers run): the model that judges the answers "
+                        "(same --llm kind and host; default: the answering model, which then grades itself)")
     p.add_argument("--baseline", metavar="N|KEY",
                    help="with several configurations: compare each with this one (number from 1 or key; default "
                         "the first) with intervals and Holm-adjusted p-values")

@@ -3,7 +3,8 @@
 A question set is a folder with ``questions.csv`` (columns ``question,references,corpus_id``) and
 ``corpora/<corpus_id>.md``. ``references`` is a JSON list of ``{"content", "start_index", "end_index"}``:
 Python character offsets into the corpus text read as UTF-8 (a reference may carry its own ``corpus_id``,
-which overrides the row's). A question with an empty list is one the corpus does not cover.
+which overrides the row's). A question with an empty list is one the corpus does not cover. An optional
+``reference_answer`` column holds a written answer the judge compares candidate answers with.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class Question:
     question: str
     corpus_id: str
     references: tuple[Reference, ...] = ()
+    reference_answer: str = ""
 
     @property
     def covered(self) -> bool:
@@ -227,7 +229,8 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
                 refs.append(Reference(cid, start, end, content))
             if row_cid:
                 corpus_text(row_cid, where)
-            questions.append(Question(index, text, row_cid, tuple(refs)))
+            questions.append(Question(index, text, row_cid, tuple(refs),
+                                      (row.get("reference_answer") or "").strip()))
     if strict and mismatches:
         shown = "\n  ".join(mismatches[:5])
         more = f"\n  … and {len(mismatches) - 5} more" if len(mismatches) > 5 else ""
@@ -278,8 +281,10 @@ def _question_dict(q: Question | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(q, Question):
         refs = [{"corpus_id": r.corpus_id, "start_index": r.start, "end_index": r.end, "content": r.content}
                 for r in q.references]
-        return {"question": q.question, "corpus_id": q.corpus_id, "references": refs}
-    return {"question": q["question"], "corpus_id": q.get("corpus_id", ""), "references": list(q.get("references", []))}
+        return {"question": q.question, "corpus_id": q.corpus_id, "references": refs,
+                "reference_answer": q.reference_answer}
+    return {"question": q["question"], "corpus_id": q.get("corpus_id", ""), "references": list(q.get("references", [])),
+            "reference_answer": str(q.get("reference_answer") or "")}
 
 
 def save_question_set(
@@ -325,15 +330,18 @@ def save_question_set(
                 raise DatasetError(f"reference {start}..{end} of {cid!r} does not match its content")
             refs.append({"content": content, "start_index": start, "end_index": end}
                         | ({"corpus_id": cid} if cid != d["corpus_id"] else {}))
-        rows.append({"question": d["question"].strip(), "corpus_id": d["corpus_id"], "references": refs})
+        rows.append({"question": d["question"].strip(), "corpus_id": d["corpus_id"], "references": refs,
+                     "reference_answer": d["reference_answer"].strip()})
     for cid, text in texts.items():
         with open(root / CORPORA_DIR / f"{cid}.md", "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
     with open(root / QUESTIONS_FILE, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["question", "references", "corpus_id"])
+        with_answers = any(r["reference_answer"] for r in rows)  # the column only when some question has one
+        writer.writerow(["question", "references", "corpus_id", *(["reference_answer"] if with_answers else [])])
         for r in rows:
-            writer.writerow([r["question"], json.dumps(r["references"]), r["corpus_id"]])
+            writer.writerow([r["question"], json.dumps(r["references"]), r["corpus_id"],
+                             *([r["reference_answer"]] if with_answers else [])])
     return load_question_set(root)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.core.evaluate.answer_report import answer_summaries
 from workbench.core.evaluate.metrics import RATE_METRICS, SIZE_METRICS
 from workbench.core.evaluate.sweep import ConfigResult
 
@@ -120,6 +121,14 @@ def plot_tradeoff(rows: Sequence[dict[str, Any]], paths: Sequence[str | Path], t
     return out
 
 
+def answer_table_row(key: str, a: dict[str, Any]) -> dict[str, Any]:
+    """One configuration's row of seed 000's answer table, flat for CSV."""
+    return {"key": key, **{f"covered_{k}": v for k, v in a["covered"].items()},
+            **{f"not_covered_{k}": v for k, v in a["not_covered"].items()}, "unjudged": a["unjudged"],
+            "unjudged_share": a["unjudged_share"], "median_input_tokens": a["median_input_tokens"],
+            "judge_agrees": a["agreement"]["agree"], "judge_agreement_of": a["agreement"]["of"]}
+
+
 def export_results(folder: str | Path, results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None,
                    title: str = "", extra: dict[str, Any] | None = None) -> dict[str, Path]:
     """Write ``summary.csv/json``, ``questions.csv/json`` and ``tradeoff.png/svg`` into ``folder``."""
@@ -127,12 +136,17 @@ def export_results(folder: str | Path, results: Sequence[ConfigResult], doc_name
     folder.mkdir(parents=True, exist_ok=True)
     summary = summary_rows(results)
     questions = question_rows(results, doc_names)
+    answers = answer_summaries(results)
     files = {
         "summary_csv": write_csv(summary, folder / "summary.csv"),
-        "summary_json": write_json({**(extra or {}), "configs": summary}, folder / "summary.json"),
+        "summary_json": write_json({**(extra or {}), "configs": summary, **({"answers": answers} if answers else {})},
+                                   folder / "summary.json"),
         "questions_csv": write_csv(questions, folder / "questions.csv"),
         "questions_json": write_json(questions, folder / "questions.json"),
     }
+    if answers:
+        files["answers_csv"] = write_csv([answer_table_row(key, a) for key, a in answers.items()],
+                                         folder / "answers.csv")
     png, svg = plot_tradeoff(summary, [folder / "tradeoff.png", folder / "tradeoff.svg"], title)
     files |= {"plot_png": png, "plot_svg": svg}
     return files

@@ -1,31 +1,37 @@
-"""Answer evaluation with the local LLM: answer each question from each strategy's context, then label the
-answer with a judge prompt.
+"""Answer evaluation with the local LLM: answer each question from each configuration's context with the prompt
+``ask`` and the GUI use (``workbench.core.answer.prompt.build_prompt``), then label the answer with a judge
+prompt, on the same model or a separate judge model.
 
-Labels: ``answered`` / ``partial`` / ``no`` for questions the corpus covers, ``clean_no`` / ``padded`` for
-questions it does not cover (a clean "the context does not say" versus an invented answer), each with a
-one-line reason. Judge output that cannot be parsed is asked for once more, then recorded as ``unjudged``:
-a bad reply never stops the run. The backend is any object with
-``complete(messages, max_tokens=..., temperature=...) -> str`` (see ``workbench.core.llm``).
+Labels as seed 000's table: a question the corpus covers is ``answered`` / ``partial`` / ``clean_no`` (no
+usable answer: it says the passages do not hold it, or what it says is wrong); a question the corpus does not
+cover is ``partial`` (declines but still offers a guess) / ``clean_no`` (a clean "the passages do not say") /
+``padded`` (answers anyway, invents), each with a one-line reason. When the question set carries a written
+reference answer, the judge compares with it as well as with the reference passages. Judge output that
+cannot be parsed is asked for once more, then recorded as ``unjudged``: a bad reply never stops the run. A
+backend is any object with ``complete(messages, max_tokens=..., temperature=...) -> str`` (see
+``workbench.core.llm``); one that also counts tokens (a ``Backend``) fits the prompt to its window.
 """
 
 from __future__ import annotations
 
 import re
-import statistics
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from workbench.core.evaluate.datasets import QuestionSet
-from workbench.core.evaluate.sweep import QuestionResult, SweepResult
+from workbench.core.evaluate.datasets import Question, QuestionSet
+from workbench.core.evaluate.sweep import SweepResult
 from workbench.core.jobs import Cancelled, CancelToken, ProgressSink, Reporter
-from workbench.core.llm.base import first_json_object
+from workbench.core.llm.base import Backend, first_json_object
 
-COVERED_LABELS = ("answered", "partial", "no")
-UNCOVERED_LABELS = ("clean_no", "padded")
+if TYPE_CHECKING:
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.workspace import Workspace
+
+COVERED_LABELS = ("answered", "partial", "clean_no")
+UNCOVERED_LABELS = ("partial", "clean_no", "padded")
 UNJUDGED = "unjudged"
-LABELS = (*COVERED_LABELS, *UNCOVERED_LABELS, UNJUDGED)
-NOT_IN_CONTEXT = "The context does not say."
+LABELS = ("answered", "partial", "clean_no", "padded", UNJUDGED)
 _LABEL_LINE = re.compile(
     r"^[\s*#>\-\"'`]*(?:label\s*[:=]\s*)?[\s*\"'`]*(answered|partial|clean[\s_-]?no|padded|no)\b[\s*\"'`]*[:\-–—.,]?\s*(.*)$",
     re.IGNORECASE)
@@ -41,27 +47,25 @@ class Judgement:
     raw: str = ""
 
 
-def answer_messages(question: str, context: str) -> list[dict]:
-    """Chat messages asking for an answer from the context only."""
-    return [
-        {"role": "system", "content": "Answer the question using only the context. Be brief. If the context "
-                                      f"does not contain the answer, reply exactly: {NOT_IN_CONTEXT}"},
-        {"role": "user", "content": f"Context:\n{context}\n\nQuestion: {question}\nAnswer:"},
-    ]
+def judge_messages(question: str, answer: str, references: Sequence[str],
+                   reference_answer: str = "") -> list[dict[str, Any]]:
+    """Chat messages asking the judge for one label line; ``references`` empty = the corpus does not cover it.
 
-
-def judge_messages(question: str, answer: str, references: Sequence[str]) -> list[dict]:
-    """Chat messages asking the judge for one label line; ``references`` empty = the corpus does not cover it."""
+    ``reference_answer`` (a written answer from the question set) is given to the judge to compare with."""
     if references:
         listing = "\n".join(f"- {' '.join(r.split())}" for r in references)
-        task = (f"Reference passages that hold the answer:\n{listing}\n\n"
-                "Label the candidate answer. ANSWERED: correct and complete by the references. PARTIAL: partly "
-                "correct or incomplete. NO: wrong, unrelated, or says it does not know.")
-        labels = "ANSWERED, PARTIAL or NO"
+        written = (f"Reference answer: {' '.join(reference_answer.split())}\n\nCompare the candidate answer with the "
+                   "reference answer; the passages are its source.\n") if reference_answer.strip() else ""
+        task = (f"Reference passages that hold the answer:\n{listing}\n\n{written}"
+                "Label the candidate answer. ANSWERED: correct and complete. PARTIAL: partly correct or "
+                "incomplete. CLEAN_NO: no usable answer (it says the passages do not contain it, or it is wrong "
+                "or unrelated).")
+        labels = "ANSWERED, PARTIAL or CLEAN_NO"
     else:
         task = ("The documents do NOT contain the answer to this question. Label the candidate answer. "
-                "CLEAN_NO: it says the context does not give the answer. PADDED: it answers anyway or invents.")
-        labels = "CLEAN_NO or PADDED"
+                "CLEAN_NO: it says the passages do not give the answer and adds nothing invented. PARTIAL: it says "
+                "so but still offers a guess or a partial answer. PADDED: it answers anyway, as if it knew.")
+        labels = "PARTIAL, CLEAN_NO or PADDED"
     return [
         {"role": "system", "content": "You grade answers strictly and reply with one line only."},
         {"role": "user", "content": f"Question: {question}\n\n{task}\n\nCandidate answer: {answer.strip() or '(empty)'}"
@@ -69,20 +73,23 @@ def judge_messages(question: str, answer: str, references: Sequence[str]) -> lis
     ]
 
 
-def _norm(label: str) -> str:
+def _norm(label: str, covered: bool) -> str:
     label = re.sub(r"[\s-]+", "_", label.strip().lower())
-    return "clean_no" if label == "cleanno" else label
+    if label == "cleanno" or (label == "no" and covered):  # a judge's plain NO on a covered question
+        return "clean_no"
+    return label
 
 
 def parse_judgement(text: str, covered: bool) -> tuple[str, str] | None:
     """``(label, reason)`` from a judge reply (a ``LABEL: reason`` line or JSON), or None when unusable.
 
-    Only the labels of the question's kind are accepted (``no`` is not a valid label for an uncovered one)."""
+    Only the labels of the question's kind are accepted: a plain ``no`` reads as ``clean_no`` for a covered
+    question and is refused for an uncovered one (declining cleanly and padding must be told apart)."""
     allowed = COVERED_LABELS if covered else UNCOVERED_LABELS
     text = (text or "").strip()
     data = first_json_object(text)
     if data is not None:
-        label = _norm(str(data.get("label", "")))
+        label = _norm(str(data.get("label", "")), covered)
         if label in allowed:
             return label, " ".join(str(data.get("reason", "")).split())[:200]
     lines = [ln for ln in text.splitlines() if ln.strip()]
@@ -90,7 +97,7 @@ def parse_judgement(text: str, covered: bool) -> tuple[str, str] | None:
         m = _LABEL_LINE.match(line)
         if not m:
             continue
-        label = _norm(m.group(1))
+        label = _norm(m.group(1), covered)
         if label not in allowed:
             continue
         reason = m.group(2).strip() or (lines[i + 1].strip() if i + 1 < len(lines) else "")
@@ -98,9 +105,10 @@ def parse_judgement(text: str, covered: bool) -> tuple[str, str] | None:
     return None
 
 
-def judge_answer(backend, question: str, answer: str, references: Sequence[str], max_tokens: int = 96) -> Judgement:  # noqa: ANN001
+def judge_answer(backend: Any, question: str, answer: str, references: Sequence[str], max_tokens: int = 96,
+                 reference_answer: str = "") -> Judgement:
     """Label one answer; an unparseable reply is asked for once more, then recorded as ``unjudged``."""
-    messages = judge_messages(question, answer, references)
+    messages = judge_messages(question, answer, references, reference_answer)
     raw = ""
     for attempt in (1, 2):
         try:
@@ -119,15 +127,7 @@ def judge_answer(backend, question: str, answer: str, references: Sequence[str],
     return Judgement(UNJUDGED, f"judge reply could not be parsed: {' '.join(raw.split())[:120]!r}", 2, raw)
 
 
-def context_text(ws, result) -> str:  # noqa: ANN001 - Workspace, SearchResult
-    """The prompt context of a search result: every passage with its title and heading path."""
-    from workbench.core.retrieve.assemble import passage_display
-
-    return "\n\n---\n\n".join(f"[{p.rank}] " + passage_display(ws.document(p.span.doc_id), p)
-                              for p in result.passages)
-
-
-def backend_name(backend) -> str:  # noqa: ANN001
+def backend_name(backend: Any) -> str:
     """The model name recorded with a run."""
     for attr in ("label", "model", "name"):
         value = getattr(backend, attr, None)
@@ -136,17 +136,30 @@ def backend_name(backend) -> str:  # noqa: ANN001
     return type(backend).__name__
 
 
-def answer_and_judge(ws, backend, qset: QuestionSet, sweep: SweepResult, progress: ProgressSink | None = None,  # noqa: ANN001
-                     cancel: CancelToken | None = None, max_answer_tokens: int = 256) -> None:
-    """Answer every question from every configuration's context and label it; fills ``answer``, ``label``
-    and ``extra`` (``reason``, ``input_tokens``, ``judge_attempts``) of the sweep's rows in place.
+def answer_prompt(ws: Workspace, question: str, result: SearchResult, backend: Any,
+                  max_tokens: int = 256) -> list[dict[str, Any]]:
+    """The messages ``ask`` would send for ``result``: ``build_prompt`` over its passages, fitted to the
+    backend's window when the backend counts tokens (a ``Backend``), else with no budget."""
+    from workbench.core.answer.prompt import build_prompt
 
-    The extractive backend is refused (``NotGenerative``): it cannot write the answers or the verdicts."""
+    fitted = backend if isinstance(backend, Backend) else None
+    return build_prompt(ws, result, fitted, 0, max_tokens, question).messages
+
+
+def answer_and_judge(ws: Workspace, backend: Any, qset: QuestionSet, sweep: SweepResult,
+                     progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+                     max_answer_tokens: int = 256, judge: Any = None) -> None:
+    """Answer every question from every configuration's context with ``backend`` (the ``ask`` prompt) and
+    label it with ``judge`` (default: the answering backend); fills ``answer``, ``label`` and ``extra``
+    (``reason``, ``input_tokens``, ``judge_attempts``, ``covered``) of the sweep's rows in place.
+
+    The extractive backend is refused (``NotGenerative``) as answerer or judge: it cannot write either."""
     from workbench.core.llm.extractive import JUDGE_REFUSAL, NotGenerative, is_extractive
 
-    if is_extractive(backend):
+    judge = backend if judge is None else judge
+    if is_extractive(backend) or is_extractive(judge):
         raise NotGenerative(JUDGE_REFUSAL)
-    questions = {q.index: q for q in qset.questions}
+    questions: dict[int, Question] = {q.index: q for q in qset.questions}
     report = Reporter(progress, "answering", sum(len(cr.rows) for cr in sweep.results))
     done = 0
     for cr in sweep.results:
@@ -155,33 +168,19 @@ def answer_and_judge(ws, backend, qset: QuestionSet, sweep: SweepResult, progres
                 cancel.check()
             q = questions[row.q_index]
             result = ws.search(q.question, cr.config.strategy, cancel=cancel)
-            messages = answer_messages(q.question, context_text(ws, result))
+            messages = answer_prompt(ws, q.question, result, backend, max_answer_tokens)
             tokens = sum(ws.count_tokens(m["content"]) for m in messages)
             try:
                 row.answer = backend.complete(messages, max_tokens=max_answer_tokens, temperature=0.0).strip()
-                verdict = judge_answer(backend, q.question, row.answer, [r.content for r in q.references])
+                verdict = judge_answer(judge, q.question, row.answer, [r.content for r in q.references],
+                                       reference_answer=q.reference_answer)
             except Cancelled:
                 raise
             except Exception as exc:  # no answer: recorded, the run goes on
                 row.answer = ""
                 verdict = Judgement(UNJUDGED, f"answer failed: {type(exc).__name__}: {exc}"[:200], 0)
             row.label = verdict.label
-            row.extra.update(reason=verdict.reason, input_tokens=tokens, judge_attempts=verdict.attempts)
+            row.extra.update(reason=verdict.reason, input_tokens=tokens, judge_attempts=verdict.attempts,
+                             covered=q.covered)
             done += 1
             report(done, cr.config.key)
-
-
-def label_summary(rows: Sequence[QuestionResult]) -> dict:
-    """Counts per label and the median answer-prompt input tokens (MiniLM tokenizer count)."""
-    counts = Counter(r.label for r in rows if r.label)
-    tokens = [r.extra["input_tokens"] for r in rows if "input_tokens" in r.extra]
-    return {"counts": {label: counts.get(label, 0) for label in LABELS},
-            "median_input_tokens": statistics.median(tokens) if tokens else None, "judged": sum(counts.values())}
-
-
-def label_changes(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult]) -> list[dict]:
-    """Questions whose label differs between two configurations (matched by question index)."""
-    b = {r.q_index: r for r in rows_b}
-    return [{"q_index": a.q_index, "question": a.question, "before": a.label, "after": b[a.q_index].label,
-             "reason": b[a.q_index].extra.get("reason", "")}
-            for a in rows_a if a.q_index in b and a.label != b[a.q_index].label]

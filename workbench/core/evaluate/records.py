@@ -19,8 +19,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.core.evaluate.answer_report import label_summary
 from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_question_set
-from workbench.core.evaluate.judge import label_summary
 from workbench.core.evaluate.metrics import QuestionMetrics, summary_to_dict
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig, SweepResult, run_sweep
 from workbench.core.jobs import CancelToken, ProgressSink
@@ -86,9 +86,10 @@ def _iso(t: datetime) -> str:
 
 def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",
              seed: int = 0, llm_model: str | None = None, started: datetime | None = None,
-             selection: dict[str, Any] | None = None) -> str:
+             selection: dict[str, Any] | None = None, judge_model: str | None = None) -> str:
     """Store a finished sweep as a run (one transaction) and return its id.
 
+    ``llm_model`` answered, ``judge_model`` judged (recorded as the answering model when None).
     ``selection`` records how the question set was narrowed (``{"limit": N, "corpus": [...]}``) for re-runs.
     """
     finished = datetime.now(timezone.utc)
@@ -107,7 +108,8 @@ def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = 
                     for cr in sweep.results],
         "embedding": {"model_id": emb.model_id, "model_path": getattr(emb, "model_path", None),
                       "file_sha256": model_file_hash(getattr(emb, "model_path", None))},
-        "llm": {"model": llm_model} if llm_model else None,
+        "llm": ({"model": llm_model} | ({"judge_model": judge_model} if judge_model and judge_model != llm_model
+                                        else {})) if llm_model else None,
         "seed": seed,
         "documents": {str(i): {"path": doc_rows[i]["path"], "sha256": doc_rows[i]["sha256"],
                                "corpus_id": corpus_of.get(i)} for i in sorted(used) if i in doc_rows},
@@ -187,12 +189,17 @@ def delete_run(ws: Workspace, ref: str) -> None:
 
 
 def rerun(ws: Workspace, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,
-          cancel: CancelToken | None = None, allow_changed: bool = False) -> tuple[str, SweepResult]:
+          cancel: CancelToken | None = None, allow_changed: bool = False, backend: Any = None,
+          judge: Any = None) -> tuple[str, SweepResult]:
     """Run a recorded run's configurations again on the same questions; returns the new run id.
 
-    Raises ``DatasetError`` when the question set's content changed since (unless ``allow_changed``).
+    An answers run answers and judges again with ``backend`` (and ``judge``, default the backend); without
+    a backend it raises ``ValueError``. Raises ``DatasetError`` when the question set's content changed since
+    (unless ``allow_changed``).
     """
     info = find_run(ws, ref)
+    if info.kind == "answers" and backend is None:
+        raise ValueError(f"run {info.id} judged answers: re-running it needs an answering model")
     ds = info.config["dataset"]
     qset = load_question_set(dataset_dir or ds["path"])
     if not allow_changed and (qset.questions_hash != ds["questions_sha256"]
@@ -203,8 +210,14 @@ def rerun(ws: Workspace, ref: str, dataset_dir: str | None = None, progress: Pro
     configs = [SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]) for c in info.config["configs"]]
     started = datetime.now(timezone.utc)
     sweep = run_sweep(ws, qset, configs, progress, cancel)
+    llm_model = judge_model = None
+    if info.kind == "answers":
+        from workbench.core.evaluate.judge import answer_and_judge, backend_name
+
+        answer_and_judge(ws, backend, qset, sweep, progress, cancel, judge=judge)
+        llm_model, judge_model = backend_name(backend), backend_name(judge if judge is not None else backend)
     if ws.embedder.model_id != info.config["embedding"]["model_id"]:
         sweep.warnings.append(f"embedding model differs from the recorded run ({info.config['embedding']['model_id']})")
     new_id = save_run(ws, qset, sweep, label=f"re-run of {info.id}", kind=info.kind, seed=info.config.get("seed", 0),
-                      started=started, selection=sel)
+                      started=started, selection=sel, llm_model=llm_model, judge_model=judge_model)
     return new_id, sweep

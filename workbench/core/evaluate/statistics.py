@@ -43,7 +43,8 @@ __all__ = ["ALPHA", "BLOCK_CELLS", "EXACT_FLIPS", "MDD_FACTOR", "RESAMPLES", "Ba
            "exact_sign_test", "holm", "paired_bootstrap", "pair_rows", "resolve_baseline"]
 
 ANSWERED = "answered"
-_COVERED_LABELS = ("answered", "partial", "no")  # judge.COVERED_LABELS (not imported: keeps this module light)
+_COVERED_LABELS = ("answered", "partial", "clean_no", "no")  # judge.COVERED_LABELS and older runs' "no" (not
+# imported: keeps this module light)
 
 
 def _rate(name: str) -> Callable[[QuestionResult], float | None]:
