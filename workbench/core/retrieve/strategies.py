@@ -7,7 +7,7 @@ the evaluation lab alike. ``PRESETS`` holds the named ones.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from workbench.core.ingest.chunkers.choice import apply_chunker
@@ -155,7 +155,7 @@ class Strategy:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict in the flat form every version reads (nested ``chunk``; every expansion
         field, those of other kinds at their defaults)."""
-        flat = {"name": self.name, "chunk": self.chunk.as_dict(), **self.search_config.to_flat(),
+        flat = {"name": self.name, "chunk": _chunk_dict(self.chunk), **self.search_config.to_flat(),
                 "expansion": self.expansion, **{k: flat_value(self.expander, k) for k in FIELD_OWNER},
                 **self._general()}
         return {k: flat.pop(k) for k in FLAT_ORDER if k in flat} | flat
@@ -163,7 +163,7 @@ class Strategy:
     def to_composed_dict(self) -> dict[str, Any]:
         """JSON-ready dict with nested values: ``chunk``, ``search`` (mode and fusion settings) and
         ``expansion`` (``kind`` and its own fields only). ``from_dict`` reads it back."""
-        return {"name": self.name, "chunk": self.chunk.as_dict(), "search": self.search_config.to_dict(),
+        return {"name": self.name, "chunk": _chunk_dict(self.chunk), "search": self.search_config.to_dict(),
                 "expansion": self.expander.to_dict(), **self._general()}
 
     def to_json(self) -> str:
@@ -191,6 +191,14 @@ class Strategy:
         if self.budget:
             parts.append(f"budget {self.budget} tokens")
         return ", ".join(parts)
+
+
+def _chunk_dict(chunk: ChunkConfig) -> dict[str, Any]:
+    """The chunk fields as strategy JSON has always written them; ``chunker`` only when set."""
+    data = asdict(chunk)
+    if not data["chunker"]:
+        del data["chunker"]
+    return data
 
 
 _GENERAL_TYPES = {f.name: str(f.type) for f in fields(Strategy)
