@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workbench.core.evaluate.bundled import bundled_path  # noqa: E402
 from workbench.core.evaluate.datasets import index_corpora, load_question_set  # noqa: E402
 from workbench.core.evaluate.sweep import expand_grid, run_sweep  # noqa: E402
+from workbench.core.index.build import IngestReport  # noqa: E402
 from workbench.core.workspace import Workspace  # noqa: E402
 
 METRICS = ("recall", "precision", "iou", "context_tokens")
@@ -50,21 +51,23 @@ def main() -> int:
     configs = expand_grid([base], grid)
     started = time.perf_counter()
     index_corpora(ws, qset, configs[0].strategy.chunk)  # builds the first set when the corpus is new
-    builds: dict[str, tuple[float, int]] = {}
+    builds: dict[str, tuple[float, int, int]] = {}
     for config in configs:
         if config is not configs[0]:
             started = time.perf_counter()
-        info = ws.ensure_chunk_set(config.strategy.chunk)
-        builds[config.key] = (time.perf_counter() - started, info.chunk_count)
-        print(f"built {config.key}: {info.chunk_count} chunks in {builds[config.key][0]:.1f}s", file=sys.stderr)
+        report = IngestReport()
+        info = ws.ensure_chunk_set(config.strategy.chunk, report=report)
+        builds[config.key] = (time.perf_counter() - started, info.chunk_count, report.chunks_embedded)
+        print(f"built {config.key}: {info.chunk_count} chunks in {builds[config.key][0]:.1f}s "
+              f"({report.chunks_embedded} texts embedded, the rest cached)", file=sys.stderr)
     sweep = run_sweep(ws, qset, configs)
     rows = []
     for result in sweep.results:
-        seconds, count = builds[result.config.key]
+        seconds, count, embedded = builds[result.config.key]
         summary = result.summary
         rows.append({"chunker": str(result.config.params.get("chunker")), "label": result.config.strategy.chunk.label(),
                      **{m: round(summary[m].mean, 4) for m in METRICS if m in summary},
-                     "chunks": count, "build_s": round(seconds, 1),
+                     "chunks": count, "embedded": embedded, "build_s": round(seconds, 1),
                      "chunks_per_s": round(count / seconds, 1) if seconds > 0 else None})
     print(f"| chunker (size {args.size}, top-{args.top_k}{f', ±{args.window}' if args.window else ''}) "
           "| recall | precision | IoU | context tokens | chunks | build s | chunks/s |")
