@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import lru_cache
 
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerSpec
@@ -120,9 +121,13 @@ def apply_chunker(base: ChunkConfig, value: str | Mapping[str, object] | None, s
 
 def chunker_spec(config: ChunkConfig) -> ChunkerSpec | None:
     """The full spec (installed library version included) of a config's registry chunker, or None."""
-    if not config.chunker:
-        return None
-    name, params = parse_chunker(config.chunker)
+    return _spec_of(config.chunker) if config.chunker else None
+
+
+@lru_cache(maxsize=256)
+def _spec_of(chunker: str) -> ChunkerSpec:
+    """The spec of a stored chunker (cached: set ids are computed on every search)."""
+    name, params = parse_chunker(chunker)
     return get_kind(name).spec(**params)
 
 
