@@ -14,6 +14,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,14 @@ def direct_call(name: str, chunker: Any) -> Callable[[Document], object] | None:
     if name == "semchunk":
         return lambda doc: chunker._chunk(doc.text, offsets=True, overlap=chunker._overlap or None)  # noqa: SLF001
     return None
+
+
+def _through_workbench(chunker: Any, docs: list[Document]) -> object:
+    return [chunk_verified(chunker, d.text, d.headings, d.path) for d in docs]
+
+
+def _direct(call: Callable[[Document], object], docs: list[Document]) -> object:
+    return [call(d) for d in docs]
 
 
 def best_of(repeat: int, fn: Callable[[], object]) -> float:
@@ -84,12 +93,12 @@ def main() -> int:
         except ChunkerError as exc:
             print(f"{kind.name:22} fails: {exc}")
             continue
-        ours = best_of(args.repeat, lambda c=chunker: [chunk_verified(c, d.text, d.headings, d.path) for d in docs])
+        ours = best_of(args.repeat, partial(_through_workbench, chunker, docs))
         count = sum(len(chunk_verified(chunker, d.text, d.headings, d.path)) for d in docs)
         if direct is None:
             print(f"{kind.name:22} {count:7d} {ours:12.2f} {'-':>9} {'-':>6}")
             continue
-        theirs = best_of(args.repeat, lambda f=direct: [f(d) for d in docs])
+        theirs = best_of(args.repeat, partial(_direct, direct, docs))
         print(f"{kind.name:22} {count:7d} {ours:12.2f} {theirs:9.2f} {ours / theirs:6.2f}")
     return 0
 
