@@ -110,6 +110,10 @@ def add_chunk_options(p: argparse.ArgumentParser) -> None:
                    help="split on headings and paragraphs before size")
     p.add_argument("--heading-path", action="store_true", default=None,
                    help="embed 'title > headings: text' (heading-path contextual embedding)")
+    p.add_argument("--chunker", metavar="NAME_OR_JSON",
+                   help="cut with a registry chunker ('workbench chunkers' lists them): a name with default "
+                        "parameters, or a JSON object such as '{\"name\": \"recursive\", \"max_tokens\": 256, "
+                        "\"overlap\": 32}'; --chunk-size/--overlap then set its size/overlap parameters")
 
 
 def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:

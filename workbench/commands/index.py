@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from workbench.commands.common import (
     EXIT_PROBLEMS,
@@ -16,12 +17,27 @@ from workbench.commands.common import (
     open_workspace,
     progress_printer,
 )
+from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunking import ChunkConfig, max_overlap
 
 
 def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> ChunkConfig:
-    """The chunk configuration named by the chunk options (over ``base`` or the defaults)."""
+    """The chunk configuration named by the chunk options (over ``base`` or the defaults). With
+    ``--chunker`` (or a base cut by a registry chunker), ``--chunk-size`` and ``--overlap`` go to the
+    chunker's size and overlap parameters."""
     base = base or ChunkConfig()
+    chunker = getattr(args, "chunker", None)
+    if chunker or base.chunker:
+        start = replace(base, unit=args.unit or base.unit,
+                        heading_prefix=base.heading_prefix if args.heading_path is None else args.heading_path)
+        try:
+            config = apply_chunker(start, chunker, size=args.chunk_size, overlap=args.overlap)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        if config.chunker:
+            return config
+        base, args = config, argparse.Namespace(**{**vars(args), "chunk_size": None, "overlap": None, "unit": None,
+                                                   "structure_aware": config.structure_aware})
     values = {
         "unit": args.unit or base.unit,
         "size": args.chunk_size if args.chunk_size is not None else base.size,

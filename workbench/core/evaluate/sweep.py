@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
 from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
+from workbench.core.ingest.chunkers.choice import apply_chunker
+from workbench.core.ingest.chunkers.registry import get_kind
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
-from workbench.core.retrieve.strategies import Strategy, override, resolve
+from workbench.core.retrieve.strategies import Strategy, override, replace, resolve
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
@@ -26,8 +28,9 @@ if TYPE_CHECKING:
 GRID_KEYS = {
     "chunk_size": "size", "size": "size", "overlap": "overlap", "window": "window", "top_k": "top_k",
     "k": "top_k", "budget": "budget", "window_tokens": "window_tokens", "parent_size": "parent_size",
-    "per_doc_cap": "per_doc_cap", "candidate_k": "candidate_k",
+    "per_doc_cap": "per_doc_cap", "candidate_k": "candidate_k", "chunker": "chunker",
 }
+TEXT_KEYS = {"chunker"}  # grid keys whose values are names, not numbers
 DISPLAY = {"size": "chunk_size"}
 
 
@@ -86,9 +89,12 @@ class SweepResult:
         raise KeyError(f"no configuration {key!r}")
 
 
-def parse_grid(text: str | None) -> dict[str, list[int]]:
-    """``"window=0,1,2 chunk_size=100,200"`` → ``{"window": [0, 1, 2], "chunk_size": [100, 200]}``."""
-    grid: dict[str, list[int]] = {}
+def parse_grid(text: str | None) -> dict[str, list[int | str]]:
+    """``"window=0,1,2 chunk_size=100,200"`` → ``{"window": [0, 1, 2], "chunk_size": [100, 200]}``.
+
+    ``chunker=fixed,recursive,semantic`` takes chunker names (default parameters); with it, ``size`` goes
+    to each chunker's size parameter (``size``, else ``max_tokens``; see ``chunkers.choice``)."""
+    grid: dict[str, list[int | str]] = {}
     for part in (text or "").replace(";", " ").split():
         name, sep, values = part.partition("=")
         name = name.strip().replace("-", "_")
@@ -96,21 +102,29 @@ def parse_grid(text: str | None) -> dict[str, list[int]]:
             raise ValueError(f"grid entry {part!r} must look like name=1,2,3")
         if name not in GRID_KEYS:
             raise ValueError(f"unknown grid parameter {name!r}; use {', '.join(sorted(GRID_KEYS))}")
-        try:
-            nums = [int(v) for v in values.split(",") if v.strip()]
-        except ValueError:
-            raise ValueError(f"grid values of {name!r} must be whole numbers: {values!r}") from None
+        nums: list[int | str]
+        if name in TEXT_KEYS:
+            nums = [get_kind(v.strip()).name for v in values.split(",") if v.strip()]  # unknown: refused
+        else:
+            nums = _numbers(name, values)
         canonical = DISPLAY.get(GRID_KEYS[name], GRID_KEYS[name])
         grid[canonical] = list(dict.fromkeys(grid.get(canonical, []) + nums))
     return grid
 
 
-def config_key(base: str, params: Mapping[str, int]) -> str:
+def _numbers(name: str, values: str) -> list[int | str]:
+    try:
+        return [int(v) for v in values.split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"grid values of {name!r} must be whole numbers: {values!r}") from None
+
+
+def config_key(base: str, params: Mapping[str, int | str]) -> str:
     """A readable unique key: ``plain`` or ``plain chunk_size=100 window=1``."""
     return " ".join([base, *(f"{k}={v}" for k, v in params.items())])
 
 
-def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequence[int]] | str | None = None,
+def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequence[int | str]] | str | None = None,
                 warnings: list[str] | None = None) -> list[SweepConfig]:
     """Every strategy × every grid combination. Combinations a strategy rejects (e.g. overlap ≥ chunk
     size) are skipped with a note in ``warnings``."""
@@ -125,7 +139,8 @@ def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequenc
             params = dict(zip(names, values, strict=True))
             changes = {GRID_KEYS[n]: v for n, v in params.items()}
             try:
-                strategy = override(base, **changes)
+                strategy = _with_chunker(override(base, **{k: v for k, v in changes.items() if k != "chunker"}),
+                                         changes.get("chunker"), changes.get("size"))
             except ValueError as exc:
                 if warnings is not None:
                     warnings.append(f"skipped {config_key(base.name, params)}: {exc}")
@@ -178,6 +193,15 @@ def run_sweep(
             report(done, cr.config.key)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _with_chunker(strategy: Strategy, chunker: object, size: object) -> Strategy:
+    """``strategy`` cut by the grid's ``chunker`` (if any), a grid ``size`` on that chunker's size parameter."""
+    if chunker is None and not strategy.chunk.chunker:
+        return strategy
+    chunk = apply_chunker(strategy.chunk, None if chunker is None else str(chunker),
+                          size=None if size is None else int(str(size)))
+    return replace(strategy, chunk=chunk) if chunk != strategy.chunk else strategy
 
 
 # ----- comparison ------------------------------------------------------------------------------------

@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from workbench.core.index.chunker_build import SetCutter
 from workbench.core.index.embedding import Embedder, embed_cached, model_max_tokens, text_hash
 from workbench.core.index.heading_prefix import heading_prefix
 from workbench.core.index.store import ChunkSetInfo, Store
 from workbench.core.index.vectors import VectorIndex
-from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece, chunk_document
+from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.discovery import discover
 from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, load_file
 from workbench.core.ingest.filenames import fs_path, is_inside, shown
@@ -187,12 +188,13 @@ def build_chunk_set(
     if todo or info.state != "ready":
         store.set_state(info.id, "building")
     tick = Reporter(progress, "chunking", len(todo))
-    pending: list[tuple[Document, list[Any], list[str], list[str], list[int]]] = []
+    pending: list[tuple[Document, list[Any], list[str], list[str], list[int], list[str]]] = []
     started = time.perf_counter()
+    cutter = SetCutter(config, store, embedder, counter)
 
     def flush() -> None:
         texts = [t for item in pending for t in item[3]]
-        hashes = [text_hash(t) for t in texts]
+        hashes = [h for item in pending for h in item[5]]
         before = getattr(embedder, "texts_encoded", 0)
 
         def embed_progress(ev: ProgressEvent) -> None:
@@ -203,7 +205,7 @@ def build_chunk_set(
         embed_cached(store, embedder, texts, hashes, progress=embed_progress, cancel=cancel)
         report.chunks_embedded += getattr(embedder, "texts_encoded", 0) - before
         offset = 0
-        for doc, pieces, prefixes, texts_, tokens in pending:
+        for doc, pieces, prefixes, texts_, tokens, _ in pending:
             store.replace_doc_chunks(info.id, doc, pieces, prefixes, hashes[offset : offset + len(texts_)], tokens)
             offset += len(texts_)
             report.chunks_added += len(pieces)
@@ -213,10 +215,11 @@ def build_chunk_set(
         if cancel is not None:
             cancel.check()
         doc = store.document(doc_id)
-        pieces = chunk_document(doc.text, doc.headings, config, counter)
+        pieces = cutter.pieces(doc)
         prefixes, texts = embedded_texts(doc, pieces, config, situate)
         tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
-        pending.append((doc, pieces, prefixes, texts, tokens))
+        keys = cutter.vector_keys(doc, pieces) or [text_hash(t) for t in texts]
+        pending.append((doc, pieces, prefixes, texts, tokens, keys))
         if sum(len(p[1]) for p in pending) >= FLUSH_CHUNKS:
             flush()
         tick(i + 1, Path(doc.path).name)

@@ -41,6 +41,7 @@ class ChunkConfig:
     structure_aware: bool = False
     heading_prefix: bool = False
     contextual: bool = False  # an LLM-written sentence situating the chunk is embedded before it
+    chunker: str = ""  # a registry chunker (canonical JSON, see chunkers.choice); "" = cut by the fields above
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
@@ -53,21 +54,38 @@ class ChunkConfig:
     def to_json(self) -> str:
         """Canonical JSON of the fields (stable key order; optional flags only when set, so adding a
         flag never changes the identity of existing chunk sets)."""
+        return json.dumps(self.as_dict(), sort_keys=True)
+
+    def as_dict(self) -> dict[str, object]:
+        """The fields as a dict, ``contextual`` and ``chunker`` only when set (so adding them changed no
+        existing identity or stored JSON)."""
         data = asdict(self)
-        if not data["contextual"]:
-            del data["contextual"]
-        return json.dumps(data, sort_keys=True)
+        for flag in ("contextual", "chunker"):
+            if not data[flag]:
+                del data[flag]
+        return data
 
     def set_id(self, model_id: str) -> str:
-        """Identity of the chunk set for this configuration and embedding model."""
-        digest = hashlib.sha256(f"{self.to_json()}|{model_id}".encode()).hexdigest()
-        return digest[:16]
+        """Identity of the chunk set for this configuration and embedding model. A registry chunker adds
+        its full spec (name, parameters, library and installed version), so a library upgrade builds a new
+        set rather than mixing cuts."""
+        identity = f"{self.to_json()}|{model_id}"
+        if self.chunker:
+            from workbench.core.ingest.chunkers.choice import chunker_spec
+
+            spec = chunker_spec(self)
+            identity += f"|{spec.to_json() if spec is not None else ''}"
+        return hashlib.sha256(identity.encode()).hexdigest()[:16]
 
     def label(self) -> str:
         """Short human label, e.g. ``200 tokens / 20 overlap, headings``."""
         parts = [f"{self.size} {self.unit}"]
         if self.overlap:
             parts[0] += f" / {self.overlap} overlap"
+        if self.chunker:
+            from workbench.core.ingest.chunkers.choice import chunker_label
+
+            parts = [chunker_label(self.chunker)]
         if self.structure_aware:
             parts.append("structure-aware")
         if self.heading_prefix:

@@ -10,6 +10,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from workbench.core.ingest.chunkers.choice import apply_chunker
+from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.composed_json import flatten_composed
 from workbench.core.retrieve.expansions import EXPANSION_TYPES, Expansion, NoExpansion
@@ -18,7 +20,7 @@ from workbench.core.retrieve.field_checks import FLOAT_RANGES, MAX_INT, checked
 from workbench.core.retrieve.search_config import FLAT_SEARCH_FIELDS, SEARCH_MODES, SearchConfig
 
 EXPANSIONS = tuple(EXPANSION_TYPES)  # the built-in kinds; EXPANSION_TYPES has every registered one
-CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix", "contextual"}
+CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix", "contextual", "chunker"}
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
 MAX_JSON_CHARS = 10_000  # a strategy is a few dozen fields; anything longer is not one
 FLAT_ORDER = ("name", "chunk", "search", "top_k", "candidate_k", "dense_weight", "bm25_weight", "rrf_k", "expansion",
@@ -155,7 +157,7 @@ class Strategy:
         field of the kinds in ``FLAT_ORDER``, those of other kinds at their defaults; fields of later kinds
         only when the strategy uses that kind)."""
         own = {k for k, kind in FIELD_OWNER.items() if k in FLAT_ORDER or kind == self.expansion}
-        flat = {"name": self.name, "chunk": asdict(self.chunk), **self.search_config.to_flat(),
+        flat = {"name": self.name, "chunk": _chunk_dict(self.chunk), **self.search_config.to_flat(),
                 "expansion": self.expansion, **{k: flat_value(self.expander, k) for k in FIELD_OWNER if k in own},
                 **self._general()}
         return {k: flat.pop(k) for k in FLAT_ORDER if k in flat} | flat
@@ -163,7 +165,7 @@ class Strategy:
     def to_composed_dict(self) -> dict[str, Any]:
         """JSON-ready dict with nested values: ``chunk``, ``search`` (mode and fusion settings) and
         ``expansion`` (``kind`` and its own fields only). ``from_dict`` reads it back."""
-        return {"name": self.name, "chunk": asdict(self.chunk), "search": self.search_config.to_dict(),
+        return {"name": self.name, "chunk": _chunk_dict(self.chunk), "search": self.search_config.to_dict(),
                 "expansion": self.expander.to_dict(), **self._general()}
 
     def to_json(self) -> str:
@@ -191,6 +193,14 @@ class Strategy:
         if self.budget:
             parts.append(f"budget {self.budget} tokens")
         return ", ".join(parts)
+
+
+def _chunk_dict(chunk: ChunkConfig) -> dict[str, Any]:
+    """The chunk fields as strategy JSON has always written them; ``chunker`` only when set."""
+    data = asdict(chunk)
+    if not data["chunker"]:
+        del data["chunker"]
+    return data
 
 
 _GENERAL_TYPES = {f.name: str(f.type) for f in fields(Strategy)
@@ -234,8 +244,17 @@ def from_dict(data: dict[str, Any]) -> Strategy:
         names = sorted(str(k) for k in unknown) + [f"chunk.{k}" for k in sorted(str(k) for k in unknown_chunk)]
         raise ValueError(f"unknown strategy field(s): {', '.join(names)[:200]}")
     data = {k: checked(k, types[k], v) for k, v in data.items()}
+    chunker = chunk.pop("chunker", None)
     chunk = {k: checked(k, _CHUNK_TYPES[k], v) for k, v in chunk.items()}
-    return Strategy(**data, chunk=ChunkConfig(**chunk))
+    config = ChunkConfig(**chunk)
+    if chunker:
+        if not isinstance(chunker, str | dict):
+            raise ValueError("strategy field 'chunker' must be a chunker name or a JSON object")
+        try:
+            config = apply_chunker(config, chunker)
+        except ChunkerError as exc:
+            raise ValueError(str(exc)) from None
+    return Strategy(**data, chunk=config)
 
 
 def _preset(name: str, **kw: Any) -> Strategy:

@@ -235,7 +235,10 @@ def chunk_verified(chunker: Chunker, text: str, headings: Sequence[Heading], doc
     """Run ``chunker`` on one document and verify its spans (``ChunkerError`` names chunker and document)."""
     try:
         raw = chunker.chunk(text, headings)
-    except ChunkerError:
+    except ChunkerError as exc:  # adapters map texts without knowing the document's name: add it
+        message = str(exc)
+        if "'this document'" in message:
+            raise ChunkerError(message.replace("'this document'", repr(doc_name))) from exc
         raise
     except Exception as exc:  # a library or user chunker failing is reported as the chunker's failure
         raise ChunkerError(f"chunker {chunker.spec.name!r} failed on document {doc_name!r}: "

@@ -65,10 +65,14 @@ def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_n
     for number, chunk in enumerate(chunks):
         if not chunk.strip():
             continue
-        pattern = _words_pattern(chunk)
         prev_start, prev_end = out[-1] if out else (-1, 0)
         limit = len(text) - len(text[prev_end:].lstrip())  # first non-space character after the previous chunk
         hint = hints[number] if hints is not None and number < len(hints) else None
+        if (hint is not None and prev_start < hint <= limit and chunk[0] == chunk.lstrip()[0]
+                and text.startswith(chunk, hint) and hint + len(chunk.rstrip()) > prev_end):
+            out.append((hint, hint + len(chunk.rstrip())))  # what the words pattern matches there, uncompiled
+            continue
+        pattern = _words_pattern(chunk)
         starts = ([hint] if hint is not None and prev_start < hint <= limit else []) + list(
             range(limit, prev_start, -1))
         span = None

@@ -1,0 +1,150 @@
+"""Choosing the chunker of a chunk set: a name or JSON object → the ``chunker`` field of a ``ChunkConfig``.
+
+``--chunker recursive`` (a name, default parameters) or ``--chunker '{"name": "recursive", "max_tokens": 256,
+"overlap": 32}'`` (a JSON object: ``name`` plus parameters). The built-in ``fixed``, ``sentence`` and
+``structure`` chunkers map onto the config's own fields (unit, size, overlap, structure awareness) and leave
+``chunker`` empty, so they keep the identity chunk sets had before chunkers existed. Any other chunker is
+stored in ``ChunkConfig.chunker`` as canonical JSON (name and every parameter, defaults filled in), with the
+config's size fields at their defaults; its full spec (library version included) enters the set's identity.
+
+A grid or CLI *size* maps onto the chunker's size parameter: ``size`` where the chunker has one, else
+``max_tokens``; for ``late``, its base chunker's. Chunkers with neither (``langchain_markdown``) refuse a size.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from functools import lru_cache
+
+from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerSpec
+from workbench.core.ingest.chunkers.registry import get_kind
+from workbench.core.ingest.chunking import ChunkConfig
+
+CONFIG_KINDS = ("fixed", "sentence", "structure")  # cut by ChunkConfig's own fields
+SIZE_PARAMS = ("size", "max_tokens")  # the parameter a size maps onto, first one the chunker has
+MAX_CHUNKER_CHARS = 2_000
+
+
+def parse_chunker(value: str | Mapping[str, object]) -> tuple[str, dict[str, object]]:
+    """``(name, parameters)`` from a name or a JSON object (text or mapping) with a ``name`` key."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not text.startswith("{"):
+            if not text:
+                raise ChunkerError("a chunker needs a name (see 'workbench chunkers')")
+            return text, {}
+        if len(text) > MAX_CHUNKER_CHARS:
+            raise ChunkerError(f"chunker JSON is {len(text):,} characters long (at most {MAX_CHUNKER_CHARS:,})")
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise ChunkerError(f"chunker JSON is invalid: {getattr(exc, 'msg', exc)}") from None
+    if not isinstance(value, Mapping):
+        raise ChunkerError(f"a chunker is a name or a JSON object, not {type(value).__name__}")
+    params = dict(value)
+    name = params.pop("name", None)
+    if not isinstance(name, str) or not name.strip():
+        raise ChunkerError('a chunker JSON object needs a "name" (see \'workbench chunkers\')')
+    return name.strip(), params
+
+
+def size_param(kind: ChunkerKind) -> str | None:
+    """The parameter a size maps onto (``size`` or ``max_tokens``), or None."""
+    names = {p.name for p in kind.params}
+    return next((n for n in SIZE_PARAMS if n in names), None)
+
+
+def with_size(name: str, params: dict[str, object], size: int | None = None,
+              overlap: int | None = None) -> dict[str, object]:
+    """``params`` with ``size`` on the chunker's size parameter and ``overlap`` on its ``overlap`` (when it
+    has one); for ``late`` both go to its base chunker's parameters."""
+    if size is None and overlap is None:
+        return params
+    kind = get_kind(name)
+    if kind.name == "late":
+        base_name = str(params.get("base", "fixed"))
+        raw = params.get("base_params", "{}")
+        base_params = json.loads(raw) if isinstance(raw, str) else dict(raw)  # type: ignore[call-overload]
+        if not isinstance(base_params, dict):
+            raise ChunkerError("chunker 'late': base_params must be a JSON object")
+        merged = with_size(base_name, base_params, size, overlap)
+        return {**params, "base_params": json.dumps(merged, sort_keys=True)}
+    out = dict(params)
+    if size is not None:
+        target = size_param(kind)
+        if target is None:
+            raise ChunkerError(f"chunker {name!r} has no size parameter (it takes "
+                               f"{', '.join(p.name for p in kind.params) or 'none'})")
+        out[target] = size
+    if overlap is not None and any(p.name == "overlap" for p in kind.params):
+        out["overlap"] = overlap
+    return out
+
+
+def _config_defaults(name: str, base: ChunkConfig) -> dict[str, object]:
+    """A config chunker's parameters not given: the base config's (``--chunk-size`` etc. carry over)."""
+    if name == "sentence":
+        return {"size": base.size, "overlap": base.overlap} if base.unit == "sentences" else {}
+    return {"unit": base.unit, "size": base.size, "overlap": base.overlap}
+
+
+def apply_chunker(base: ChunkConfig, value: str | Mapping[str, object] | None, size: int | None = None,
+                  overlap: int | None = None) -> ChunkConfig:
+    """``base`` cut by the chunker ``value`` (None or ``""``: ``base`` unchanged, or with ``size`` and
+    ``overlap`` applied to its own chunker). Parameters are checked; ``ChunkerError`` says what is wrong."""
+    if value is None or value == "":
+        if not base.chunker:
+            return replace(base, size=base.size if size is None else size,
+                           overlap=base.overlap if overlap is None else overlap)
+        value = base.chunker
+    name, params = parse_chunker(value)
+    kind = get_kind(name)
+    params = with_size(kind.name, params, size, overlap)
+    if kind.name in CONFIG_KINDS:
+        values = {**_config_defaults(kind.name, base), **params}
+        spec = kind.spec(**values)
+        p = spec.param_dict
+        try:
+            return replace(base, unit=str(p.get("unit", "sentences")), size=int(p["size"]), overlap=int(p["overlap"]),
+                           structure_aware=kind.name == "structure", chunker="")
+        except ValueError as exc:
+            raise ChunkerError(f"chunker {kind.name!r}: {exc}") from None
+    spec = kind.spec(**params)
+    canonical = json.dumps({"name": spec.name, **spec.param_dict}, sort_keys=True, separators=(",", ":"))
+    defaults = ChunkConfig()
+    return replace(base, unit=defaults.unit, size=defaults.size, overlap=defaults.overlap, structure_aware=False,
+                   chunker=canonical)
+
+
+def chunker_spec(config: ChunkConfig) -> ChunkerSpec | None:
+    """The full spec (installed library version included) of a config's registry chunker, or None."""
+    return _spec_of(config.chunker) if config.chunker else None
+
+
+@lru_cache(maxsize=256)
+def _spec_of(chunker: str) -> ChunkerSpec:
+    """The spec of a stored chunker (cached: set ids are computed on every search)."""
+    name, params = parse_chunker(chunker)
+    return get_kind(name).spec(**params)
+
+
+def chunker_name(config: ChunkConfig) -> str:
+    """The chunker that cuts ``config``: its registry name, or ``fixed`` / ``sentence`` / ``structure``."""
+    if config.chunker:
+        return parse_chunker(config.chunker)[0]
+    if config.structure_aware:
+        return "structure"
+    return "sentence" if config.unit == "sentences" else "fixed"
+
+
+def chunker_label(chunker: str) -> str:
+    """A stored chunker as a short label, e.g. ``recursive (max_tokens=256, overlap=0)``."""
+    try:
+        name, params = parse_chunker(chunker)
+    except ChunkerError:
+        return chunker[:60]
+    inner = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return f"{name} ({inner})" if inner else name
