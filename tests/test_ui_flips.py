@@ -208,3 +208,20 @@ def test_side_metrics_and_evidence_follow_the_knobs(qtbot, make_window, guide_ws
     assert len(seen) == 2, "the metrics line moved with the top-k slider"
     assert side.legend.kinds[:2] == ["evidence", "noise"]
 
+
+
+def test_a_flip_opened_in_the_lab_shows_the_pair_side_by_side(qtbot, make_window, guide_ws):
+    window = make_window(guide_ws)
+    if window.eval_view is None:
+        pytest.skip("workbench.ui.evaluate.eval_view is not installed")
+    a, b = _pair()
+    lab = window.eval_view
+    lab.show_results("run-1", [a, b])
+    assert lab.lower_tabs.count() == 2 and lab.flip_browser.flips, "the Flips tab lists the run's pair"
+    window.set_mode("evaluate")
+    with qtbot.waitSignals([window.compare.a.resultShown, window.compare.b.resultShown], timeout=WAIT_MS):
+        lab.flip_browser.open_flip(lab.flip_browser.shown_flips()[0])
+    assert window.mode() == "explore" and window.compare.b.isVisible()
+    assert window.question.text() == "question 0?"
+    knobs = [(side.strategy().top_k, side.strategy().chunk) for side in (window.compare.a, window.compare.b)]
+    assert knobs == [(c.strategy.top_k, c.strategy.chunk) for c in (a.config, b.config)], "A and B = the pair"
