@@ -34,10 +34,14 @@ SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
     Swatch("boundary", "chunk boundary", foreground="#7c3aed"),
     Swatch("hit_dark", "hit chunks (darker shade)", background="#9ccf9c"),
     Swatch("quote", "sentence quoted by the extractive answer", background="#8fe3c8"),
+    Swatch("evidence", "evidence: reference text retrieved", background="#a8e0a0"),
+    Swatch("noise", "noise: retrieved outside every reference", background="#f9cfc9"),
+    Swatch("missed", "missed: reference text not retrieved", background="#ddd3f3"),
 ]}
 
 # Paint order: later kinds win for the background.
-BACKGROUND_ORDER = ("window", "both", "only_a", "only_b", "hit", "quote")
+BACKGROUND_ORDER = ("window", "both", "only_a", "only_b", "hit", "noise", "missed", "evidence", "quote")
+EVIDENCE_KINDS = ("evidence", "noise", "missed")
 
 TEXT = "#1d2329"
 MUTED = "#5f6b7a"
@@ -97,6 +101,9 @@ def kinds_format(kinds: Iterable[str]) -> QTextCharFormat:
     if "hit" in kinds and kinds & {"only_a", "only_b", "both"}:
         # in the A/B view a hit is a darker shade of its side colour
         fmt.setBackground(QColor(SWATCHES[_side_kind(kinds)].background).darker(122))
+    if "hit" in kinds and kinds & {"evidence", "noise"} and "quote" not in kinds:
+        # with evidence colours a hit chunk is a darker shade of evidence or noise
+        fmt.setBackground(QColor(SWATCHES["evidence" if "evidence" in kinds else "noise"].background).darker(115))
     if "heading" in kinds:
         fmt.setFontWeight(QFont.Weight.Bold)
         fmt.setForeground(QColor(SWATCHES["heading"].foreground))

@@ -1,7 +1,9 @@
 """The whole document: every chunk boundary, the hits and the windows drawn over it.
 
 With one result it shows windows (light) and hits (strong); with two (A/B) it colours text returned
-only by A, only by B, and by both. Reference spans of an evaluation question are underlined.
+only by A, only by B, and by both. Reference spans of an evaluation question are underlined, and then the
+*Colour* picker offers evidence colouring of one side (``evidence.py``): reference text retrieved, retrieved
+text outside every reference, reference text missed — the default with one result, a choice beside A/B.
 """
 
 from __future__ import annotations
@@ -14,12 +16,16 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
+from workbench.ui.compare.evidence import EVIDENCE_LABELS, evidence_layers
 from workbench.ui.compare.legend import Legend
 from workbench.ui.compare.render import chunk_markers, insert_layers, overlap_ranges
 from workbench.ui.widgets.text_view import LayeredTextView
 
 SINGLE_KINDS = ["hit", "window", "boundary", "overlap", "heading"]
 COMPARE_KINDS = ["only_a", "only_b", "both", "hit_dark", "boundary", "heading"]
+EVIDENCE_VIEW_KINDS = ["evidence", "noise", "missed", "hit", "boundary", "heading"]
+SINGLE_COLOURS = [("evidence", "A"), ("returned text", "")]  # picker entries: (label, evidence side or "")
+COMPARE_COLOURS = [("returned by A / B", ""), ("evidence of A", "A"), ("evidence of B", "B")]
 
 
 def _spans(result, doc_id: int) -> list[Span]:  # noqa: ANN001
@@ -42,8 +48,9 @@ class DocumentView(LayeredTextView):
     """The text of one document with its layers."""
 
     def show_document(self, doc_id: int, result_a, result_b=None,  # noqa: ANN001
-                      reference: Sequence[Span] = ()) -> None:
-        """Draw document ``doc_id`` with A's result (and B's, for the A/B diff)."""
+                      reference: Sequence[Span] = (), evidence: str | None = None) -> None:
+        """Draw document ``doc_id`` with A's result (and B's, for the A/B diff); ``evidence`` ``"A"`` or
+        ``"B"`` colours that side's retrieved text as evidence / noise and the reference it missed."""
         doc = self.ws.document(doc_id)
         base = result_a if result_a is not None else result_b
         self.runtime = self.ws.runtime(base.set_id) if base is not None else None
@@ -55,7 +62,11 @@ class DocumentView(LayeredTextView):
             "reference": [(s.start, s.end) for s in reference if s.doc_id == doc_id],
             "hit": [(s.start, s.end) for s in _hits(result_a, doc_id) + _hits(result_b, doc_id)],
         }
-        if result_b is not None and result_a is not None:
+        side = {"A": result_a, "B": result_b}.get(evidence or "")
+        if side is not None and reference:
+            layers["hit"] = [(s.start, s.end) for s in _hits(side, doc_id)]
+            layers |= evidence_layers(_spans(side, doc_id), reference, doc_id)
+        elif result_b is not None and result_a is not None:
             for kind, spans in diff_layers(result_a, result_b, doc_id).items():
                 layers[kind] = [(s.start, s.end) for s in spans]
         else:
@@ -80,10 +91,17 @@ class DocumentPane(QWidget):
         self.picker.setMinimumContentsLength(28)
         self.info = QLabel()
         self.info.setObjectName("muted")
-        self.legend = Legend(SINGLE_KINDS)
+        self.legend = Legend(SINGLE_KINDS, labels=EVIDENCE_LABELS)
+        self.colour = QComboBox()
+        self.colour.setToolTip("With reference spans: colour the returned text, or one side's evidence "
+                               "(reference text retrieved), noise (retrieved outside every reference) and "
+                               "missed reference text")
+        self.colour.hide()
+        self._picked: str | None = None  # the picker's entry chosen by hand ("", "A" or "B")
         head = QHBoxLayout()
         head.addWidget(QLabel("Document"))
         head.addWidget(self.picker, 1)
+        head.addWidget(self.colour)
         head.addWidget(self.info)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
@@ -100,6 +118,7 @@ class DocumentPane(QWidget):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._refresh)
         self.picker.activated.connect(lambda i: self.show_doc(self.picker.itemData(i)))
+        self.colour.activated.connect(lambda _i: self._colour_changed())
 
     def set_results(self, result_a, result_b=None, reference: Sequence[Span] = ()) -> None:  # noqa: ANN001
         """New results (B is None outside side-by-side mode); redraws the shown document."""
@@ -117,8 +136,8 @@ class DocumentPane(QWidget):
             self.picker.addItem(f"{doc.title or Path(doc.path).name}  ({count} passage(s))", doc_id)
         self.picker.blockSignals(False)
         compare = result_a is not None and result_b is not None
-        kinds = COMPARE_KINDS if compare else SINGLE_KINDS
-        self.legend.set_kinds(kinds + (["reference"] if self.reference else []))
+        self._fill_colours(COMPARE_COLOURS if compare else SINGLE_COLOURS)
+        self._set_legend()
         if self.doc_id not in docs:
             self.doc_id = next(iter(docs), None)
         if self.doc_id is None:
@@ -128,6 +147,40 @@ class DocumentPane(QWidget):
             self.info.setText("")
         else:
             self._timer.start()  # redraw on the next event-loop turn: the results view comes first
+
+    def evidence_side(self) -> str | None:
+        """The side whose evidence is coloured (``"A"``, ``"B"``), or None (returned text / no reference)."""
+        return (self.colour.currentData() or None) if self.reference else None
+
+    def set_evidence_side(self, side: str | None) -> None:
+        """Colour ``side``'s evidence (``"A"``, ``"B"``) or the returned text (None), as if picked by hand,
+        when the picker offers it."""
+        i = self.colour.findData(side or "")
+        if i >= 0:
+            self.colour.setCurrentIndex(i)
+            self._colour_changed()
+
+    def _fill_colours(self, entries: list[tuple[str, str]]) -> None:
+        """The colour picker's entries: the side picked by hand when still offered, else the first."""
+        self.colour.clear()
+        for label, side in entries:
+            self.colour.addItem(label, side)
+        picked = self.colour.findData(self._picked) if self._picked is not None else -1
+        self.colour.setCurrentIndex(max(0, picked))
+        self.colour.setVisible(bool(self.reference))
+
+    def _set_legend(self) -> None:
+        if self.evidence_side() is not None:
+            kinds = EVIDENCE_VIEW_KINDS
+        else:
+            kinds = COMPARE_KINDS if self.result_a is not None and self.result_b is not None else SINGLE_KINDS
+        self.legend.set_kinds(kinds + (["reference"] if self.reference else []))
+
+    def _colour_changed(self) -> None:
+        self._picked = self.colour.currentData()
+        self._set_legend()
+        if self.doc_id is not None:
+            self.show_doc(self.doc_id)
 
     def flush(self) -> None:
         """Draw a pending update now."""
@@ -157,13 +210,13 @@ class DocumentPane(QWidget):
         i = self.picker.findData(doc_id)
         if i >= 0:
             self.picker.setCurrentIndex(i)
-        key = (doc_id, self.result_a, self.result_b, tuple(self.reference))
+        key = (doc_id, self.result_a, self.result_b, tuple(self.reference), self.evidence_side())
         drawn = self._drawn
         if drawn is None or not (drawn[0] == doc_id and drawn[1] is key[1] and drawn[2] is key[2]
-                                 and drawn[3] == key[3]):
+                                 and drawn[3:] == key[3:]):
             scroll = self.view.verticalScrollBar().value()
             same_doc = self._drawn is not None and self._drawn[0] == doc_id
-            self.view.show_document(doc_id, self.result_a, self.result_b, self.reference)
+            self.view.show_document(doc_id, self.result_a, self.result_b, self.reference, key[4])
             self._drawn = key
             if same_doc:
                 self.view.verticalScrollBar().setValue(scroll)

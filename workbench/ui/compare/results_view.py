@@ -1,7 +1,8 @@
 """The passages of one search result, in rank order, with the hit chunks highlighted inside their windows.
 
 Each passage is a card: rank, document title and heading path, score, tokens and chunks, then the
-passage text with the hit chunk(s) in a strong shade, the expanded neighbours in a light shade, a marker
+passage text with the hit chunk(s) in a strong shade, the expanded neighbours in a light shade (with
+reference spans: evidence and noise colours, the hit chunks darker — ``evidence.py``), a marker
 at every chunk boundary and heading lines in bold; the sentences an extractive answer quoted get their own
 colour (``set_quotes``). Clicking a card emits ``passageActivated``.
 """
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import QWidget
 
 from workbench.core.spans import Span
 from workbench.ui.app.theme import ACCENT, BORDER, CARD, MUTED, plain_format
+from workbench.ui.compare.evidence import evidence_layers
 from workbench.ui.compare.render import chunk_markers, insert_layers, overlap_ranges
 from workbench.ui.widgets.text_view import LayeredTextView
 
@@ -109,6 +111,8 @@ class ResultsView(LayeredTextView):
             "reference": [(s.start, s.end) for s in self.reference if s.doc_id == doc.id],
             "quote": [(s.start, s.end) for s in self.quotes if s.doc_id == doc.id],
         }
+        if self.reference:  # evidence / noise colouring of the passage against the reference spans
+            layers |= evidence_layers([passage.span], self.reference, doc.id, kinds=("evidence", "noise"))
         insert_layers(cursor, doc.id, doc.text, passage.span.start, passage.span.end, layers,
                       chunk_markers(chunk_spans, doc.text), self.pmap, tag=index)
         for reason in passage.reasons:

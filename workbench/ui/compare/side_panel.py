@@ -13,6 +13,7 @@ from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
 from workbench.ui.compare.compare_stats import metrics_line, side_line
+from workbench.ui.compare.evidence import EVIDENCE_LABELS, side_legend_kinds
 from workbench.ui.compare.legend import Legend
 from workbench.ui.compare.results_view import ResultsView
 from workbench.ui.compare.side_controller import SideController
@@ -55,7 +56,7 @@ class SidePanel(QWidget):
         self.stats.setObjectName("stats")
         self.legend = Legend(["hit", "window", "boundary"],
                              labels={"hit": "hit", "window": "neighbours", "boundary": "boundary",
-                                     "quote": "quoted in the answer"})
+                                     "quote": "quoted in the answer", **EVIDENCE_LABELS})
         self.legend.setWordWrap(False)
         self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # clipped, never wider
         self.legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -135,12 +136,16 @@ class SidePanel(QWidget):
             self._show_result(self.controller.result)
         else:
             self.metrics.setVisible(bool(self.reference))
+            self._update_legend()
 
     def set_quotes(self, spans: Sequence[Span]) -> None:
         """Sentences quoted by an extractive answer, highlighted in the results (the legend names their
         colour while there are any); empty to clear."""
         self.results.set_quotes(list(spans))
-        kinds = ["hit", "window", "boundary"] + (["quote"] if spans else [])
+        self._update_legend()
+
+    def _update_legend(self) -> None:
+        kinds = side_legend_kinds(self.reference, self.results.quotes)
         if kinds != self.legend.kinds:
             self.legend.set_kinds(kinds)
 
@@ -162,6 +167,7 @@ class SidePanel(QWidget):
         if self.reference:
             self.metrics.setText(metrics_line(result.spans(), self.reference))
         self.metrics.setVisible(bool(self.reference))
+        self._update_legend()
         self.resultShown.emit(result)
 
     def _failed(self, message: str) -> None:

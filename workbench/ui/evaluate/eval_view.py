@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -45,6 +46,7 @@ from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run, save_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
 from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.ui.evaluate.flip_browser import FlipBrowser
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
 from workbench.ui.window.workers import JobRunner, Worker
 
@@ -153,7 +155,11 @@ class EvalView(QWidget):
         top.addWidget(self.summary)
         top.addWidget(self.plot)
         split.addWidget(top)
-        split.addWidget(lower)
+        self.flip_browser = FlipBrowser(self.reference_spans)
+        self.lower_tabs = QTabWidget()
+        self.lower_tabs.addTab(lower, "Questions")
+        self.lower_tabs.addTab(self.flip_browser, "Flips A ↔ B")
+        split.addWidget(self.lower_tabs)
 
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
@@ -169,6 +175,7 @@ class EvalView(QWidget):
         self.summary.itemSelectionChanged.connect(self._show_questions)
         self.compare_to.currentIndexChanged.connect(self._show_questions)
         self.questions.itemActivated.connect(self._activate)
+        self.flip_browser.questionActivated.connect(self.questionActivated)
         self.refresh_runs()
 
     @staticmethod
@@ -334,6 +341,7 @@ class EvalView(QWidget):
         self._fit_summary()
         QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
         self.plot.draw(rows)
+        self.flip_browser.set_results(results)
         self.compare_to.blockSignals(True)
         self.compare_to.clear()
         self.compare_to.addItem("—", None)

@@ -111,6 +111,7 @@ class MainWindow(QMainWindow):
         holder.setWidgetResizable(True)
         holder.setFrameShape(QScrollArea.Shape.NoFrame)
         self.lab_page = holder
+        view.flip_browser.pairActivated.connect(self._open_pair)
         view.questionActivated.connect(self._drill_down)
         return view
 
@@ -213,6 +214,11 @@ class MainWindow(QMainWindow):
     def mode(self) -> str:
         """The current mode: ``explore`` or ``evaluate``."""
         return "evaluate" if self.modes.currentIndex() == 1 else "explore"
+
+    def _open_pair(self, strategy_a, strategy_b) -> None:  # noqa: ANN001 - Strategy
+        """A flip opened in the lab: its two configurations become strategies A and B."""
+        self.model.set_strategy("A", strategy_a)
+        self.model.set_strategy("B", strategy_b)
 
     def _drill_down(self, question: str, reference_spans: list) -> None:
         """A question clicked in the lab: Explore it side by side with its reference spans drawn."""
