@@ -15,6 +15,8 @@ os.environ.pop("OLLAMA_HOST", None)
 
 import pytest  # noqa: E402
 
+pytest.register_assert_rewrite("ui_support", "eval_support", "fake_embedder")
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "resources" / "sample"
 CHROMA = ROOT / "workbench" / "datasets" / "chroma-general"  # bundled with the package
