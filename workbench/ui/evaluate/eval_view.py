@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -45,6 +46,7 @@ from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run, save_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
 from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
 from workbench.ui.window.workers import JobRunner, Worker
 
@@ -70,6 +72,7 @@ class EvalView(QWidget):
 
     questionActivated = Signal(str, list)  # noqa: N815 - Qt naming
     runFinished = Signal(str)  # noqa: N815 - run id
+    strategiesActivated = Signal(object, object)  # noqa: N815 - (A, B): a configuration opened in Explore
 
     def __init__(self, workspace, store_jobs: JobRunner | None = None,  # noqa: ANN001 - Workspace
                  parent: QWidget | None = None) -> None:
@@ -169,6 +172,8 @@ class EvalView(QWidget):
         self.summary.itemSelectionChanged.connect(self._show_questions)
         self.compare_to.currentIndexChanged.connect(self._show_questions)
         self.questions.itemActivated.connect(self._activate)
+        self.summary.itemActivated.connect(self._configuration_activated)
+        self.plot.pointClicked.connect(self.open_configuration)
         self.refresh_runs()
 
     @staticmethod
@@ -322,6 +327,7 @@ class EvalView(QWidget):
         self.run_id, self.results = run_id, results
         self.export_button.setEnabled(bool(results))
         rows = summary_rows(results)
+        self.plot.draw(rows)
         self.summary.setRowCount(len(rows))
         for i, r in enumerate(rows):
             cells = [r["key"], _pct(r["recall"]), _pct(r["precision"]), _pct(r["iou"]), _pct(r["hit_rate"]),
@@ -329,11 +335,12 @@ class EvalView(QWidget):
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(r["description"])
+                if j == 0:  # the swatch: the colour of this configuration's line in the plots
+                    item.setData(Qt.DecorationRole, QColor(self.plot.colours[r["key"]]))
                 self.summary.setItem(i, j, item)
         self.summary.resizeColumnsToContents()
         self._fit_summary()
         QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
-        self.plot.draw(rows)
         self.compare_to.blockSignals(True)
         self.compare_to.clear()
         self.compare_to.addItem("—", None)
@@ -411,6 +418,24 @@ class EvalView(QWidget):
                 self._activate(item)
                 return True
         return False
+
+    def _configuration_activated(self, item: QTableWidgetItem) -> None:
+        self.open_configuration(self.results[item.row()].config.key)
+
+    def open_configuration(self, key: str) -> bool:
+        """Open configuration ``key`` in Explore: side A runs the configuration it is compared with, side B
+        this one, on its first question that scores differently (else its first question)."""
+        index = next((i for i, r in enumerate(self.results) if r.config.key == key), None)
+        if index is None:
+            return False
+        self.summary.selectRow(index)
+        result = self.results[index]
+        other = other_configuration(self.results, key, self.compare_to.currentData())
+        q_index = first_differing_question(result, other)
+        if q_index is None:
+            return False
+        self.strategiesActivated.emit((other or result).config.strategy, result.config.strategy)
+        return self.open_question(q_index)
 
     def reference_spans(self, q_index: int, question: str | None = None) -> list:
         """Reference spans (in stored documents) of a question of the loaded set ([] when unknown)."""

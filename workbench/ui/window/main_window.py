@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from workbench.ui.answer.answer_panel import AnswerPanel
 from workbench.ui.app import settings as prefs
-from workbench.ui.app.theme import STYLESHEET
+from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.compare.compare_view import CompareView
 from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.model import WorkbenchModel
@@ -50,7 +50,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or prefs.open_settings()
         self.log_file = log_file
         self.setWindowTitle(f"Chunk Workbench — {workspace.data_dir}")
-        self.setStyleSheet(STYLESHEET)
+        self.setStyleSheet(app_stylesheet())
         self.store_jobs = JobRunner(1, self)  # everything that writes to the store, one at a time
         self.search_jobs = JobRunner(2, self)
         self.answer_jobs = JobRunner(1, self)
@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
         holder.setFrameShape(QScrollArea.Shape.NoFrame)
         self.lab_page = holder
         view.questionActivated.connect(self._drill_down)
+        view.strategiesActivated.connect(self._drilled_strategies)
         return view
 
     def _layout(self) -> None:
@@ -148,6 +149,12 @@ class MainWindow(QMainWindow):
         keys = QHBoxLayout(switch)
         keys.setContentsMargins(0, 0, 6, 0)
         keys.setSpacing(0)
+        self.back_to_lab = QPushButton("← Back to lab")
+        self.back_to_lab.setToolTip(f"Back to the evaluation lab where you left it ({shortcut_text('evaluate')})")
+        self.back_to_lab.clicked.connect(partial(self.set_mode, "evaluate"))
+        self.back_to_lab.hide()
+        keys.addWidget(self.back_to_lab)
+        keys.addSpacing(8)
         for mode, text in (("explore", "Explore"), ("evaluate", "Evaluate")):
             key = shortcut_text(mode)  # the action table's
             button = QPushButton(text)
@@ -208,6 +215,8 @@ class MainWindow(QMainWindow):
             self.show_message("The evaluation lab is unavailable.")
             return
         self.modes.setCurrentIndex(1 if mode == "evaluate" else 0)
+        if mode == "evaluate":
+            self.back_to_lab.hide()
         self.mode_buttons[mode].setChecked(True)
 
     def mode(self) -> str:
@@ -218,8 +227,14 @@ class MainWindow(QMainWindow):
         """A question clicked in the lab: Explore it side by side with its reference spans drawn."""
         self.side_by_side.setChecked(True)
         self.set_mode("explore")
+        self.back_to_lab.show()
         self.compare.show_question(question, reference_spans)
         self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
+
+    def _drilled_strategies(self, strategy_a: object, strategy_b: object) -> None:
+        """A configuration opened from the lab: A runs the one it is compared with, B the configuration."""
+        self.compare.a.set_strategy(strategy_a)
+        self.compare.b.set_strategy(strategy_b)
 
     def _library_busy(self) -> None:
         self.set_library_shown(True)
