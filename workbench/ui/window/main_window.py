@@ -8,9 +8,10 @@ import logging
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -228,6 +229,7 @@ class MainWindow(QMainWindow):
         self.side_by_side.setChecked(True)
         self.set_mode("explore")
         self.back_to_lab.show()
+        self.fit_to_screen()
         self.compare.show_question(question, reference_spans)
         self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
 
@@ -235,6 +237,17 @@ class MainWindow(QMainWindow):
         """A configuration opened from the lab: A runs the one it is compared with, B the configuration."""
         self.compare.a.set_strategy(strategy_a)
         self.compare.b.set_strategy(strategy_b)
+
+    def fit_to_screen(self) -> None:
+        """Keep the window on its screen: side by side on a screen narrower than ``WIDE_ENOUGH_FOR_LIBRARY``
+        (or wherever the window would not fit) collapses the library to its strip; then the window is shrunk
+        and moved inside the screen's available area."""
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # size hints of what was just shown
+        available = layout.available_rect(self)
+        narrow = self.compare.compare and not layout.library_starts_shown(available.width())
+        if self.left_tabs.isVisible() and (narrow or layout.too_wide(self, available)):
+            self.set_library_shown(False)
+        layout.move_inside(self, available)
 
     def _library_busy(self) -> None:
         self.set_library_shown(True)
