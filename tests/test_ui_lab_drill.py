@@ -141,4 +141,5 @@ def test_dark_scheme_gives_dark_plots_and_light_stays_light(qtbot):
         qtbot.addWidget(plot)
     assert dark.backgroundBrush().color().lightness() < 60 < 200 < light.backgroundBrush().color().lightness()
     assert dark.recall_plot.getAxis("bottom").textPen().color().lightness() > 150
-    assert DARK.page in stylesheet(DARK) and LIGHT.page not in stylesheet(DARK)
+    assert DARK.page in stylesheet(DARK) and LIGHT.text not in stylesheet(DARK).replace(DARK.ink, "")
+    assert f"color: {DARK.ink}" in stylesheet(DARK), "document text stays dark ink on light paper"

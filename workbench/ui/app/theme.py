@@ -52,6 +52,10 @@ class Palette:
     accent: str
     raised: str  # summary line and library strip: a shade between page and card
     dark: bool = False
+    # document text stays on light paper in both schemes (the highlight colours are made for it)
+    paper: str = "#ffffff"
+    paper_page: str = "#f6f8fa"
+    ink: str = "#1d2329"
 
 
 LIGHT = Palette(text="#1d2329", muted="#5f6b7a", border="#d0d7de", card="#ffffff", page="#f6f8fa",
@@ -86,6 +90,7 @@ def current_palette() -> Palette:
 
 def stylesheet(p: Palette = LIGHT) -> str:
     """The app's stylesheet in palette ``p``."""
+    ink = f" color: {p.ink};" if p.dark else ""  # light: the system's text colour, as before
     return f"""
 QMainWindow, QDialog {{ background: {p.page}; }}
 QLabel#sideTitle {{ font-weight: 600; font-size: 11pt; }}
@@ -103,9 +108,10 @@ QLabel#banner {{ color: #8a1f11; background: #fdecea; border: 1px solid #f5c2bd;
 QGroupBox {{ font-weight: 600; border: 1px solid {p.border}; border-radius: 6px; margin-top: 10px;
     padding-top: 6px; background: {p.card}; }}
 QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; }}
-QTextEdit#results {{ background: {p.page}; border: 1px solid {p.border}; border-radius: 4px; }}
-QTextEdit, QTextBrowser, QPlainTextEdit, QTreeWidget {{ background: {p.card}; border: 1px solid {p.border};
+QTextEdit, QTextBrowser, QPlainTextEdit {{ background: {p.paper};{ink} border: 1px solid {p.border};
     border-radius: 4px; }}
+QTextEdit#results {{ background: {p.paper_page}; border: 1px solid {p.border}; border-radius: 4px; }}
+QTreeWidget {{ background: {p.card}; border: 1px solid {p.border}; border-radius: 4px; }}
 QLineEdit#question {{ padding: 5px 8px; font-size: 11pt; border: 1px solid {p.border}; border-radius: 4px;
     background: {p.card}; }}
 QPushButton#primary {{ background: {p.accent}; color: white; border: none; border-radius: 4px;
