@@ -4,7 +4,7 @@ the document view, and evaluation questions with reference spans (drawn and scor
 from __future__ import annotations
 
 import pytest
-from ui_support import QUESTION, WAIT_MS, search
+from ui_support import QUESTION, WAIT_MS, search, wait_result
 
 from workbench.core.evaluate.metrics import span_scores
 from workbench.core.spans import Span, intersect_spans, merge_spans, overlap_length, subtract_spans
@@ -104,3 +104,45 @@ def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_w
         window.eval_view.questionActivated.emit(QUESTION, [Span(doc_id, 0, 40)])
     assert window.question.text() == QUESTION
     assert window.compare.reference == [Span(doc_id, 0, 40)]
+
+
+def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, sample_ws):
+    from workbench.core.retrieve.strategies import PRESETS
+
+    window = make_window(sample_ws)
+    window.side_by_side.click()
+    side = window.compare.b
+    search(qtbot, window, sides=("a", "b"))
+    knobs = side.strategy_panel.details
+    wait_result(qtbot, side, lambda: side.set_strategy(PRESETS["token-window"]))
+    clipped = wait_result(qtbot, side, lambda: knobs.edge.setCurrentText("clip"))
+    assert side.strategy().window_edge == "clip" == clipped.strategy.window_edge
+    whole = wait_result(qtbot, side, lambda: knobs.whole_doc.setValue(100_000))
+    assert side.strategy().whole_doc_tokens == 100_000 == whole.strategy.whole_doc_tokens
+    assert all(p.span.start == 0 for p in whole.passages), "small documents come back whole"
+    capped = wait_result(qtbot, side, lambda: side.strategy_panel.extent.cap.setValue(1))
+    assert capped.strategy.per_doc_cap == 1
+    assert len({p.span.doc_id for p in capped.passages}) == len(capped.passages)
+    wait_result(qtbot, side, lambda: side.set_strategy(PRESETS["parent-child"]))
+    merged = wait_result(qtbot, side, lambda: knobs.merge.setChecked(True))
+    assert side.strategy().parent_merge and merged.strategy.parent_merge
+    knobs.rerank.setChecked(True)
+    knobs.rerank_parents.setChecked(True)
+    assert side.strategy().rerank == "llm" and side.strategy().reranks_parents
+    assert window.compare.a.strategy().window_edge == "shift", "side A is untouched"
+
+
+def test_structure_aware_box_rechunks_side_b(qtbot, make_window, sample_ws):
+    window = make_window(sample_ws)
+    window.side_by_side.click()
+    side = window.compare.b
+    _, before = search(qtbot, window, sides=("a", "b"))
+    assert not before.strategy.chunk.structure_aware
+    with qtbot.waitSignal(side.controller.buildStarted, timeout=WAIT_MS) as started:
+        side.strategy_panel.structure.setChecked(True)
+    assert started.args[0].structure_aware
+    with qtbot.waitSignal(side.resultShown, timeout=WAIT_MS) as done:
+        pass
+    after = done.args[0]
+    assert after.strategy.chunk.structure_aware and side.strategy().chunk.structure_aware
+    assert after.set_id != before.set_id, "a new chunk set"

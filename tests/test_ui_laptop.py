@@ -193,3 +193,30 @@ def test_the_lab_is_its_own_mode_shows_every_summary_column_and_drills_down(monk
     assert [i.row() for i in view.summary.selectionModel().selectedRows()] == [1], "back where it was"
     qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
     assert window.mode() == "explore" and window.compare.isVisible()
+
+
+def test_benchmark_tour_keeps_the_window_on_a_laptop_screen(monkeypatch, qtbot, make_window, fresh_ws, tmp_path):
+    from eval_support import sample_questions
+
+    from workbench.core.evaluate.datasets import save_question_set
+    from workbench.ui.library.benchmark_tour import BenchmarkTour
+
+    questions, corpora = sample_questions()
+    save_question_set(tmp_path / "qs", questions, corpora)
+    screen = _small_screen(monkeypatch, 1366, 768)
+    window = make_window(fresh_ws)
+    assert screen.contains(window.frameGeometry())
+    tour = BenchmarkTour(window, str(tmp_path / "qs"), "lab-safety")
+    outcome = []
+    tour.finished.connect(lambda q: outcome.append(("finished", q)))
+    tour.failed.connect(lambda msg: outcome.append(("failed", msg)))
+    widths = []
+    window.compare.b.resultShown.connect(lambda _r: widths.append(window.frameGeometry().width()))
+    assert tour.start()
+    qtbot.waitUntil(lambda: bool(outcome), timeout=180_000)
+    qtbot.wait(50)
+    assert outcome[0][0] == "finished", outcome
+    assert window.side_by_side.isChecked() and window.compare.b.isVisible()
+    assert window.frameGeometry().width() <= 1366 and all(w <= 1366 for w in widths), widths
+    assert screen.contains(window.frameGeometry()), window.frameGeometry()
+    assert not window.left_tabs.isVisible(), "the library collapsed to its strip for side by side"

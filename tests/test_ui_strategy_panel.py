@@ -47,3 +47,38 @@ def test_expansion_controls_follow_the_core_knob_metadata(qtbot):
             assert panel.extent.label.text() == knob.label and panel.extent.spin.toolTip() == knob.tooltip
             assert (panel.extent.spin.minimum(), panel.extent.spin.maximum()) == (knob.minimum, knob.maximum)
     assert "±384 tok window" in knob_summary(PRESETS["token-window"]) and "hit only" in knob_summary(PRESETS["plain"])
+
+
+def test_detail_knobs_set_the_new_strategy_fields(qtbot):
+    panel = StrategyPanel(PRESETS["token-window"])
+    qtbot.addWidget(panel)
+    seen = []
+    panel.changed.connect(seen.append)
+    assert panel.details.edge.isEnabled() and not panel.details.merge.isEnabled()
+    panel.details.edge.setCurrentText("clip")
+    assert seen[-1].window_edge == "clip" and seen[-1].expansion == "tokens"
+    panel.details.whole_doc.setValue(2000)
+    assert seen[-1].whole_doc_tokens == 2000
+    panel.set_strategy(PRESETS["parent-child"])
+    assert panel.details.merge.isEnabled() and not panel.details.edge.isEnabled()
+    assert not panel.details.rerank_parents.isEnabled()  # only with LLM rerank
+    panel.details.merge.setChecked(True)
+    assert seen[-1].parent_merge is True
+    panel.details.rerank.setChecked(True)
+    assert seen[-1].rerank == "llm" and panel.details.rerank_parents.isEnabled()
+    panel.details.rerank_parents.setChecked(True)
+    assert seen[-1].rerank_parents and seen[-1].reranks_parents
+    panel.set_strategy(seen[-1])
+    assert panel.strategy().to_dict() == seen[-1].to_dict()
+
+
+def test_structure_aware_box_edits_the_chunking(qtbot):
+    panel = StrategyPanel(PRESETS["plain"])
+    qtbot.addWidget(panel)
+    assert not panel.structure.isChecked()
+    seen = []
+    panel.changed.connect(seen.append)
+    panel.structure.setChecked(True)
+    assert seen[-1].chunk.structure_aware is True
+    panel.set_strategy(PRESETS["heading-path"])
+    assert panel.structure.isChecked()

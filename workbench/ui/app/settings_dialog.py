@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from workbench.ui.app import settings as prefs
 from workbench.ui.app.settings import LLMChoice
-from workbench.ui.app.theme import STYLESHEET
+from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.window.workers import JobRunner, Worker
 
 PROBE_TIMEOUT_S = 1.0
@@ -79,7 +79,7 @@ class SettingsDialog(QDialog):
                  prober: Prober | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
-        self.setStyleSheet(STYLESHEET)
+        self.setStyleSheet(app_stylesheet())
         self.settings = settings
         self.prober = prober
         self.probes = JobRunner(1, self)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QTextCharFormat, QTextFormat
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QTextCharFormat, QTextFormat
 
 KINDS_PROPERTY = QTextFormat.UserProperty + 1  # the layer kinds of a fragment, "hit,window"
 MARKER = "\u00a6"  # ¦ chunk boundary marker, inserted between characters (never part of the text)
@@ -43,44 +44,96 @@ SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
 BACKGROUND_ORDER = ("window", "both", "only_a", "only_b", "hit", "noise", "missed", "evidence", "quote")
 EVIDENCE_KINDS = ("evidence", "noise", "missed")
 
-TEXT = "#1d2329"
-MUTED = "#5f6b7a"
-BORDER = "#d0d7de"
-CARD = "#ffffff"
-PAGE = "#f6f8fa"
-ACCENT = "#2f6fde"
+@dataclass(frozen=True)
+class Palette:
+    """The app's colours for one colour scheme (the stylesheet and the plots are built from it)."""
+
+    text: str
+    muted: str
+    border: str
+    card: str
+    page: str
+    accent: str
+    raised: str  # summary line and library strip: a shade between page and card
+    dark: bool = False
+    # document text stays on light paper in both schemes (the highlight colours are made for it)
+    paper: str = "#ffffff"
+    paper_page: str = "#f6f8fa"
+    ink: str = "#1d2329"
+
+
+LIGHT = Palette(text="#1d2329", muted="#5f6b7a", border="#d0d7de", card="#ffffff", page="#f6f8fa",
+                accent="#2f6fde", raised="#eef2f7")
+DARK = Palette(text="#e6edf3", muted="#9aa5b1", border="#3d444d", card="#1c2128", page="#121519",
+               accent="#4c8df6", raised="#262c34", dark=True)
+
+TEXT = LIGHT.text
+MUTED = LIGHT.muted
+BORDER = LIGHT.border
+CARD = LIGHT.card
+PAGE = LIGHT.page
+ACCENT = LIGHT.accent
 SIDE_COLOURS = {"A": "#2f6fde", "B": "#d9730d"}
 
-STYLESHEET = f"""
-QMainWindow, QDialog {{ background: {PAGE}; }}
+
+def palette_for(scheme: Qt.ColorScheme) -> Palette:
+    """``DARK`` for the dark colour scheme, else ``LIGHT`` (an unknown scheme is light)."""
+    return DARK if scheme == Qt.ColorScheme.Dark else LIGHT
+
+
+def system_scheme() -> Qt.ColorScheme:
+    """The system's colour scheme (``Unknown`` without a GUI application or where Qt cannot tell)."""
+    app = QGuiApplication.instance()
+    return app.styleHints().colorScheme() if app is not None else Qt.ColorScheme.Unknown
+
+
+def current_palette() -> Palette:
+    """The palette for the system's colour scheme: dark only when the system is dark."""
+    return palette_for(system_scheme())
+
+
+def stylesheet(p: Palette = LIGHT) -> str:
+    """The app's stylesheet in palette ``p``."""
+    ink = f" color: {p.ink};" if p.dark else ""  # light: the system's text colour, as before
+    return f"""
+QMainWindow, QDialog {{ background: {p.page}; }}
 QLabel#sideTitle {{ font-weight: 600; font-size: 11pt; }}
-QLabel#summary {{ color: {TEXT}; padding: 4px 8px; background: #eef2f7; border: 1px solid {BORDER};
+QLabel#summary {{ color: {p.text}; padding: 4px 8px; background: {p.raised}; border: 1px solid {p.border};
     border-radius: 4px; }}
-QLabel#muted, QLabel#stats {{ color: {MUTED}; }}
-QLabel#knobSummary {{ color: {TEXT}; background: {CARD}; border: 1px solid {BORDER}; border-radius: 9px;
+QLabel#muted, QLabel#stats {{ color: {p.muted}; }}
+QLabel#knobSummary {{ color: {p.text}; background: {p.card}; border: 1px solid {p.border}; border-radius: 9px;
     padding: 1px 8px; }}
-QLabel#knobSummary:hover {{ border-color: {ACCENT}; }}
-QPushButton#mode {{ border: 1px solid {BORDER}; background: {CARD}; padding: 2px 12px; }}
-QPushButton#mode:checked {{ background: {ACCENT}; color: white; border-color: {ACCENT}; }}
-QToolButton#libraryStrip {{ border: none; border-right: 1px solid {BORDER}; background: #eef2f7; }}
+QLabel#knobSummary:hover {{ border-color: {p.accent}; }}
+QPushButton#mode {{ border: 1px solid {p.border}; background: {p.card}; padding: 2px 12px; }}
+QPushButton#mode:checked {{ background: {p.accent}; color: white; border-color: {p.accent}; }}
+QToolButton#libraryStrip {{ border: none; border-right: 1px solid {p.border}; background: {p.raised}; }}
 QLabel#banner {{ color: #8a1f11; background: #fdecea; border: 1px solid #f5c2bd; border-radius: 4px;
     padding: 4px 8px; }}
-QGroupBox {{ font-weight: 600; border: 1px solid {BORDER}; border-radius: 6px; margin-top: 10px;
-    padding-top: 6px; background: {CARD}; }}
+QGroupBox {{ font-weight: 600; border: 1px solid {p.border}; border-radius: 6px; margin-top: 10px;
+    padding-top: 6px; background: {p.card}; }}
 QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; }}
-QTextEdit#results {{ background: {PAGE}; border: 1px solid {BORDER}; border-radius: 4px; }}
-QTextEdit, QTextBrowser, QPlainTextEdit, QTreeWidget {{ background: {CARD}; border: 1px solid {BORDER};
+QTextEdit, QTextBrowser, QPlainTextEdit {{ background: {p.paper};{ink} border: 1px solid {p.border};
     border-radius: 4px; }}
-QLineEdit#question {{ padding: 5px 8px; font-size: 11pt; border: 1px solid {BORDER}; border-radius: 4px;
-    background: {CARD}; }}
-QPushButton#primary {{ background: {ACCENT}; color: white; border: none; border-radius: 4px;
+QTextEdit#results {{ background: {p.paper_page}; border: 1px solid {p.border}; border-radius: 4px; }}
+QTreeWidget {{ background: {p.card}; border: 1px solid {p.border}; border-radius: 4px; }}
+QLineEdit#question {{ padding: 5px 8px; font-size: 11pt; border: 1px solid {p.border}; border-radius: 4px;
+    background: {p.card}; }}
+QPushButton#primary {{ background: {p.accent}; color: white; border: none; border-radius: 4px;
     padding: 5px 14px; font-weight: 600; }}
 QPushButton#primary:disabled {{ background: #9db7e8; }}
-QProgressBar {{ border: 1px solid {BORDER}; border-radius: 3px; text-align: center; height: 14px;
-    background: {CARD}; }}
-QProgressBar::chunk {{ background: {ACCENT}; border-radius: 2px; }}
-QTabWidget::pane {{ border: 1px solid {BORDER}; border-radius: 4px; background: {CARD}; }}
+QProgressBar {{ border: 1px solid {p.border}; border-radius: 3px; text-align: center; height: 14px;
+    background: {p.card}; }}
+QProgressBar::chunk {{ background: {p.accent}; border-radius: 2px; }}
+QTabWidget::pane {{ border: 1px solid {p.border}; border-radius: 4px; background: {p.card}; }}
 """
+
+
+STYLESHEET = stylesheet(LIGHT)
+
+
+def app_stylesheet() -> str:
+    """The stylesheet for the system's colour scheme."""
+    return stylesheet(current_palette())
 
 
 def text_font(point_size: float = 10.5) -> QFont:
@@ -98,6 +151,7 @@ def kinds_format(kinds: Iterable[str]) -> QTextCharFormat:
     for kind in BACKGROUND_ORDER:
         if kind in kinds:
             fmt.setBackground(QColor(SWATCHES[kind].background))
+            fmt.setForeground(QColor(TEXT))  # light highlights keep dark text, in a dark palette too
     if "hit" in kinds and kinds & {"only_a", "only_b", "both"}:
         # in the A/B view a hit is a darker shade of its side colour
         fmt.setBackground(QColor(SWATCHES[_side_kind(kinds)].background).darker(122))

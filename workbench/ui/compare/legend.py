@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from PySide6.QtWidgets import QLabel, QWidget
 
-from workbench.ui.app.theme import MARKER, MUTED, SWATCHES
+from workbench.ui.app.theme import MARKER, MUTED, SWATCHES, TEXT
 
 
 def swatch_html(kind: str, label: str | None = None) -> str:
@@ -18,7 +18,7 @@ def swatch_html(kind: str, label: str | None = None) -> str:
     s = SWATCHES[kind]
     style = []
     if s.background:
-        style.append(f"background-color: {s.background};")
+        style.append(f"background-color: {s.background}; color: {TEXT};")  # dark ink, in a dark palette too
     if s.foreground:
         style.append(f"color: {s.foreground}; font-weight: bold;")
     if s.underline:

@@ -22,6 +22,7 @@ from workbench.core.ingest.chunking import max_overlap
 from workbench.core.retrieve.expansions import EXPANSION_TYPES
 from workbench.core.retrieve.expansions.base import FIELD_OWNER, knob_for
 from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.ui.compare.detail_knobs import DetailKnobs
 from workbench.ui.compare.extent_control import ExtentControl
 from workbench.ui.widgets.slider_row import SliderRow
 
@@ -49,6 +50,8 @@ TIPS = {
                   "sentences are cached, so later builds are instant. Rebuilds the chunk set.",
     "heading": "Embed 'title > heading path: text' instead of the bare chunk, so chunks know their "
                "section. Builds a new chunk set.",
+    "structure": "Structure-aware chunking: chunks end at headings, so no chunk spans two sections. "
+                 "Builds a new chunk set.",
     "hybrid": "Hybrid search: fuse dense (embedding) and BM25 (keyword) rankings. Instant.",
 }
 
@@ -81,14 +84,16 @@ class StrategyPanel(QWidget):
         self.margin.setSingleStep(MARGIN.step)
         self.margin.setDecimals(MARGIN.decimals)
         self.heading = QCheckBox("Embed heading path")
+        self.structure = QCheckBox("Structure-aware")
         self.contextual = QCheckBox("Contextual (LLM)")
         self.hybrid = QCheckBox("Hybrid BM25")
         self.extent = ExtentControl()
+        self.details = DetailKnobs()
         for combo in (self.preset, self.unit, self.expansion):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
         for w, key in ((self.preset, "preset"), (self.unit, "unit"), (self.expansion, "expansion"),
-                       (self.margin, "margin"), (self.heading, "heading"), (self.hybrid, "hybrid"),
+                       (self.margin, "margin"), (self.heading, "heading"), (self.structure, "structure"), (self.hybrid, "hybrid"),
                        (self.contextual, "contextual")):
             w.setToolTip(TIPS[key])
         self._layout()
@@ -101,8 +106,10 @@ class StrategyPanel(QWidget):
             row.valueChanged.connect(self._edited)
         self.expansion.currentIndexChanged.connect(self._expansion_changed)
         self.extent.changed.connect(self._edited)
+        self.details.changed.connect(self._edited)
         self.margin.valueChanged.connect(self._edited)
         self.heading.toggled.connect(self._edited)
+        self.structure.toggled.connect(self._edited)
         self.contextual.toggled.connect(self._edited)
         self.hybrid.toggled.connect(self._edited)
 
@@ -141,7 +148,9 @@ class StrategyPanel(QWidget):
         grid.addWidget(self.top_k, 2, 1)
         grid.addWidget(self.budget, 3, 1)
         grid.addLayout(margin_row, 4, 1)
+        grid.addWidget(self.structure, 5, 0)
         grid.addWidget(self.extent, 5, 1)
+        grid.addWidget(self.details, 6, 0, 1, 2)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         lay = QVBoxLayout(self)
@@ -154,10 +163,12 @@ class StrategyPanel(QWidget):
         expansion = self.expansion.currentData()
         changes = dict(
             unit=self.unit.currentText(), size=self.size.value(), overlap=self.overlap.value(),
-            heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked(), search="hybrid" if self.hybrid.isChecked() else
-            ("dense" if self._base.search == "hybrid" else self._base.search),
+            structure_aware=self.structure.isChecked(), heading_prefix=self.heading.isChecked(),
+            contextual=self.contextual.isChecked(),
+            search="hybrid" if self.hybrid.isChecked() else ("dense" if self._base.search == "hybrid" else self._base.search),
             top_k=self.top_k.value(), window=self.window.value(), budget=self.budget.value(),
             margin=round(self.margin.value(), 2), expansion=expansion, **self.extent.changes(),
+            **self.details.changes(expansion),
         )
         strategy = self._base.with_changes(**changes)
         return strategy.with_changes(name=preset_name(strategy))
@@ -181,9 +192,11 @@ class StrategyPanel(QWidget):
             self.budget.setValue(strategy.budget)
             self.margin.setValue(strategy.margin)
             self.heading.setChecked(c.heading_prefix)
+            self.structure.setChecked(c.structure_aware)
             self.contextual.setChecked(c.contextual)
             self.hybrid.setChecked(strategy.search == "hybrid")
             self.extent.show_strategy(strategy)
+            self.details.show_strategy(strategy)
             self._enable_for(strategy.expansion)
         finally:
             self._loading = False
@@ -198,6 +211,7 @@ class StrategyPanel(QWidget):
         window_kind = FIELD_OWNER[WINDOW.field]
         self.window.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
         self.margin.setEnabled(expansion == FIELD_OWNER[MARGIN.field])
+        self.details.enable_for(expansion)
 
     def _preset_picked(self, name: str) -> None:
         if self._loading or name == CUSTOM:

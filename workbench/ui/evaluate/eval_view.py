@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -47,6 +48,7 @@ from workbench.core.evaluate.records import list_runs, load_run, save_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
 from workbench.core.retrieve.strategies import PRESETS, Strategy
 from workbench.ui.evaluate.flip_browser import FlipBrowser
+from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
 from workbench.ui.window.workers import JobRunner, Worker
 
@@ -72,6 +74,7 @@ class EvalView(QWidget):
 
     questionActivated = Signal(str, list)  # noqa: N815 - Qt naming
     runFinished = Signal(str)  # noqa: N815 - run id
+    strategiesActivated = Signal(object, object)  # noqa: N815 - (A, B): a configuration opened in Explore
 
     def __init__(self, workspace, store_jobs: JobRunner | None = None,  # noqa: ANN001 - Workspace
                  parent: QWidget | None = None) -> None:
@@ -176,6 +179,8 @@ class EvalView(QWidget):
         self.compare_to.currentIndexChanged.connect(self._show_questions)
         self.questions.itemActivated.connect(self._activate)
         self.flip_browser.questionActivated.connect(self.questionActivated)
+        self.summary.itemActivated.connect(self._configuration_activated)
+        self.plot.pointClicked.connect(self.open_configuration)
         self.refresh_runs()
 
     @staticmethod
@@ -329,6 +334,7 @@ class EvalView(QWidget):
         self.run_id, self.results = run_id, results
         self.export_button.setEnabled(bool(results))
         rows = summary_rows(results)
+        self.plot.draw(rows)
         self.summary.setRowCount(len(rows))
         for i, r in enumerate(rows):
             cells = [r["key"], _pct(r["recall"]), _pct(r["precision"]), _pct(r["iou"]), _pct(r["hit_rate"]),
@@ -336,11 +342,12 @@ class EvalView(QWidget):
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(r["description"])
+                if j == 0:  # the swatch: the colour of this configuration's line in the plots
+                    item.setData(Qt.DecorationRole, QColor(self.plot.colours[r["key"]]))
                 self.summary.setItem(i, j, item)
         self.summary.resizeColumnsToContents()
         self._fit_summary()
         QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
-        self.plot.draw(rows)
         self.flip_browser.set_results(results)
         self.compare_to.blockSignals(True)
         self.compare_to.clear()
@@ -419,6 +426,24 @@ class EvalView(QWidget):
                 self._activate(item)
                 return True
         return False
+
+    def _configuration_activated(self, item: QTableWidgetItem) -> None:
+        self.open_configuration(self.results[item.row()].config.key)
+
+    def open_configuration(self, key: str) -> bool:
+        """Open configuration ``key`` in Explore: side A runs the configuration it is compared with, side B
+        this one, on its first question that scores differently (else its first question)."""
+        index = next((i for i, r in enumerate(self.results) if r.config.key == key), None)
+        if index is None:
+            return False
+        self.summary.selectRow(index)
+        result = self.results[index]
+        other = other_configuration(self.results, key, self.compare_to.currentData())
+        q_index = first_differing_question(result, other)
+        if q_index is None:
+            return False
+        self.strategiesActivated.emit((other or result).config.strategy, result.config.strategy)
+        return self.open_question(q_index)
 
     def reference_spans(self, q_index: int, question: str | None = None) -> list:
         """Reference spans (in stored documents) of a question of the loaded set ([] when unknown)."""

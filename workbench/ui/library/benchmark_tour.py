@@ -174,6 +174,7 @@ class BenchmarkTour(QObject):
         self._stop_waiting()
         compare, reference = self.window.compare, self.window.model.reference
         compare.show_bottom_tab(compare.doc_pane)
+        self.window.fit_to_screen()  # side by side with the document: the library strip gives way on a laptop
         if reference:
             first = min(reference, key=lambda s: (s.doc_id, s.start))
             compare.show_document_at(first.doc_id, first.start)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QHBoxLayout, QLabel, QPushBu
 from workbench.ui.app import settings as prefs
 from workbench.ui.app.settings import LLMChoice
 from workbench.ui.app.settings_dialog import Prober, probe_worker
-from workbench.ui.app.theme import STYLESHEET
+from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.window.workers import JobRunner
 
 SAMPLE, BENCHMARK, FOLDER, SKIP = "sample", "benchmark", "folder", "skip"
@@ -51,7 +51,7 @@ class WelcomeDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Welcome to Chunk Workbench")
-        self.setStyleSheet(STYLESHEET)
+        self.setStyleSheet(app_stylesheet())
         self.choice = choice
         self.what, self.folder = SKIP, ""
         self.probes = JobRunner(1, self)

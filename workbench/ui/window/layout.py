@@ -81,3 +81,23 @@ def default_results_sizes(height: int) -> list[int]:
 def library_starts_shown(window_width: int) -> bool:
     """Whether the library panel starts open (wide windows) or collapsed to its strip (laptops)."""
     return window_width >= WIDE_ENOUGH_FOR_LIBRARY
+
+
+def too_wide(window: QWidget, available: QRect) -> bool:
+    """True when ``window`` (its frame included) needs more width than ``available`` has."""
+    frame_extra = max(0, window.frameGeometry().width() - window.geometry().width())
+    return window.minimumSizeHint().width() + frame_extra > available.width()
+
+
+def move_inside(window: QWidget, available: QRect) -> None:
+    """Shrink and move ``window`` so that its frame lies inside ``available`` (no change when it does)."""
+    frame = window.frameGeometry()
+    if available.contains(frame):
+        return
+    extra_w = max(0, frame.width() - window.geometry().width())
+    extra_h = max(0, frame.height() - window.geometry().height())
+    width, height = min(frame.width(), available.width()), min(frame.height(), available.height())
+    window.resize(width - extra_w, height - extra_h)
+    x = min(max(frame.x(), available.left()), available.right() + 1 - width)
+    y = min(max(frame.y(), available.top()), available.bottom() + 1 - height)
+    window.move(x, y)

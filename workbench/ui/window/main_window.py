@@ -8,9 +8,10 @@ import logging
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -27,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from workbench.ui.answer.answer_panel import AnswerPanel
 from workbench.ui.app import settings as prefs
-from workbench.ui.app.theme import STYLESHEET
+from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.compare.compare_view import CompareView
 from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.model import WorkbenchModel
@@ -50,7 +51,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or prefs.open_settings()
         self.log_file = log_file
         self.setWindowTitle(f"Chunk Workbench — {workspace.data_dir}")
-        self.setStyleSheet(STYLESHEET)
+        self.setStyleSheet(app_stylesheet())
         self.store_jobs = JobRunner(1, self)  # everything that writes to the store, one at a time
         self.search_jobs = JobRunner(2, self)
         self.answer_jobs = JobRunner(1, self)
@@ -113,6 +114,7 @@ class MainWindow(QMainWindow):
         self.lab_page = holder
         view.flip_browser.pairActivated.connect(self._open_pair)
         view.questionActivated.connect(self._drill_down)
+        view.strategiesActivated.connect(self._drilled_strategies)
         return view
 
     def _layout(self) -> None:
@@ -149,6 +151,12 @@ class MainWindow(QMainWindow):
         keys = QHBoxLayout(switch)
         keys.setContentsMargins(0, 0, 6, 0)
         keys.setSpacing(0)
+        self.back_to_lab = QPushButton("← Back to lab")
+        self.back_to_lab.setToolTip(f"Back to the evaluation lab where you left it ({shortcut_text('evaluate')})")
+        self.back_to_lab.clicked.connect(partial(self.set_mode, "evaluate"))
+        self.back_to_lab.hide()
+        keys.addWidget(self.back_to_lab)
+        keys.addSpacing(8)
         for mode, text in (("explore", "Explore"), ("evaluate", "Evaluate")):
             key = shortcut_text(mode)  # the action table's
             button = QPushButton(text)
@@ -209,6 +217,8 @@ class MainWindow(QMainWindow):
             self.show_message("The evaluation lab is unavailable.")
             return
         self.modes.setCurrentIndex(1 if mode == "evaluate" else 0)
+        if mode == "evaluate":
+            self.back_to_lab.hide()
         self.mode_buttons[mode].setChecked(True)
 
     def mode(self) -> str:
@@ -224,8 +234,26 @@ class MainWindow(QMainWindow):
         """A question clicked in the lab: Explore it side by side with its reference spans drawn."""
         self.side_by_side.setChecked(True)
         self.set_mode("explore")
+        self.back_to_lab.show()
+        self.fit_to_screen()
         self.compare.show_question(question, reference_spans)
         self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
+
+    def _drilled_strategies(self, strategy_a: object, strategy_b: object) -> None:
+        """A configuration opened from the lab: A runs the one it is compared with, B the configuration."""
+        self.compare.a.set_strategy(strategy_a)
+        self.compare.b.set_strategy(strategy_b)
+
+    def fit_to_screen(self) -> None:
+        """Keep the window on its screen: side by side on a screen narrower than ``WIDE_ENOUGH_FOR_LIBRARY``
+        (or wherever the window would not fit) collapses the library to its strip; then the window is shrunk
+        and moved inside the screen's available area."""
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # size hints of what was just shown
+        available = layout.available_rect(self)
+        narrow = self.compare.compare and not layout.library_starts_shown(available.width())
+        if self.left_tabs.isVisible() and (narrow or layout.too_wide(self, available)):
+            self.set_library_shown(False)
+        layout.move_inside(self, available)
 
     def _library_busy(self) -> None:
         self.set_library_shown(True)
