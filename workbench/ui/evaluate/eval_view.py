@@ -47,8 +47,8 @@ from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run, save_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
 from workbench.core.retrieve.strategies import PRESETS, Strategy
-from workbench.ui.evaluate.flip_browser import FlipBrowser
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
+from workbench.ui.evaluate.flip_browser import FlipBrowser
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
 from workbench.ui.window.workers import JobRunner, Worker
 
