@@ -7,7 +7,9 @@ import argparse
 import copy
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.commands.common import (
     UserError,
@@ -27,6 +29,13 @@ from workbench.core.evaluate.judge import answer_and_judge, backend_name, label_
 from workbench.core.evaluate.records import list_runs, load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired, compare_to_baseline, resolve_baseline
 from workbench.core.evaluate.sweep import compare_rows, expand_grid, parse_grid, run_sweep
+
+if TYPE_CHECKING:
+    from workbench.core.evaluate.records import RunInfo
+    from workbench.core.evaluate.sweep import ConfigResult, SweepResult
+    from workbench.core.llm.base import Backend
+    from workbench.core.llm.open import LLMChoice
+    from workbench.core.workspace import Workspace
 
 COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
            ("mrr", "MRR")]
@@ -67,14 +76,14 @@ def _strategies(args: argparse.Namespace) -> list:
     return out
 
 
-def _baseline_index(results, ref: str | None) -> int:  # noqa: ANN001
+def _baseline_index(results: Sequence[ConfigResult], ref: str | None) -> int:
     try:
         return resolve_baseline([cr.config.key for cr in results], ref)
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
 
-def _against_baseline(results, rows: list[dict], ref: str | None) -> list[str]:  # noqa: ANN001
+def _against_baseline(results: Sequence[ConfigResult], rows: list[dict[str, Any]], ref: str | None) -> list[str]:
     """With two or more configurations: each one's recall / IoU / context-token differences against the
     baseline (intervals, Holm-adjusted p) as text lines, and as ``vs_baseline`` in its JSON row."""
     if len(results) < 2:
@@ -89,7 +98,7 @@ def _against_baseline(results, rows: list[dict], ref: str | None) -> list[str]: 
     return ["", *comp.lines()]
 
 
-def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> None:  # noqa: ANN001
+def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id: str, title: str) -> None:
     rows = summary_rows(sweep.results)
     answers = {cr.config.key: label_summary(cr.rows) for cr in sweep.results if any(r.label for r in cr.rows)}
     for row in rows:
@@ -111,7 +120,7 @@ def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> Non
     emit(args, rows, "\n".join(lines))
 
 
-def _pick(ws, ref: str):  # noqa: ANN001, ANN202
+def _pick(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     """``RUN`` or ``RUN:N`` (N = 1-based configuration number) → (info, results)."""
     run, _, n = ref.partition(":")
     info, results = load_run(ws, run)
@@ -122,7 +131,7 @@ def _pick(ws, ref: str):  # noqa: ANN001, ANN202
     return info, results
 
 
-def run_compare(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
+def run_compare(args: argparse.Namespace, ws: Workspace) -> int:
     (ia, ra), (ib, rb) = _pick(ws, args.compare[0]), _pick(ws, args.compare[1])
     keys_b = {r.config.key: r for r in rb}
     pairs = [(a, keys_b[a.config.key]) for a in ra if a.config.key in keys_b]
@@ -208,7 +217,7 @@ def run_eval(args: argparse.Namespace) -> int:
 MIN_DELETE_PREFIX = 8
 
 
-def _run_to_delete(ws, ref: str, yes: bool):  # noqa: ANN001, ANN202 - RunInfo
+def _run_to_delete(ws: Workspace, ref: str, yes: bool) -> RunInfo:
     """The run ``--delete`` names: its full id, or a unique prefix of at least 8 characters (any unique
     prefix with ``--yes``); otherwise a ``UserError`` listing the runs that match."""
     runs = list_runs(ws)
@@ -227,7 +236,7 @@ def _run_to_delete(ws, ref: str, yes: bool):  # noqa: ANN001, ANN202 - RunInfo
     raise UserError(f"--delete {ref!r} {why}: {listing}{more}; give the full run id")
 
 
-def _judge_backend(choice):  # noqa: ANN001, ANN202 - LLMChoice -> a generative Backend
+def _judge_backend(choice: LLMChoice) -> Backend:
     """The backend that answers and judges for ``--answers``; the extractive one (chosen, or ``auto``
     without Ollama) is refused in one line: its labels would mean nothing."""
     from workbench.core.llm.extractive import JUDGE_REFUSAL, is_extractive
@@ -269,7 +278,7 @@ def run_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show_run(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
+def _show_run(args: argparse.Namespace, ws: Workspace) -> int:
     """Reopen a recorded run: its table, and with ``--out`` its exports."""
     info, results = load_run(ws, args.show)
     rows = summary_rows(results)

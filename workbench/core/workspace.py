@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -70,16 +71,17 @@ class Workspace:
         self._embedder = embedder
         self._model_path = model_path
         self._runtimes: dict[str, SetRuntime] = {}
-        self._query_vectors = LRU(4096)
-        self._texts = LRU(256)
-        self._offsets = LRU(64)
-        self._parents = LRU(256)
+        self._query_vectors: LRU[str, np.ndarray] = LRU(4096)
+        self._texts: LRU[int, Document] = LRU(256)
+        self._offsets: LRU[int, np.ndarray] = LRU(64)
+        self._parents: LRU[tuple[int, int, str], list[tuple[int, int]]] = LRU(256)
         self.writer = FileLock(self.data_dir / "write.lock")
         self.retriever = Retriever()  # runs strategies; owns the hit cache and the section cache
         self._current: dict[str, int] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm: Backend | None = None  # an answering backend, used by LLM rerank and summaries when set
-        self.llm_opener = None  # () -> backend: how ws.llm is opened on first use (the GUI's Settings choice)
+        # How ws.llm is opened on first use (the GUI's Settings choice); None: 'auto'.
+        self.llm_opener: Callable[[], Backend] | None = None
 
     # ----- plumbing --------------------------------------------------------------------------
     @property
@@ -146,8 +148,11 @@ class Workspace:
 
         started = time.perf_counter()
         with self.writing(progress):
-            limit = {} if max_file_mb is None else {"max_file_mb": max_file_mb}
-            report = ingest_files(self.store, list(paths), progress, cancel, follow_links=follow_links, **limit)
+            if max_file_mb is None:
+                report = ingest_files(self.store, list(paths), progress, cancel, follow_links=follow_links)
+            else:
+                report = ingest_files(self.store, list(paths), progress, cancel, follow_links=follow_links,
+                                      max_file_mb=max_file_mb)
             self._forget_documents()
             if report.chunks_dropped:
                 self._drop_stale_vectors()
@@ -315,12 +320,17 @@ class Workspace:
         """Embeddings of many questions: cached ones read back, the rest embedded in one batch and cached."""
         from workbench.core.index.embedding import embed_cached
 
-        missing = [q for q in dict.fromkeys(questions) if self._query_vectors.get(q) is None]
+        vectors: dict[str, np.ndarray] = {}
+        for q in dict.fromkeys(questions):
+            cached = self._query_vectors.get(q)
+            if cached is not None:
+                vectors[q] = cached
+        missing = [q for q in dict.fromkeys(questions) if q not in vectors]
         if missing:
             vecs = embed_cached(self.store, self.embedder, missing, progress=progress, cancel=cancel)
             for q, v in zip(missing, vecs, strict=True):
-                self._query_vectors.put(q, v)
-        return np.stack([self._query_vectors.get(q) for q in questions]) if questions else np.zeros((0, 0))
+                vectors[q] = self._query_vectors.put(q, v)
+        return np.stack([vectors[q] for q in questions]) if questions else np.zeros((0, 0))
 
     def token_offsets(self, doc_id: int) -> np.ndarray:
         """Token offsets of a whole document (cached)."""
@@ -355,7 +365,7 @@ class Workspace:
         """Tokens of ``text`` under the embedding model's tokenizer."""
         return self.counter.count(text)
 
-    def search(self, question: str, strategy: Strategy | str | dict | None, progress: ProgressSink | None = None,
+    def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None, progress: ProgressSink | None = None,
                cancel: CancelToken | None = None) -> SearchResult:
         """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet.
 

@@ -15,11 +15,16 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import QuestionSet
 from workbench.core.evaluate.sweep import QuestionResult, SweepResult
 from workbench.core.jobs import Cancelled, CancelToken, ProgressSink, Reporter
-from workbench.core.llm.base import first_json_object
+from workbench.core.llm.base import Backend, Message, first_json_object
+
+if TYPE_CHECKING:
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.workspace import Workspace
 
 COVERED_LABELS = ("answered", "partial", "no")
 UNCOVERED_LABELS = ("clean_no", "padded")
@@ -41,7 +46,7 @@ class Judgement:
     raw: str = ""
 
 
-def answer_messages(question: str, context: str) -> list[dict]:
+def answer_messages(question: str, context: str) -> list[Message]:
     """Chat messages asking for an answer from the context only."""
     return [
         {"role": "system", "content": "Answer the question using only the context. Be brief. If the context "
@@ -50,7 +55,7 @@ def answer_messages(question: str, context: str) -> list[dict]:
     ]
 
 
-def judge_messages(question: str, answer: str, references: Sequence[str]) -> list[dict]:
+def judge_messages(question: str, answer: str, references: Sequence[str]) -> list[Message]:
     """Chat messages asking the judge for one label line; ``references`` empty = the corpus does not cover it."""
     if references:
         listing = "\n".join(f"- {' '.join(r.split())}" for r in references)
@@ -98,7 +103,8 @@ def parse_judgement(text: str, covered: bool) -> tuple[str, str] | None:
     return None
 
 
-def judge_answer(backend, question: str, answer: str, references: Sequence[str], max_tokens: int = 96) -> Judgement:  # noqa: ANN001
+def judge_answer(backend: Backend, question: str, answer: str, references: Sequence[str],
+                 max_tokens: int = 96) -> Judgement:
     """Label one answer; an unparseable reply is asked for once more, then recorded as ``unjudged``."""
     messages = judge_messages(question, answer, references)
     raw = ""
@@ -119,7 +125,7 @@ def judge_answer(backend, question: str, answer: str, references: Sequence[str],
     return Judgement(UNJUDGED, f"judge reply could not be parsed: {' '.join(raw.split())[:120]!r}", 2, raw)
 
 
-def context_text(ws, result) -> str:  # noqa: ANN001 - Workspace, SearchResult
+def context_text(ws: Workspace, result: SearchResult) -> str:
     """The prompt context of a search result: every passage with its title and heading path."""
     from workbench.core.retrieve.assemble import passage_display
 
@@ -127,7 +133,7 @@ def context_text(ws, result) -> str:  # noqa: ANN001 - Workspace, SearchResult
                               for p in result.passages)
 
 
-def backend_name(backend) -> str:  # noqa: ANN001
+def backend_name(backend: object) -> str:
     """The model name recorded with a run."""
     for attr in ("label", "model", "name"):
         value = getattr(backend, attr, None)
@@ -136,8 +142,8 @@ def backend_name(backend) -> str:  # noqa: ANN001
     return type(backend).__name__
 
 
-def answer_and_judge(ws, backend, qset: QuestionSet, sweep: SweepResult, progress: ProgressSink | None = None,  # noqa: ANN001
-                     cancel: CancelToken | None = None, max_answer_tokens: int = 256) -> None:
+def answer_and_judge(ws: Workspace, backend: Backend, qset: QuestionSet, sweep: SweepResult,
+                     progress: ProgressSink | None = None, cancel: CancelToken | None = None, max_answer_tokens: int = 256) -> None:
     """Answer every question from every configuration's context and label it; fills ``answer``, ``label``
     and ``extra`` (``reason``, ``input_tokens``, ``judge_attempts``) of the sweep's rows in place.
 
@@ -171,7 +177,7 @@ def answer_and_judge(ws, backend, qset: QuestionSet, sweep: SweepResult, progres
             report(done, cr.config.key)
 
 
-def label_summary(rows: Sequence[QuestionResult]) -> dict:
+def label_summary(rows: Sequence[QuestionResult]) -> dict[str, Any]:
     """Counts per label and the median answer-prompt input tokens (MiniLM tokenizer count)."""
     counts = Counter(r.label for r in rows if r.label)
     tokens = [r.extra["input_tokens"] for r in rows if "input_tokens" in r.extra]
@@ -179,7 +185,7 @@ def label_summary(rows: Sequence[QuestionResult]) -> dict:
             "median_input_tokens": statistics.median(tokens) if tokens else None, "judged": sum(counts.values())}
 
 
-def label_changes(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult]) -> list[dict]:
+def label_changes(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult]) -> list[dict[str, Any]]:
     """Questions whose label differs between two configurations (matched by question index)."""
     b = {r.q_index: r for r in rows_b}
     return [{"q_index": a.q_index, "question": a.question, "before": a.label, "after": b[a.q_index].label,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -48,11 +49,20 @@ from workbench.core.retrieve.strategies import PRESETS, Strategy
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
 from workbench.ui.window.workers import JobRunner, Worker
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent
+
+    from workbench.core.evaluate.sweep import SweepConfig
+    from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
+    from workbench.core.spans import Span
+    from workbench.core.workspace import Workspace
+
 SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
 QUESTION_COLUMNS = ["#", "question", "recall %", "precision %", "IoU %", "first hit", "ctx tokens", "vs B"]
 
 
-def _sweep_and_record(ws, qset: QuestionSet, configs, progress, cancel) -> tuple:  # noqa: ANN001
+def _sweep_and_record(ws: Workspace, qset: QuestionSet, configs: Sequence[SweepConfig], progress: ProgressSink,
+                      cancel: CancelToken) -> tuple[str, list[ConfigResult]]:
     """Run a sweep and record it, on a pool thread (the store connection is per thread)."""
     try:
         sweep = run_sweep(ws, qset, configs, progress, cancel)
@@ -71,7 +81,7 @@ class EvalView(QWidget):
     questionActivated = Signal(str, list)  # noqa: N815 - Qt naming
     runFinished = Signal(str)  # noqa: N815 - run id
 
-    def __init__(self, workspace, store_jobs: JobRunner | None = None,  # noqa: ANN001 - Workspace
+    def __init__(self, workspace: Workspace, store_jobs: JobRunner | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
@@ -274,7 +284,7 @@ class EvalView(QWidget):
         if self._task is not None:
             self._task.cancel()
 
-    def _on_progress_event(self, event) -> None:  # noqa: ANN001 - ProgressEvent
+    def _on_progress_event(self, event: ProgressEvent) -> None:
         self._on_progress(event.stage, event.done, event.total)
 
     def _on_error(self, message: str, _traceback: str) -> None:
@@ -358,7 +368,7 @@ class EvalView(QWidget):
         if total > 0 and self.top_split.sizes()[0] < need:
             self.top_split.setSizes([need, max(1, total - need)])
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt API
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         """Keep the summary's columns in view when the lab is resized."""
         super().resizeEvent(event)
         if self.results:
@@ -412,7 +422,7 @@ class EvalView(QWidget):
                 return True
         return False
 
-    def reference_spans(self, q_index: int, question: str | None = None) -> list:
+    def reference_spans(self, q_index: int, question: str | None = None) -> list[Span]:
         """Reference spans (in stored documents) of a question of the loaded set ([] when unknown)."""
         if self.qset is None:
             return []

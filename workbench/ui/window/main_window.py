@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent
@@ -35,6 +36,12 @@ from workbench.ui.window import layout
 from workbench.ui.window.actions import install_actions, shortcut_text
 from workbench.ui.window.workers import JobRunner
 
+if TYPE_CHECKING:
+    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.spans import Span
+    from workbench.core.workspace import Workspace
+    from workbench.ui.evaluate.eval_view import EvalView
+
 log = logging.getLogger(__name__)
 
 
@@ -43,7 +50,7 @@ class MainWindow(QMainWindow):
 
     errorShown = Signal(str)
 
-    def __init__(self, workspace, settings: QSettings | None = None, log_file: Path | None = None,  # noqa: ANN001
+    def __init__(self, workspace: Workspace, settings: QSettings | None = None, log_file: Path | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
@@ -95,7 +102,7 @@ class MainWindow(QMainWindow):
         self._restore()
 
     # ----- construction ---------------------------------------------------------------------
-    def _evaluation_tab(self):  # noqa: ANN202
+    def _evaluation_tab(self) -> EvalView | None:
         try:
             from workbench.ui.evaluate.eval_view import EvalView
         except ImportError:
@@ -214,7 +221,7 @@ class MainWindow(QMainWindow):
         """The current mode: ``explore`` or ``evaluate``."""
         return "evaluate" if self.modes.currentIndex() == 1 else "explore"
 
-    def _drill_down(self, question: str, reference_spans: list) -> None:
+    def _drill_down(self, question: str, reference_spans: list[Span]) -> None:
         """A question clicked in the lab: Explore it side by side with its reference spans drawn."""
         self.side_by_side.setChecked(True)
         self.set_mode("explore")
@@ -294,7 +301,7 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def answer_context(model: WorkbenchModel) -> tuple[str, object]:
+def answer_context(model: WorkbenchModel) -> tuple[str, Strategy]:
     """Question and strategy the answer panel uses (strategy A)."""
     return model.question, model.strategy("A")
 
