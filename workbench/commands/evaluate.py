@@ -179,7 +179,7 @@ def run_eval(args: argparse.Namespace) -> int:
     progress = progress_printer(args.quiet)
     if args.rerun:
         ws = open_workspace(args)
-        ws.llm_opener = opener_for(choice)
+        ws.use_llm(opener_for(choice))
         run_id, sweep = rerun(ws, args.rerun, args.dataset, progress)
         _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
         return 0
@@ -202,7 +202,7 @@ def run_eval(args: argparse.Namespace) -> int:
             raise UserError(str(exc)) from None
     backend = _judge_backend(choice) if args.answers else None  # refused before any question is searched
     ws = open_workspace(args)
-    ws.llm_opener = opener_for(choice) if backend is None else (lambda: backend)  # LLM steps: the same LLM
+    ws.use_llm(opener_for(choice) if backend is None else (lambda: backend))  # LLM steps: the same LLM
     sweep = run_sweep(ws, qset, configs, progress)
     llm_model = None
     if backend is not None:

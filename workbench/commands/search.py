@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if needs_llm(strategy):
         check_llm_host(choice)
     ws = open_workspace(args)
-    ws.llm_opener = opener_for(choice)
+    ws.use_llm(opener_for(choice))
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     result = ws.search(args.question, strategy, progress=progress_printer(args.quiet))

@@ -33,7 +33,7 @@ from workbench.core.ingest.headings import section_spans
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend
-from workbench.core.llm.open import backend_for
+from workbench.core.llm.open import pipeline_backend
 from workbench.core.retrieve.chunk_set import SetRuntime
 from workbench.core.retrieve.context import RetrievalContext
 from workbench.core.retrieve.lru import LRU
@@ -82,6 +82,23 @@ class Workspace:
         self.llm: Backend | None = None  # an answering backend, used by LLM rerank and summaries when set
         # How ws.llm is opened on first use (the GUI's Settings choice); None: 'auto'.
         self.llm_opener: Callable[[], Backend] | None = None
+
+    # ----- the LLM of the pipeline steps -------------------------------------------------------
+    def use_llm(self, opener: Callable[[], Backend] | None) -> None:
+        """Open the pipeline steps' LLM (rerank, summaries, contextual sentences) with ``opener`` from now on
+        (None: 'auto'); a backend opened before is dropped, the next step opens the new one."""
+        self.llm = None
+        self.llm_opener = opener
+
+    def pipeline_llm(self) -> tuple[Backend | None, str]:
+        """The pipeline steps' backend, opened on first use with ``llm_opener``; (None, reason) when there is
+        no generative model."""
+        if self.llm is None:
+            llm, why = pipeline_backend(self.llm_opener)
+            if llm is None:
+                return None, why
+            self.llm = llm
+        return self.llm, ""
 
     # ----- plumbing --------------------------------------------------------------------------
     @property
@@ -383,7 +400,7 @@ class Workspace:
         qvec = self.query_vector(question)
         t2 = time.perf_counter()
         ctx = RetrievalContext(rt, question, qvec, self)
-        result = self.retriever.run(ctx, strategy, lambda: backend_for(self), progress, cancel)
+        result = self.retriever.run(ctx, strategy, self.pipeline_llm, progress, cancel)
         result.timings = {"prepare_ms": (t1 - t0) * 1000, "embed_ms": (t2 - t1) * 1000, **result.timings,
                           "total_ms": (time.perf_counter() - t0) * 1000}
         return result

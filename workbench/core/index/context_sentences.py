@@ -28,7 +28,7 @@ from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at, section_end
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend, Message
-from workbench.core.llm.open import HoldsLLM, LLMUsage, backend_for, call_llm
+from workbench.core.llm.open import HoldsLLM, LLMUsage, call_llm
 
 if TYPE_CHECKING:
     from workbench.core.index.build import Situator
@@ -172,7 +172,7 @@ class ContextualSituator:
     def backend(self) -> Backend:
         """The LLM (opened on first use)."""
         if self.llm is None:
-            llm, why = backend_for(self.ws)
+            llm, why = self.ws.pipeline_llm()
             if llm is None:
                 raise ContextualError(f"contextual retrieval needs a local LLM (embedded or Ollama): {why}")
             self.llm = llm

@@ -123,19 +123,21 @@ def opener_for(choice: LLMChoice) -> Callable[[], Backend]:
 
 
 class HoldsLLM(Protocol):
-    """What ``backend_for`` needs of a workspace: its backend (None until opened) and how to open one."""
+    """A workspace's side of ``backend_for``: its pipeline backend, opened on first use."""
 
-    llm: Backend | None
-    llm_opener: Callable[[], Backend] | None
+    def pipeline_llm(self) -> tuple[Backend | None, str]: ...
 
 
 def backend_for(ws: HoldsLLM) -> tuple[Backend | None, str]:
     """The workspace's backend for pipeline steps (rerank, summaries, contextual sentences), opened on first
-    use through ``ws.llm_opener`` (default: ``open_backend(LLMChoice())``, i.e. 'auto'); (None, reason) when
-    there is no generative model."""
-    if ws.llm is not None:
-        return ws.llm, ""
-    opener = ws.llm_opener or opener_for(LLMChoice())
+    use (see ``Workspace.pipeline_llm`` and ``pipeline_backend``); (None, reason) when there is none."""
+    return ws.pipeline_llm()
+
+
+def pipeline_backend(opener: Callable[[], Backend] | None) -> tuple[Backend | None, str]:
+    """A backend for pipeline steps opened with ``opener`` (None: ``open_backend(LLMChoice())``, i.e.
+    'auto'); (None, reason) when there is no generative model."""
+    opener = opener or opener_for(LLMChoice())
     try:
         llm = opener()
     except Exception as exc:  # any backend failure becomes a warning, never a crash
@@ -145,8 +147,7 @@ def backend_for(ws: HoldsLLM) -> tuple[Backend | None, str]:
     if is_extractive(llm):  # auto without Ollama: no language model to rank, summarise or situate with
         return None, ("no local LLM available (answers are extractive: start Ollama, or choose the embedded "
                       "model in Settings)")
-    ws.llm = llm
-    return ws.llm, ""
+    return llm, ""
 
 
 @dataclass

@@ -123,8 +123,7 @@ class AnswerPanel(QWidget):
         self.choice = choice
         self.holder = BackendHolder(choice.core(), blocked=choice.blocked())
         # LLM rerank, summaries and contextual sentences use the same choice (opened on first use)
-        self.ws.llm = None
-        self.ws.llm_opener = self.holder.get
+        self.ws.use_llm(self.holder.get)
         warning = choice.blocked() or choice.warning()
         self.host_warning.setText(f"Warning: {warning}." if warning else "")
         self.host_warning.setVisible(bool(warning))

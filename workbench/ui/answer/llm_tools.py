@@ -47,9 +47,7 @@ LLMFactory = Callable[["Workspace", str], "Backend"]  # (workspace, backend kind
 def open_local_llm(ws: Workspace, kind: str) -> Backend:
     """The local backend ``kind`` (auto: the workspace's shared one); raises ``ValueError`` with the reason."""
     if kind == "auto":
-        from workbench.core.llm.open import backend_for
-
-        llm, why = backend_for(ws)
+        llm, why = ws.pipeline_llm()
         if llm is None:
             raise ValueError(why)
         return llm
