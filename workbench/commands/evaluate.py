@@ -23,11 +23,12 @@ from workbench.commands.common import (
 )
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
 from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
+from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.judge import answer_and_judge, backend_name, label_changes, label_summary
 from workbench.core.evaluate.records import list_runs, load_run, rerun, save_run
-from workbench.core.evaluate.statistics import compare_paired, compare_to_baseline, resolve_baseline
+from workbench.core.evaluate.statistics import compare_paired
 from workbench.core.evaluate.sweep import compare_rows, expand_grid, parse_grid, run_sweep
 
 if TYPE_CHECKING:
