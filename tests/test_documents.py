@@ -6,8 +6,8 @@ import pytest
 from conftest import SAMPLE
 from pdfgen import make_pdf
 
-from workbench.core.ingest.discovery import discover
-from workbench.core.ingest.documents import load_file, load_paths
+from workbench.core.ingest.discovery import discover, load_paths
+from workbench.core.ingest.documents import load_file
 from workbench.core.ingest.headings import heading_path_at, parse_headings
 
 

@@ -154,7 +154,8 @@ def test_fifo_and_device_links_are_never_read(tmp_path):
     (folder / "ok.txt").write_text("plain text")
     code = ("import json, resource, sys\n"
             "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
-            "from workbench.core.ingest.documents import load_file, load_paths\n"
+            "from workbench.core.ingest.discovery import load_paths\n"
+            "from workbench.core.ingest.documents import load_file\n"
             "rows = [[r.path.split('/')[-1], r.status, r.reason] for r in load_paths([sys.argv[1]])]\n"
             "rows += [['direct-' + r.path.split('/')[-1], r.status, r.reason] for r in "
             "[load_file(sys.argv[1] + '/zero.txt'), load_file(sys.argv[1] + '/pipe.txt')]]\n"

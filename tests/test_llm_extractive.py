@@ -99,10 +99,12 @@ def section(doc, title: str) -> tuple[int, int]:  # noqa: ANN001
 
 
 def ask(ws, question: str = QUESTION, top_k: int = 3):  # noqa: ANN001, ANN201
-    from workbench.core.answer.answering import ask as ask_core
+    from workbench.core.answer.answering import answer, prepare
 
     pieces: list[str] = []
-    result = ask_core(ws, question, Strategy(top_k=top_k), open_backend("extractive"), on_token=pieces.append)
+    backend = open_backend("extractive")
+    prompt, warnings = prepare(ws, question, Strategy(top_k=top_k), backend)
+    result = answer(prompt, backend, on_token=pieces.append, warnings=warnings, ws=ws)
     return result, pieces
 
 

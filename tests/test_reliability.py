@@ -105,7 +105,7 @@ def test_unreadable_file_is_reported(tmp_path):
     (folder / "open.md").write_text("# Open\n\nreadable")
     (folder / "locked.md").write_text("# Locked\n\nsecret")
     os.chmod(folder / "locked.md", 0o000)
-    code = ("import json,sys; from workbench.core.ingest.documents import load_paths; "
+    code = ("import json,sys; from workbench.core.ingest.discovery import load_paths; "
             "print(json.dumps([[r.path.split('/')[-1], r.status, r.reason] for r in load_paths([sys.argv[1]])]))")
     cmd = [sys.executable, "-c", code, str(folder)]
     if os.geteuid() == 0:

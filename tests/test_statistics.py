@@ -16,17 +16,16 @@ from eval_support import sample_questions
 from scipy import stats as sps
 
 from workbench.cli import main
+from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
 from workbench.core.evaluate.datasets import save_question_set
 from workbench.core.evaluate.metrics import QuestionMetrics
 from workbench.core.evaluate.statistics import (
     MDD_FACTOR,
     MetricDifference,
     compare_paired,
-    compare_to_baseline,
     exact_sign_test,
     holm,
     paired_bootstrap,
-    resolve_baseline,
 )
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig
 from workbench.core.retrieve.strategies import resolve

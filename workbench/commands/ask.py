@@ -27,7 +27,7 @@ def run_ask(args: argparse.Namespace) -> int:
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     backend = open_llm(choice, needs="")
-    ws.llm_opener = lambda: backend  # rerank / summaries use the same backend
+    ws.use_llm(lambda: backend)  # rerank / summaries use the same backend
     note = print if not args.quiet else (lambda *a, **k: None)
     note(f"answering with {backend.label}", file=sys.stderr)
     cancel = CancelToken()

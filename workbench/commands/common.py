@@ -10,8 +10,12 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.core.jobs import ProgressEvent
+
+if TYPE_CHECKING:
+    from workbench.core.workspace import Workspace
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PROBLEMS, EXIT_CANCELLED = 0, 1, 2, 3, 130
 EXIT_STATUSES = [
@@ -137,7 +141,7 @@ def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
     return show
 
 
-def open_workspace(args: argparse.Namespace):  # noqa: ANN201
+def open_workspace(args: argparse.Namespace) -> Workspace:
     """The workspace named by ``--data-dir`` / ``--model``."""
     from workbench.core.index.store import StoreError
     from workbench.core.workspace import Workspace

@@ -1,5 +1,5 @@
-"""``workbench eval`` and ``workbench runs``: measure strategies against a question set, compare and re-run
-recorded runs."""
+"""``workbench eval``: measure strategies against a question set, compare and re-run recorded runs
+(``workbench runs`` is in ``evaluate_runs``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import argparse
 import copy
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.commands.common import (
     UserError,
@@ -29,13 +31,21 @@ from workbench.core.evaluate.answer_report import (
     judge_lines,
     label_changes,
 )
+from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
 from workbench.core.evaluate.curves import budget_configs, budget_curves, curve_lines, parse_budgets
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.judge import answer_and_judge, backend_name
-from workbench.core.evaluate.records import list_runs, load_run, rerun, save_run
-from workbench.core.evaluate.statistics import compare_paired, compare_to_baseline, resolve_baseline
+from workbench.core.evaluate.records import load_run, rerun, save_run
+from workbench.core.evaluate.statistics import compare_paired
 from workbench.core.evaluate.sweep import compare_rows, expand_grid, parse_grid, run_sweep
+
+if TYPE_CHECKING:
+    from workbench.core.evaluate.records import RunInfo
+    from workbench.core.evaluate.sweep import ConfigResult, SweepResult
+    from workbench.core.llm.base import Backend
+    from workbench.core.llm.open import LLMChoice
+    from workbench.core.workspace import Workspace
 
 COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
            ("mrr", "MRR")]
@@ -76,14 +86,14 @@ def _strategies(args: argparse.Namespace) -> list:
     return out
 
 
-def _baseline_index(results, ref: str | None) -> int:  # noqa: ANN001
+def _baseline_index(results: Sequence[ConfigResult], ref: str | None) -> int:
     try:
         return resolve_baseline([cr.config.key for cr in results], ref)
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
 
-def _against_baseline(results, rows: list[dict], ref: str | None) -> list[str]:  # noqa: ANN001
+def _against_baseline(results: Sequence[ConfigResult], rows: list[dict[str, Any]], ref: str | None) -> list[str]:
     """With two or more configurations: each one's recall / IoU / context-token differences against the
     baseline (intervals, Holm-adjusted p) as text lines, and as ``vs_baseline`` in its JSON row."""
     if len(results) < 2:
@@ -98,7 +108,7 @@ def _against_baseline(results, rows: list[dict], ref: str | None) -> list[str]: 
     return ["", *comp.lines()]
 
 
-def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> None:  # noqa: ANN001
+def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id: str, title: str) -> None:
     rows = summary_rows(sweep.results)
     for row in rows:
         row["run_id"] = run_id
@@ -119,7 +129,7 @@ def _report(args: argparse.Namespace, ws, sweep, run_id: str, title: str) -> Non
     emit(args, data, "\n".join(lines))
 
 
-def _answers_table(results, rows: list[dict]) -> list[str]:  # noqa: ANN001
+def _answers_table(results: Sequence[ConfigResult], rows: list[dict[str, Any]]) -> list[str]:
     """Seed 000's answer table when the rows were judged (text lines); each JSON row gets its ``answers``
     summary and, per question, the answer, label and judge reason."""
     answers = answer_summaries(results)
@@ -133,7 +143,7 @@ def _answers_table(results, rows: list[dict]) -> list[str]:  # noqa: ANN001
     return ["", format_answer_table(answers)]
 
 
-def _pick(ws, ref: str):  # noqa: ANN001, ANN202
+def _pick(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     """``RUN`` or ``RUN:N`` (N = 1-based configuration number) → (info, results)."""
     run, _, n = ref.partition(":")
     info, results = load_run(ws, run)
@@ -144,7 +154,7 @@ def _pick(ws, ref: str):  # noqa: ANN001, ANN202
     return info, results
 
 
-def run_compare(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
+def run_compare(args: argparse.Namespace, ws: Workspace) -> int:
     (ia, ra), (ib, rb) = _pick(ws, args.compare[0]), _pick(ws, args.compare[1])
     keys_b = {r.config.key: r for r in rb}
     pairs = [(a, keys_b[a.config.key]) for a in ra if a.config.key in keys_b]
@@ -201,7 +211,7 @@ def run_eval(args: argparse.Namespace) -> int:
         if _recorded_kind(ws, args.rerun) == "answers":  # an answers run answers and judges again
             backend = _judge_backend(choice)
             judge = _judge_backend(_judge_choice(choice, args.judge_model)) if args.judge_model else backend
-        ws.llm_opener = opener_for(choice) if backend is None else (lambda: backend)
+        ws.use_llm(opener_for(choice) if backend is None else (lambda: backend))
         run_id, sweep = rerun(ws, args.rerun, args.dataset, progress, backend=backend, judge=judge)
         _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
         return 0
@@ -228,7 +238,7 @@ def run_eval(args: argparse.Namespace) -> int:
     judge = _judge_backend(_judge_choice(choice, args.judge_model)) if backend is not None and args.judge_model \
         else backend
     ws = open_workspace(args)
-    ws.llm_opener = opener_for(choice) if backend is None else (lambda: backend)  # LLM steps: the same LLM
+    ws.use_llm(opener_for(choice) if backend is None else (lambda: backend))  # LLM steps: the same LLM
     sweep = run_sweep(ws, qset, configs, progress)
     llm_model = judge_model = None
     if backend is not None:
@@ -241,29 +251,7 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-MIN_DELETE_PREFIX = 8
-
-
-def _run_to_delete(ws, ref: str, yes: bool):  # noqa: ANN001, ANN202 - RunInfo
-    """The run ``--delete`` names: its full id, or a unique prefix of at least 8 characters (any unique
-    prefix with ``--yes``); otherwise a ``UserError`` listing the runs that match."""
-    runs = list_runs(ws)
-    exact = [r for r in runs if r.id == ref]
-    if exact:
-        return exact[0]
-    matches = [r for r in runs if r.id.startswith(ref)]
-    if not matches:
-        raise UserError(f"no run {ref!r} (workbench runs lists them)")
-    if len(matches) == 1 and (len(ref) >= MIN_DELETE_PREFIX or yes):
-        return matches[0]
-    listing = "; ".join(f"{r.id} ({r.label}, {r.started})" for r in matches[:10])
-    more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
-    why = (f"matches {len(matches)} runs" if len(matches) > 1
-           else f"is shorter than {MIN_DELETE_PREFIX} characters (pass --yes to delete it)")
-    raise UserError(f"--delete {ref!r} {why}: {listing}{more}; give the full run id")
-
-
-def _recorded_kind(ws, ref: str) -> str:  # noqa: ANN001
+def _recorded_kind(ws: Workspace, ref: str) -> str:
     from workbench.core.evaluate.records import find_run
 
     try:
@@ -272,14 +260,14 @@ def _recorded_kind(ws, ref: str) -> str:  # noqa: ANN001
         raise UserError(str(exc.args[0])) from None
 
 
-def _judge_choice(choice, model: str):  # noqa: ANN001, ANN202 - LLMChoice -> LLMChoice
+def _judge_choice(choice: LLMChoice, model: str) -> LLMChoice:
     """The answering choice with the judge's model (same kind, host and remote consent)."""
     from dataclasses import replace
 
     return replace(choice, model=model)
 
 
-def _judge_backend(choice):  # noqa: ANN001, ANN202 - LLMChoice -> a generative Backend
+def _judge_backend(choice: LLMChoice) -> Backend:
     """The backend that answers and judges for ``--answers``; the extractive one (chosen, or ``auto``
     without Ollama) is refused in one line: its labels would mean nothing."""
     from workbench.core.llm.extractive import JUDGE_REFUSAL, is_extractive
@@ -295,47 +283,6 @@ def _judge_backend(choice):  # noqa: ANN001, ANN202 - LLMChoice -> a generative 
     if is_extractive(backend):
         raise UserError(f"{JUDGE_REFUSAL} (no Ollama server answered)")
     return backend
-
-
-def run_runs(args: argparse.Namespace) -> int:
-    if args.out is not None and not args.show:
-        raise UserError("--out needs --show RUN")
-    output_dir(args.out)
-    ws = open_workspace(args)
-    if args.delete:
-        from workbench.core.evaluate.records import delete_run
-
-        info = _run_to_delete(ws, args.delete, args.yes)
-        delete_run(ws, info.id)
-        emit(args, {"deleted": info.id}, f"deleted run {info.id}")
-        return 0
-    if args.show:
-        return _show_run(args, ws)
-    runs = list_runs(ws)
-    data = [{"id": r.id, "kind": r.kind, "label": r.label, "started": r.started, "finished": r.finished,
-             "questions": r.config.get("dataset", {}).get("questions"), "configs": r.config_keys,
-             "code_version": r.code_version, "dataset": r.config.get("dataset", {}).get("path")} for r in runs]
-    lines = [f"{d['id']}  {d['started']}  {d['kind']:<9} {d['questions']:>4} q × {len(d['configs'])} config(s)  "
-             f"{d['label']}" for d in data] or ["no runs recorded yet (workbench eval DATASET_DIR)"]
-    emit(args, data, "\n".join(lines))
-    return 0
-
-
-def _show_run(args: argparse.Namespace, ws) -> int:  # noqa: ANN001
-    """Reopen a recorded run: its table, and with ``--out`` its exports."""
-    info, results = load_run(ws, args.show)
-    rows = summary_rows(results)
-    for row in rows:
-        row["run_id"] = info.id
-    lines = [f"run {info.id} ({info.label}, {info.started}, code {info.code_version})", format_table(rows),
-             *_answers_table(results, rows)]
-    lines += _against_baseline(results, rows, args.baseline)
-    if args.out:
-        names = {int(i): d.get("corpus_id") or Path(d["path"]).name for i, d in info.config["documents"].items()}
-        files = export_results(args.out, results, names, f"run {info.id}", {"run_id": info.id})
-        lines.append("wrote " + ", ".join(str(p) for p in files.values()))
-    emit(args, rows, "\n".join(lines))
-    return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -369,13 +316,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_common(p)
     add_llm_options(p)  # --llm answers and judges for --answers (extractive is refused: a judge needs a model)
     p.set_defaults(func=run_eval)
-    r = sub.add_parser("runs", help="list recorded evaluation runs")
-    r.add_argument("--show", metavar="RUN", help="reopen a recorded run (its table; with --out its exports)")
-    r.add_argument("--out", type=Path, help="with --show: write CSV + JSON and the trade-off plot here")
-    r.add_argument("--delete", metavar="RUN",
-                   help=f"delete a recorded run: its full id or a unique prefix of at least {MIN_DELETE_PREFIX} characters")
-    r.add_argument("--yes", action="store_true", help="with --delete: accept a shorter unique prefix")
-    r.add_argument("--baseline", metavar="N|KEY",
-                   help="with --show: the configuration the others are compared with (default the first)")
-    add_common(r)
-    r.set_defaults(func=run_runs)

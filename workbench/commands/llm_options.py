@@ -18,8 +18,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.commands.common import UserError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from workbench.core.llm.base import Backend
+    from workbench.core.llm.open import LLMChoice
 
 LLM_KINDS = ("auto", "ollama", "extractive", "embedded")
 ALLOW_REMOTE_HELP = ("allow sending text (questions, passages, chunks) to an Ollama host (--llm-host or "
@@ -73,7 +80,7 @@ def resolve_llm_options(args: argparse.Namespace) -> None:
     args.llm_host = args.llm_host or args.old_host
 
 
-def llm_choice(args: argparse.Namespace):  # noqa: ANN201 - LLMChoice
+def llm_choice(args: argparse.Namespace) -> LLMChoice:
     """The command line's ``LLMChoice`` (old spellings folded in)."""
     from workbench.core.llm import LLMChoice
 
@@ -81,7 +88,7 @@ def llm_choice(args: argparse.Namespace):  # noqa: ANN201 - LLMChoice
     return LLMChoice(args.llm, args.llm_model, args.llm_host, args.allow_remote)
 
 
-def check_llm_host(choice) -> None:  # noqa: ANN001 - LLMChoice
+def check_llm_host(choice: LLMChoice) -> None:
     """Refuse up front (before the store or any LLM work) an Ollama host that is not on this machine,
     unless the choice allows it; with consent, warn on stderr that text leaves the machine."""
     from workbench.core.llm import LLMError
@@ -98,7 +105,7 @@ def check_llm_host(choice) -> None:  # noqa: ANN001 - LLMChoice
         print(f"workbench: warning: {warning}", file=sys.stderr)
 
 
-def open_llm(choice, needs: str = "this command"):  # noqa: ANN001, ANN201
+def open_llm(choice: LLMChoice, needs: str = "this command") -> Backend:
     """The backend ``choice`` names (errors, a refused remote host among them, become one-line user errors).
 
     ``needs`` names what the generated text is for; when the backend is extractive (chosen, or what
@@ -117,7 +124,7 @@ def open_llm(choice, needs: str = "this command"):  # noqa: ANN001, ANN201
     return llm
 
 
-def workspace_llm_opener(args: argparse.Namespace):  # noqa: ANN201 - () -> Backend
+def workspace_llm_opener(args: argparse.Namespace) -> Callable[[], Backend]:
     """How a workspace opens its LLM on first use (rerank, summaries, contextual builds): the command's
     ``LLMChoice``."""
     from workbench.core.llm import opener_for

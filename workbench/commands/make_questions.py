@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from workbench.commands.common import (
     UserError,
@@ -23,8 +24,11 @@ from workbench.commands.common import (
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
 from workbench.core.index.store import DB_NAME
 
+if TYPE_CHECKING:
+    from workbench.core.workspace import Workspace
 
-def _source(args: argparse.Namespace):  # noqa: ANN202 - (Workspace, doc ids or None)
+
+def _source(args: argparse.Namespace) -> tuple[Workspace, list[int] | None]:
     """The workspace to sample and which of its documents."""
     src = existing_path(args.source) if args.source else None
     if src is not None and (src / DB_NAME).is_file():

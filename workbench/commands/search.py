@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.commands.common import (
     UserError,
@@ -16,6 +17,12 @@ from workbench.commands.common import (
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
 from workbench.core.retrieve.strategies import Strategy, override, resolve
+
+if TYPE_CHECKING:
+    from workbench.core.ingest.documents import Document
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.retrieve.search import Hit
+    from workbench.core.workspace import Workspace
 
 
 def add_strategy_options(p: argparse.ArgumentParser, repeatable: bool = False) -> None:
@@ -74,7 +81,7 @@ def check_question(question: str) -> None:
         raise UserError(problem)
 
 
-def passage_records(ws, result) -> list[dict]:  # noqa: ANN001
+def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]:
     """JSON-ready passages: the hit, the passage span and text (``text == document_text[start:end]``)."""
     out = []
     for p in result.passages:
@@ -98,11 +105,11 @@ def passage_records(ws, result) -> list[dict]:  # noqa: ANN001
     return out
 
 
-def _heading_path(ws, result, hit) -> tuple[str, ...]:  # noqa: ANN001
+def _heading_path(ws: Workspace, result: SearchResult, hit: Hit) -> tuple[str, ...]:
     return ws.runtime(result.set_id).heading_path(hit.row)
 
 
-def _chunk_texts(ws, result, hit, doc) -> dict:  # noqa: ANN001
+def _chunk_texts(ws: Workspace, result: SearchResult, hit: Hit, doc: Document) -> dict[str, str]:
     """The best hit's chunk as embedded (prefix + text) and as displayed (``[file] heading - text``)."""
     from workbench.core.index.heading_prefix import display_text
 
@@ -122,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if needs_llm(strategy):
         check_llm_host(choice)
     ws = open_workspace(args)
-    ws.llm_opener = opener_for(choice)
+    ws.use_llm(opener_for(choice))
     if not ws.store.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     result = ws.search(args.question, strategy, progress=progress_printer(args.quiet))

@@ -8,11 +8,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-
-import numpy as np
+from typing import Any
 
 from workbench.core.index.build import (
     IngestReport,
@@ -24,18 +23,16 @@ from workbench.core.index.build import (
 )
 from workbench.core.index.embedding import Embedder, SentenceTransformerEmbedder
 from workbench.core.index.locking import FileLock
-from workbench.core.index.store import DB_NAME, ChunkSetInfo, ChunkTable, Store, StoreError
-from workbench.core.index.vectors import IndexDamaged, VectorIndex
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document
-from workbench.core.ingest.documents import Document
-from workbench.core.ingest.headings import section_spans
+from workbench.core.index.snapshot import read_snapshot
+from workbench.core.index.store import DB_NAME, ChunkSetInfo, Store
+from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend
-from workbench.core.llm.open import backend_for
+from workbench.core.llm.open import pipeline_backend
 from workbench.core.retrieve.chunk_set import SetRuntime
 from workbench.core.retrieve.context import RetrievalContext
-from workbench.core.retrieve.lru import LRU
+from workbench.core.retrieve.corpus_lookups import CorpusLookups
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategies import Strategy, resolve
@@ -55,7 +52,7 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
-class Workspace:
+class Workspace(CorpusLookups):
     """A data folder opened for indexing and searching."""
 
     def __init__(
@@ -70,16 +67,31 @@ class Workspace:
         self._embedder = embedder
         self._model_path = model_path
         self._runtimes: dict[str, SetRuntime] = {}
-        self._query_vectors = LRU(4096)
-        self._texts = LRU(256)
-        self._offsets = LRU(64)
-        self._parents = LRU(256)
+        self._init_lookups()
         self.writer = FileLock(self.data_dir / "write.lock")
         self.retriever = Retriever()  # runs strategies; owns the hit cache and the section cache
         self._current: dict[str, int] = {}
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm: Backend | None = None  # an answering backend, used by LLM rerank and summaries when set
-        self.llm_opener = None  # () -> backend: how ws.llm is opened on first use (the GUI's Settings choice)
+        # How ws.llm is opened on first use (the GUI's Settings choice); None: 'auto'.
+        self.llm_opener: Callable[[], Backend] | None = None
+
+    # ----- the LLM of the pipeline steps -------------------------------------------------------
+    def use_llm(self, opener: Callable[[], Backend] | None) -> None:
+        """Open the pipeline steps' LLM (rerank, summaries, contextual sentences) with ``opener`` from now on
+        (None: 'auto'); a backend opened before is dropped, the next step opens the new one."""
+        self.llm = None
+        self.llm_opener = opener
+
+    def pipeline_llm(self) -> tuple[Backend | None, str]:
+        """The pipeline steps' backend, opened on first use with ``llm_opener``; (None, reason) when there is
+        no generative model."""
+        if self.llm is None:
+            llm, why = pipeline_backend(self.llm_opener)
+            if llm is None:
+                return None, why
+            self.llm = llm
+        return self.llm, ""
 
     # ----- plumbing --------------------------------------------------------------------------
     @property
@@ -146,8 +158,11 @@ class Workspace:
 
         started = time.perf_counter()
         with self.writing(progress):
-            limit = {} if max_file_mb is None else {"max_file_mb": max_file_mb}
-            report = ingest_files(self.store, list(paths), progress, cancel, follow_links=follow_links, **limit)
+            if max_file_mb is None:
+                report = ingest_files(self.store, list(paths), progress, cancel, follow_links=follow_links)
+            else:
+                report = ingest_files(self.store, list(paths), progress, cancel, follow_links=follow_links,
+                                      max_file_mb=max_file_mb)
             self._forget_documents()
             if report.chunks_dropped:
                 self._drop_stale_vectors()
@@ -175,10 +190,7 @@ class Workspace:
 
     def _forget_documents(self) -> None:
         self.retriever.forget_sections()
-        with self._lock:
-            self._texts.clear()
-            self._offsets.clear()
-            self._parents.clear()
+        self._forget_lookups()
 
     def is_current(self, info: ChunkSetInfo) -> bool:
         """True when a chunk set is ready and covers exactly the stored documents.
@@ -257,7 +269,7 @@ class Workspace:
             if self._writer_busy() or not self.store.writable:
                 if rt is not None:
                     return rt
-                table, index = self._snapshot(set_id)
+                table, index = read_snapshot(self.store, self.data_dir, set_id, self._writer_busy)
             else:
                 with self.writer.held():
                     table = self.store.chunk_table(set_id)
@@ -268,94 +280,7 @@ class Workspace:
             self.retriever.forget_sections()
             return rt
 
-    def _snapshot(self, set_id: str) -> tuple[ChunkTable, VectorIndex]:
-        """Read without writing: the verified FAISS file and the chunks it holds. A writer may be between
-        replacing the file and recording its digest, so a mismatch is retried for a moment."""
-        path = index_path(self.data_dir, set_id)
-        for attempt in range(20):
-            try:
-                index = VectorIndex.load(path, self.store.index_checksums(set_id) or None)
-                break
-            except IndexDamaged:
-                if attempt == 19 or not self._writer_busy():
-                    raise StoreError(
-                        f"the vector index of chunk set {set_id} is damaged ({path.name} does not match its "
-                        "recorded checksum) and cannot be rebuilt now"
-                        + (": the data folder is read-only." if not self.store.writable else
-                           " while another process writes; try again when it has finished.")) from None
-                time.sleep(0.1)
-        table = self.store.chunk_table(set_id)
-        return table.subset(np.isin(table.ids, index.ids())), index
-
-    # ----- cached lookups --------------------------------------------------------------------
-    def document(self, doc_id: int) -> Document:
-        """A stored document (text cached)."""
-        with self._lock:
-            doc = self._texts.get(doc_id)
-        if doc is None:
-            doc = self.store.document(doc_id)
-            with self._lock:
-                self._texts.put(doc_id, doc)
-        return doc
-
-    def doc_text(self, doc_id: int) -> str:
-        """The stored text of a document."""
-        return self.document(doc_id).text
-
-    def query_vector(self, question: str) -> np.ndarray:
-        """The question's embedding (cached in memory and in the store's vector cache)."""
-        vec = self._query_vectors.get(question)
-        if vec is None:
-            vec = self.query_vectors([question])[0]
-        return vec
-
-    def query_vectors(
-        self, questions: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-    ) -> np.ndarray:
-        """Embeddings of many questions: cached ones read back, the rest embedded in one batch and cached."""
-        from workbench.core.index.embedding import embed_cached
-
-        missing = [q for q in dict.fromkeys(questions) if self._query_vectors.get(q) is None]
-        if missing:
-            vecs = embed_cached(self.store, self.embedder, missing, progress=progress, cancel=cancel)
-            for q, v in zip(missing, vecs, strict=True):
-                self._query_vectors.put(q, v)
-        return np.stack([self._query_vectors.get(q) for q in questions]) if questions else np.zeros((0, 0))
-
-    def token_offsets(self, doc_id: int) -> np.ndarray:
-        """Token offsets of a whole document (cached)."""
-        with self._lock:
-            offs = self._offsets.get(doc_id)
-        if offs is None:
-            offs = self.counter.offsets(self.doc_text(doc_id))
-            with self._lock:
-                self._offsets.put(doc_id, offs)
-        return offs
-
-    def parents_of(self, doc_id: int, parent_size: int, unit: str = "tokens") -> list[tuple[int, int]]:
-        """Parent spans of a document: chunks of ``parent_size`` ``unit`` (the children's unit: tokens,
-        words or sentences), or heading sections when 0."""
-        key = (doc_id, parent_size, unit)
-        with self._lock:
-            spans = self._parents.get(key)
-        if spans is None:
-            doc = self.document(doc_id)
-            if parent_size:
-                units = self.token_offsets(doc_id) if unit == "tokens" else None
-                pieces = chunk_document(doc.text, doc.headings, ChunkConfig(unit=unit, size=parent_size),
-                                        self.counter, units=units)
-                spans = [(p.start, p.end) for p in pieces]
-            else:
-                spans = section_spans(doc.headings, len(doc.text))
-            with self._lock:
-                self._parents.put(key, spans)
-        return spans
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` under the embedding model's tokenizer."""
-        return self.counter.count(text)
-
-    def search(self, question: str, strategy: Strategy | str | dict | None, progress: ProgressSink | None = None,
+    def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None, progress: ProgressSink | None = None,
                cancel: CancelToken | None = None) -> SearchResult:
         """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet.
 
@@ -373,7 +298,7 @@ class Workspace:
         qvec = self.query_vector(question)
         t2 = time.perf_counter()
         ctx = RetrievalContext(rt, question, qvec, self)
-        result = self.retriever.run(ctx, strategy, lambda: backend_for(self), progress, cancel)
+        result = self.retriever.run(ctx, strategy, self.pipeline_llm, progress, cancel)
         result.timings = {"prepare_ms": (t1 - t0) * 1000, "embed_ms": (t2 - t1) * 1000, **result.timings,
                           "total_ms": (time.perf_counter() - t0) * 1000}
         return result

@@ -39,7 +39,7 @@ from workbench.core.llm.extractive import LABEL, MAX_SENTENCES, NAME, RELATIVE_C
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
-    from workbench.core.answer.answering import Answer
+    from workbench.core.answer.answer_result import Answer
     from workbench.core.answer.prompt import NumberedPassage, Prompt
     from workbench.core.ingest.documents import Document
     from workbench.core.workspace import Workspace
@@ -148,7 +148,7 @@ def extractive_answer(ws: Workspace | None, prompt: Prompt, backend: ExtractiveB
                       warnings: list[str] | None = None) -> Answer:
     """Quote the best sentences of ``prompt``'s passages; the same ``Answer`` a generated answer gives, with
     one citation per sentence (its span and text) and zero tokens in and out."""
-    from workbench.core.answer.answering import Answer
+    from workbench.core.answer.answer_result import Answer
     from workbench.core.answer.citations import Citation
 
     if ws is None:

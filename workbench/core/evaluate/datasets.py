@@ -15,10 +15,10 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.core.evaluate.question_set import DatasetError, Question, QuestionSet, Reference
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.search import MAX_QUESTION_CHARS
 from workbench.core.spans import Span
@@ -27,86 +27,13 @@ if TYPE_CHECKING:
     from workbench.core.ingest.chunking import ChunkConfig
     from workbench.core.workspace import Workspace
 
+__all__ = ["CORPORA_DIR", "QUESTIONS_FILE", "DatasetError", "Question", "QuestionSet", "Reference",
+           "add_question_from_spans", "corpus_documents", "index_corpora", "load_question_set", "read_corpus",
+           "save_question_set"]
+
 QUESTIONS_FILE = "questions.csv"
 CORPORA_DIR = "corpora"
 _CORPUS_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-
-
-class DatasetError(ValueError):
-    """A question set that cannot be used; the message says which file, row and reference."""
-
-
-@dataclass(frozen=True)
-class Reference:
-    """One reference passage: ``corpus_id`` text ``[start, end)`` whose text is ``content``."""
-
-    corpus_id: str
-    start: int
-    end: int
-    content: str
-
-
-@dataclass(frozen=True)
-class Question:
-    """One question; ``index`` is its row in ``questions.csv`` (0-based, stable under filters)."""
-
-    index: int
-    question: str
-    corpus_id: str
-    references: tuple[Reference, ...] = ()
-    reference_answer: str = ""
-
-    @property
-    def covered(self) -> bool:
-        """True when the corpus holds an answer (the question has reference passages)."""
-        return bool(self.references)
-
-    def spans(self, doc_ids: Mapping[str, int]) -> list[Span]:
-        """The references as spans of the stored documents (``doc_ids``: corpus id → document id)."""
-        return [Span(doc_ids[r.corpus_id], r.start, r.end) for r in self.references]
-
-
-@dataclass
-class QuestionSet:
-    """A loaded question set: its questions, corpus files, their hashes and any reference mismatches."""
-
-    root: Path
-    questions: list[Question]
-    corpora: dict[str, Path]
-    corpus_hashes: dict[str, str]
-    questions_hash: str
-    mismatches: list[str] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        """The folder name."""
-        return self.root.name
-
-    @property
-    def dataset_hash(self) -> str:
-        """sha256 over the questions file and every corpus file (identifies the inputs of a run)."""
-        digest = hashlib.sha256(self.questions_hash.encode())
-        for cid in sorted(self.corpus_hashes):
-            digest.update(f"|{cid}:{self.corpus_hashes[cid]}".encode())
-        return digest.hexdigest()
-
-    def subset(self, limit: int | None = None, corpus: str | Sequence[str] | None = None) -> QuestionSet:
-        """Questions of some corpora only and/or the first ``limit`` of them (indexes are kept)."""
-        wanted = [corpus] if isinstance(corpus, str) else list(corpus or [])
-        unknown = [c for c in wanted if c not in self.corpora]
-        if unknown:
-            raise DatasetError(f"unknown corpus {', '.join(unknown)}; this set has {', '.join(sorted(self.corpora))}")
-        qs = [q for q in self.questions if not wanted or q.corpus_id in wanted]
-        if limit is not None:
-            qs = qs[: max(0, limit)]
-        return QuestionSet(self.root, qs, dict(self.corpora), dict(self.corpus_hashes), self.questions_hash,
-                           list(self.mismatches))
-
-    def needed_corpora(self) -> list[str]:
-        """Corpus ids the questions refer to (row or reference), sorted."""
-        ids = {q.corpus_id for q in self.questions if q.corpus_id} | {
-            r.corpus_id for q in self.questions for r in q.references}
-        return sorted(ids)
 
 
 def _sha256_file(path: Path) -> str:

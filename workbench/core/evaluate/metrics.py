@@ -121,11 +121,6 @@ def summarize(rows: Sequence[QuestionMetrics]) -> dict[str, Stat]:
     return {name: _stat(vals) for name, vals in values.items()}
 
 
-def summary_means(summary: dict[str, Stat]) -> dict[str, float]:
-    """``{metric: mean}`` (NaN when no question counted)."""
-    return {name: stat.mean for name, stat in summary.items()}
-
-
 def summary_to_dict(summary: dict[str, Stat]) -> dict[str, dict[str, Any]]:
     """JSON-ready ``{metric: {mean, std, n}}`` (NaN written as None)."""
     def clean(x: float) -> float | None:
@@ -133,8 +128,3 @@ def summary_to_dict(summary: dict[str, Stat]) -> dict[str, dict[str, Any]]:
 
     return {k: {"mean": clean(s.mean), "std": clean(s.std), "n": s.n} for k, s in summary.items()}
 
-
-def summary_from_dict(data: dict[str, dict[str, Any]]) -> dict[str, Stat]:
-    """Inverse of ``summary_to_dict``."""
-    return {k: Stat(math.nan if v["mean"] is None else v["mean"], math.nan if v["std"] is None else v["std"], v["n"])
-            for k, v in data.items()}

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import CORPORA_DIR, QuestionSet, read_corpus, save_question_set
 from workbench.core.evaluate.excerpts import (
@@ -34,71 +35,30 @@ from workbench.core.evaluate.excerpts import (
     parse_generation,
     variants,
 )
+from workbench.core.evaluate.question_prompts import (
+    EXAMPLE_A,
+    EXAMPLE_B,
+    EXAMPLE_Q,
+    EXAMPLE_Q2,
+    question_messages,
+    two_part_messages,
+)
 from workbench.core.ingest.chunking import ChunkConfig, chunk_document
-from workbench.core.ingest.sentences import sentence_spans
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
+from workbench.core.llm.base import Backend
 from workbench.core.llm.open import LLMUsage, call_llm
+
+if TYPE_CHECKING:
+    from workbench.core.ingest.documents import Document
+    from workbench.core.workspace import Workspace
 
 KIND = "questions"
 PROMPT_VERSION = "questions-v1"
-SYSTEM = "You write a question about a text, then copy the one line of the text that answers it, exactly."
 MAX_EXCERPT_CHARS = 800
 MIN_PASSAGE_CHARS = 150
-PASSAGE_CHARS = 1200  # at most this much of a passage goes into the prompt (a part of a two-part window: half)
 
 _QUESTION_START = re.compile(r"^(what|why|how|when|where|who|whom|which|whose|is|are|was|were|do|does|did|can|"
                              r"could|should|would|will|has|have|had|in what|according)\b", re.IGNORECASE)
-
-
-EXAMPLE_TITLE = "Bridge handbook"
-EXAMPLE_A = ("The bridge closes at night. Crews close it because the steel expands in the heat of the day and "
-             "must cool down. Repairs start in May.")
-EXAMPLE_B = "To close it, a guard lowers both barriers and switches the signal to red. The guard then logs the time."
-EXAMPLE_Q = "Why is the bridge closed at night?"
-EXAMPLE_Q2 = "Why is the bridge closed at night, and how is it closed?"
-
-
-def numbered_lines(text: str, limit: int = PASSAGE_CHARS, first: int = 1) -> str:
-    """``text`` as one sentence per line, numbered ``[1] …``, cut after ``limit`` characters (whole lines).
-
-    Small models copy a numbered line far more faithfully than a sentence inside a paragraph."""
-    out, used = [], 0
-    for n, (a, b) in enumerate(sentence_spans(text), start=first):
-        line = f"[{n}] {' '.join(text[a:b].split())}"
-        if out and used + len(line) > limit:
-            break
-        out.append(line)
-        used += len(line) + 1
-    return "\n".join(out)
-
-
-def question_messages(title: str, passage: str) -> list[dict]:
-    """Messages asking for one question and the exact line that answers it (one worked example first)."""
-    return [{"role": "system", "content": SYSTEM},
-            {"role": "user", "content": f"Text from {EXAMPLE_TITLE}:\n{numbered_lines(EXAMPLE_A)}"},
-            {"role": "assistant", "content": f"Question: {EXAMPLE_Q}\nExcerpt: [2] {sentence_at(EXAMPLE_A, 1)}"},
-            {"role": "user", "content": f"Text from {title}:\n{numbered_lines(passage)}"}]
-
-
-def two_part_messages(title: str, part_a: str, part_b: str) -> list[dict]:
-    """Messages asking for a question that needs both parts (why something is done, then how)."""
-    half = PASSAGE_CHARS // 2
-
-    def parts(a: str, b: str) -> str:
-        lines_a = numbered_lines(a, half)
-        return f"Part A:\n{lines_a}\nPart B:\n{numbered_lines(b, half, first=lines_a.count(chr(10)) + 2)}"
-
-    return [{"role": "system", "content": SYSTEM + " The question needs both parts: why, then how."},
-            {"role": "user", "content": f"Text from {EXAMPLE_TITLE}:\n{parts(EXAMPLE_A, EXAMPLE_B)}"},
-            {"role": "assistant", "content": f"Question: {EXAMPLE_Q2}\nExcerpt A: [2] {sentence_at(EXAMPLE_A, 1)}\n"
-                                             f"Excerpt B: [4] {sentence_at(EXAMPLE_B, 0)}"},
-            {"role": "user", "content": f"Text from {title}:\n{parts(part_a, part_b)}"}]
-
-
-def sentence_at(text: str, i: int) -> str:
-    """The ``i``-th sentence of ``text`` (for the worked examples)."""
-    a, b = sentence_spans(text)[i]
-    return text[a:b].strip()
 
 
 def _question_key(question: str) -> frozenset[str]:
@@ -127,7 +87,7 @@ class Drop:
 class GenerationResult:
     """Questions kept (``save_question_set`` dicts), their corpora, drops with reasons, and the LLM's cost."""
 
-    questions: list[dict] = field(default_factory=list)
+    questions: list[dict[str, Any]] = field(default_factory=list)
     corpora: dict[str, str] = field(default_factory=dict)
     dropped: list[Drop] = field(default_factory=list)
     usage: LLMUsage = field(default_factory=LLMUsage)
@@ -144,7 +104,8 @@ class GenerationResult:
         return dict(Counter(d.reason for d in self.dropped).most_common())
 
 
-def candidate_passages(ws, doc_ids: Sequence[int], passage_tokens: int = 160) -> dict[int, list[tuple[int, int]]]:  # noqa: ANN001
+def candidate_passages(ws: Workspace, doc_ids: Sequence[int],
+                       passage_tokens: int = 160) -> dict[int, list[tuple[int, int]]]:
     """Passages per document: structure-aware chunks of ``passage_tokens`` with enough text."""
     config = ChunkConfig(size=passage_tokens, structure_aware=True)
     out: dict[int, list[tuple[int, int]]] = {}
@@ -165,7 +126,8 @@ def sample_units(passages: dict[int, list[tuple[int, int]]], seed: int, stratifi
     per_doc: dict[int, list[tuple[tuple[int, int], ...]]] = {}
     for doc_id in sorted(passages):
         spans = passages[doc_id]
-        units = [tuple(spans[i : i + 2]) for i in range(len(spans) - 1)] if two_part else [(s,) for s in spans]
+        units: list[tuple[tuple[int, int], ...]] = (
+            [tuple(spans[i : i + 2]) for i in range(len(spans) - 1)] if two_part else [(s,) for s in spans])
         rng.shuffle(units)
         if units:
             per_doc[doc_id] = units
@@ -175,13 +137,13 @@ def sample_units(passages: dict[int, list[tuple[int, int]]], seed: int, stratifi
         return flat
     order = list(per_doc)
     rng.shuffle(order)
-    out = []
+    out: list[tuple[int, tuple[tuple[int, int], ...]]] = []
     for i in range(max((len(u) for u in per_doc.values()), default=0)):
         out += [(d, per_doc[d][i]) for d in order if i < len(per_doc[d])]
     return out
 
 
-def _corpus_id(doc, taken: dict[str, str]) -> str:  # noqa: ANN001
+def _corpus_id(doc: Document, taken: dict[str, str]) -> str:
     cid = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(doc.path).stem).lstrip(".") or f"doc{doc.id}"
     if cid in taken and taken[cid] != doc.text:
         cid = f"{cid}-{doc.sha256[:8]}"
@@ -229,7 +191,7 @@ def _check(text: str, spans: Sequence[tuple[int, int]], parsed: Parsed, kept_key
     return "", "", sorted(located)
 
 
-def generate_questions(ws, llm, n: int = 50, seed: int = 0, two_part: bool = False,  # noqa: ANN001
+def generate_questions(ws: Workspace, llm: Backend, n: int = 50, seed: int = 0, two_part: bool = False,
                        stratified: bool = True, doc_ids: Sequence[int] | None = None, max_attempts: int | None = None,
                        passage_tokens: int = 160, progress: ProgressSink | None = None,
                        cancel: CancelToken | None = None) -> GenerationResult:
@@ -285,8 +247,8 @@ def generate_questions(ws, llm, n: int = 50, seed: int = 0, two_part: bool = Fal
     return result
 
 
-def make_question_set(ws, out_dir: str | Path, llm, n: int = 50, seed: int = 0, two_part: bool = False,  # noqa: ANN001
-                      **options) -> GenerationResult:  # noqa: ANN003
+def make_question_set(ws: Workspace, out_dir: str | Path, llm: Backend, n: int = 50, seed: int = 0,
+                      two_part: bool = False, **options: Any) -> GenerationResult:
     """Generate questions (``generate_questions``), save them in Chroma's format under ``out_dir`` (with
     ``generation.json``: settings, counts and every drop with its reason) and record the run (kind
     ``"questions"``). Returns the result with ``qset`` (loaded back and checked) and ``run_id``."""

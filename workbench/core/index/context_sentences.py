@@ -20,13 +20,21 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from workbench.core.index.embedding import text_hash
 from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece, chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at, section_end
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
-from workbench.core.llm.open import LLMUsage, backend_for, call_llm
+from workbench.core.llm.base import Backend, Message
+from workbench.core.llm.open import HoldsLLM, LLMUsage, call_llm
+
+if TYPE_CHECKING:
+    from workbench.core.index.build import Situator
+    from workbench.core.index.embedding import Embedder
+    from workbench.core.index.store import ChunkSetInfo, Store
+    from workbench.core.ingest.tokens import TokenCounter
 
 KIND = "situate"
 PROMPT_VERSION = "situate-v1"
@@ -36,6 +44,22 @@ CHUNK_CHARS = 700
 MAX_TOKENS = 48
 MAX_SENTENCE_CHARS = 220
 SYSTEM = "You write one short sentence that situates a passage within its document, to help search find it."
+
+
+class SituatingWorkspace(HoldsLLM, Protocol):
+    """What situating chunks needs of a workspace (``core.workspace.Workspace`` has it)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def counter(self) -> TokenCounter: ...
+
+    def ensure_chunk_set(self, config: ChunkConfig, progress: ProgressSink | None = None,
+                         cancel: CancelToken | None = None, *, situate: Situator | None = None) -> ChunkSetInfo: ...
 
 
 class ContextualError(ValueError):
@@ -84,7 +108,7 @@ def document_context(doc: Document, start: int, end: int, limit: int = CONTEXT_C
     return "\n".join(parts)
 
 
-def situate_messages(title: str, heading_path: Sequence[str], context: str, chunk: str) -> list[dict]:
+def situate_messages(title: str, heading_path: Sequence[str], context: str, chunk: str) -> list[Message]:
     """The chat messages asking for the situating sentence."""
     where = " > ".join([title, *heading_path]) if heading_path else title
     return [
@@ -134,7 +158,7 @@ class ContextualSituator:
     ``usage`` counts this situator's work; ``TOTALS`` every situator's.
     """
 
-    def __init__(self, ws, llm=None, progress: ProgressSink | None = None,  # noqa: ANN001
+    def __init__(self, ws: SituatingWorkspace, llm: Backend | None = None, progress: ProgressSink | None = None,
                  cancel: CancelToken | None = None, total: int | None = None) -> None:
         self.ws = ws
         self.llm = llm
@@ -145,17 +169,16 @@ class ContextualSituator:
         self.usage = LLMUsage()
         self._started = time.perf_counter()
 
-    def backend(self):  # noqa: ANN201
+    def backend(self) -> Backend:
         """The LLM (opened on first use)."""
         if self.llm is None:
-            llm, why = backend_for(self.ws)
+            llm, why = self.ws.pipeline_llm()
             if llm is None:
                 raise ContextualError(f"contextual retrieval needs a local LLM (embedded or Ollama): {why}")
             self.llm = llm
         return self.llm
 
-    def _count(self, **changes: float) -> None:
-        delta = LLMUsage(**changes)
+    def _count(self, delta: LLMUsage) -> None:
         self.usage.add(delta)
         with _TOTALS_LOCK:
             TOTALS.add(delta)
@@ -168,7 +191,7 @@ class ContextualSituator:
         store = self.ws.store
         cached = store.llm_cached(KIND, key, llm.model)
         if cached is not None:
-            self._count(cached=1)
+            self._count(LLMUsage(cached=1))
             return cached
         if self.cancel is not None:
             self.cancel.check()
@@ -183,15 +206,15 @@ class ContextualSituator:
             raise ContextualError(f"the local LLM failed on {Path(doc.path).name} chunk {piece.position}: "
                                   f"{exc}") from None
         text = clean_sentence(call.text)
-        self._count(calls=1, prompt_tokens=call.prompt_tokens, output_tokens=call.output_tokens,
-                    seconds=call.seconds, empty=int(not text))
+        self._count(LLMUsage(calls=1, prompt_tokens=call.prompt_tokens, output_tokens=call.output_tokens,
+                             seconds=call.seconds, empty=int(not text)))
         store.put_llm_cached(KIND, key, llm.model, text)
         return text
 
     def __call__(self, doc: Document, pieces: Sequence[ChunkPiece]) -> list[str]:
         if self.total is None or self.done + len(pieces) > self.total:
             self.total = self.done + len(pieces)
-        out = []
+        out: list[str] = []
         for piece in pieces:
             out.append(self.sentence(doc, piece))
             self.done += 1
@@ -202,13 +225,13 @@ class ContextualSituator:
         return out
 
 
-def make_situator(ws, llm=None, progress: ProgressSink | None = None, cancel: CancelToken | None = None,  # noqa: ANN001
-                  total: int | None = None) -> ContextualSituator:
+def make_situator(ws: SituatingWorkspace, llm: Backend | None = None, progress: ProgressSink | None = None,
+                  cancel: CancelToken | None = None, total: int | None = None) -> ContextualSituator:
     """The default situator of ``Workspace.ensure_chunk_set`` for contextual chunk sets."""
     return ContextualSituator(ws, llm, progress, cancel, total)
 
 
-def pending_chunks(ws, config: ChunkConfig) -> int:  # noqa: ANN001
+def pending_chunks(ws: SituatingWorkspace, config: ChunkConfig) -> int:
     """How many chunks building ``config``'s chunk set will situate (documents not chunked in it yet)."""
     shas = ws.store.document_shas()
     try:
@@ -222,8 +245,9 @@ def pending_chunks(ws, config: ChunkConfig) -> int:  # noqa: ANN001
     return total
 
 
-def build_contextual_set(ws, config: ChunkConfig, llm=None, progress: ProgressSink | None = None,  # noqa: ANN001
-                         cancel: CancelToken | None = None):  # noqa: ANN201 - (ChunkSetInfo, LLMUsage)
+def build_contextual_set(ws: SituatingWorkspace, config: ChunkConfig, llm: Backend | None = None,
+                         progress: ProgressSink | None = None,
+                         cancel: CancelToken | None = None) -> tuple[ChunkSetInfo, LLMUsage]:
     """Build (or bring up to date) the contextual chunk set of ``config``; returns ``(info, usage)``.
 
     ``config`` is made contextual if it is not. The progress total is known up front (chunks to situate).

@@ -82,7 +82,9 @@ class Embedder(Protocol):
     """Turns texts into normalised float32 vectors."""
 
     model_id: str
-    model_path: str | None
+
+    @property
+    def model_path(self) -> str | None: ...
 
     @property
     def dim(self) -> int: ...

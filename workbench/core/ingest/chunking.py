@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -71,10 +72,7 @@ class ChunkConfig:
         set rather than mixing cuts."""
         identity = f"{self.to_json()}|{model_id}"
         if self.chunker:
-            from workbench.core.ingest.chunkers.choice import chunker_spec
-
-            spec = chunker_spec(self)
-            identity += f"|{spec.to_json() if spec is not None else ''}"
+            identity += f"|{chunker_naming().spec_json(self.chunker)}"
         return hashlib.sha256(identity.encode()).hexdigest()[:16]
 
     def label(self) -> str:
@@ -83,9 +81,7 @@ class ChunkConfig:
         if self.overlap:
             parts[0] += f" / {self.overlap} overlap"
         if self.chunker:
-            from workbench.core.ingest.chunkers.choice import chunker_label
-
-            parts = [chunker_label(self.chunker)]
+            parts = [chunker_naming().label(self.chunker)]
         if self.structure_aware:
             parts.append("structure-aware")
         if self.heading_prefix:
@@ -93,6 +89,35 @@ class ChunkConfig:
         if self.contextual:
             parts.append("contextual (LLM)")
         return ", ".join(parts)
+
+
+class ChunkerNaming(Protocol):
+    """How a registry chunker (``ChunkConfig.chunker``, canonical JSON) names itself: the chunker registry
+    lives above this module (its fixed-size chunkers call ``chunk_document``), so it registers this on
+    import (``chunkers.choice``; ``workbench.core.ingest`` imports the registry)."""
+
+    def spec_json(self, chunker: str) -> str:
+        """The full spec as JSON (installed library version included); "" when it cannot be resolved."""
+        ...
+
+    def label(self, chunker: str) -> str:
+        """A short label, e.g. ``recursive (max_tokens=256, overlap=0)``."""
+        ...
+
+
+_NAMING: list[ChunkerNaming] = []
+
+
+def use_chunker_naming(naming: ChunkerNaming) -> None:
+    """Register how registry chunkers name themselves (called once by ``chunkers.choice``)."""
+    _NAMING[:] = [naming]
+
+
+def chunker_naming() -> ChunkerNaming:
+    """The registered ``ChunkerNaming`` (the chunker registry is imported with ``workbench.core.ingest``)."""
+    if not _NAMING:
+        raise RuntimeError("registry chunkers need workbench.core.ingest.chunkers imported first")
+    return _NAMING[0]
 
 
 def max_overlap(size: int) -> int:

@@ -8,11 +8,17 @@ so every file under a folder ends up with a status. Keys are ``filenames.path_ke
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.core.ingest.documents import SUPPORTED_SUFFIXES, LoadResult, link_target
+from workbench.core.ingest.documents import (
+    MAX_FILE_MB,
+    SUPPORTED_SUFFIXES,
+    LoadResult,
+    link_target,
+    load_file,
+)
 from workbench.core.ingest.filenames import fs_path, is_inside, path_key, shown
 
 SUPPORTED_TEXT = ", ".join(sorted(SUPPORTED_SUFFIXES))
@@ -113,3 +119,12 @@ def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False
         else:
             add_file(path, explicit=True)  # a FIFO or device named directly: load_file reports it
     return found
+
+
+def load_paths(paths: Iterable[str | os.PathLike[str]], max_file_mb: float = MAX_FILE_MB,
+               follow_links: bool = False) -> Iterator[LoadResult]:
+    """Discover and load every supported file under ``paths``; problems are yielded as results."""
+    found = discover(paths, follow_links=follow_links)
+    yield from found.problems
+    for file in found.files:
+        yield load_file(file, max_file_mb)

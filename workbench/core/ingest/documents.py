@@ -11,7 +11,6 @@ import io
 import logging
 import os
 import stat
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -230,14 +229,3 @@ def load_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FILE_MB) ->
         note=note,
     )
     return LoadResult(key, doc, "ok", note)
-
-
-def load_paths(paths: Iterable[str | os.PathLike[str]], max_file_mb: float = MAX_FILE_MB,
-               follow_links: bool = False) -> Iterator[LoadResult]:
-    """Discover and load every supported file under ``paths``; problems are yielded as results."""
-    from workbench.core.ingest.discovery import discover
-
-    found = discover(paths, follow_links=follow_links)
-    yield from found.problems
-    for file in found.files:
-        yield load_file(file, max_file_mb)

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from workbench.core.jobs import CancelToken
 
@@ -85,7 +85,7 @@ class GenerationStats:
             return (self.output_tokens - 1) / gen
         return self.output_tokens / self.total_s if self.total_s > 0 else 0.0  # not streamed: one piece
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (times rounded to milliseconds)."""
         d = asdict(self)
         for k in ("time_to_first_token_s", "total_s"):
@@ -101,7 +101,7 @@ class StreamSink:
     def __init__(self, stats: GenerationStats) -> None:
         self.stats = stats
         self.stop = threading.Event()
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.Queue[tuple[str, Any]] = queue.Queue()
 
     def token(self, text: str) -> bool:
         """Hand one piece of text to the consumer; False means: stop generating."""
@@ -208,7 +208,7 @@ class Backend(Protocol):
     def generate(self, messages: Sequence[Message], options: GenerateOptions | None = None, stream: bool = True,
                  cancel: CancelToken | None = None) -> Generation: ...
 
-    def complete(self, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0,
+    def complete(self, messages: Sequence[Message], max_tokens: int = 256, temperature: float = 0.0,
                  cancel: CancelToken | None = None) -> str: ...
 
     def count_tokens(self, text: str) -> int: ...
@@ -228,7 +228,7 @@ class BackendBase:
                  cancel: CancelToken | None = None) -> Generation:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def complete(self, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0,
+    def complete(self, messages: Sequence[Message], max_tokens: int = 256, temperature: float = 0.0,
                  cancel: CancelToken | None = None) -> str:
         """The whole answer as one string (no streaming for the caller; a cancel token still stops it)."""
         options = GenerateOptions(max_tokens=max_tokens, temperature=temperature)
@@ -259,10 +259,10 @@ class BackendInfo:
     name: str
     available: bool
     detail: str
-    models: list[dict] = field(default_factory=list)
+    models: list[dict[str, Any]] = field(default_factory=list)
 
 
-def first_json_object(raw: str) -> dict | None:
+def first_json_object(raw: str) -> dict[str, Any] | None:
     """The first JSON object in a model's reply that parses, wherever it starts (code fences or text
     around it, or a second object, are ignored); None when there is none."""
     import json
@@ -278,7 +278,8 @@ def first_json_object(raw: str) -> dict | None:
             return data
     return None
 
-def fold_system(messages: Sequence[dict]) -> list[dict]:
+
+def fold_system(messages: Sequence[Message]) -> list[Message]:
     """Messages without a system role: system text goes in front of the first user turn."""
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system" and m["content"])
     rest = [dict(m) for m in messages if m["role"] != "system"]

@@ -19,6 +19,7 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from workbench.core.jobs import CancelToken
 from workbench.core.llm.base import (
@@ -112,9 +113,10 @@ class _Engine:
         self.n_ctx = int(props["default_generation_settings"]["n_ctx"])
         self.system_role = bool(props.get("chat_template_caps", {}).get("supports_system_role", True))
 
-    def post(self, route: str, body: dict) -> dict:
+    def post(self, route: str, body: dict[str, Any]) -> dict[str, Any]:
         """POST to one of llama.cpp's helper routes."""
-        return self.http.post(route, json=body).json()
+        reply: dict[str, Any] = self.http.post(route, json=body).json()
+        return reply
 
     def close(self) -> None:
         """Stop the server and remove its socket folder."""
@@ -124,7 +126,7 @@ class _Engine:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-_ENGINES: dict[tuple, _Engine] = {}
+_ENGINES: dict[tuple[str, int, int, str], _Engine] = {}
 _LOCK = threading.Lock()
 
 
@@ -185,7 +187,7 @@ class EmbeddedBackend(BackendBase):
 
     def render_prompt(self, messages: Sequence[Message]) -> str:
         """The exact prompt text the chat template makes of ``messages``."""
-        return self.engine.post("/apply-template", {"messages": self.chat_messages(messages)})["prompt"]
+        return str(self.engine.post("/apply-template", {"messages": self.chat_messages(messages)})["prompt"])
 
     def prompt_tokens(self, messages: Sequence[Message]) -> int:
         """Tokens of the whole templated prompt."""
@@ -199,7 +201,7 @@ class EmbeddedBackend(BackendBase):
         eng = self.engine
         msgs = self.chat_messages(messages)
         stats = self.new_stats()
-        payload: dict = {"messages": msgs, "max_tokens": o.max_tokens, "temperature": o.temperature, "stream": stream}
+        payload: dict[str, Any] = {"messages": msgs, "max_tokens": o.max_tokens, "temperature": o.temperature, "stream": stream}
         if stream:
             payload["stream_options"] = {"include_usage": True}
         payload["repeat_penalty"] = o.repeat_penalty if o.repeat_penalty is not None else REPEAT_PENALTY
@@ -215,9 +217,9 @@ class EmbeddedBackend(BackendBase):
 
         def produce(sink: StreamSink) -> None:
             stats.prompt_tokens = self.prompt_tokens(msgs)
-            errors: list[dict] = []
+            errors: list[dict[str, Any]] = []
 
-            def on_chunk(chunk: dict) -> bool:
+            def on_chunk(chunk: dict[str, Any]) -> bool:
                 if "error" in chunk:
                     errors.append(chunk["error"] if isinstance(chunk["error"], dict) else {"message": chunk["error"]})
                     return True
@@ -243,7 +245,7 @@ class EmbeddedBackend(BackendBase):
         return Generation(produce, stats, cancel)
 
 
-def _error(err: dict, n_ctx: int) -> LLMError:
+def _error(err: dict[str, Any], n_ctx: int) -> LLMError:
     if err.get("type") == "exceed_context_size_error":
         n = err.get("n_prompt_tokens", "?")
         return ContextTooLong(f"the prompt ({n} tokens) does not fit the embedded model's context "

@@ -6,6 +6,7 @@ sentence selection itself lives in ``workbench.core.answer.extractive``, above t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from workbench.core.jobs import CancelToken
 from workbench.core.llm.base import (
@@ -24,11 +25,12 @@ JUDGE_REFUSAL = "a judge needs a generative model; start Ollama or choose --llm 
 MAX_SENTENCES = 4
 RELATIVE_CUTOFF = 0.8
 
+
 class NotGenerative(LLMError):
     """The extractive backend was asked to generate text (a judge, a rerank, a contextual sentence)."""
 
 
-def is_extractive(backend: object) -> bool:
+def is_extractive(backend: object) -> TypeGuard[ExtractiveBackend]:
     """True for the extractive backend (it quotes sentences and cannot generate text)."""
     return getattr(backend, "name", "") == NAME
 

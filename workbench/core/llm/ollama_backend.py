@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -96,7 +97,7 @@ def not_running(host: str) -> BackendUnavailable:
                               "or use the embedded model (--llm embedded)")
 
 
-def make_client(host: str | None = None, timeout: float = DEFAULT_TIMEOUT_S):  # noqa: ANN201 - ollama.Client
+def make_client(host: str | None = None, timeout: float = DEFAULT_TIMEOUT_S) -> Any:  # an ollama.Client
     """An official ``ollama.Client`` with a timeout (connecting: at most 5 s) and no proxy from the environment."""
     import httpx
     import ollama
@@ -144,7 +145,7 @@ def server_version(host: str | None = None, timeout: float = 1.0) -> str:
         client.close()
 
 
-def list_models(host: str | None = None, timeout: float = 2.0) -> list[dict]:
+def list_models(host: str | None = None, timeout: float = 2.0) -> list[dict[str, Any]]:
     """Installed models (``/api/tags``): name, size in bytes, family, parameter size, quantization."""
     host = resolve_host(host)
     client = make_client(host, timeout)
@@ -208,7 +209,7 @@ class OllamaBackend(BackendBase):
         """Start an answer (``/api/chat``); iterate the result for tokens. Stop/cancel closes the stream."""
         o = options or GenerateOptions()
         msgs = list(messages) if self.supports_system_role else fold_system(messages)
-        opts: dict = {"num_predict": o.max_tokens, "temperature": o.temperature}
+        opts: dict[str, Any] = {"num_predict": o.max_tokens, "temperature": o.temperature}
         for key, value in (("top_p", o.top_p), ("seed", o.seed), ("num_ctx", o.num_ctx or self.num_ctx),
                            ("repeat_penalty", o.repeat_penalty)):
             if value is not None:
@@ -241,7 +242,7 @@ class OllamaBackend(BackendBase):
 
         return Generation(produce, stats, cancel, abort=client.close)
 
-    def client_chat(self, client, msgs: list[Message], opts: dict, stream: bool):  # noqa: ANN001, ANN201
+    def client_chat(self, client: Any, msgs: list[Message], opts: dict[str, Any], stream: bool) -> Any:
         """The official client's chat call (a hook for tests of the request shape)."""
         return client.chat(model=self.model, messages=msgs, options=opts, stream=stream)
 

@@ -8,12 +8,13 @@ LLM work cost. ``backend_for(ws)`` is the pipeline steps' shared backend of a wo
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from workbench.core.jobs import CancelToken
-from workbench.core.llm.base import Backend, BackendUnavailable, LLMError, ModelNotFound
+from workbench.core.llm.base import Backend, BackendUnavailable, LLMError, Message, ModelNotFound
 
 KINDS = ("auto", "ollama", "extractive", "embedded")
 PROBE_TIMEOUT_S = 1.0
@@ -121,13 +122,22 @@ def opener_for(choice: LLMChoice) -> Callable[[], Backend]:
     return lambda: open_backend(choice)
 
 
-def backend_for(ws) -> tuple[object | None, str]:  # noqa: ANN001 - Workspace
+class HoldsLLM(Protocol):
+    """A workspace's side of ``backend_for``: its pipeline backend, opened on first use."""
+
+    def pipeline_llm(self) -> tuple[Backend | None, str]: ...
+
+
+def backend_for(ws: HoldsLLM) -> tuple[Backend | None, str]:
     """The workspace's backend for pipeline steps (rerank, summaries, contextual sentences), opened on first
-    use through ``ws.llm_opener`` (default: ``open_backend(LLMChoice())``, i.e. 'auto'); (None, reason) when
-    there is no generative model."""
-    if ws.llm is not None:
-        return ws.llm, ""
-    opener = getattr(ws, "llm_opener", None) or opener_for(LLMChoice())
+    use (see ``Workspace.pipeline_llm`` and ``pipeline_backend``); (None, reason) when there is none."""
+    return ws.pipeline_llm()
+
+
+def pipeline_backend(opener: Callable[[], Backend] | None) -> tuple[Backend | None, str]:
+    """A backend for pipeline steps opened with ``opener`` (None: ``open_backend(LLMChoice())``, i.e.
+    'auto'); (None, reason) when there is no generative model."""
+    opener = opener or opener_for(LLMChoice())
     try:
         llm = opener()
     except Exception as exc:  # any backend failure becomes a warning, never a crash
@@ -137,8 +147,7 @@ def backend_for(ws) -> tuple[object | None, str]:  # noqa: ANN001 - Workspace
     if is_extractive(llm):  # auto without Ollama: no language model to rank, summarise or situate with
         return None, ("no local LLM available (answers are extractive: start Ollama, or choose the embedded "
                       "model in Settings)")
-    ws.llm = llm
-    return ws.llm, ""
+    return llm, ""
 
 
 @dataclass
@@ -162,7 +171,7 @@ class LLMUsage:
         for name in ("calls", "cached", "prompt_tokens", "output_tokens", "seconds", "empty"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready numbers (seconds rounded)."""
         return asdict(self) | {"tokens": self.tokens, "seconds": round(self.seconds, 3)}
 
@@ -177,7 +186,8 @@ class LLMCall:
     seconds: float
 
 
-def call_llm(llm, messages: list[dict], max_tokens: int, cancel: CancelToken | None = None) -> LLMCall:  # noqa: ANN001
+def call_llm(llm: Backend, messages: Sequence[Message], max_tokens: int,
+             cancel: CancelToken | None = None) -> LLMCall:
     """Run one completion at temperature 0 and measure it.
 
     Uses ``generate`` (exact token counts from the backend) when the backend has it, else ``complete``

@@ -101,13 +101,14 @@ def passage_parts(doc: Document, passage: Passage) -> tuple[tuple[str, ...], str
     path = heading_path_at(doc.headings, lead)
     return path, _body_with_markdown_headings(doc, span.start, span.end, lead + 1)
 
+
 def passage_header(doc: Document, passage: Passage) -> tuple[str, str]:
     """``(label, body)`` of a passage as the model sees it: one header, ``[source] Title > heading path``
     (the path at the passage start, the title once), then the text with later section changes as Markdown
     headings."""
     source = Path(doc.path).name if doc.path else doc.title
-    path, body = passage_parts(doc, passage)
-    path = list(path)
+    heads, body = passage_parts(doc, passage)
+    path = list(heads)
     if doc.title and (not path or path[0] != doc.title) and doc.title != source:
         path.insert(0, doc.title)
     return f"[{source}] {' > '.join(path)}".rstrip(), body

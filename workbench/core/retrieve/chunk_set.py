@@ -54,7 +54,8 @@ class SetRuntime:
         if not len(self._sorted_ids):
             return np.zeros(len(chunk_ids), dtype=bool)
         pos = np.clip(np.searchsorted(self._sorted_ids, chunk_ids), 0, len(self._sorted_ids) - 1)
-        return self._sorted_ids[pos] == chunk_ids
+        mask: np.ndarray = self._sorted_ids[pos] == chunk_ids
+        return mask
 
     def row_of(self, chunk_id: int) -> int:
         """Row number of one chunk id."""
@@ -90,4 +91,5 @@ class SetRuntime:
         t = self.table
         rows = np.arange(first, end)
         mask = (t.starts[first:end] < span.end) & (t.ends[first:end] > span.start)
-        return rows[mask].tolist()
+        overlapping: list[int] = rows[mask].tolist()
+        return overlapping

@@ -17,7 +17,7 @@ def flatten_composed(data: dict[str, Any]) -> dict[str, Any]:
     if isinstance(search, dict):
         data.pop("search")
         names = {"mode": "search", **{k: k for k in FLAT_SEARCH_FIELDS if k != "search"}}
-        unknown = sorted(str(k) for k in search if k not in names)
+        unknown = sorted(repr(str(k))[1:-1] for k in search if k not in names)  # one line, control characters escaped
         if unknown:
             raise ValueError(f"unknown field(s) of 'search': {', '.join(unknown)[:200]}")
         data.update({names[k]: v for k, v in search.items()})
@@ -27,7 +27,7 @@ def flatten_composed(data: dict[str, Any]) -> dict[str, Any]:
         if kind not in EXPANSION_TYPES:
             raise ValueError(f"expansion must be one of {', '.join(EXPANSION_TYPES)}")
         own = {f.name for f in fields(EXPANSION_TYPES[kind])}
-        unknown = sorted(str(k) for k in expansion if k != "kind" and k not in own)
+        unknown = sorted(repr(str(k))[1:-1] for k in expansion if k != "kind" and k not in own)
         if unknown:
             raise ValueError(f"unknown field(s) of expansion '{kind}': {', '.join(unknown)[:200]}")
         data.update({k: v for k, v in expansion.items() if k != "kind"}, expansion=kind)

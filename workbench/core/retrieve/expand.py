@@ -45,10 +45,6 @@ class _Window:
     rows: tuple[int, int] | None
     reasons: list[str]
 
-    @property
-    def best(self) -> Hit:
-        return min(self.hits, key=lambda h: h.rank)
-
 
 DocText = Callable[[int], str]
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Any
+from typing import Generic, TypeVar, overload
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+T = TypeVar("T")
 
 
-class LRU(OrderedDict):
+class LRU(OrderedDict[K, V], Generic[K, V]):
     """At most ``size`` entries; ``get`` and ``put`` mark an entry as most recently used, and the least
     recently used entry is dropped when a ``put`` goes over the size."""
 
@@ -17,7 +21,13 @@ class LRU(OrderedDict):
         self.size = size
         self._guard = threading.Lock()
 
-    def get(self, key: Hashable, default: Any = None) -> Any:
+    @overload
+    def get(self, key: K, default: None = None) -> V | None: ...
+
+    @overload
+    def get(self, key: K, default: V | T) -> V | T: ...
+
+    def get(self, key: K, default: V | T | None = None) -> V | T | None:
         """The value for ``key`` (now the most recently used), else ``default``."""
         with self._guard:
             if key not in self:
@@ -25,7 +35,7 @@ class LRU(OrderedDict):
             self.move_to_end(key)
             return self[key]
 
-    def put(self, key: Hashable, value: Any) -> Any:
+    def put(self, key: K, value: V) -> V:
         """Store ``value`` under ``key`` and return it."""
         with self._guard:
             self[key] = value

@@ -24,7 +24,7 @@ from workbench.core.retrieve.rerank import llm_rerank, llm_rerank_passages
 from workbench.core.retrieve.search import Hit, bm25_search, cap_per_document, dense_search, fuse_rrf
 from workbench.core.retrieve.search_config import SearchConfig
 from workbench.core.retrieve.strategies import Strategy
-from workbench.core.retrieve.summaries import top_sections
+from workbench.core.retrieve.summaries import SectionCache, top_sections
 from workbench.core.spans import Span
 
 
@@ -148,8 +148,8 @@ class Retriever:
     slider searches nothing) and the section summaries' vectors of summary-to-detail."""
 
     def __init__(self, hit_cache_size: int = 128, section_cache_size: int = 8) -> None:
-        self.hit_cache = LRU(hit_cache_size)  # HitKey → hits
-        self.section_cache = LRU(section_cache_size)  # (set, chunk count, LLM model) → (spans, vectors)
+        self.hit_cache: LRU[HitKey, list[Hit]] = LRU(hit_cache_size)
+        self.section_cache: SectionCache = LRU(section_cache_size)
 
     def forget_hits(self) -> None:
         """Drop cached hits (they hold rows of a chunk set snapshot that changed)."""

@@ -20,6 +20,7 @@ from workbench.core.retrieve.search import Hit, rerank_hits
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
+    from workbench.core.llm.base import Message
     from workbench.core.retrieve.context import Corpus, LLMSource
 
 _ARRAY = re.compile(r"\[[^\[\]]*\]")
@@ -41,7 +42,7 @@ def candidate_texts(corpus: Corpus, spans: Sequence[Span], budget: int = RERANK_
     return out
 
 
-def rerank_messages(question: str, texts: Sequence[str]) -> list[dict]:
+def rerank_messages(question: str, texts: Sequence[str]) -> list[Message]:
     """The chat messages asking the model to rank candidate passages (labelled texts) by relevance."""
     listing = "\n\n".join(f"[{i}] {t.strip()}" for i, t in enumerate(texts, start=1))
     return [

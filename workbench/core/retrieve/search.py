@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.core.retrieve.chunk_set import SetRuntime
 from workbench.core.spans import Span
+
+if TYPE_CHECKING:
+    from workbench.core.index.store import Store
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -61,7 +65,7 @@ def fts_query(question: str) -> str:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
-def bm25_search(store, runtime: SetRuntime, question: str, k: int) -> list[Hit]:  # noqa: ANN001
+def bm25_search(store: Store, runtime: SetRuntime, question: str, k: int) -> list[Hit]:
     """Top-``k`` chunks of this set by BM25 (FTS5); scores are ``-bm25`` (higher is better)."""
     match = fts_query(question)
     if not match:

@@ -17,6 +17,7 @@ from workbench.core.retrieve.composed_json import flatten_composed
 from workbench.core.retrieve.expansions import EXPANSION_TYPES, Expansion, NoExpansion
 from workbench.core.retrieve.expansions.base import FIELD_OWNER, expansion_from_flat, field_types, flat_value
 from workbench.core.retrieve.field_checks import FLOAT_RANGES, MAX_INT, checked
+from workbench.core.retrieve.preset_specs import PRESET_SPECS
 from workbench.core.retrieve.search_config import FLAT_SEARCH_FIELDS, SEARCH_MODES, SearchConfig
 
 EXPANSIONS = tuple(EXPANSION_TYPES)  # the built-in kinds; EXPANSION_TYPES has every registered one
@@ -257,35 +258,7 @@ def from_dict(data: dict[str, Any]) -> Strategy:
     return Strategy(**data, chunk=config)
 
 
-def _preset(name: str, **kw: Any) -> Strategy:
-    return from_dict({"name": name, **kw})
-
-
-PRESETS: dict[str, Strategy] = {
-    s.name: s
-    for s in [
-        _preset("plain", top_k=5, size=200),
-        _preset("neighbours", top_k=5, size=100, expansion="neighbours", window=1),
-        _preset("token-window", top_k=5, size=64, expansion="tokens", window_tokens=384),
-        _preset("sentence-window", top_k=5, unit="sentences", size=1, expansion="neighbours", window=2),
-        _preset("parent-child", top_k=3, size=100, expansion="parent", parent_size=400, parent_top_k=3),
-        _preset("heading-path", top_k=5, size=200, structure_aware=True, heading_prefix=True),
-        _preset("hybrid", top_k=5, size=200, search="hybrid"),
-        _preset("llm-rerank", top_k=5, size=200, rerank="llm", rerank_candidates=15),
-        _preset("summary-to-detail", top_k=5, size=100, summary=True, summary_sections=3),
-        _preset("selective", top_k=5, size=100, expansion="selective", margin=0.05, merge_gap=2, max_steps=2),
-        _preset("contextual", top_k=5, size=200, contextual=True),
-        # from measurement (issue #16; fitted on the chatlogs and finance corpora of chroma-general, see README)
-        _preset("budgeted-neighbours", top_k=8, size=100, search="hybrid", expansion="neighbours", window=1,
-                budget=1000),
-        _preset("segments-precision", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.25,
-                decay=10.0, max_segment_chunks=4, budget=1000),
-        _preset("segments-balanced", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.20,
-                decay=10.0, max_segment_chunks=4, budget=1000),
-        _preset("segments-recall", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.15,
-                decay=10.0, max_segment_chunks=3, budget=1000),
-    ]
-}
+PRESETS: dict[str, Strategy] = {spec["name"]: from_dict(dict(spec)) for spec in PRESET_SPECS}
 
 
 def resolve(spec: str | dict[str, Any] | Strategy | None) -> Strategy:

@@ -4,7 +4,7 @@ search the summaries, then search child chunks only inside the best sections."""
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from workbench.core.jobs import CancelToken, ProgressSink, Reporter
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
-    from workbench.core.llm.base import Backend
+    from workbench.core.llm.base import Backend, Message
     from workbench.core.retrieve.chunk_set import SetRuntime
     from workbench.core.retrieve.context import Corpus, LLMSource
     from workbench.core.retrieve.lru import LRU
@@ -23,9 +23,11 @@ PROMPT_VERSION = "summary-v2"  # part of the cache key: a new prompt never reuse
 SECTION_CHARS = 1500
 LONG_SECTION_TOKENS = 600
 SUMMARY_TOKENS = 160  # room for three sentences
+# (chunk set, chunk count, LLM model) → (section spans, their summaries' vectors)
+SectionCache: TypeAlias = "LRU[tuple[str, int, str], tuple[list[Span], np.ndarray | None]]"
 
 
-def summary_messages(title: str, heading: str, text: str) -> list[dict]:
+def summary_messages(title: str, heading: str, text: str) -> list[Message]:
     """Chat messages asking for a 2–3 sentence summary that keeps the section's key facts and adds none."""
     return [
         {"role": "system", "content": "You summarise a document section in 2–3 plain sentences. Preserve its key "
@@ -78,7 +80,7 @@ def section_summaries(
 
 
 def top_sections(
-    corpus: Corpus, rt: SetRuntime, qvec: np.ndarray, count: int, llm_source: LLMSource, cache: LRU,
+    corpus: Corpus, rt: SetRuntime, qvec: np.ndarray, count: int, llm_source: LLMSource, cache: SectionCache,
     progress: ProgressSink | None = None, cancel: CancelToken | None = None,
 ) -> tuple[list[Span] | None, str]:
     """The ``count`` sections whose summaries best match the question.

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.jobs import CancelToken
+
+if TYPE_CHECKING:
+    from workbench.core.llm.base import Backend, Message
+    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.workspace import Workspace
 
 MAX_TOKENS = 256
 
@@ -56,7 +62,7 @@ class BackendHolder:
 
         self.choice = kind if isinstance(kind, LLMChoice) else LLMChoice(kind, model, host, allow_remote)
         self.blocked = blocked
-        self.backend = None
+        self.backend: Backend | None = None
 
     @property
     def kind(self) -> str:
@@ -73,7 +79,7 @@ class BackendHolder:
         """The Ollama host of the choice (None: ``$OLLAMA_HOST`` or the default)."""
         return self.choice.host
 
-    def get(self):  # noqa: ANN201
+    def get(self) -> Backend:
         """The backend (opening it on first call; raises the backend's own error with its message)."""
         if self.blocked:
             raise RuntimeError(self.blocked)
@@ -84,12 +90,13 @@ class BackendHolder:
         return self.backend
 
 
-def format_prompt(messages: list[dict]) -> str:
+def format_prompt(messages: Sequence[Message]) -> str:
     """Messages as plain text for the "show prompt" view."""
     return "\n\n".join(f"── {m['role']} ──\n{m['content']}" for m in messages)
 
 
-def run_answer(ws, question: str, strategy, holder: BackendHolder, on_prompt: Callable[[str], None],  # noqa: ANN001
+def run_answer(ws: Workspace, question: str, strategy: Strategy | str | dict[str, Any] | None, holder: BackendHolder,
+               on_prompt: Callable[[str], None],
                on_token: Callable[[str], None], cancel: CancelToken, max_tokens: int = MAX_TOKENS) -> AnswerJob:
     """Search, build the prompt (reported through ``on_prompt``), stream the answer through ``on_token``.
 

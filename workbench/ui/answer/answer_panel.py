@@ -10,6 +10,7 @@ An extractive answer (no language model) is labelled as such, and its quoted sen
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QTextCursor
@@ -25,9 +26,13 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.spans import Span
-from workbench.ui.answer.answer_backend import BackendHolder, llm_available, run_answer
+from workbench.ui.answer.answer_backend import AnswerJob, BackendHolder, llm_available, run_answer
 from workbench.ui.app.settings import LLMChoice
 from workbench.ui.window.workers import JobRunner, Worker
+
+if TYPE_CHECKING:
+    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.workspace import Workspace
 
 NOT_INSTALLED = "answering backend not installed"
 SPAN_ROLE = Qt.ItemDataRole.UserRole
@@ -49,7 +54,7 @@ class AnswerPanel(QWidget):
     stopped = Signal()
     quotesChanged = Signal(list)  # noqa: N815 - Qt naming; [Span] quoted by an extractive answer ([] to clear)
 
-    def __init__(self, workspace, context: Callable[[], tuple[str, object]], jobs: JobRunner,  # noqa: ANN001
+    def __init__(self, workspace: Workspace, context: Callable[[], tuple[str, Strategy]], jobs: JobRunner,
                  parent: QWidget | None = None, backend: LLMChoice | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
@@ -118,8 +123,7 @@ class AnswerPanel(QWidget):
         self.choice = choice
         self.holder = BackendHolder(choice.core(), blocked=choice.blocked())
         # LLM rerank, summaries and contextual sentences use the same choice (opened on first use)
-        self.ws.llm = None
-        self.ws.llm_opener = self.holder.get
+        self.ws.use_llm(self.holder.get)
         warning = choice.blocked() or choice.warning()
         self.host_warning.setText(f"Warning: {warning}." if warning else "")
         self.host_warning.setVisible(bool(warning))
@@ -171,7 +175,7 @@ class AnswerPanel(QWidget):
     def _set_prompt(self, text: str) -> None:
         self.prompt.setPlainText(text)
 
-    def _done(self, job) -> None:  # noqa: ANN001 - AnswerJob
+    def _done(self, job: AnswerJob) -> None:
         stopped = self.worker is not None and self.worker.cancelled
         self.stats.setText(job.stats_line)
         if job.quotes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
@@ -31,17 +32,22 @@ from PySide6.QtWidgets import (
 
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.ui.window.job_progress import JobProgress
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.window.workers import JobFn, JobRunner, Worker
 
-LLMFactory = Callable[[object, str], object]  # (workspace, backend kind) -> backend
+if TYPE_CHECKING:
+    from workbench.core.evaluate.synthetic import GenerationResult
+    from workbench.core.jobs import CancelToken, ProgressSink
+    from workbench.core.llm.base import Backend
+    from workbench.core.workspace import Workspace
+    from workbench.ui.window.main_window import MainWindow
+
+LLMFactory = Callable[["Workspace", str], "Backend"]  # (workspace, backend kind) -> backend
 
 
-def open_local_llm(ws, kind: str):  # noqa: ANN001, ANN201
+def open_local_llm(ws: Workspace, kind: str) -> Backend:
     """The local backend ``kind`` (auto: the workspace's shared one); raises ``ValueError`` with the reason."""
     if kind == "auto":
-        from workbench.core.llm.open import backend_for
-
-        llm, why = backend_for(ws)
+        llm, why = ws.pipeline_llm()
         if llm is None:
             raise ValueError(why)
         return llm
@@ -58,7 +64,7 @@ class _ToolDialog(QDialog):
 
     jobFinished = Signal(object)  # noqa: N815 - Qt naming; the job's result
 
-    def __init__(self, ws, title: str, runner: JobRunner | None, llm_factory: LLMFactory | None,  # noqa: ANN001
+    def __init__(self, ws: Workspace, title: str, runner: JobRunner | None, llm_factory: LLMFactory | None,
                  parent: QWidget | None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
@@ -87,7 +93,7 @@ class _ToolDialog(QDialog):
         lay.addWidget(self.status)
         lay.addLayout(self.buttons)
 
-    def job(self, llm_kind: str):  # noqa: ANN201 - a JobFn
+    def job(self, llm_kind: str) -> JobFn:
         """The job function to run (subclasses)."""
         raise NotImplementedError
 
@@ -145,7 +151,7 @@ class _ToolDialog(QDialog):
 class ContextualizeDialog(_ToolDialog):
     """Build the contextual chunk set (an LLM sentence situating each chunk) for a chunk configuration."""
 
-    def __init__(self, ws, config: ChunkConfig | None = None, runner: JobRunner | None = None,  # noqa: ANN001
+    def __init__(self, ws: Workspace, config: ChunkConfig | None = None, runner: JobRunner | None = None,
                  llm_factory: LLMFactory | None = None, parent: QWidget | None = None) -> None:
         super().__init__(ws, "Contextualize chunks…", runner, llm_factory, parent)
         config = config or ChunkConfig()
@@ -173,20 +179,20 @@ class ContextualizeDialog(_ToolDialog):
             values["overlap"] = 0
         return ChunkConfig(**values)
 
-    def job(self, llm_kind: str):  # noqa: ANN201
+    def job(self, llm_kind: str) -> JobFn:
         from workbench.core.index.context_sentences import build_contextual_set
 
         config, ws, factory = self.config(), self.ws, self.llm_factory
         if not ws.store.documents():
             raise ValueError("the library is empty: add documents first")
 
-        def run(progress, cancel):  # noqa: ANN001, ANN202
+        def run(progress: ProgressSink, cancel: CancelToken) -> dict[str, Any]:
             info, usage = build_contextual_set(ws, config, factory(ws, llm_kind), progress, cancel)
             return {"set_id": info.id, "label": config.label(), "chunks": info.chunk_count, "llm": usage.as_dict()}
 
         return run
 
-    def describe(self, result: dict) -> str:  # noqa: D102
+    def describe(self, result: dict[str, Any]) -> str:  # noqa: D102
         u = result["llm"]
         return (f"{result['label']}: {result['chunks']} chunks; {u['calls']} LLM calls, {u['cached']} sentences "
                 f"from the cache, {u['tokens']} tokens, {u['seconds']:.1f} s")
@@ -197,7 +203,7 @@ class MakeQuestionsDialog(_ToolDialog):
 
     loadRequested = Signal(str)  # noqa: N815 - the question set folder to open in the evaluation view
 
-    def __init__(self, ws, runner: JobRunner | None = None, llm_factory: LLMFactory | None = None,  # noqa: ANN001
+    def __init__(self, ws: Workspace, runner: JobRunner | None = None, llm_factory: LLMFactory | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(ws, "Make questions…", runner, llm_factory, parent)
         self.n = QSpinBox()
@@ -228,7 +234,7 @@ class MakeQuestionsDialog(_ToolDialog):
         if folder:
             self.out.setText(folder)
 
-    def job(self, llm_kind: str):  # noqa: ANN201
+    def job(self, llm_kind: str) -> JobFn:
         from workbench.core.evaluate.datasets import QUESTIONS_FILE
         from workbench.core.evaluate.synthetic import make_question_set
 
@@ -243,13 +249,13 @@ class MakeQuestionsDialog(_ToolDialog):
         n, seed, two_part = self.n.value(), self.seed.value(), self.two_part.isChecked()
         self.load_button.setEnabled(False)
 
-        def run(progress, cancel):  # noqa: ANN001, ANN202
+        def run(progress: ProgressSink, cancel: CancelToken) -> GenerationResult:
             return make_question_set(ws, out, factory(ws, llm_kind), n=n, seed=seed, two_part=two_part,
                                      progress=progress, cancel=cancel)
 
         return run
 
-    def describe(self, result) -> str:  # noqa: ANN001, D102
+    def describe(self, result: GenerationResult) -> str:  # noqa: D102
         self.result_dir = str(result.qset.root)
         self.load_button.setEnabled(bool(result.questions))
         reasons = ", ".join(f"{k} {v}" for k, v in result.reasons.items()) or "none"
@@ -260,7 +266,7 @@ class MakeQuestionsDialog(_ToolDialog):
 TOOL_ACTIONS = ("contextualize", "make_questions")  # their ids in the window's action table
 
 
-def load_in_evaluation(window, folder: str) -> bool:  # noqa: ANN001 - MainWindow
+def load_in_evaluation(window: MainWindow, folder: str) -> bool:
     """Open a question set in the window's evaluation lab and show it."""
     view = window.eval_view
     if view is None or not view.load_question_set(folder):
@@ -269,14 +275,14 @@ def load_in_evaluation(window, folder: str) -> bool:  # noqa: ANN001 - MainWindo
     return True
 
 
-def open_contextualize(window) -> ContextualizeDialog:  # noqa: ANN001 - MainWindow
+def open_contextualize(window: MainWindow) -> ContextualizeDialog:
     """Open "Contextualize chunks…" for strategy A's chunk configuration (non-blocking)."""
     dialog = ContextualizeDialog(window.ws, window.model.strategy("A").chunk, window.store_jobs, parent=window)
     dialog.open()
     return dialog
 
 
-def open_make_questions(window) -> MakeQuestionsDialog:  # noqa: ANN001 - MainWindow
+def open_make_questions(window: MainWindow) -> MakeQuestionsDialog:
     """Open "Make questions…" (non-blocking); its result can be loaded in the evaluation view."""
     dialog = MakeQuestionsDialog(window.ws, window.store_jobs, parent=window)
     dialog.loadRequested.connect(lambda folder: load_in_evaluation(window, folder))
@@ -284,7 +290,7 @@ def open_make_questions(window) -> MakeQuestionsDialog:  # noqa: ANN001 - MainWi
     return dialog
 
 
-def install_llm_tools(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
+def install_llm_tools(window: MainWindow) -> dict[str, QAction]:
     """The window's "Tools › Contextualize chunks… / Make questions…" actions by id (the action table builds
     them with the rest of the menu bar; also kept on ``window.llm_tools_``)."""
     window.llm_tools_ = {name: window.actions_[name] for name in TOOL_ACTIONS}

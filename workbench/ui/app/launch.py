@@ -13,8 +13,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.ui.app.qt_app import SAMPLE_DIR, SELF_TEST_QUESTION, headless_if_needed, make_app
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from PySide6.QtCore import QSettings
+
+    from workbench.core.index.locking import FileLock
+    from workbench.ui.window.main_window import MainWindow
 
 log = logging.getLogger("workbench.ui")
 
@@ -30,9 +39,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def install_excepthook(window) -> None:  # noqa: ANN001 - MainWindow
+def install_excepthook(window: MainWindow) -> None:
     """Uncaught errors go to the log and the window's status bar, not only to stderr."""
-    def hook(kind, value, tb) -> None:  # noqa: ANN001
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         log.error("uncaught error", exc_info=(kind, value, tb))
         try:
             window.show_error(f"{kind.__name__}: {value}")
@@ -42,7 +51,7 @@ def install_excepthook(window) -> None:  # noqa: ANN001 - MainWindow
     sys.excepthook = hook
 
 
-def startup_choices(args: argparse.Namespace, settings) -> tuple[str | None, str | None, str]:  # noqa: ANN001
+def startup_choices(args: argparse.Namespace, settings: QSettings) -> tuple[str | None, str | None, str]:
     """Data folder and embedding model to open, plus a note for the user ("" when none).
 
     The data folder is ``--data-dir``, else ``$WORKBENCH_DATA``, else the one stored in the settings, else
@@ -63,7 +72,8 @@ def startup_choices(args: argparse.Namespace, settings) -> tuple[str | None, str
     return data_dir, model, note
 
 
-def start_window(args: argparse.Namespace, settings, log_file: Path | None = None):  # noqa: ANN001, ANN201
+def start_window(args: argparse.Namespace, settings: QSettings,
+                 log_file: Path | None = None) -> tuple[MainWindow, FileLock] | int:
     """Open the workspace and show the window: ``(window, app_lock)``, or an exit code when it cannot start.
 
     On the very first start the welcome opens over the window; otherwise an empty library gets the sample

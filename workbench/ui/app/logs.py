@@ -7,7 +7,7 @@ import logging.handlers
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
 
 from workbench.core.workspace import APP_NAME
 
@@ -46,5 +46,5 @@ def setup_logging(folder: Path | None = None, level: int = logging.INFO) -> Path
     return path
 
 
-def _qt_message(kind: QtMsgType, context, message: str) -> None:  # noqa: ANN001 - QMessageLogContext
+def _qt_message(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
     logging.getLogger("qt").log(_QT_LEVELS.get(kind, logging.INFO), "%s", message)

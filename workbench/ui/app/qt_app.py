@@ -7,12 +7,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
 SAMPLE_DIR = Path(__file__).resolve().parents[3] / "resources" / "sample"  # <root>/workbench/ui/app/qt_app.py
 SELF_TEST_QUESTION = "Why must the database migration run before the rollout?"
 
 
-def make_app():  # noqa: ANN201 - QApplication
+def make_app() -> QApplication:
     """The QApplication (created once), with names used by QSettings and the window system."""
     from PySide6.QtWidgets import QApplication
 

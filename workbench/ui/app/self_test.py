@@ -7,11 +7,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from PySide6.QtCore import QCoreApplication
 
 TIMEOUT_S = 300
 
 
-def _wait(app, done, timeout_s: float) -> bool:  # noqa: ANN001
+def _wait(app: QCoreApplication, done: Callable[[], bool], timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while not done():
         if time.monotonic() > deadline:

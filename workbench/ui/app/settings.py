@@ -10,11 +10,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from workbench.core.retrieve.strategies import PRESETS, Strategy, resolve
+
+if TYPE_CHECKING:
+    from workbench.core.llm import LLMChoice as CoreChoice
 
 log = logging.getLogger(__name__)
 ORG, APP = "chunk-workbench", "Chunk Workbench"
@@ -130,7 +134,7 @@ class LLMChoice:
         """True when the user explicitly allowed the host in use (stored, else ``$OLLAMA_HOST``)."""
         return bool(self.allowed_host) and self.allowed_host == self.effective_host()
 
-    def core(self):  # noqa: ANN201 - workbench.core.llm.LLMChoice
+    def core(self) -> CoreChoice:
         """The core ``LLMChoice`` this Settings choice opens: the model only where it applies (an embedded
         model must name a GGUF file; extractive has none) and ``allow_remote`` from the stored consent."""
         from workbench.core.llm import LLMChoice as CoreChoice

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -36,6 +37,10 @@ from workbench.ui.app.settings import LLMChoice
 from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.window.workers import JobRunner, Worker
 
+if TYPE_CHECKING:
+    from workbench.core.jobs import CancelToken, ProgressSink
+    from workbench.ui.window.main_window import MainWindow
+
 PROBE_TIMEOUT_S = 1.0
 Prober = Callable[[str, float], "list[str] | None"]
 BACKENDS = (("auto", "Automatic: Ollama when its server answers, else extractive answers"),
@@ -46,7 +51,7 @@ BACKENDS = (("auto", "Automatic: Ollama when its server answers, else extractive
 
 def probe_worker(host: str, prober: Prober | None = None, timeout: float = PROBE_TIMEOUT_S) -> Worker:
     """A worker asking the Ollama server at ``host`` for its models; its result is ``(host, names or None)``."""
-    def job(_progress, _cancel):  # noqa: ANN001, ANN202
+    def job(_progress: ProgressSink, _cancel: CancelToken) -> tuple[str, list[str] | None]:
         probe = prober
         if probe is None:
             from workbench.core.llm import probe_ollama as probe
@@ -166,7 +171,7 @@ class SettingsDialog(QDialog):
             lay.addWidget(widget)
         self.resize(620, 520)
 
-    def _browse_button(self, slot) -> QPushButton:  # noqa: ANN001
+    def _browse_button(self, slot: Callable[[], None]) -> QPushButton:
         button = QPushButton("Browse…")
         button.clicked.connect(slot)
         return button
@@ -295,7 +300,7 @@ class SettingsDialog(QDialog):
         super().done(result)
 
 
-def open_settings_dialog(window) -> SettingsDialog:  # noqa: ANN001 - MainWindow
+def open_settings_dialog(window: MainWindow) -> SettingsDialog:
     """Open the settings (non-blocking); saving gives the window's model the answering backend at once."""
     dialog = SettingsDialog(window.settings, window.ws.data_dir, window.ws.embedder.model_id, parent=window)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from workbench.core.evaluate.metrics import question_metrics
 from workbench.core.spans import Span, overlap_length, total_length
+
+if TYPE_CHECKING:
+    from workbench.core.retrieve.pipeline import SearchResult
 
 
 def metrics_line(returned: Sequence[Span], reference: Sequence[Span]) -> str:
@@ -41,14 +45,14 @@ def overlap(spans_a: Sequence[Span], spans_b: Sequence[Span]) -> Overlap:
     return Overlap(total_length(spans_a), total_length(spans_b), overlap_length(spans_a, spans_b))
 
 
-def side_line(result) -> str:  # noqa: ANN001 - SearchResult
+def side_line(result: SearchResult) -> str:
     """``5 passages · 1,234 context tokens · 12 ms`` for one side."""
     n = len(result.passages)
     ms = result.timings.get("total_ms", 0.0)
     return f"{n} passage{'s' if n != 1 else ''} · {result.context.tokens:,} context tokens · {ms:.0f} ms"
 
 
-def summary_line(result_a, result_b) -> str:  # noqa: ANN001
+def summary_line(result_a: SearchResult, result_b: SearchResult) -> str:
     """The A/B summary: passages and tokens of each side, and their shared returned text."""
     o = overlap(result_a.spans(), result_b.spans())
     return (f"A: {side_line(result_a)}   |   B: {side_line(result_b)}   |   shared text: {o.shared:,} of "

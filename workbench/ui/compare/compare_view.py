@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
@@ -17,6 +18,11 @@ from workbench.ui.compare.side_panel import SidePanel
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.window.workers import JobRunner
 
+if TYPE_CHECKING:
+    from workbench.core.retrieve.expand import Passage
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.workspace import Workspace
+
 log = logging.getLogger(__name__)
 
 
@@ -25,7 +31,7 @@ class CompareView(QWidget):
 
     message = Signal(str)
 
-    def __init__(self, workspace, model: WorkbenchModel, store_jobs: JobRunner,  # noqa: ANN001
+    def __init__(self, workspace: Workspace, model: WorkbenchModel, store_jobs: JobRunner,
                  search_jobs: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
@@ -95,13 +101,13 @@ class CompareView(QWidget):
         self._update_summary()
         self._update_document()
 
-    def show_question(self, question: str, reference_spans: Iterable) -> None:  # noqa: ANN001
+    def show_question(self, question: str, reference_spans: Iterable[Span | dict[str, Any]]) -> None:
         """Show an evaluation question: set it, draw and score its reference spans, run the sides."""
         self.model.set_reference(normalise_spans(self.ws, reference_spans))
         self.model.set_question(question)
         self.search()
 
-    def open_passage(self, result, passage) -> None:  # noqa: ANN001
+    def open_passage(self, result: SearchResult, passage: Passage) -> None:
         """Show the document of ``passage`` scrolled to it."""
         self._update_document()
         self.set_document_shown(True)
@@ -146,7 +152,7 @@ class CompareView(QWidget):
             side.controller.refresh()
 
     # ----- reactions ------------------------------------------------------------------------
-    def _result_shown(self, _result) -> None:  # noqa: ANN001
+    def _result_shown(self, _result: SearchResult) -> None:
         self._update_summary()
         self._update_document()
 
@@ -175,28 +181,22 @@ class CompareView(QWidget):
         self.doc_pane.set_results(ra, rb, self.model.reference)
 
 
-def normalise_spans(ws, spans: Iterable) -> list[Span]:  # noqa: ANN001
-    """Reference spans as ``Span`` values: accepts Span, ``(doc_id, start, end)``, or dicts with
-    ``doc_id`` (or ``doc_path``/``path``) and ``start``/``end``. Unknown documents are skipped."""
-    by_path = None
-    out = []
+def normalise_spans(ws: Workspace, spans: Iterable[Span | dict[str, Any]]) -> list[Span]:
+    """Reference spans as ``Span`` values: accepts ``Span`` (what the evaluation view sends) and dicts with
+    ``doc_path``, ``start`` and ``end`` (a stored document's path). Unknown documents are skipped."""
+    by_path: dict[str, int] | None = None
+    out: list[Span] = []
     for item in spans or ():
         try:
             if isinstance(item, Span):
                 out.append(item)
                 continue
-            if isinstance(item, dict):
-                doc_id = item.get("doc_id")
-                if doc_id is None:
-                    if by_path is None:
-                        by_path = {d["path"]: d["id"] for d in ws.store.documents()}
-                    doc_id = by_path.get(str(item.get("doc_path") or item.get("path")))
-                if doc_id is None:
-                    continue
-                out.append(Span(int(doc_id), int(item["start"]), int(item["end"])))
-            else:
-                doc_id, start, end = item
-                out.append(Span(int(doc_id), int(start), int(end)))
+            if by_path is None:
+                by_path = {d["path"]: d["id"] for d in ws.store.documents()}
+            doc_id = by_path.get(str(item["doc_path"]))
+            if doc_id is None:
+                continue
+            out.append(Span(int(doc_id), int(item["start"]), int(item["end"])))
         except (KeyError, TypeError, ValueError) as exc:
             log.warning("ignored reference span %r: %s", item, exc)
     return out

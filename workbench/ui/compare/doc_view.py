@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QShowEvent
@@ -21,6 +22,11 @@ from workbench.ui.compare.legend import Legend
 from workbench.ui.compare.render import chunk_markers, insert_layers, overlap_ranges
 from workbench.ui.widgets.text_view import LayeredTextView
 
+if TYPE_CHECKING:
+    from workbench.core.retrieve.expand import Passage
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.workspace import Workspace
+
 SINGLE_KINDS = ["hit", "window", "boundary", "overlap", "heading"]
 COMPARE_KINDS = ["only_a", "only_b", "both", "hit_dark", "boundary", "heading"]
 EVIDENCE_VIEW_KINDS = ["evidence", "noise", "missed", "hit", "boundary", "heading"]
@@ -28,17 +34,17 @@ SINGLE_COLOURS = [("evidence", "A"), ("returned text", "")]  # picker entries: (
 COMPARE_COLOURS = [("returned by A / B", ""), ("evidence of A", "A"), ("evidence of B", "B")]
 
 
-def _spans(result, doc_id: int) -> list[Span]:  # noqa: ANN001
+def _spans(result: SearchResult | None, doc_id: int) -> list[Span]:
     return [p.span for p in result.passages if p.span.doc_id == doc_id] if result is not None else []
 
 
-def _hits(result, doc_id: int) -> list[Span]:  # noqa: ANN001
+def _hits(result: SearchResult | None, doc_id: int) -> list[Span]:
     if result is None:
         return []
     return [s for p in result.passages for s in p.hit_spans if s.doc_id == doc_id]
 
 
-def diff_layers(result_a, result_b, doc_id: int) -> dict[str, list[Span]]:  # noqa: ANN001
+def diff_layers(result_a: SearchResult | None, result_b: SearchResult | None, doc_id: int) -> dict[str, list[Span]]:
     """Text of ``doc_id`` returned only by A, only by B, and by both (core span arithmetic)."""
     a, b = _spans(result_a, doc_id), _spans(result_b, doc_id)
     return {"only_a": subtract_spans(a, b), "only_b": subtract_spans(b, a), "both": intersect_spans(a, b)}
@@ -47,7 +53,7 @@ def diff_layers(result_a, result_b, doc_id: int) -> dict[str, list[Span]]:  # no
 class DocumentView(LayeredTextView):
     """The text of one document with its layers."""
 
-    def show_document(self, doc_id: int, result_a, result_b=None,  # noqa: ANN001
+    def show_document(self, doc_id: int, result_a: SearchResult | None, result_b: SearchResult | None = None,
                       reference: Sequence[Span] = (), evidence: str | None = None) -> None:
         """Draw document ``doc_id`` with A's result (and B's, for the A/B diff); ``evidence`` ``"A"`` or
         ``"B"`` colours that side's retrieved text as evidence / noise and the reference it missed."""
@@ -82,7 +88,7 @@ class DocumentPane(QWidget):
 
     rendered = Signal(int)  # doc_id, after the view was redrawn
 
-    def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
         self.view = DocumentView(workspace)
@@ -120,7 +126,8 @@ class DocumentPane(QWidget):
         self.picker.activated.connect(lambda i: self.show_doc(self.picker.itemData(i)))
         self.colour.activated.connect(lambda _i: self._colour_changed())
 
-    def set_results(self, result_a, result_b=None, reference: Sequence[Span] = ()) -> None:  # noqa: ANN001
+    def set_results(self, result_a: SearchResult | None, result_b: SearchResult | None = None,
+                    reference: Sequence[Span] = ()) -> None:
         """New results (B is None outside side-by-side mode); redraws the shown document."""
         self.result_a, self.result_b, self.reference = result_a, result_b, list(reference)
         docs: dict[int, int] = {}
@@ -226,6 +233,6 @@ class DocumentPane(QWidget):
         if offset is not None:
             self.view.scroll_to(doc_id, offset)
 
-    def show_passage(self, passage) -> None:  # noqa: ANN001
+    def show_passage(self, passage: Passage) -> None:
         """Open the passage's document scrolled to it."""
         self.show_doc(passage.span.doc_id, passage.span.start)

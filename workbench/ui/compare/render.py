@@ -14,7 +14,7 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from PySide6.QtGui import QTextCursor, QTextDocument
+from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 
 from workbench.core.spans import Span, merge_spans
 from workbench.ui.app.theme import KINDS_PROPERTY, MARKER, kinds_format, marker_format
@@ -154,7 +154,7 @@ def rendered_spans(document: QTextDocument, pmap: PositionMap, kind: str) -> lis
     """
     found: list[Span] = []
 
-    def take(fmt, position: int, length: int) -> None:  # noqa: ANN001
+    def take(fmt: QTextCharFormat, position: int, length: int) -> None:
         if kind in str(fmt.property(KINDS_PROPERTY) or "").split(","):
             found.extend(pmap.to_document(position, length))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Signal
 from PySide6.QtGui import QColor, QTextCursor, QTextFrameFormat
@@ -22,13 +23,18 @@ from workbench.ui.compare.evidence import evidence_layers
 from workbench.ui.compare.render import chunk_markers, insert_layers, overlap_ranges
 from workbench.ui.widgets.text_view import LayeredTextView
 
+if TYPE_CHECKING:
+    from workbench.core.retrieve.expand import Passage
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.workspace import Workspace
+
 
 class ResultsView(LayeredTextView):
     """Passage cards of one ``SearchResult``."""
 
     passageActivated = Signal(object, object)  # SearchResult, Passage
 
-    def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(workspace, parent)
         self.result = None
         self.reference: list[Span] = []
@@ -39,7 +45,7 @@ class ResultsView(LayeredTextView):
         self.setPlaceholderText("Type a question above and press Enter.")
 
     # ----- content --------------------------------------------------------------------------
-    def show_result(self, result, reference: list[Span] | None = None) -> None:  # noqa: ANN001
+    def show_result(self, result: SearchResult | None, reference: list[Span] | None = None) -> None:
         """Draw ``result`` (a core ``SearchResult``); ``reference`` spans are underlined."""
         self.result = result
         self.reference = list(reference or [])
@@ -71,7 +77,7 @@ class ResultsView(LayeredTextView):
         if self.result is not None:
             self.show_result(self.result, self.reference)
 
-    def _card(self, cursor: QTextCursor, index: int, passage) -> None:  # noqa: ANN001
+    def _card(self, cursor: QTextCursor, index: int, passage: Passage) -> None:
         root = cursor.document().rootFrame()
         cursor.setPosition(root.lastPosition())
         frame_fmt = QTextFrameFormat()
@@ -127,7 +133,7 @@ class ResultsView(LayeredTextView):
             by_tag.setdefault(e.tag, []).append(e.text)
         return ["".join(by_tag.get(i, [])) for i in range(len(self._card_starts))]
 
-    def passage_at_position(self, position: int):  # noqa: ANN201
+    def passage_at_position(self, position: int) -> Passage | None:
         """The passage whose card holds Qt ``position``."""
         i = bisect.bisect_right(self._card_starts, position) - 1
         if self.result is None or i < 0 or i >= len(self.result.passages):

@@ -9,6 +9,7 @@ old result stays up (greyed); a chunk set that was built before is found at once
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from shiboken6 import isValid
@@ -16,6 +17,11 @@ from shiboken6 import isValid
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import Strategy
 from workbench.ui.window.workers import JobRunner, Worker
+
+if TYPE_CHECKING:
+    from workbench.core.jobs import CancelToken, ProgressSink
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
 DEBOUNCE_MS = 300
@@ -33,7 +39,7 @@ class SideController(QObject):
     buildCancelled = Signal()
     failed = Signal(str)
 
-    def __init__(self, workspace, strategy: Strategy, store_jobs: JobRunner, search_jobs: JobRunner,  # noqa: ANN001
+    def __init__(self, workspace: Workspace, strategy: Strategy, store_jobs: JobRunner, search_jobs: JobRunner,
                  name: str = "A", parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
@@ -116,7 +122,7 @@ class SideController(QObject):
             return
         gen, question, strategy, ws = self._gen, self.question, self.strategy, self.ws
 
-        def job(progress, cancel):  # noqa: ANN001, ANN202
+        def job(progress: ProgressSink, cancel: CancelToken) -> SearchResult | object:
             if ws.find_chunk_set(strategy.chunk) is None:
                 return NEEDS_BUILD
             return ws.search(question, strategy, progress=progress, cancel=cancel)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from workbench.core.evaluate.sweep import ConfigResult
+from workbench.core.evaluate.sweep import ConfigResult, QuestionResult
 
 SCORES = ("recall", "precision", "iou")
 
@@ -19,7 +19,7 @@ def other_configuration(results: Sequence[ConfigResult], key: str, compare_key: 
     return chosen or (others[0] if others else None)
 
 
-def _scores(row) -> tuple:  # noqa: ANN001 - a QuestionResult
+def _scores(row: QuestionResult) -> tuple[float | None, ...]:
     return tuple(getattr(row.metrics, name) for name in SCORES)
 
 

@@ -11,62 +11,35 @@ a file dialog.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
     QFileDialog,
-    QGridLayout,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QListWidget,
-    QListWidgetItem,
-    QMenu,
-    QProgressBar,
-    QPushButton,
-    QSpinBox,
-    QSplitter,
-    QTableWidget,
     QTableWidgetItem,
-    QTabWidget,
-    QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from workbench.core.evaluate.bundled import bundled_sets
 from workbench.core.evaluate.datasets import QuestionSet, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
-from workbench.core.evaluate.records import list_runs, load_run, save_run
-from workbench.core.evaluate.sweep import ConfigResult, compare_rows, expand_grid, parse_grid, run_sweep
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.evaluate.records import list_runs, load_run
+from workbench.core.evaluate.sweep import ConfigResult, compare_rows, expand_grid, parse_grid
+from workbench.core.retrieve.strategies import Strategy
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
-from workbench.ui.evaluate.flip_browser import FlipBrowser
-from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
+from workbench.ui.evaluate.eval_layout import setup_layout
+from workbench.ui.evaluate.eval_tables import fill_questions, fill_summary, table_width
+from workbench.ui.evaluate.sweep_job import sweep_and_record
 from workbench.ui.window.workers import JobRunner, Worker
 
-SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
-QUESTION_COLUMNS = ["#", "question", "recall %", "precision %", "IoU %", "first hit", "ctx tokens", "vs B"]
+if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent
 
-
-def _sweep_and_record(ws, qset: QuestionSet, configs, progress, cancel) -> tuple:  # noqa: ANN001
-    """Run a sweep and record it, on a pool thread (the store connection is per thread)."""
-    try:
-        sweep = run_sweep(ws, qset, configs, progress, cancel)
-        return save_run(ws, qset, sweep, label=qset.name), sweep.results
-    finally:
-        ws.close()
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
+    from workbench.core.jobs import ProgressEvent
+    from workbench.core.spans import Span
+    from workbench.core.workspace import Workspace
 
 
 class EvalView(QWidget):
@@ -76,7 +49,7 @@ class EvalView(QWidget):
     runFinished = Signal(str)  # noqa: N815 - run id
     strategiesActivated = Signal(object, object)  # noqa: N815 - (A, B): a configuration opened in Explore
 
-    def __init__(self, workspace, store_jobs: JobRunner | None = None,  # noqa: ANN001 - Workspace
+    def __init__(self, workspace: Workspace, store_jobs: JobRunner | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
@@ -87,111 +60,7 @@ class EvalView(QWidget):
         self.jobs = store_jobs if store_jobs is not None else JobRunner(1, self)  # the one store writer
         self.pool = self.jobs.pool
         self._task: Worker | None = None
-        self._build()
-
-    # ----- layout ----------------------------------------------------------------------------
-    def _build(self) -> None:
-        self.open_button = QPushButton("Question set…")
-        self.bundled_button = QToolButton()
-        self.bundled_button.setText("Bundled")
-        self.bundled_button.setToolTip("Question sets shipped with the workbench (no file dialog)")
-        self.bundled_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.bundled_menu = QMenu(self.bundled_button)
-        self.bundled_menu.setToolTipsVisible(True)
-        self.bundled_menu.aboutToShow.connect(self.fill_bundled_menu)
-        self.bundled_button.setMenu(self.bundled_menu)
-        self.fill_bundled_menu()
-        self.set_label = QLabel("no question set loaded")
-        self.limit = QSpinBox(minimum=0, maximum=100000, specialValueText="all questions")
-        self.strategies = QListWidget()
-        for name, strategy in PRESETS.items():
-            item = QListWidgetItem(name)
-            item.setToolTip(strategy.describe())
-            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
-            item.setCheckState(Qt.Checked if name == "plain" else Qt.Unchecked)
-            self.strategies.addItem(item)
-        self.strategies.setMaximumHeight(120)
-        self.grid = QLineEdit(placeholderText="sweep, e.g. window=0,1,2 chunk_size=100,200")
-        self.run_button, self.cancel_button = QPushButton("Run"), QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.status = QLabel("")
-        self.runs = QComboBox()
-        self.open_run_button = QPushButton("Open run")
-        self.export_button = QPushButton("Export…")
-        self.export_button.setEnabled(False)
-
-        controls = QGridLayout()
-        opener = QHBoxLayout()
-        opener.addWidget(self.open_button)
-        opener.addWidget(self.bundled_button)
-        controls.addLayout(opener, 0, 0)
-        controls.addWidget(self.set_label, 0, 1, 1, 3)
-        controls.addWidget(QLabel("Strategies"), 1, 0)
-        controls.addWidget(self.strategies, 1, 1, 1, 3)
-        controls.addWidget(QLabel("Sweep"), 2, 0)
-        controls.addWidget(self.grid, 2, 1)
-        controls.addWidget(self.limit, 2, 2)
-        buttons = QHBoxLayout()
-        for w in (self.run_button, self.cancel_button, self.progress, self.runs, self.open_run_button,
-                  self.export_button):
-            buttons.addWidget(w)
-
-        self.summary = self._table(SUMMARY_COLUMNS)
-        self.plot = TradeoffPlot()
-        self.recall_plot, self.iou_plot = self.plot.recall_plot, self.plot.iou_plot
-        self.compare_to = QComboBox()
-        self.questions = self._table(QUESTION_COLUMNS)
-        self.questions.setSortingEnabled(True)
-        header = self.questions.horizontalHeader()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the question text gets the room
-        lower = QWidget()
-        lower_layout = QVBoxLayout(lower)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Questions of the selected configuration; compare with"))
-        row.addWidget(self.compare_to, 1)
-        lower_layout.addLayout(row)
-        lower_layout.addWidget(self.questions)
-        split = QSplitter(Qt.Vertical)
-        top = self.top_split = QSplitter(Qt.Horizontal)
-        top.addWidget(self.summary)
-        top.addWidget(self.plot)
-        split.addWidget(top)
-        self.flip_browser = FlipBrowser(self.reference_spans)
-        self.lower_tabs = QTabWidget()
-        self.lower_tabs.addTab(lower, "Questions")
-        self.lower_tabs.addTab(self.flip_browser, "Flips A ↔ B")
-        split.addWidget(self.lower_tabs)
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(controls)
-        layout.addLayout(buttons)
-        layout.addWidget(self.status)
-        layout.addWidget(split, 1)
-
-        self.open_button.clicked.connect(self._choose_set)
-        self.run_button.clicked.connect(self._run_clicked)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.open_run_button.clicked.connect(lambda: self.open_run(self.runs.currentData()))
-        self.export_button.clicked.connect(self._choose_export)
-        self.summary.itemSelectionChanged.connect(self._show_questions)
-        self.compare_to.currentIndexChanged.connect(self._show_questions)
-        self.questions.itemActivated.connect(self._activate)
-        self.flip_browser.questionActivated.connect(self.questionActivated)
-        self.summary.itemActivated.connect(self._configuration_activated)
-        self.plot.pointClicked.connect(self.open_configuration)
-        self.refresh_runs()
-
-    @staticmethod
-    def _table(columns: list[str]) -> QTableWidget:
-        t = QTableWidget(0, len(columns))
-        t.setHorizontalHeaderLabels(columns)
-        t.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        t.setSelectionBehavior(QAbstractItemView.SelectRows)
-        t.setSelectionMode(QAbstractItemView.SingleSelection)
-        t.horizontalHeader().setStretchLastSection(True)
-        return t
+        setup_layout(self)
 
     # ----- inputs ----------------------------------------------------------------------------
     def _choose_set(self) -> None:
@@ -262,7 +131,7 @@ class EvalView(QWidget):
             return False
         qset = self.qset.subset(self.limit.value() or None)
         ws = self.ws
-        self._task = Worker(lambda progress, cancel: _sweep_and_record(ws, qset, configs, progress, cancel),
+        self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel),
                             "evaluation sweep")
         s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep this view alive
         s.progress.connect(self._on_progress_event)
@@ -286,7 +155,7 @@ class EvalView(QWidget):
         if self._task is not None:
             self._task.cancel()
 
-    def _on_progress_event(self, event) -> None:  # noqa: ANN001 - ProgressEvent
+    def _on_progress_event(self, event: ProgressEvent) -> None:
         self._on_progress(event.stage, event.done, event.total)
 
     def _on_error(self, message: str, _traceback: str) -> None:
@@ -335,17 +204,7 @@ class EvalView(QWidget):
         self.export_button.setEnabled(bool(results))
         rows = summary_rows(results)
         self.plot.draw(rows)
-        self.summary.setRowCount(len(rows))
-        for i, r in enumerate(rows):
-            cells = [r["key"], _pct(r["recall"]), _pct(r["precision"]), _pct(r["iou"]), _pct(r["hit_rate"]),
-                     "-" if r["mrr"] is None else f"{r['mrr']:.3f}", f"{r['context_tokens']:.0f}", str(r["questions"])]
-            for j, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(r["description"])
-                if j == 0:  # the swatch: the colour of this configuration's line in the plots
-                    item.setData(Qt.DecorationRole, QColor(self.plot.colours[r["key"]]))
-                self.summary.setItem(i, j, item)
-        self.summary.resizeColumnsToContents()
+        fill_summary(self.summary, rows, self.plot.colours)
         self._fit_summary()
         QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
         self.flip_browser.set_results(results)
@@ -360,11 +219,7 @@ class EvalView(QWidget):
 
     def summary_width(self) -> int:
         """The width the summary table needs to show every column without scrolling."""
-        t = self.summary
-        columns = sum(t.horizontalHeader().sectionSizeHint(i) for i in range(t.columnCount()))
-        columns = max(columns, sum(t.columnWidth(i) for i in range(t.columnCount())))
-        return (columns + t.verticalHeader().sizeHint().width() + 2 * t.frameWidth()
-                + t.verticalScrollBar().sizeHint().width() + 4)
+        return table_width(self.summary)
 
     def _fit_summary(self) -> None:
         """Give the summary table the width of all its columns (the plot takes the rest, when it can)."""
@@ -373,7 +228,7 @@ class EvalView(QWidget):
         if total > 0 and self.top_split.sizes()[0] < need:
             self.top_split.setSizes([need, max(1, total - need)])
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt API
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
         """Keep the summary's columns in view when the lab is resized."""
         super().resizeEvent(event)
         if self.results:
@@ -397,16 +252,7 @@ class EvalView(QWidget):
             comp = compare_rows(cr.rows, other.rows)
             changes = {c.q_index: f"fixed (+{100 * c.delta:.0f})" for c in comp.fixed}
             changes |= {c.q_index: f"broke ({100 * c.delta:.0f})" for c in comp.broke}
-        self.questions.setRowCount(len(cr.rows))
-        for i, r in enumerate(cr.rows):
-            m = r.metrics
-            cells = [r.q_index, r.question, _pct(m.recall), _pct(m.precision), _pct(m.iou),
-                     m.first_rank or "-", m.context_tokens, changes.get(r.q_index, "")]
-            for j, value in enumerate(cells):
-                item = QTableWidgetItem()
-                item.setData(Qt.DisplayRole, value if isinstance(value, int) else str(value))
-                item.setData(Qt.UserRole, i)
-                self.questions.setItem(i, j, item)
+        fill_questions(self.questions, cr.rows, changes)
         self.questions.setSortingEnabled(True)
 
     def _activate(self, item: QTableWidgetItem) -> None:
@@ -445,7 +291,7 @@ class EvalView(QWidget):
         self.strategiesActivated.emit((other or result).config.strategy, result.config.strategy)
         return self.open_question(q_index)
 
-    def reference_spans(self, q_index: int, question: str | None = None) -> list:
+    def reference_spans(self, q_index: int, question: str | None = None) -> list[Span]:
         """Reference spans (in stored documents) of a question of the loaded set ([] when unknown)."""
         if self.qset is None:
             return []

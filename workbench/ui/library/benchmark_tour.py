@@ -19,12 +19,18 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from workbench.core.evaluate.datasets import load_question_set
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, compare_rows
 from workbench.core.retrieve.strategies import PRESETS, Strategy
+
+if TYPE_CHECKING:
+    from workbench.core.index.build import IngestReport
+    from workbench.core.retrieve.pipeline import SearchResult
+    from workbench.ui.window.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 BENCHMARK_SET = "chroma-general"
@@ -55,7 +61,7 @@ class BenchmarkTour(QObject):
     finished = Signal(str)
     failed = Signal(str)
 
-    def __init__(self, window, set_name: str = BENCHMARK_SET, corpus: str = BENCHMARK_CORPUS) -> None:  # noqa: ANN001
+    def __init__(self, window: MainWindow, set_name: str = BENCHMARK_SET, corpus: str = BENCHMARK_CORPUS) -> None:
         super().__init__(window)  # a child of the window: deleted with it, and no Python reference to it
         self.set_name, self.corpus = set_name, corpus
         self.question = ""
@@ -63,7 +69,7 @@ class BenchmarkTour(QObject):
         self._waiting: set[str] = set()
 
     @property
-    def window(self):  # noqa: ANN201 - MainWindow
+    def window(self) -> MainWindow:
         """The window the tour runs on (its Qt parent)."""
         return self.parent()
 
@@ -116,7 +122,7 @@ class BenchmarkTour(QObject):
         self._fail(message)
 
     # ----- step 2: load the questions and score A and B ---------------------------------------
-    def _indexed(self, report) -> None:  # noqa: ANN001 - IngestReport
+    def _indexed(self, report: IngestReport) -> None:
         self._disconnect_library()
         if report.failed or report.skipped:
             bad = "; ".join(f"{r.path}: {r.reason}" for r in [*report.failed, *report.skipped])
@@ -163,7 +169,7 @@ class BenchmarkTour(QObject):
             self._stop_waiting()
             self._fail(f"question {row.q_index} is not in the question table")
 
-    def _side_shown(self, result) -> None:  # noqa: ANN001 - SearchResult
+    def _side_shown(self, result: SearchResult) -> None:
         if result.question != self.question:
             return
         for side in (self.window.compare.a, self.window.compare.b):
@@ -196,7 +202,7 @@ class BenchmarkTour(QObject):
         return False
 
 
-def start_benchmark_tour(window) -> BenchmarkTour:  # noqa: ANN001 - MainWindow
+def start_benchmark_tour(window: MainWindow) -> BenchmarkTour:
     """Start the benchmark path on ``window`` (kept as ``window.benchmark_tour_``) and return it."""
     tour = BenchmarkTour(window)
     window.benchmark_tour_ = tour

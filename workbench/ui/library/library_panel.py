@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -16,11 +17,16 @@ from workbench.ui.library.library_table import LibraryTable
 from workbench.ui.window.job_progress import JobProgress
 from workbench.ui.window.workers import JobRunner, Worker
 
+if TYPE_CHECKING:
+    from workbench.core.index.build import IngestReport
+    from workbench.core.jobs import CancelToken, ProgressSink
+    from workbench.core.workspace import Workspace
+
 log = logging.getLogger(__name__)
 FILTER = "Documents (" + " ".join(f"*{s}" for s in sorted(SUPPORTED_SUFFIXES)) + ");;All files (*)"
 
 
-def report_line(report) -> str:  # noqa: ANN001 - IngestReport
+def report_line(report: IngestReport) -> str:
     """One line for the status bar about an indexing run."""
     parts = [f"{len(report.added)} added", f"{len(report.updated)} updated",
              f"{len(report.unchanged)} unchanged"]
@@ -47,7 +53,7 @@ class LibraryPanel(QWidget):
     removed = Signal(int)
     message = Signal(str)
 
-    def __init__(self, workspace, store_jobs: JobRunner,  # noqa: ANN001
+    def __init__(self, workspace: Workspace, store_jobs: JobRunner,
                  configs: Callable[[], Sequence[ChunkConfig]] = lambda: [ChunkConfig()],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -144,7 +150,7 @@ class LibraryPanel(QWidget):
             return None
         ws, configs, paths = self.ws, list(self.configs()), list(paths)
 
-        def job(progress, cancel):  # noqa: ANN001, ANN202
+        def job(progress: ProgressSink, cancel: CancelToken) -> IngestReport:
             report = ws.add_paths(paths, configs[0], progress=progress, cancel=cancel)
             for config in configs[1:]:
                 ws.ensure_chunk_set(config, progress, cancel)
@@ -175,7 +181,7 @@ class LibraryPanel(QWidget):
             return None
         ws = self.ws
 
-        def job(_progress, cancel):  # noqa: ANN001, ANN202
+        def job(_progress: ProgressSink, cancel: CancelToken) -> int:
             for doc_id in ids:
                 ws.remove_document(doc_id)
             return len(ids)
@@ -199,7 +205,7 @@ class LibraryPanel(QWidget):
             self.index_paths(paths, f"Re-indexing {len(paths)} file(s)")
 
     # ----- job results ----------------------------------------------------------------------
-    def _indexed(self, report) -> None:  # noqa: ANN001
+    def _indexed(self, report: IngestReport) -> None:
         self.last_report = report
         self._outcome = (report_line(report), self.indexingFinished, (report,))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import QDialog, QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -21,6 +22,9 @@ from workbench.ui.app.settings import LLMChoice
 from workbench.ui.app.settings_dialog import Prober, probe_worker
 from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.window.workers import JobRunner
+
+if TYPE_CHECKING:
+    from workbench.ui.window.main_window import MainWindow
 
 SAMPLE, BENCHMARK, FOLDER, SKIP = "sample", "benchmark", "folder", "skip"
 EMBEDDED = "the embedded SmolLM2-135M, a tiny plumbing demo that is not for real answers"
@@ -149,7 +153,7 @@ class WelcomeDialog(QDialog):
         self.chosen.emit(what, folder)
 
 
-def open_welcome(window, sample_dir: Path, sample_if_skipped: bool = False,  # noqa: ANN001 - MainWindow
+def open_welcome(window: MainWindow, sample_dir: Path, sample_if_skipped: bool = False,
                  prober: Prober | None = None) -> WelcomeDialog:
     """Open the welcome over ``window`` (non-blocking) and act on the choice.
 
@@ -186,7 +190,7 @@ def welcome_seen(settings: QSettings) -> bool:
     return prefs.flag(settings, prefs.WELCOME_SEEN)
 
 
-def first_start_welcome(window, sample_dir: Path, sample_if_skipped: bool,  # noqa: ANN001 - MainWindow
+def first_start_welcome(window: MainWindow, sample_dir: Path, sample_if_skipped: bool,
                         prober: Prober | None = None) -> WelcomeDialog | None:
     """Show the welcome when it was never shown (and remember it); None when it was."""
     if welcome_seen(window.settings):

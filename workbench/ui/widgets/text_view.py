@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, Qt, QUrl, Signal
@@ -13,6 +14,9 @@ from workbench.core.spans import Span
 from workbench.ui.app.theme import text_font
 from workbench.ui.compare.chunk_tooltip import chunk_tooltip
 from workbench.ui.compare.render import PositionMap, rendered_spans
+
+if TYPE_CHECKING:
+    from workbench.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +31,7 @@ class LayeredTextView(QTextEdit):
 
     clicked = Signal(int, int, object)  # doc_id, character offset, tag of the inserted piece
 
-    def __init__(self, workspace, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
         self.pmap = PositionMap()

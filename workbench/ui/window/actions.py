@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
@@ -20,6 +21,9 @@ from workbench.ui.app.about import AboutDialog
 from workbench.ui.app.qt_app import SAMPLE_DIR
 from workbench.ui.app.settings_dialog import open_settings_dialog
 from workbench.ui.library.welcome import open_welcome
+
+if TYPE_CHECKING:
+    from workbench.ui.window.main_window import MainWindow
 
 Shortcut = str | QKeySequence.StandardKey | None
 MENUS = ("&File", "&View", "&Answer", "&Tools", "&Help")
@@ -96,69 +100,69 @@ def shortcut_text(action_id: str) -> str:
 
 # ----- handlers (window: MainWindow) ---------------------------------------------------------------
 @handler
-def add_files(window) -> None:  # noqa: ANN001, D103
+def add_files(window: MainWindow) -> None:
     window.library.choose_files()
 
 
 @handler
-def add_folder(window) -> None:  # noqa: ANN001, D103
+def add_folder(window: MainWindow) -> None:
     window.library.choose_folder()
 
 
 @handler
-def open_settings(window) -> None:  # noqa: ANN001, D103
+def open_settings(window: MainWindow) -> None:
     open_settings_dialog(window)
 
 
 @handler
-def quit_app(window) -> None:  # noqa: ANN001, D103
+def quit_app(window: MainWindow) -> None:
     window.close()
 
 
 @handler
-def explore(window) -> None:  # noqa: ANN001, D103
+def explore(window: MainWindow) -> None:
     window.set_mode("explore")
 
 
 @handler
-def evaluate(window) -> None:  # noqa: ANN001, D103
+def evaluate(window: MainWindow) -> None:
     window.set_mode("evaluate")
 
 
 @handler
-def side_by_side(window, checked: bool) -> None:  # noqa: ANN001, D103
+def side_by_side(window: MainWindow, checked: bool) -> None:
     window.side_by_side.setChecked(checked)
 
 
 @handler
-def swap_sides(window) -> None:  # noqa: ANN001
+def swap_sides(window: MainWindow) -> None:
     """Exchange the strategies of A and B."""
     window.model.swap_strategies()
     window.show_message("Swapped strategies A and B.")
 
 
 @handler
-def toggle_knobs(window) -> None:  # noqa: ANN001, D103
+def toggle_knobs(window: MainWindow) -> None:
     window.compare.set_knobs_shown(not window.compare.knobs_shown())
 
 
 @handler
-def toggle_library(window) -> None:  # noqa: ANN001, D103
+def toggle_library(window: MainWindow) -> None:
     window.set_library_shown(window.left_tabs.isHidden())
 
 
 @handler
-def toggle_document(window) -> None:  # noqa: ANN001, D103
+def toggle_document(window: MainWindow) -> None:
     window.compare.set_document_shown(not window.compare.document_shown())
 
 
 @handler
-def focus_question(window) -> None:  # noqa: ANN001, D103
+def focus_question(window: MainWindow) -> None:
     window.question.setFocus()
     window.question.selectAll()
 
 
-def focus_side(window, name: str) -> None:  # noqa: ANN001 - MainWindow
+def focus_side(window: MainWindow, name: str) -> None:
     """Put the keyboard focus on side ``name``'s results (showing B when needed)."""
     if name == "B" and not window.side_by_side.isChecked():
         window.side_by_side.setChecked(True)
@@ -167,43 +171,43 @@ def focus_side(window, name: str) -> None:  # noqa: ANN001 - MainWindow
 
 
 @handler
-def focus_a(window) -> None:  # noqa: ANN001, D103
+def focus_a(window: MainWindow) -> None:
     focus_side(window, "A")
 
 
 @handler
-def focus_b(window) -> None:  # noqa: ANN001, D103
+def focus_b(window: MainWindow) -> None:
     focus_side(window, "B")
 
 
 @handler
-def focus_document(window) -> None:  # noqa: ANN001, D103
+def focus_document(window: MainWindow) -> None:
     window.compare.focus_document()
 
 
 @handler
-def ask(window) -> None:  # noqa: ANN001, D103
+def ask(window: MainWindow) -> None:
     window.compare.show_bottom_tab(window.answer)
     window.answer.start()
 
 
 @handler
-def contextualize(window) -> None:  # noqa: ANN001, D103
+def contextualize(window: MainWindow) -> None:
     window.llm_dialog_ = open_contextualize(window)
 
 
 @handler
-def make_questions(window) -> None:  # noqa: ANN001, D103
+def make_questions(window: MainWindow) -> None:
     window.llm_dialog_ = open_make_questions(window)
 
 
 @handler
-def welcome(window) -> None:  # noqa: ANN001, D103
+def welcome(window: MainWindow) -> None:
     open_welcome(window, SAMPLE_DIR)
 
 
 @handler
-def about(window) -> AboutDialog:  # noqa: ANN001
+def about(window: MainWindow) -> AboutDialog:
     """Open the About box (non-blocking)."""
     extra = [("Embedding model", window.ws.embedder.model_id), ("Data folder", str(window.ws.data_dir))]
     if window.log_file:
@@ -215,7 +219,7 @@ def about(window) -> AboutDialog:  # noqa: ANN001
 
 
 @handler
-def open_logs(window) -> None:  # noqa: ANN001, D103
+def open_logs(window: MainWindow) -> None:
     if window.log_file:
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(window.log_file.parent)))
 
@@ -241,7 +245,7 @@ def make_action(window: QMainWindow, entry: ActionSpec) -> QAction:
     return action
 
 
-def install_actions(window) -> dict[str, QAction]:  # noqa: ANN001 - MainWindow
+def install_actions(window: MainWindow) -> dict[str, QAction]:
     """Build the menu bar and the shortcuts from ``ACTIONS``; returns the actions by id (also kept on
     ``window.actions_``)."""
     acts = {entry.id: make_action(window, entry) for entry in ACTIONS}

@@ -7,11 +7,11 @@ from __future__ import annotations
 import logging
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QApplication,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -34,17 +34,23 @@ from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.window import layout
 from workbench.ui.window.actions import install_actions, shortcut_text
+from workbench.ui.window.lab_links import LabLinks
 from workbench.ui.window.workers import JobRunner
+
+if TYPE_CHECKING:
+    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.workspace import Workspace
+    from workbench.ui.evaluate.eval_view import EvalView
 
 log = logging.getLogger(__name__)
 
 
-class MainWindow(QMainWindow):
+class MainWindow(LabLinks, QMainWindow):
     """The workbench window for one ``Workspace`` (injected, so tests use their own)."""
 
     errorShown = Signal(str)
 
-    def __init__(self, workspace, settings: QSettings | None = None, log_file: Path | None = None,  # noqa: ANN001
+    def __init__(self, workspace: Workspace, settings: QSettings | None = None, log_file: Path | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
@@ -96,7 +102,7 @@ class MainWindow(QMainWindow):
         self._restore()
 
     # ----- construction ---------------------------------------------------------------------
-    def _evaluation_tab(self):  # noqa: ANN202
+    def _evaluation_tab(self) -> EvalView | None:
         try:
             from workbench.ui.evaluate.eval_view import EvalView
         except ImportError:
@@ -225,36 +231,6 @@ class MainWindow(QMainWindow):
         """The current mode: ``explore`` or ``evaluate``."""
         return "evaluate" if self.modes.currentIndex() == 1 else "explore"
 
-    def _open_pair(self, strategy_a, strategy_b) -> None:  # noqa: ANN001 - Strategy
-        """A flip opened in the lab: its two configurations become strategies A and B."""
-        self.model.set_strategy("A", strategy_a)
-        self.model.set_strategy("B", strategy_b)
-
-    def _drill_down(self, question: str, reference_spans: list) -> None:
-        """A question clicked in the lab: Explore it side by side with its reference spans drawn."""
-        self.side_by_side.setChecked(True)
-        self.set_mode("explore")
-        self.back_to_lab.show()
-        self.fit_to_screen()
-        self.compare.show_question(question, reference_spans)
-        self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
-
-    def _drilled_strategies(self, strategy_a: object, strategy_b: object) -> None:
-        """A configuration opened from the lab: A runs the one it is compared with, B the configuration."""
-        self.compare.a.set_strategy(strategy_a)
-        self.compare.b.set_strategy(strategy_b)
-
-    def fit_to_screen(self) -> None:
-        """Keep the window on its screen: side by side on a screen narrower than ``WIDE_ENOUGH_FOR_LIBRARY``
-        (or wherever the window would not fit) collapses the library to its strip; then the window is shrunk
-        and moved inside the screen's available area."""
-        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # size hints of what was just shown
-        available = layout.available_rect(self)
-        narrow = self.compare.compare and not layout.library_starts_shown(available.width())
-        if self.left_tabs.isVisible() and (narrow or layout.too_wide(self, available)):
-            self.set_library_shown(False)
-        layout.move_inside(self, available)
-
     def _library_busy(self) -> None:
         self.set_library_shown(True)
 
@@ -328,7 +304,7 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def answer_context(model: WorkbenchModel) -> tuple[str, object]:
+def answer_context(model: WorkbenchModel) -> tuple[str, Strategy]:
     """Question and strategy the answer panel uses (strategy A)."""
     return model.question, model.strategy("A")
 

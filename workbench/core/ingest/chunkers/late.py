@@ -14,7 +14,7 @@ step; ``late_chunk_vectors(embedder, text, spans)`` computes them.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -127,23 +127,24 @@ class LateChunker:
         return list(self.base.chunk(text, headings))
 
 
-def _build(spec: ChunkerSpec, resources: ChunkerResources) -> LateChunker:
-    from workbench.core.ingest.chunkers.registry import get_kind
+def late_kind(get_kind: Callable[[str], ChunkerKind]) -> ChunkerKind:
+    """The ``late`` chunker kind; ``get_kind`` finds its base chunker by name (the registry's lookup, passed
+    in so that this module does not import the registry that lists it)."""
 
-    params = spec.param_dict
-    if params["base"] == spec.name:
-        raise ChunkerError("chunker 'late' cannot use itself as its base")
-    try:
-        base_params = json.loads(str(params["base_params"]))
-    except json.JSONDecodeError as exc:
-        raise ChunkerError(f"chunker 'late': base_params is not JSON ({exc})") from None
-    if not isinstance(base_params, dict):
-        raise ChunkerError("chunker 'late': base_params must be a JSON object")
-    return LateChunker(spec, get_kind(str(params["base"])).make(resources, **base_params))
+    def build(spec: ChunkerSpec, resources: ChunkerResources) -> LateChunker:
+        params = spec.param_dict
+        if params["base"] == spec.name:
+            raise ChunkerError("chunker 'late' cannot use itself as its base")
+        try:
+            base_params = json.loads(str(params["base_params"]))
+        except json.JSONDecodeError as exc:
+            raise ChunkerError(f"chunker 'late': base_params is not JSON ({exc})") from None
+        if not isinstance(base_params, dict):
+            raise ChunkerError("chunker 'late': base_params must be a JSON object")
+        return LateChunker(spec, get_kind(str(params["base"])).make(resources, **base_params))
 
-
-LATE = ChunkerKind(
-    "late", "late chunking: a base chunker's spans, vectors pooled from whole-document token embeddings",
-    (ParamSpec("base", "fixed", help="the chunker whose spans are used (any registered chunker)"),
-     ParamSpec("base_params", "{}", help="JSON object of the base chunker's parameters")),
-    _build)
+    return ChunkerKind(
+        "late", "late chunking: a base chunker's spans, vectors pooled from whole-document token embeddings",
+        (ParamSpec("base", "fixed", help="the chunker whose spans are used (any registered chunker)"),
+         ParamSpec("base_params", "{}", help="JSON object of the base chunker's parameters")),
+        build)

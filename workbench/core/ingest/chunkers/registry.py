@@ -17,12 +17,13 @@ from workbench.core.ingest.chunkers.langchain_splitters import (
     LANGCHAIN_RECURSIVE,
     LANGCHAIN_TOKEN,
 )
-from workbench.core.ingest.chunkers.late import LATE
+from workbench.core.ingest.chunkers.late import late_kind
 from workbench.core.ingest.chunkers.protocol import Chunker, ChunkerKind, ChunkerResources, ChunkerSpec
 from workbench.core.ingest.chunkers.recursive import RECURSIVE
 from workbench.core.ingest.chunkers.semantic import SEMANTIC
 from workbench.core.ingest.chunkers.semchunk_chunker import SEMCHUNK
 
+LATE = late_kind(lambda name: get_kind(name))  # its base chunker is looked up here, when it is built
 BUILT_IN: tuple[ChunkerKind, ...] = (FIXED, SENTENCE, STRUCTURE, RECURSIVE, SEMANTIC, CLUSTER_SEMANTIC, LATE)
 ADAPTERS: tuple[ChunkerKind, ...] = (LANGCHAIN_RECURSIVE, LANGCHAIN_MARKDOWN, LANGCHAIN_TOKEN, CHONKIE_TOKEN,
                                      CHONKIE_SENTENCE, CHONKIE_RECURSIVE, SEMCHUNK)

@@ -1,0 +1,68 @@
+"""Rules of the code base that a reader relies on: small modules, the workspace changed only through its
+facade, annotations everywhere (no ``noqa: ANN``) and no argparse conflict handler hiding duplicate flags."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "workbench"
+MAX_LINES = 320
+FACADE = PACKAGE / "core" / "workspace.py"
+
+
+def sources() -> list[Path]:
+    """Every Python module of the package."""
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_module_is_small():
+    sizes = {p: len(p.read_text(encoding="utf-8").splitlines()) for p in sources()}
+    offenders = sorted(f"{p.relative_to(ROOT)} ({n} lines)" for p, n in sizes.items() if n > MAX_LINES)
+    assert not offenders, f"modules over {MAX_LINES} lines (split them along their seams): {offenders}"
+
+
+def _assigned_attributes(tree: ast.AST) -> list[tuple[int, str]]:
+    """``(line, text)`` of every ``ws.<attr> = …`` / ``self.ws.<attr> = …`` and ``setattr(ws, …)``."""
+    found: list[tuple[int, str]] = []
+
+    def is_ws(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Name) and node.id == "ws") or (
+            isinstance(node, ast.Attribute) and node.attr == "ws")
+
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            for t in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                if isinstance(t, ast.Attribute) and is_ws(t.value):
+                    found.append((node.lineno, ast.unparse(t)))
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr")
+                and node.args and is_ws(node.args[0])):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def test_the_rule_finder_sees_assignments_and_setattr():
+    code = "ws.llm = 1\nself.ws.x, y = 2, 3\nsetattr(ws, 'a', 1)\nws.store.put(1)\nother.llm = 1\n"
+    assert [text for _, text in _assigned_attributes(ast.parse(code))] == [
+        "ws.llm", "self.ws.x", "setattr(ws, 'a', 1)"]
+
+
+def test_workspace_attributes_are_set_only_by_the_facade():
+    offenders = [f"{p.relative_to(ROOT)}:{line}: {text}" for p in sources() if p != FACADE
+                 for line, text in _assigned_attributes(ast.parse(p.read_text(encoding="utf-8")))]
+    assert not offenders, f"set workspace state through core.workspace.Workspace methods: {offenders}"
+
+
+def test_no_annotation_waivers_and_no_conflict_handler():
+    waived = [f"{p.relative_to(ROOT)}:{i}" for p in sources()
+              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "noqa: ANN" in line]
+    assert not waived, f"annotate instead of waiving: {waived}"
+    conflict = [str(p.relative_to(ROOT)) for p in sources() if "conflict_handler" in p.read_text(encoding="utf-8")]
+    assert not conflict, f"argparse conflict_handler hides duplicate options: {conflict}"

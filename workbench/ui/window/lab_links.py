@@ -1,0 +1,68 @@
+"""The main window's links between the evaluation lab and Explore: a question, a configuration or a flip
+opened from the lab shows side by side, and the window stays on its screen."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QApplication
+
+from workbench.ui.window import layout
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QPushButton, QTabWidget
+
+    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.spans import Span
+    from workbench.ui.compare.compare_view import CompareView
+    from workbench.ui.model import WorkbenchModel
+
+
+class LabLinks:
+    """Mixed into ``MainWindow`` (which provides the attributes declared here)."""
+
+    model: WorkbenchModel
+    compare: CompareView
+    side_by_side: QPushButton
+    back_to_lab: QPushButton
+    left_tabs: QTabWidget
+
+    def set_mode(self, mode: str) -> None:  # provided by MainWindow
+        raise NotImplementedError
+
+    def show_message(self, text: str) -> None:  # provided by MainWindow
+        raise NotImplementedError
+
+    def set_library_shown(self, shown: bool) -> None:  # provided by MainWindow
+        raise NotImplementedError
+
+    def _open_pair(self, strategy_a: Strategy, strategy_b: Strategy) -> None:
+        """A flip opened in the lab: its two configurations become strategies A and B."""
+        self.model.set_strategy("A", strategy_a)
+        self.model.set_strategy("B", strategy_b)
+
+    def _drill_down(self, question: str, reference_spans: list[Span]) -> None:
+        """A question clicked in the lab: Explore it side by side with its reference spans drawn."""
+        self.side_by_side.setChecked(True)
+        self.set_mode("explore")
+        self.back_to_lab.show()
+        self.fit_to_screen()
+        self.compare.show_question(question, reference_spans)
+        self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
+
+    def _drilled_strategies(self, strategy_a: object, strategy_b: object) -> None:
+        """A configuration opened from the lab: A runs the one it is compared with, B the configuration."""
+        self.compare.a.set_strategy(strategy_a)
+        self.compare.b.set_strategy(strategy_b)
+
+    def fit_to_screen(self) -> None:
+        """Keep the window on its screen: side by side on a screen narrower than ``WIDE_ENOUGH_FOR_LIBRARY``
+        (or wherever the window would not fit) collapses the library to its strip; then the window is shrunk
+        and moved inside the screen's available area."""
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # size hints of what was just shown
+        available = layout.available_rect(self)
+        narrow = self.compare.compare and not layout.library_starts_shown(available.width())
+        if self.left_tabs.isVisible() and (narrow or layout.too_wide(self, available)):
+            self.set_library_shown(False)
+        layout.move_inside(self, available)
