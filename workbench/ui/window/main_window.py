@@ -62,7 +62,7 @@ class MainWindow(QMainWindow):
         self.library = LibraryPanel(workspace, self.store_jobs, self.model.chunk_configs)
         self.question = QLineEdit()  # the model's question, as typed
         self.answer = AnswerPanel(workspace, partial(answer_context, self.model), self.answer_jobs,
-                                  backend=self.model.llm)
+                                  backend=self.model.llm, judging=partial(judging_reference, self.model))
         self.compare.bottom_tabs.addTab(self.answer, "Answer")
         self.left_tabs = QTabWidget()
         self.left_tabs.addTab(self.library, "Library")
@@ -178,7 +178,7 @@ class MainWindow(QMainWindow):
         self.library.indexingFailed.connect(self.show_error)
         self.library.indexingStarted.connect(self._library_busy)
         self.answer.message.connect(self.show_message)
-        self.answer.quotesChanged.connect(self.compare.a.set_quotes)  # the answer reads strategy A's passages
+        self.answer.sideQuotesChanged.connect(partial(show_side_quotes, self.compare))  # each in its side
         self.answer.sourceActivated.connect(lambda span: self.compare.show_document_at(span.doc_id, span.start))
 
     def _restore(self) -> None:
@@ -251,7 +251,8 @@ class MainWindow(QMainWindow):
             self.show_message("The library is empty: add files or a folder first.")
             return
         if text != self.compare.searched_question:
-            self.compare.a.set_quotes([])  # an answer's quotes belong to the question it answered
+            for side in (self.compare.a, self.compare.b):  # an answer's quotes belong to the question it answered
+                side.set_quotes([])
         self.compare.search()
 
     def index_sample(self, folder: Path) -> None:
@@ -300,9 +301,20 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def answer_context(model: WorkbenchModel) -> tuple[str, object]:
-    """Question and strategy the answer panel uses (strategy A)."""
-    return model.question, model.strategy("A")
+def answer_context(model: WorkbenchModel, side: str = "A") -> tuple[str, object]:
+    """Question and strategy the answer panel uses for ``side`` (A unless told)."""
+    return model.question, model.strategy(side)
+
+
+def judging_reference(model: WorkbenchModel) -> list | None:
+    """The reference spans answers are judged against (empty: the corpus does not cover the question), or
+    None when the question does not come from a question set."""
+    return model.reference if model.from_question_set else None
+
+
+def show_side_quotes(compare: CompareView, side: str, spans: list) -> None:
+    """Highlight an extractive answer's quoted sentences in the passages of the side it answered from."""
+    (compare.a if side == "A" else compare.b).set_quotes(spans)
 
 
 def show_question_text(editor: QLineEdit, question: str) -> None:
