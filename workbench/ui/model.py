@@ -37,6 +37,7 @@ class WorkbenchModel(QObject):
         super().__init__(parent)
         self._question = ""
         self._reference: list[Span] = []
+        self._set_question = ""  # the last question opened from a question set (its answers get judged)
         self._strategies = {"A": strategy_a, "B": strategy_b}
         self._llm = llm or LLMChoice()
 
@@ -64,6 +65,16 @@ class WorkbenchModel(QObject):
         if spans != self._reference:
             self._reference = spans
             self.referenceChanged.emit(list(spans))
+
+    def mark_from_question_set(self, question: str) -> None:
+        """Note that ``question`` comes from a question set: its reference spans (none: the corpus does not
+        cover it) are the judge's yardstick while it stays the model's question."""
+        self._set_question = question.strip()
+
+    @property
+    def from_question_set(self) -> bool:
+        """True while the question is the one last opened from a question set (answers to it get judged)."""
+        return bool(self._question) and self._question == self._set_question
 
     # ----- strategies -------------------------------------------------------------------------------
     def strategy(self, side: str) -> Strategy:

@@ -46,6 +46,10 @@ class AnswerJob:
     warnings: list[str] = field(default_factory=list)
     quotes: list[tuple[int, int, int]] = field(default_factory=list)  # extractive: quoted sentence spans
     extractive: bool = False
+    side: str = "A"  # the strategy whose passages it answers from
+    verdict: str = ""  # the judge's label (see ``answer_judging``); "" when not judged
+    reason: str = ""  # the judge's one-line reason, or why the answer is not judged
+    covered: bool = True  # judged against reference passages (False: the corpus does not cover the question)
 
 
 class BackendHolder:

@@ -4,7 +4,13 @@ It works when ``workbench.core.llm`` is importable; otherwise it says "answering
 Generation runs on a worker; tokens are appended as they stream in. The backend, model and Ollama host
 are the user's (``settings.LLMChoice``); a host that is not this machine shows a warning above the answer.
 An extractive answer (no language model) is labelled as such, and its quoted sentences are announced through
-``quotesChanged`` so the results view can highlight them inside their passages.
+``quotesChanged`` (side A) and ``sideQuotesChanged`` (either side) so the results view can highlight them
+inside their passages.
+
+"Answer from" picks the sides: A, B, or A and B (one after the other on the answer queue, shown in two
+columns, stacked when the panel is narrow). Each answer is built from its own side's passages, so its
+citations open that side's passages. With a question-set question loaded (``judging`` gives its reference
+texts), each answer is judged by the same model and the label and the judge's reason show under it.
 """
 
 from __future__ import annotations
@@ -12,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QTextCursor
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
+    QComboBox,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
@@ -27,15 +33,19 @@ from PySide6.QtWidgets import (
 
 from workbench.core.spans import Span
 from workbench.ui.answer.answer_backend import AnswerJob, BackendHolder, llm_available, run_answer
+from workbench.ui.answer.answer_column import AnswerColumn
+from workbench.ui.answer.answer_judging import judge_job, reference_texts
 from workbench.ui.app.settings import LLMChoice
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
+    from workbench.core.jobs import CancelToken, ProgressSink
     from workbench.core.retrieve.strategies import Strategy
     from workbench.core.workspace import Workspace
 
 NOT_INSTALLED = "answering backend not installed"
-SPAN_ROLE = Qt.ItemDataRole.UserRole
+SIDE_CHOICES = {"A": ("A",), "B": ("B",), "A and B": ("A", "B")}
+STACK_BELOW_PX = 720  # narrower than this, the two answers stack
 
 
 class _Relay(QObject):
@@ -46,19 +56,28 @@ class _Relay(QObject):
 
 
 class AnswerPanel(QWidget):
-    """Ask / Stop, answer text, stats, sources and the prompt view."""
+    """Ask / Stop, the sides to answer from, one answer column per side, stats, sources and the prompt view.
+
+    ``context(side)`` gives the question and that side's strategy; ``judging()`` gives the reference spans to
+    judge against (empty: the corpus does not cover the question) or None when the question is not from a
+    question set. ``answered(job)`` is announced per answer, ``runFinished(jobs)`` after the last of a run.
+    """
 
     sourceActivated = Signal(object)  # Span of a cited passage
     message = Signal(str)
     answered = Signal(object)  # AnswerJob
+    runFinished = Signal(list)  # noqa: N815 - Qt naming; [AnswerJob] of the run, in side order
     stopped = Signal()
     quotesChanged = Signal(list)  # noqa: N815 - Qt naming; [Span] quoted by an extractive answer ([] to clear)
+    sideQuotesChanged = Signal(str, list)  # noqa: N815 - side, [Span] quoted from its passages ([] to clear)
 
-    def __init__(self, workspace: Workspace, context: Callable[[], tuple[str, Strategy]], jobs: JobRunner,
-                 parent: QWidget | None = None, backend: LLMChoice | None = None) -> None:
+    def __init__(self, workspace: Workspace, context: Callable[..., tuple[str, Strategy]], jobs: JobRunner,
+                 parent: QWidget | None = None, backend: LLMChoice | None = None,
+                 judging: Callable[[], list[Span] | None] | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
-        self.context = context  # -> (question, strategy) to answer with
+        self.context = context  # (side) -> (question, strategy) to answer with
+        self.judging = judging or (lambda: None)
         self.jobs = jobs
         self.available = llm_available()
         self.choice = LLMChoice()
@@ -69,26 +88,28 @@ class AnswerPanel(QWidget):
         self.host_warning.hide()
         self.worker: Worker | None = None
         self._outcome: tuple | None = None
+        self._pending: list[str] = []  # sides still to answer in this run
+        self._run_jobs: list[AnswerJob] = []
+        self._side = "A"  # the side answering now (its column receives the tokens)
         self.relay = _Relay(self)
         self.relay.token.connect(self._append)
         self.relay.prompt.connect(self._set_prompt)
         self.ask = QPushButton("Ask")
         self.ask.setObjectName("primary")
-        self.ask.setToolTip("Answer the question from strategy A's passages with the local model (Ctrl+Enter)")
         self.stop = QPushButton("Stop")
         self.stop.setToolTip("Stop generating; the text so far stays")
+        self.sides = QComboBox()
+        self.sides.addItems(list(SIDE_CHOICES))
+        self.sides.setToolTip("Answer from A's passages, B's, or both one after the other (side by side)")
+        self.sides.currentTextChanged.connect(self._sides_changed)
         self.status = QLabel("" if self.available else NOT_INSTALLED)
         self.status.setObjectName("muted")
-        self.answer = QPlainTextEdit()
-        self.answer.setReadOnly(True)
-        self.answer.setPlaceholderText("The answer streams here." if self.available else NOT_INSTALLED)
-        self.stats = QLabel("")
-        self.stats.setObjectName("stats")
-        self.stats.setWordWrap(True)
-        self.sources = QListWidget()
-        self.sources.setMaximumHeight(90)
-        self.sources.setToolTip("Passages the answer cites; double-click to open one in the document view")
-        self.sources.itemActivated.connect(self._source_activated)
+        placeholder = "The answer streams here." if self.available else NOT_INSTALLED
+        self.columns = {side: AnswerColumn(side, placeholder) for side in ("A", "B")}
+        for column in self.columns.values():
+            column.sourceActivated.connect(self.sourceActivated)
+        first = self.columns["A"]  # the single answer's widgets, as before the side choice
+        self.answer, self.stats, self.sources = first.answer, first.stats, first.sources
         self.show_prompt = QPushButton("Show prompt")
         self.show_prompt.setCheckable(True)
         self.copy = QPushButton("Copy prompt")
@@ -102,20 +123,24 @@ class AnswerPanel(QWidget):
         self.stop.clicked.connect(self.cancel)
         self._layout()
         self.set_backend(backend or LLMChoice())
+        self._sides_changed(self.sides.currentText())
         self._set_running(False)
 
     def _layout(self) -> None:
         bar = QHBoxLayout()
-        for w in (self.ask, self.stop, self.show_prompt, self.copy):
+        bar.addWidget(self.ask)
+        bar.addWidget(QLabel("from"))
+        for w in (self.sides, self.stop, self.show_prompt, self.copy):
             bar.addWidget(w)
         bar.addWidget(self.status, 1)
+        self.column_box = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        for column in self.columns.values():
+            self.column_box.addWidget(column, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(bar)
         lay.addWidget(self.host_warning)
-        lay.addWidget(self.answer, 2)
-        lay.addWidget(self.stats)
-        lay.addWidget(self.sources)
+        lay.addLayout(self.column_box, 2)
         lay.addWidget(self.prompt, 2)
 
     def set_backend(self, choice: LLMChoice) -> None:
@@ -127,30 +152,74 @@ class AnswerPanel(QWidget):
         warning = choice.blocked() or choice.warning()
         self.host_warning.setText(f"Warning: {warning}." if warning else "")
         self.host_warning.setVisible(bool(warning))
-        self.ask.setToolTip("Answer the question from strategy A's passages with "
-                            f"{describe_choice(choice)} (Ctrl+Enter)")
+        self._update_tooltip()
+
+    def set_sides(self, choice: str) -> None:
+        """Answer from ``"A"``, ``"B"`` or ``"A and B"`` from the next question on."""
+        if choice not in SIDE_CHOICES:
+            raise ValueError(f"no side choice {choice!r}: {', '.join(SIDE_CHOICES)}")
+        self.sides.setCurrentText(choice)
+
+    def answer_sides(self) -> tuple[str, ...]:
+        """The sides the next question is answered from."""
+        return SIDE_CHOICES[self.sides.currentText()]
+
+    def _sides_changed(self, _text: str) -> None:
+        sides = self.answer_sides()
+        for side, column in self.columns.items():
+            column.setVisible(side in sides)
+            column.set_title_shown(len(sides) > 1 or side != "A")
+        self._update_tooltip()
+
+    def _update_tooltip(self) -> None:
+        sides = " and ".join(self.answer_sides())
+        self.ask.setToolTip(f"Answer the question from strategy {sides}'s passages with "
+                            f"{describe_choice(self.choice)} (Ctrl+Enter)")
 
     def _set_running(self, running: bool) -> None:
         self.ask.setEnabled(self.available and not running)
         self.stop.setEnabled(running)
+        self.sides.setEnabled(not running)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        """Two answers side by side when there is room, stacked otherwise."""
+        wide = event.size().width() >= STACK_BELOW_PX
+        self.column_box.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
+        super().resizeEvent(event)
 
     # ----- actions --------------------------------------------------------------------------
     def start(self) -> None:
-        """Answer the current question with the current strategy."""
+        """Answer the current question from each chosen side's strategy, one side after the other."""
         if not self.available or self.worker is not None:
             return
-        question, strategy = self.context()
+        question, _strategy = self.context("A")
         if not question:
             self.status.setText("Type a question first.")
             return
-        self.answer.clear()
-        self.sources.clear()
-        self.stats.setText("")
+        self._pending = list(self.answer_sides())
+        self._run_jobs = []
+        self.prompt.clear()
+        for side, column in self.columns.items():
+            column.clear()
+            self.sideQuotesChanged.emit(side, [])
         self.quotesChanged.emit([])
-        self.status.setText("loading the model and reading the passages…")
-        ws, holder, relay = self.ws, self.holder, self.relay
-        worker = Worker(lambda _progress, cancel: run_answer(ws, question, strategy, holder, relay.prompt.emit,
-                                                             relay.token.emit, cancel), "answer")
+        self._start_next()
+
+    def _start_next(self) -> None:
+        side = self._side = self._pending.pop(0)
+        question, strategy = self.context(side)
+        prefix = f"{side}: " if len(self._run_sides()) > 1 else ""
+        self.status.setText(f"{prefix}loading the model and reading the passages…")
+        ws, holder, relay, judging = self.ws, self.holder, self.relay, self.judging()
+
+        def job(_progress: ProgressSink, cancel: CancelToken) -> AnswerJob:
+            done = run_answer(ws, question, strategy, holder, relay.prompt.emit, relay.token.emit, cancel)
+            done.side = side
+            if judging is not None and not cancel.cancelled:
+                judge_job(done, holder.get(), reference_texts(ws, judging), cancel)
+            return done
+
+        worker = Worker(job, f"answer {side}")
         worker.signals.result.connect(self._done)
         worker.signals.error.connect(lambda msg, _tb: self._failed(msg))
         worker.signals.cancelled.connect(self._cancelled)
@@ -160,64 +229,73 @@ class AnswerPanel(QWidget):
         self.jobs.start(worker)
 
     def cancel(self) -> None:
-        """Stop the answer being generated."""
+        """Stop the answer being generated (and the sides still waiting)."""
+        self._pending = []
         if self.worker is not None:
             self.worker.cancel()
 
     # ----- stream ---------------------------------------------------------------------------
     def _append(self, piece: str) -> None:
-        if self.status.text().startswith("loading"):
-            self.status.setText("answering…")
-        cursor = self.answer.textCursor()
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(piece)
+        if "loading the model" in self.status.text():
+            self.status.setText(f"{self._side}: answering…" if len(self._run_sides()) > 1 else "answering…")
+        self.columns[self._side].append(piece)
+
+    def _run_sides(self) -> list[str]:
+        return [j.side for j in self._run_jobs] + [self._side] + self._pending
 
     def _set_prompt(self, text: str) -> None:
+        if len(self._run_sides()) > 1:
+            text = f"═══ {self._side} ═══\n{text}"
+            previous = self.prompt.toPlainText()
+            text = f"{previous}\n\n{text}" if previous else text
         self.prompt.setPlainText(text)
 
     def _done(self, job: AnswerJob) -> None:
         stopped = self.worker is not None and self.worker.cancelled
-        self.stats.setText(job.stats_line)
+        self.columns[job.side].show_job(job)
         if job.quotes:
-            self.quotesChanged.emit([Span(*q) for q in job.quotes])
-        for label, span in job.sources:
-            item = QListWidgetItem(label)
-            item.setData(SPAN_ROLE, span)
-            self.sources.addItem(item)
+            quotes = [Span(*q) for q in job.quotes]
+            self.sideQuotesChanged.emit(job.side, quotes)
+            if job.side == "A":
+                self.quotesChanged.emit(quotes)
         if stopped:  # the model stopped early; the partial answer stays
             self._cancelled()
             return
+        self._run_jobs.append(job)
         self.status.setText("; ".join(job.warnings) if job.warnings else "done")
         self._outcome = (self.answered, (job,))
 
     def _failed(self, message: str) -> None:
         self.status.setText(f"answer failed: {message}")
         self.message.emit(f"Answer failed: {message}")
+        self._pending = []
         self._outcome = None
 
     def _cancelled(self) -> None:
         self.status.setText("stopped; the text so far is kept")
+        self._pending = []
         self._outcome = (self.stopped, ())
 
     def _finished(self) -> None:
-        """Last signal of a run: the panel is ready for the next question, then the outcome is announced."""
+        """Last signal of a worker: the next side starts, or the panel is ready for the next question; then
+        the outcome is announced."""
         self.worker = None
-        self._set_running(False)
         outcome, self._outcome = self._outcome, None
-        if outcome is not None:
-            signal, args = outcome
-            signal.emit(*args)
+        if self._pending:
+            self._start_next()
+        else:
+            self._set_running(False)
+        if outcome is None:
+            return
+        signal, args = outcome
+        signal.emit(*args)
+        if signal is self.answered and self.worker is None:  # the run's last answer
+            self.runFinished.emit(list(self._run_jobs))
 
     def _toggle_prompt(self, shown: bool) -> None:
         self.prompt.setVisible(shown)
         self.copy.setVisible(shown)
         self.show_prompt.setText("Hide prompt" if shown else "Show prompt")
-
-    def _source_activated(self, item: QListWidgetItem) -> None:
-        span = item.data(SPAN_ROLE)
-        if span:
-            self.sourceActivated.emit(Span(*span))
-
 
 def describe_choice(choice: LLMChoice) -> str:
     """``choice`` in words, for tooltips: which backend and model answer."""

@@ -104,6 +104,7 @@ class CompareView(QWidget):
     def show_question(self, question: str, reference_spans: Iterable[Span | dict[str, Any]]) -> None:
         """Show an evaluation question: set it, draw and score its reference spans, run the sides."""
         self.model.set_reference(normalise_spans(self.ws, reference_spans))
+        self.model.mark_from_question_set(question)
         self.model.set_question(question)
         self.search()
 

@@ -35,10 +35,15 @@ from workbench.ui.model import WorkbenchModel
 from workbench.ui.window import layout
 from workbench.ui.window.actions import install_actions, shortcut_text
 from workbench.ui.window.lab_links import LabLinks
+from workbench.ui.window.panel_links import (
+    answer_context,
+    judging_reference,
+    show_question_text,
+    show_side_quotes,
+)
 from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.strategies import Strategy
     from workbench.core.workspace import Workspace
     from workbench.ui.evaluate.eval_view import EvalView
 
@@ -69,7 +74,7 @@ class MainWindow(LabLinks, QMainWindow):
         self.library = LibraryPanel(workspace, self.store_jobs, self.model.chunk_configs)
         self.question = QLineEdit()  # the model's question, as typed
         self.answer = AnswerPanel(workspace, partial(answer_context, self.model), self.answer_jobs,
-                                  backend=self.model.llm)
+                                  backend=self.model.llm, judging=partial(judging_reference, self.model))
         self.compare.bottom_tabs.addTab(self.answer, "Answer")
         self.left_tabs = QTabWidget()
         self.left_tabs.addTab(self.library, "Library")
@@ -192,7 +197,7 @@ class MainWindow(LabLinks, QMainWindow):
         self.library.indexingFailed.connect(self.show_error)
         self.library.indexingStarted.connect(self._library_busy)
         self.answer.message.connect(self.show_message)
-        self.answer.quotesChanged.connect(self.compare.a.set_quotes)  # the answer reads strategy A's passages
+        self.answer.sideQuotesChanged.connect(partial(show_side_quotes, self.compare))  # each in its side
         self.answer.sourceActivated.connect(lambda span: self.compare.show_document_at(span.doc_id, span.start))
 
     def _restore(self) -> None:
@@ -255,7 +260,8 @@ class MainWindow(LabLinks, QMainWindow):
             self.show_message("The library is empty: add files or a folder first.")
             return
         if text != self.compare.searched_question:
-            self.compare.a.set_quotes([])  # an answer's quotes belong to the question it answered
+            for side in (self.compare.a, self.compare.b):  # an answer's quotes belong to the question it answered
+                side.set_quotes([])
         self.compare.search()
 
     def index_sample(self, folder: Path) -> None:
@@ -302,14 +308,3 @@ class MainWindow(LabLinks, QMainWindow):
         self.save_settings()
         self.shutdown()
         super().closeEvent(event)
-
-
-def answer_context(model: WorkbenchModel) -> tuple[str, Strategy]:
-    """Question and strategy the answer panel uses (strategy A)."""
-    return model.question, model.strategy("A")
-
-
-def show_question_text(editor: QLineEdit, question: str) -> None:
-    """Show the model's ``question`` in the question bar, unless it already says that."""
-    if editor.text().strip() != question:
-        editor.setText(question)
