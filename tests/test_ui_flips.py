@@ -217,7 +217,7 @@ def test_a_flip_opened_in_the_lab_shows_the_pair_side_by_side(qtbot, make_window
     a, b = _pair()
     lab = window.eval_view
     lab.show_results("run-1", [a, b])
-    assert lab.lower_tabs.count() == 2 and lab.flip_browser.flips, "the Flips tab lists the run's pair"
+    assert lab.lower_tabs.indexOf(lab.flip_browser) >= 0 and lab.flip_browser.flips, "the Flips tab lists the run's pair"
     window.set_mode("evaluate")
     with qtbot.waitSignals([window.compare.a.resultShown, window.compare.b.resultShown], timeout=WAIT_MS):
         lab.flip_browser.open_flip(lab.flip_browser.shown_flips()[0])
@@ -225,3 +225,21 @@ def test_a_flip_opened_in_the_lab_shows_the_pair_side_by_side(qtbot, make_window
     assert window.question.text() == "question 0?"
     knobs = [(side.strategy().top_k, side.strategy().chunk) for side in (window.compare.a, window.compare.b)]
     assert knobs == [(c.strategy.top_k, c.strategy.chunk) for c in (a.config, b.config)], "A and B = the pair"
+
+
+def test_baseline_tab_shows_intervals_and_follows_the_chosen_baseline(qtbot):
+    """The Evaluation tab's *Against a baseline* panel words each comparison as ``eval --baseline`` does."""
+    from workbench.core.evaluate.baseline import compare_to_baseline
+    from workbench.ui.evaluate.baseline_panel import NEEDS_TWO, BaselinePanel
+
+    panel = BaselinePanel()
+    qtbot.addWidget(panel)
+    a, b = _pair()
+    panel.set_results([a])
+    assert panel.text.toPlainText() == NEEDS_TWO and not panel.baseline.isEnabled()
+    panel.set_results([a, b])
+    text = panel.text.toPlainText()
+    assert text.splitlines() == compare_to_baseline([a, b], 0).lines()
+    assert "[plain]" in text.splitlines()[0] and "95% CI" in text
+    panel.baseline.setCurrentIndex(1)
+    assert panel.text.toPlainText().splitlines()[0].startswith("against baseline [plain window=1]")

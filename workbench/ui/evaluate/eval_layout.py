@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.retrieve.strategies import PRESETS
+from workbench.ui.evaluate.baseline_panel import BaselinePanel
 from workbench.ui.evaluate.eval_tables import QUESTION_COLUMNS, SUMMARY_COLUMNS, make_table
 from workbench.ui.evaluate.flip_browser import FlipBrowser
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
@@ -109,6 +110,8 @@ def setup_layout(view: EvalView) -> None:
     view.lower_tabs = QTabWidget()
     view.lower_tabs.addTab(lower, "Questions")
     view.lower_tabs.addTab(view.flip_browser, "Flips A ↔ B")
+    view.baseline_panel = BaselinePanel()
+    view.lower_tabs.addTab(view.baseline_panel, "Against a baseline")
     split.addWidget(view.lower_tabs)
 
     layout = QVBoxLayout(view)

@@ -208,6 +208,7 @@ class EvalView(QWidget):
         self._fit_summary()
         QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
         self.flip_browser.set_results(results)
+        self.baseline_panel.set_results(results)
         self.compare_to.blockSignals(True)
         self.compare_to.clear()
         self.compare_to.addItem("—", None)
