@@ -4,7 +4,7 @@ the document view, and evaluation questions with reference spans (drawn and scor
 from __future__ import annotations
 
 import pytest
-from ui_support import QUESTION, WAIT_MS, search, wait_result
+from ui_support import QUESTION, WAIT_MS, search, wait_settled
 
 from workbench.core.evaluate.metrics import span_scores
 from workbench.core.spans import Span, intersect_spans, merge_spans, overlap_length, subtract_spans
@@ -114,22 +114,28 @@ def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, samp
     side = window.compare.b
     search(qtbot, window, sides=("a", "b"))
     knobs = side.strategy_panel.details
-    wait_result(qtbot, side, lambda: side.set_strategy(PRESETS["token-window"]))
-    clipped = wait_result(qtbot, side, lambda: knobs.edge.setCurrentText("clip"))
+    side.set_strategy(PRESETS["token-window"])
+    wait_settled(qtbot, side, lambda r: r.strategy.expansion == "tokens")
+    knobs.edge.setCurrentText("clip")
+    clipped = wait_settled(qtbot, side, lambda r: r.strategy.window_edge == "clip")
     assert side.strategy().window_edge == "clip" == clipped.strategy.window_edge
-    whole = wait_result(qtbot, side, lambda: knobs.whole_doc.setValue(100_000))
+    knobs.whole_doc.setValue(100_000)
+    whole = wait_settled(qtbot, side, lambda r: r.strategy.whole_doc_tokens == 100_000)
     assert side.strategy().whole_doc_tokens == 100_000 == whole.strategy.whole_doc_tokens
     assert all(p.span.start == 0 for p in whole.passages), "small documents come back whole"
-    capped = wait_result(qtbot, side, lambda: side.strategy_panel.extent.cap.setValue(1))
-    assert capped.strategy.per_doc_cap == 1
+    side.strategy_panel.extent.cap.setValue(1)
+    capped = wait_settled(qtbot, side, lambda r: r.strategy.per_doc_cap == 1)
     assert len({p.span.doc_id for p in capped.passages}) == len(capped.passages)
-    wait_result(qtbot, side, lambda: side.set_strategy(PRESETS["parent-child"]))
-    merged = wait_result(qtbot, side, lambda: knobs.merge.setChecked(True))
+    side.set_strategy(PRESETS["parent-child"])
+    wait_settled(qtbot, side, lambda r: r.strategy.expansion == "parent")
+    knobs.merge.setChecked(True)
+    merged = wait_settled(qtbot, side, lambda r: r.strategy.parent_merge)
     assert side.strategy().parent_merge and merged.strategy.parent_merge
     knobs.rerank.setChecked(True)
     knobs.rerank_parents.setChecked(True)
     assert side.strategy().rerank == "llm" and side.strategy().reranks_parents
     assert window.compare.a.strategy().window_edge == "shift", "side A is untouched"
+    wait_settled(qtbot, side, lambda r: r.strategy.reranks_parents)  # no search left running at teardown
 
 
 def test_structure_aware_box_rechunks_side_b(qtbot, make_window, sample_ws):

@@ -82,3 +82,17 @@ def wait_result(qtbot, panel, action):
     with qtbot.waitSignal(panel.resultShown, timeout=WAIT_MS) as blocker:
         action()
     return blocker.args[0]
+
+
+def wait_settled(qtbot, panel, accept=lambda result: True):
+    """Wait until ``panel``'s side has no search or chunk-set build running or pending and its last result
+    satisfies ``accept``; returns that result (robust to results of earlier searches arriving late)."""
+    c = panel.controller
+
+    def settled() -> bool:
+        idle = c._search_worker is None and c._build_worker is None and not c._pending
+        return idle and not c._debounce.isActive() and c.result is not None and accept(c.result)
+
+    qtbot.waitUntil(settled, timeout=WAIT_MS)
+    return c.result
+
