@@ -14,6 +14,13 @@ os.environ.pop("WORKBENCH_DATA", None)
 os.environ.pop("OLLAMA_HOST", None)
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# Property tests draw the same examples on every run (a red CI is a regression, never a newly drawn example);
+# WORKBENCH_HYPOTHESIS=explore draws fresh random examples to hunt for new failures.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("WORKBENCH_HYPOTHESIS", "repeatable"))
 
 pytest.register_assert_rewrite("ui_support", "eval_support", "fake_embedder")
 

@@ -104,6 +104,9 @@ def test_spans_are_exact_ordered_covering_and_within_size(kind, params, unit, li
     assert not missing, f"non-space characters left out: {[text[i] for i in missing]}"
     sentences = {(int(a), int(b)) for a, b in unit_spans(text, "sentences")}
     for span in spans:
+        if kind == "semchunk":  # semchunk counts a chunk's own text (tokens can differ in context)
+            assert COUNTER.count(text[span[0]:span[1]]) <= limit, f"semchunk chunk {text[span[0]:span[1]]!r} too large"
+            continue
         if limit is not None and _size(text, span, unit) > limit:  # documented exception: one sentence longer than the limit
             whole_sentence = span in sentences if kind == "semantic" else (
                 kind == "chonkie_sentence" and not re.search(r"[.!?] |\n", text[span[0]:span[1]]))
@@ -255,3 +258,11 @@ def test_a_small_lru_cache_still_returns_every_vector_and_forgets_the_oldest():
     assert (vectors[0] == vectors[3]).all()
     assert np.allclose(vectors[2], EMBEDDER.encode(["three orchard"])[0], atol=1e-6)
     assert len(cache) == 2
+
+
+def test_semchunk_overlap_never_returns_a_chunk_over_the_limit():
+    """semchunk's overlap mode returned one 13-token chunk for a 14-digit run at 12 tokens (found by hypothesis)."""
+    text = "7" * 14
+    spans = chunk_verified(get_kind("semchunk").make(_resources(), max_tokens=12, overlap=3), text, [], "digits.txt")
+    assert spans and all(_size(text, span, "tokens") <= 12 for span in spans)
+    assert "".join(text[a:b] for a, b in spans).count("7") >= 14
