@@ -35,7 +35,11 @@ def p95(xs: list[float]) -> float:
     return float(np.percentile(xs, 95))
 
 
-def run_size(n_chunks: int, work: Path, real, qs: list[str]) -> dict:  # noqa: ANN001
+# Presets timed end to end (question embedding + first stage + expansion + budget-aware assembly).
+TIMED_PRESETS = ("budgeted-neighbours", "segments-balanced", "segments-recall")
+
+
+def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -> dict:  # noqa: ANN001
     from workbench.core.ingest.chunking import ChunkConfig
     from workbench.core.retrieve.strategies import from_dict
     from workbench.core.workspace import Workspace
@@ -76,6 +80,14 @@ def run_size(n_chunks: int, work: Path, real, qs: list[str]) -> dict:  # noqa: A
             changes.append((time.perf_counter() - t0) * 1000)
     row["change_ms_p95"] = p95(changes)
     row["change_ms_median"] = statistics.median(changes)
+    for n, preset in enumerate(TIMED_PRESETS, start=1):  # fresh questions: each pays its own embedding
+        strategy = from_dict({"preset": preset, "size": CHUNK_TOKENS})
+        times = []
+        for q in fresh[(n - 1) * len(qs) : n * len(qs)]:
+            t0 = time.perf_counter()
+            wq.search(q, strategy)
+            times.append((time.perf_counter() - t0) * 1000)
+        row[f"{preset}_ms_median"] = statistics.median(times)
     if rt.index.kind != "flat":
         row["recall_at_10"] = approx_recall(rt, wq, qs)
     del report
@@ -113,7 +125,8 @@ def main() -> None:
     real = SentenceTransformerEmbedder()
     real.encode(["warm up"])
     qs = questions(args.questions, args.question_offset)
-    rows = [run_size(n, Path(args.work), real, qs) for n in args.sizes]
+    fresh = questions(args.questions * len(TIMED_PRESETS), args.question_offset + args.questions)
+    rows = [run_size(n, Path(args.work), real, qs, fresh) for n in args.sizes]
     print("| chunks | index kind | indexing (synthetic vectors) | open set | query end to end (median) "
           "| window/top-k/budget change (median / p95) | recall@10 vs exact |")
     print("|---|---|---|---|---|---|---|")
@@ -122,6 +135,11 @@ def main() -> None:
         print(f"| {r['chunks']:,} | {r['index_kind']} | {r['index_s']:.1f} s ({r['chunks'] / r['index_s']:.0f} chunks/s) "
               f"| {r['open_s']:.2f} s | {r['query_ms_median']:.1f} ms | {r['change_ms_median']:.1f} / "
               f"{r['change_ms_p95']:.1f} ms | {rec} |")
+    print()
+    print("| chunks | " + " | ".join(f"{p} query (median)" for p in TIMED_PRESETS) + " |")
+    print("|---|" + "---|" * len(TIMED_PRESETS))
+    for r in rows:
+        print(f"| {r['chunks']:,} | " + " | ".join(f"{r[p + '_ms_median']:.1f} ms" for p in TIMED_PRESETS) + " |")
 
 
 if __name__ == "__main__":
