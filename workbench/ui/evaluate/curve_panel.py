@@ -1,0 +1,53 @@
+"""The lab's *Curves by budget* tab: the recall-per-context-token plot (``CurvePlot``) beside a table of each
+strategy's recall at 1,000 mean context tokens and area under its curve up to 2,000 tokens, both as the
+core computed them (``core.evaluate.curves.budget_curves``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QHBoxLayout, QTableWidgetItem, QWidget
+
+from workbench.core.evaluate.curves import AT_TOKENS, AUC_TOKENS
+from workbench.ui.evaluate.curve_plot import CurvePlot
+from workbench.ui.evaluate.eval_tables import make_table, pct, table_width
+
+FIGURE_COLUMNS = ["strategy", f"recall @ {AT_TOKENS:,} tok %", f"AUC ≤ {AUC_TOKENS:,} %", "points"]
+
+
+class CurvePanel(QWidget):
+    """``plot`` (the curves) and ``figures`` (one row per curve); ``show_curves(curves, colours)``."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = CurvePlot()
+        self.figures = make_table(FIGURE_COLUMNS)
+        self.figures.setToolTip(f"recall @ {AT_TOKENS:,}: recall at {AT_TOKENS:,} mean context tokens, interpolated "
+                                f"between the points around it; AUC: mean recall over 0–{AUC_TOKENS:,} tokens "
+                                "(trapezoids from (0, 0))")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.figures)
+        self.curves: list[dict[str, Any]] = []
+
+    def show_curves(self, curves: Sequence[Mapping[str, Any]], colours: Mapping[str, str] | None = None) -> None:
+        """Draw ``curves`` (``budget_curves`` entries; [] for a run without budgets) and list their figures."""
+        self.curves = [dict(c) for c in curves]
+        self.plot.set_curves(self.curves, colours)
+        self.figures.setRowCount(len(self.curves))
+        for i, (c, colour) in enumerate(zip(self.curves, self.plot.colours, strict=True)):
+            cells = [c["key"], pct(c["recall_at_1000"]), pct(c["auc_2000"]), str(len(c["points"]))]
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if j == 0:
+                    item.setData(Qt.ItemDataRole.DecorationRole, QColor(colour))
+                else:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.figures.setItem(i, j, item)
+        self.figures.resizeColumnsToContents()
+        self.figures.setFixedWidth(min(table_width(self.figures), 420))
+        self.figures.setVisible(bool(self.curves))
