@@ -113,3 +113,31 @@ def test_a_run_without_budgets_has_no_curves_and_bad_budgets_are_refused(qtbot, 
     assert [r.config.key for r in view.results] == [f"plain {GRID}"]
     assert view.curve_plot.curves == [] and view.plot_tabs.currentWidget() is view.plot
     assert not view.curves.figures.isVisibleTo(view.curves)
+
+
+def test_coinciding_points_share_a_tooltip_and_curves_get_distinct_colours(qtbot):
+    from workbench.ui.evaluate.curve_plot import CurvePlot, curve_colours
+
+    def curve(key, *points):
+        return {"key": key, "recall_at_1000": 0.5, "auc_2000": 0.4, "corpora": {},
+                "points": [{"budget": b, "key": f"{key} budget={b}", "recall": r, "iou": 0.1, "context_tokens": t}
+                           for b, r, t in points]}
+
+    curves = [curve("a", (500, 0.5, 480), (1000, 0.7, 900)), curve("b", (500, 0.5, 480), (2500, 0.9, 2400))]
+    assert curve_colours(curves, {"a budget=500": "#111111", "b budget=500": "#111111"})[0] == "#111111"
+    assert len(set(curve_colours(curves, {"a budget=500": "#111111", "b budget=500": "#111111"}))) == 2
+    plot = CurvePlot()
+    qtbot.addWidget(plot)
+    plot.resize(500, 300)
+    plot.set_curves(curves)
+    assert plot.x_max >= 2400  # the axis reaches the last point
+    pos = plot.point_position("a budget=500")
+    assert pos == plot.point_position("b budget=500")
+    assert [p["key"] for _s, p in plot.points_at(pos)] == ["b budget=500", "a budget=500"]  # the top one first
+    QApplication.sendEvent(plot, QHelpEvent(QEvent.Type.ToolTip, pos, plot.mapToGlobal(pos)))
+    assert QToolTip.text().startswith("b · budget 500") and "\n\na · budget 500" in QToolTip.text()
+    QToolTip.hideText()
+    with qtbot.waitSignal(plot.pointClicked) as clicked:
+        qtbot.mouseClick(plot, Qt.MouseButton.LeftButton, pos=pos)
+    assert clicked.args == ["b budget=500"]
+    plot.grab()  # paints (legend, 1,000-token line) without error

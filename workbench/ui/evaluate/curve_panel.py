@@ -13,9 +13,13 @@ from PySide6.QtWidgets import QHBoxLayout, QTableWidgetItem, QWidget
 
 from workbench.core.evaluate.curves import AT_TOKENS, AUC_TOKENS
 from workbench.ui.evaluate.curve_plot import CurvePlot
-from workbench.ui.evaluate.eval_tables import make_table, pct, table_width
+from workbench.ui.evaluate.eval_tables import make_table, pct
 
-FIGURE_COLUMNS = ["strategy", f"recall @ {AT_TOKENS:,} tok %", f"AUC ≤ {AUC_TOKENS:,} %", "points"]
+FIGURE_COLUMNS = ["strategy", "recall\n@1k %", "AUC\n≤2k %"]
+MAX_NAME_WIDTH = 160  # pixels; longer names are elided (the full one is in the plot's legend and tooltips)
+COLUMN_TIPS = ["the configuration without its budget (one curve)",
+               f"recall at {AT_TOKENS:,} mean context tokens, interpolated between the points around it",
+               f"mean recall over 0–{AUC_TOKENS:,} mean context tokens (trapezoids from (0, 0))"]
 
 
 class CurvePanel(QWidget):
@@ -25,9 +29,12 @@ class CurvePanel(QWidget):
         super().__init__(parent)
         self.plot = CurvePlot()
         self.figures = make_table(FIGURE_COLUMNS)
-        self.figures.setToolTip(f"recall @ {AT_TOKENS:,}: recall at {AT_TOKENS:,} mean context tokens, interpolated "
-                                f"between the points around it; AUC: mean recall over 0–{AUC_TOKENS:,} tokens "
-                                "(trapezoids from (0, 0))")
+        self.figures.verticalHeader().hide()
+        self.figures.horizontalHeader().setStretchLastSection(False)
+        self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.figures.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        for column, tip in enumerate(COLUMN_TIPS):
+            self.figures.horizontalHeaderItem(column).setToolTip(tip)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
@@ -40,14 +47,18 @@ class CurvePanel(QWidget):
         self.plot.set_curves(self.curves, colours)
         self.figures.setRowCount(len(self.curves))
         for i, (c, colour) in enumerate(zip(self.curves, self.plot.colours, strict=True)):
-            cells = [c["key"], pct(c["recall_at_1000"]), pct(c["auc_2000"]), str(len(c["points"]))]
+            cells = [c["key"], pct(c["recall_at_1000"]), pct(c["auc_2000"])]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                item.setToolTip(f"{c['key']}: {len(c['points'])} budgets")
                 if j == 0:
                     item.setData(Qt.ItemDataRole.DecorationRole, QColor(colour))
                 else:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.figures.setItem(i, j, item)
         self.figures.resizeColumnsToContents()
-        self.figures.setFixedWidth(min(table_width(self.figures), 420))
+        self.figures.setColumnWidth(0, min(self.figures.columnWidth(0), MAX_NAME_WIDTH))
+        columns = sum(self.figures.columnWidth(j) for j in range(self.figures.columnCount()))
+        scroll = self.figures.verticalScrollBar().sizeHint().width() if self.figures.rowCount() > 8 else 0
+        self.figures.setFixedWidth(columns + 2 * self.figures.frameWidth() + scroll + 2)
         self.figures.setVisible(bool(self.curves))

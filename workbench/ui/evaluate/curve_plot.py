@@ -21,7 +21,7 @@ from workbench.core.evaluate.curves import AT_TOKENS, AUC_TOKENS
 from workbench.ui.app.theme import current_palette
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
-MARGINS = (52, 28, 14, 38)  # left, top, right, bottom (pixels around the plot area)
+MARGINS = (40, 24, 22, 38)  # left, top, right, bottom (pixels around the plot area)
 HIT_RADIUS = 9.0  # a point answers hover and clicks this close (pixels)
 EMPTY_HINT = "Run with Budgets (e.g. 250,500,1000,1500,2000) to see recall per context token"
 
@@ -171,8 +171,9 @@ class CurvePlot(QWidget):
             painter.setPen(QPen(grid, 1))
             painter.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()))
             painter.setPen(text)
-            label = f"{tokens:,}"
-            painter.drawText(QPointF(x - metrics.horizontalAdvance(label) / 2, r.bottom() + metrics.ascent() + 3), label)
+            label = str(tokens)
+            left = min(x - metrics.horizontalAdvance(label) / 2, self.width() - metrics.horizontalAdvance(label) - 2)
+            painter.drawText(QPointF(left, r.bottom() + metrics.ascent() + 3), label)
         for pct in range(0, 101, 20):
             y = self.to_pixel(0, pct / 100).y()
             painter.setPen(QPen(grid, 1))
@@ -186,8 +187,14 @@ class CurvePlot(QWidget):
         painter.setPen(QPen(text, 1.2, Qt.PenStyle.DashLine))
         painter.drawLine(QPointF(at, r.top()), QPointF(at, r.bottom()))
         painter.setPen(text)
-        painter.drawText(QPointF(at + 4, r.top() + metrics.ascent() + 2), f"{AT_TOKENS:,} tokens")
-        painter.drawText(QPointF(r.left(), r.top() - 8), "recall % vs mean context tokens per question")
+        mark = f"{AT_TOKENS:,} tokens"  # along the line, low on its left: curves rise early, then run high
+        painter.save()
+        painter.translate(at - 4, r.bottom() - 6)
+        painter.rotate(-90)
+        painter.drawText(QPointF(0, 0), mark)
+        painter.restore()
+        title = metrics.elidedText("recall (%) by context budget", Qt.TextElideMode.ElideRight, int(r.width()))
+        painter.drawText(QPointF(r.left(), r.top() - 7), title)
         caption = "mean context per question (tokens)"
         painter.drawText(QPointF(r.center().x() - metrics.horizontalAdvance(caption) / 2, self.height() - 4), caption)
 
