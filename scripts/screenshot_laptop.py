@@ -1,6 +1,7 @@
 """Laptop-size screenshots of the real window at 1366×768 in its default layout: Explore side by side after a
-search on the sample corpus (``laptop-explore.png``), and the evaluation lab after a sweep of the bundled
-benchmark (``laptop-lab.png``, skipped with ``--explore-only``).
+search on the sample corpus (``laptop-explore.png``), the evaluation lab after a sweep of the bundled
+benchmark (``laptop-lab.png``) and after a sweep with budgets, its recall-per-context-token curves shown
+(``lab-curves.png``); both lab shots are skipped with ``--explore-only``.
 
 Run under Xvfb from the repository root:
     HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=xcb \\
@@ -72,6 +73,7 @@ def main() -> None:
     print(f"screenshot: {path}")
     if "--explore-only" not in sys.argv:
         lab(window, out, wait, settle)
+        lab_curves(window, out, wait, settle)
     window.close()
     ws.close()
 
@@ -91,6 +93,31 @@ def lab(window, out: Path, wait, settle) -> None:  # noqa: ANN001
     view.compare_to.setCurrentIndex(1)
     settle()
     path = out / "laptop-lab.png"
+    window.grab().save(str(path))
+    print(f"screenshot: {path}")
+
+
+def lab_curves(window, out: Path, wait, settle) -> None:  # noqa: ANN001
+    """Sweep four strategies at five budgets over the same corpus and save ``lab-curves.png`` (the curves tab,
+    a point of budgeted-neighbours clicked: its questions below)."""
+    view = window.eval_view
+    view.set_checked(["plain", "neighbours", "budgeted-neighbours", "segments-balanced"])
+    view.grid.setText("")
+    view.budgets.setText("250,500,1000,1500,2000")
+    finished = []
+    view.runFinished.connect(finished.append)
+    assert view.start(), view.status.text()
+    wait(lambda: finished, 900.0)
+    view.compare_to.setCurrentIndex(0)
+    settle()
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    plot = view.curve_plot  # click a point, as a user would: its configuration's questions show below
+    QTest.mouseClick(plot, Qt.MouseButton.LeftButton, pos=plot.point_position("budgeted-neighbours budget=1000"))
+    settle()
+    print(f"screenshot: selected {view.selected_result().config.key}")
+    path = out / "lab-curves.png"
     window.grab().save(str(path))
     print(f"screenshot: {path}")
 

@@ -32,13 +32,13 @@ from workbench.core.evaluate.answer_report import (
     label_changes,
 )
 from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
-from workbench.core.evaluate.curves import budget_configs, budget_curves, curve_lines, parse_budgets
+from workbench.core.evaluate.curves import budget_curves, curve_lines, sweep_configs
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.judge import answer_and_judge, backend_name
 from workbench.core.evaluate.records import load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired
-from workbench.core.evaluate.sweep import compare_rows, expand_grid, parse_grid, run_sweep
+from workbench.core.evaluate.sweep import compare_rows, run_sweep
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.records import RunInfo
@@ -220,9 +220,7 @@ def run_eval(args: argparse.Namespace) -> int:
     try:
         qset = load_question_set(args.dataset, follow_links=args.follow_links).subset(args.limit, args.corpus)
         warnings: list[str] = []
-        configs = expand_grid(_strategies(args), parse_grid(args.grid), warnings)
-        if args.budgets:
-            configs = budget_configs(configs, parse_budgets(args.budgets))
+        configs = sweep_configs(_strategies(args), args.grid, args.budgets, warnings)
     except (DatasetError, ValueError) as exc:
         raise UserError(str(exc)) from None
     for w in warnings:

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.metrics import QuestionMetrics
-from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, config_key
+from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, config_key, expand_grid, parse_grid
+
+if TYPE_CHECKING:
+    from workbench.core.retrieve.strategies import Strategy
 
 AT_TOKENS = 1000
 AUC_TOKENS = 2000
@@ -48,6 +51,20 @@ def budget_configs(configs: Sequence[SweepConfig], budgets: Sequence[int]) -> li
             params = {**c.params, "budget": b}
             out.append(SweepConfig(config_key(c.base, params), c.strategy.with_changes(budget=b), c.base, params))
     return out
+
+
+def sweep_configs(strategies: Sequence[Strategy | str], grid: str | None, budgets: str | None,
+                  warnings: list[str] | None = None) -> list[SweepConfig]:
+    """The configurations of a sweep: every strategy × every grid combination (``grid`` as ``parse_grid``
+    reads it) and, when ``budgets`` is given (``"250,500,1000"``), each of those at every budget; the CLI's
+    ``eval --grid --budgets`` and the lab's Sweep and Budgets fields both plan their runs here."""
+    configs = expand_grid(strategies, parse_grid(grid), warnings)
+    return budget_configs(configs, parse_budgets(budgets)) if budgets else configs
+
+
+def has_budgets(results: Sequence[ConfigResult]) -> bool:
+    """True when the configurations were run at set budgets (``budget`` among their parameters)."""
+    return any("budget" in cr.config.params for cr in results)
 
 
 @dataclass(frozen=True)
@@ -145,4 +162,4 @@ def curve_lines(curves: Sequence[dict[str, Any]]) -> list[str]:
 
 
 __all__ = ["AT_TOKENS", "AUC_TOKENS", "Curve", "CurvePoint", "area_under", "budget_configs", "budget_curves",
-           "curve_lines", "make_curve", "parse_budgets", "recall_at"]
+           "curve_lines", "has_budgets", "make_curve", "parse_budgets", "recall_at", "sweep_configs"]

@@ -1,9 +1,12 @@
 """The widgets and layout of the evaluation lab (``EvalView``), built once by ``setup_layout(view)`` in the
 manner of a Qt Designer ``setupUi``: inputs and buttons on top, the summary table and the trade-off plot
-side by side, the selected configuration's questions below."""
+side by side (the plot's second tab: the recall-per-context-token curves of a run with budgets), the selected
+configuration's questions below."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -27,8 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.evaluate.bundled import bundled_sets
 from workbench.core.retrieve.strategies import PRESETS
 from workbench.ui.evaluate.baseline_panel import BaselinePanel
+from workbench.ui.evaluate.curve_panel import CurvePanel
 from workbench.ui.evaluate.eval_tables import QUESTION_COLUMNS, SUMMARY_COLUMNS, make_table
 from workbench.ui.evaluate.flip_browser import FlipBrowser
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
@@ -60,6 +65,9 @@ def setup_layout(view: EvalView) -> None:
         view.strategies.addItem(item)
     view.strategies.setMaximumHeight(120)
     view.grid = QLineEdit(placeholderText="sweep, e.g. window=0,1,2 chunk_size=100,200")
+    view.budgets = QLineEdit(placeholderText="none, e.g. 250,500,1000,1500,2000")
+    view.budgets.setToolTip("Run every configuration at each context budget (tokens) and draw recall against "
+                            "mean context tokens, one curve per strategy (as workbench eval --budgets)")
     view.run_button, view.cancel_button = QPushButton("Run"), QPushButton("Cancel")
     view.cancel_button.setEnabled(False)
     view.progress = QProgressBar()
@@ -78,7 +86,11 @@ def setup_layout(view: EvalView) -> None:
     controls.addWidget(QLabel("Strategies"), 1, 0)
     controls.addWidget(view.strategies, 1, 1, 1, 3)
     controls.addWidget(QLabel("Sweep"), 2, 0)
-    controls.addWidget(view.grid, 2, 1)
+    sweep_row = QHBoxLayout()
+    sweep_row.addWidget(view.grid, 3)
+    sweep_row.addWidget(QLabel("Budgets"))
+    sweep_row.addWidget(view.budgets, 2)
+    controls.addLayout(sweep_row, 2, 1)
     controls.addWidget(view.limit, 2, 2)
     buttons = QHBoxLayout()
     for w in (view.run_button, view.cancel_button, view.progress, view.runs, view.open_run_button,
@@ -104,7 +116,12 @@ def setup_layout(view: EvalView) -> None:
     split = QSplitter(Qt.Vertical)
     top = view.top_split = QSplitter(Qt.Horizontal)
     top.addWidget(view.summary)
-    top.addWidget(view.plot)
+    view.curves = CurvePanel()
+    view.curve_plot = view.curves.plot
+    view.plot_tabs = QTabWidget()
+    view.plot_tabs.addTab(view.plot, "Trade-off")
+    view.plot_tabs.addTab(view.curves, "Curves by budget")
+    top.addWidget(view.plot_tabs)
     split.addWidget(top)
     view.flip_browser = FlipBrowser(view.reference_spans)
     view.lower_tabs = QTabWidget()
@@ -131,4 +148,18 @@ def setup_layout(view: EvalView) -> None:
     view.flip_browser.questionActivated.connect(view.questionActivated)
     view.summary.itemActivated.connect(view._configuration_activated)
     view.plot.pointClicked.connect(view.open_configuration)
+    view.curve_plot.pointClicked.connect(view.select_configuration)
     view.refresh_runs()
+
+
+def fill_bundled_menu(menu: QMenu, load: Callable[[Path], object]) -> None:
+    """List the bundled question sets (whatever ``bundled_sets()`` finds now) in ``menu``; choosing one
+    calls ``load(path)``."""
+    menu.clear()
+    for bundled in bundled_sets():
+        action = menu.addAction(f"{bundled.name}  ({bundled.questions} questions, {len(bundled.corpora)} corpora)")
+        action.setToolTip(f"{bundled.title} · licence: {bundled.licence}")
+        action.setData(str(bundled.path))
+        action.triggered.connect(lambda _checked=False, path=bundled.path: load(path))
+    if menu.isEmpty():
+        menu.addAction("no bundled question sets found").setEnabled(False)

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QComboBox, QTableWidget, QTableWidgetItem
 
 if TYPE_CHECKING:
-    from workbench.core.evaluate.sweep import QuestionResult
+    from workbench.core.evaluate.sweep import ConfigResult, QuestionResult
 
 SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
 QUESTION_COLUMNS = ["#", "question", "recall %", "precision %", "IoU %", "first hit", "ctx tokens", "vs B"]
@@ -62,6 +62,16 @@ def fill_questions(table: QTableWidget, rows: Sequence[QuestionResult], changes:
             item.setData(Qt.DisplayRole, value if isinstance(value, int) else str(value))
             item.setData(Qt.UserRole, i)
             table.setItem(i, j, item)
+
+
+def fill_compare_to(combo: QComboBox, results: Sequence[ConfigResult]) -> None:
+    """The *compare with* choices: none, then every configuration (by key), without emitting a change."""
+    combo.blockSignals(True)
+    combo.clear()
+    combo.addItem("—", None)
+    for r in results:
+        combo.addItem(r.config.key, r.config.key)
+    combo.blockSignals(False)
 
 
 def table_width(t: QTableWidget) -> int:

@@ -1,5 +1,6 @@
-"""The evaluation lab view: load a question set, pick strategies and a sweep, run it in the background, see
-the summary table and the recall / IoU vs context-tokens trade-off, drill into questions, export.
+"""The evaluation lab view: load a question set, pick strategies, a sweep and budgets, run it in the background,
+see the summary table, the recall / IoU vs context-tokens trade-off and (with budgets) one recall curve per
+strategy, drill into questions, export.
 
 ``EvalView(workspace)`` is self-contained; the main window shows it as its Evaluate mode, passes its store
 queue (``store_jobs``: a sweep builds chunk sets and records its run, so it writes to the store like every
@@ -22,15 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.evaluate.bundled import bundled_sets
+from workbench.core.evaluate.curves import budget_curves, has_budgets, sweep_configs
 from workbench.core.evaluate.datasets import QuestionSet, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
-from workbench.core.evaluate.sweep import ConfigResult, compare_rows, expand_grid, parse_grid
+from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.retrieve.strategies import Strategy
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
-from workbench.ui.evaluate.eval_layout import setup_layout
-from workbench.ui.evaluate.eval_tables import fill_questions, fill_summary, table_width
+from workbench.ui.evaluate.eval_layout import fill_bundled_menu, setup_layout
+from workbench.ui.evaluate.eval_tables import fill_compare_to, fill_questions, fill_summary, table_width
 from workbench.ui.evaluate.sweep_job import sweep_and_record
 from workbench.ui.window.workers import JobRunner, Worker
 
@@ -70,15 +71,7 @@ class EvalView(QWidget):
 
     def fill_bundled_menu(self) -> None:
         """List the bundled question sets (whatever ``bundled_sets()`` finds now) in the *Bundled* menu."""
-        self.bundled_menu.clear()
-        for bundled in bundled_sets():
-            action = self.bundled_menu.addAction(f"{bundled.name}  ({bundled.questions} questions, "
-                                                 f"{len(bundled.corpora)} corpora)")
-            action.setToolTip(f"{bundled.title} · licence: {bundled.licence}")
-            action.setData(str(bundled.path))
-            action.triggered.connect(lambda _checked=False, path=bundled.path: self.load_question_set(path))
-        if self.bundled_menu.isEmpty():
-            self.bundled_menu.addAction("no bundled question sets found").setEnabled(False)
+        fill_bundled_menu(self.bundled_menu, self.load_question_set)
 
     def load_question_set(self, folder: str | Path, corpus: str | None = None) -> bool:
         """Load (and check) a question set — a folder or a bundled set's name — optionally only the questions
@@ -112,7 +105,8 @@ class EvalView(QWidget):
     def start(self, strategies: Sequence[Strategy] | None = None) -> bool:
         """Start the sweep in the background; False (with a status message) when inputs are missing.
 
-        ``strategies`` (e.g. the window's A and B) replaces the checked presets for this run.
+        ``strategies`` (e.g. the window's A and B) replaces the checked presets for this run; with *Budgets*
+        every configuration runs at each budget (as ``eval --budgets``, recorded with the run).
         """
         if self._task is not None:
             return False
@@ -120,9 +114,10 @@ class EvalView(QWidget):
             self.status.setText("load a question set first")
             return False
         warnings: list[str] = []
+        budgets = self.budgets.text().strip()
         try:
             chosen = list(strategies) if strategies is not None else self.checked_strategies()
-            configs = expand_grid(chosen, parse_grid(self.grid.text()), warnings)
+            configs = sweep_configs(chosen, self.grid.text(), budgets or None, warnings)
         except ValueError as exc:
             self.status.setText(str(exc))
             return False
@@ -131,7 +126,8 @@ class EvalView(QWidget):
             return False
         qset = self.qset.subset(self.limit.value() or None)
         ws = self.ws
-        self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel),
+        selection = {"budgets": budgets} if budgets else None
+        self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel, selection),
                             "evaluation sweep")
         s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep this view alive
         s.progress.connect(self._on_progress_event)
@@ -156,18 +152,15 @@ class EvalView(QWidget):
             self._task.cancel()
 
     def _on_progress_event(self, event: ProgressEvent) -> None:
-        self._on_progress(event.stage, event.done, event.total)
+        self.progress.setMaximum(max(event.total, 1))
+        self.progress.setValue(event.done)
+        self.progress.setFormat(f"{event.stage} %v/%m")
 
     def _on_error(self, message: str, _traceback: str) -> None:
         self._done(f"failed: {message}")
 
     def _on_cancelled(self) -> None:
         self._done("cancelled")
-
-    def _on_progress(self, stage: str, done: int, total: int) -> None:
-        self.progress.setMaximum(max(total, 1))
-        self.progress.setValue(done)
-        self.progress.setFormat(f"{stage} %v/%m")
 
     def _done(self, message: str) -> None:
         self._task = None
@@ -199,22 +192,19 @@ class EvalView(QWidget):
             self.show_results(info.id, results)
 
     def show_results(self, run_id: str, results: list[ConfigResult]) -> None:
-        """Fill the summary table, the plot and the comparison menu."""
+        """Fill the summary table, the plots (the curves too for a run with budgets) and the comparison menu."""
         self.run_id, self.results = run_id, results
         self.export_button.setEnabled(bool(results))
         rows = summary_rows(results)
         self.plot.draw(rows)
+        self.curves.show_curves(budget_curves(results) if has_budgets(results) else [], self.plot.colours)
+        self.plot_tabs.setCurrentWidget(self.curves if self.curves.curves else self.plot)
         fill_summary(self.summary, rows, self.plot.colours)
         self._fit_summary()
         QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
         self.flip_browser.set_results(results)
         self.baseline_panel.set_results(results)
-        self.compare_to.blockSignals(True)
-        self.compare_to.clear()
-        self.compare_to.addItem("—", None)
-        for r in results:
-            self.compare_to.addItem(r.config.key, r.config.key)
-        self.compare_to.blockSignals(False)
+        fill_compare_to(self.compare_to, results)
         if rows:
             self.summary.selectRow(0)
 
@@ -240,8 +230,17 @@ class EvalView(QWidget):
         rows = self.summary.selectionModel().selectedRows()
         return self.results[rows[0].row()] if rows and self.results else None
 
+    def select_configuration(self, key: str) -> bool:
+        """Select configuration ``key`` (as clicking its row does) and show its questions."""
+        index = next((i for i, r in enumerate(self.results) if r.config.key == key), None)
+        if index is not None:
+            self.summary.selectRow(index)
+            self.lower_tabs.setCurrentIndex(0)
+        return index is not None
+
     def _show_questions(self) -> None:
         cr = self.selected_result()
+        self.curve_plot.set_selected(cr.config.key if cr is not None else None)
         self.questions.setSortingEnabled(False)
         self.questions.setRowCount(0)
         if cr is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.records import save_run
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, run_sweep
@@ -15,10 +15,11 @@ if TYPE_CHECKING:
 
 
 def sweep_and_record(ws: Workspace, qset: QuestionSet, configs: Sequence[SweepConfig], progress: ProgressSink,
-                     cancel: CancelToken) -> tuple[str, list[ConfigResult]]:
-    """Run a sweep and record it, on a pool thread (the store connection is per thread)."""
+                     cancel: CancelToken, selection: dict[str, Any] | None = None) -> tuple[str, list[ConfigResult]]:
+    """Run a sweep and record it (``selection``: e.g. the budgets asked for, as ``eval --budgets`` records
+    them), on a pool thread (the store connection is per thread)."""
     try:
         sweep = run_sweep(ws, qset, configs, progress, cancel)
-        return save_run(ws, qset, sweep, label=qset.name), sweep.results
+        return save_run(ws, qset, sweep, label=qset.name, selection=selection), sweep.results
     finally:
         ws.close()
