@@ -121,3 +121,63 @@ def test_one_chunk_per_sentence_never_ends_mid_sentence_and_splits_no_sentence(t
     spans = sentence_spans(text)
     assert mid_sentence_ends(text, spans, sentence_ends(text)) == 0
     assert split_references(text, spans, spans) == (len(spans), 0)
+
+
+# ----- a loaded chunk set and the command line ------------------------------------------------------------
+GUIDE = "# Guide\n\n" + "\n\n".join(
+    f"## {t.title()}\n\n" + " ".join(f"The {t} note {n} says the {t} is checked daily." for n in range(12))
+    for t in ["harbour", "glacier", "orchard"])
+
+
+def test_set_diagnostics_add_up_the_documents_of_a_chunk_set(hash_ws, tmp_path):
+    from workbench.core.ingest.chunk_diagnostics import combine, summarise
+    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.retrieve.chunk_map import (
+        document_boundary_counts,
+        document_diagnostics,
+        set_diagnostics,
+    )
+    from workbench.core.spans import Span
+
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.md").write_text(GUIDE.replace("Guide", name.upper()))
+    assert not hash_ws.add_paths([str(tmp_path / "a.md"), str(tmp_path / "b.md")]).failed
+    info = hash_ws.ensure_chunk_set(ChunkConfig(size=40, overlap=8))
+    rt = hash_ws.runtime(info.id)
+    doc_ids = sorted(rt.doc_first_row)
+    start = GUIDE.index("## Glacier")
+    refs = [Span(doc_ids[0], start, start + 300), Span(doc_ids[1], 10, 20)]
+    whole = set_diagnostics(rt, hash_ws.document, refs)
+    assert whole.chunks == len(rt) and sum(whole.histogram.counts) == len(rt)
+    assert whole.tokens_mean == float(rt.table.tokens.mean())
+    assert whole.references == 2 and whole.split_references == 1, "300 characters do not fit one 40-token chunk"
+    assert whole.headings == 8  # four per document
+    parts = [document_boundary_counts(rt, d, hash_ws.document(d), refs) for d in doc_ids]
+    assert whole == summarise(combine(parts))
+    one = document_diagnostics(rt, doc_ids[0], hash_ws.document(doc_ids[0]))
+    assert one.chunks == rt.doc_row_count[doc_ids[0]] and one.split_reference_share is None
+
+
+def test_cli_chunk_stats_prints_each_chunker(capsys, tmp_path):
+    import json
+
+    from workbench.cli import main
+
+    (tmp_path / "guide.md").write_text(GUIDE)
+    data = str(tmp_path / "data")
+    assert main(["index", str(tmp_path / "guide.md"), "--data-dir", data, "--quiet"]) == 0
+    capsys.readouterr()
+    chunkers = ["fixed", '{"name": "sentence", "size": 2}']
+    code = main(["chunk-stats", "--data-dir", data, "--quiet", "--json",
+                 *[a for c in chunkers for a in ("--chunker", c)]])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = json.loads(out)
+    assert [r["chunker"] for r in rows] == chunkers and rows[1]["chunk_set"] == "2 sentences"
+    assert rows[1]["mid_sentence"] == 0, "sentence chunks end at sentences"
+    assert rows[1]["chunks"] > rows[0]["chunks"] and rows[0]["split_reference_share"] is None
+    assert main(["chunk-stats", "--data-dir", data, "--quiet", "--chunker", "fixed"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("200 tokens:") and "chunks ending mid-sentence" in text and "sizes (tokens)" in text
+    assert main(["chunk-stats", "--data-dir", data, "--chunker", "nonesuch"]) != 0
+    assert main(["chunk-stats", "--data-dir", data, "--questions", str(tmp_path / "missing")]) != 0
