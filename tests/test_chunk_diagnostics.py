@@ -135,6 +135,7 @@ def test_set_diagnostics_add_up_the_documents_of_a_chunk_set(hash_ws, tmp_path):
     from workbench.core.retrieve.chunk_map import (
         document_boundary_counts,
         document_diagnostics,
+        reference_splits,
         set_diagnostics,
     )
     from workbench.core.spans import Span
@@ -154,6 +155,7 @@ def test_set_diagnostics_add_up_the_documents_of_a_chunk_set(hash_ws, tmp_path):
     assert whole.headings == 8  # four per document
     parts = [document_boundary_counts(rt, d, hash_ws.document(d), refs) for d in doc_ids]
     assert whole == summarise(combine(parts))
+    assert reference_splits(rt, hash_ws.document, refs) == (2, 1)
     one = document_diagnostics(rt, doc_ids[0], hash_ws.document(doc_ids[0]))
     assert one.chunks == rt.doc_row_count[doc_ids[0]] and one.split_reference_share is None
 
@@ -181,3 +183,13 @@ def test_cli_chunk_stats_prints_each_chunker(capsys, tmp_path):
     assert text.startswith("200 tokens:") and "chunks ending mid-sentence" in text and "sizes (tokens)" in text
     assert main(["chunk-stats", "--data-dir", data, "--chunker", "nonesuch"]) != 0
     assert main(["chunk-stats", "--data-dir", data, "--questions", str(tmp_path / "missing")]) != 0
+
+
+def test_bins_of_another_chunking_and_reference_counts_swapped_in():
+    from workbench.core.ingest.chunk_diagnostics import counts_in_bins, with_references
+
+    assert counts_in_bins([0, 5, 10, 19, 20, 99], (0, 10, 20)) == (2, 4)
+    assert counts_in_bins([3], ()) == ()
+    d = diagnose([ChunkedText(TEXT, [(0, 10)], [4], ())])
+    assert with_references(d, 4, 1).split_reference_share == 0.25
+    assert with_references(d, 0, 0).split_reference_share is None

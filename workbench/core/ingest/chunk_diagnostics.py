@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from workbench.core.ingest.sentences import sentence_spans
 
@@ -207,6 +207,24 @@ def size_histogram(tokens: Sequence[int], bins: int = 12) -> Histogram:
     for t in tokens:
         counts[min((t - first) // step, count - 1)] += 1
     return Histogram(edges, tuple(counts))
+
+
+def counts_in_bins(tokens: Sequence[int], edges: Sequence[int]) -> tuple[int, ...]:
+    """How many of ``tokens`` fall in each bin of ``edges`` (another chunking's bins; sizes outside them
+    go to the first or last bin)."""
+    if len(edges) < 2:
+        return ()
+    counts = [0] * (len(edges) - 1)
+    for t in tokens:
+        i = bisect.bisect_right(edges, t) - 1
+        counts[min(max(i, 0), len(counts) - 1)] += 1
+    return tuple(counts)
+
+
+def with_references(d: ChunkDiagnostics, references: int, split: int) -> ChunkDiagnostics:
+    """``d`` with its reference counts replaced (no references: no share)."""
+    return replace(d, references=references, split_references=split,
+                   split_reference_share=_share(split, references) if references else None)
 
 
 def _share(part: int, whole: int) -> float:

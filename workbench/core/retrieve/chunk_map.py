@@ -12,6 +12,7 @@ from workbench.core.ingest.chunk_diagnostics import (
     combine,
     document_counts,
     sentence_ends,
+    split_references,
     summarise,
 )
 from workbench.core.ingest.documents import Document
@@ -47,3 +48,19 @@ def set_diagnostics(rt: SetRuntime, document: Callable[[int], Document], referen
     refs = list(references)
     doc_ids = sorted(rt.doc_first_row)
     return summarise(combine(document_boundary_counts(rt, d, document(d), refs) for d in doc_ids), bins)
+
+
+def reference_splits(rt: SetRuntime, document: Callable[[int], Document],
+                     references: Iterable[Span]) -> tuple[int, int]:
+    """``(reference spans, those no single chunk of rt contains)`` over the documents they name (cheaper
+    than ``set_diagnostics`` when only the references changed)."""
+    by_doc: dict[int, list[tuple[int, int]]] = {}
+    for s in references:
+        by_doc.setdefault(s.doc_id, []).append((s.start, s.end))
+    total = split = 0
+    for doc_id, spans in sorted(by_doc.items()):
+        first, end = rt.doc_rows(doc_id)
+        chunks = list(zip(rt.table.starts[first:end].tolist(), rt.table.ends[first:end].tolist(), strict=True))
+        n, k = split_references(document(doc_id).text, chunks, spans)
+        total, split = total + n, split + k
+    return total, split
