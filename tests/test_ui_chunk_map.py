@@ -92,6 +92,9 @@ def test_chunk_map_of_each_side_alternates_tints_marks_overlaps_and_summarises(q
         table = summary.table.text()
         assert f"<td align='right'>{doc.chunks}</td><td align='right'>{whole.chunks}</td>" in table
         assert "references split" in table and f"Chunk map of {side}" in summary.title.text()
+        assert (f"mid-sentence ends: {doc.mid_sentence} of {doc.chunks} chunks here, {whole.mid_sentence} of "
+                f"{whole.chunks} in the set") in summary.table.toolTip()
+        assert f"references split: {doc.split_references} of 1 reference spans here" in summary.table.toolTip()
     pane.set_chunk_map_side(None)
     assert view.rendered("only_b") and not view.rendered("chunk_odd") and not pane.chunk_summary.isVisible()
 

@@ -79,7 +79,7 @@ class SizeHistogram(QWidget):
                                                strict=False)):
                     x = area.left() + i * step + 1
                     for count, colour in ((n, light), (m, self.colour)):
-                        h = area.height() * count / peak
+                        h = max(2.0, area.height() * count / peak) if count else 0.0  # one chunk shows
                         painter.fillRect(QRectF(x, area.bottom() - h, max(1.0, step - 2), h), colour)
             painter.setPen(QColor(MUTED))
             painter.drawLine(int(area.left()), int(area.bottom()), int(area.right()), int(area.bottom()))
@@ -93,22 +93,36 @@ class SizeHistogram(QWidget):
 
 
 def _share(part: int, whole: int) -> str:
-    return f"{part}/{whole} · {100 * part / whole:.0f}%" if whole else "–"
+    return f"{100 * part / whole:.0f}%" if whole else "–"
+
+
+def _shares(doc: ChunkDiagnostics, whole: ChunkDiagnostics) -> list[tuple[str, int, int, int, int, str]]:
+    """``(what, part here, of here, part in the set, of the set, of what)`` of each share."""
+    rows = [("mid-sentence ends", doc.mid_sentence, doc.chunks, whole.mid_sentence, whole.chunks, "chunks"),
+            ("headings cut off", doc.separated_headings, doc.headings, whole.separated_headings, whole.headings,
+             "headings")]
+    if whole.split_reference_share is not None:
+        rows.append(("references split", doc.split_references, doc.references, whole.split_references,
+                     whole.references, "reference spans"))
+    return rows
 
 
 def diagnostics_rows(doc: ChunkDiagnostics, whole: ChunkDiagnostics) -> list[tuple[str, str, str]]:
-    """``(what, this document, whole set)`` rows of the summary table."""
+    """``(what, this document, whole set)`` rows of the summary table (shares as percentages)."""
     rows = [("chunks", str(doc.chunks), str(whole.chunks)),
             ("tokens mean", f"{doc.tokens_mean:.0f}", f"{whole.tokens_mean:.0f}"),
-            ("p10 – p90", f"{doc.tokens_p10:.0f} – {doc.tokens_p90:.0f}",
-             f"{whole.tokens_p10:.0f} – {whole.tokens_p90:.0f}"),
-            ("mid-sentence ends", _share(doc.mid_sentence, doc.chunks), _share(whole.mid_sentence, whole.chunks)),
-            ("headings cut off", _share(doc.separated_headings, doc.headings),
-             _share(whole.separated_headings, whole.headings))]
-    if whole.split_reference_share is not None:
-        rows.append(("references split", _share(doc.split_references, doc.references),
-                     _share(whole.split_references, whole.references)))
-    return rows
+            ("p10–p90", f"{doc.tokens_p10:.0f}–{doc.tokens_p90:.0f}", f"{whole.tokens_p10:.0f}–{whole.tokens_p90:.0f}")]
+    return rows + [(what, _share(a, b), _share(c, d)) for what, a, b, c, d, _of in _shares(doc, whole)]
+
+
+def diagnostics_tip(doc: ChunkDiagnostics, whole: ChunkDiagnostics) -> str:
+    """The counts behind the shares and what each one means (the table's tooltip)."""
+    counts = [f"{what}: {a} of {b} {of} here, {c} of {d} in the set"
+              for what, a, b, c, d, of in _shares(doc, whole)]
+    return "\n".join([*counts, "",
+                      "mid-sentence ends: the chunk's end (trailing white space ignored) is not a sentence end",
+                      "headings cut off: a chunk ends right after the heading, so its text starts in the next",
+                      "references split: reference spans of the question that no single chunk contains"])
 
 
 class ChunkMapSummary(QWidget):
@@ -157,9 +171,6 @@ class ChunkMapSummary(QWidget):
         cells = "".join(f"<tr><td style='color:{MUTED}'>{html.escape(what)}</td><td align='right'>{html.escape(d)}"
                         f"</td><td align='right'>{html.escape(s)}</td></tr>"
                         for what, d, s in diagnostics_rows(doc, whole))
-        self.table.setText(f"<table cellspacing='0' cellpadding='1'><tr><th></th><th align='right'>document</th>"
-                           f"<th align='right'>&nbsp;whole set</th></tr>{cells}</table>")
-        self.table.setToolTip("mid-sentence ends: chunks whose end (trailing white space ignored) is not a "
-                              "sentence end\nheadings cut off: a chunk ends right after the heading, so its "
-                              "text starts in the next chunk\nreferences split: reference spans of the "
-                              "question that no single chunk contains")
+        self.table.setText(f"<table cellspacing='0' cellpadding='1'><tr><th></th><th align='right'>&nbsp;this doc</th>"
+                           f"<th align='right'>&nbsp;all docs</th></tr>{cells}</table>")
+        self.table.setToolTip(diagnostics_tip(doc, whole))
