@@ -161,6 +161,7 @@ def test_set_diagnostics_add_up_the_documents_of_a_chunk_set(hash_ws, tmp_path):
 
 
 def test_cli_chunk_stats_prints_each_chunker(capsys, tmp_path):
+    import csv
     import json
 
     from workbench.cli import main
@@ -181,6 +182,23 @@ def test_cli_chunk_stats_prints_each_chunker(capsys, tmp_path):
     assert main(["chunk-stats", "--data-dir", data, "--quiet", "--chunker", "fixed"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("200 tokens:") and "chunks ending mid-sentence" in text and "sizes (tokens)" in text
+    # a question set over the same text: one reference inside a sentence chunk, one across three sentences
+    qset = tmp_path / "qset"
+    (qset / "corpora").mkdir(parents=True)
+    (qset / "corpora" / "guide.md").write_text(GUIDE)
+    one = GUIDE.index("The orchard note 3")
+    three = GUIDE.index("The glacier note 4")
+    refs = [{"content": GUIDE[a:b], "start_index": a, "end_index": b}
+            for a, b in ((one, GUIDE.index(".", one) + 1), (three, GUIDE.index("note 7", three)))]
+    with open(qset / "questions.csv", "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([["question", "references", "corpus_id"], ["When?", json.dumps(refs), "guide"]])
+    code = main(["chunk-stats", "--data-dir", data, "--quiet", "--json", "--questions", str(qset),
+                 "--chunker", '{"name": "sentence", "size": 2}'])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert row["references"] == 2 and row["split_references"] == 1 and row["split_reference_share"] == 0.5, \
+        "the set's corpus is the indexed guide (same text): found by its hash, not indexed again"
     assert main(["chunk-stats", "--data-dir", data, "--chunker", "nonesuch"]) != 0
     assert main(["chunk-stats", "--data-dir", data, "--questions", str(tmp_path / "missing")]) != 0
 
