@@ -211,3 +211,24 @@ def test_bins_of_another_chunking_and_reference_counts_swapped_in():
     d = diagnose([ChunkedText(TEXT, [(0, 10)], [4], ())])
     assert with_references(d, 4, 1).split_reference_share == 0.25
     assert with_references(d, 0, 0).split_reference_share is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(_chunked())
+def test_the_fast_lookups_agree_with_checking_every_chunk(doc):
+    text, chunks = doc.text, doc.chunks
+    total = separated = 0
+    for h_start, h_end in doc.headings:
+        if h_end <= h_start or not text[h_end:].strip():
+            continue
+        total += 1
+        holding = [(s, e) for s, e in chunks if s < h_end <= e]
+        separated += bool(holding) and all(not text[h_end:e].strip() for _s, e in holding)
+    assert separated_headings(text, chunks, doc.headings) == (total, separated)
+    refs = [(a, b) for a, b in doc.references if text[a:b].strip()]
+    split = 0
+    for a, b in refs:
+        a2 = a + len(text[a:b]) - len(text[a:b].lstrip())
+        b2 = b - (len(text[a:b]) - len(text[a:b].rstrip()))
+        split += not any(s <= a2 and b2 <= e for s, e in chunks)
+    assert split_references(text, chunks, doc.references) == (len(refs), split)

@@ -119,16 +119,43 @@ def mid_sentence_ends(text: str, chunks: Offsets, ends: Sequence[int]) -> int:
     return count
 
 
+class _SortedChunks:
+    """Chunk spans sorted by start with the running maximum of their ends (fast containment queries)."""
+
+    def __init__(self, chunks: Offsets) -> None:
+        self.spans = sorted(chunks)
+        self.starts = [s for s, _e in self.spans]
+        self.reach: list[int] = []
+        for _s, e in self.spans:
+            self.reach.append(max(e, self.reach[-1]) if self.reach else e)
+
+    def holding(self, offset: int) -> list[tuple[int, int]]:
+        """Chunks with ``start < offset <= end`` (those holding the character before ``offset``)."""
+        out = []
+        j = bisect.bisect_left(self.starts, offset) - 1
+        while j >= 0 and self.reach[j] >= offset:
+            if self.spans[j][1] >= offset:
+                out.append(self.spans[j])
+            j -= 1
+        return out
+
+    def contains(self, start: int, end: int) -> bool:
+        """True when one chunk spans all of ``[start, end)``."""
+        j = bisect.bisect_right(self.starts, start) - 1
+        return j >= 0 and self.reach[j] >= end
+
+
 def separated_headings(text: str, chunks: Offsets, headings: Offsets) -> tuple[int, int]:
     """``(headings with text after them, those separated from it)``: a heading is separated when a chunk
     ends right after it (nothing but white space between the heading and the chunk's end) and no chunk
     that holds the heading's last character goes on past it, so its text starts in the next chunk."""
     total = separated = 0
+    ordered = _SortedChunks(chunks)
     for h_start, h_end in headings:
         if h_end <= h_start or not text[h_end:].strip():
             continue  # a heading with nothing after it introduces no text
         total += 1
-        holding = [(s, e) for s, e in chunks if s < h_end <= e]
+        holding = ordered.holding(h_end)
         if holding and all(_trimmed_end(text, h_end, e) == h_end for _s, e in holding):
             separated += 1
     return total, separated
@@ -138,12 +165,13 @@ def split_references(text: str, chunks: Offsets, references: Offsets) -> tuple[i
     """``(references, those no single chunk contains)``; references are trimmed of white space first and
     blank ones are not counted."""
     total = split = 0
+    ordered = _SortedChunks(chunks)
     for r_start, r_end in references:
         start, end = _trimmed(text, max(0, r_start), min(len(text), r_end))
         if end <= start:
             continue
         total += 1
-        if not any(s <= start and end <= e for s, e in chunks):
+        if not ordered.contains(start, end):
             split += 1
     return total, split
 
