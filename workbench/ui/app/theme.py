@@ -38,10 +38,14 @@ SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
     Swatch("evidence", "evidence: reference text retrieved", background="#a8e0a0"),
     Swatch("noise", "noise: retrieved outside every reference", background="#f9cfc9"),
     Swatch("missed", "missed: reference text not retrieved", background="#ddd3f3"),
+    Swatch("chunk_odd", "chunks 1, 3, 5 … of the chunk map", background="#d3e5fb"),
+    Swatch("chunk_even", "chunks 2, 4, 6 … of the chunk map", background="#fbe8c2"),
+    Swatch("chunk_overlap", "chunk overlap: text in two chunks", background="#f2a7cf"),
 ]}
 
 # Paint order: later kinds win for the background.
-BACKGROUND_ORDER = ("window", "both", "only_a", "only_b", "hit", "noise", "missed", "evidence", "quote")
+BACKGROUND_ORDER = ("chunk_odd", "chunk_even", "chunk_overlap", "window", "both", "only_a", "only_b", "hit", "noise",
+                    "missed", "evidence", "quote")
 EVIDENCE_KINDS = ("evidence", "noise", "missed")
 
 @dataclass(frozen=True)

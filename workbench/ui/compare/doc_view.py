@@ -4,6 +4,8 @@ With one result it shows windows (light) and hits (strong); with two (A/B) it co
 only by A, only by B, and by both. Reference spans of an evaluation question are underlined, and then the
 *Colour* picker offers evidence colouring of one side (``evidence.py``): reference text retrieved, retrieved
 text outside every reference, reference text missed — the default with one result, a choice beside A/B.
+The picker's *chunks of A* / *chunks of B* draw that side's chunk map (``chunk_map.py``): its chunks in
+alternating tints, overlaps marked, with a size histogram and the boundary diagnostics beside the text.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
+from workbench.ui.compare.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
 from workbench.ui.compare.evidence import EVIDENCE_LABELS, evidence_layers
 from workbench.ui.compare.legend import Legend
 from workbench.ui.compare.render import chunk_markers, insert_layers, overlap_ranges
@@ -30,8 +33,11 @@ if TYPE_CHECKING:
 SINGLE_KINDS = ["hit", "window", "boundary", "overlap", "heading"]
 COMPARE_KINDS = ["only_a", "only_b", "both", "hit_dark", "boundary", "heading"]
 EVIDENCE_VIEW_KINDS = ["evidence", "noise", "missed", "hit", "boundary", "heading"]
-SINGLE_COLOURS = [("evidence", "A"), ("returned text", "")]  # picker entries: (label, evidence side or "")
-COMPARE_COLOURS = [("returned by A / B", ""), ("evidence of A", "A"), ("evidence of B", "B")]
+# picker entries: (label, evidence side, chunk-map side or "", needs reference spans)
+SINGLE_COLOURS = [("evidence", "A", True), ("returned text", "", False), ("chunks of A", "chunks:A", False)]
+COMPARE_COLOURS = [("returned by A / B", "", False), ("evidence of A", "A", True), ("evidence of B", "B", True),
+                   ("chunks of A", "chunks:A", False), ("chunks of B", "chunks:B", False)]
+CHUNKS = "chunks:"  # the picker data of a chunk-map entry: "chunks:A", "chunks:B"
 
 
 def _spans(result: SearchResult | None, doc_id: int) -> list[Span]:
@@ -54,11 +60,15 @@ class DocumentView(LayeredTextView):
     """The text of one document with its layers."""
 
     def show_document(self, doc_id: int, result_a: SearchResult | None, result_b: SearchResult | None = None,
-                      reference: Sequence[Span] = (), evidence: str | None = None) -> None:
+                      reference: Sequence[Span] = (), evidence: str | None = None,
+                      chunk_map: str | None = None) -> None:
         """Draw document ``doc_id`` with A's result (and B's, for the A/B diff); ``evidence`` ``"A"`` or
-        ``"B"`` colours that side's retrieved text as evidence / noise and the reference it missed."""
+        ``"B"`` colours that side's retrieved text as evidence / noise and the reference it missed;
+        ``chunk_map`` ``"A"`` or ``"B"`` draws that side's chunks instead (alternating tints, overlaps)."""
         doc = self.ws.document(doc_id)
         base = result_a if result_a is not None else result_b
+        if chunk_map is not None:
+            base = {"A": result_a, "B": result_b}.get(chunk_map) or base
         self.runtime = self.ws.runtime(base.set_id) if base is not None else None
         first, end = self.runtime.doc_rows(doc_id) if self.runtime is not None else (0, 0)
         chunk_spans = [self.runtime.span(r) for r in range(first, end)]
@@ -69,7 +79,10 @@ class DocumentView(LayeredTextView):
             "hit": [(s.start, s.end) for s in _hits(result_a, doc_id) + _hits(result_b, doc_id)],
         }
         side = {"A": result_a, "B": result_b}.get(evidence or "")
-        if side is not None and reference:
+        if chunk_map is not None:
+            del layers["hit"], layers["overlap"]
+            layers |= chunk_layers(chunk_spans)
+        elif side is not None and reference:
             layers["hit"] = [(s.start, s.end) for s in _hits(side, doc_id)]
             layers |= evidence_layers(_spans(side, doc_id), reference, doc_id)
         elif result_b is not None and result_a is not None:
@@ -97,12 +110,14 @@ class DocumentPane(QWidget):
         self.picker.setMinimumContentsLength(28)
         self.info = QLabel()
         self.info.setObjectName("muted")
-        self.legend = Legend(SINGLE_KINDS, labels=EVIDENCE_LABELS)
+        self.legend = Legend(SINGLE_KINDS, labels=EVIDENCE_LABELS | CHUNK_MAP_LABELS)
         self.colour = QComboBox()
-        self.colour.setToolTip("With reference spans: colour the returned text, or one side's evidence "
-                               "(reference text retrieved), noise (retrieved outside every reference) and "
-                               "missed reference text")
+        self.colour.setToolTip("Colour the returned text; with reference spans one side's evidence (reference "
+                               "text retrieved), noise (retrieved outside every reference) and missed reference "
+                               "text; or one side's chunk map (its chunks, overlaps and boundary diagnostics)")
         self.colour.hide()
+        self.chunk_summary = ChunkMapSummary(workspace)
+        self.chunk_summary.hide()
         self._picked: str | None = None  # the picker's entry chosen by hand ("", "A" or "B")
         head = QHBoxLayout()
         head.addWidget(QLabel("Document"))
@@ -113,7 +128,10 @@ class DocumentPane(QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(head)
         lay.addWidget(self.legend)
-        lay.addWidget(self.view, 1)
+        body = QHBoxLayout()
+        body.addWidget(self.view, 1)
+        body.addWidget(self.chunk_summary)
+        lay.addLayout(body, 1)
         self.result_a = self.result_b = None
         self.reference: list[Span] = []
         self.doc_id: int | None = None
@@ -157,7 +175,20 @@ class DocumentPane(QWidget):
 
     def evidence_side(self) -> str | None:
         """The side whose evidence is coloured (``"A"``, ``"B"``), or None (returned text / no reference)."""
-        return (self.colour.currentData() or None) if self.reference else None
+        data = self.colour.currentData() or ""
+        return data if self.reference and data in ("A", "B") else None
+
+    def chunk_map_side(self) -> str | None:
+        """The side whose chunk map is drawn (``"A"``, ``"B"``), or None."""
+        data = self.colour.currentData() or ""
+        return data.removeprefix(CHUNKS) if data.startswith(CHUNKS) else None
+
+    def set_chunk_map_side(self, side: str | None) -> None:
+        """Draw ``side``'s chunk map (``"A"``, ``"B"``), as if picked by hand; None: the default colouring."""
+        i = self.colour.findData(CHUNKS + side) if side else 0
+        if i >= 0:
+            self.colour.setCurrentIndex(i)
+            self._colour_changed()
 
     def set_evidence_side(self, side: str | None) -> None:
         """Colour ``side``'s evidence (``"A"``, ``"B"``) or the returned text (None), as if picked by hand,
@@ -167,16 +198,21 @@ class DocumentPane(QWidget):
             self.colour.setCurrentIndex(i)
             self._colour_changed()
 
-    def _fill_colours(self, entries: list[tuple[str, str]]) -> None:
-        """The colour picker's entries: the side picked by hand when still offered, else the first."""
+    def _fill_colours(self, entries: list[tuple[str, str, bool]]) -> None:
+        """The colour picker's entries (evidence ones only with reference spans): the entry picked by hand
+        when still offered, else the first."""
         self.colour.clear()
-        for label, side in entries:
-            self.colour.addItem(label, side)
+        for label, data, needs_reference in entries:
+            if self.reference or not needs_reference:
+                self.colour.addItem(label, data)
         picked = self.colour.findData(self._picked) if self._picked is not None else -1
         self.colour.setCurrentIndex(max(0, picked))
-        self.colour.setVisible(bool(self.reference))
+        self.colour.setVisible(self.colour.count() > 1)
 
     def _set_legend(self) -> None:
+        if self.chunk_map_side() is not None:
+            self.legend.set_kinds(CHUNK_MAP_KINDS + (["reference"] if self.reference else []))
+            return
         if self.evidence_side() is not None:
             kinds = EVIDENCE_VIEW_KINDS
         else:
@@ -217,14 +253,16 @@ class DocumentPane(QWidget):
         i = self.picker.findData(doc_id)
         if i >= 0:
             self.picker.setCurrentIndex(i)
-        key = (doc_id, self.result_a, self.result_b, tuple(self.reference), self.evidence_side())
+        key = (doc_id, self.result_a, self.result_b, tuple(self.reference), self.evidence_side(),
+               self.chunk_map_side())
         drawn = self._drawn
         if drawn is None or not (drawn[0] == doc_id and drawn[1] is key[1] and drawn[2] is key[2]
                                  and drawn[3:] == key[3:]):
             scroll = self.view.verticalScrollBar().value()
             same_doc = self._drawn is not None and self._drawn[0] == doc_id
-            self.view.show_document(doc_id, self.result_a, self.result_b, self.reference, key[4])
+            self.view.show_document(doc_id, self.result_a, self.result_b, self.reference, key[4], key[5])
             self._drawn = key
+            self._show_chunk_summary(doc_id, key[5])
             if same_doc:
                 self.view.verticalScrollBar().setValue(scroll)
             doc = self.ws.document(doc_id)
@@ -232,6 +270,14 @@ class DocumentPane(QWidget):
             self.rendered.emit(doc_id)
         if offset is not None:
             self.view.scroll_to(doc_id, offset)
+
+    def _show_chunk_summary(self, doc_id: int, side: str | None) -> None:
+        rt = self.view.runtime
+        if side is None or rt is None:
+            self.chunk_summary.hide()
+            return
+        self.chunk_summary.show_map(side, rt, doc_id, self.reference)
+        self.chunk_summary.show()
 
     def show_passage(self, passage: Passage) -> None:
         """Open the passage's document scrolled to it."""
