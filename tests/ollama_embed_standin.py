@@ -66,9 +66,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/api/version":
             return self._json(200, {"version": "0.12.6"})
         if self.path == "/api/tags":
-            details = {"format": "gguf", "family": "nomic-bert", "parameter_size": "137M", "quantization_level": "F16"}
             return self._json(200, {"models": [{"name": m, "model": m, "size": 274_302_450, "digest": "0" * 64,
-                                                "modified_at": "2025-01-01T00:00:00Z", "details": details}
+                                                "modified_at": "2025-01-01T00:00:00Z", "details": _details(m)}
                                                for m in self.s.models]})
         return self._json(404, {"error": "not found"})
 
@@ -82,3 +81,9 @@ class _Handler(BaseHTTPRequestHandler):
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
         vecs = self.s.embedder.encode(inputs) * 3.0
         return self._json(200, {"model": body["model"], "embeddings": vecs.tolist()})
+
+
+def _details(name: str) -> dict:
+    """``/api/tags`` details: an embedding model's family is a BERT one, a chat model's is not."""
+    family = "nomic-bert" if "embed" in name else "llama"
+    return {"format": "gguf", "family": family, "parameter_size": "137M", "quantization_level": "F16"}

@@ -112,3 +112,26 @@ class EmbedderPool:
         if is_ollama_spec(model_id):
             return self.get(model_id)
         return None
+
+
+def looks_like_embedding_model(name: str, family: str | None) -> bool:
+    """True for an Ollama model that is probably an embedding model: ``embed`` in its name (nomic-embed-text,
+    mxbai-embed-large …) or a BERT family (all-minilm, bge-m3 …); chat models are neither."""
+    return "embed" in name.lower() or "bert" in (family or "").lower()
+
+
+def ollama_embedding_models(host: str | None = None, allow_remote: bool = False, timeout: float = 1.0) -> list[str]:
+    """``ollama:NAME`` specs of the embedding models installed in the Ollama server at ``host``; empty when
+    no server answers within ``timeout``, or the host is not this machine and ``allow_remote`` is false
+    (such a host is not even asked)."""
+    from workbench.core.llm.base import LLMError
+    from workbench.core.llm.ollama_backend import list_models, remote_refusal
+
+    if not allow_remote and remote_refusal(host):
+        return []
+    try:
+        models = list_models(host, timeout)
+    except LLMError:
+        return []
+    return [OLLAMA_PREFIX + str(m["name"]).removesuffix(":latest") for m in models
+            if looks_like_embedding_model(str(m["name"]), m.get("family"))]
