@@ -191,6 +191,7 @@ class SidePanel(QWidget):
 
     def _toggle_knobs(self, shown: bool) -> None:
         self.strategy_panel.setVisible(shown)
+        self.model_knob.setVisible(shown)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
 
