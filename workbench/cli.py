@@ -61,12 +61,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     from workbench.core.index.storage_errors import StoreError
+    from workbench.core.llm.base import LLMError
 
     try:
         resolve_llm_options(args)
         check_common_paths(args)
         return int(args.func(args) or 0)
-    except (UserError, StoreError) as exc:
+    except (UserError, StoreError, LLMError) as exc:  # LLMError: e.g. an ollama: embedding model's server
         print(f"workbench: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except sqlite3.DatabaseError as exc:  # damage met while reading a store that passed its open checks

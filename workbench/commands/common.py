@@ -89,8 +89,19 @@ def check_common_paths(args: argparse.Namespace) -> None:
     and a missing GGUF file (``--llm-model x.gguf``, or any ``--llm-model`` with ``--llm embedded``). The old
     LLM flag spellings are folded in first, by ``llm_options.resolve_llm_options`` (``cli.main`` calls both)."""
     output_dir(getattr(args, "data_dir", None), "--data-dir")
+    from workbench.core.index.embedder_pool import is_ollama_spec, normalise_model_spec
+
     embed = getattr(args, "model", None)
-    if embed:
+    if embed and is_ollama_spec(embed):  # an Ollama embedding model: its host must be allowed
+        from workbench.core.llm import LLMError
+        from workbench.core.llm.ollama_backend import check_host
+
+        try:
+            normalise_model_spec(embed)
+            check_host(getattr(args, "llm_host", None), bool(getattr(args, "allow_remote", False)))
+        except (LLMError, ValueError) as exc:
+            raise UserError(str(exc)) from None
+    elif embed:
         existing_path(embed, "model folder (--model)", "dir")
     llm_model = getattr(args, "llm_model", None)
     if llm_model and (llm_model.endswith(".gguf") or getattr(args, "llm", None) == "embedded"):
@@ -100,7 +111,8 @@ def check_common_paths(args: argparse.Namespace) -> None:
 def add_common(p: argparse.ArgumentParser) -> None:
     """Options every data command takes."""
     p.add_argument("--data-dir", help="data folder (default: $WORKBENCH_DATA or the per-user data folder)")
-    p.add_argument("--model", help="local sentence-transformers folder (default: packaged all-MiniLM-L6-v2)")
+    p.add_argument("--model", help="embedding model: a local sentence-transformers folder, or ollama:NAME (the "
+                                   "Ollama server's /api/embed; default: packaged all-MiniLM-L6-v2)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -147,11 +159,14 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
     from workbench.core.workspace import Workspace
 
     try:
-        return Workspace(args.data_dir, model_path=getattr(args, "model", None))
+        ws = Workspace(args.data_dir, model_path=getattr(args, "model", None))
     except StoreError as exc:
         raise UserError(str(exc)) from None
     except RuntimeError as exc:
         raise UserError(str(exc)) from None
+    # ollama: embedding models go to the answering LLM's host, with its remote consent
+    ws.models.use_ollama_host(getattr(args, "llm_host", None), bool(getattr(args, "allow_remote", False)))
+    return ws
 
 
 def emit(args: argparse.Namespace, data: object, text: str) -> None:

@@ -288,7 +288,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dataset", nargs="?", metavar="DATASET",
                    help="question set: a bundled name (see workbench datasets) or a folder in Chroma format")
     add_strategy_options(p, repeatable=True)
-    p.add_argument("--grid", help='sweep, e.g. "window=0,1,2 chunk_size=100,200 top_k=3,5"')
+    p.add_argument("--grid", help='sweep, e.g. "window=0,1,2 chunk_size=100,200 top_k=3,5"; chunkers and '
+                                  'embedding models too: "chunker=fixed,recursive model=default,ollama:nomic-embed-text"')
     p.add_argument("--budgets", metavar="N,N,...",
                    help="run every strategy at each context budget (tokens), e.g. 250,500,1000,1500,2000: "
                         "recall / IoU per budget, recall at 1,000 tokens and the area under the recall curve up "

@@ -1,7 +1,7 @@
 """The LLM options every LLM-using command shares, and opening the LLM they name.
 
 One set of flags: ``--llm {auto,ollama,extractive,embedded}``, ``--llm-model``, ``--llm-host`` and
-``--allow-remote``; ``--model`` is always the embedding model folder. The command's choice
+``--allow-remote``; ``--model`` is always the embedding model (a folder, or ``ollama:NAME``). The command's choice
 (``core.llm.LLMChoice``) answers, judges, writes questions or situates chunks, and is also what the
 strategy's LLM steps (rerank, summaries, contextual sentences) open on first use.
 
@@ -10,7 +10,8 @@ Old spellings keep working for one release, each with one deprecation line on st
 ``--model``) and, on ``ask``, ``contextualize`` and ``make-questions``, ``--model NAME`` meaning the LLM.
 The rule for that last one: ``--model NAME`` names the LLM (as before) when ``--llm-model`` is not given
 and either ``--embed-model`` is (an old-style call) or ``NAME`` is not an existing folder (an embedding
-model is always a local sentence-transformers folder; a GGUF file or an Ollama model name is not).
+model is a local sentence-transformers folder or ``ollama:NAME``; a GGUF file or a bare Ollama model name is
+not).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def resolve_llm_options(args: argparse.Namespace) -> None:
     args.llm_resolved = True
     old_embed = getattr(args, "old_embed_model", None)
     name = args.model
-    if (args.llm_meant_by_model and name and args.llm_model is None
+    if (args.llm_meant_by_model and name and args.llm_model is None and not name.startswith("ollama:")
             and (old_embed or not Path(name).expanduser().is_dir())):
         _deprecated(args, f"--model {name} naming the LLM", "--llm-model (--model is the embedding model folder)")
         args.llm_model, args.model = name, None

@@ -1,4 +1,7 @@
-"""The workspace: one data folder (SQLite store + FAISS files) with its embedder and in-memory caches.
+"""The workspace: one data folder (SQLite store + FAISS files) with its embedders and in-memory caches.
+
+A chunk set is a chunking configuration and an embedding model: the workspace has a default model
+(``--model`` / Settings) and opens any other one a strategy names (``Strategy.model``) on first use.
 
 The CLI, the GUI and the evaluation lab all go through this one facade, so they run the same core calls.
 """
@@ -21,14 +24,15 @@ from workbench.core.index.build import (
     ingest_files,
     sync_index,
 )
-from workbench.core.index.embedding import Embedder, SentenceTransformerEmbedder
+from workbench.core.index.embedder_pool import EmbedderPool
+from workbench.core.index.embedding import Embedder
 from workbench.core.index.locking import FileLock
 from workbench.core.index.snapshot import read_snapshot
 from workbench.core.index.store import DB_NAME, ChunkSetInfo, Store
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
-from workbench.core.llm.base import Backend
+from workbench.core.llm.base import Backend, LLMError
 from workbench.core.llm.open import pipeline_backend
 from workbench.core.retrieve.chunk_set import SetRuntime
 from workbench.core.retrieve.context import RetrievalContext
@@ -64,8 +68,7 @@ class Workspace(CorpusLookups):
         self.db_path = self.data_dir / DB_NAME
         self._local = threading.local()
         self._lock = threading.RLock()
-        self._embedder = embedder
-        self._model_path = model_path
+        self.models = EmbedderPool(embedder, model_path)  # the default embedder and one per other model
         self._runtimes: dict[str, SetRuntime] = {}
         self._init_lookups()
         self.writer = FileLock(self.data_dir / "write.lock")
@@ -105,15 +108,16 @@ class Workspace(CorpusLookups):
 
     @property
     def embedder(self) -> Embedder:
-        """The embedding model (created on first use; its weights load lazily on first encode)."""
-        with self._lock:
-            if self._embedder is None:
-                self._embedder = SentenceTransformerEmbedder(self._model_path)
-            return self._embedder
+        """The default embedding model (created on first use; its weights load lazily on first encode)."""
+        return self.models.default
+
+    def embedder_for(self, model: str | None = "") -> Embedder:
+        """The embedder of a model spec (``""``: the default; ``ollama:NAME``; a local folder), opened once."""
+        return self.models.get(model)
 
     @property
     def counter(self) -> TokenCounter:
-        """Token counter of the embedding model's tokenizer."""
+        """Token counter of the default embedding model's tokenizer."""
         return counter_for_model(getattr(self.embedder, "model_path", None))
 
     def close(self) -> None:
@@ -154,8 +158,6 @@ class Workspace(CorpusLookups):
         Folders are reconciled (see ``ingest_files``); links to outside a folder are followed only with
         ``follow_links``.
         """
-        import time
-
         started = time.perf_counter()
         with self.writing(progress):
             if max_file_mb is None:
@@ -182,8 +184,13 @@ class Workspace(CorpusLookups):
         """After documents lost chunks: refresh each ready chunk set's count and FAISS file (writer held)."""
         for info in self.store.chunk_sets():
             if info.state == "ready":
-                self.store.set_state(info.id, "ready")
-                sync_index(self.store, self.data_dir, info.id, self.embedder)
+                try:  # a set of a model not open here (or of an Ollama server away) is redone when next used
+                    embedder = self.models.by_model_id(info.model_id)
+                    self.store.set_state(info.id, "ready" if embedder else "building")
+                    if embedder is not None:
+                        sync_index(self.store, self.data_dir, info.id, embedder)
+                except LLMError:
+                    self.store.set_state(info.id, "building")
             with self._lock:
                 self._runtimes.pop(info.id, None)
         self.retriever.forget_hits()
@@ -212,27 +219,31 @@ class Workspace(CorpusLookups):
                 self._current[key] = version
         return current
 
-    def find_chunk_set(self, config: ChunkConfig) -> ChunkSetInfo | None:
-        """The current chunk set for ``config``, or None when it must be built first."""
+    def find_chunk_set(self, config: ChunkConfig, model: str | None = "") -> ChunkSetInfo | None:
+        """The current chunk set for ``config`` and ``model`` (``""``: the default), or None when it must be
+        built first."""
         try:
-            info = self.store.chunk_set(config.set_id(self.embedder.model_id))
+            info = self.store.chunk_set(config.set_id(self.embedder_for(model).model_id))
         except KeyError:
             return None
         return info if self.is_current(info) else None
 
     def ensure_chunk_set(
         self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-        report: IngestReport | None = None, situate: Situator | None = None,
+        report: IngestReport | None = None, situate: Situator | None = None, model: str | None = "",
     ) -> ChunkSetInfo:
-        """The chunk set for ``config``, built or brought up to date (reusing cached embeddings).
+        """The chunk set for ``config`` and embedding ``model`` (``""``: the default), built or brought up to
+        date (reusing cached embeddings). Its chunks are counted with that model's tokenizer (an Ollama model
+        has none here: a regular-expression count).
 
         A contextual ``config`` uses ``situate`` to write its sentences (default: the workspace's local LLM).
 
         While another thread or process is writing to the data folder, a chunk set that was complete
         before is returned as it was (searches see the last complete chunk set instead of waiting).
         """
+        embedder = self.embedder_for(model)
         try:
-            info: ChunkSetInfo | None = self.store.chunk_set(config.set_id(self.embedder.model_id))
+            info: ChunkSetInfo | None = self.store.chunk_set(config.set_id(embedder.model_id))
         except KeyError:
             info = None
         if info is not None and self.is_current(info):
@@ -244,8 +255,9 @@ class Workspace(CorpusLookups):
 
             situate = make_situator(self, progress=progress, cancel=cancel)
         with self.writing(progress):
-            info = build_chunk_set(self.store, self.data_dir, config, self.embedder, self.counter, progress,
-                                   cancel, report, situate=situate)
+            counter = counter_for_model(getattr(embedder, "model_path", None))
+            info = build_chunk_set(self.store, self.data_dir, config, embedder, counter, progress, cancel, report,
+                                   situate=situate)
         with self._lock:
             self._runtimes.pop(info.id, None)
         return info
@@ -273,7 +285,8 @@ class Workspace(CorpusLookups):
             else:
                 with self.writer.held():
                     table = self.store.chunk_table(set_id)
-                    index = sync_index(self.store, self.data_dir, set_id, self.embedder)
+                    embedder = self.models.by_model_id(info.model_id) or self.embedder
+                    index = sync_index(self.store, self.data_dir, set_id, embedder)
             rt = SetRuntime(info, table, index)
             self._runtimes[set_id] = rt
             self.retriever.forget_hits()  # cached hits hold rows of the previous snapshot
@@ -292,12 +305,12 @@ class Workspace(CorpusLookups):
         if problem:
             raise ValueError(problem)
         t0 = time.perf_counter()
-        info = self.ensure_chunk_set(strategy.chunk, progress, cancel)
+        info = self.ensure_chunk_set(strategy.chunk, progress, cancel, model=strategy.model)
         rt = self.runtime(info.id)
         t1 = time.perf_counter()
-        qvec = self.query_vector(question)
+        qvec = self.query_vector(question, strategy.model)  # the question embedded by the chunk set's model
         t2 = time.perf_counter()
-        ctx = RetrievalContext(rt, question, qvec, self)
+        ctx = RetrievalContext(rt, question, qvec, self, embedder=self.embedder_for(strategy.model))
         result = self.retriever.run(ctx, strategy, self.pipeline_llm, progress, cancel)
         result.timings = {"prepare_ms": (t1 - t0) * 1000, "embed_ms": (t2 - t1) * 1000, **result.timings,
                           "total_ms": (time.perf_counter() - t0) * 1000}

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
 from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
+from workbench.core.index.embedder_pool import normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
@@ -28,9 +29,9 @@ if TYPE_CHECKING:
 GRID_KEYS = {
     "chunk_size": "size", "size": "size", "overlap": "overlap", "window": "window", "top_k": "top_k",
     "k": "top_k", "budget": "budget", "window_tokens": "window_tokens", "parent_size": "parent_size",
-    "per_doc_cap": "per_doc_cap", "candidate_k": "candidate_k", "chunker": "chunker",
+    "per_doc_cap": "per_doc_cap", "candidate_k": "candidate_k", "chunker": "chunker", "model": "model",
 }
-TEXT_KEYS = {"chunker"}  # grid keys whose values are names, not numbers
+TEXT_KEYS = {"chunker", "model"}  # grid keys whose values are names, not numbers
 DISPLAY = {"size": "chunk_size"}
 
 
@@ -93,7 +94,9 @@ def parse_grid(text: str | None) -> dict[str, list[int | str]]:
     """``"window=0,1,2 chunk_size=100,200"`` → ``{"window": [0, 1, 2], "chunk_size": [100, 200]}``.
 
     ``chunker=fixed,recursive,semantic`` takes chunker names (default parameters); with it, ``size`` goes
-    to each chunker's size parameter (``size``, else ``max_tokens``; see ``chunkers.choice``)."""
+    to each chunker's size parameter (``size``, else ``max_tokens``; see ``chunkers.choice``).
+    ``model=default,ollama:nomic-embed-text`` takes embedding models (``default``: the workspace's; a local
+    sentence-transformers folder also works): one chunk set, and one row, per model."""
     grid: dict[str, list[int | str]] = {}
     for part in (text or "").replace(";", " ").split():
         name, sep, values = part.partition("=")
@@ -103,7 +106,9 @@ def parse_grid(text: str | None) -> dict[str, list[int | str]]:
         if name not in GRID_KEYS:
             raise ValueError(f"unknown grid parameter {name!r}; use {', '.join(sorted(GRID_KEYS))}")
         nums: list[int | str]
-        if name in TEXT_KEYS:
+        if name == "model":
+            nums = [normalise_model_spec(v) or "default" for v in values.split(",") if v.strip()]
+        elif name in TEXT_KEYS:
             nums = [get_kind(v.strip()).name for v in values.split(",") if v.strip()]  # unknown: refused
         else:
             nums = _numbers(name, values)
@@ -173,9 +178,10 @@ def run_sweep(
     if other > 0:
         result.warnings.append(f"the workspace holds {other} document(s) besides the question set's corpora; "
                                "retrieval searches them too")
-    for chunk in dict.fromkeys(c.strategy.chunk for c in configs):
-        ws.ensure_chunk_set(chunk, progress, cancel)
-    ws.query_vectors([q.question for q in qset.questions], progress, cancel)  # one batch, then cached
+    for chunk, model in dict.fromkeys((c.strategy.chunk, c.strategy.model) for c in configs):
+        ws.ensure_chunk_set(chunk, progress, cancel, model=model)
+    for model in dict.fromkeys(c.strategy.model for c in configs):  # one batch per model, then cached
+        ws.query_vectors([q.question for q in qset.questions], progress, cancel, model=model)
     report = Reporter(progress, "evaluating", len(qset.questions) * len(configs))
     done = 0
     for q in qset.questions:

@@ -15,6 +15,7 @@ import numpy as np
 from workbench.core.index.build import index_path, sync_index
 from workbench.core.index.store import StoreError
 from workbench.core.index.vectors import IndexDamaged, VectorIndex
+from workbench.core.llm.base import LLMError
 
 if TYPE_CHECKING:
     from workbench.core.index.store import ChunkSetInfo, Store
@@ -61,10 +62,13 @@ def verify_store(ws: Workspace, repair: bool = False) -> dict[str, Any]:
         problems += [f"{label}: {p}" for p in found]
         if found and repair and not unrepairable:
             try:
+                embedder = ws.models.by_model_id(info.model_id)  # the set's own embedding model
+                if embedder is None:
+                    raise StoreError(f"its embedding model {info.model_id} is not open: name it with --model")
                 with ws.writing():
-                    sync_index(store, ws.data_dir, info.id, ws.embedder, rebuild=True)
+                    sync_index(store, ws.data_dir, info.id, embedder, rebuild=True)
                 repaired.append(f"{label}: FAISS index rebuilt from cached vectors")
-            except StoreError as exc:
+            except (StoreError, LLMError) as exc:
                 unrepairable.append(f"{label}: not rebuilt ({exc})")
         elif found and repair:
             unrepairable.append(f"{label}: not rebuilt while the database is damaged")

@@ -248,7 +248,8 @@ class OllamaBackend(BackendBase):
 
 
 class OllamaEmbedder:
-    """Embeddings from Ollama's ``/api/embed`` with the interface of ``SentenceTransformerEmbedder``."""
+    """Embeddings from Ollama's ``/api/embed`` with the interface of ``SentenceTransformerEmbedder``
+    (``model_id`` ``ollama:NAME``; batched requests; nothing is contacted before the first ``encode``)."""
 
     def __init__(self, model: str, host: str | None = None, timeout: float = DEFAULT_TIMEOUT_S,
                  batch_size: int = 32, allow_remote: bool = False) -> None:
@@ -280,7 +281,11 @@ class OllamaEmbedder:
             try:
                 resp = self.client.embed(model=self.model, input=list(texts[i : i + self.batch_size]))
             except Exception as exc:
-                raise _translate(exc, self.host, self.model) from None
+                error = _translate(exc, self.host, self.model)
+                if isinstance(error, BackendUnavailable):  # the LLM's advice (--llm embedded) does not apply
+                    error = BackendUnavailable(f"Ollama is not running at {display_host(self.host)}: the embedding "
+                                               f"model {self.model_id} needs it (start it with `ollama serve`)")
+                raise error from None
             rows.append(np.asarray(resp.embeddings, dtype=np.float32))
             report(min(len(texts), i + self.batch_size))
         vecs = np.concatenate(rows)

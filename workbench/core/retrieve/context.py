@@ -63,10 +63,11 @@ LLMSource = Callable[[], "tuple[Backend | None, str]"]
 @dataclass(frozen=True)
 class RetrievalContext:
     """One question against one loaded chunk set (and the context budget in tokens, 0 = none, for the
-    expansions that spend it themselves)."""
+    expansions that spend it themselves, and the embedder of the chunk set's model)."""
 
     runtime: SetRuntime
     question: str
     query_vector: np.ndarray
     corpus: Corpus
     budget: int = 0
+    embedder: Embedder | None = None  # the chunk set's model (section summaries); None: the corpus's default

@@ -38,13 +38,17 @@ class CorpusLookups:
         """The embedding model."""
         raise NotImplementedError
 
+    def embedder_for(self, model: str | None = "") -> Embedder:  # pragma: no cover - provided by the workspace
+        """The embedder of a model spec (``""``: the default)."""
+        raise NotImplementedError
+
     @property
     def counter(self) -> TokenCounter:  # pragma: no cover - provided by the workspace
         """Token counter of the embedding model's tokenizer."""
         raise NotImplementedError
 
     def _init_lookups(self) -> None:
-        self._query_vectors: LRU[str, np.ndarray] = LRU(4096)
+        self._query_vectors: LRU[tuple[str, str], np.ndarray] = LRU(4096)  # (model id, question)
         self._texts: LRU[int, Document] = LRU(256)
         self._offsets: LRU[int, np.ndarray] = LRU(64)
         self._parents: LRU[tuple[int, int, str], list[tuple[int, int]]] = LRU(256)
@@ -70,27 +74,31 @@ class CorpusLookups:
         """The stored text of a document."""
         return self.document(doc_id).text
 
-    def query_vector(self, question: str) -> np.ndarray:
-        """The question's embedding (cached in memory and in the store's vector cache)."""
-        vec = self._query_vectors.get(question)
+    def query_vector(self, question: str, model: str | None = "") -> np.ndarray:
+        """The question's embedding by ``model`` (``""``: the default; cached in memory and in the store's
+        vector cache, per model)."""
+        vec = self._query_vectors.get((self.embedder_for(model).model_id, question))
         if vec is None:
-            vec = self.query_vectors([question])[0]
+            vec = self.query_vectors([question], model=model)[0]
         return vec
 
     def query_vectors(
         self, questions: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+        model: str | None = "",
     ) -> np.ndarray:
-        """Embeddings of many questions: cached ones read back, the rest embedded in one batch and cached."""
+        """Embeddings of many questions by ``model``: cached ones read back, the rest embedded in one batch
+        and cached."""
+        embedder = self.embedder_for(model)
         vectors: dict[str, np.ndarray] = {}
         for q in dict.fromkeys(questions):
-            cached = self._query_vectors.get(q)
+            cached = self._query_vectors.get((embedder.model_id, q))
             if cached is not None:
                 vectors[q] = cached
         missing = [q for q in dict.fromkeys(questions) if q not in vectors]
         if missing:
-            vecs = embed_cached(self.store, self.embedder, missing, progress=progress, cancel=cancel)
+            vecs = embed_cached(self.store, embedder, missing, progress=progress, cancel=cancel)
             for q, v in zip(missing, vecs, strict=True):
-                vectors[q] = self._query_vectors.put(q, v)
+                vectors[q] = self._query_vectors.put((embedder.model_id, q), v)
         return np.stack([vectors[q] for q in questions]) if questions else np.zeros((0, 0))
 
     def token_offsets(self, doc_id: int) -> np.ndarray:

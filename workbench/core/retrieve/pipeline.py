@@ -180,7 +180,7 @@ class Retriever:
         restrict = None
         if strategy.summary:
             restrict, note = top_sections(ctx.corpus, rt, ctx.query_vector, strategy.summary_sections, llm,
-                                          self.section_cache, progress, cancel)
+                                          self.section_cache, progress, cancel, embedder=ctx.embedder)
             if note:
                 warnings.append(note)
 

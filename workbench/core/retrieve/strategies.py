@@ -10,6 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from workbench.core.index.embedder_pool import model_label, normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig
@@ -24,7 +25,7 @@ EXPANSIONS = tuple(EXPANSION_TYPES)  # the built-in kinds; EXPANSION_TYPES has e
 CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix", "contextual", "chunker"}
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
 MAX_JSON_CHARS = 10_000  # a strategy is a few dozen fields; anything longer is not one
-FLAT_ORDER = ("name", "chunk", "search", "top_k", "candidate_k", "dense_weight", "bm25_weight", "rrf_k", "expansion",
+FLAT_ORDER = ("name", "chunk", "model", "search", "top_k", "candidate_k", "dense_weight", "bm25_weight", "rrf_k", "expansion",
               "window", "window_tokens", "window_edge", "parent_size", "parent_top_k", "parent_merge", "margin",
               "merge_gap", "max_steps", "rerank", "rerank_candidates", "rerank_parents", "summary", "summary_sections",
               "budget", "per_doc_cap", "whole_doc_tokens")  # the flat form's key order (fields of new kinds follow)
@@ -35,7 +36,8 @@ class Strategy:
     """One retrieval strategy, composed of values: the chunking (``chunk``), the search part
     (``search_config``, the hit cache's key), one expansion value (``expander``) and the settings of the
     later steps (top-k, rerank, summaries, budget, caps). Defaults give plain dense top-5 over 200-token
-    chunks.
+    chunks. ``model`` is the embedding model of its chunk set (``""``: the workspace's default; else
+    ``ollama:NAME`` or a local sentence-transformers folder), written to JSON only when set.
 
     The flat fields of earlier versions still work everywhere: ``Strategy(expansion="neighbours",
     window=1, search="hybrid")`` builds the composed values, and ``strategy.window``, ``.expansion``,
@@ -56,12 +58,13 @@ class Strategy:
     budget: int = 0
     per_doc_cap: int = 0
     whole_doc_tokens: int = 0  # hits in documents of at most this many tokens return the whole document
+    model: str = ""  # the embedding model (see the class docstring)
 
     def __init__(
         self, name: str = "custom", chunk: ChunkConfig | None = None, search_config: SearchConfig | None = None,
         expander: Expansion | None = None, top_k: int = 5, candidate_k: int = 0, rerank: str = "none",
         rerank_candidates: int = 20, rerank_parents: bool = False, summary: bool = False, summary_sections: int = 3,
-        budget: int = 0, per_doc_cap: int = 0, whole_doc_tokens: int = 0, **flat: Any,
+        budget: int = 0, per_doc_cap: int = 0, whole_doc_tokens: int = 0, model: str = "", **flat: Any,
     ) -> None:
         search_flat = {k: flat.pop(k) for k in list(flat) if k in FLAT_SEARCH_FIELDS}
         kind = flat.pop("expansion", None)
@@ -79,7 +82,8 @@ class Strategy:
         values = dict(name=name, chunk=chunk or ChunkConfig(), search_config=search_config, expander=expander,
                       top_k=top_k, candidate_k=candidate_k, rerank=rerank, rerank_candidates=rerank_candidates,
                       rerank_parents=rerank_parents, summary=summary, summary_sections=summary_sections,
-                      budget=budget, per_doc_cap=per_doc_cap, whole_doc_tokens=whole_doc_tokens)
+                      budget=budget, per_doc_cap=per_doc_cap, whole_doc_tokens=whole_doc_tokens,
+                      model=normalise_model_spec(model) if isinstance(model, str) else model)
         for key, value in values.items():
             object.__setattr__(self, key, value)
         self.__post_init__()
@@ -92,6 +96,8 @@ class Strategy:
         for name in ("candidate_k", "budget", "per_doc_cap", "whole_doc_tokens"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
+        if not isinstance(self.model, str):
+            raise ValueError("model must be a string: ollama:NAME, a local model folder, or \"\" (the default)")
 
     @classmethod
     def from_flat(cls, **flat: Any) -> Strategy:
@@ -150,7 +156,7 @@ class Strategy:
 
     # ----- JSON ---------------------------------------------------------------------------
     def _general(self) -> dict[str, Any]:
-        skip = {"name", "chunk", "search_config", "expander"}
+        skip = {"name", "chunk", "search_config", "expander", *(() if self.model else ("model",))}
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,6 +186,8 @@ class Strategy:
     def describe(self) -> str:
         """One line for people."""
         parts = [self.search_config.describe(self.top_k), self.chunk.label()]
+        if self.model:
+            parts.append(f"embedded by {model_label(self.model)}")
         expansion = self.expander.describe(self.chunk.unit)
         if expansion:
             parts.append(expansion)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from workbench.core.index.embedding import embed_cached
+from workbench.core.index.embedding import Embedder, embed_cached
 from workbench.core.ingest.headings import heading_path_at, section_spans
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
 from workbench.core.spans import Span
@@ -81,9 +81,10 @@ def section_summaries(
 
 def top_sections(
     corpus: Corpus, rt: SetRuntime, qvec: np.ndarray, count: int, llm_source: LLMSource, cache: SectionCache,
-    progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+    progress: ProgressSink | None = None, cancel: CancelToken | None = None, embedder: Embedder | None = None,
 ) -> tuple[list[Span] | None, str]:
-    """The ``count`` sections whose summaries best match the question.
+    """The ``count`` sections whose summaries best match the question (summaries embedded by ``embedder``,
+    the chunk set's model; None: the corpus's default).
 
     Section spans and summary vectors are kept in ``cache`` per chunk set and LLM model. Returns
     ``(None, warning)`` when no LLM is available (the search then covers every chunk).
@@ -99,7 +100,7 @@ def top_sections(
         for span, summary in pairs:
             doc = corpus.document(span.doc_id)
             texts.append(f"{doc.title} > {' > '.join(heading_path_at(doc.headings, span.start))}: {summary}")
-        vectors = embed_cached(corpus.store, corpus.embedder, texts, cancel=cancel) if texts else None
+        vectors = embed_cached(corpus.store, embedder or corpus.embedder, texts, cancel=cancel) if texts else None
         cached = cache.put(key, ([span for span, _ in pairs], vectors))
     spans, vectors = cached
     if not spans:

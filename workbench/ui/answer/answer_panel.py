@@ -149,6 +149,7 @@ class AnswerPanel(QWidget):
         self.holder = BackendHolder(choice.core(), blocked=choice.blocked())
         # LLM rerank, summaries and contextual sentences use the same choice (opened on first use)
         self.ws.use_llm(self.holder.get)
+        self.ws.models.use_ollama_host(choice.host or None, choice.allow_remote())  # ollama: embedding models too
         warning = choice.blocked() or choice.warning()
         self.host_warning.setText(f"Warning: {warning}." if warning else "")
         self.host_warning.setVisible(bool(warning))

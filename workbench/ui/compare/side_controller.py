@@ -55,6 +55,7 @@ class SideController(QObject):
         self._pending = False
         self._build_worker: Worker | None = None
         self._build_config: ChunkConfig | None = None
+        self._build_model = ""  # the embedding model of the chunk set being built
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(DEBOUNCE_MS)
@@ -69,9 +70,10 @@ class SideController(QObject):
     def set_strategy(self, strategy: Strategy) -> None:
         """Switch strategy: instant when its chunk set exists, else a debounced background build."""
         self.strategy = strategy
-        if self._build_config is not None and self._build_config != strategy.chunk:
+        if self._build_config is not None and (self._build_config, self._build_model) != (strategy.chunk,
+                                                                                          strategy.model):
             self._cancel_build()
-        if self._chunk_set_ready(strategy.chunk):
+        if self._chunk_set_ready(strategy):
             self._debounce.stop()
             self._run_search()
         else:
@@ -81,7 +83,7 @@ class SideController(QObject):
     def refresh(self) -> None:
         """Re-run the search now (after a library change, or a new question)."""
         self._debounce.stop()
-        if self._chunk_set_ready(self.strategy.chunk):
+        if self._chunk_set_ready(self.strategy):
             self._run_search()
         else:
             self._set_stale(True)
@@ -104,9 +106,9 @@ class SideController(QObject):
         return self._search_worker is not None
 
     # ----- searches --------------------------------------------------------------------------
-    def _chunk_set_ready(self, config: ChunkConfig) -> bool:
+    def _chunk_set_ready(self, strategy: Strategy) -> bool:
         try:
-            return self.ws.find_chunk_set(config) is not None
+            return self.ws.find_chunk_set(strategy.chunk, strategy.model) is not None
         except Exception as exc:  # a store problem is shown, not raised into a slot
             log.exception("chunk set lookup failed")
             self.failed.emit(str(exc))
@@ -123,7 +125,7 @@ class SideController(QObject):
         gen, question, strategy, ws = self._gen, self.question, self.strategy, self.ws
 
         def job(progress: ProgressSink, cancel: CancelToken) -> SearchResult | object:
-            if ws.find_chunk_set(strategy.chunk) is None:
+            if ws.find_chunk_set(strategy.chunk, strategy.model) is None:
                 return NEEDS_BUILD
             return ws.search(question, strategy, progress=progress, cancel=cancel)
 
@@ -158,18 +160,18 @@ class SideController(QObject):
 
     # ----- chunk-set builds ------------------------------------------------------------------
     def _start_build(self) -> None:
-        config = self.strategy.chunk
-        if self._build_worker is not None and self._build_config == config:
+        config, model = self.strategy.chunk, self.strategy.model
+        if self._build_worker is not None and (self._build_config, self._build_model) == (config, model):
             return
         self._cancel_build()
         ws = self.ws
-        worker = Worker(lambda progress, cancel: ws.ensure_chunk_set(config, progress, cancel),
+        worker = Worker(lambda progress, cancel: ws.ensure_chunk_set(config, progress, cancel, model=model),
                         f"chunk set {config.label()}")
         worker.signals.progress.connect(self.buildProgress)
         worker.signals.result.connect(lambda info, w=worker: isValid(self) and self._build_done(w, info))
         worker.signals.cancelled.connect(lambda w=worker: isValid(self) and self._build_stopped(w, None))
         worker.signals.error.connect(lambda msg, _tb, w=worker: isValid(self) and self._build_stopped(w, msg))
-        self._build_worker, self._build_config = worker, config
+        self._build_worker, self._build_config, self._build_model = worker, config, model
         self.buildStarted.emit(config)
         self.store_jobs.start(worker)
 

@@ -9,12 +9,14 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
+from workbench.core.index.embedder_pool import model_label
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
 from workbench.ui.compare.compare_stats import metrics_line, side_line
 from workbench.ui.compare.evidence import EVIDENCE_LABELS, side_legend_kinds
 from workbench.ui.compare.legend import Legend
+from workbench.ui.compare.model_knob import ModelKnob, side_model_knob
 from workbench.ui.compare.results_view import ResultsView
 from workbench.ui.compare.side_controller import SideController
 from workbench.ui.compare.strategy_panel import StrategyPanel
@@ -43,6 +45,7 @@ class SidePanel(QWidget):
         self.reference: list[Span] = model.reference
         self.controller = SideController(workspace, strategy, store_jobs, search_jobs, name, self)
         self.strategy_panel = StrategyPanel(strategy)
+        self.model_knob: ModelKnob = side_model_knob(workspace, strategy.model)
         self.results = ResultsView(workspace)
         self.progress = JobProgress()
         self.title = QLabel(f"<span style='color:{SIDE_COLOURS[name]}'>■</span> Strategy {name}")
@@ -89,6 +92,7 @@ class SidePanel(QWidget):
         lay.setSpacing(4)
         lay.addLayout(head)
         lay.addWidget(self.strategy_panel)
+        lay.addWidget(self.model_knob)
         lay.addWidget(self.progress)
         lay.addWidget(self.banner)
         stats = QHBoxLayout()
@@ -102,6 +106,7 @@ class SidePanel(QWidget):
     def _wire(self) -> None:
         c = self.controller
         self.strategy_panel.changed.connect(self._strategy_changed)
+        self.model_knob.changed.connect(lambda _spec: self._strategy_changed(self.strategy_panel.strategy()))
         c.resultReady.connect(self._show_result)
         c.staleChanged.connect(self.results.set_stale)
         c.buildStarted.connect(lambda cfg: self.progress.start(f"Re-chunking ({cfg.label()})"))
@@ -127,6 +132,7 @@ class SidePanel(QWidget):
     def set_strategy(self, strategy: Strategy) -> None:
         """Load a strategy into the knobs and run it."""
         self.strategy_panel.set_strategy(strategy)
+        self.model_knob.set_model(strategy.model)
         self._strategy_changed(self.strategy_panel.strategy())
 
     def set_reference(self, spans: Sequence[Span]) -> None:
@@ -150,6 +156,8 @@ class SidePanel(QWidget):
             self.legend.set_kinds(kinds)
 
     def _strategy_changed(self, strategy: Strategy) -> None:
+        if strategy.model != self.model_knob.model():  # the knobs keep the side's embedding model
+            strategy = strategy.with_changes(model=self.model_knob.model())
         self.describe.setText(knob_summary(strategy))
         self.describe.setToolTip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
         self.banner.hide()
@@ -183,6 +191,7 @@ class SidePanel(QWidget):
 
     def _toggle_knobs(self, shown: bool) -> None:
         self.strategy_panel.setVisible(shown)
+        self.model_knob.setVisible(shown)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
 
@@ -215,5 +224,7 @@ def knob_summary(strategy: Strategy) -> str:
         parts.append("headings")
     if c.contextual:
         parts.append("contextual")
+    if strategy.model:
+        parts.append(model_label(strategy.model))
     parts.append(f"budget {strategy.budget} tok" if strategy.budget else "no budget")
     return " · ".join(parts)

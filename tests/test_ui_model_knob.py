@@ -1,0 +1,71 @@
+"""The Compare side's "Embedding model" knob: its entries (the default, Settings folders, Ollama's embedding
+models listed from a loopback stand-in server) and a side whose strategy searches the chunk set of the
+chosen model."""
+
+from __future__ import annotations
+
+import pytest
+from ollama_embed_standin import EMBED_MODEL, EmbedStandIn
+from ui_support import QUESTION, wait_settled
+
+from workbench.core.index.embedder_pool import ollama_embedding_models
+
+pytest_plugins = ["ui_support"]
+OLLAMA = f"ollama:{EMBED_MODEL}"
+
+
+@pytest.fixture
+def standin():
+    server = EmbedStandIn(models=(EMBED_MODEL, "llama3.2:latest", "mxbai-embed-large:latest"))
+    yield server
+    server.close()
+
+
+def test_ollama_lists_only_its_embedding_models(standin):
+    assert ollama_embedding_models(standin.host) == [OLLAMA, "ollama:mxbai-embed-large"]
+    assert ollama_embedding_models("192.0.2.1:11434") == [], "a host that is not this machine is not asked"
+    assert ollama_embedding_models("127.0.0.1:9", timeout=0.5) == []
+
+
+def test_knob_entries_and_choice(qtbot, standin, tmp_path):
+    from workbench.ui.compare.model_knob import ModelKnob
+
+    folder = str(tmp_path / "bge-small")
+    knob = ModelKnob("", "all-MiniLM-L6-v2", folders=[folder], lister=lambda: ollama_embedding_models(standin.host))
+    qtbot.addWidget(knob)
+    assert knob.models() == ["", folder] and knob.model() == ""
+    assert [knob.combo.itemText(i) for i in range(2)] == ["default (all-MiniLM-L6-v2)", "bge-small"]
+    seen: list[str] = []
+    knob.changed.connect(seen.append)
+    with qtbot.waitSignal(knob.list_ollama().signals.finished, timeout=10_000):
+        pass
+    assert knob.models() == ["", folder, OLLAMA, "ollama:mxbai-embed-large"] and not seen
+    knob.combo.setCurrentIndex(knob.combo.findData(OLLAMA))
+    assert seen == [OLLAMA] and knob.model() == OLLAMA
+    knob.set_ollama_models([])  # the server went away: the chosen model stays listed
+    assert knob.models() == ["", folder, OLLAMA] and knob.model() == OLLAMA
+    knob.set_model("ollama:other")  # a loaded strategy's model is added, silently
+    assert knob.model() == "ollama:other" and seen == [OLLAMA]
+
+
+def test_side_searches_the_chunk_set_of_its_model(qtbot, make_window, sample_ws, standin, embedder):
+    from workbench.ui.compare.side_panel import knob_summary
+
+    window = make_window(sample_ws)
+    sample_ws.models.use_ollama_host(standin.host)
+    side = window.compare.a
+    knob = side.model_knob
+    assert knob.combo.itemText(0) == "default (all-MiniLM-L6-v2)" and knob.model() == ""
+    knob.set_ollama_models(ollama_embedding_models(standin.host))
+    window.question.setText(QUESTION)
+    side.search(QUESTION)
+    first = wait_settled(qtbot, side)
+    assert first.set_id == first.strategy.chunk.set_id(embedder.model_id)
+    knob.combo.setCurrentIndex(knob.combo.findData(OLLAMA))
+    assert side.strategy().model == OLLAMA and OLLAMA in knob_summary(side.strategy())
+    result = wait_settled(qtbot, side, lambda r: r.strategy.model == OLLAMA)
+    assert result.set_id == first.strategy.chunk.set_id(OLLAMA) != first.set_id
+    assert QUESTION in standin.embedded_texts(), "the question was embedded by the side's model"
+    side.strategy_panel.top_k.setValue(side.strategy_panel.top_k.value() + 1)  # another knob keeps the model
+    assert side.strategy().model == OLLAMA
+    wait_settled(qtbot, side, lambda r: r.strategy.top_k == side.strategy().top_k)

@@ -1,0 +1,137 @@
+"""Which embedding model: model specs and a workspace's pool of open embedders, one per model.
+
+A *model spec* names an embedding model: ``""`` (or ``"default"``) is the workspace's default (the packaged
+all-MiniLM-L6-v2 unless ``--model`` / Settings chose another), ``"ollama:NAME"`` embeds through the local
+Ollama server's ``/api/embed``, anything else is a local sentence-transformers folder. A chunk set is a
+chunking configuration *and* a model (``ChunkConfig.set_id(model_id)``), so each model has its own chunk
+sets and its own cached vectors; the pool opens each model once, lazily, and finds the open embedder of a
+stored chunk set by its ``model_id``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from workbench.core.index.embedding import Embedder, SentenceTransformerEmbedder
+
+OLLAMA_PREFIX = "ollama:"
+DEFAULT_NAMES = ("", "default")
+
+
+def normalise_model_spec(spec: str | None) -> str:
+    """``spec`` stripped, ``"default"`` (and None) as ``""``; a ``ValueError`` for ``"ollama:"`` without a name."""
+    text = (spec or "").strip()
+    if text.lower() in DEFAULT_NAMES:
+        return ""
+    if text.startswith(OLLAMA_PREFIX) and not text[len(OLLAMA_PREFIX):].strip():
+        raise ValueError("an Ollama embedding model needs a name: ollama:NAME (e.g. ollama:nomic-embed-text)")
+    if text.startswith(OLLAMA_PREFIX):
+        return OLLAMA_PREFIX + text[len(OLLAMA_PREFIX):].strip()
+    return text
+
+
+def is_ollama_spec(spec: str | None) -> bool:
+    """True when ``spec`` names an Ollama embedding model (``ollama:NAME``)."""
+    return (spec or "").strip().startswith(OLLAMA_PREFIX)
+
+
+def model_label(spec: str | None) -> str:
+    """A short name for people: ``default``, ``ollama:NAME`` or the folder's name."""
+    text = normalise_model_spec(spec)
+    if not text:
+        return "default"
+    if is_ollama_spec(text):
+        return text
+    return text.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or text
+
+
+def open_embedder(spec: str | None, host: str | None = None, allow_remote: bool = False) -> Embedder:
+    """The embedder ``spec`` names (nothing is loaded or contacted yet): an ``OllamaEmbedder`` for
+    ``ollama:NAME`` (``host``: the answering backend's Ollama host; a host that is not this machine is
+    refused unless ``allow_remote``), else a local sentence-transformers folder (``""``: the packaged default)."""
+    text = normalise_model_spec(spec)
+    if is_ollama_spec(text):
+        from workbench.core.llm.ollama_backend import OllamaEmbedder
+
+        return OllamaEmbedder(text[len(OLLAMA_PREFIX):], host, allow_remote=allow_remote)
+    return SentenceTransformerEmbedder(text or None)
+
+
+class EmbedderPool:
+    """A workspace's open embedders: the default one (given, or opened from ``default_spec``) and one per
+    other model spec, each opened on first use. Ollama models use ``host`` / ``allow_remote`` (see
+    ``use_ollama_host``)."""
+
+    def __init__(self, default: Embedder | None = None, default_spec: str | None = None) -> None:
+        self._default = default
+        self._default_spec = normalise_model_spec(default_spec)
+        self._opened: dict[str, Embedder] = {}
+        self._lock = threading.RLock()
+        self.host: str | None = None
+        self.allow_remote = False
+
+    def use_ollama_host(self, host: str | None, allow_remote: bool = False) -> None:
+        """Embed ``ollama:`` models through ``host`` (None: ``$OLLAMA_HOST`` or 127.0.0.1:11434) from now on;
+        Ollama embedders opened before are dropped."""
+        with self._lock:
+            self.host, self.allow_remote = host or None, allow_remote
+            self._opened = {k: v for k, v in self._opened.items() if not is_ollama_spec(k)}
+            if self._default is not None and is_ollama_spec(self._default_spec):
+                self._default = None
+
+    @property
+    def default(self) -> Embedder:
+        """The workspace's default embedder (opened on first use; weights load on first encode)."""
+        with self._lock:
+            if self._default is None:
+                self._default = open_embedder(self._default_spec, self.host, self.allow_remote)
+            return self._default
+
+    def get(self, spec: str | None = "") -> Embedder:
+        """The embedder of model ``spec`` (``""``: the default), opened once; a spec naming the default's
+        model (same ``model_id``) shares the default embedder."""
+        text = normalise_model_spec(spec)
+        if not text:
+            return self.default
+        with self._lock:
+            emb = self._opened.get(text)
+            if emb is None:
+                emb = open_embedder(text, self.host, self.allow_remote)
+                if emb.model_id == self.default.model_id:
+                    emb = self.default
+                self._opened[text] = emb
+            return emb
+
+    def by_model_id(self, model_id: str) -> Embedder | None:
+        """The open embedder whose ``model_id`` is ``model_id`` (an ``ollama:`` one is opened when needed);
+        None when that model is not open (a local folder is known by its id only once opened)."""
+        with self._lock:
+            for emb in (self.default, *self._opened.values()):
+                if emb.model_id == model_id:
+                    return emb
+        if is_ollama_spec(model_id):
+            return self.get(model_id)
+        return None
+
+
+def looks_like_embedding_model(name: str, family: str | None) -> bool:
+    """True for an Ollama model that is probably an embedding model: ``embed`` in its name (nomic-embed-text,
+    mxbai-embed-large …) or a BERT family (all-minilm, bge-m3 …); chat models are neither."""
+    return "embed" in name.lower() or "bert" in (family or "").lower()
+
+
+def ollama_embedding_models(host: str | None = None, allow_remote: bool = False, timeout: float = 1.0) -> list[str]:
+    """``ollama:NAME`` specs of the embedding models installed in the Ollama server at ``host``; empty when
+    no server answers within ``timeout``, or the host is not this machine and ``allow_remote`` is false
+    (such a host is not even asked)."""
+    from workbench.core.llm.base import LLMError
+    from workbench.core.llm.ollama_backend import list_models, remote_refusal
+
+    if not allow_remote and remote_refusal(host):
+        return []
+    try:
+        models = list_models(host, timeout)
+    except LLMError:
+        return []
+    return [OLLAMA_PREFIX + str(m["name"]).removesuffix(":latest") for m in models
+            if looks_like_embedding_model(str(m["name"]), m.get("family"))]
