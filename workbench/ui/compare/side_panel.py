@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
+from workbench.core.ingest.chunkers.choice import chunker_label
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
@@ -204,9 +205,13 @@ UNIT_SHORT = {"tokens": "tok", "words": "words", "sentences": "sent"}
 def knob_summary(strategy: Strategy) -> str:
     """The knobs in one line of chips, e.g. ``neighbours · 100 tok · ±1 · top-5 · no budget``."""
     c = strategy.chunk
-    parts = [strategy.name or "custom", f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}"]
-    if c.overlap:
-        parts.append(f"overlap {c.overlap}")
+    parts = [strategy.name or "custom"]
+    if c.chunker:
+        parts.append(chunker_label(c.chunker))
+    else:
+        parts.append(f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}")
+        if c.overlap:
+            parts.append(f"overlap {c.overlap}")
     parts.append(strategy.expander.chip())
     parts.append(f"top-{strategy.top_k}")
     if strategy.search != "dense":
