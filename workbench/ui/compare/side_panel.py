@@ -9,7 +9,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-from workbench.core.ingest.chunkers.choice import chunker_label
+from workbench.core.ingest.chunkers.choice import chunker_label, chunker_name
+from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
@@ -46,6 +47,7 @@ class SidePanel(QWidget):
         self.strategy_panel = StrategyPanel(strategy)
         self.results = ResultsView(workspace)
         self.progress = JobProgress()
+        self.progress.title.setMinimumWidth(60)  # a long chunk-set label is clipped, never widens the side
         self.title = QLabel(f"<span style='color:{SIDE_COLOURS[name]}'>■</span> Strategy {name}")
         self.title.setObjectName("sideTitle")
         self.describe = ClickableLabel(knob_summary(strategy))
@@ -105,7 +107,7 @@ class SidePanel(QWidget):
         self.strategy_panel.changed.connect(self._strategy_changed)
         c.resultReady.connect(self._show_result)
         c.staleChanged.connect(self.results.set_stale)
-        c.buildStarted.connect(lambda cfg: self.progress.start(f"Re-chunking ({cfg.label()})"))
+        c.buildStarted.connect(self._build_started)
         c.buildProgress.connect(self.progress.update_event)
         c.buildFinished.connect(lambda _info: self.progress.finish())
         c.buildCancelled.connect(self.progress.finish)
@@ -156,6 +158,12 @@ class SidePanel(QWidget):
         self.banner.hide()
         self.controller.set_strategy(strategy)
         self.model.set_strategy(self.name, strategy)
+
+    def _build_started(self, config: ChunkConfig) -> None:
+        """The re-chunk line names a registry chunker only (its parameters are in the tooltip and the chip:
+        a long label would widen the side past a laptop screen)."""
+        self.progress.start(f"Re-chunking ({chunker_name(config) if config.chunker else config.label()})")
+        self.progress.setToolTip(f"Building the chunk set {config.label()}")
 
     def _model_strategy(self, side: str, strategy: Strategy) -> None:
         """Another panel gave this side a strategy (swap, benchmark tour): load it into the knobs."""
