@@ -87,6 +87,13 @@ def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instant
     assert back.strategy.chunk == first_a.strategy.chunk
     _assert_exact_passages(guide_ws, a, back)
 
+    window.model.swap_strategies()  # B's semantic strategy loads into A's knobs (both sets exist: instant)
+    knobs = a.strategy_panel.chunker
+    assert knobs.name() == "semantic" and knobs._controls["percentile"].widget.value() == 90.0
+    assert b.strategy_panel.chunker.name() == "" and b.strategy_panel.unit.isVisibleTo(b.strategy_panel)
+    assert wait_settled(qtbot, a, lambda r: _cut_by(guide_ws, r) == SEMANTIC_B).set_id == result_b.set_id
+    assert wait_settled(qtbot, b, lambda r: r.set_id == built_in_set)
+
 
 def test_a_strategy_with_a_chunker_loads_into_the_knobs(qtbot):
     from workbench.ui.compare.strategy_panel import StrategyPanel

@@ -192,6 +192,7 @@ class ChunkerKnobs(QWidget):
         """Controls for ``kind``'s parameters (its defaults, or ``values``), two to a row."""
         self._kind = kind
         self.set_error("")
+        self.combo.setToolTip(f"{kind.name}: {kind.summary}\n\n{TIP}" if kind is not None else TIP)
         loading, self._loading = self._loading, True
         while self._grid.count():
             item = self._grid.takeAt(0)
@@ -273,8 +274,9 @@ def show_slider_params(kind: ChunkerKind, values: dict[str, ParamValue], size: S
         size.setValue(value)
         label_row(size, param_label(size_name), specs[size_name].help + REBUILDS)
     if overlap_name is not None:
-        overlap.setRange(0, max_overlap(size.value()))
-        overlap.setValue(int(values.get(overlap_name, specs[overlap_name].default)))
+        value = int(values.get(overlap_name, specs[overlap_name].default))
+        overlap.setRange(0, max(max_overlap(size.value()), value))  # a loaded value is shown, not clamped
+        overlap.setValue(value)
         label_row(overlap, param_label(overlap_name), specs[overlap_name].help + REBUILDS)
 
 
