@@ -10,6 +10,8 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from workbench.core.index.embedder_pool import model_label
+from workbench.core.ingest.chunkers.choice import chunker_label, chunker_name
+from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
@@ -48,6 +50,7 @@ class SidePanel(QWidget):
         self.model_knob: ModelKnob = side_model_knob(workspace, strategy.model)
         self.results = ResultsView(workspace)
         self.progress = JobProgress()
+        self.progress.title.setMinimumWidth(60)  # a long chunk-set label is clipped, never widens the side
         self.title = QLabel(f"<span style='color:{SIDE_COLOURS[name]}'>■</span> Strategy {name}")
         self.title.setObjectName("sideTitle")
         self.describe = ClickableLabel(knob_summary(strategy))
@@ -109,7 +112,7 @@ class SidePanel(QWidget):
         self.model_knob.changed.connect(lambda _spec: self._strategy_changed(self.strategy_panel.strategy()))
         c.resultReady.connect(self._show_result)
         c.staleChanged.connect(self.results.set_stale)
-        c.buildStarted.connect(lambda cfg: self.progress.start(f"Re-chunking ({cfg.label()})"))
+        c.buildStarted.connect(self._build_started)
         c.buildProgress.connect(self.progress.update_event)
         c.buildFinished.connect(lambda _info: self.progress.finish())
         c.buildCancelled.connect(self.progress.finish)
@@ -164,6 +167,12 @@ class SidePanel(QWidget):
         self.controller.set_strategy(strategy)
         self.model.set_strategy(self.name, strategy)
 
+    def _build_started(self, config: ChunkConfig) -> None:
+        """The re-chunk line names a registry chunker only (its parameters are in the tooltip and the chip:
+        a long label would widen the side past a laptop screen)."""
+        self.progress.start(f"Re-chunking ({chunker_name(config) if config.chunker else config.label()})")
+        self.progress.setToolTip(f"Building the chunk set {config.label()}")
+
     def _model_strategy(self, side: str, strategy: Strategy) -> None:
         """Another panel gave this side a strategy (swap, benchmark tour): load it into the knobs."""
         if side == self.name and strategy != self.controller.strategy:
@@ -213,9 +222,13 @@ UNIT_SHORT = {"tokens": "tok", "words": "words", "sentences": "sent"}
 def knob_summary(strategy: Strategy) -> str:
     """The knobs in one line of chips, e.g. ``neighbours · 100 tok · ±1 · top-5 · no budget``."""
     c = strategy.chunk
-    parts = [strategy.name or "custom", f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}"]
-    if c.overlap:
-        parts.append(f"overlap {c.overlap}")
+    parts = [strategy.name or "custom"]
+    if c.chunker:
+        parts.append(chunker_label(c.chunker))
+    else:
+        parts.append(f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}")
+        if c.overlap:
+            parts.append(f"overlap {c.overlap}")
     parts.append(strategy.expander.chip())
     parts.append(f"top-{strategy.top_k}")
     if strategy.search != "dense":

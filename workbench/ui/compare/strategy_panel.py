@@ -18,10 +18,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.ingest.chunking import max_overlap
+from workbench.core.ingest.chunkers import ChunkerError
+from workbench.core.ingest.chunkers.protocol import ParamValue
+from workbench.core.ingest.chunking import ChunkConfig, max_overlap
 from workbench.core.retrieve.expansions import EXPANSION_TYPES
 from workbench.core.retrieve.expansions.base import FIELD_OWNER, knob_for
 from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.ui.compare.chunker_knobs import ChunkerKnobs, label_row, show_slider_params
 from workbench.ui.compare.detail_knobs import DetailKnobs
 from workbench.ui.compare.extent_control import ExtentControl
 from workbench.ui.widgets.slider_row import SliderRow
@@ -64,11 +67,14 @@ class StrategyPanel(QWidget):
     def __init__(self, strategy: Strategy | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._base = strategy or PRESETS["plain"]
+        self._built_in = self._base.chunk if not self._base.chunk.chunker else ChunkConfig()
         self._loading = False
         self.preset = QComboBox()
         self.preset.addItems([*PRESETS, CUSTOM])
         self.unit = QComboBox()
         self.unit.addItems(list(SIZE_RANGES))
+        self.unit_label = QLabel("Unit")
+        self.chunker = ChunkerKnobs()
         self.expansion = QComboBox()
         for key, label in EXPANSIONS:
             self.expansion.addItem(label, key)
@@ -89,10 +95,10 @@ class StrategyPanel(QWidget):
         self.hybrid = QCheckBox("Hybrid BM25")
         self.extent = ExtentControl()
         self.details = DetailKnobs()
-        for combo in (self.preset, self.unit, self.expansion):
+        for combo in (self.preset, self.unit, self.expansion, self.chunker.combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
-        for w, key in ((self.preset, "preset"), (self.unit, "unit"), (self.expansion, "expansion"),
+        for w, key in ((self.preset, "preset"), (self.unit, "unit"), (self.unit_label, "unit"), (self.expansion, "expansion"),
                        (self.margin, "margin"), (self.heading, "heading"), (self.structure, "structure"), (self.hybrid, "hybrid"),
                        (self.contextual, "contextual")):
             w.setToolTip(TIPS[key])
@@ -100,6 +106,8 @@ class StrategyPanel(QWidget):
         self.set_strategy(self._base)
         self.preset.currentTextChanged.connect(self._preset_picked)
         self.unit.currentTextChanged.connect(self._unit_changed)
+        self.chunker.picked.connect(self._chunker_picked)
+        self.chunker.changed.connect(self._edited)
         self.window.valueChanged.connect(self._window_moved)
         self.size.valueChanged.connect(self._size_changed)
         for row in (self.overlap, self.top_k, self.budget):
@@ -135,9 +143,13 @@ class StrategyPanel(QWidget):
         grid.setHorizontalSpacing(18)
         grid.setVerticalSpacing(3)
         grid.addLayout(labelled("Strategy", self.preset, TIPS["preset"]), 0, 0)
-        grid.addWidget(self.size, 1, 0)
-        grid.addWidget(self.overlap, 2, 0)
-        grid.addLayout(labelled("Unit", self.unit, TIPS["unit"]), 3, 0)
+        cut = labelled("Chunker", self.chunker.combo, self.chunker.combo.toolTip())
+        self.unit_label.setBuddy(self.unit)
+        cut.addWidget(self.unit_label)
+        cut.addWidget(self.unit)
+        grid.addLayout(cut, 1, 0)
+        grid.addWidget(self.size, 2, 0)
+        grid.addWidget(self.overlap, 3, 0)
         flags = QHBoxLayout()
         flags.addWidget(self.heading)
         flags.addWidget(self.contextual)
@@ -149,6 +161,7 @@ class StrategyPanel(QWidget):
         grid.addWidget(self.budget, 3, 1)
         grid.addLayout(margin_row, 4, 1)
         grid.addWidget(self.structure, 5, 0)
+        grid.addWidget(self.chunker, 5, 0)  # the chosen chunker's own parameters, in the structure box's place
         grid.addWidget(self.extent, 5, 1)
         grid.addWidget(self.details, 6, 0, 1, 2)
         grid.setColumnStretch(0, 1)
@@ -159,12 +172,13 @@ class StrategyPanel(QWidget):
 
     # ----- value in / out ------------------------------------------------------------------
     def strategy(self) -> Strategy:
-        """The strategy the controls describe."""
+        """The strategy the controls describe (``ChunkerError`` when the chunker's parameters do not fit)."""
         expansion = self.expansion.currentData()
+        cut = (self.chunker.chunk_changes(self.size.value(), self.overlap.value()) if self.chunker.name() else
+               dict(unit=self.unit.currentText(), size=self.size.value(), overlap=self.overlap.value(),
+                    structure_aware=self.structure.isChecked(), chunker=""))
         changes = dict(
-            unit=self.unit.currentText(), size=self.size.value(), overlap=self.overlap.value(),
-            structure_aware=self.structure.isChecked(), heading_prefix=self.heading.isChecked(),
-            contextual=self.contextual.isChecked(),
+            **cut, heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked(),
             search="hybrid" if self.hybrid.isChecked() else ("dense" if self._base.search == "hybrid" else self._base.search),
             top_k=self.top_k.value(), window=self.window.value(), budget=self.budget.value(),
             margin=round(self.margin.value(), 2), expansion=expansion, **self.extent.changes(),
@@ -181,18 +195,15 @@ class StrategyPanel(QWidget):
             name = preset_name(strategy)
             self.preset.setCurrentText(name)
             c = strategy.chunk
-            self.unit.setCurrentText(c.unit)
-            self._apply_size_range(c.unit)
-            self.size.setValue(c.size)
-            self.overlap.setRange(0, max_overlap(c.size))
-            self.overlap.setValue(c.overlap)
+            if not c.chunker:
+                self._built_in = c
+            self._show_cut(c, self.chunker.show_chunker(c.chunker))
             self.expansion.setCurrentIndex(max(0, self.expansion.findData(strategy.expansion)))
             self.window.setValue(strategy.window)
             self.top_k.setValue(strategy.top_k)
             self.budget.setValue(strategy.budget)
             self.margin.setValue(strategy.margin)
             self.heading.setChecked(c.heading_prefix)
-            self.structure.setChecked(c.structure_aware)
             self.contextual.setChecked(c.contextual)
             self.hybrid.setChecked(strategy.search == "hybrid")
             self.extent.show_strategy(strategy)
@@ -201,7 +212,34 @@ class StrategyPanel(QWidget):
         finally:
             self._loading = False
 
+    def _show_cut(self, c: ChunkConfig, values: dict[str, ParamValue]) -> None:
+        """The size, overlap and unit knobs for the chosen chunker (built-in: ``c``'s own fields)."""
+        kind = self.chunker.kind()
+        for widget in (self.unit, self.unit_label, self.structure):
+            widget.setVisible(kind is None)
+        if kind is not None:
+            show_slider_params(kind, values, self.size, self.overlap)
+            return
+        self.size.show()
+        self.overlap.show()
+        label_row(self.size, "Chunk size", TIPS["size"])
+        label_row(self.overlap, "Overlap", TIPS["overlap"])
+        self.unit.setCurrentText(c.unit)
+        self._apply_size_range(c.unit)
+        self.size.setValue(c.size)
+        self.overlap.setRange(0, max_overlap(c.size))
+        self.overlap.setValue(c.overlap)
+        self.structure.setChecked(c.structure_aware)
+
     # ----- reactions -----------------------------------------------------------------------
+    def _chunker_picked(self) -> None:
+        """Another chunker: its parameters at their defaults; back to built-in restores the last built-in cut."""
+        if self._loading:
+            return
+        self._loading = True
+        self._show_cut(self._built_in, {})
+        self._loading = False
+        self._edited()
     def _apply_size_range(self, unit: str) -> None:
         lo, hi, step = SIZE_RANGES[unit]
         self.size.setStep(step)
@@ -251,7 +289,14 @@ class StrategyPanel(QWidget):
         if self._loading:
             return
         self._enable_for(self.expansion.currentData())
-        strategy = self.strategy()
+        try:
+            strategy = self.strategy()
+        except (ChunkerError, ValueError) as exc:  # e.g. a late chunker's base parameters that are no JSON
+            self.chunker.set_error(str(exc))
+            return
+        self.chunker.set_error("")
+        if not strategy.chunk.chunker:
+            self._built_in = strategy.chunk
         self._loading = True
         self.preset.setCurrentText(strategy.name)
         self._loading = False
