@@ -58,6 +58,15 @@ def hash_ws(tmp_path, hash_embedder):
     ws.close()
 
 
+@pytest.fixture
+def hash_sample_ws(hash_ws):
+    """``hash_ws`` with the sample corpus indexed: for UI plumbing tests whose assertions do not depend on
+    which chunks the real model ranks first (no model loaded, indexing takes well under a second)."""
+    report = hash_ws.add_paths([str(SAMPLE)])
+    assert not report.failed, report.failed
+    return hash_ws
+
+
 @pytest.fixture(scope="session")
 def sample_data_dir(tmp_path_factory, embedder) -> Path:
     """A data folder with the sample corpus indexed (default chunking), built once."""

@@ -106,10 +106,10 @@ def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_w
     assert window.compare.reference == [Span(doc_id, 0, 40)]
 
 
-def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, sample_ws):
+def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, hash_sample_ws):
     from workbench.core.retrieve.strategies import PRESETS
 
-    window = make_window(sample_ws)
+    window = make_window(hash_sample_ws)
     window.side_by_side.click()
     side = window.compare.b
     search(qtbot, window, sides=("a", "b"))
@@ -138,8 +138,8 @@ def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, samp
     wait_settled(qtbot, side, lambda r: r.strategy.reranks_parents)  # no search left running at teardown
 
 
-def test_structure_aware_box_rechunks_side_b(qtbot, make_window, sample_ws):
-    window = make_window(sample_ws)
+def test_structure_aware_box_rechunks_side_b(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
     window.side_by_side.click()
     side = window.compare.b
     _, before = search(qtbot, window, sides=("a", "b"))

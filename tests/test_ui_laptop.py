@@ -38,39 +38,39 @@ def _small_screen(monkeypatch, width: int, height: int):
     return rect
 
 
-def test_initial_geometry_fits_a_small_screen_even_after_a_big_one(monkeypatch, qtbot, make_window, sample_ws,
+def test_initial_geometry_fits_a_small_screen_even_after_a_big_one(monkeypatch, qtbot, make_window, hash_sample_ws,
                                                                    ui_settings):
     from PySide6.QtCore import QRect
 
-    big = make_window(sample_ws)
+    big = make_window(hash_sample_ws)
     big.setGeometry(QRect(0, 0, 1900, 1150))
     big.close()  # stores the big geometry
     screen = _small_screen(monkeypatch, 1024, 600)
-    window = make_window(sample_ws, ui_settings)
+    window = make_window(hash_sample_ws, ui_settings)
     assert screen.contains(window.geometry()), window.geometry()
     assert window.width() >= 0.8 * screen.width() and window.height() >= 0.8 * screen.height()
 
 
-def test_a_stored_geometry_that_fits_is_kept(monkeypatch, qtbot, make_window, sample_ws, ui_settings):
+def test_a_stored_geometry_that_fits_is_kept(monkeypatch, qtbot, make_window, hash_sample_ws, ui_settings):
     from PySide6.QtCore import QRect
 
     _small_screen(monkeypatch, 1366, 768)
-    first = make_window(sample_ws)
+    first = make_window(hash_sample_ws)
     first.setGeometry(QRect(40, 30, 700, 520))  # inside the real offscreen screen too
     kept = first.geometry()
     first.close()
-    again = make_window(sample_ws, ui_settings)
+    again = make_window(hash_sample_ws, ui_settings)
     assert again.geometry().size() == kept.size()
 
 
 @pytest.mark.parametrize("size", LAPTOPS, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("mode", ["single", "side-by-side"])
-def test_passages_get_half_the_height_and_no_button_is_elided(monkeypatch, qtbot, make_window, sample_ws,
+def test_passages_get_half_the_height_and_no_button_is_elided(monkeypatch, qtbot, make_window, hash_sample_ws,
                                                               size, mode):
     from PySide6.QtWidgets import QApplication, QPushButton
 
     _small_screen(monkeypatch, *size)
-    window = make_window(sample_ws)
+    window = make_window(hash_sample_ws)
     window.resize(*size)
     qtbot.waitExposed(window)
     sides = ("a",)
@@ -89,10 +89,10 @@ def test_passages_get_half_the_height_and_no_button_is_elided(monkeypatch, qtbot
             assert button.width() >= button.sizeHint().width(), (button.text(), button.width())
 
 
-def test_knobs_library_and_document_collapse_and_are_remembered(qtbot, make_window, sample_ws, ui_settings):
+def test_knobs_library_and_document_collapse_and_are_remembered(qtbot, make_window, hash_sample_ws, ui_settings):
     from PySide6.QtCore import Qt
 
-    window = make_window(sample_ws)
+    window = make_window(hash_sample_ws)
     side = window.compare.a
     assert not side.strategy_panel.isVisible()  # knobs start collapsed to the summary line
     summary = side.describe.text()
@@ -118,7 +118,7 @@ def test_knobs_library_and_document_collapse_and_are_remembered(qtbot, make_wind
     qtbot.keyClick(window, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert not window.compare.bottom_tabs.isVisible()
     window.close()
-    again = make_window(sample_ws, ui_settings)
+    again = make_window(hash_sample_ws, ui_settings)
     assert again.compare.a.strategy_panel.isVisible() and not again.compare.b.strategy_panel.isHidden()
     assert again.left_tabs.isVisible() is not shown
     assert not again.compare.bottom_tabs.isVisible()
@@ -128,9 +128,9 @@ def test_knobs_library_and_document_collapse_and_are_remembered(qtbot, make_wind
     assert again.compare.bottom_tabs.isVisible()
 
 
-def test_splitter_sizes_are_remembered_per_screen_size(monkeypatch, qtbot, make_window, sample_ws, ui_settings):
+def test_splitter_sizes_are_remembered_per_screen_size(monkeypatch, qtbot, make_window, hash_sample_ws, ui_settings):
     _small_screen(monkeypatch, 1366, 768)
-    window = make_window(sample_ws)
+    window = make_window(hash_sample_ws)
     window.resize(1200, 680)
     window.set_library_shown(True)
     window.main_split.setSizes([440, 740])
@@ -140,11 +140,11 @@ def test_splitter_sizes_are_remembered_per_screen_size(monkeypatch, qtbot, make_
     keys = [k for k in ui_settings.allKeys() if k.startswith("splitters/")]
     assert any("1366x768" in k for k in keys), keys
     _small_screen(monkeypatch, 1900, 1150)
-    other = make_window(sample_ws, ui_settings)  # another screen: its own defaults, not the laptop's sizes
+    other = make_window(hash_sample_ws, ui_settings)  # another screen: its own defaults, not the laptop's sizes
     assert other.main_split.sizes()[0] < laptop
     other.close()
     _small_screen(monkeypatch, 1366, 768)
-    back = make_window(sample_ws, ui_settings)
+    back = make_window(hash_sample_ws, ui_settings)
     assert back.main_split.sizes()[0] == laptop
 
 

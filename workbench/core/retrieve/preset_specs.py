@@ -20,7 +20,7 @@ PRESET_SPECS: list[dict[str, Any]] = [
     dict(name="selective", top_k=5, size=100, expansion="selective", margin=0.05, merge_gap=2, max_steps=2),
     dict(name="contextual", top_k=5, size=200, contextual=True),
     # from measurement (issue #16; fitted on the chatlogs and finance corpora of chroma-general, see README)
-    dict(name="budgeted-neighbours", top_k=8, size=100, search="hybrid", expansion="neighbours", window=1,
+    dict(name="budgeted-neighbours", top_k=10, size=64, search="hybrid", expansion="neighbours", window=2,
             budget=1000),
     dict(name="segments-precision", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.25,
             decay=10.0, max_segment_chunks=4, budget=1000),
