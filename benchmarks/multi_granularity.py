@@ -23,11 +23,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workbench.core.evaluate.bundled import resolve_dataset  # noqa: E402
 from workbench.core.evaluate.datasets import index_corpora, load_question_set  # noqa: E402
 from workbench.core.evaluate.metrics import span_scores  # noqa: E402
-from workbench.core.retrieve.strategies import from_dict  # noqa: E402
+from workbench.core.retrieve.strategies import resolve  # noqa: E402
 from workbench.core.spans import Span, merge_spans, subtract_spans  # noqa: E402
 from workbench.core.workspace import Workspace  # noqa: E402
 
 FIT = {"chatlogs", "finance"}  # the corpora the presets were fitted on
+
+
+def _pct(values: list[float]) -> str:
+    return f"{100 * statistics.mean(values):.1f}" if values else "–"
 
 
 def fused_context(ranked_lists: list[list[Span]], ws: Workspace, budget: int, rrf_k: int = 60) -> tuple[list[Span], int]:
@@ -57,9 +61,9 @@ def main() -> None:
     ws = Workspace(args.data_dir)
     qset = load_question_set(resolve_dataset("chroma-general"))
     doc_ids = index_corpora(ws, qset)
-    small = from_dict({"preset": "plain", "size": 100, "top_k": 20, "search": "hybrid"})
-    large = from_dict({"preset": "plain", "size": 200, "top_k": 10, "search": "hybrid"})
-    preset = from_dict({"preset": "budgeted-neighbours", "budget": args.budget})
+    small = resolve({"preset": "plain", "size": 100, "top_k": 20, "search": "hybrid"})
+    large = resolve({"preset": "plain", "size": 200, "top_k": 10, "search": "hybrid"})
+    preset = resolve({"preset": "budgeted-neighbours", "budget": args.budget})
     rows: dict[str, list[tuple[str, float, int]]] = defaultdict(list)
     questions = [q for q in qset.questions if q.covered][: args.limit or None]
     for q in questions:
@@ -79,8 +83,8 @@ def main() -> None:
     for name, values in rows.items():
         fit = [r for c, r, _ in values if c in FIT]
         rest = [r for c, r, _ in values if c not in FIT]
-        print(f"| {name} | {100 * statistics.mean(r for _, r, _ in values):.1f} | {100 * statistics.mean(fit):.1f} "
-              f"| {100 * statistics.mean(rest):.1f} | {statistics.mean(t for *_, t in values):.0f} |")
+        print(f"| {name} | {_pct([r for _, r, _ in values])} | {_pct(fit)} | {_pct(rest)} "
+              f"| {statistics.mean(t for *_, t in values):.0f} |")
     ws.close()
 
 

@@ -41,7 +41,7 @@ TIMED_PRESETS = ("budgeted-neighbours", "segments-balanced", "segments-recall")
 
 def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -> dict:  # noqa: ANN001
     from workbench.core.ingest.chunking import ChunkConfig
-    from workbench.core.retrieve.strategies import from_dict
+    from workbench.core.retrieve.strategies import from_dict, resolve
     from workbench.core.workspace import Workspace
 
     docs, data = work / f"{n_chunks}" / "docs", work / f"{n_chunks}" / "data"
@@ -81,7 +81,7 @@ def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -
     row["change_ms_p95"] = p95(changes)
     row["change_ms_median"] = statistics.median(changes)
     for n, preset in enumerate(TIMED_PRESETS, start=1):  # fresh questions: each pays its own embedding
-        strategy = from_dict({"preset": preset, "size": CHUNK_TOKENS})
+        strategy = resolve({"preset": preset, "size": CHUNK_TOKENS})
         times = []
         for q in fresh[(n - 1) * len(qs) : n * len(qs)]:
             t0 = time.perf_counter()
