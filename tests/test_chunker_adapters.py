@@ -59,6 +59,15 @@ def test_every_adapter_cuts_offline_in_model_tokens_and_records_its_library_vers
     assert [DOC[a:b].splitlines()[0] for a, b in sections[:3]] == ["# Harbour", "## Fees", "# Glacier"]
 
 
+def test_langchain_markdown_maps_sections_whose_unprintable_characters_it_dropped():
+    """LangChain's markdown splitter drops characters Python deems unprintable inside a line (a thin space
+    after 'Δ' in the bundled pubmed.md made it fail); the section is still found, whole and in order."""
+    text = "# Notes\n\nΔ\u2009In the online version\u00ad the affiliation was wrong.\n\n# Next\n\nMore text.\n"
+    spans = chunk_verified(get_kind("langchain_markdown").make(ChunkerResources()), text, (), "pubmed.md")
+    assert [text[a:b].splitlines()[0] for a, b in spans] == ["# Notes", "# Next"]
+    assert "affiliation was wrong." in text[spans[0][0]:spans[0][1]] and spans[0][1] <= spans[1][0]
+
+
 def test_token_windows_of_langchain_and_chonkie_agree_and_hold_the_exact_text():
     resources = ChunkerResources(COUNTER)
     lang = chunk_verified(get_kind("langchain_token").make(resources, max_tokens=16, overlap=4), DOC, (), "d")

@@ -6,8 +6,10 @@
   ``add_start_index`` offsets (which can miss: LangChain subtracts a token overlap from character offsets).
 * ``langchain_markdown``: ``MarkdownHeaderTextSplitter`` with ``strip_headers=False``: one chunk per
   section, heading line included, no size limit. It re-joins stripped lines with single line breaks, so its
-  chunks are mapped back by the in-sequence rule (words matched with any white space between them). It
-  drops heading lines with no heading text (``#`` alone), which no chunk then covers.
+  chunks are mapped back by the in-sequence rule (words matched with any white space between them; when it
+  also dropped unprintable characters inside a line, such as a thin space, by the chunk's visible
+  characters in sequence). It drops heading lines with no heading text (``#`` alone), which no chunk then
+  covers.
 * ``langchain_token``: LangChain's token window (``split_text_on_tokens``, what ``TokenTextSplitter`` runs)
   over the embedding model's tokens. ``TokenTextSplitter`` itself needs tiktoken, whose encodings are
   downloaded on first use, so it is not offered. The tokens decode to the document's exact text, and each

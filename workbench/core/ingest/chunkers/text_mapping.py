@@ -49,6 +49,15 @@ def _words_pattern(chunk: str) -> re.Pattern[str]:
     return re.compile(r"\s+".join(re.escape(word) for word in chunk.split()))
 
 
+def _loose_pattern(chunk: str, text: str) -> re.Pattern[str]:
+    """The chunk's visible characters with any run of white space or unprintable characters between them:
+    for libraries that also drop characters Python deems unprintable (LangChain's markdown splitter removes
+    a thin space inside a line, ``"Δ\u2009In"`` → ``"ΔIn"``)."""
+    hidden = "".join(sorted({re.escape(c) for c in set(text) if not c.isprintable() and not c.isspace()}))
+    gap = f"[\\s{hidden}]*"
+    return re.compile(gap.join(re.escape(c) for c in chunk if not c.isspace()))
+
+
 def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_name: str,
                       hints: Sequence[int] | None = None) -> list[Span]:
     """Map the chunk texts of a library that cuts the text in sequence back to spans.
@@ -59,7 +68,9 @@ def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_n
     fit, the library's own offset (``hints[i]``, when given) is taken, else the latest one (the least
     overlap: right after the previous chunk for a library that does not overlap). Repeated text therefore
     never sends a chunk to an earlier copy. When no place fits (a library that dropped text), the chunk is
-    mapped by the rule of ``spans_from_texts`` from the previous chunk's start.
+    mapped by its visible characters in sequence (any white space or unprintable characters between them;
+some libraries drop those inside a line), else by the rule of ``spans_from_texts`` from the previous
+chunk's start.
     """
     out: list[Span] = []
     for number, chunk in enumerate(chunks):
@@ -81,6 +92,10 @@ def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_n
             if m and m.end() > prev_end:
                 span = m.span()
                 break
+        if span is None:  # characters dropped inside the chunk: match its visible characters in sequence
+            m = _loose_pattern(chunk, text).search(text, max(prev_start + 1, 0))
+            if m and m.end() > prev_end and m.start() <= limit:
+                span = m.span()
         if span is None:
             span = spans_from_texts(text[max(prev_start + 1, 0):], [chunk], chunker_name, doc_name)[0]
             span = (span[0] + max(prev_start + 1, 0), span[1] + max(prev_start + 1, 0))
