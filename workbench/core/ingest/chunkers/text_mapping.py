@@ -45,17 +45,43 @@ def spans_from_texts(text: str, chunks: Iterable[str], chunker_name: str, doc_na
     return out
 
 
-def _words_pattern(chunk: str) -> re.Pattern[str]:
-    return re.compile(r"\s+".join(re.escape(word) for word in chunk.split()))
+def _words_match(text: str, start: int, words: Sequence[str]) -> int | None:
+    """End of ``words`` matched at ``start`` with one or more white-space characters between them (what the
+    regular expression ``\\s+``-joined words would match, without compiling one: a markdown section can be
+    hundreds of thousands of characters); None when they do not match there."""
+    pos, end = start, len(text)
+    for i, word in enumerate(words):
+        if i:
+            gap = pos
+            while pos < end and text[pos].isspace():
+                pos += 1
+            if pos == gap:
+                return None
+        if not text.startswith(word, pos):
+            return None
+        pos += len(word)
+    return pos
 
 
-def _loose_pattern(chunk: str, text: str) -> re.Pattern[str]:
-    """The chunk's visible characters with any run of white space or unprintable characters between them:
-    for libraries that also drop characters Python deems unprintable (LangChain's markdown splitter removes
-    a thin space inside a line, ``"Δ\u2009In"`` → ``"ΔIn"``)."""
-    hidden = "".join(sorted({re.escape(c) for c in set(text) if not c.isprintable() and not c.isspace()}))
-    gap = f"[\\s{hidden}]*"
-    return re.compile(gap.join(re.escape(c) for c in chunk if not c.isspace()))
+def _hidden(c: str) -> bool:
+    return c.isspace() or not c.isprintable()
+
+
+def _visible_match(text: str, start: int, chunk: str) -> int | None:
+    """End of ``chunk`` matched at ``start`` by its visible characters in order, any run of white space or
+    unprintable characters of the text between them (for libraries that also drop characters Python deems
+    unprintable inside a line: LangChain's markdown splitter turns ``"Δ\u2009In"`` into ``"ΔIn"``); None
+    when it does not match there. One pass over both strings."""
+    pos, end = start, len(text)
+    for c in chunk:
+        if _hidden(c):
+            continue
+        while pos < end and text[pos] != c and _hidden(text[pos]):
+            pos += 1
+        if pos >= end or text[pos] != c:
+            return None
+        pos += 1
+    return pos
 
 
 def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_name: str,
@@ -69,8 +95,8 @@ def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_n
     overlap: right after the previous chunk for a library that does not overlap). Repeated text therefore
     never sends a chunk to an earlier copy. When no place fits (a library that dropped text), the chunk is
     mapped by its visible characters in sequence (any white space or unprintable characters between them;
-some libraries drop those inside a line), else by the rule of ``spans_from_texts`` from the previous
-chunk's start.
+    some libraries drop those inside a line), else by the rule of ``spans_from_texts`` from the previous
+    chunk's start.
     """
     out: list[Span] = []
     for number, chunk in enumerate(chunks):
@@ -83,19 +109,22 @@ chunk's start.
                 and text.startswith(chunk, hint) and hint + len(chunk.rstrip()) > prev_end):
             out.append((hint, hint + len(chunk.rstrip())))  # what the words pattern matches there, uncompiled
             continue
-        pattern = _words_pattern(chunk)
+        words = chunk.split()
         starts = ([hint] if hint is not None and prev_start < hint <= limit else []) + list(
             range(limit, prev_start, -1))
         span = None
         for k in starts:
-            m = pattern.match(text, k)
-            if m and m.end() > prev_end:
-                span = m.span()
+            found = _words_match(text, k, words)
+            if found is not None and found > prev_end:
+                span = (k, found)
                 break
         if span is None:  # characters dropped inside the chunk: match its visible characters in sequence
-            m = _loose_pattern(chunk, text).search(text, max(prev_start + 1, 0))
-            if m and m.end() > prev_end and m.start() <= limit:
-                span = m.span()
+            first = chunk.lstrip()[0]
+            for k in range(limit, prev_start, -1):
+                found = _visible_match(text, k, chunk) if text.startswith(first, k) else None
+                if found is not None and found > prev_end:
+                    span = (k, found)
+                    break
         if span is None:
             span = spans_from_texts(text[max(prev_start + 1, 0):], [chunk], chunker_name, doc_name)[0]
             span = (span[0] + max(prev_start + 1, 0), span[1] + max(prev_start + 1, 0))
