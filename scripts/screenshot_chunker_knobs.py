@@ -9,75 +9,41 @@ Run from the repository root (no display needed):
 
 from __future__ import annotations
 
-import sys
-import tempfile
-import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's workbench, not an installed one
-from workbench.ui.app.launch import SAMPLE_DIR, SELF_TEST_QUESTION, make_app  # noqa: E402
-
-WIDTH, HEIGHT = 1366, 768
+from screenshot_support import SELF_TEST_QUESTION, LaptopWindow, output_dir
 
 
 def main() -> None:
     """Index the sample corpus, give each side a chunker, search and save ``chunker-knobs.png``."""
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = Path(args[0] if args else "docs/screenshots")
-    out.mkdir(parents=True, exist_ok=True)
-    app = make_app()
-    from workbench.core.workspace import Workspace
-    from workbench.ui.app.settings import open_settings
-    from workbench.ui.window.main_window import MainWindow
-
-    def wait(done, seconds: float = 600.0) -> None:  # noqa: ANN001
-        deadline = time.monotonic() + seconds
-        while not done():
-            if time.monotonic() > deadline:
-                banners = [side.banner.text() for side in (window.compare.a, window.compare.b)]
-                raise SystemExit(f"screenshot: timed out {banners}")
-            app.processEvents()
-            time.sleep(0.01)
+    out = output_dir()
+    shot = LaptopWindow("knobs")
+    window = shot.window
+    a, b = window.compare.a, window.compare.b
 
     def idle(side) -> bool:  # noqa: ANN001
         c = side.controller
         return not c.building and not c.searching and c.result is not None
 
-    tmp = Path(tempfile.mkdtemp(prefix="workbench-knobs-"))
-    ws = Workspace(tmp / "data")
-    window = MainWindow(ws, settings=open_settings(str(tmp / "settings.ini")))
-    window.setGeometry(0, 0, WIDTH, HEIGHT)
-    window.show()
-    done = []
-    window.library.indexingFinished.connect(done.append)
-    window.index_sample(SAMPLE_DIR)
-    wait(lambda: done)
-    print("screenshot: sample indexed", flush=True)
-    window.actions_["library"].trigger()  # indexing opened the library; the user collapses it (Ctrl+Shift+L)
+    def banners() -> str:
+        return str([side.banner.text() for side in (a, b)])
+
+    shot.index_sample()
     window.side_by_side.setChecked(True)
     window.compare.set_knobs_shown(True)
     window.question.setText(SELF_TEST_QUESTION)
     window.run_search()
-    a, b = window.compare.a, window.compare.b
-    wait(lambda: idle(a) and idle(b))
+    shot.wait(lambda: idle(a) and idle(b), 600.0, banners)
     print("screenshot: searched with the built-in cut", flush=True)
     pick(a, "langchain_recursive")
     a.strategy_panel.size.setValue(512)
     a.strategy_panel.overlap.setValue(50)
     pick(b, "semantic")
-    b.strategy_panel.chunker._controls["percentile"].widget.setValue(90)
-    wait(lambda: idle(a) and idle(b) and _cut(a) and _cut(b))
-    end = time.monotonic() + 1.0
-    while time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.02)
+    b.strategy_panel.chunker._controls["percentile"].widget.setValue(90)  # noqa: SLF001 - the control as a user
+    shot.wait(lambda: idle(a) and idle(b) and _cut(a) and _cut(b), 600.0, banners)
+    shot.settle(1.0)
     heights = {s: getattr(window.compare, s).results.height() for s in "ab"}
     print(f"screenshot: window {window.size().toTuple()}, passage heights {heights}")
-    path = out / "chunker-knobs.png"
-    window.grab().save(str(path))
-    print(f"screenshot: {path}")
-    window.close()
-    ws.close()
+    shot.save(out, "chunker-knobs.png")
+    shot.close()
 
 
 def pick(side, name: str) -> None:  # noqa: ANN001

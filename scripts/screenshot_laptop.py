@@ -11,52 +11,17 @@ Run under Xvfb from the repository root:
 from __future__ import annotations
 
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's workbench, not an installed one
-from workbench.ui.app.launch import SAMPLE_DIR, SELF_TEST_QUESTION, make_app  # noqa: E402
-
-WIDTH, HEIGHT = 1366, 768
+from screenshot_support import SELF_TEST_QUESTION, LaptopWindow, output_dir
 
 
 def main() -> None:
-    """Index the sample corpus, search side by side and save ``laptop-explore.png``."""
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = Path(args[0] if args else "docs/screenshots")
-    out.mkdir(parents=True, exist_ok=True)
-    app = make_app()
-    from workbench.core.workspace import Workspace
-    from workbench.ui.app.settings import open_settings
-    from workbench.ui.window.main_window import MainWindow
-
-    def wait(done, seconds: float = 240.0) -> None:  # noqa: ANN001
-        deadline = time.monotonic() + seconds
-        while not done():
-            if time.monotonic() > deadline:
-                raise SystemExit("screenshot: timed out")
-            app.processEvents()
-            time.sleep(0.01)
-
-    def settle(seconds: float = 0.8) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            app.processEvents()
-            time.sleep(0.02)
-
-    tmp = Path(tempfile.mkdtemp(prefix="workbench-laptop-"))
-    ws = Workspace(tmp / "data")
-    window = MainWindow(ws, settings=open_settings(str(tmp / "settings.ini")))
-    print(f"screenshot: initial geometry {window.geometry()}")
-    window.setGeometry(0, 0, WIDTH, HEIGHT)
-    window.show()
-    wait(lambda: not window.compare.a.controller.building and not window.compare.b.controller.building)
-    done = []
-    window.library.indexingFinished.connect(done.append)
-    window.index_sample(SAMPLE_DIR)
-    wait(lambda: done)
-    window.actions_["library"].trigger()  # indexing opened the library; the user collapses it (Ctrl+Shift+L)
+    """Index the sample corpus, search side by side and save ``laptop-explore.png`` (then the lab shots)."""
+    out = output_dir()
+    shot = LaptopWindow("laptop")
+    window, wait, settle = shot.window, shot.wait, shot.settle
+    shot.index_sample()
     window.side_by_side.setChecked(True)
     shown = {"A": [], "B": []}
     window.compare.a.resultShown.connect(shown["A"].append)
@@ -68,14 +33,11 @@ def main() -> None:
     settle()
     heights = {s: getattr(window.compare, s).results.height() for s in "ab"}
     print(f"screenshot: window {window.size().toTuple()}, passage heights {heights}")
-    path = out / "laptop-explore.png"
-    window.grab().save(str(path))
-    print(f"screenshot: {path}")
+    shot.save(out, "laptop-explore.png")
     if "--explore-only" not in sys.argv:
         lab(window, out, wait, settle)
         lab_curves(window, out, wait, settle)
-    window.close()
-    ws.close()
+    shot.close()
 
 
 def lab(window, out: Path, wait, settle) -> None:  # noqa: ANN001
