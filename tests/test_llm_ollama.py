@@ -15,10 +15,10 @@ import socket
 import threading
 import time
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+from ollama_embed_standin import OllamaHandler, serve, tag
 
 from workbench.core.jobs import CancelToken
 from workbench.core.llm import (
@@ -49,14 +49,16 @@ class StandIn:
         self.requests: list[tuple[str, dict]] = []
         self.disconnects = 0
         self.release = threading.Event()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.standin = self
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.httpd = serve(self, _Handler)
 
     @property
     def host(self) -> str:
         return f"127.0.0.1:{self.httpd.server_address[1]}"
+
+    def tags(self) -> list[dict]:
+        """The one chat model, as ``/api/tags`` lists it."""
+        return [tag(MODEL, 98_362_432, {"format": "gguf", "family": "llama", "parameter_size": "135M",
+                                        "quantization_level": "Q4_1"})]
 
     def close(self) -> None:
         self.release.set()
@@ -64,42 +66,11 @@ class StandIn:
         self.httpd.server_close()
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args) -> None:  # noqa: ANN002
-        pass
-
-    @property
-    def s(self) -> StandIn:
-        return self.server.standin
-
-    def _json(self, status: int, obj: dict) -> None:
-        body = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:
-        self.s.requests.append((self.path, {}))
-        if self.path == "/api/version":
-            return self._json(200, {"version": "0.12.6"})
-        if self.path == "/api/tags":
-            details = {"format": "gguf", "family": "llama", "parameter_size": "135M", "quantization_level": "Q4_1"}
-            return self._json(200, {"models": [{"name": MODEL, "model": MODEL, "size": 98_362_432,
-                                                "modified_at": "2025-01-01T00:00:00Z", "digest": "0" * 64,
-                                                "details": details}]})
-        return self._json(404, {"error": "not found"})
-
+class _Handler(OllamaHandler):
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-        self.s.requests.append((self.path, body))
+        body = self._read()
         if self.path == "/api/embed":
-            inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
-            vecs = self.s.embedder.encode(inputs) * 3.0  # not unit length: the client side normalises
-            return self._json(200, {"model": body["model"], "embeddings": vecs.tolist()})
+            return self._embed(body)
         if body.get("model") != MODEL:
             return self._json(404, {"error": f"model '{body.get('model')}' not found"})
         if self.path == "/api/show":
