@@ -11,6 +11,7 @@ the client side normalises). ``OllamaHandler`` and ``serve`` are shared with the
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -26,6 +27,13 @@ def serve(standin: object, handler: type[BaseHTTPRequestHandler]) -> ThreadingHT
     httpd.standin = standin  # type: ignore[attr-defined]
     threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return httpd
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released): a server that is not running."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def tag(name: str, size: int, details: dict) -> dict:

@@ -9,12 +9,11 @@ MiniLM of the session fixture.
 from __future__ import annotations
 
 import json
-import socket
 
 import numpy as np
 import pytest
 from eval_support import sample_questions
-from ollama_embed_standin import EMBED_MODEL, EmbedStandIn
+from ollama_embed_standin import EMBED_MODEL, EmbedStandIn, closed_port
 
 from workbench.cli import main
 from workbench.core.evaluate.datasets import save_question_set
@@ -35,12 +34,6 @@ def standin():
     server = EmbedStandIn()
     yield server
     server.close()
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ----- the Ollama embedder against the loopback stand-in ------------------------------------------------

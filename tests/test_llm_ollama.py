@@ -11,14 +11,13 @@ cut mid-answer, a server slower than the client's timeout, and a prompt longer t
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from datetime import datetime, timezone
 
 import numpy as np
 import pytest
-from ollama_embed_standin import OllamaHandler, serve, tag
+from ollama_embed_standin import OllamaHandler, closed_port, serve, tag
 
 from workbench.core.jobs import CancelToken
 from workbench.core.llm import (
@@ -143,12 +142,6 @@ def standin(embedded, embedder):
     server = StandIn(embedded, embedder)
     yield server
     server.close()
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_version_tags_and_auto_pick_ollama(standin):
