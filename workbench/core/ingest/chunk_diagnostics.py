@@ -15,6 +15,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from workbench.core.ingest.sentences import sentence_spans
 
 Offsets = Sequence[tuple[int, int]]
@@ -203,13 +205,7 @@ def combine(parts: Iterable[BoundaryCounts]) -> BoundaryCounts:
 
 def percentile(values: Sequence[int], q: float) -> float:
     """The ``q``-th percentile (0–100) with linear interpolation (0.0 for no values)."""
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    pos = (len(ordered) - 1) * q / 100
-    low = math.floor(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return float(ordered[low] + (ordered[high] - ordered[low]) * (pos - low))
+    return float(np.percentile(values, q)) if len(values) else 0.0
 
 
 def _nice_step(span: float, bins: int) -> int:
