@@ -1,7 +1,7 @@
 """How cost grows with the corpus: indexing and query time at 10k / 100k / 1M chunks.
 
-Chunk vectors are synthetic (clustered, instant); chunking, SQLite, FTS5, FAISS, expansion and assembly
-are the real code paths, and each question is embedded by the real MiniLM model.
+Chunk vectors are synthetic (clustered, instant); chunking, SQLite, BM25 (FTS5's tokenizer, scored in
+memory), FAISS, expansion and assembly are the real code paths, and each question is embedded by the real MiniLM model.
 
     .venv/bin/python benchmarks/scale.py --sizes 10000 100000 [1000000] [--work /tmp/wb-scale]
 """
@@ -36,7 +36,7 @@ def p95(xs: list[float]) -> float:
 
 
 # Presets timed end to end (question embedding + first stage + expansion + budget-aware assembly).
-TIMED_PRESETS = ("budgeted-neighbours", "segments-balanced", "segments-recall")
+TIMED_PRESETS = ("hybrid", "budgeted-neighbours", "segments-balanced", "segments-recall")
 
 
 def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -> dict:  # noqa: ANN001
@@ -62,6 +62,10 @@ def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -
     rt = wq.runtime(wq.find_chunk_set(config).id)
     row["open_s"] = time.perf_counter() - t0
     row["index_kind"] = rt.index.kind
+    t0 = time.perf_counter()
+    lexical = rt.lexical(wq.doc_text)  # built on a set's first BM25 query; timed here on its own
+    row["bm25_build_s"] = time.perf_counter() - t0
+    row["bm25_mb"] = lexical.memory_bytes / 1e6
     base = from_dict({"size": CHUNK_TOKENS, "top_k": 10})
     cold = []
     for q in qs:
@@ -82,12 +86,15 @@ def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -
     row["change_ms_median"] = statistics.median(changes)
     for n, preset in enumerate(TIMED_PRESETS, start=1):  # fresh questions: each pays its own embedding
         strategy = resolve({"preset": preset, "size": CHUNK_TOKENS})
-        times = []
+        times, steps = [], {}
         for q in fresh[(n - 1) * len(qs) : n * len(qs)]:
             t0 = time.perf_counter()
-            wq.search(q, strategy)
+            result = wq.search(q, strategy)
             times.append((time.perf_counter() - t0) * 1000)
+            for step, ms in result.timings.items():
+                steps.setdefault(step, []).append(ms)
         row[f"{preset}_ms_median"] = statistics.median(times)
+        row[f"{preset}_steps_ms"] = {step: round(statistics.median(ms), 1) for step, ms in steps.items()}
     if rt.index.kind != "flat":
         row["recall_at_10"] = approx_recall(rt, wq, qs)
     del report
@@ -140,6 +147,12 @@ def main() -> None:
     print("|---|" + "---|" * len(TIMED_PRESETS))
     for r in rows:
         print(f"| {r['chunks']:,} | " + " | ".join(f"{r[p + '_ms_median']:.1f} ms" for p in TIMED_PRESETS) + " |")
+    print()
+    for r in rows:
+        print(f"{r['chunks']:,} chunks: BM25 index built in {r['bm25_build_s']:.1f} s ({r['bm25_mb']:.0f} MB) "
+              "on the set's first lexical query")
+        for p in TIMED_PRESETS:
+            print(f"  {p} steps (median ms): {r[p + '_steps_ms']}")
 
 
 if __name__ == "__main__":

@@ -55,4 +55,4 @@ def test_no_sql_outside_the_store_package():
 
 def test_the_store_package_does_hold_the_sql():
     held = [s for p in sorted(SQL_HOME.glob("store*.py")) for _, s in _sql_strings(p)]
-    assert any("chunk_fts MATCH" in s for s in held) and any("FROM runs" in s for s in held)
+    assert any("FROM chunks" in s for s in held) and any("FROM runs" in s for s in held)

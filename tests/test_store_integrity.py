@@ -186,7 +186,8 @@ def test_verify_text_prints_its_notes(sample_ws, capsys):
 
 
 def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(sample_ws):
-    """A v2 store (no checksums) opens as v3; its FAISS file is rebuilt once and then recorded."""
+    """A v2 store (no checksums, a full-text table) opens as v4: its FAISS file is rebuilt once and then
+    recorded, and the stored full-text table is gone (BM25 is scored in memory)."""
     from workbench.core.index.schema import SCHEMA_VERSION
     from workbench.core.index.verify import verify_store
 
@@ -195,11 +196,13 @@ def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(sample_ws)
     sample_ws.close()
     conn = sqlite3.connect(data / "workbench.sqlite3")
     conn.execute("DROP TABLE index_files")
+    conn.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(text, tokenize = 'porter unicode61')")
     conn.execute("PRAGMA user_version = 2")
     conn.commit()
     conn.close()
     ws = Workspace(data, embedder=sample_ws.embedder)
-    assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert "chunk_fts" not in ws.store.db.table_names()
     assert ws.store.index_checksums(set_id) == set()
     assert any("no recorded checksum" in p for p in verify_store(ws)["problems"])
     assert _dense(ws, QUESTIONS[0])

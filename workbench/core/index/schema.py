@@ -139,7 +139,13 @@ def _v3(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
+def _v4(db: sqlite_utils.Database) -> None:
+    """The full-text table goes: BM25 is scored in memory per chunk set with FTS5's tokenizer
+    (``workbench.core.retrieve.lexical``), so the stored copy of every chunk's text was never read."""
+    _script(db, "DROP TABLE IF EXISTS chunk_fts;")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

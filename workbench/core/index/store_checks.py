@@ -19,11 +19,6 @@ class ConsistencyChecks(StoreConnection):
             "SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.doc_id WHERE d.id IS NULL"
         ).fetchone()[0])
 
-    def orphan_fulltext_count(self) -> int:
-        """Full-text rows whose chunk is gone."""
-        return int(self.db.execute(
-            "SELECT count(*) FROM chunk_fts WHERE rowid NOT IN (SELECT id FROM chunks)").fetchone()[0])
-
     def chunks_without_vector_count(self, set_id: str, model_id: str) -> int:
         """Chunks of a set with no cached vector for ``model_id``."""
         return int(self.db.execute(

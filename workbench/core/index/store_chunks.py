@@ -1,4 +1,4 @@
-"""The store's chunk tables: chunk sets, chunks and their full-text (FTS5) rows.
+"""The store's chunk tables: chunk sets and chunks.
 
 A chunk set is visible to search only when its ``state`` is ``ready``. Every SQL statement on these tables
 lives here, one method per operation.
@@ -61,7 +61,7 @@ class ChunkTable:
 
 
 class ChunkTables(StoreConnection):
-    """Chunk sets, chunks and full-text rows of a workbench database."""
+    """Chunk sets and chunks of a workbench database."""
 
     # ----- chunk sets ------------------------------------------------------------------------
     @writes
@@ -106,10 +106,9 @@ class ChunkTables(StoreConnection):
 
     # ----- chunks ----------------------------------------------------------------------------
     def _delete_doc_chunks(self, doc_id: int, set_id: str | None = None) -> None:
-        """Delete one document's chunks, their full-text rows and chunked-document records: in one chunk
+        """Delete one document's chunks and chunked-document records: in one chunk
         set, or in every set when ``set_id`` is None (call inside a transaction)."""
         where, params = ("doc_id = ?", [doc_id]) if set_id is None else ("set_id = ? AND doc_id = ?", [set_id, doc_id])
-        self.db.execute(f"DELETE FROM chunk_fts WHERE rowid IN (SELECT id FROM chunks WHERE {where})", params)
         self.db.execute(f"DELETE FROM chunks WHERE {where}", params)
         self.db.execute(f"DELETE FROM chunk_set_docs WHERE {where}", params)
 
@@ -138,10 +137,6 @@ class ChunkTables(StoreConnection):
                 )
                 assert cur.lastrowid is not None
                 ids.append(cur.lastrowid)
-            cur.executemany(
-                "INSERT INTO chunk_fts (rowid, text) VALUES (?, ?)",
-                [(cid, doc.text[p.start : p.end]) for cid, p in zip(ids, pieces, strict=True)],
-            )
             self.db.execute(
                 "INSERT OR REPLACE INTO chunk_set_docs (set_id, doc_id, doc_sha256) VALUES (?, ?, ?)",
                 [set_id, doc.id, doc.sha256],
@@ -188,12 +183,3 @@ class ChunkTables(StoreConnection):
         return int(self.db.execute(
             "SELECT count(*) FROM chunks WHERE set_id = ? AND tokens + length(prefix) / 4 > ?", [set_id, tokens]
         ).fetchone()[0])
-
-    def bm25_matches(self, set_id: str, match: str, k: int) -> list[tuple[int, float]]:
-        """Top-``k`` ``(chunk id, bm25)`` of a set for an FTS5 MATCH expression; lower bm25 is better."""
-        rows = self.db.execute(
-            "SELECT chunk_fts.rowid, bm25(chunk_fts) AS s FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid "
-            "WHERE chunk_fts MATCH ? AND c.set_id = ? ORDER BY s LIMIT ?",
-            [match, set_id, k],
-        ).fetchall()
-        return [(r[0], r[1]) for r in rows]

@@ -81,9 +81,6 @@ def _orphans(store: Store) -> list[str]:
     orphans = store.orphan_chunk_count()
     if orphans:
         out.append(f"{orphans} chunk(s) belong to no document")
-    fts_orphans = store.orphan_fulltext_count()
-    if fts_orphans:
-        out.append(f"{fts_orphans} full-text row(s) belong to no chunk")
     return out
 
 

@@ -7,12 +7,15 @@ is why moving a window slider costs milliseconds and never re-embeds anything.
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from workbench.core.index.store import ChunkSetInfo, ChunkTable
 from workbench.core.index.vectors import VectorIndex
+from workbench.core.retrieve.lexical import LexicalIndex
 from workbench.core.spans import Span
 
 
@@ -27,6 +30,8 @@ class SetRuntime:
     _sorted_ids: np.ndarray = field(init=False, repr=False)
     doc_first_row: dict[int, int] = field(init=False, repr=False)
     doc_row_count: dict[int, int] = field(init=False, repr=False)
+    _lexical: LexicalIndex | None = field(default=None, init=False, repr=False)
+    _lexical_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._id_order = np.argsort(self.table.ids, kind="stable")
@@ -43,6 +48,16 @@ class SetRuntime:
 
     def __len__(self) -> int:
         return len(self.table)
+
+    def lexical(self, doc_text: Callable[[int], str]) -> LexicalIndex:
+        """The set's BM25 index, built from its chunks' text on first use (then kept with the set)."""
+        with self._lexical_lock:
+            if self._lexical is None:
+                t = self.table
+                self._lexical = LexicalIndex.build(
+                    [doc_text(d)[s:e] for d, s, e in zip(t.doc_ids.tolist(), t.starts.tolist(), t.ends.tolist(),
+                                                         strict=True)])
+            return self._lexical
 
     def rows_of(self, chunk_ids: np.ndarray) -> np.ndarray:
         """Row numbers (into the table arrays) of chunk ids."""

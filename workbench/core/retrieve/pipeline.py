@@ -55,7 +55,7 @@ def candidate_hits(ctx: RetrievalContext, search: SearchConfig, k: int) -> list[
     rt, qvec = ctx.runtime, ctx.query_vector
     if search.mode == "dense":
         return dense_search(rt, qvec, k)
-    sparse = bm25_search(ctx.corpus.store, rt, ctx.question, k if search.mode == "bm25" else max(k, 20))
+    sparse = bm25_search(ctx.corpus.doc_text, rt, ctx.question, k if search.mode == "bm25" else max(k, 20))
     if search.mode == "bm25":
         return sparse
     dense = dense_search(rt, qvec, max(k, 20))

@@ -1,20 +1,15 @@
-"""First-stage search over a chunk set: dense (FAISS), BM25 (SQLite FTS5) and their fusion (RRF)."""
+"""First-stage search over a chunk set: dense (FAISS), BM25 (FTS5's tokens, scored in memory) and their
+fusion (RRF)."""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.core.retrieve.chunk_set import SetRuntime
 from workbench.core.spans import Span
-
-if TYPE_CHECKING:
-    from workbench.core.index.store import Store
-
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -59,27 +54,12 @@ def question_problem(question: str) -> str | None:
     return None
 
 
-def fts_query(question: str) -> str:
-    """An FTS5 MATCH expression: every word of the question quoted (user text is never FTS syntax)."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(question)))
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-
-
-def bm25_search(store: Store, runtime: SetRuntime, question: str, k: int) -> list[Hit]:
-    """Top-``k`` chunks of this set by BM25 (FTS5); scores are ``-bm25`` (higher is better)."""
-    match = fts_query(question)
-    if not match:
-        return []
-    rows = store.bm25_matches(runtime.info.id, match, k)
-    if not rows:
-        return []
-    rows = [r for r, known in zip(rows, runtime.contains(np.asarray([r[0] for r in rows], dtype=np.int64)),
-                                  strict=True) if known]
-    ids = np.asarray([r[0] for r in rows], dtype=np.int64)
-    table_rows = runtime.rows_of(ids) if rows else np.zeros(0, dtype=np.int64)
+def bm25_search(doc_text: Callable[[int], str], runtime: SetRuntime, question: str, k: int) -> list[Hit]:
+    """Top-``k`` chunks of this set by BM25 (``workbench.core.retrieve.lexical``; higher is better)."""
+    top = runtime.lexical(doc_text).top(question, k)
     return [
-        Hit(int(cid), int(row), runtime.span(int(row)), rank, -float(s), bm25_score=-float(s))
-        for rank, ((cid, s), row) in enumerate(zip(rows, table_rows, strict=True), start=1)
+        Hit(runtime.chunk_id(row), row, runtime.span(row), rank, score, bm25_score=score)
+        for rank, (row, score) in enumerate(top, start=1)
     ]
 
 
