@@ -46,7 +46,7 @@ def test_lru_get_marks_an_entry_as_recently_used():
 
 def test_every_search_field_is_in_the_hit_cache_key():
     base = SearchConfig(mode="hybrid")
-    changed = {"mode": "bm25", "dense_weight": 0.5, "bm25_weight": 2.0, "rrf_k": 10}
+    changed = {"mode": "bm25", "dense_weight": 0.5, "bm25_weight": 2.0, "rrf_k": 10, "coarse": "200:1"}
     assert set(changed) == {f.name for f in dataclasses.fields(SearchConfig)}, "test every field"
     for name, value in changed.items():
         assert hit_key("set", "q", dataclasses.replace(base, **{name: value}), 5) != hit_key("set", "q", base, 5), name

@@ -152,3 +152,21 @@ def test_structure_aware_box_rechunks_side_b(qtbot, make_window, hash_sample_ws)
     after = done.args[0]
     assert after.strategy.chunk.structure_aware and side.strategy().chunk.structure_aware
     assert after.set_id != before.set_id, "a new chunk set"
+
+
+def test_a_side_runs_multi_granularity_search(qtbot, make_window, hash_sample_ws):
+    """The preset from the picker: its coarse chunk sets are built, coarse hits join as windows, and the
+    budget holds (hashed vectors: plumbing, not ranking)."""
+    from workbench.core.retrieve.strategies import PRESETS
+
+    window = make_window(hash_sample_ws)
+    side = window.compare.a
+    search(qtbot, window, sides=("a",))
+    side.strategy_panel.preset.setCurrentText("multi-granularity")
+    result = wait_settled(qtbot, side, lambda r: r.strategy.search_config.coarse == "100:1+200:1")
+    assert side.strategy().to_dict() == PRESETS["multi-granularity"].to_dict()
+    assert result.context.tokens <= 1000 and "coarse 100-unit top-1" in result.strategy.describe()
+    side.strategy_panel.top_k.setValue(2)  # fewer fine hits: the coarse ones are not all inside them
+    result = wait_settled(qtbot, side, lambda r: r.strategy.top_k == 2)
+    coarse = [h for h in result.hits if h.cover is not None]
+    assert coarse and all(h.cover[0] <= h.row <= h.cover[1] for h in coarse)

@@ -82,3 +82,23 @@ def test_structure_aware_box_edits_the_chunking(qtbot):
     assert seen[-1].chunk.structure_aware is True
     panel.set_strategy(PRESETS["heading-path"])
     assert panel.structure.isChecked()
+
+
+def test_coarse_field_edits_the_multi_granularity_levels(qtbot):
+    panel = StrategyPanel(PRESETS["multi-granularity"])
+    qtbot.addWidget(panel)
+    seen = []
+    panel.changed.connect(seen.append)
+    assert panel.coarse.text() == "100:1+200:1" and panel.coarse.isEnabled()
+    panel.coarse.setText("200:3")
+    panel.coarse.editingFinished.emit()
+    assert seen[-1].search_config.coarse_levels == ((200, 3),) and panel.preset.currentText() == "custom"
+    panel.coarse.setText("nonsense")
+    panel.coarse.editingFinished.emit()
+    assert "must look like 100:2+200:2" in panel.chunker.error.text() and len(seen) == 1
+    panel.coarse.setText("")
+    panel.coarse.editingFinished.emit()
+    assert seen[-1].search_config.coarse == "" and panel.chunker.error.text() == ""
+    panel.set_strategy(PRESETS["multi-granularity"])
+    panel.expansion.setCurrentIndex(panel.expansion.findData("tokens"))  # grows a chunk itself: coarse off
+    assert not panel.coarse.isEnabled() and seen[-1].expansion == "tokens" and seen[-1].search_config.coarse == ""

@@ -38,6 +38,9 @@ def add_strategy_options(p: argparse.ArgumentParser, repeatable: bool = False) -
     p.add_argument("--window", type=int, help="neighbour window ±W chunks (0 = the hit chunk only)")
     p.add_argument("--budget", type=int, help="context budget in tokens (0 = no limit)")
     p.add_argument("--search-mode", choices=["dense", "bm25", "hybrid"], help="first-stage search")
+    p.add_argument("--coarse", metavar="SIZE:HITS+…",
+                   help="multi-granularity search: also take the best HITS of the same documents cut at SIZE "
+                        "(e.g. 100:1+200:1; '' = off), fused with the hits as windows of the strategy's chunks")
     p.add_argument("--per-doc-cap", type=int, help="at most N hits per document")
     p.add_argument("--window-edge", choices=["shift", "clip"],
                    help="token windows at a document edge: shift inward to keep their size (default) or clip")
@@ -57,6 +60,7 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
         base = resolve(args.strategy)
         strategy = override(
             base, top_k=args.top_k, window=args.window, budget=args.budget, search=args.search_mode,
+            coarse=args.coarse,
             per_doc_cap=args.per_doc_cap, window_edge=args.window_edge,
             parent_merge=args.merge_parents, rerank_parents=args.rerank_parents,
             whole_doc_tokens=args.whole_doc_tokens,
@@ -96,8 +100,8 @@ def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]
             **_chunk_texts(ws, result, best, doc),
             "initial_rank": best.first_rank or best.rank,
             "hits": [{"chunk_id": h.chunk_id, "rank": h.rank, "initial_rank": h.first_rank or h.rank,
-                      "score": round(h.score, 6),
-                      "start": h.span.start, "end": h.span.end}
+                      "score": round(h.score, 6), "start": h.span.start, "end": h.span.end,
+                      **({"coarse_rows": list(h.cover)} if h.cover else {})}
                      for h in result.hits if h.chunk_id in p.hit_chunk_ids],
             "reasons": list(p.reasons), "strategy": result.strategy.name,
             "context_tokens": result.context.tokens,

@@ -305,12 +305,15 @@ class Workspace(CorpusLookups):
         if problem:
             raise ValueError(problem)
         t0 = time.perf_counter()
-        info = self.ensure_chunk_set(strategy.chunk, progress, cancel, model=strategy.model)
-        rt = self.runtime(info.id)
+        own, *coarse = (self.ensure_chunk_set(config, progress, cancel, model=strategy.model).id
+                        for config in strategy.chunk_configs())
+        coarse_runtimes = tuple(self.runtime(set_id) for set_id in coarse)
+        rt = self.runtime(own)
         t1 = time.perf_counter()
         qvec = self.query_vector(question, strategy.model)  # the question embedded by the chunk set's model
         t2 = time.perf_counter()
-        ctx = RetrievalContext(rt, question, qvec, self, embedder=self.embedder_for(strategy.model))
+        ctx = RetrievalContext(rt, question, qvec, self, embedder=self.embedder_for(strategy.model),
+                               coarse=coarse_runtimes)
         result = self.retriever.run(ctx, strategy, self.pipeline_llm, progress, cancel)
         result.timings = {"prepare_ms": (t1 - t0) * 1000, "embed_ms": (t2 - t1) * 1000, **result.timings,
                           "total_ms": (time.perf_counter() - t0) * 1000}

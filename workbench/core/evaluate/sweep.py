@@ -19,6 +19,7 @@ from workbench.core.index.embedder_pool import normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
+from workbench.core.retrieve.search_config import parse_coarse
 from workbench.core.retrieve.strategies import Strategy, override, replace, resolve
 from workbench.core.spans import Span
 
@@ -30,8 +31,9 @@ GRID_KEYS = {
     "chunk_size": "size", "size": "size", "overlap": "overlap", "window": "window", "top_k": "top_k",
     "k": "top_k", "budget": "budget", "window_tokens": "window_tokens", "parent_size": "parent_size",
     "per_doc_cap": "per_doc_cap", "candidate_k": "candidate_k", "chunker": "chunker", "model": "model",
+    "coarse": "coarse",
 }
-TEXT_KEYS = {"chunker", "model"}  # grid keys whose values are names, not numbers
+TEXT_KEYS = {"chunker", "model", "coarse"}  # grid keys whose values are names, not numbers
 DISPLAY = {"size": "chunk_size"}
 
 
@@ -96,7 +98,8 @@ def parse_grid(text: str | None) -> dict[str, list[int | str]]:
     ``chunker=fixed,recursive,semantic`` takes chunker names (default parameters); with it, ``size`` goes
     to each chunker's size parameter (``size``, else ``max_tokens``; see ``chunkers.choice``).
     ``model=default,ollama:nomic-embed-text`` takes embedding models (``default``: the workspace's; a local
-    sentence-transformers folder also works): one chunk set, and one row, per model."""
+    sentence-transformers folder also works): one chunk set, and one row, per model.
+    ``coarse=none,100:1+200:1`` takes multi-granularity levels (``none``: the fine set alone)."""
     grid: dict[str, list[int | str]] = {}
     for part in (text or "").replace(";", " ").split():
         name, sep, values = part.partition("=")
@@ -108,6 +111,12 @@ def parse_grid(text: str | None) -> dict[str, list[int | str]]:
         nums: list[int | str]
         if name == "model":
             nums = [normalise_model_spec(v) or "default" for v in values.split(",") if v.strip()]
+        elif name == "coarse":  # "none" = the fine set alone; else SIZE:HITS+SIZE:HITS
+            levels = [v for v in (x.strip() for x in values.split(",")) if v]
+            for v in levels:
+                if v != "none":
+                    parse_coarse(v)  # a malformed level is refused with its own message
+            nums = list(levels)
         elif name in TEXT_KEYS:
             nums = [get_kind(v.strip()).name for v in values.split(",") if v.strip()]  # unknown: refused
         else:
@@ -142,7 +151,7 @@ def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequenc
         base = resolve(spec)
         for values in itertools.product(*(grid[n] for n in names)):
             params = dict(zip(names, values, strict=True))
-            changes = {GRID_KEYS[n]: v for n, v in params.items()}
+            changes = {GRID_KEYS[n]: ("" if n == "coarse" and v == "none" else v) for n, v in params.items()}
             try:
                 strategy = _with_chunker(override(base, **{k: v for k, v in changes.items() if k != "chunker"}),
                                          changes.get("chunker"), changes.get("size"))
@@ -178,7 +187,7 @@ def run_sweep(
     if other > 0:
         result.warnings.append(f"the workspace holds {other} document(s) besides the question set's corpora; "
                                "retrieval searches them too")
-    for chunk, model in dict.fromkeys((c.strategy.chunk, c.strategy.model) for c in configs):
+    for chunk, model in dict.fromkeys((chunk, c.strategy.model) for c in configs for chunk in c.strategy.chunk_configs()):
         ws.ensure_chunk_set(chunk, progress, cancel, model=model)
     for model in dict.fromkeys(c.strategy.model for c in configs):  # one batch per model, then cached
         ws.query_vectors([q.question for q in qset.questions], progress, cancel, model=model)

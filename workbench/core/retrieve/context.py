@@ -71,3 +71,4 @@ class RetrievalContext:
     corpus: Corpus
     budget: int = 0
     embedder: Embedder | None = None  # the chunk set's model (section summaries); None: the corpus's default
+    coarse: tuple[SetRuntime, ...] = ()  # multi-granularity search: the coarse sets, in the strategy's order

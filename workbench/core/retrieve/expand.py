@@ -96,9 +96,10 @@ def merge_windows(windows: Sequence[_Window], doc_text: DocText | None = None, t
 
 
 def no_expansion(runtime: SetRuntime, hits: Sequence[Hit]) -> list[Passage]:
-    """Each hit is its own passage, exactly its chunk (plain top-k; nothing is merged)."""
+    """Each hit is its own passage, exactly its chunk (a coarse hit: the chunks it covers); nothing is
+    merged (plain top-k)."""
     return [
-        Passage(h.span, (h.chunk_id,), (h.span,), rank, h.score, (h.row, h.row))
+        Passage(h.span, (h.chunk_id,), (h.span,), rank, h.score, h.cover or (h.row, h.row))
         for rank, h in enumerate(sorted(hits, key=lambda h: h.rank), start=1)
     ]
 
@@ -107,14 +108,15 @@ def neighbour_windows(runtime: SetRuntime, hits: Sequence[Hit], w: int, doc_text
                       ) -> list[Passage]:
     """Grow each hit to chunks ``position-w .. position+w`` of its own document, then merge.
 
-    ``w = 0`` is plain top-k: every hit stays its own passage.
+    ``w = 0`` is plain top-k: every hit stays its own passage. A coarse hit (``Hit.cover``) is already a
+    window: it keeps the chunks it covers and is not widened.
     """
     if w == 0:
         return no_expansion(runtime, hits)
     windows = []
     for hit in hits:
         first, end = runtime.doc_rows(hit.span.doc_id)
-        lo, hi = max(first, hit.row - w), min(end - 1, hit.row + w)
+        lo, hi = hit.cover or (max(first, hit.row - w), min(end - 1, hit.row + w))
         windows.append(_Window(runtime.range_span(lo, hi), [hit], (lo, hi), []))
     return merge_windows(windows, doc_text)
 

@@ -18,6 +18,7 @@ from workbench.core.retrieve import expand as ex
 from workbench.core.retrieve.assemble import Context, assemble
 from workbench.core.retrieve.budget_fit import fit_to_budget
 from workbench.core.retrieve.chunk_set import SetRuntime
+from workbench.core.retrieve.coarse_hits import fuse_granularities
 from workbench.core.retrieve.context import LLMSource, RetrievalContext
 from workbench.core.retrieve.lru import LRU
 from workbench.core.retrieve.rerank import llm_rerank, llm_rerank_passages
@@ -184,12 +185,14 @@ class Retriever:
             if note:
                 warnings.append(note)
 
+        fine_search = replace(strategy.search_config, coarse="")  # coarse hits join later (``_with_coarse_hits``)
+
         def search(n: int) -> list[Hit]:
             if restrict is not None:
                 return _search_within(rt, ctx.query_vector, restrict, n)
             if strategy.summary:  # no LLM: every chunk searched, the result not cached
-                return candidate_hits(ctx, strategy.search_config, n)
-            return self.search(ctx, strategy.search_config, n)
+                return candidate_hits(ctx, fine_search, n)
+            return self.search(ctx, fine_search, n)
 
         hits, note = capped_search(search, strategy.candidates, strategy.per_doc_cap, len(rt))
         if note:
@@ -203,6 +206,8 @@ class Retriever:
             timings["rerank_ms"] = (time.perf_counter() - t3) * 1000
         if not strategy.expander.groups_hits:
             hits = hits[: strategy.top_k]
+        if strategy.search_config.coarse:
+            hits = self._with_coarse_hits(ctx, strategy, hits)
         note = strategy.expander.note(rt, hits)
         if note:
             warnings.append(note)
@@ -223,6 +228,17 @@ class Retriever:
             context = replace(context, dropped=(*left_out, *context.dropped))
         timings["expand_ms"] = (time.perf_counter() - t4) * 1000
         return SearchResult(ctx.question, strategy, rt.info.id, hits, context, timings, warnings)
+
+
+    def _with_coarse_hits(self, ctx: RetrievalContext, strategy: Strategy, hits: list[Hit]) -> list[Hit]:
+        """The fine hits fused with each coarse set's best hits (``coarse_hits``; cached like any search)."""
+        levels = strategy.search_config.coarse_levels
+        if len(ctx.coarse) != len(levels):
+            raise ValueError(f"the strategy searches {len(levels)} coarse chunk set(s) but {len(ctx.coarse)} "
+                             "were loaded")
+        plain = replace(strategy.search_config, coarse="")
+        lists = [self.search(replace(ctx, runtime=rt), plain, n) for rt, (_, n) in zip(ctx.coarse, levels, strict=True)]
+        return fuse_granularities(hits, lists, ctx.runtime, strategy.rrf_k)
 
 
 def _search_within(rt: SetRuntime, qvec: np.ndarray, spans: list[Span], k: int) -> list[Hit]:

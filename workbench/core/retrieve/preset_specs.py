@@ -22,6 +22,8 @@ PRESET_SPECS: list[dict[str, Any]] = [
     # from measurement (issue #16; fitted on the chatlogs and finance corpora of chroma-general, see README)
     dict(name="budgeted-neighbours", top_k=10, size=64, search="hybrid", expansion="neighbours", window=2,
             budget=1000),
+    dict(name="multi-granularity", top_k=10, size=64, search="hybrid", coarse="100:1+200:1",
+            expansion="neighbours", window=2, budget=1000),
     dict(name="segments-precision", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.25,
             decay=10.0, max_segment_chunks=4, budget=1000),
     dict(name="segments-balanced", top_k=10, size=100, search="hybrid", expansion="segments", penalty=0.20,

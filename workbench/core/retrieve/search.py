@@ -24,6 +24,7 @@ class Hit:
     dense_score: float | None = None
     bm25_score: float | None = None
     first_rank: int = 0  # the first-stage rank before a rerank (0: not reranked)
+    cover: tuple[int, int] | None = None  # a coarse hit: the first/last rows of this set it stands for
 
 
 def dense_search(runtime: SetRuntime, query_vector: np.ndarray, k: int) -> list[Hit]:

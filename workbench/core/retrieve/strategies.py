@@ -14,6 +14,7 @@ from workbench.core.index.embedder_pool import model_label, normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.retrieve.coarse_hits import check_coarse, coarse_configs
 from workbench.core.retrieve.composed_json import flatten_composed
 from workbench.core.retrieve.expansions import EXPANSION_TYPES, Expansion, NoExpansion
 from workbench.core.retrieve.expansions.base import FIELD_OWNER, expansion_from_flat, field_types, flat_value
@@ -25,7 +26,8 @@ EXPANSIONS = tuple(EXPANSION_TYPES)  # the built-in kinds; EXPANSION_TYPES has e
 CHUNK_KEYS = {"unit", "size", "overlap", "structure_aware", "heading_prefix", "contextual", "chunker"}
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
 MAX_JSON_CHARS = 10_000  # a strategy is a few dozen fields; anything longer is not one
-FLAT_ORDER = ("name", "chunk", "model", "search", "top_k", "candidate_k", "dense_weight", "bm25_weight", "rrf_k", "expansion",
+FLAT_ORDER = ("name", "chunk", "model", "search", "top_k", "candidate_k", "dense_weight", "bm25_weight", "rrf_k", "coarse",
+              "expansion",
               "window", "window_tokens", "window_edge", "parent_size", "parent_top_k", "parent_merge", "margin",
               "merge_gap", "max_steps", "rerank", "rerank_candidates", "rerank_parents", "summary", "summary_sections",
               "budget", "per_doc_cap", "whole_doc_tokens")  # the flat form's key order (fields of new kinds follow)
@@ -98,6 +100,12 @@ class Strategy:
                 raise ValueError(f"{name} must not be negative")
         if not isinstance(self.model, str):
             raise ValueError("model must be a string: ollama:NAME, a local model folder, or \"\" (the default)")
+        check_coarse(self.search_config.coarse_levels, self.expansion, self.chunk.size)
+
+    def chunk_configs(self) -> list[ChunkConfig]:
+        """The chunk sets the strategy searches: its own, then one per coarse level (the same chunking at
+        that size)."""
+        return [self.chunk, *coarse_configs(self.chunk, self.search_config.coarse_levels)]
 
     @classmethod
     def from_flat(cls, **flat: Any) -> Strategy:

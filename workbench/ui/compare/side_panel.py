@@ -86,6 +86,16 @@ class SidePanel(QWidget):
         self._wire()
 
     def _layout(self) -> None:
+        self.sets_row = QWidget()  # which chunk sets are searched: the embedding model, the coarse levels
+        sets = QHBoxLayout(self.sets_row)
+        sets.setContentsMargins(0, 0, 0, 0)
+        sets.addWidget(self.model_knob, 1)
+        coarse_label = QLabel("Coarse sets")
+        coarse_label.setToolTip(self.strategy_panel.coarse.toolTip())
+        coarse_label.setBuddy(self.strategy_panel.coarse)
+        sets.addWidget(coarse_label)
+        sets.addWidget(self.strategy_panel.coarse)
+        self.strategy_panel.coarse.show()
         head = QHBoxLayout()
         head.addWidget(self.title)
         head.addWidget(self.describe, 1)
@@ -95,7 +105,7 @@ class SidePanel(QWidget):
         lay.setSpacing(4)
         lay.addLayout(head)
         lay.addWidget(self.strategy_panel)
-        lay.addWidget(self.model_knob)
+        lay.addWidget(self.sets_row)
         lay.addWidget(self.progress)
         lay.addWidget(self.banner)
         stats = QHBoxLayout()
@@ -200,7 +210,7 @@ class SidePanel(QWidget):
 
     def _toggle_knobs(self, shown: bool) -> None:
         self.strategy_panel.setVisible(shown)
-        self.model_knob.setVisible(shown)
+        self.sets_row.setVisible(shown)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
 

@@ -25,6 +25,7 @@ from workbench.core.retrieve.expansions import EXPANSION_TYPES
 from workbench.core.retrieve.expansions.base import FIELD_OWNER, knob_for
 from workbench.core.retrieve.strategies import PRESETS, Strategy
 from workbench.ui.compare.chunker_knobs import ChunkerKnobs, label_row, show_slider_params
+from workbench.ui.compare.coarse_field import CoarseField
 from workbench.ui.compare.detail_knobs import DetailKnobs
 from workbench.ui.compare.extent_control import ExtentControl
 from workbench.ui.widgets.slider_row import SliderRow
@@ -93,6 +94,8 @@ class StrategyPanel(QWidget):
         self.structure = QCheckBox("Structure-aware")
         self.contextual = QCheckBox("Contextual (LLM)")
         self.hybrid = QCheckBox("Hybrid BM25")
+        self.coarse = CoarseField(self)  # laid out (and shown) by the side panel, beside the embedding model
+        self.coarse.hide()
         self.extent = ExtentControl()
         self.details = DetailKnobs()
         for combo in (self.preset, self.unit, self.expansion, self.chunker.combo):
@@ -120,6 +123,7 @@ class StrategyPanel(QWidget):
         self.structure.toggled.connect(self._edited)
         self.contextual.toggled.connect(self._edited)
         self.hybrid.toggled.connect(self._edited)
+        self.coarse.changed.connect(self._edited)
 
     def _layout(self) -> None:
         """Two columns: chunking on the left (rebuilds a chunk set), retrieval on the right (instant)."""
@@ -135,7 +139,7 @@ class StrategyPanel(QWidget):
             return row
 
         margin_row = QHBoxLayout()
-        margin_row.addWidget(self.hybrid)
+        margin_row.addWidget(self.hybrid)  # (the coarse field sits in the side's chunk-set row, beside the model)
         margin_row.addStretch(1)
         margin_row.addLayout(labelled(MARGIN.label, self.margin, TIPS["margin"]))
         grid = QGridLayout()
@@ -182,7 +186,7 @@ class StrategyPanel(QWidget):
             search="hybrid" if self.hybrid.isChecked() else ("dense" if self._base.search == "hybrid" else self._base.search),
             top_k=self.top_k.value(), window=self.window.value(), budget=self.budget.value(),
             margin=round(self.margin.value(), 2), expansion=expansion, **self.extent.changes(),
-            **self.details.changes(expansion),
+            **self.details.changes(expansion), **self.coarse.changes(expansion),
         )
         strategy = self._base.with_changes(**changes)
         return strategy.with_changes(name=preset_name(strategy))
@@ -206,6 +210,7 @@ class StrategyPanel(QWidget):
             self.heading.setChecked(c.heading_prefix)
             self.contextual.setChecked(c.contextual)
             self.hybrid.setChecked(strategy.search == "hybrid")
+            self.coarse.show_strategy(strategy)
             self.extent.show_strategy(strategy)
             self.details.show_strategy(strategy)
             self._enable_for(strategy.expansion)
@@ -250,6 +255,7 @@ class StrategyPanel(QWidget):
         self.window.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
         self.margin.setEnabled(expansion == FIELD_OWNER[MARGIN.field])
         self.details.enable_for(expansion)
+        self.coarse.set_expansion(expansion)
 
     def _preset_picked(self, name: str) -> None:
         if self._loading or name == CUSTOM:
