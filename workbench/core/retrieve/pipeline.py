@@ -173,7 +173,8 @@ class Retriever:
         cancel: CancelToken | None = None,
     ) -> SearchResult:
         """Run ``strategy`` on ``ctx``: search (within the best sections for summary-to-detail), rerank,
-        expand, assemble. ``llm`` is opened only by rerank and summaries. Timings: search, rerank, expand."""
+        expand, assemble. ``llm`` is opened only by rerank and summaries. Timings: search, rerank, coarse (the
+        coarse sets' hits of multi-granularity search), expand."""
         rt = ctx.runtime
         timings: dict[str, float] = {}
         warnings: list[str] = []
@@ -207,7 +208,9 @@ class Retriever:
         if not strategy.expander.groups_hits:
             hits = hits[: strategy.top_k]
         if strategy.search_config.coarse:
+            t_coarse = time.perf_counter()
             hits = self._with_coarse_hits(ctx, strategy, hits)
+            timings["coarse_ms"] = (time.perf_counter() - t_coarse) * 1000
         note = strategy.expander.note(rt, hits)
         if note:
             warnings.append(note)
