@@ -220,3 +220,25 @@ def test_benchmark_tour_keeps_the_window_on_a_laptop_screen(monkeypatch, qtbot, 
     assert window.frameGeometry().width() <= 1366 and all(w <= 1366 for w in widths), widths
     assert screen.contains(window.frameGeometry()), window.frameGeometry()
     assert not window.left_tabs.isVisible(), "the library collapsed to its strip for side by side"
+
+
+def test_side_by_side_sides_share_the_width_until_the_divider_is_dragged(monkeypatch, qtbot, make_window,
+                                                                         hash_sample_ws):
+    from PySide6.QtWidgets import QApplication
+
+    _small_screen(monkeypatch, 1366, 768)
+    window = make_window(hash_sample_ws)
+    window.resize(1366, 768)
+    qtbot.waitExposed(window)
+    window.side_by_side.setChecked(True)
+    window.compare.set_knobs_shown(True)
+    search(qtbot, window, sides=("a", "b"))
+    QApplication.processEvents()
+    a, b = window.compare.a.width(), window.compare.b.width()
+    assert abs(a - b) <= 0.02 * (a + b), (a, b)
+    window.compare.sides.moveSplitter(int((a + b) * 0.6), 1)  # a drag: A wider
+    dragged = window.compare.sides.sizes()
+    window.side_by_side.setChecked(False)
+    window.side_by_side.setChecked(True)
+    QApplication.processEvents()
+    assert abs(window.compare.sides.sizes()[0] - dragged[0]) <= 0.02 * sum(dragged), "the drag is kept"

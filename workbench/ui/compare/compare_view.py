@@ -46,6 +46,10 @@ class CompareView(QWidget):
         self.sides.setObjectName("sidesSplitter")
         self.sides.addWidget(self.a)
         self.sides.addWidget(self.b)
+        self.sides.setStretchFactor(0, 1)  # A and B share the width evenly ...
+        self.sides.setStretchFactor(1, 1)
+        self._sides_moved = False  # ... until the divider is dragged (then B comes back at the dragged size)
+        self.sides.splitterMoved.connect(self._sides_dragged)
         self.doc_pane = DocumentPane(workspace)
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.doc_pane, "Document")
@@ -95,11 +99,17 @@ class CompareView(QWidget):
         """Show or hide side B (and run it on the current question)."""
         self.compare = on
         self.b.setVisible(on)
+        total = sum(self.sides.sizes())
+        if on and not self._sides_moved and total > 0:
+            self.sides.setSizes([total // 2, total - total // 2])
         question = self.searched_question
         if on and question and self.b.controller.question != question:
             self.b.search(question)
         self._update_summary()
         self._update_document()
+
+    def _sides_dragged(self, *_: object) -> None:
+        self._sides_moved = True
 
     def show_question(self, question: str, reference_spans: Iterable[Span | dict[str, Any]]) -> None:
         """Show an evaluation question: set it, draw and score its reference spans, run the sides."""
