@@ -47,16 +47,21 @@ def lab(window, out: Path, wait, settle) -> None:  # noqa: ANN001
     assert view.load_question_set("chroma-general", corpus="state_of_the_union"), view.status.text()
     view.set_checked(["plain", "neighbours"])
     view.grid.setText("window=0,1,2")
-    finished = []
-    view.runFinished.connect(finished.append)
-    assert view.start(), view.status.text()
-    wait(lambda: finished, 900.0)
+    run_sweep(view, wait)
     view.summary.selectRow(1)
     view.compare_to.setCurrentIndex(1)
     settle()
     path = out / "laptop-lab.png"
     window.grab().save(str(path))
     print(f"screenshot: {path}")
+
+
+def run_sweep(view, wait) -> None:  # noqa: ANN001
+    """Start the lab's sweep and wait until it has finished."""
+    finished = []
+    view.runFinished.connect(finished.append)
+    assert view.start(), view.status.text()
+    wait(lambda: finished, 900.0)
 
 
 def lab_curves(window, out: Path, wait, settle) -> None:  # noqa: ANN001
@@ -66,10 +71,7 @@ def lab_curves(window, out: Path, wait, settle) -> None:  # noqa: ANN001
     view.set_checked(["plain", "neighbours", "budgeted-neighbours", "segments-balanced"])
     view.grid.setText("")
     view.budgets.setText("250,500,1000,1500,2000")
-    finished = []
-    view.runFinished.connect(finished.append)
-    assert view.start(), view.status.text()
-    wait(lambda: finished, 900.0)
+    run_sweep(view, wait)
     view.compare_to.setCurrentIndex(0)
     settle()
     from PySide6.QtCore import Qt

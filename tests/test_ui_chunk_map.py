@@ -5,6 +5,7 @@ the whole chunk set, reference splits)."""
 from __future__ import annotations
 
 import pytest
+from guide_corpus import index_guides, section_reference
 
 from workbench.core.retrieve.strategies import Strategy, override
 from workbench.core.spans import Span, merge_spans
@@ -18,12 +19,7 @@ QUESTION = "is the orchard checked daily"
 @pytest.fixture
 def guide_ws(hash_ws, tmp_path):
     """``hash_ws`` holding two guides of four topics each (no model)."""
-    for name in ("guide", "atlas"):
-        (tmp_path / f"{name}.md").write_text(f"# {name.title()}\n\n" + "\n\n".join(
-            f"## {t.title()}\n\n" + " ".join(f"The {t} note {n} says the {t} is checked daily." for n in range(14))
-            for t in TOPICS))
-    assert not hash_ws.add_paths([str(tmp_path / "guide.md"), str(tmp_path / "atlas.md")]).failed
-    return hash_ws
+    return index_guides(hash_ws, tmp_path, ("guide", "atlas"), TOPICS, 14)
 
 
 def _chunks(ws, result, doc_id):  # noqa: ANN001, ANN202
@@ -49,9 +45,7 @@ def test_chunk_map_of_each_side_alternates_tints_marks_overlaps_and_summarises(q
     ra = guide_ws.search(QUESTION, override(Strategy(top_k=2), size=32))
     rb = guide_ws.search(QUESTION, override(Strategy(top_k=2), size=48, overlap=12))
     doc_id = ra.passages[0].span.doc_id
-    text = guide_ws.doc_text(doc_id)
-    start = text.index("## Orchard")
-    reference = [Span(doc_id, start, start + 600)]
+    reference = section_reference(guide_ws, doc_id, "## Orchard", 600)
     pane = DocumentPane(guide_ws)
     qtbot.addWidget(pane)
     pane.resize(1300, 420)

@@ -5,6 +5,7 @@ again from its existing chunk set, and strategies loaded with a chunker shown in
 from __future__ import annotations
 
 import pytest
+from guide_corpus import index_guides
 from ui_support import search, wait_settled
 
 from workbench.core.ingest.chunkers.choice import parse_chunker
@@ -21,12 +22,7 @@ SEMANTIC_B = ("semantic", {"max_tokens": 512, "percentile": 90.0, "window": 1})
 @pytest.fixture
 def guide_ws(hash_ws, tmp_path):
     """``hash_ws`` holding one guide of six sections (fake embedder: fast, no model)."""
-    doc = tmp_path / "guide.md"
-    doc.write_text("# Guide\n\n" + "\n\n".join(
-        f"## {t.title()}\n\n" + " ".join(f"The {t} note {n} says the {t} is checked daily." for n in range(25))
-        for t in TOPICS))
-    assert not hash_ws.add_paths([str(doc)]).failed
-    return hash_ws
+    return index_guides(hash_ws, tmp_path, ("guide",), TOPICS, 25)
 
 
 def _pick(side, name: str) -> None:

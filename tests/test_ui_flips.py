@@ -4,6 +4,7 @@ colouring of the document and results views (evidence / noise / missed reference
 from __future__ import annotations
 
 import pytest
+from guide_corpus import index_guides, section_reference
 from ui_support import WAIT_MS, wait_result
 
 from workbench.core.evaluate.flips import find_flips, flip_counts, reference_coverage
@@ -104,12 +105,7 @@ TOPICS = ["harbour", "glacier", "orchard", "lantern", "meadow", "quarry"]
 @pytest.fixture
 def guide_ws(hash_ws, tmp_path):
     """``hash_ws`` holding one guide of six topics (no model)."""
-    doc = tmp_path / "guide.md"
-    doc.write_text("# Guide\n\n" + "\n\n".join(
-        f"## {t.title()}\n\n" + " ".join(f"The {t} note {n} says the {t} is checked daily." for n in range(25))
-        for t in TOPICS))
-    assert not hash_ws.add_paths([str(doc)]).failed
-    return hash_ws
+    return index_guides(hash_ws, tmp_path, ("guide",), TOPICS, 25)
 
 
 def _format_at(view, doc_id: int, offset: int):  # noqa: ANN202
@@ -164,9 +160,7 @@ def test_side_by_side_offers_each_sides_evidence_and_the_results_colour_it(qtbot
     ra = guide_ws.search("is the orchard checked daily", override(Strategy(top_k=1), size=32))
     rb = guide_ws.search("is the orchard checked daily", override(Strategy(top_k=3), size=32))
     doc_id = ra.passages[0].span.doc_id
-    text = guide_ws.doc_text(doc_id)
-    start = text.index("## Orchard")
-    reference = [Span(doc_id, start, start + 400)]
+    reference = section_reference(guide_ws, doc_id, "## Orchard", 400)
     pane = DocumentPane(guide_ws)
     qtbot.addWidget(pane)
     pane.set_results(ra, rb, reference)
