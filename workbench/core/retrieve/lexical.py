@@ -45,56 +45,51 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, texts: Sequence[str]) -> LexicalIndex:
-        """The index of ``texts`` (one per chunk row, in row order)."""
-        tokenizer = shared_tokenizer()
+        """The index of ``texts`` (one per chunk row, in row order).
+
+        Term frequencies are (row × word counts) @ (word × term counts): each distinct whitespace word is
+        tokenized by FTS5 once, and a word FTS5 splits ("x_y") counts as each of its terms."""
+        from scipy import sparse  # imported on first use (keeps ``import workbench.core`` light)
+
         split = [t.split() for t in texts]
-        words_per_row = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
-        all_words = list(chain.from_iterable(split))
-        del split
-        word_ids: dict[str, int] = dict.fromkeys(all_words, 0)
-        for i, w in enumerate(word_ids):
-            word_ids[w] = i
-        flat = np.fromiter(map(word_ids.__getitem__, all_words), dtype=np.int64, count=len(all_words))
-        del all_words
-        terms_of_word = tokenizer.terms_of(word_ids)
+        row_of_token = np.repeat(np.arange(len(texts)), np.fromiter(map(len, split), dtype=np.int64, count=len(split)))
+        tokens = list(chain.from_iterable(split))
+        word_ids = {w: i for i, w in enumerate(dict.fromkeys(tokens))}
+        word_of_token = np.fromiter(map(word_ids.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        terms_of_word = shared_tokenizer().terms_of(word_ids)
         terms: dict[str, int] = {}
-        word_term_ids = [[terms.setdefault(t, len(terms)) for t in terms_of_word[w]] for w in word_ids]
-        word_len = np.fromiter((len(ts) for ts in word_term_ids), dtype=np.int64, count=len(word_term_ids))
-        word_ptr = np.concatenate([[0], np.cumsum(word_len)])
-        word_terms = np.fromiter((t for ts in word_term_ids for t in ts), dtype=np.int64, count=int(word_ptr[-1]))
-        # every token occurrence: (row, term)
-        token_counts = word_len[flat]
-        token_row = np.repeat(np.repeat(np.arange(len(texts)), words_per_row), token_counts)
-        starts = np.repeat(word_ptr[flat], token_counts)
-        within = np.arange(len(starts)) - np.repeat(np.cumsum(token_counts) - token_counts, token_counts)
-        token_term = word_terms[starts + within]
-        dl = np.bincount(token_row, minlength=len(texts)).astype(np.float64)
-        return cls.from_occurrences(terms, token_term, token_row, dl)
+        pairs = [(w, terms.setdefault(t, len(terms))) for word, w in word_ids.items() for t in terms_of_word[word]]
+        words = np.fromiter((w for w, _ in pairs), dtype=np.int64, count=len(pairs))
+        word_terms = np.fromiter((t for _, t in pairs), dtype=np.int64, count=len(pairs))
+        row_words = sparse.csr_matrix((np.ones(len(word_of_token)), (row_of_token, word_of_token)),
+                                      shape=(len(texts), len(word_ids)))
+        word_term = sparse.csr_matrix((np.ones(len(words)), (words, word_terms)), shape=(len(word_ids), len(terms)))
+        tf = (row_words @ word_term).tocsc()  # term-major: a column per term, its rows sorted
+        tf.sort_indices()
+        return cls.from_counts(terms, tf.indptr.astype(np.int64), tf.indices, tf.data,
+                               np.asarray(tf.sum(axis=1)).ravel())
 
     @classmethod
-    def from_occurrences(cls, terms: dict[str, int], token_term: np.ndarray, token_row: np.ndarray,
-                         dl: np.ndarray) -> LexicalIndex:
-        """The index from every token's ``(term, row)`` and each row's length in tokens."""
+    def from_counts(cls, terms: dict[str, int], indptr: np.ndarray, rows: np.ndarray, tf: np.ndarray,
+                    dl: np.ndarray) -> LexicalIndex:
+        """The index from term frequencies in term-major CSR form and each row's length in tokens."""
         n_rows = len(dl)
-        key = np.sort(token_term * max(n_rows, 1) + token_row)  # sorted by term, then row
-        first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else key
-        tf = np.diff(np.concatenate([first, [len(key)]])).astype(np.float64)
-        pair_term, pair_row = np.divmod(key[first], max(n_rows, 1))
-        df = np.bincount(pair_term, minlength=len(terms)).astype(np.float64)
+        df = np.diff(indptr).astype(np.float64)
         idf = np.log((n_rows - df + 0.5) / (df + 0.5))
         idf[idf <= 0] = IDF_FLOOR
         avgdl = float(dl.mean()) if n_rows and dl.sum() else 1.0
         norm = K1 * (1 - B + B * dl / avgdl)
-        weights = idf[pair_term] * tf * (K1 + 1) / (tf + norm[pair_row])
-        indptr = np.concatenate([[0], np.cumsum(df.astype(np.int64))])
-        return cls(terms, indptr, pair_row.astype(np.int32), weights, n_rows)
+        term_of_entry = np.repeat(np.arange(len(df)), np.diff(indptr))
+        weights = idf[term_of_entry] * tf * (K1 + 1) / (tf + norm[rows])
+        return cls(terms, indptr, rows.astype(np.int32), weights, n_rows)
 
     def scores(self, question: str) -> tuple[np.ndarray, np.ndarray]:
-        """``(rows, scores)`` of every row holding a question term (FTS5's MATCH of the words ORed)."""
+        """``(rows, scores)`` of every row holding a question term (FTS5's MATCH of the words ORed; a word
+        FTS5 splits, "x_y", counts as its terms, not as a phrase)."""
         tokenizer = shared_tokenizer()
         picked = [t for word_terms in tokenizer.terms_of(question_words(question)).values()
                   for t in map(self.terms.get, word_terms) if t is not None]
-        if not picked:  # a word FTS5 splits ("x_y") counts as its terms, not as a phrase
+        if not picked:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         pieces = [slice(int(self.indptr[t]), int(self.indptr[t + 1])) for t in picked]
         total = np.bincount(np.concatenate([self.rows[p] for p in pieces]),

@@ -209,7 +209,7 @@ class Retriever:
             hits = hits[: strategy.top_k]
         if strategy.search_config.coarse:
             t_coarse = time.perf_counter()
-            hits = self._with_coarse_hits(ctx, strategy, hits)
+            hits = self._with_coarse_hits(ctx, strategy, hits, fine_search)
             timings["coarse_ms"] = (time.perf_counter() - t_coarse) * 1000
         note = strategy.expander.note(rt, hits)
         if note:
@@ -232,15 +232,16 @@ class Retriever:
         timings["expand_ms"] = (time.perf_counter() - t4) * 1000
         return SearchResult(ctx.question, strategy, rt.info.id, hits, context, timings, warnings)
 
-
-    def _with_coarse_hits(self, ctx: RetrievalContext, strategy: Strategy, hits: list[Hit]) -> list[Hit]:
-        """The fine hits fused with each coarse set's best hits (``coarse_hits``; cached like any search)."""
+    def _with_coarse_hits(self, ctx: RetrievalContext, strategy: Strategy, hits: list[Hit], fine_search: SearchConfig,
+                          ) -> list[Hit]:
+        """The fine hits fused with each coarse set's best hits, searched by the strategy's search without its
+        coarse levels (``coarse_hits``; cached like any search)."""
         levels = strategy.search_config.coarse_levels
         if len(ctx.coarse) != len(levels):
             raise ValueError(f"the strategy searches {len(levels)} coarse chunk set(s) but {len(ctx.coarse)} "
                              "were loaded")
-        plain = replace(strategy.search_config, coarse="")
-        lists = [self.search(replace(ctx, runtime=rt), plain, n) for rt, (_, n) in zip(ctx.coarse, levels, strict=True)]
+        lists = [self.search(replace(ctx, runtime=rt), fine_search, n)
+                 for rt, (_, n) in zip(ctx.coarse, levels, strict=True)]
         return fuse_granularities(hits, lists, ctx.runtime, strategy.rrf_k)
 
 
