@@ -30,6 +30,15 @@ CHROMA = ROOT / "workbench" / "datasets" / "chroma-general"  # bundled with the 
 sys.path.insert(0, str(Path(__file__).parent))
 
 
+@pytest.fixture(autouse=True)
+def _no_consent_leaks():
+    """Consent to run code named by data (``workbench.core.consent``) never outlives the test that gave it."""
+    yield
+    from workbench.core.consent import forget_all
+
+    forget_all()
+
+
 @pytest.fixture(scope="session")
 def embedder():
     """The real all-MiniLM-L6-v2 model, loaded once per test session."""

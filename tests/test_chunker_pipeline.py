@@ -9,6 +9,7 @@ import pytest
 from conftest import SAMPLE
 
 from workbench.cli import main
+from workbench.core.consent import trust
 from workbench.core.evaluate.bundled import bundled_path
 from workbench.core.evaluate.datasets import load_question_set
 from workbench.core.evaluate.sweep import expand_grid, parse_grid, run_sweep
@@ -127,6 +128,7 @@ def bad_spans(text, headings):
 
 def test_a_bad_chunker_fails_naming_itself_and_the_document(hash_ws, corpus):
     hash_ws.add_paths([str(corpus)])
+    trust("custom:test_chunker_pipeline:bad_spans")  # named by the user (the test), not read from data
     strategy = resolve({"chunker": "custom:test_chunker_pipeline:bad_spans"})
     with pytest.raises(ChunkerError, match=r"chunker 'custom:test_chunker_pipeline:bad_spans' on document .*\.md"):
         hash_ws.ensure_chunk_set(strategy.chunk)

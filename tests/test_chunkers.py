@@ -11,6 +11,7 @@ from fake_embedder import HashEmbedder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from workbench.core.consent import trust
 from workbench.core.index.embedding import default_model_path
 from workbench.core.ingest.chunkers import (
     ChunkerError,
@@ -217,6 +218,7 @@ def invented_texts(text, headings):
 
 
 def test_a_shifted_custom_chunker_fails_naming_chunker_and_document():
+    trust("custom:test_chunkers:shifted_chunker")  # named by the user (the test), not read from data
     kind = get_kind("custom:test_chunkers:shifted_chunker")
     chunker = kind.make(_resources())
     with pytest.raises(ChunkerError) as caught:
@@ -228,13 +230,16 @@ def test_a_shifted_custom_chunker_fails_naming_chunker_and_document():
 
 
 def test_custom_chunkers_returning_texts_are_mapped_back_or_refused():
+    for target in ("paragraph_texts", "invented_texts"):
+        trust(f"test_chunkers:{target}")
+    trust("no_such_module_xyz:chunk")
     text = "  First para.\n\nSecond   para here. \n\n\n Third."
     spans = chunk_verified(get_kind("custom:test_chunkers:paragraph_texts").make(_resources()), text, (), "p.txt")
     assert [text[a:b] for a, b in spans] == ["First para.", "Second   para here.", "Third."]
     with pytest.raises(ChunkerError, match="invented_texts.*'p.txt'.*cannot be found"):
         chunk_verified(get_kind("custom:test_chunkers:invented_texts").make(_resources()), text, (), "p.txt")
     with pytest.raises(ChunkerError, match="cannot import"):
-        get_kind("custom:no_such_module_xyz:chunk")
+        get_kind("custom:no_such_module_xyz:chunk").make(_resources())
 
 
 def test_verify_spans_refuses_out_of_range_blank_and_unordered_spans():

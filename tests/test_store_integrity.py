@@ -204,7 +204,9 @@ def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(sample_ws)
     assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert "chunk_fts" not in ws.store.db.table_names()
     assert ws.store.index_checksums(set_id) == set()
-    assert any("no recorded checksum" in p for p in verify_store(ws)["problems"])
+    report = verify_store(ws)  # its contents are checked by ids and a probe: consistent, with a note
+    assert report["consistent"], report["problems"]
+    assert any("written by an older version" in n and "probe" in n for n in report["notes"])
     assert _dense(ws, QUESTIONS[0])
     assert len(ws.store.index_checksums(set_id)) == 1
     assert verify_store(ws)["consistent"]
@@ -384,3 +386,64 @@ def test_holder_pid_uses_the_held_descriptor(tmp_path, monkeypatch):
         assert lock.holder_pid() == other.holder_pid() == os.getpid()
         assert not other.is_busy(), "every FileLock on the path in this thread shares the hold"
         assert opened == [], "no second descriptor on a held lock file"
+
+
+def test_a_foreign_sqlite_file_is_left_untouched(tmp_path):
+    """Another program's database (rollback journal, its own tables) is refused before anything is written:
+    its bytes, its journal mode and the folder stay as they were."""
+    path = tmp_path / "workbench.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.execute("INSERT INTO users (name) VALUES ('ada')")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="another program .*users.*left untouched"):
+        Store(path)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["workbench.sqlite3"]
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    conn.close()
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """An 8 MB tmpfs (needs root's mount; skipped where it is not allowed), unmounted afterwards."""
+    mount = tmp_path / "small-disk"
+    mount.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)],
+                                           capture_output=True).returncode:
+        pytest.skip("mounting a small tmpfs needs root")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _fill(folder: Path) -> None:
+    with open(folder / "filler", "wb") as fh:
+        try:
+            while True:
+                fh.write(b"\0" * 65536)
+                fh.flush()
+        except OSError:
+            pass
+
+
+def test_search_reads_on_a_full_disk_and_writes_are_refused_in_words(small_disk, hash_embedder):
+    """A cleanly closed store on a full disk: SQLite cannot create its shared-memory file, yet searching
+    (which only reads; its cache writes are skipped) works, and a write says the disk is full."""
+    from conftest import SAMPLE
+
+    data = small_disk / "data"
+    ws = Workspace(data, embedder=hash_embedder)
+    ws.add_paths([str(SAMPLE)])
+    ws.search(QUESTIONS[0], "neighbours")
+    ws.close()
+    assert not list(data.glob("*-wal")), "the last connection closed cleanly"
+    _fill(small_disk)
+    ws = Workspace(data, embedder=hash_embedder)
+    result = ws.search("a question never asked before: how is the cache flushed?", "neighbours")
+    assert result.passages
+    assert "disk is full" in (ws.store.refusal or "")
+    with pytest.raises(StoreError, match="disk is full"):
+        ws.add_paths([str(SAMPLE)])
+    ws.close()

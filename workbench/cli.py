@@ -20,6 +20,7 @@ from workbench.commands.common import (
     EXIT_STATUSES,
     EXIT_USAGE,
     UserError,
+    allow_named_code,
     check_common_paths,
     exit_status_text,
 )
@@ -65,13 +66,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         resolve_llm_options(args)
+        allow_named_code(args)
         check_common_paths(args)
         return int(args.func(args) or 0)
     except (UserError, StoreError, LLMError) as exc:  # LLMError: e.g. an ollama: embedding model's server
         print(f"workbench: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except sqlite3.DatabaseError as exc:  # damage met while reading a store that passed its open checks
-        print(f"workbench: error: the database cannot be read ({exc}); run `workbench verify`", file=sys.stderr)
+    except sqlite3.DatabaseError as exc:  # met while working on a store that passed its open checks
+        from pathlib import Path
+
+        from workbench.core.index.storage_errors import database_failure
+        from workbench.core.workspace import resolve_data_dir
+
+        folder = resolve_data_dir(getattr(args, "data_dir", None)) if hasattr(args, "data_dir") else Path.cwd()
+        print(f"workbench: error: {database_failure(exc, folder)}", file=sys.stderr)
         return EXIT_ERROR
     except (ValueError, KeyError) as exc:
         msg = exc.args[0] if exc.args else str(exc)

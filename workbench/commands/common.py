@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.core.consent import TRUST_OPTION, trust, trust_named_in
 from workbench.core.jobs import ProgressEvent
 
 if TYPE_CHECKING:
@@ -115,6 +116,25 @@ def add_common(p: argparse.ArgumentParser) -> None:
                                    "Ollama server's /api/embed; default: packaged all-MiniLM-L6-v2)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument(TRUST_OPTION, action="append", metavar="TARGET", default=None,
+                   help="allow a custom chunker (module:function) or a local embedding model folder that data "
+                        "read by this run names (a run record, saved settings, a strategy); such code is "
+                        "refused otherwise. Targets named in this command's own options are allowed already")
+
+
+CODE_NAMING_OPTIONS = ("chunker", "strategy", "grid")  # options whose values may name a chunker or model folder
+
+
+def allow_named_code(args: argparse.Namespace) -> None:
+    """Consent for the code this command line names: custom chunkers and model folders in ``--chunker``,
+    ``--strategy`` and ``--grid`` values, and every ``--trust-custom`` target (``workbench.core.consent``)."""
+    values: list[str] = []
+    for name in CODE_NAMING_OPTIONS:
+        value = getattr(args, name, None)
+        values += [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
+    trust_named_in(values)
+    for target in getattr(args, "trust_custom", None) or []:
+        trust(target)
 
 
 def add_chunk_options(p: argparse.ArgumentParser) -> None:

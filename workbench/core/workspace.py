@@ -26,9 +26,11 @@ from workbench.core.index.build import (
 )
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder
-from workbench.core.index.locking import FileLock
-from workbench.core.index.snapshot import read_snapshot
-from workbench.core.index.store import DB_NAME, ChunkSetInfo, Store
+from workbench.core.index.locking import FileLock, LockBusy
+from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
+from workbench.core.index.store import DB_NAME, ChunkSetInfo, ChunkTable, Store, StoreError
+from workbench.core.index.vectors import VectorIndex
+from workbench.core.ingest.chunkers.choice import chunker_spec
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
@@ -42,6 +44,7 @@ from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategies import Strategy, resolve
 
 APP_NAME = "chunk-workbench"
+SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 
 
 def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -265,33 +268,67 @@ class Workspace(CorpusLookups):
     def _has_snapshot(self, info: ChunkSetInfo) -> bool:
         return info.id in self._runtimes or index_path(self.data_dir, info.id).exists()
 
-    def runtime(self, set_id: str) -> SetRuntime:
+    def runtime(self, set_id: str, progress: ProgressSink | None = None) -> SetRuntime:
         """The chunk set loaded in memory (FAISS verified against the database, rebuilt if needed).
 
         The FAISS file must match the sha256 recorded when it was written; a damaged or stale file is
-        rebuilt from the cached vectors when the writer lock can be taken. During a write by another
-        thread or process the last loaded snapshot is kept; with none loaded, only the chunks present in
-        both the database and the FAISS file are used (nothing is written), as on a read-only store.
+        rebuilt from the cached vectors under the writer lock. While another thread or process writes, the
+        last loaded snapshot is kept; with none loaded, the verified file on disk is read (nothing is
+        written), and while the writer is between replacing that file and recording its digest this waits
+        for it (``progress`` hears "waiting for another writer…" once), for at most ``SNAPSHOT_WAIT_S``.
+        On a read-only store a file that does not match its digest is reported as such.
         """
         info = self.store.chunk_set(set_id)
         with self._lock:
             rt = self._runtimes.get(set_id)
             if rt is not None and rt.info.chunk_count == info.chunk_count and rt.info.state == info.state:
                 return rt
-            if self._writer_busy() or not self.store.writable:
-                if rt is not None:
-                    return rt
-                table, index = read_snapshot(self.store, self.data_dir, set_id, self._writer_busy)
+            if not self.store.writable:
+                table, index = read_only_snapshot(self.store, self.data_dir, set_id)
             else:
-                with self.writer.held():
-                    table = self.store.chunk_table(set_id)
-                    embedder = self.models.by_model_id(info.model_id) or self.embedder
-                    index = sync_index(self.store, self.data_dir, set_id, embedder)
+                if rt is not None and self._writer_busy():
+                    return rt
+                table, index = self._load_while_writers_work(set_id, info, progress)
             rt = SetRuntime(info, table, index)
             self._runtimes[set_id] = rt
             self.retriever.forget_hits()  # cached hits hold rows of the previous snapshot
             self.retriever.forget_sections()
             return rt
+
+    def _load_while_writers_work(self, set_id: str, info: ChunkSetInfo,
+                                 progress: ProgressSink | None) -> tuple[ChunkTable, VectorIndex]:
+        """The chunks and FAISS index of ``set_id``: synced under the writer lock when it is free, else the
+        verified snapshot on disk, waiting while a writer is mid-save (see ``runtime``)."""
+        deadline = time.monotonic() + SNAPSHOT_WAIT_S
+        noticed = False
+        while True:
+            try:
+                with self.writer.held(timeout=0):
+                    table = self.store.chunk_table(set_id)
+                    embedder = self.models.by_model_id(info.model_id) or self.embedder
+                    return table, sync_index(self.store, self.data_dir, set_id, embedder)
+            except LockBusy:
+                pass
+            snapshot = try_snapshot(self.store, self.data_dir, set_id)
+            if snapshot is not None:
+                return snapshot
+            if time.monotonic() > deadline:
+                raise StoreError(f"another process has been writing chunk set {set_id} for over "
+                                 f"{SNAPSHOT_WAIT_S:.0f} s and its vector index is not complete yet; nothing "
+                                 "was lost. Try again when it has finished.")
+            if not noticed and progress is not None:
+                who = self.writer.holder_pid()
+                progress(ProgressEvent("waiting", 0, 0, "waiting for another writer"
+                                       + (f" (pid {who})" if who else "") + "…"))
+                noticed = True
+            time.sleep(0.1)
+
+    def check_code_allowed(self, strategy: Strategy) -> None:
+        """Raise ``NotTrusted`` (nothing imported) when ``strategy`` names a custom chunker or a model folder
+        the user has not allowed in this run; an allowed custom chunker is imported here."""
+        self.embedder_for(strategy.model)
+        for config in strategy.chunk_configs():
+            chunker_spec(config)
 
     def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None, progress: ProgressSink | None = None,
                cancel: CancelToken | None = None) -> SearchResult:
@@ -307,8 +344,8 @@ class Workspace(CorpusLookups):
         t0 = time.perf_counter()
         own, *coarse = (self.ensure_chunk_set(config, progress, cancel, model=strategy.model).id
                         for config in strategy.chunk_configs())
-        coarse_runtimes = tuple(self.runtime(set_id) for set_id in coarse)
-        rt = self.runtime(own)
+        coarse_runtimes = tuple(self.runtime(set_id, progress) for set_id in coarse)
+        rt = self.runtime(own, progress)
         t1 = time.perf_counter()
         qvec = self.query_vector(question, strategy.model)  # the question embedded by the chunk set's model
         t2 = time.perf_counter()

@@ -180,6 +180,8 @@ def run_sweep(
         raise ValueError("nothing to run: no strategy configuration")
     if not qset.questions:
         raise ValueError("the question set has no questions")
+    for config in configs:  # code named by data is refused before any work (workbench.core.consent)
+        ws.check_code_allowed(config.strategy)
     started = time.perf_counter()
     doc_ids = index_corpora(ws, qset, configs[0].strategy.chunk, progress, cancel)
     result = SweepResult([ConfigResult(c) for c in configs], doc_ids)

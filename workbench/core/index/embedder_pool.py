@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 
+from workbench.core.consent import NotTrusted, is_trusted
 from workbench.core.index.embedding import Embedder, SentenceTransformerEmbedder
 
 OLLAMA_PREFIX = "ollama:"
@@ -89,13 +90,18 @@ class EmbedderPool:
 
     def get(self, spec: str | None = "") -> Embedder:
         """The embedder of model ``spec`` (``""``: the default), opened once; a spec naming the default's
-        model (same ``model_id``) shares the default embedder."""
+        model (same ``model_id``) shares the default embedder. A local folder other than the default is
+        opened only when the user allowed it in this run (``workbench.core.consent``): a strategy read from
+        data may name it, and a model folder can ship code."""
         text = normalise_model_spec(spec)
         if not text:
             return self.default
         with self._lock:
             emb = self._opened.get(text)
             if emb is None:
+                if not is_ollama_spec(text) and text != self._default_spec and not is_trusted(text):
+                    raise NotTrusted(text, f"the embedding model folder {text} (sentence-transformers may "
+                                           "import Python code kept in a model folder)")
                 emb = open_embedder(text, self.host, self.allow_remote)
                 if emb.model_id == self.default.model_id:
                     emb = self.default

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 import sqlite_utils
 
 
 def _script(db: sqlite_utils.Database, script: str) -> None:
-    """Run statements one by one (``executescript`` would commit the open transaction)."""
+    """Run statements one by one (``executescript`` would commit the open transaction). ``CREATE`` statements
+    are made idempotent (``IF NOT EXISTS``): a step that meets its own tables does no harm."""
     for statement in script.split(";\n"):
-        if statement.strip():
-            db.execute(statement)
+        text = statement.strip()
+        if not text:
+            continue
+        for kind in ("CREATE TABLE ", "CREATE INDEX ", "CREATE VIRTUAL TABLE "):
+            if text.startswith(kind) and not text.startswith(kind + "IF NOT EXISTS"):
+                text = kind + "IF NOT EXISTS " + text[len(kind):]
+        db.execute(text)
 
 
 def _v1(db: sqlite_utils.Database) -> None:
@@ -149,11 +156,28 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(db: sqlite_utils.Database) -> int:
-    """Apply the migrations this database lacks, each in its own transaction; returns the new version."""
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
-        with db.atomic():
-            step(db)
-            db.execute(f"PRAGMA user_version = {number}")
-    return SCHEMA_VERSION
+OWN_TABLES = ("documents", "chunk_sets", "chunks", "meta")  # tables every version of the schema has
+
+
+def foreign_tables(db: sqlite_utils.Database, version: int) -> str:
+    """``""`` when the database is empty or a workbench store; else a few of its table names (the file
+    belongs to another program and must be left untouched). Only reads."""
+    names = [r[0] for r in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    if not names or (version > 0 and all(t in names for t in OWN_TABLES)):
+        return ""
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return f"table{'s' if len(names) > 1 else ''} {shown}"
+
+
+def migrate(db: sqlite_utils.Database, transaction: Callable[[], AbstractContextManager[None]]) -> int:
+    """Apply the migrations this database lacks, each in its own write transaction (``transaction()``:
+    ``BEGIN IMMEDIATE``), re-reading the version inside it: several processes opening an older or new
+    store at once apply each step exactly once, one after another. Returns the new version."""
+    while True:
+        with transaction():
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version >= SCHEMA_VERSION:
+                return SCHEMA_VERSION
+            MIGRATIONS[version](db)
+            db.execute(f"PRAGMA user_version = {version + 1}")

@@ -3,8 +3,6 @@ the data folder is read-only."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -13,23 +11,29 @@ from workbench.core.index.build import index_path
 from workbench.core.index.store import ChunkTable, Store, StoreError
 from workbench.core.index.vectors import IndexDamaged, VectorIndex
 
+Snapshot = tuple[ChunkTable, VectorIndex]
 
-def read_snapshot(store: Store, data_dir: Path, set_id: str,
-                  writer_busy: Callable[[], bool]) -> tuple[ChunkTable, VectorIndex]:
-    """The verified FAISS file of ``set_id`` and the chunks it holds. A writer may be between replacing the
-    file and recording its digest, so a mismatch is retried for a moment while ``writer_busy()``."""
+
+def try_snapshot(store: Store, data_dir: Path, set_id: str) -> Snapshot | None:
+    """The FAISS file of ``set_id`` verified against its recorded digest, with the chunks it holds; None
+    when the file does not match (a writer is between replacing the file and recording its digest, or
+    has not written it yet: the caller waits for the writer, or rebuilds the file itself)."""
     path = index_path(data_dir, set_id)
-    for attempt in range(20):
-        try:
-            index = VectorIndex.load(path, store.index_checksums(set_id) or None)
-            break
-        except IndexDamaged:
-            if attempt == 19 or not writer_busy():
-                raise StoreError(
-                    f"the vector index of chunk set {set_id} is damaged ({path.name} does not match its "
-                    "recorded checksum) and cannot be rebuilt now"
-                    + (": the data folder is read-only." if not store.writable else
-                       " while another process writes; try again when it has finished.")) from None
-            time.sleep(0.1)
+    try:
+        index = VectorIndex.load(path, store.index_checksums(set_id) or None)
+    except (IndexDamaged, ValueError):
+        return None
     table = store.chunk_table(set_id)
     return table.subset(np.isin(table.ids, index.ids())), index
+
+
+def read_only_snapshot(store: Store, data_dir: Path, set_id: str) -> Snapshot:
+    """``try_snapshot`` on a store nothing can write to: a file that does not match its digest is damaged
+    (no writer can be replacing it) and cannot be rebuilt there."""
+    snapshot = try_snapshot(store, data_dir, set_id)
+    if snapshot is None:
+        path = index_path(data_dir, set_id)
+        what = "is missing" if not path.exists() else "does not match its recorded checksum"
+        raise StoreError(f"the vector index of chunk set {set_id} ({path.name}) {what} and cannot be rebuilt "
+                         f"here: {store.refusal or 'the store cannot be written'}")
+    return snapshot

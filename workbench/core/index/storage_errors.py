@@ -16,6 +16,7 @@ from pathlib import Path
 FULL_ERRNOS = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
 READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 NOTHING_LOST = "nothing was lost: the store keeps its last complete state"
+BUSY_TIMEOUT_S = 60.0  # how long a connection waits for another one's write lock before giving up
 
 
 class StoreError(Exception):
@@ -52,6 +53,59 @@ def damaged_message(path: Path, detail: str) -> str:
             "again (the cached embeddings are lost), or restore the folder from a backup.")
 
 
+def busy_message(folder: Path) -> str:
+    """The one-line message for a database another process kept locked for longer than a busy wait."""
+    return (f"the data folder {folder} is busy: another process kept its database locked for over "
+            f"{BUSY_TIMEOUT_S:.0f} s; {NOTHING_LOST}. Try again when it has finished.")
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True for SQLite's 'database is locked' / 'database table is locked' (SQLITE_BUSY, SQLITE_LOCKED)."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "is locked" in str(exc)
+
+
+def out_of_space(exc: sqlite3.DatabaseError, folder: Path) -> bool:
+    """True when a SQLite error comes from a full disk: ``SQLITE_FULL``, or an I/O error while nothing is
+    free on the file system (creating the shared-memory file of a WAL database fails that way)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name == "SQLITE_FULL" or "database or disk is full" in str(exc):
+        return True
+    return (name.startswith("SQLITE_IOERR") or "disk I/O error" in str(exc)) and 0 <= free_mb(folder) < 1
+
+
+def open_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    """The ``StoreError`` for a database that could not be opened: says what SQLite found, and advises
+    throwing data away only when SQLite reported the file damaged."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name == "SQLITE_NOTADB" or "not a database" in str(exc):
+        return StoreError(f"{path} is not a SQLite database; it was left untouched. "
+                          "Move it away or choose another data folder.")
+    known = describe(exc, path.parent)
+    if known is not None:
+        return known
+    if name.startswith("SQLITE_CORRUPT") or "malformed" in str(exc):
+        return StoreError(f"{path} is damaged ({exc}); it was left untouched. It cannot be repaired: move the "
+                          "data folder away and index your files again (the cached embeddings are lost), or "
+                          "restore it from a backup.")
+    return StoreError(f"{path} cannot be opened ({exc}); it was left untouched and nothing was lost.")
+
+
+def database_failure(exc: sqlite3.DatabaseError, folder: Path) -> str:
+    """The one-line message for a SQLite error met while working on a store that opened fine: 'busy' when
+    another process held the database too long, 'damaged' only when SQLite itself reported damage."""
+    known = describe(exc, folder)
+    if known is not None:
+        return str(known)
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.startswith("SQLITE_CORRUPT") or "malformed" in str(exc):
+        return (f"SQLite reports damage in the database of {folder} ({exc}); run `workbench verify` to see "
+                "what is affected")
+    return f"a database operation failed ({exc}); what it was writing was rolled back"
+
+
 def folder_writable(folder: Path) -> bool:
     """True when new files can be created in ``folder`` (SQLite needs that for its -wal/-shm files)."""
     return os.access(folder, os.W_OK | os.X_OK)
@@ -75,6 +129,8 @@ def from_sqlite_error(exc: sqlite3.Error, folder: Path) -> StoreError | None:
     """
     name = getattr(exc, "sqlite_errorname", "") or ""
     text = str(exc)
+    if is_busy(exc):
+        return StoreError(busy_message(folder))
     if name == "SQLITE_FULL" or "database or disk is full" in text:
         return StoreError(disk_full_message(folder))
     if name.startswith("SQLITE_READONLY") or "readonly database" in text:

@@ -57,7 +57,7 @@ class CacheTables(StoreConnection):
     @cache_write
     def put_vectors(self, model_id: str, vectors: dict[str, np.ndarray]) -> None:
         """Add vectors to the cache (one transaction)."""
-        with self.db.atomic():
+        with self.transaction():
             self.db.conn.executemany(
                 "INSERT OR IGNORE INTO embeddings (model_id, text_hash, vector) VALUES (?, ?, ?)",
                 [(model_id, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()],

@@ -92,7 +92,7 @@ class ChunkTables(StoreConnection):
     def set_state(self, set_id: str, state: str) -> None:
         """Mark a chunk set ``building`` or ``ready`` (and refresh its chunk count)."""
         count = self.db.table("chunks").count_where("set_id = ?", [set_id])
-        with self.db.atomic():
+        with self.transaction():
             self.db.execute(
                 "UPDATE chunk_sets SET state = ?, chunk_count = ?, updated = ? WHERE id = ?",
                 [state, count, now(), set_id],
@@ -124,7 +124,7 @@ class ChunkTables(StoreConnection):
     ) -> list[int]:
         """Replace the chunks of one document in one chunk set, in one transaction; returns new ids."""
         assert doc.id is not None
-        with self.db.atomic():
+        with self.transaction():
             self._delete_doc_chunks(doc.id, set_id)
             ids: list[int] = []
             cur = self.db.conn.cursor()
@@ -147,7 +147,7 @@ class ChunkTables(StoreConnection):
     @writes
     def drop_doc_from_set(self, set_id: str, doc_id: int) -> None:
         """Remove one document's chunks from a chunk set."""
-        with self.db.atomic():
+        with self.transaction():
             self._delete_doc_chunks(doc_id, set_id)
             self._bump()
 

@@ -10,6 +10,7 @@ import functools
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime, timezone
@@ -19,12 +20,16 @@ from urllib.parse import quote
 
 import sqlite_utils
 
-from workbench.core.index.schema import SCHEMA_VERSION, migrate
+from workbench.core.index.schema import SCHEMA_VERSION, foreign_tables, migrate
 from workbench.core.index.storage_errors import (
+    BUSY_TIMEOUT_S,
     StoreError,
     damaged_message,
     describe,
     folder_writable,
+    is_busy,
+    open_error,
+    out_of_space,
     read_only_message,
 )
 
@@ -45,11 +50,12 @@ Conn = TypeVar("Conn", bound="StoreConnection")
 
 
 def writes(method: Callable[Concatenate[Conn, Params], Result]) -> Callable[Concatenate[Conn, Params], Result]:
-    """A store method that writes: refused on a read-only or damaged store, storage errors worded."""
+    """A store method that writes: one write transaction (``BEGIN IMMEDIATE``, see ``transaction``), refused
+    on a read-only or damaged store, storage errors worded."""
 
     @functools.wraps(method)
     def wrapper(self: Conn, /, *args: Params.args, **kwargs: Params.kwargs) -> Result:
-        with self.writing():
+        with self.writing(), self.transaction():
             return method(self, *args, **kwargs)
 
     return wrapper
@@ -58,14 +64,19 @@ def writes(method: Callable[Concatenate[Conn, Params], Result]) -> Callable[Conc
 def cache_write(
     method: Callable[Concatenate[Conn, Params], Result],
 ) -> Callable[Concatenate[Conn, Params], Result | None]:
-    """A write to a cache: skipped on a store that refuses writes (searching a read-only folder works)."""
+    """A write to a cache: skipped on a store that refuses writes, and when the write fails for lack of
+    space, a failing disk or another process's long write (a read such as a search must not fail because
+    its by-product could not be kept; the next run computes it again)."""
 
     @functools.wraps(method)
     def wrapper(self: Conn, /, *args: Params.args, **kwargs: Params.kwargs) -> Result | None:
         if self.refusal:
             return None
-        with self.writing():
-            return method(self, *args, **kwargs)
+        try:
+            with self.writing(), self.transaction():
+                return method(self, *args, **kwargs)
+        except StoreError:
+            return None
 
     return wrapper
 
@@ -93,52 +104,59 @@ class StoreConnection:
                                  "make it writable or choose another data folder.")
             self.refusal = read_only_message(self.folder)
         try:
-            self.db = sqlite_utils.Database(self._connect(read_only=not writable))
-            self._open_checks(writable)
+            self._open(writable)
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
-            if getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB" or "not a database" in str(exc):
-                raise StoreError(
-                    f"{self.path} is not a SQLite database; it was left untouched. "
-                    "Move it away or choose another data folder."
-                ) from None
-            known = describe(exc, self.folder)
-            if known is not None:
-                raise known from None
-            what = "is damaged" if getattr(exc, "sqlite_errorname", "") == "SQLITE_CORRUPT" else "cannot be used"
-            raise StoreError(
-                f"{self.path} {what} ({exc}); it was left untouched. It cannot be repaired: move the "
-                "data folder away and index your files again (the cached embeddings are lost), or restore it "
-                "from a backup."
-            ) from None
+            if not (writable and existed and out_of_space(exc, self.folder)):
+                raise open_error(self.path, exc) from None
+            # A full disk: SQLite cannot even create its shared-memory file. What is stored can still be
+            # read (searching only reads); every write is refused with the reason.
+            self.refusal = str(open_error(self.path, exc))
+            try:
+                self._open(writable=False)
+            except sqlite3.DatabaseError as again:
+                self._close_quietly()
+                raise open_error(self.path, again) from None
         except BaseException:
             self._close_quietly()
             raise
+
+    def _open(self, writable: bool) -> None:
+        self.db = sqlite_utils.Database(self._connect(read_only=not writable))
+        self._open_checks(writable)
 
     def _connect(self, read_only: bool) -> sqlite3.Connection:
         """A connection; read-only ones use ``mode=ro``, or ``immutable=1`` when SQLite cannot create the
         -shm file of a WAL database in a read-only folder (nothing can write there then)."""
         if not read_only:
-            return sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
+            return sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         uri = "file:" + quote(str(self.path.resolve()))
-        conn = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30, check_same_thread=False)
+        conn = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return conn
         except sqlite3.OperationalError:
             conn.close()
-        return sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=30, check_same_thread=False)
+        return sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=BUSY_TIMEOUT_S,
+                               check_same_thread=False)
 
     def _open_checks(self, writable: bool) -> None:
-        """Schema version, WAL mode, integrity (once per process and file), migrations."""
+        """Schema version and ownership (before anything is written), WAL mode, integrity (once per process
+        and file), migrations (each under SQLite's write lock, see ``schema.migrate``)."""
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} was written by a newer Chunk Workbench (schema {version}, this version "
                 f"knows {SCHEMA_VERSION}); it was left untouched. Update the app or use another data folder."
             )
+        foreign = foreign_tables(self.db, version)
+        if foreign:
+            raise StoreError(
+                f"{self.path} is a SQLite database of another program (it holds {foreign}), not a Chunk "
+                "Workbench store; it was left untouched. Choose another data folder."
+            )
         if writable:
-            self.db.execute("PRAGMA journal_mode = WAL")
+            self._use_wal()
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -151,7 +169,23 @@ class StoreConnection:
                 raise StoreError(f"{self.path} needs an upgrade (schema {version} to {SCHEMA_VERSION}), but "
                                  + self.refusal[0].lower() + self.refusal[1:])
             return
-        migrate(self.db)
+        migrate(self.db, self.transaction)
+
+    def _use_wal(self) -> None:
+        """Switch the file to write-ahead logging (readers never wait for a writer). Another process may hold
+        the file for a moment (it is creating or migrating it): SQLite then answers with the old mode or
+        'locked', so the switch is tried again for as long as a busy wait allows."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                mode = str(self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc) or time.monotonic() > deadline:
+                    raise
+                mode = ""
+            if mode == "wal" or time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
 
     def _integrity_once(self) -> str | None:
         """``PRAGMA quick_check`` the first time this process opens this file; the refusal, or None."""
@@ -187,6 +221,25 @@ class StoreConnection:
         """Raise ``StoreError`` with the reason when this store refuses writes."""
         if self.refusal:
             raise StoreError(self.refusal)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """``with store.transaction(): ...``: one write transaction. ``BEGIN IMMEDIATE`` takes SQLite's write
+        lock before the first read, waiting up to the busy timeout for another writer; a deferred ``BEGIN``
+        would read first and then fail at once ("database is locked") when another process committed in
+        between. Inside an open transaction it is a savepoint."""
+        conn = self.db.conn
+        if conn.in_transaction:
+            with self.db.atomic():  # a savepoint
+                yield
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.rollback()  # a no-op when the error already ended the transaction
+            raise
+        conn.execute("COMMIT")
 
     @contextmanager
     def writing(self) -> Iterator[None]:

@@ -32,7 +32,7 @@ class DocumentTables(ChunkTables):
         existing = self.document_by_path(doc.path)
         if existing and existing["sha256"] == doc.sha256:
             return int(existing["id"]), False
-        with self.db.atomic():
+        with self.transaction():
             row = {
                 "path": doc.path, "title": doc.title, "text": doc.text, "format": doc.format,
                 "sha256": doc.sha256, "size": doc.size, "mtime": doc.mtime, "status": "indexed",
@@ -60,7 +60,7 @@ class DocumentTables(ChunkTables):
     @writes
     def remove_document(self, doc_id: int) -> None:
         """Delete a document with its headings and chunks in every chunk set."""
-        with self.db.atomic():
+        with self.transaction():
             self._drop_doc_children(doc_id)
             self.db.execute("DELETE FROM documents WHERE id = ?", [doc_id])
             self._bump()
@@ -76,11 +76,13 @@ class DocumentTables(ChunkTables):
         """Forget the problem recorded for ``path`` (its file is indexed now)."""
         self.db.execute("DELETE FROM problems WHERE path = ?", [path])
 
+    @writes
     def forget_problems(self, paths: Iterable[str]) -> None:
         """Forget the problems recorded for these paths (their files are gone or were read again)."""
-        with self.db.atomic():
+        with self.transaction():
             self.db.conn.executemany("DELETE FROM problems WHERE path = ?", [(p,) for p in paths])
 
+    @writes
     def move_document(self, doc_id: int, doc: Document) -> bool:
         """Give a stored document the path (and title, mtime) of ``doc``, which has the same content.
 
@@ -90,7 +92,7 @@ class DocumentTables(ChunkTables):
         """
         old = self.document(doc_id)
         dropped = False
-        with self.db.atomic():
+        with self.transaction():
             self.db.table("documents").update(doc_id, {"path": doc.path, "title": doc.title, "mtime": doc.mtime,
                                                  "size": doc.size, "note": doc.note})
             self.clear_problem(doc.path)

@@ -55,7 +55,7 @@ def verify_store(ws: Workspace, repair: bool = False) -> dict[str, Any]:
                          "the next search or index run completes it")
             continue
         try:
-            found = _check_set(ws, info)
+            found = _check_set(ws, info, notes)
         except sqlite3.DatabaseError as exc:
             found = [f"cannot be read ({exc})"]
             unrepairable.append(f"{label}: {found[0]}")
@@ -84,8 +84,10 @@ def _orphans(store: Store) -> list[str]:
     return out
 
 
-def _check_set(ws: Workspace, info: ChunkSetInfo) -> list[str]:
-    """Problems of one ready chunk set: vectors missing from the cache, FAISS file damaged or stale."""
+def _check_set(ws: Workspace, info: ChunkSetInfo, notes: list[str]) -> list[str]:
+    """Problems of one ready chunk set: vectors missing from the cache, FAISS file damaged or stale. A file
+    written before checksums were recorded is checked by its ids and a probe search (a note, not a problem,
+    when both pass)."""
     store = ws.store
     found = []
     missing_vectors = store.chunks_without_vector_count(info.id, info.model_id)
@@ -97,9 +99,6 @@ def _check_set(ws: Workspace, info: ChunkSetInfo) -> list[str]:
         index = VectorIndex.load(path, checksums or None)
     except ValueError as exc:  # missing, unreadable, or IndexDamaged
         return [*found, str(exc)]
-    if not checksums:
-        found.append(f"index file {path.name} has no recorded checksum (written by an older version), so its "
-                     "contents cannot be checked")
     db_ids = store.chunk_ids(info.id)
     held = index.ids()
     if not np.array_equal(held, db_ids):
@@ -112,4 +111,10 @@ def _check_set(ws: Workspace, info: ChunkSetInfo) -> list[str]:
             index.search(np.frombuffer(blob, dtype=np.float32), 10)
     except IndexDamaged as exc:
         found.append(str(exc).split(":")[0])
+    if not checksums and not found:
+        notes.append(f"chunk set {info.id}: index file {path.name} was written by an older version (no recorded "
+                     "checksum); it holds exactly the set's chunks and answers a probe search, and the next "
+                     "search rewrites it with a checksum")
+    elif not checksums:
+        found.append(f"index file {path.name} has no recorded checksum (written by an older version)")
     return found

@@ -27,9 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.consent import trust
 from workbench.core.ingest.chunkers import ChunkerError, ChunkerKind, ParamSpec, chunker_kinds, get_kind
 from workbench.core.ingest.chunkers.choice import CONFIG_KINDS, apply_chunker, parse_chunker, size_param
 from workbench.core.ingest.chunkers.protocol import ParamValue
+from workbench.core.ingest.chunkers.registry import CUSTOM_PREFIX
 from workbench.core.ingest.chunking import ChunkConfig, max_overlap
 from workbench.ui.widgets.slider_row import SliderRow
 
@@ -167,7 +169,7 @@ class ChunkerKnobs(QWidget):
             if self.combo.findData(kind.name) < 0:  # a custom:module:function chunker, or one registered late
                 self.combo.addItem(kind.name, kind.name)
             self.combo.setCurrentIndex(self.combo.findData(kind.name))
-            values = kind.spec(**params).param_dict
+            values = kind.checked_params(**params)  # shown, not loaded: data may name a custom chunker
             self._rebuild(kind, values)
             return values
         finally:
@@ -184,6 +186,8 @@ class ChunkerKnobs(QWidget):
         if self._loading:
             return
         name = self.name()
+        if name.startswith(CUSTOM_PREFIX):
+            trust(name)  # chosen here by the user: allowed for this run (see workbench.core.consent)
         kind = _kind_or_none(name) if name else None
         self._rebuild(kind)
         self.picked.emit()

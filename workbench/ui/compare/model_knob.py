@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 from shiboken6 import isValid
 
+from workbench.core.consent import trust
 from workbench.core.index.embedder_pool import is_ollama_spec, model_label, normalise_model_spec
 from workbench.ui.window.workers import JobRunner, Worker
 
@@ -46,11 +47,18 @@ class ModelKnob(QWidget):
         for folder in folders:
             self._add(normalise_model_spec(folder))
         self.set_model(model)
-        self.combo.currentIndexChanged.connect(lambda _i: self.changed.emit(self.model()))
+        self.combo.currentIndexChanged.connect(self._chosen)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(QLabel("Embedding model"))
         lay.addWidget(self.combo, 1)
+
+    def _chosen(self, _index: int) -> None:
+        """The user chose an entry: a local folder is allowed for this run (``workbench.core.consent``)."""
+        spec = self.model()
+        if spec and not is_ollama_spec(spec):
+            trust(spec)
+        self.changed.emit(spec)
 
     def model(self) -> str:
         """The chosen model spec (``""``: the default)."""

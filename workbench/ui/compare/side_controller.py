@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 from shiboken6 import isValid
 
+from workbench.core.consent import NotTrusted
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import Strategy
 from workbench.ui.window.workers import JobRunner, Worker
@@ -38,6 +39,7 @@ class SideController(QObject):
     buildFinished = Signal(object)  # ChunkSetInfo
     buildCancelled = Signal()
     failed = Signal(str)
+    untrusted = Signal(str, str)  # (target, what): the strategy names code the user has not allowed
 
     def __init__(self, workspace: Workspace, strategy: Strategy, store_jobs: JobRunner, search_jobs: JobRunner,
                  name: str = "A", parent: QObject | None = None) -> None:
@@ -76,7 +78,7 @@ class SideController(QObject):
         if self._chunk_set_ready(strategy):
             self._debounce.stop()
             self._run_search()
-        else:
+        elif self._trusted(strategy):
             self._set_stale(True)
             self._debounce.start()
 
@@ -85,7 +87,7 @@ class SideController(QObject):
         self._debounce.stop()
         if self._chunk_set_ready(self.strategy):
             self._run_search()
-        else:
+        elif self._trusted(self.strategy):
             self._set_stale(True)
             self._start_build()
 
@@ -109,10 +111,23 @@ class SideController(QObject):
     def _chunk_set_ready(self, strategy: Strategy) -> bool:
         try:
             return self.ws.find_chunk_set(strategy.chunk, strategy.model) is not None
+        except NotTrusted as exc:  # named by data: the panel asks (nothing was imported)
+            self.untrusted.emit(exc.target, exc.what)
+            return False
         except Exception as exc:  # a store problem is shown, not raised into a slot
             log.exception("chunk set lookup failed")
             self.failed.emit(str(exc))
             return False
+
+    def _trusted(self, strategy: Strategy) -> bool:
+        """False when ``strategy`` names code not allowed in this run (``untrusted`` was emitted)."""
+        try:
+            strategy.chunk.set_id(self.ws.embedder_for(strategy.model).model_id)
+        except NotTrusted:
+            return False
+        except Exception:  # any other problem is the build's to report
+            return True
+        return True
 
     def _run_search(self) -> None:
         if not self.question:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
@@ -15,6 +15,7 @@ from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
+from workbench.ui.app.trust_dialog import ask_to_trust
 from workbench.ui.compare.compare_stats import metrics_line, side_line
 from workbench.ui.compare.evidence import EVIDENCE_LABELS, side_legend_kinds
 from workbench.ui.compare.legend import Legend
@@ -46,6 +47,7 @@ class SidePanel(QWidget):
         strategy = model.strategy(name)
         self.reference: list[Span] = model.reference
         self.controller = SideController(workspace, strategy, store_jobs, search_jobs, name, self)
+        self.ask_trust: Callable[[QWidget | None, str, str], bool] = ask_to_trust  # tests answer it
         self.strategy_panel = StrategyPanel(strategy)
         self.model_knob: ModelKnob = side_model_knob(workspace, strategy.model)
         self.results = ResultsView(workspace)
@@ -127,6 +129,7 @@ class SidePanel(QWidget):
         c.buildFinished.connect(lambda _info: self.progress.finish())
         c.buildCancelled.connect(self.progress.finish)
         c.failed.connect(self._failed)
+        c.untrusted.connect(self._untrusted)
         self.progress.cancelRequested.connect(c.cancel_build)
         self.results.passageActivated.connect(self.passageActivated)
         self.model.strategyChanged.connect(self._model_strategy)
@@ -196,6 +199,14 @@ class SidePanel(QWidget):
         self.metrics.setVisible(bool(self.reference))
         self._update_legend()
         self.resultShown.emit(result)
+
+    def _untrusted(self, target: str, what: str) -> None:
+        """The strategy names code read from data: run it only when the user allows it here."""
+        if self.ask_trust(self, target, what):
+            self.controller.refresh()
+        else:
+            self._failed(f"Side {self.controller.name} did not run: the strategy names {what}, which you "
+                         "did not allow. Choose another chunker or model, or allow it when asked.")
 
     def _failed(self, message: str) -> None:
         self.progress.finish()

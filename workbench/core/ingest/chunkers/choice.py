@@ -112,8 +112,8 @@ def apply_chunker(base: ChunkConfig, value: str | Mapping[str, object] | None, s
                            structure_aware=kind.name == "structure", chunker="")
         except ValueError as exc:
             raise ChunkerError(f"chunker {kind.name!r}: {exc}") from None
-    spec = kind.spec(**params)
-    canonical = json.dumps({"name": spec.name, **spec.param_dict}, sort_keys=True, separators=(",", ":"))
+    checked = kind.checked_params(**params)  # no version: naming a chunker loads no code (see consent)
+    canonical = json.dumps({"name": kind.name, **checked}, sort_keys=True, separators=(",", ":"))
     defaults = ChunkConfig()
     return replace(base, unit=defaults.unit, size=defaults.size, overlap=defaults.overlap, structure_aware=False,
                    chunker=canonical)

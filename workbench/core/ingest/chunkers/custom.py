@@ -5,6 +5,10 @@ an iterable of ``(start, end)`` spans, ``(start, end, chunk_text)`` triples (the
 span), objects with ``start``/``end``, or plain chunk texts (mapped back by the rule of
 ``spans_from_texts``). Its identity is the target plus a hash of the function's source code (when Python can
 read it), so editing the function makes a new chunk set rather than silently reusing old chunks.
+
+Naming a custom chunker loads nothing: its module is imported only when a chunk set's identity or chunks are
+needed, and only when the user allowed the target in this run (``workbench.core.consent``); otherwise
+``CustomNotTrusted`` says how to allow it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import importlib
 import inspect
 from collections.abc import Callable, Sequence
 
+from workbench.core.consent import NotTrusted, is_trusted
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.protocol import Chunker, ChunkerKind, ChunkerResources, ChunkerSpec
 from workbench.core.ingest.headings import Heading
@@ -21,11 +26,25 @@ from workbench.core.ingest.headings import Heading
 UserFunction = Callable[[str, Sequence[Heading]], object]
 
 
-def load_function(target: str) -> UserFunction:
-    """The callable named by ``module:function`` (dots after the colon reach attributes)."""
+class CustomNotTrusted(ChunkerError, NotTrusted):
+    """A custom chunker named by data, not allowed in this run (see ``workbench.core.consent``)."""
+
+
+def check_target(target: str) -> tuple[str, str]:
+    """``(module, attribute path)`` of ``module:function`` (nothing is imported)."""
     module_name, sep, attr_path = target.partition(":")
     if not sep or not module_name or not attr_path:
         raise ChunkerError(f"custom chunker {target!r}: write it as module:function")
+    return module_name, attr_path
+
+
+def load_function(target: str) -> UserFunction:
+    """The callable named by ``module:function`` (dots after the colon reach attributes); refused with
+    ``CustomNotTrusted`` unless the user allowed ``target`` in this run."""
+    module_name, attr_path = check_target(target)
+    if not is_trusted(target):
+        raise CustomNotTrusted(target, f"the custom chunker custom:{target} (it imports the Python module "
+                                       f"{module_name!r} and calls {attr_path!r})")
     try:
         obj: object = importlib.import_module(module_name)
     except ImportError as exc:
@@ -65,13 +84,14 @@ class CustomChunker:
 
 
 def custom_kind(target: str) -> ChunkerKind:
-    """The registry entry for the user function ``target`` (``module:function``)."""
-    function = load_function(target)
+    """The registry entry for the user function ``target`` (``module:function``). Nothing is imported here:
+    the function is loaded (with the consent check) when the kind's version or a chunker is needed."""
+    module_name, _ = check_target(target)
 
     def build(spec: ChunkerSpec, resources: ChunkerResources) -> Chunker:
-        return CustomChunker(spec, function)
+        return CustomChunker(spec, load_function(target))
 
     return ChunkerKind(f"custom:{target}", f"your own chunker {target}",
                        (),
-                       build, library=target.partition(":")[0].split(".")[0],
-                       version=lambda: source_version(function))
+                       build, library=module_name.split(".")[0],
+                       version=lambda: source_version(load_function(target)))

@@ -163,15 +163,19 @@ class ChunkerKind:
     available: Callable[[], str | None] = _always_available
     needs: tuple[str, ...] = ()  # "counter" and/or "embed"
 
-    def spec(self, **params: object) -> ChunkerSpec:
-        """The identity for ``params`` (defaults filled in, each value checked; unknown names refused)."""
+    def checked_params(self, **params: object) -> dict[str, ParamValue]:
+        """``params`` with defaults filled in, each value checked, unknown names refused (no library or user
+        code is loaded: the version is not asked for)."""
         known = {p.name: p for p in self.params}
         unknown = sorted(set(params) - set(known))
         if unknown:
             raise ChunkerError(f"chunker {self.name!r} has no parameter {', '.join(unknown)} "
                                f"(it takes {', '.join(known) or 'none'})")
-        values = {name: p.check(params.get(name, p.default), self.name) for name, p in known.items()}
-        return ChunkerSpec.of(self.name, values, self.library, self.version())
+        return {name: p.check(params.get(name, p.default), self.name) for name, p in known.items()}
+
+    def spec(self, **params: object) -> ChunkerSpec:
+        """The identity for ``params`` (see ``checked_params``), with the library's version."""
+        return ChunkerSpec.of(self.name, self.checked_params(**params), self.library, self.version())
 
     def make(self, resources: ChunkerResources, **params: object) -> Chunker:
         """Build the chunker for ``params`` (``ChunkerError`` when unavailable or a resource is missing)."""

@@ -1,0 +1,146 @@
+"""No code from data: a custom chunker or a model folder named by a run record, saved settings or a strategy
+read from anywhere but the user's own command line or window choice is shown, never imported, and refused
+with one line that says how to allow it (``workbench.core.consent``)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+from eval_support import sample_questions
+from ui_support import WAIT_MS, search, wait_settled
+
+from workbench.cli import main
+from workbench.core.consent import NotTrusted, is_trusted, named_targets, trust
+from workbench.core.evaluate.datasets import load_question_set, save_question_set
+from workbench.core.evaluate.records import find_run, load_run, rerun, save_run
+from workbench.core.evaluate.sweep import expand_grid, run_sweep
+from workbench.core.retrieve.strategies import resolve
+
+pytest_plugins = ["ui_support"]
+QUESTION = "How do I roll back a bad deployment?"
+
+
+@pytest.fixture
+def payload(tmp_path, monkeypatch):
+    """``(target, mark)``: a module whose import writes "imported" to ``mark`` and whose ``run`` chunker
+    writes "called"; a fresh module name per test, so an import in one test cannot hide one in another."""
+    name = f"payload_{uuid.uuid4().hex[:8]}"
+    mark = tmp_path / "mark.txt"
+    folder = tmp_path / "modules"
+    folder.mkdir()
+    (folder / f"{name}.py").write_text(
+        "import pathlib\n"
+        f"pathlib.Path({str(mark)!r}).write_text('imported')\n"
+        "def run(text, headings):\n"
+        f"    pathlib.Path({str(mark)!r}).write_text('called')\n"
+        "    return [(0, len(text))]\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    return f"{name}:run", mark
+
+
+def _custom(strategy_json: dict, target: str) -> dict:
+    """``strategy_json`` with its chunker replaced by ``custom:target`` (as an edited record would hold)."""
+    chunk = dict(strategy_json["chunk"], chunker=json.dumps({"name": f"custom:{target}"}))
+    return dict(strategy_json, chunk=chunk)
+
+
+@pytest.fixture
+def tampered_run(tmp_path, hash_sample_ws, payload):
+    """A recorded run over the sample corpus whose strategy was edited to name the payload chunker."""
+    questions, corpora = sample_questions(["deploy-guide"])
+    save_question_set(tmp_path / "qs", questions, corpora)
+    qset = load_question_set(tmp_path / "qs")
+    ws = hash_sample_ws
+    run_id = save_run(ws, qset, run_sweep(ws, qset, expand_grid(["plain"], None)))
+    info = find_run(ws, run_id)
+    config = dict(info.config)
+    config["configs"] = [dict(c, strategy=_custom(c["strategy"], payload[0])) for c in config["configs"]]
+    with ws.store.transaction():  # what someone editing the data folder's database could write
+        ws.store.db.execute("UPDATE runs SET config_json = ? WHERE id = ?", [json.dumps(config), run_id])
+    return ws, run_id
+
+
+def test_a_record_naming_a_custom_chunker_is_shown_and_refused_never_imported(tampered_run, payload, capsys):
+    ws, run_id = tampered_run
+    target, mark = payload
+    _, results = load_run(ws, run_id)
+    strategy = results[0].config.strategy
+    assert f"custom:{target}" in strategy.chunk.chunker and f"custom:{target}" in strategy.describe()
+    with pytest.raises(NotTrusted) as refused:
+        rerun(ws, run_id)
+    assert f"--trust-custom {target}" in str(refused.value) and "\n" not in str(refused.value)
+    assert not mark.exists(), "nothing was imported"
+
+    code = main(["runs", "--show", run_id, "--data-dir", str(ws.data_dir)])
+    out, err = capsys.readouterr()
+    assert code == 0 and run_id in out and not err
+    code = main(["eval", "--rerun", run_id, "--data-dir", str(ws.data_dir), "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 1 and f"--trust-custom {target}" in err and len(err.strip().splitlines()) == 1
+    assert not mark.exists(), "runs --show and a refused re-run import nothing"
+
+    trust(target)  # what --trust-custom (or the window's dialog) does
+    new_id, sweep = rerun(ws, run_id)
+    assert mark.read_text() == "called" and new_id != run_id
+    assert all(len(r.spans) >= 1 for r in sweep.results[0].rows)
+
+
+def test_a_saved_strategy_naming_a_custom_chunker_loads_but_does_not_run(hash_sample_ws, payload, ui_settings):
+    from workbench.ui.app.settings import load_strategy
+
+    target, mark = payload
+    ui_settings.setValue("strategy/A", json.dumps(_custom(resolve("plain").to_dict(), target)))
+    strategy = load_strategy(ui_settings, "A")
+    assert f"custom:{target}" in strategy.chunk.chunker
+    with pytest.raises(NotTrusted, match="--trust-custom"):
+        hash_sample_ws.search(QUESTION, strategy)
+    assert not mark.exists()
+
+
+def test_a_strategy_named_on_the_command_line_may_name_its_own_chunker(hash_sample_ws, payload, capsys):
+    """Pasted on the command line, the chunker is the user's own choice: it runs."""
+    target, mark = payload
+    data = str(hash_sample_ws.data_dir)
+    hash_sample_ws.close()
+    code = main(["search", QUESTION, "--data-dir", data, "--quiet", "--json",
+                 "--strategy", json.dumps({"chunker": f"custom:{target}"})])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert mark.read_text() == "called" and json.loads(out)
+
+
+def test_a_model_folder_named_by_data_is_refused_and_named_on_the_command_line_allowed(hash_sample_ws, tmp_path):
+    folder = tmp_path / "some-model"
+    folder.mkdir()
+    strategy = resolve({"model": str(folder)})
+    with pytest.raises(NotTrusted, match="embedding model folder"):
+        hash_sample_ws.search(QUESTION, strategy)
+    assert named_targets(json.dumps({"model": str(folder)})) == [str(folder)]
+    assert str(folder) in named_targets(f"window=0,1 model=default,{folder}")
+    assert named_targets("custom:pkg.mod:fn") == ["pkg.mod:fn"]
+    assert not is_trusted(str(folder))
+    trust(str(folder))
+    assert is_trusted(str(folder) + "/")
+
+
+def test_the_window_asks_before_running_code_a_record_named(qtbot, make_window, hash_sample_ws, payload):
+    """A strategy from a record (the lab's double-click lands it on a side) asks first; refusing shows why and
+    imports nothing; allowing runs it for this session."""
+    target, mark = payload
+    window = make_window(hash_sample_ws)
+    window.side_by_side.click()
+    side = window.compare.b
+    search(qtbot, window, sides=("a", "b"))
+    asked: list[tuple[str, str]] = []
+    side.ask_trust = lambda _parent, t, what: asked.append((t, what)) or False
+    side.set_strategy(resolve(_custom(resolve("plain").to_dict(), target)))
+    qtbot.waitUntil(lambda: side.banner.isVisible(), timeout=WAIT_MS)
+    assert asked and asked[-1][0] == target and "did not allow" in side.banner.text()
+    assert not mark.exists()
+
+    side.ask_trust = lambda _parent, t, _what: trust(t) or True
+    side.controller.refresh()
+    result = wait_settled(qtbot, side, lambda r: "custom:" in r.strategy.chunk.chunker)
+    assert mark.read_text() == "called" and result.passages
