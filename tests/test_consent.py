@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 from eval_support import sample_questions
-from ui_support import WAIT_MS, search, wait_settled
+from ui_support import WAIT_MS, wait_settled
 
 from workbench.cli import main
 from workbench.core.consent import NotTrusted, is_trusted, named_targets, trust
@@ -125,19 +125,24 @@ def test_a_model_folder_named_by_data_is_refused_and_named_on_the_command_line_a
     assert is_trusted(str(folder) + "/")
 
 
-def test_the_window_asks_before_running_code_a_record_named(qtbot, make_window, hash_sample_ws, payload):
-    """A strategy from a record (the lab's double-click lands it on a side) asks first; refusing shows why and
-    imports nothing; allowing runs it for this session."""
+def test_the_lab_opens_such_a_run_and_the_window_asks_before_running_it(qtbot, make_window, tampered_run, payload):
+    """The lab's Open run shows a record naming a custom chunker without importing it; a double-click on its
+    configuration lands it on the sides, which ask first: refusing says why and imports nothing; allowing
+    runs it for this session."""
+    ws, run_id = tampered_run
     target, mark = payload
-    window = make_window(hash_sample_ws)
-    window.side_by_side.click()
-    side = window.compare.b
-    search(qtbot, window, sides=("a", "b"))
-    asked: list[tuple[str, str]] = []
-    side.ask_trust = lambda _parent, t, what: asked.append((t, what)) or False
-    side.set_strategy(resolve(_custom(resolve("plain").to_dict(), target)))
+    window = make_window(ws)
+    window.set_mode("evaluate")
+    view = window.eval_view
+    view.open_run(run_id)
+    assert view.summary.rowCount() == 1 and not mark.exists()
+    asked: list[str] = []
+    for side in (window.compare.a, window.compare.b):
+        side.ask_trust = lambda _parent, t, _what: asked.append(t) or False
+    view.summary.itemActivated.emit(view.summary.item(0, 0))
+    side = window.compare.a
     qtbot.waitUntil(lambda: side.banner.isVisible(), timeout=WAIT_MS)
-    assert asked and asked[-1][0] == target and "did not allow" in side.banner.text()
+    assert target in asked and "did not allow" in side.banner.text()
     assert not mark.exists()
 
     side.ask_trust = lambda _parent, t, _what: trust(t) or True
