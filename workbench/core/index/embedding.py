@@ -94,6 +94,25 @@ class Embedder(Protocol):
     ) -> np.ndarray: ...
 
 
+_LOADED: dict[tuple[str, str], Any] = {}  # (model folder, device) → SentenceTransformer, one per process
+_LOADING = threading.Lock()
+
+
+def load_model(model_path: str, device: str = "cpu") -> Any:
+    """The SentenceTransformer in ``model_path``, loaded once per process (every embedder, workspace and
+    command in the process shares it: the weights are read-only at inference)."""
+    key = (str(Path(model_path).resolve()), device)
+    with _LOADING:
+        model = _LOADED.get(key)
+        if model is None:
+            ensure_offline()
+            from sentence_transformers import SentenceTransformer
+
+            model = SentenceTransformer(model_path, device=device, local_files_only=True)
+            _LOADED[key] = model
+        return model
+
+
 class SentenceTransformerEmbedder:
     """A local sentence-transformers model; the model is loaded on first use (lazy torch import)."""
 
@@ -114,10 +133,7 @@ class SentenceTransformerEmbedder:
         """The loaded SentenceTransformer."""
         with self._lock:
             if self._model is None:
-                ensure_offline()
-                from sentence_transformers import SentenceTransformer
-
-                self._model = SentenceTransformer(self.model_path, device=self.device, local_files_only=True)
+                self._model = load_model(self.model_path, self.device)
             return self._model
 
     @property
