@@ -21,7 +21,13 @@ from workbench.commands.common import (
     output_dir,
     progress_printer,
 )
-from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
+from workbench.commands.llm_options import (
+    LLM_ADVICE,
+    add_llm_options,
+    check_llm_host,
+    llm_choice,
+    pipeline_llm_reason,
+)
 from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
 from workbench.core.evaluate.answer_report import (
     accounting_lines,
@@ -38,11 +44,18 @@ from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.judge import answer_and_judge, backend_name
 from workbench.core.evaluate.records import load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired
-from workbench.core.evaluate.sweep import compare_rows, run_sweep
+from workbench.core.evaluate.sweep import (
+    MissingLLM,
+    compare_rows,
+    llm_step_problem,
+    llm_steps,
+    note_lines,
+    run_sweep,
+)
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.records import RunInfo
-    from workbench.core.evaluate.sweep import ConfigResult, SweepResult
+    from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, SweepResult
     from workbench.core.llm.base import Backend
     from workbench.core.llm.open import LLMChoice
     from workbench.core.workspace import Workspace
@@ -58,11 +71,12 @@ def _pct(x: float | None, std: float | None = None, scale: float = 100.0) -> str
 
 
 def format_table(rows: list[dict]) -> str:
-    """The summary as a text table, one row per configuration."""
+    """The summary as a text table, one row per configuration (``[!]`` after the key: its searches warned,
+    e.g. an LLM step failed; ``_report`` lists the warnings under the table)."""
     head = ["configuration", *(title for _, title in COLUMNS), "ctx tokens", "questions"]
     body = []
     for r in rows:
-        cells = [r["key"]]
+        cells = [r["key"] + (" [!]" if r.get("warnings") else "")]
         for name, _ in COLUMNS:
             if name == "mrr":
                 cells.append(f"{r[name]:.3f}" if r[name] is not None else "-")
@@ -112,7 +126,11 @@ def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id:
     rows = summary_rows(sweep.results)
     for row in rows:
         row["run_id"] = run_id
-    lines = [format_table(rows), *_answers_table(sweep.results, rows)]
+    for row, cr in zip(rows, sweep.results, strict=True):
+        if cr.notes:  # a step that failed or was skipped on some questions: never shown as done
+            row["warnings"] = note_lines([cr])
+    lines = [format_table(rows), *(f"[!] {w}" for row in rows for w in row.get("warnings", []))]
+    lines += _answers_table(sweep.results, rows)
     lines += _against_baseline(sweep.results, rows, getattr(args, "baseline", None))
     data: object = rows
     if getattr(args, "budgets", None):
@@ -212,7 +230,10 @@ def run_eval(args: argparse.Namespace) -> int:
             backend = _judge_backend(choice)
             judge = _judge_backend(_judge_choice(choice, args.judge_model)) if args.judge_model else backend
         ws.use_llm(opener_for(choice) if backend is None else (lambda: backend))
-        run_id, sweep = rerun(ws, args.rerun, args.dataset, progress, backend=backend, judge=judge)
+        try:
+            run_id, sweep = rerun(ws, args.rerun, args.dataset, progress, backend=backend, judge=judge)
+        except MissingLLM as exc:
+            raise UserError(f"{exc} ({LLM_ADVICE})") from None
         _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
         return 0
     if not args.dataset:
@@ -235,8 +256,9 @@ def run_eval(args: argparse.Namespace) -> int:
     backend = _judge_backend(choice) if args.answers else None  # refused before any question is searched
     judge = _judge_backend(_judge_choice(choice, args.judge_model)) if backend is not None and args.judge_model \
         else backend
+    step_llm = backend if backend is not None else _step_llm(choice, configs)  # refused here when missing
     ws = open_workspace(args)
-    ws.use_llm(opener_for(choice) if backend is None else (lambda: backend))  # LLM steps: the same LLM
+    ws.use_llm(opener_for(choice) if step_llm is None else (lambda: step_llm))  # LLM steps: the same LLM
     sweep = run_sweep(ws, qset, configs, progress)
     llm_model = judge_model = None
     if backend is not None:
@@ -247,6 +269,21 @@ def run_eval(args: argparse.Namespace) -> int:
                       judge_model=judge_model)
     _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions")
     return 0
+
+
+def _step_llm(choice: LLMChoice, configs: Sequence[SweepConfig]) -> Backend | None:
+    """The generative LLM for the configurations' LLM steps (rerank, summaries), opened before the store is
+    touched; None when no configuration has such a step. Without one the eval is refused in one line: rows
+    labelled with a step that never ran would mislead."""
+    if not any(llm_steps(c.strategy) for c in configs):
+        return None
+    from workbench.core.llm import opener_for
+    from workbench.core.llm.open import pipeline_backend
+
+    llm, why = pipeline_backend(opener_for(choice))
+    if llm is None:
+        raise UserError(llm_step_problem(configs, pipeline_llm_reason(choice, why), LLM_ADVICE))
+    return llm
 
 
 def _recorded_kind(ws: Workspace, ref: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +87,9 @@ def check_question(question: str) -> None:
 
 
 def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]:
-    """JSON-ready passages: the hit, the passage span and text (``text == document_text[start:end]``)."""
+    """JSON-ready passages: the hit, the passage span and text (``text == document_text[start:end]``); like
+    ``context_tokens``, ``duplicates_dropped`` (passages left out because their text repeats a kept one's)
+    describes the whole result."""
     out = []
     for p in result.passages:
         doc = ws.document(p.span.doc_id)
@@ -104,7 +107,7 @@ def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]
                       **({"coarse_rows": list(h.cover)} if h.cover else {})}
                      for h in result.hits if h.chunk_id in p.hit_chunk_ids],
             "reasons": list(p.reasons), "strategy": result.strategy.name,
-            "context_tokens": result.context.tokens,
+            "context_tokens": result.context.tokens, "duplicates_dropped": result.context.duplicates,
         })
     return out
 
@@ -149,8 +152,14 @@ def run(args: argparse.Namespace) -> int:
                      f"{' > '.join(r['heading_path'])}  ({r['tokens']} tokens, chars {r['start']}-{r['end']})")
         lines.extend("    " + line for line in r["text"].strip().splitlines()[:12])
         lines.extend(f"    ({reason})" for reason in r["reasons"])
+    if result.context.duplicates:
+        lines.append(f"\n{result.context.duplicates} passage(s) dropped as duplicate text (the same words as a "
+                     "passage shown)")
     if result.context.dropped:
         lines.append(f"\nbudget dropped {len(result.context.dropped)} passage(s)")
+    if args.json:  # the text lines carry the warnings; JSON keeps its shape, so they go to stderr
+        for w in result.warnings:
+            print(f"warning: {w}", file=sys.stderr)
     emit(args, records, "\n".join(lines))
     return 0
 

@@ -63,11 +63,13 @@ class QuestionResult:
 
 @dataclass
 class ConfigResult:
-    """All questions under one configuration."""
+    """All questions under one configuration; ``notes``: each warning its searches gave (a step that failed
+    or was skipped, a cap that left fewer hits …) and on how many questions."""
 
     config: SweepConfig
     rows: list[QuestionResult] = field(default_factory=list)
     seconds: float = 0.0
+    notes: dict[str, int] = field(default_factory=dict[str, int])
 
     @property
     def summary(self) -> dict[str, Stat]:
@@ -168,6 +170,57 @@ def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequenc
     return configs
 
 
+def llm_steps(strategy: Strategy) -> list[str]:
+    """The steps of ``strategy`` that need a generative LLM while it searches (LLM rerank, summaries)."""
+    steps = []
+    if strategy.rerank == "llm":
+        steps.append("LLM rerank")
+    if strategy.summary:
+        steps.append("section summaries")
+    return steps
+
+
+class MissingLLM(ValueError):
+    """A configuration has a step that needs a generative LLM and none is available."""
+
+
+def llm_step_problem(configs: Sequence[SweepConfig], why: str, fix: str = "") -> str:
+    """The one line refusing ``configs`` whose LLM steps cannot run (``why``: why there is no LLM; ``fix``: how
+    to get one); '' when none of them has such a step."""
+    needing = {c.key: llm_steps(c.strategy) for c in configs if llm_steps(c.strategy)}
+    if not needing:
+        return ""
+    names = ", ".join(f"{key!r} ({' and '.join(steps)})" for key, steps in list(needing.items())[:3])
+    more = f" and {len(needing) - 3} more" if len(needing) > 3 else ""
+    verb = "needs" if len(needing) == 1 else "need"
+    return f"{names}{more} {verb} a generative LLM and none is available ({why}){'; ' + fix if fix else ''}; " \
+        "nothing was run"
+
+
+def check_llm_steps(ws: Workspace, configs: Sequence[SweepConfig]) -> None:
+    """Raise ``MissingLLM`` when a configuration has a step that needs a generative LLM (``llm_steps``) and the
+    workspace has none: its rows would be labelled with a step that never ran."""
+    if not any(llm_steps(c.strategy) for c in configs):
+        return
+    llm, why = ws.pipeline_llm()
+    if llm is None:
+        raise MissingLLM(llm_step_problem(configs, why))
+
+
+def note_lines(results: Sequence[ConfigResult], shown: int = 3) -> list[str]:
+    """``key: warning (N of M questions)`` for each configuration's notes (the ``shown`` most frequent, then
+    how many other warnings)."""
+    lines = []
+    for cr in results:
+        ranked = sorted(cr.notes.items(), key=lambda kv: -kv[1])
+        total = len(cr.rows)
+        lines += [f"{cr.config.key}: {msg} ({n} of {total} questions)" for msg, n in ranked[:shown]]
+        if len(ranked) > shown:
+            rest = ranked[shown:]
+            lines.append(f"{cr.config.key}: {len(rest)} other warning(s) on {sum(n for _, n in rest)} search(es)")
+    return lines
+
+
 def run_sweep(
     ws: Workspace,
     qset: QuestionSet,
@@ -175,11 +228,16 @@ def run_sweep(
     progress: ProgressSink | None = None,
     cancel: CancelToken | None = None,
 ) -> SweepResult:
-    """Run every configuration on every question; indexes the corpora first when needed."""
+    """Run every configuration on every question; indexes the corpora first when needed.
+
+    Refused before any work (``MissingLLM``) when a configuration has a step that needs a generative LLM and
+    the workspace has none. What a step reports while searching (an LLM call that failed, …) is counted per
+    configuration in ``ConfigResult.notes``."""
     if not configs:
         raise ValueError("nothing to run: no strategy configuration")
     if not qset.questions:
         raise ValueError("the question set has no questions")
+    check_llm_steps(ws, configs)
     started = time.perf_counter()
     doc_ids = index_corpora(ws, qset, configs[0].strategy.chunk, progress, cancel)
     result = SweepResult([ConfigResult(c) for c in configs], doc_ids)
@@ -203,6 +261,8 @@ def run_sweep(
             spans = sr.spans()
             metrics = question_metrics(spans, refs, sr.context.tokens, sr.context.chars)
             cr.rows.append(QuestionResult(q.index, q.question, q.corpus_id, spans, metrics))
+            for note in dict.fromkeys(sr.warnings):
+                cr.notes[note] = cr.notes.get(note, 0) + 1
             cr.seconds += time.perf_counter() - t0
             done += 1
             report(done, cr.config.key)
