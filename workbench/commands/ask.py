@@ -66,10 +66,14 @@ def run_ask(args: argparse.Namespace) -> int:
 
 def run_models(args: argparse.Namespace) -> int:
     from workbench.core.llm import list_backends
+    from workbench.core.llm.ollama_backend import host_warning
 
     if args.old_host:
         print("workbench: deprecated: --host will be removed in the next release; use --llm-host", file=sys.stderr)
-    infos = list_backends(args.llm_host or args.old_host)
+    host = args.llm_host or args.old_host
+    if args.allow_remote and host_warning(host):  # asked with consent: say that the host is not this machine
+        print(f"workbench: warning: {host_warning(host)}", file=sys.stderr)
+    infos = list_backends(host, allow_remote=args.allow_remote)
     data = [{"backend": i.name, "available": i.available, "detail": i.detail, "models": i.models} for i in infos]
     lines = []
     for i in infos:
@@ -97,5 +101,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m = sub.add_parser("models", help="list the answering backends and the models they offer")
     m.add_argument("--llm-host", metavar="HOST", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
     m.add_argument("--host", dest="old_host", help=argparse.SUPPRESS)
+    m.add_argument("--allow-remote", action="store_true",
+                   help="ask an Ollama host (--llm-host or $OLLAMA_HOST) that is not this machine for its models; "
+                        "without it such a host is not contacted")
     m.add_argument("--json", action="store_true", help="print machine-readable JSON")
     m.set_defaults(func=run_models)
