@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -36,6 +37,36 @@ def exit_status_text() -> str:
 
 class UserError(Exception):
     """An error caused by input; printed as one line."""
+
+
+# What must not reach a terminal raw: C0 controls but tab and newline, DEL, C1 controls (ESC sequences start
+# with \x1b or \x9b), bidi embeddings/overrides (U+202A-202E) and isolates (U+2066-2069).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # json.dumps escapes C0 itself
+
+
+def _escaped(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(text: str) -> str:
+    """``text`` as the command line prints it: control characters (but newline and tab), terminal escape
+    sequences and bidi overrides from file names, document text or model output shown escaped (``\\x1b``,
+    ``\\u202e``), so nothing printed can drive the terminal or reorder what the line shows."""
+    return _UNSAFE.sub(_escaped, text)
+
+
+def json_text(data: object) -> str:
+    """``data`` as indented JSON whose text holds no raw control or bidi character (DEL, C1 controls and bidi
+    overrides as ``\\uXXXX`` escapes, C0 escaped by ``json.dumps``): the same values come back."""
+    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}",
+                            json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def say(text: str = "", *, err: bool = False, end: str = "\n", flush: bool = False) -> None:
+    """Print ``text`` (``safe_text``) to stdout, or to stderr with ``err``: every command prints through here."""
+    print(safe_text(text), end=end, file=sys.stderr if err else sys.stdout, flush=flush)
 
 
 def finite_float(text: str) -> float:
@@ -140,7 +171,7 @@ def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
         if quiet:
             return
         if not ev.total and ev.message:  # a notice, e.g. "waiting for another writer (pid N)…"
-            print(f"[{ev.stage}] {ev.message}", file=sys.stderr, flush=True)
+            say(f"[{ev.stage}] {ev.message}", err=True, flush=True)
             return
         now = time.monotonic()
         if now - last[0] < 1.0 and ev.done < ev.total:
@@ -148,7 +179,7 @@ def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
         last[0] = now
         rate = f", {ev.rate:.1f}/s" if ev.rate else ""
         left = f", ~{ev.remaining_s:.0f}s left" if ev.remaining_s else ""
-        print(f"[{ev.stage}] {ev.done}/{ev.total}{rate}{left} {ev.message}".rstrip(), file=sys.stderr, flush=True)
+        say(f"[{ev.stage}] {ev.done}/{ev.total}{rate}{left} {ev.message}".rstrip(), err=True, flush=True)
 
     return show
 
@@ -170,8 +201,8 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
 
 
 def emit(args: argparse.Namespace, data: object, text: str) -> None:
-    """Print JSON with ``--json``, else the human text."""
+    """Print JSON with ``--json`` (``json_text``), else the human text (``safe_text``)."""
     if getattr(args, "json", False):
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json_text(data))
     else:
-        print(text)
+        say(text)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import copy
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from workbench.commands.common import (
     open_workspace,
     output_dir,
     progress_printer,
+    say,
 )
 from workbench.commands.llm_options import (
     LLM_ADVICE,
@@ -143,7 +143,7 @@ def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id:
         files = export_results(args.out, sweep.results, names, title, {"run_id": run_id})
         lines.append("wrote " + ", ".join(str(p) for p in files.values()))
     for w in sweep.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        say(f"warning: {w}", err=True)
     emit(args, data, "\n".join(lines))
 
 
@@ -245,7 +245,7 @@ def run_eval(args: argparse.Namespace) -> int:
     except (DatasetError, ValueError) as exc:
         raise UserError(str(exc)) from None
     for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        say(f"warning: {w}", err=True)
     if not configs:
         raise UserError("no configuration left to run")
     if args.baseline is not None:

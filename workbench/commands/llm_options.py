@@ -17,11 +17,10 @@ not).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import UserError
+from workbench.commands.common import UserError, say
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -57,7 +56,7 @@ def add_llm_options(p: argparse.ArgumentParser, llm_meant_by_model: bool = False
 
 def _deprecated(args: argparse.Namespace, old: str, new: str) -> None:
     if not getattr(args, "quiet", False):
-        print(f"workbench: deprecated: {old} will be removed in the next release; use {new}", file=sys.stderr)
+        say(f"workbench: deprecated: {old} will be removed in the next release; use {new}", err=True)
 
 
 def resolve_llm_options(args: argparse.Namespace) -> None:
@@ -105,7 +104,7 @@ def check_llm_host(choice: LLMChoice) -> None:
         raise UserError(str(exc)) from None
     warning = host_warning(choice.host)
     if warning:
-        print(f"workbench: warning: {warning}", file=sys.stderr)
+        say(f"workbench: warning: {warning}", err=True)
 
 
 def pipeline_llm_reason(choice: LLMChoice, why: str) -> str:

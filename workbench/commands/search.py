@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +13,7 @@ from workbench.commands.common import (
     emit,
     open_workspace,
     progress_printer,
+    say,
 )
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"\nbudget dropped {len(result.context.dropped)} passage(s)")
     if args.json:  # the text lines carry the warnings; JSON keeps its shape, so they go to stderr
         for w in result.warnings:
-            print(f"warning: {w}", file=sys.stderr)
+            say(f"warning: {w}", err=True)
     emit(args, records, "\n".join(lines))
     return 0
 
