@@ -180,6 +180,27 @@ class Workspace(CorpusLookups):
             self._forget_documents()
             self._drop_stale_vectors()
 
+    def remove_paths(self, paths: Sequence[str]) -> list[str]:
+        """Take out of the store every document at or under each path (a file or a folder, on disk or gone
+        from it: nothing on disk is read or touched) and the problems recorded there, in one writer turn;
+        returns the removed documents' paths."""
+        from workbench.core.ingest.filenames import is_inside, path_key, shown
+
+        keys: set[str] = set()
+        for p in paths:
+            full = os.path.abspath(os.path.expanduser(p)).rstrip(os.sep) or os.sep
+            keys |= {shown(full), path_key(full), path_key(full, follow=False)}
+        with self.writing():
+            docs = [d for d in self.store.documents() if any(is_inside(d["path"], k) for k in keys)]
+            for d in docs:
+                self.store.remove_document(d["id"])
+            self.store.forget_problems([p["path"] for p in self.store.problems()
+                                        if any(is_inside(p["path"], k) for k in keys)])
+            if docs:
+                self._forget_documents()
+                self._drop_stale_vectors()
+        return [d["path"] for d in docs]
+
     def _drop_stale_vectors(self) -> None:
         """After documents lost chunks: refresh each ready chunk set's count and FAISS file (writer held)."""
         for info in self.store.chunk_sets():
