@@ -117,6 +117,9 @@ def test_eval_table_marks_a_configuration_whose_step_failed(capsys, tmp_path, da
     assert "warnings" not in rows[0]
     assert any("LLM rerank failed" in w and "5 of 5 questions" in w for w in rows[1]["warnings"])
 
+    code, out, err = run_cli(capsys, "runs", "--show", "last", "--data-dir", data)  # reopened, still marked
+    assert code == 0 and "llm-rerank [!]" in out and "[!] llm-rerank: LLM rerank failed" in out, out
+
 
 # ----- search: duplicates and warnings --------------------------------------------------------------------
 @pytest.fixture

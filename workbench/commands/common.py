@@ -4,6 +4,7 @@ the progress printer, opening the workspace and printing text or JSON."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import re
@@ -101,9 +102,11 @@ def existing_path(path: str | Path | None, what: str = "file or folder", kind: s
     return p
 
 
-def output_dir(path: str | Path | None, option: str = "--out") -> Path | None:
-    """A folder to write into (created later): refused up front when it names an existing file, or when
-    one of its parents is a file."""
+def output_dir(path: str | Path | None, option: str = "--out", probe: bool = True) -> Path | None:
+    """A folder to write into (created later): refused up front when it names an existing file, when one of
+    its parents is a file, or (``probe``) when it cannot be created or written in: the probe creates the
+    missing folders and a file in them and removes what it made, so a long run never ends on an
+    unwritable ``--out``."""
     if path is None:
         return None
     p = Path(path).expanduser()
@@ -112,14 +115,42 @@ def output_dir(path: str | Path | None, option: str = "--out") -> Path | None:
             if not q.is_dir():
                 raise UserError(f"{option} {path}: {q} is a file, not a folder")
             break
+    if probe:
+        _probe_writable(p, f"{option} {path}")
     return p
+
+
+def _probe_writable(folder: Path, what: str) -> None:
+    """Create ``folder`` (and missing parents) and a file in it, then remove what was made; a ``UserError``
+    naming ``what`` when that fails."""
+    import os
+    import tempfile
+
+    made: list[Path] = []
+    try:
+        for q in reversed([q for q in (folder, *folder.parents) if not q.exists()]):
+            try:
+                q.mkdir()
+            except OSError as exc:
+                raise UserError(f"{what}: cannot create the folder {q} ({exc.strerror or exc})") from None
+            made.append(q)
+        try:
+            fd, name = tempfile.mkstemp(dir=folder, prefix=".workbench-probe-")
+            os.close(fd)
+            os.unlink(name)
+        except OSError as exc:
+            raise UserError(f"{what}: cannot write in {folder} ({exc.strerror or exc})") from None
+    finally:
+        for q in reversed(made):
+            with contextlib.suppress(OSError):
+                q.rmdir()
 
 
 def check_common_paths(args: argparse.Namespace) -> None:
     """Refuse, before any work, ``--data-dir`` naming a file, a missing embedding model folder (``--model``)
     and a missing GGUF file (``--llm-model x.gguf``, or any ``--llm-model`` with ``--llm embedded``). The old
     LLM flag spellings are folded in first, by ``llm_options.resolve_llm_options`` (``cli.main`` calls both)."""
-    output_dir(getattr(args, "data_dir", None), "--data-dir")
+    output_dir(getattr(args, "data_dir", None), "--data-dir", probe=False)  # a read-only store may be read
     from workbench.core.index.embedder_pool import is_ollama_spec, normalise_model_spec
 
     embed = getattr(args, "model", None)
@@ -195,6 +226,9 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
         raise UserError(str(exc)) from None
     except RuntimeError as exc:
         raise UserError(str(exc)) from None
+    except OSError as exc:  # the data folder cannot be created (e.g. under /proc)
+        where = args.data_dir or "the default data folder"
+        raise UserError(f"--data-dir {where}: cannot open or create it ({exc.strerror or exc})") from None
     # ollama: embedding models go to the answering LLM's host, with its remote consent
     ws.models.use_ollama_host(getattr(args, "llm_host", None), bool(getattr(args, "allow_remote", False)))
     return ws

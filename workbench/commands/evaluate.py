@@ -40,7 +40,7 @@ from workbench.core.evaluate.answer_report import (
 from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
 from workbench.core.evaluate.curves import budget_curves, curve_lines, sweep_configs
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
-from workbench.core.evaluate.export import export_results, summary_rows
+from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.judge import answer_and_judge, backend_name
 from workbench.core.evaluate.records import load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired
@@ -49,6 +49,7 @@ from workbench.core.evaluate.sweep import (
     compare_rows,
     llm_step_problem,
     llm_steps,
+    model_problem,
     note_lines,
     run_sweep,
 )
@@ -126,11 +127,8 @@ def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id:
     rows = summary_rows(sweep.results)
     for row in rows:
         row["run_id"] = run_id
-    for row, cr in zip(rows, sweep.results, strict=True):
-        if cr.notes:  # a step that failed or was skipped on some questions: never shown as done
-            row["warnings"] = note_lines([cr])
-    lines = [format_table(rows), *(f"[!] {w}" for row in rows for w in row.get("warnings", []))]
-    lines += _answers_table(sweep.results, rows)
+    notes = note_table_lines(sweep.results, rows)  # before the table: it marks those rows [!]
+    lines = [format_table(rows), *notes, *_answers_table(sweep.results, rows)]
     lines += _against_baseline(sweep.results, rows, getattr(args, "baseline", None))
     data: object = rows
     if getattr(args, "budgets", None):
@@ -138,13 +136,29 @@ def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id:
         lines += curve_lines(curves)
         data = {"rows": rows, "curves": curves}
     lines.append(f"\nrun {run_id} recorded in {ws.data_dir} ({sweep.seconds:.1f} s)")
+    failed = ""
     if args.out:
         names = {doc_id: cid for cid, doc_id in sweep.doc_ids.items()}
-        files = export_results(args.out, sweep.results, names, title, {"run_id": run_id})
-        lines.append("wrote " + ", ".join(str(p) for p in files.values()))
+        try:
+            files = export_results(args.out, sweep.results, names, title, {"run_id": run_id})
+            lines.append("wrote " + ", ".join(str(p) for p in files.values()))
+        except ExportError as exc:
+            failed = f"--out: {exc}; run {run_id} is recorded (workbench runs --show {run_id} --out DIR writes it)"
     for w in sweep.warnings:
         say(f"warning: {w}", err=True)
     emit(args, data, "\n".join(lines))
+    if failed:  # the table is shown, then one line says what was not written
+        raise UserError(failed)
+
+
+def note_table_lines(results: Sequence[ConfigResult], rows: list[dict[str, Any]]) -> list[str]:
+    """For each configuration whose searches warned (an LLM step that failed or was skipped …): its JSON row
+    gets ``warnings`` (the table marks it ``[!]``), and the text one ``[!] key: warning (N of M questions)``
+    line per warning, to go right under the table."""
+    for row, cr in zip(rows, results, strict=True):
+        if cr.notes:  # never shown as if every step ran
+            row["warnings"] = note_lines([cr])
+    return [f"[!] {w}" for row in rows for w in row.get("warnings", [])]
 
 
 def _answers_table(results: Sequence[ConfigResult], rows: list[dict[str, Any]]) -> list[str]:
@@ -248,6 +262,9 @@ def run_eval(args: argparse.Namespace) -> int:
         say(f"warning: {w}", err=True)
     if not configs:
         raise UserError("no configuration left to run")
+    problem = model_problem(configs)  # a grid's model=/folder or a strategy's "model": before any work
+    if problem:
+        raise UserError(problem)
     if args.baseline is not None:
         try:
             resolve_baseline([c.key for c in configs], args.baseline)

@@ -17,6 +17,7 @@ from workbench.commands.common import (
 )
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
+from workbench.core.index.embedder_pool import missing_model_folder
 from workbench.core.retrieve.strategies import Strategy, override, resolve
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ def add_strategy_options(p: argparse.ArgumentParser, repeatable: bool = False) -
 
 
 def strategy_from_args(args: argparse.Namespace) -> Strategy:
-    """The strategy named by ``--strategy`` with the command-line overrides applied."""
+    """The strategy named by ``--strategy`` with the command-line overrides applied (refused when its
+    ``"model"`` names a folder that does not exist)."""
     try:
         base = resolve(args.strategy)
         strategy = override(
@@ -67,9 +69,13 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
             whole_doc_tokens=args.whole_doc_tokens,
         )
         chunk = chunk_config(args, strategy.chunk)
-        return strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy
+        strategy = strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    folder = missing_model_folder(strategy.model)
+    if folder:  # refused before the store is opened
+        raise UserError(f"no such embedding model folder: {folder} (the strategy's \"model\")")
+    return strategy
 
 
 def needs_llm(strategy: Strategy) -> bool:

@@ -138,6 +138,8 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
                     raise ValueError("not a JSON list")
             except ValueError as exc:
                 raise DatasetError(f"{where}: references are not a JSON list ({exc})") from None
+            except RecursionError:
+                raise DatasetError(f"{where}: references are nested too deeply to read") from None
             refs = []
             for n, ref in enumerate(raw, start=1):
                 try:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
 from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
-from workbench.core.index.embedder_pool import normalise_model_spec
+from workbench.core.index.embedder_pool import missing_model_folder, normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
@@ -207,6 +207,15 @@ def check_llm_steps(ws: Workspace, configs: Sequence[SweepConfig]) -> None:
         raise MissingLLM(llm_step_problem(configs, why))
 
 
+def model_problem(configs: Sequence[SweepConfig]) -> str:
+    """The one line naming the first configuration whose embedding model folder does not exist ('' if none)."""
+    for c in configs:
+        folder = missing_model_folder(c.strategy.model)
+        if folder:
+            return f"configuration {c.key!r}: no such embedding model folder: {folder}"
+    return ""
+
+
 def note_lines(results: Sequence[ConfigResult], shown: int = 3) -> list[str]:
     """``key: warning (N of M questions)`` for each configuration's notes (the ``shown`` most frequent, then
     how many other warnings)."""
@@ -230,13 +239,16 @@ def run_sweep(
 ) -> SweepResult:
     """Run every configuration on every question; indexes the corpora first when needed.
 
-    Refused before any work (``MissingLLM``) when a configuration has a step that needs a generative LLM and
-    the workspace has none. What a step reports while searching (an LLM call that failed, …) is counted per
+    Refused before any work when a configuration's embedding model folder does not exist (``ValueError``) or
+    it has a step that needs a generative LLM and the workspace has none (``MissingLLM``). What a step reports while searching (an LLM call that failed, …) is counted per
     configuration in ``ConfigResult.notes``."""
     if not configs:
         raise ValueError("nothing to run: no strategy configuration")
     if not qset.questions:
         raise ValueError("the question set has no questions")
+    problem = model_problem(configs)
+    if problem:
+        raise ValueError(problem)
     check_llm_steps(ws, configs)
     started = time.perf_counter()
     doc_ids = index_corpora(ws, qset, configs[0].strategy.chunk, progress, cancel)

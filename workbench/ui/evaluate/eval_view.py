@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.evaluate.curves import budget_curves, has_budgets, sweep_configs
 from workbench.core.evaluate.datasets import QuestionSet, load_question_set
-from workbench.core.evaluate.export import export_results, summary_rows
+from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.retrieve.strategies import Strategy
@@ -311,7 +311,11 @@ class EvalView(QWidget):
     def _choose_export(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export folder")
         if folder:
-            files = self.export_to(folder)
+            try:
+                files = self.export_to(folder)
+            except ExportError as exc:  # a full disk …: nothing half-written, one line says so
+                self.status.setText(str(exc))
+                return
             self.status.setText("wrote " + ", ".join(p.name for p in files.values()))
 
     def export_to(self, folder: str | Path) -> dict[str, Path]:
