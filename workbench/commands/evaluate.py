@@ -123,7 +123,10 @@ def _against_baseline(results: Sequence[ConfigResult], rows: list[dict[str, Any]
     return ["", *comp.lines()]
 
 
-def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id: str, title: str) -> None:
+def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id: str, title: str,
+            shown: Sequence[str] = ()) -> None:
+    """Print the run's table (and export it with ``--out``); the sweep's warnings go to stderr, but those in
+    ``shown`` (printed before the run)."""
     rows = summary_rows(sweep.results)
     for row in rows:
         row["run_id"] = run_id
@@ -145,7 +148,8 @@ def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id:
         except ExportError as exc:
             failed = f"--out: {exc}; run {run_id} is recorded (workbench runs --show {run_id} --out DIR writes it)"
     for w in sweep.warnings:
-        say(f"warning: {w}", err=True)
+        if w not in shown:
+            say(f"warning: {w}", err=True)
     emit(args, data, "\n".join(lines))
     if failed:  # the table is shown, then one line says what was not written
         raise UserError(failed)
@@ -258,7 +262,8 @@ def run_eval(args: argparse.Namespace) -> int:
         configs = sweep_configs(_strategies(args), args.grid, args.budgets, warnings)
     except (DatasetError, ValueError) as exc:
         raise UserError(str(exc)) from None
-    for w in warnings:
+    duplicates = qset.duplicate_note()  # said now, before a long run; recorded with the run
+    for w in [*warnings, *([duplicates] if duplicates else [])]:
         say(f"warning: {w}", err=True)
     if not configs:
         raise UserError("no configuration left to run")
@@ -284,7 +289,7 @@ def run_eval(args: argparse.Namespace) -> int:
     run_id = save_run(ws, qset, sweep, label=args.label or qset.name, kind="answers" if args.answers else "retrieval",
                       llm_model=llm_model, selection={"limit": args.limit, "corpus": args.corpus, "budgets": args.budgets},
                       judge_model=judge_model)
-    _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions")
+    _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions", shown=[duplicates])
     return 0
 
 

@@ -253,6 +253,9 @@ def run_sweep(
     started = time.perf_counter()
     doc_ids = index_corpora(ws, qset, configs[0].strategy.chunk, progress, cancel)
     result = SweepResult([ConfigResult(c) for c in configs], doc_ids)
+    duplicates = qset.duplicate_note()
+    if duplicates:  # recorded with the run: the means weigh those questions more than once
+        result.warnings.append(duplicates)
     other = len(ws.store.documents()) - len(set(doc_ids.values()))
     if other > 0:
         result.warnings.append(f"the workspace holds {other} document(s) besides the question set's corpora; "
