@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import copy
-import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from workbench.commands.common import (
     UserError,
@@ -21,6 +20,7 @@ from workbench.commands.common import (
     progress_printer,
     say,
 )
+from workbench.commands.eval_tables import against_baseline, answers_table, format_table, note_table_lines
 from workbench.commands.llm_options import (
     LLM_ADVICE,
     add_llm_options,
@@ -32,27 +32,18 @@ from workbench.commands.search import add_strategy_options, needs_llm, strategy_
 from workbench.core.evaluate.answer_report import (
     accounting_lines,
     answer_accounting,
-    answer_summaries,
-    format_answer_table,
     judge_lines,
     label_changes,
 )
-from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
+from workbench.core.evaluate.baseline import resolve_baseline
 from workbench.core.evaluate.curves import budget_curves, curve_lines, sweep_configs
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
 from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.judge import answer_and_judge, backend_name
 from workbench.core.evaluate.records import load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired
-from workbench.core.evaluate.sweep import (
-    MissingLLM,
-    compare_rows,
-    llm_step_problem,
-    llm_steps,
-    model_problem,
-    note_lines,
-    run_sweep,
-)
+from workbench.core.evaluate.sweep import compare_rows, run_sweep
+from workbench.core.evaluate.sweep_checks import MissingLLM, llm_step_problem, llm_steps, model_problem
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.records import RunInfo
@@ -60,37 +51,6 @@ if TYPE_CHECKING:
     from workbench.core.llm.base import Backend
     from workbench.core.llm.open import LLMChoice
     from workbench.core.workspace import Workspace
-
-COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
-           ("mrr", "MRR")]
-
-
-def _pct(x: float | None, std: float | None = None, scale: float = 100.0) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{x * scale:.1f}" + (f" ± {std * scale:.1f}" if std is not None else "")
-
-
-def format_table(rows: list[dict]) -> str:
-    """The summary as a text table, one row per configuration (``[!]`` after the key: its searches warned,
-    e.g. an LLM step failed; ``_report`` lists the warnings under the table)."""
-    head = ["configuration", *(title for _, title in COLUMNS), "ctx tokens", "questions"]
-    body = []
-    for r in rows:
-        cells = [r["key"] + (" [!]" if r.get("warnings") else "")]
-        for name, _ in COLUMNS:
-            if name == "mrr":
-                cells.append(f"{r[name]:.3f}" if r[name] is not None else "-")
-            elif name in ("recall", "precision", "iou"):
-                cells.append(_pct(r[name], r[f"{name}_std"]))
-            else:
-                cells.append(_pct(r[name]))
-        cells += [f"{r['context_tokens']:.0f}", str(r["questions"])]
-        body.append(cells)
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
-    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))  # noqa: E731
-    return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, body)])
-
 
 def _strategies(args: argparse.Namespace) -> list:
     out = []
@@ -101,28 +61,6 @@ def _strategies(args: argparse.Namespace) -> list:
     return out
 
 
-def _baseline_index(results: Sequence[ConfigResult], ref: str | None) -> int:
-    try:
-        return resolve_baseline([cr.config.key for cr in results], ref)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _against_baseline(results: Sequence[ConfigResult], rows: list[dict[str, Any]], ref: str | None) -> list[str]:
-    """With two or more configurations: each one's recall / IoU / context-token differences against the
-    baseline (intervals, Holm-adjusted p) as text lines, and as ``vs_baseline`` in its JSON row."""
-    if len(results) < 2:
-        return []
-    base = _baseline_index(results, ref)
-    comp = compare_to_baseline(results, base)
-    for row in rows:
-        if row["key"] == comp.baseline:
-            row["baseline"] = True
-        else:
-            row["vs_baseline"] = comp.to_dict(row["key"])
-    return ["", *comp.lines()]
-
-
 def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id: str, title: str,
             shown: Sequence[str] = ()) -> None:
     """Print the run's table (and export it with ``--out``); the sweep's warnings go to stderr, but those in
@@ -131,8 +69,8 @@ def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id:
     for row in rows:
         row["run_id"] = run_id
     notes = note_table_lines(sweep.results, rows)  # before the table: it marks those rows [!]
-    lines = [format_table(rows), *notes, *_answers_table(sweep.results, rows)]
-    lines += _against_baseline(sweep.results, rows, getattr(args, "baseline", None))
+    lines = [format_table(rows), *notes, *answers_table(sweep.results, rows)]
+    lines += against_baseline(sweep.results, rows, getattr(args, "baseline", None))
     data: object = rows
     if getattr(args, "budgets", None):
         curves = budget_curves(sweep.results)
@@ -153,30 +91,6 @@ def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id:
     emit(args, data, "\n".join(lines))
     if failed:  # the table is shown, then one line says what was not written
         raise UserError(failed)
-
-
-def note_table_lines(results: Sequence[ConfigResult], rows: list[dict[str, Any]]) -> list[str]:
-    """For each configuration whose searches warned (an LLM step that failed or was skipped …): its JSON row
-    gets ``warnings`` (the table marks it ``[!]``), and the text one ``[!] key: warning (N of M questions)``
-    line per warning, to go right under the table."""
-    for row, cr in zip(rows, results, strict=True):
-        if cr.notes:  # never shown as if every step ran
-            row["warnings"] = note_lines([cr])
-    return [f"[!] {w}" for row in rows for w in row.get("warnings", [])]
-
-
-def _answers_table(results: Sequence[ConfigResult], rows: list[dict[str, Any]]) -> list[str]:
-    """Seed 000's answer table when the rows were judged (text lines); each JSON row gets its ``answers``
-    summary and, per question, the answer, label and judge reason."""
-    answers = answer_summaries(results)
-    if not answers:
-        return []
-    for row, cr in zip(rows, results, strict=True):
-        if row["key"] in answers:
-            row["answers"] = answers[row["key"]]
-            row["judged_answers"] = [{"q_index": r.q_index, "question": r.question, "answer": r.answer,
-                                      "label": r.label, "reason": r.extra.get("reason", "")} for r in cr.rows]
-    return ["", format_answer_table(answers)]
 
 
 def _pick(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:

@@ -13,9 +13,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
+from workbench.core.data_folder import resolve_data_dir
 from workbench.core.index.build import (
     IngestReport,
     Situator,
@@ -27,6 +27,7 @@ from workbench.core.index.build import (
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder
 from workbench.core.index.locking import FileLock
+from workbench.core.index.removal import remove_under
 from workbench.core.index.snapshot import read_snapshot
 from workbench.core.index.store import DB_NAME, ChunkSetInfo, Store
 from workbench.core.ingest.chunking import ChunkConfig
@@ -40,20 +41,6 @@ from workbench.core.retrieve.corpus_lookups import CorpusLookups
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategies import Strategy, resolve
-
-APP_NAME = "chunk-workbench"
-
-
-def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """``--data-dir`` if given, else ``$WORKBENCH_DATA``, else the per-user data folder."""
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get("WORKBENCH_DATA")
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 class Workspace(CorpusLookups):
@@ -181,25 +168,13 @@ class Workspace(CorpusLookups):
             self._drop_stale_vectors()
 
     def remove_paths(self, paths: Sequence[str]) -> list[str]:
-        """Take out of the store every document at or under each path (a file or a folder, on disk or gone
-        from it: nothing on disk is read or touched) and the problems recorded there, in one writer turn;
-        returns the removed documents' paths."""
-        from workbench.core.ingest.filenames import is_inside, path_key, shown
-
-        keys: set[str] = set()
-        for p in paths:
-            full = os.path.abspath(os.path.expanduser(p)).rstrip(os.sep) or os.sep
-            keys |= {shown(full), path_key(full), path_key(full, follow=False)}
+        """Take the documents at or under each path (on disk or gone from it) out of the store, and the
+        problems recorded there (``removal.remove_under``); returns the removed documents' paths."""
         with self.writing():
-            docs = [d for d in self.store.documents() if any(is_inside(d["path"], k) for k in keys)]
-            for d in docs:
-                self.store.remove_document(d["id"])
-            self.store.forget_problems([p["path"] for p in self.store.problems()
-                                        if any(is_inside(p["path"], k) for k in keys)])
-            if docs:
-                self._forget_documents()
-                self._drop_stale_vectors()
-        return [d["path"] for d in docs]
+            removed = remove_under(self.store, paths)
+            self._forget_documents()
+            self._drop_stale_vectors()
+        return removed
 
     def _drop_stale_vectors(self) -> None:
         """After documents lost chunks: refresh each ready chunk set's count and FAISS file (writer held)."""

@@ -22,14 +22,8 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.evaluate.answer_report import label_summary
 from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_question_set
 from workbench.core.evaluate.metrics import QuestionMetrics, summary_to_dict
-from workbench.core.evaluate.sweep import (
-    ConfigResult,
-    QuestionResult,
-    SweepConfig,
-    SweepResult,
-    note_lines,
-    run_sweep,
-)
+from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig, SweepResult, run_sweep
+from workbench.core.evaluate.sweep_checks import note_lines
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.strategies import from_dict
 from workbench.core.spans import Span

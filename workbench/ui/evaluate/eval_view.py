@@ -25,14 +25,14 @@ from PySide6.QtWidgets import (
 
 from workbench.core.evaluate.curves import budget_curves, has_budgets, sweep_configs
 from workbench.core.evaluate.datasets import QuestionSet, load_question_set
-from workbench.core.evaluate.export import ExportError, export_results, summary_rows
+from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.retrieve.strategies import Strategy
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
 from workbench.ui.evaluate.eval_layout import fill_bundled_menu, setup_layout
 from workbench.ui.evaluate.eval_tables import fill_compare_to, fill_questions, fill_summary, table_width
-from workbench.ui.evaluate.sweep_job import sweep_and_record
+from workbench.ui.evaluate.sweep_job import export_line, sweep_and_record
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
@@ -311,12 +311,7 @@ class EvalView(QWidget):
     def _choose_export(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export folder")
         if folder:
-            try:
-                files = self.export_to(folder)
-            except ExportError as exc:  # a full disk …: nothing half-written, one line says so
-                self.status.setText(str(exc))
-                return
-            self.status.setText("wrote " + ", ".join(p.name for p in files.values()))
+            self.status.setText(export_line(lambda: self.export_to(folder)))
 
     def export_to(self, folder: str | Path) -> dict[str, Path]:
         """Write summary/questions CSV + JSON and the trade-off plot (PNG, SVG) into ``folder``."""
