@@ -76,6 +76,21 @@ def hash_sample_ws(hash_ws):
     return hash_ws
 
 
+@pytest.fixture
+def hash_cli(monkeypatch, hash_embedder):
+    """The ``workbench`` command in this process embedding with ``hash_embedder`` wherever it would open the
+    default model (other model specs open as usual): CLI plumbing tests without loading MiniLM."""
+    import workbench.core.index.embedder_pool as pool
+
+    real = pool.open_embedder
+
+    def open_embedder(spec, host=None, allow_remote=False):  # noqa: ANN001, ANN202
+        return hash_embedder if not pool.normalise_model_spec(spec) else real(spec, host, allow_remote)
+
+    monkeypatch.setattr(pool, "open_embedder", open_embedder)
+    return hash_embedder
+
+
 @pytest.fixture(scope="session")
 def sample_data_dir(tmp_path_factory, embedder) -> Path:
     """A data folder with the sample corpus indexed (default chunking), built once."""

@@ -143,3 +143,64 @@ def test_question_from_a_selection_in_stored_documents(tmp_path, sample_ws):
     refs = qs.questions[0].references
     assert [r.corpus_id for r in refs] == ["backup-howto", "lab-safety"]
     assert refs[0].content == text[start : start + 40] and not qs.questions[1].covered
+
+
+# ----- issue #29 item 6f: a BOM, fractional offsets, duplicate questions -------------------------------------
+def test_a_questions_file_with_a_utf8_bom_is_read(tmp_path):
+    text = "Alpha beta gamma.\n"
+    _write(tmp_path, [("Q one?", [{"content": "beta", "start_index": 6, "end_index": 10}], "c1")], {"c1": text})
+    qfile = tmp_path / "questions.csv"
+    qfile.write_bytes(b"\xef\xbb\xbf" + qfile.read_bytes())  # as Excel saves "CSV UTF-8"
+    qs = load_question_set(tmp_path)
+    assert [q.question for q in qs.questions] == ["Q one?"] and qs.questions[0].references[0].content == "beta"
+
+
+@pytest.mark.parametrize("start", [6.5, "6.5", True, "six"])
+def test_offsets_that_are_not_whole_numbers_are_refused_naming_the_row(tmp_path, start):
+    text = "Alpha beta gamma.\n"
+    good = {"content": "beta", "start_index": 6, "end_index": 10}
+    _write(tmp_path, [("Q one?", [good], "c1"), ("Q two?", [good, {"content": "beta", "start_index": start,
+                                                                     "end_index": 10}], "c1")], {"c1": text})
+    with pytest.raises(DatasetError, match=r"row 3, reference 2: start_index must be a whole number"):
+        load_question_set(tmp_path)
+
+
+def test_whole_offsets_written_as_floats_are_accepted(tmp_path):
+    _write(tmp_path, [("Q?", [{"content": "beta", "start_index": 6.0, "end_index": 10.0}], "c1")],
+           {"c1": "Alpha beta gamma.\n"})
+    ref = load_question_set(tmp_path).questions[0].references[0]
+    assert (ref.start, ref.end) == (6, 10) and isinstance(ref.start, int)
+
+
+def test_duplicate_questions_are_reported_by_row(tmp_path):
+    text = "Alpha beta gamma.\n"
+    ref = [{"content": "beta", "start_index": 6, "end_index": 10}]
+    _write(tmp_path, [("What is beta?", ref, "c1"), ("Other?", ref, "c1"), ("what is  BETA?", ref, "c1"),
+                      ("What is beta?", ref, "c2")], {"c1": text, "c2": text})
+    qs = load_question_set(tmp_path)
+    assert len(qs.questions) == 4, "duplicates are kept (a warning, not a refusal)"
+    note = qs.duplicate_note()
+    assert "rows 2 and 4" in note and "What is beta?" in note and "row 5" not in note
+    assert qs.subset(limit=2).duplicate_note() == ""
+
+
+def test_eval_warns_about_duplicate_questions_once_and_records_it(capsys, tmp_path, hash_cli):
+    from workbench.cli import main
+
+    questions, corpora = sample_questions(["transit-prices"])
+    save_question_set(tmp_path / "qs", questions + questions, corpora)
+    data = tmp_path / "data"
+    assert main(["eval", str(tmp_path / "qs"), "--data-dir", str(data), "--quiet"]) == 0
+    _, err = capsys.readouterr()
+    warned = [line for line in err.splitlines() if "ask the same question" in line]
+    assert len(warned) == 1 and "rows 2 and 3" in warned[0], err
+    assert main(["runs", "--show", "last", "--data-dir", str(data), "--json"]) == 0
+    from workbench.core.evaluate.records import find_run
+    from workbench.core.workspace import Workspace
+
+    capsys.readouterr()
+    ws = Workspace(data)
+    try:
+        assert any("rows 2 and 3" in w for w in find_run(ws, "last").summary["warnings"])
+    finally:
+        ws.close()

@@ -154,6 +154,7 @@ def test_judge_prompt_carries_the_reference_answer():
     from workbench.core.evaluate.judge import judge_messages
 
     with_answer = judge_messages("q?", "cand", ["passage"], "forty-nine euros")[-1]["content"]
-    assert "Reference answer: forty-nine euros" in with_answer and "passage" in with_answer
+    assert "Reference answer:\n<reference-answer-" in with_answer and "\nforty-nine euros\n</reference-answer-" \
+        in with_answer and "passage" in with_answer
     assert "Reference answer" not in judge_messages("q?", "cand", ["passage"])[-1]["content"]
     assert "PARTIAL, CLEAN_NO or PADDED" in judge_messages("q?", "cand", [], "ignored")[-1]["content"]

@@ -10,6 +10,7 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Sequence
+from typing import IO
 
 from workbench import __version__
 from workbench.commands.common import (
@@ -23,12 +24,22 @@ from workbench.commands.common import (
     allow_named_code,
     check_common_paths,
     exit_status_text,
+    safe_text,
+    say,
 )
 from workbench.commands.llm_options import resolve_llm_options
 from workbench.core.jobs import Cancelled
 
 __all__ = ["EXIT_CANCELLED", "EXIT_ERROR", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_STATUSES", "EXIT_USAGE", "UserError",
            "build_parser", "main"]
+
+
+class SafeParser(argparse.ArgumentParser):
+    """An argument parser whose help and error messages (which quote what was typed) print through
+    ``safe_text``: an argument holding a terminal escape cannot drive the terminal."""
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        super()._print_message(safe_text(message) if message else message, file)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     import workbench.commands as commands
 
-    parser = argparse.ArgumentParser(
+    parser = SafeParser(
         prog="workbench", description="Chunk Workbench: chunking and context expansion for RAG, offline.",
         epilog="exit statuses:\n" + exit_status_text(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -70,20 +81,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_common_paths(args)
         return int(args.func(args) or 0)
     except (UserError, StoreError, LLMError) as exc:  # LLMError: e.g. an ollama: embedding model's server
-        print(f"workbench: error: {exc}", file=sys.stderr)
+        say(f"workbench: error: {exc}", err=True)
         return EXIT_ERROR
     except sqlite3.DatabaseError as exc:  # met while working on a store that passed its open checks
         from pathlib import Path
 
+        from workbench.core.data_folder import resolve_data_dir
         from workbench.core.index.storage_errors import database_failure
-        from workbench.core.workspace import resolve_data_dir
 
         folder = resolve_data_dir(getattr(args, "data_dir", None)) if hasattr(args, "data_dir") else Path.cwd()
-        print(f"workbench: error: {database_failure(exc, folder)}", file=sys.stderr)
+        say(f"workbench: error: {database_failure(exc, folder)}", err=True)
         return EXIT_ERROR
     except (ValueError, KeyError) as exc:
         msg = exc.args[0] if exc.args else str(exc)
-        print(f"workbench: error: {msg}", file=sys.stderr)
+        say(f"workbench: error: {msg}", err=True)
         return EXIT_ERROR
     except Cancelled:
         print("workbench: cancelled", file=sys.stderr)

@@ -4,9 +4,8 @@ answering backends and their models."""
 from __future__ import annotations
 
 import argparse
-import sys
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace, progress_printer
+from workbench.commands.common import UserError, add_common, emit, open_workspace, progress_printer, say
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
 from workbench.commands.search import add_strategy_options, strategy_from_args
 from workbench.core.jobs import CancelToken
@@ -28,10 +27,10 @@ def run_ask(args: argparse.Namespace) -> int:
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     backend = open_llm(choice, needs="")
     ws.use_llm(lambda: backend)  # rerank / summaries use the same backend
-    note = print if not args.quiet else (lambda *a, **k: None)
-    note(f"answering with {backend.label}", file=sys.stderr)
+    if not args.quiet:
+        say(f"answering with {backend.label}", err=True)
     cancel = CancelToken()
-    stream = None if args.json else (lambda piece: print(piece, end="", flush=True))
+    stream = None if args.json else (lambda piece: say(piece, end="", flush=True))
     try:
         prompt, warnings = prepare(ws, args.question, strategy, backend, args.max_tokens, args.context_budget,
                                    progress_printer(args.quiet))
@@ -40,36 +39,40 @@ def run_ask(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt:  # Ctrl-C while streaming: end the partial answer's line first
         if not args.json:
-            print(flush=True)
+            say(flush=True)
         raise
     if args.json:
         emit(args, result.to_dict(), "")
         return 0
-    print()
+    say()
     lines = source_lines(result.citations)
-    print("\nSources:" if lines else "\nSources: (the answer cites no passage)")
+    say("\nSources:" if lines else "\nSources: (the answer cites no passage)")
     for line in lines:
-        print(f"  {line}")
+        say(f"  {line}")
     s = result.stats
     ttft = f"{s.time_to_first_token_s:.2f}" if s.time_to_first_token_s is not None else "-"
     if is_extractive(backend):
-        print(f"\n{len(prompt.passages)} passage(s); {len(result.citations)} sentence(s) quoted; tokens n/a "
+        say(f"\n{len(prompt.passages)} passage(s); {len(result.citations)} sentence(s) quoted; tokens n/a "
               f"(no language model); total {s.total_s:.2f} s; {s.backend} ({s.model})")
     else:
-        print(f"\n{len(prompt.passages)} passage(s), {prompt.context_tokens} context tokens; "
+        say(f"\n{len(prompt.passages)} passage(s), {prompt.context_tokens} context tokens; "
               f"{s.prompt_tokens} prompt + {s.output_tokens} output tokens; first token {ttft} s, "
               f"total {s.total_s:.2f} s ({s.tokens_per_s:.1f} tokens/s); {s.backend} {s.model}")
     for w in result.warnings:
-        print(f"warning: {w}")
+        say(f"warning: {w}")
     return 0
 
 
 def run_models(args: argparse.Namespace) -> int:
     from workbench.core.llm import list_backends
+    from workbench.core.llm.ollama_backend import host_warning
 
     if args.old_host:
-        print("workbench: deprecated: --host will be removed in the next release; use --llm-host", file=sys.stderr)
-    infos = list_backends(args.llm_host or args.old_host)
+        say("workbench: deprecated: --host will be removed in the next release; use --llm-host", err=True)
+    host = args.llm_host or args.old_host
+    if args.allow_remote and host_warning(host):  # asked with consent: say that the host is not this machine
+        say(f"workbench: warning: {host_warning(host)}", err=True)
+    infos = list_backends(host, allow_remote=args.allow_remote)
     data = [{"backend": i.name, "available": i.available, "detail": i.detail, "models": i.models} for i in infos]
     lines = []
     for i in infos:
@@ -97,5 +100,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m = sub.add_parser("models", help="list the answering backends and the models they offer")
     m.add_argument("--llm-host", metavar="HOST", help="Ollama host (default: $OLLAMA_HOST or 127.0.0.1:11434)")
     m.add_argument("--host", dest="old_host", help=argparse.SUPPRESS)
+    m.add_argument("--allow-remote", action="store_true",
+                   help="ask an Ollama host (--llm-host or $OLLAMA_HOST) that is not this machine for its models; "
+                        "without it such a host is not contacted")
     m.add_argument("--json", action="store_true", help="print machine-readable JSON")
     m.set_defaults(func=run_models)

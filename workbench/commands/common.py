@@ -4,8 +4,10 @@ the progress printer, opening the workspace and printing text or JSON."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -37,6 +39,36 @@ def exit_status_text() -> str:
 
 class UserError(Exception):
     """An error caused by input; printed as one line."""
+
+
+# What must not reach a terminal raw: C0 controls but tab and newline, DEL, C1 controls (ESC sequences start
+# with \x1b or \x9b), bidi embeddings/overrides (U+202A-202E) and isolates (U+2066-2069).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # json.dumps escapes C0 itself
+
+
+def _escaped(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(text: str) -> str:
+    """``text`` as the command line prints it: control characters (but newline and tab), terminal escape
+    sequences and bidi overrides from file names, document text or model output shown escaped (``\\x1b``,
+    ``\\u202e``), so nothing printed can drive the terminal or reorder what the line shows."""
+    return _UNSAFE.sub(_escaped, text)
+
+
+def json_text(data: object) -> str:
+    """``data`` as indented JSON whose text holds no raw control or bidi character (DEL, C1 controls and bidi
+    overrides as ``\\uXXXX`` escapes, C0 escaped by ``json.dumps``): the same values come back."""
+    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}",
+                            json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def say(text: str = "", *, err: bool = False, end: str = "\n", flush: bool = False) -> None:
+    """Print ``text`` (``safe_text``) to stdout, or to stderr with ``err``: every command prints through here."""
+    print(safe_text(text), end=end, file=sys.stderr if err else sys.stdout, flush=flush)
 
 
 def finite_float(text: str) -> float:
@@ -71,9 +103,11 @@ def existing_path(path: str | Path | None, what: str = "file or folder", kind: s
     return p
 
 
-def output_dir(path: str | Path | None, option: str = "--out") -> Path | None:
-    """A folder to write into (created later): refused up front when it names an existing file, or when
-    one of its parents is a file."""
+def output_dir(path: str | Path | None, option: str = "--out", probe: bool = True) -> Path | None:
+    """A folder to write into (created later): refused up front when it names an existing file, when one of
+    its parents is a file, or (``probe``) when it cannot be created or written in: the probe creates the
+    missing folders and a file in them and removes what it made, so a long run never ends on an
+    unwritable ``--out``."""
     if path is None:
         return None
     p = Path(path).expanduser()
@@ -82,14 +116,42 @@ def output_dir(path: str | Path | None, option: str = "--out") -> Path | None:
             if not q.is_dir():
                 raise UserError(f"{option} {path}: {q} is a file, not a folder")
             break
+    if probe:
+        _probe_writable(p, f"{option} {path}")
     return p
+
+
+def _probe_writable(folder: Path, what: str) -> None:
+    """Create ``folder`` (and missing parents) and a file in it, then remove what was made; a ``UserError``
+    naming ``what`` when that fails."""
+    import os
+    import tempfile
+
+    made: list[Path] = []
+    try:
+        for q in reversed([q for q in (folder, *folder.parents) if not q.exists()]):
+            try:
+                q.mkdir()
+            except OSError as exc:
+                raise UserError(f"{what}: cannot create the folder {q} ({exc.strerror or exc})") from None
+            made.append(q)
+        try:
+            fd, name = tempfile.mkstemp(dir=folder, prefix=".workbench-probe-")
+            os.close(fd)
+            os.unlink(name)
+        except OSError as exc:
+            raise UserError(f"{what}: cannot write in {folder} ({exc.strerror or exc})") from None
+    finally:
+        for q in reversed(made):
+            with contextlib.suppress(OSError):
+                q.rmdir()
 
 
 def check_common_paths(args: argparse.Namespace) -> None:
     """Refuse, before any work, ``--data-dir`` naming a file, a missing embedding model folder (``--model``)
     and a missing GGUF file (``--llm-model x.gguf``, or any ``--llm-model`` with ``--llm embedded``). The old
     LLM flag spellings are folded in first, by ``llm_options.resolve_llm_options`` (``cli.main`` calls both)."""
-    output_dir(getattr(args, "data_dir", None), "--data-dir")
+    output_dir(getattr(args, "data_dir", None), "--data-dir", probe=False)  # a read-only store may be read
     from workbench.core.index.embedder_pool import is_ollama_spec, normalise_model_spec
 
     embed = getattr(args, "model", None)
@@ -160,7 +222,7 @@ def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
         if quiet:
             return
         if not ev.total and ev.message:  # a notice, e.g. "waiting for another writer (pid N)…"
-            print(f"[{ev.stage}] {ev.message}", file=sys.stderr, flush=True)
+            say(f"[{ev.stage}] {ev.message}", err=True, flush=True)
             return
         now = time.monotonic()
         if now - last[0] < 1.0 and ev.done < ev.total:
@@ -168,7 +230,7 @@ def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
         last[0] = now
         rate = f", {ev.rate:.1f}/s" if ev.rate else ""
         left = f", ~{ev.remaining_s:.0f}s left" if ev.remaining_s else ""
-        print(f"[{ev.stage}] {ev.done}/{ev.total}{rate}{left} {ev.message}".rstrip(), file=sys.stderr, flush=True)
+        say(f"[{ev.stage}] {ev.done}/{ev.total}{rate}{left} {ev.message}".rstrip(), err=True, flush=True)
 
     return show
 
@@ -184,14 +246,17 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
         raise UserError(str(exc)) from None
     except RuntimeError as exc:
         raise UserError(str(exc)) from None
+    except OSError as exc:  # the data folder cannot be created (e.g. under /proc)
+        where = args.data_dir or "the default data folder"
+        raise UserError(f"--data-dir {where}: cannot open or create it ({exc.strerror or exc})") from None
     # ollama: embedding models go to the answering LLM's host, with its remote consent
     ws.models.use_ollama_host(getattr(args, "llm_host", None), bool(getattr(args, "allow_remote", False)))
     return ws
 
 
 def emit(args: argparse.Namespace, data: object, text: str) -> None:
-    """Print JSON with ``--json``, else the human text."""
+    """Print JSON with ``--json`` (``json_text``), else the human text (``safe_text``)."""
     if getattr(args, "json", False):
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json_text(data))
     else:
-        print(text)
+        say(text)

@@ -8,7 +8,6 @@ Sentences are cached in the data folder, so running it again (or searching with
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import replace
 
 from workbench.commands.common import (
@@ -18,6 +17,7 @@ from workbench.commands.common import (
     emit,
     open_workspace,
     progress_printer,
+    say,
 )
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     llm = open_llm(choice, needs="contextualize")
     if not args.quiet:
-        print(f"situating chunks with {llm.label}", file=sys.stderr)
+        say(f"situating chunks with {llm.label}", err=True)
     info, usage = build_contextual_set(ws, config, llm, progress_printer(args.quiet))
     data = {"chunk_set": info.id, "label": config.label(), "chunks": info.chunk_count, "backend": llm.name,
             "model": llm.model, "llm": usage.as_dict(), "data_dir": str(ws.data_dir)}

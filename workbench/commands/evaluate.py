@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import argparse
 import copy
-import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from workbench.commands.common import (
     UserError,
@@ -20,62 +18,39 @@ from workbench.commands.common import (
     open_workspace,
     output_dir,
     progress_printer,
+    say,
 )
-from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
+from workbench.commands.eval_tables import against_baseline, answers_table, format_table, note_table_lines
+from workbench.commands.llm_options import (
+    LLM_ADVICE,
+    add_llm_options,
+    check_llm_host,
+    llm_choice,
+    pipeline_llm_reason,
+)
 from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
 from workbench.core.evaluate.answer_report import (
     accounting_lines,
     answer_accounting,
-    answer_summaries,
-    format_answer_table,
     judge_lines,
     label_changes,
 )
-from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
+from workbench.core.evaluate.baseline import resolve_baseline
 from workbench.core.evaluate.curves import budget_curves, curve_lines, sweep_configs
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
-from workbench.core.evaluate.export import export_results, summary_rows
+from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.judge import answer_and_judge, backend_name
 from workbench.core.evaluate.records import load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired
 from workbench.core.evaluate.sweep import compare_rows, run_sweep
+from workbench.core.evaluate.sweep_checks import MissingLLM, llm_step_problem, llm_steps, model_problem
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.records import RunInfo
-    from workbench.core.evaluate.sweep import ConfigResult, SweepResult
+    from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, SweepResult
     from workbench.core.llm.base import Backend
     from workbench.core.llm.open import LLMChoice
     from workbench.core.workspace import Workspace
-
-COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
-           ("mrr", "MRR")]
-
-
-def _pct(x: float | None, std: float | None = None, scale: float = 100.0) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{x * scale:.1f}" + (f" ± {std * scale:.1f}" if std is not None else "")
-
-
-def format_table(rows: list[dict]) -> str:
-    """The summary as a text table, one row per configuration."""
-    head = ["configuration", *(title for _, title in COLUMNS), "ctx tokens", "questions"]
-    body = []
-    for r in rows:
-        cells = [r["key"]]
-        for name, _ in COLUMNS:
-            if name == "mrr":
-                cells.append(f"{r[name]:.3f}" if r[name] is not None else "-")
-            elif name in ("recall", "precision", "iou"):
-                cells.append(_pct(r[name], r[f"{name}_std"]))
-            else:
-                cells.append(_pct(r[name]))
-        cells += [f"{r['context_tokens']:.0f}", str(r["questions"])]
-        body.append(cells)
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
-    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))  # noqa: E731
-    return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, body)])
-
 
 def _strategies(args: argparse.Namespace) -> list:
     out = []
@@ -86,61 +61,36 @@ def _strategies(args: argparse.Namespace) -> list:
     return out
 
 
-def _baseline_index(results: Sequence[ConfigResult], ref: str | None) -> int:
-    try:
-        return resolve_baseline([cr.config.key for cr in results], ref)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _against_baseline(results: Sequence[ConfigResult], rows: list[dict[str, Any]], ref: str | None) -> list[str]:
-    """With two or more configurations: each one's recall / IoU / context-token differences against the
-    baseline (intervals, Holm-adjusted p) as text lines, and as ``vs_baseline`` in its JSON row."""
-    if len(results) < 2:
-        return []
-    base = _baseline_index(results, ref)
-    comp = compare_to_baseline(results, base)
-    for row in rows:
-        if row["key"] == comp.baseline:
-            row["baseline"] = True
-        else:
-            row["vs_baseline"] = comp.to_dict(row["key"])
-    return ["", *comp.lines()]
-
-
-def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id: str, title: str) -> None:
+def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id: str, title: str,
+            shown: Sequence[str] = ()) -> None:
+    """Print the run's table (and export it with ``--out``); the sweep's warnings go to stderr, but those in
+    ``shown`` (printed before the run)."""
     rows = summary_rows(sweep.results)
     for row in rows:
         row["run_id"] = run_id
-    lines = [format_table(rows), *_answers_table(sweep.results, rows)]
-    lines += _against_baseline(sweep.results, rows, getattr(args, "baseline", None))
+    notes = note_table_lines(sweep.results, rows)  # before the table: it marks those rows [!]
+    lines = [format_table(rows), *notes, *answers_table(sweep.results, rows)]
+    lines += against_baseline(sweep.results, rows, getattr(args, "baseline", None))
     data: object = rows
     if getattr(args, "budgets", None):
         curves = budget_curves(sweep.results)
         lines += curve_lines(curves)
         data = {"rows": rows, "curves": curves}
     lines.append(f"\nrun {run_id} recorded in {ws.data_dir} ({sweep.seconds:.1f} s)")
+    failed = ""
     if args.out:
         names = {doc_id: cid for cid, doc_id in sweep.doc_ids.items()}
-        files = export_results(args.out, sweep.results, names, title, {"run_id": run_id})
-        lines.append("wrote " + ", ".join(str(p) for p in files.values()))
+        try:
+            files = export_results(args.out, sweep.results, names, title, {"run_id": run_id})
+            lines.append("wrote " + ", ".join(str(p) for p in files.values()))
+        except ExportError as exc:
+            failed = f"--out: {exc}; run {run_id} is recorded (workbench runs --show {run_id} --out DIR writes it)"
     for w in sweep.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        if w not in shown:
+            say(f"warning: {w}", err=True)
     emit(args, data, "\n".join(lines))
-
-
-def _answers_table(results: Sequence[ConfigResult], rows: list[dict[str, Any]]) -> list[str]:
-    """Seed 000's answer table when the rows were judged (text lines); each JSON row gets its ``answers``
-    summary and, per question, the answer, label and judge reason."""
-    answers = answer_summaries(results)
-    if not answers:
-        return []
-    for row, cr in zip(rows, results, strict=True):
-        if row["key"] in answers:
-            row["answers"] = answers[row["key"]]
-            row["judged_answers"] = [{"q_index": r.q_index, "question": r.question, "answer": r.answer,
-                                      "label": r.label, "reason": r.extra.get("reason", "")} for r in cr.rows]
-    return ["", format_answer_table(answers)]
+    if failed:  # the table is shown, then one line says what was not written
+        raise UserError(failed)
 
 
 def _pick(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
@@ -212,7 +162,10 @@ def run_eval(args: argparse.Namespace) -> int:
             backend = _judge_backend(choice)
             judge = _judge_backend(_judge_choice(choice, args.judge_model)) if args.judge_model else backend
         ws.use_llm(opener_for(choice) if backend is None else (lambda: backend))
-        run_id, sweep = rerun(ws, args.rerun, args.dataset, progress, backend=backend, judge=judge)
+        try:
+            run_id, sweep = rerun(ws, args.rerun, args.dataset, progress, backend=backend, judge=judge)
+        except MissingLLM as exc:
+            raise UserError(f"{exc} ({LLM_ADVICE})") from None
         _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
         return 0
     if not args.dataset:
@@ -223,10 +176,14 @@ def run_eval(args: argparse.Namespace) -> int:
         configs = sweep_configs(_strategies(args), args.grid, args.budgets, warnings)
     except (DatasetError, ValueError) as exc:
         raise UserError(str(exc)) from None
-    for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    duplicates = qset.duplicate_note()  # said now, before a long run; recorded with the run
+    for w in [*warnings, *([duplicates] if duplicates else [])]:
+        say(f"warning: {w}", err=True)
     if not configs:
         raise UserError("no configuration left to run")
+    problem = model_problem(configs)  # a grid's model=/folder or a strategy's "model": before any work
+    if problem:
+        raise UserError(problem)
     if args.baseline is not None:
         try:
             resolve_baseline([c.key for c in configs], args.baseline)
@@ -235,8 +192,9 @@ def run_eval(args: argparse.Namespace) -> int:
     backend = _judge_backend(choice) if args.answers else None  # refused before any question is searched
     judge = _judge_backend(_judge_choice(choice, args.judge_model)) if backend is not None and args.judge_model \
         else backend
+    step_llm = backend if backend is not None else _step_llm(choice, configs)  # refused here when missing
     ws = open_workspace(args)
-    ws.use_llm(opener_for(choice) if backend is None else (lambda: backend))  # LLM steps: the same LLM
+    ws.use_llm(opener_for(choice) if step_llm is None else (lambda: step_llm))  # LLM steps: the same LLM
     sweep = run_sweep(ws, qset, configs, progress)
     llm_model = judge_model = None
     if backend is not None:
@@ -245,8 +203,23 @@ def run_eval(args: argparse.Namespace) -> int:
     run_id = save_run(ws, qset, sweep, label=args.label or qset.name, kind="answers" if args.answers else "retrieval",
                       llm_model=llm_model, selection={"limit": args.limit, "corpus": args.corpus, "budgets": args.budgets},
                       judge_model=judge_model)
-    _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions")
+    _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions", shown=[duplicates])
     return 0
+
+
+def _step_llm(choice: LLMChoice, configs: Sequence[SweepConfig]) -> Backend | None:
+    """The generative LLM for the configurations' LLM steps (rerank, summaries), opened before the store is
+    touched; None when no configuration has such a step. Without one the eval is refused in one line: rows
+    labelled with a step that never ran would mislead."""
+    if not any(llm_steps(c.strategy) for c in configs):
+        return None
+    from workbench.core.llm import opener_for
+    from workbench.core.llm.open import pipeline_backend
+
+    llm, why = pipeline_backend(opener_for(choice))
+    if llm is None:
+        raise UserError(llm_step_problem(configs, pipeline_llm_reason(choice, why), LLM_ADVICE))
+    return llm
 
 
 def _recorded_kind(ws: Workspace, ref: str) -> str:

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.commands.common import UserError, add_common, emit, open_workspace, output_dir
-from workbench.commands.evaluate import _against_baseline, _answers_table, format_table
-from workbench.core.evaluate.export import export_results, summary_rows
+from workbench.commands.eval_tables import against_baseline, answers_table, format_table, note_table_lines
+from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 
 if TYPE_CHECKING:
@@ -67,12 +67,16 @@ def _show_run(args: argparse.Namespace, ws: Workspace) -> int:
     rows = summary_rows(results)
     for row in rows:
         row["run_id"] = info.id
+    notes = note_table_lines(results, rows)  # before the table: it marks those rows [!]
     lines = [f"run {info.id} ({info.label}, {info.started}, code {info.code_version})", format_table(rows),
-             *_answers_table(results, rows)]
-    lines += _against_baseline(results, rows, args.baseline)
+             *notes, *answers_table(results, rows)]
+    lines += against_baseline(results, rows, args.baseline)
     if args.out:
         names = {int(i): d.get("corpus_id") or Path(d["path"]).name for i, d in info.config["documents"].items()}
-        files = export_results(args.out, results, names, f"run {info.id}", {"run_id": info.id})
+        try:
+            files = export_results(args.out, results, names, f"run {info.id}", {"run_id": info.id})
+        except ExportError as exc:
+            raise UserError(f"--out: {exc}") from None
         lines.append("wrote " + ", ".join(str(p) for p in files.values()))
     emit(args, rows, "\n".join(lines))
     return 0

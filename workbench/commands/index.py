@@ -1,4 +1,4 @@
-"""``workbench index``: add files and folders, chunk and embed them."""
+"""``workbench index``: add files and folders, chunk and embed them; ``workbench remove``: take documents out."""
 
 from __future__ import annotations
 
@@ -108,6 +108,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_remove(args: argparse.Namespace) -> int:
+    """``workbench remove PATH…``: the stored documents at or under each path leave the index (the path need
+    not exist any more: a deleted folder's documents can go); files on disk are not touched."""
+    ws = open_workspace(args)
+    removed = ws.remove_paths(args.paths)
+    if not removed:
+        raise UserError(f"no indexed document at or under {', '.join(args.paths)} (see 'workbench docs')")
+    lines = [f"removed {len(removed)} document(s) from the index (files on disk are not touched)"]
+    lines += [f"  removed {path}" for path in removed[:LISTED_PROBLEMS]]
+    if len(removed) > LISTED_PROBLEMS:
+        lines.append(f"  … and {len(removed) - LISTED_PROBLEMS} more (--json lists every one)")
+    emit(args, {"removed": removed, "data_dir": str(ws.data_dir)}, "\n".join(lines))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("index", help="add files/folders (txt, md, html, pdf) and embed their chunks")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (folders are read recursively)")
@@ -121,3 +136,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_chunk_options(p)
     add_common(p)
     p.set_defaults(func=run)
+    p = sub.add_parser("remove", help="take the documents at or under files/folders out of the index (also of "
+                                      "folders deleted from disk); files are not touched")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="files or folders as indexed; they need not exist any more")
+    add_common(p)
+    p.set_defaults(func=run_remove)

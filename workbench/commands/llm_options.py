@@ -17,11 +17,10 @@ not).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import UserError
+from workbench.commands.common import UserError, say
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -32,6 +31,8 @@ if TYPE_CHECKING:
 LLM_KINDS = ("auto", "ollama", "extractive", "embedded")
 ALLOW_REMOTE_HELP = ("allow sending text (questions, passages, chunks) to an Ollama host (--llm-host or "
                      "$OLLAMA_HOST) that is not this machine; refused without it")
+LLM_ADVICE = ("start Ollama with a model (`ollama serve`, then `ollama pull llama3.2`), or choose --llm embedded "
+              "(with --llm-model FILE.gguf for a real model)")
 LLM_HELP = ("auto: Ollama when its server answers with a model, else extractive (quotes the passages' closest "
             "sentences, no language model); embedded: a tiny plumbing demo (SmolLM2-135M), not for real text. "
             "Commands that need a generative model refuse extractive. The strategy's LLM steps (rerank, "
@@ -55,7 +56,7 @@ def add_llm_options(p: argparse.ArgumentParser, llm_meant_by_model: bool = False
 
 def _deprecated(args: argparse.Namespace, old: str, new: str) -> None:
     if not getattr(args, "quiet", False):
-        print(f"workbench: deprecated: {old} will be removed in the next release; use {new}", file=sys.stderr)
+        say(f"workbench: deprecated: {old} will be removed in the next release; use {new}", err=True)
 
 
 def resolve_llm_options(args: argparse.Namespace) -> None:
@@ -103,7 +104,19 @@ def check_llm_host(choice: LLMChoice) -> None:
         raise UserError(str(exc)) from None
     warning = host_warning(choice.host)
     if warning:
-        print(f"workbench: warning: {warning}", file=sys.stderr)
+        say(f"workbench: warning: {warning}", err=True)
+
+
+def pipeline_llm_reason(choice: LLMChoice, why: str) -> str:
+    """Why the strategy steps of ``choice`` have no generative LLM, in command-line terms (``why``: what
+    ``core.llm.open.pipeline_backend`` said)."""
+    if choice.kind == "extractive":
+        return "--llm extractive quotes sentences and has no language model"
+    if "answers are extractive" in why:  # auto fell back: no Ollama server answered with a model
+        from workbench.core.llm.ollama_backend import display_host, resolve_host
+
+        return f"--llm auto found no Ollama server with a model at {display_host(resolve_host(choice.host))}"
+    return why
 
 
 def open_llm(choice: LLMChoice, needs: str = "this command") -> Backend:

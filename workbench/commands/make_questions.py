@@ -9,7 +9,6 @@ with every dropped question and its reason) and the run is recorded (``workbench
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING
 
 from workbench.commands.common import (
@@ -20,6 +19,7 @@ from workbench.commands.common import (
     open_workspace,
     output_dir,
     progress_printer,
+    say,
 )
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
 from workbench.core.index.store import DB_NAME
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("the corpus is empty: index documents first, or pass a folder of documents")
     llm = open_llm(choice, needs="make-questions")
     if not args.quiet:
-        print(f"writing questions with {llm.label}", file=sys.stderr)
+        say(f"writing questions with {llm.label}", err=True)
     result = make_question_set(ws, out, llm, n=args.n, seed=args.seed, two_part=args.two_part,
                                stratified=not args.random, doc_ids=doc_ids, max_attempts=args.max_attempts,
                                progress=progress_printer(args.quiet))

@@ -13,9 +13,11 @@ from workbench.commands.common import (
     emit,
     open_workspace,
     progress_printer,
+    say,
 )
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
+from workbench.core.index.embedder_pool import missing_model_folder
 from workbench.core.retrieve.strategies import Strategy, override, resolve
 
 if TYPE_CHECKING:
@@ -55,7 +57,8 @@ def add_strategy_options(p: argparse.ArgumentParser, repeatable: bool = False) -
 
 
 def strategy_from_args(args: argparse.Namespace) -> Strategy:
-    """The strategy named by ``--strategy`` with the command-line overrides applied."""
+    """The strategy named by ``--strategy`` with the command-line overrides applied (refused when its
+    ``"model"`` names a folder that does not exist)."""
     try:
         base = resolve(args.strategy)
         strategy = override(
@@ -66,9 +69,13 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
             whole_doc_tokens=args.whole_doc_tokens,
         )
         chunk = chunk_config(args, strategy.chunk)
-        return strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy
+        strategy = strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    folder = missing_model_folder(strategy.model)
+    if folder:  # refused before the store is opened
+        raise UserError(f"no such embedding model folder: {folder} (the strategy's \"model\")")
+    return strategy
 
 
 def needs_llm(strategy: Strategy) -> bool:
@@ -86,7 +93,9 @@ def check_question(question: str) -> None:
 
 
 def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]:
-    """JSON-ready passages: the hit, the passage span and text (``text == document_text[start:end]``)."""
+    """JSON-ready passages: the hit, the passage span and text (``text == document_text[start:end]``); like
+    ``context_tokens``, ``duplicates_dropped`` (passages left out because their text repeats a kept one's)
+    describes the whole result."""
     out = []
     for p in result.passages:
         doc = ws.document(p.span.doc_id)
@@ -104,7 +113,7 @@ def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]
                       **({"coarse_rows": list(h.cover)} if h.cover else {})}
                      for h in result.hits if h.chunk_id in p.hit_chunk_ids],
             "reasons": list(p.reasons), "strategy": result.strategy.name,
-            "context_tokens": result.context.tokens,
+            "context_tokens": result.context.tokens, "duplicates_dropped": result.context.duplicates,
         })
     return out
 
@@ -149,8 +158,14 @@ def run(args: argparse.Namespace) -> int:
                      f"{' > '.join(r['heading_path'])}  ({r['tokens']} tokens, chars {r['start']}-{r['end']})")
         lines.extend("    " + line for line in r["text"].strip().splitlines()[:12])
         lines.extend(f"    ({reason})" for reason in r["reasons"])
+    if result.context.duplicates:
+        lines.append(f"\n{result.context.duplicates} passage(s) dropped as duplicate text (the same words as a "
+                     "passage shown)")
     if result.context.dropped:
         lines.append(f"\nbudget dropped {len(result.context.dropped)} passage(s)")
+    if args.json:  # the text lines carry the warnings; JSON keeps its shape, so they go to stderr
+        for w in result.warnings:
+            say(f"warning: {w}", err=True)
     emit(args, records, "\n".join(lines))
     return 0
 

@@ -13,9 +13,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
+from workbench.core.data_folder import resolve_data_dir
 from workbench.core.index.build import (
     IngestReport,
     Situator,
@@ -27,6 +27,7 @@ from workbench.core.index.build import (
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder
 from workbench.core.index.locking import FileLock, LockBusy
+from workbench.core.index.removal import remove_under
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
 from workbench.core.index.store import DB_NAME, ChunkSetInfo, ChunkTable, Store, StoreError
 from workbench.core.index.vectors import VectorIndex
@@ -43,20 +44,7 @@ from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategies import Strategy, resolve
 
-APP_NAME = "chunk-workbench"
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
-
-
-def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """``--data-dir`` if given, else ``$WORKBENCH_DATA``, else the per-user data folder."""
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get("WORKBENCH_DATA")
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 class Workspace(CorpusLookups):
@@ -182,6 +170,15 @@ class Workspace(CorpusLookups):
             self.store.remove_document(doc_id)
             self._forget_documents()
             self._drop_stale_vectors()
+
+    def remove_paths(self, paths: Sequence[str]) -> list[str]:
+        """Take the documents at or under each path (on disk or gone from it) out of the store, and the
+        problems recorded there (``removal.remove_under``); returns the removed documents' paths."""
+        with self.writing():
+            removed = remove_under(self.store, paths)
+            self._forget_documents()
+            self._drop_stale_vectors()
+        return removed
 
     def _drop_stale_vectors(self) -> None:
         """After documents lost chunks: refresh each ready chunk set's count and FAISS file (writer held)."""

@@ -73,9 +73,26 @@ def _csv_rows(reader: csv.DictReader[str], path: Path) -> Iterator[dict[str, Any
         yield row
 
 
+_WHOLE = re.compile(r"^\s*[+-]?\d+\s*$")
+
+
+def _offset(value: object, what: str) -> int:
+    """A character offset: a whole number (``12``, also written ``12.0`` or ``"12"``); a ``DatasetError`` naming
+    ``what`` (row, reference and field) for anything else, e.g. ``12.5`` (never cut silently to ``12``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _WHOLE.match(value):
+        return int(value)
+    raise DatasetError(f"{what} must be a whole number of characters, not {json.dumps(value)[:40]}")
+
+
 def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_links: bool = False) -> QuestionSet:
     """Read and check a question set. Every reference must satisfy ``text[start:end] == content``;
-    mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``.
+    mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``. Offsets
+    must be whole numbers; a UTF-8 byte-order mark at the start of ``questions.csv`` is accepted; questions
+    asked twice are kept and reported by ``QuestionSet.duplicate_note``.
 
     ``root`` is a folder, or the name of a set bundled with the package (``chroma-general``, ``sample``).
     A corpus file that is a link to outside the set's folder is refused unless ``follow_links``.
@@ -111,7 +128,7 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
     questions: list[Question] = []
     mismatches: list[str] = []
     _raise_field_limit()
-    with open(qfile, encoding="utf-8", newline="") as fh:
+    with open(qfile, encoding="utf-8-sig", newline="") as fh:  # -sig: a UTF-8 byte-order mark (Excel) is read
         reader = csv.DictReader(fh, strict=True)  # strict: an unterminated or stray quote is an error
         try:
             fieldnames = reader.fieldnames
@@ -138,14 +155,18 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
                     raise ValueError("not a JSON list")
             except ValueError as exc:
                 raise DatasetError(f"{where}: references are not a JSON list ({exc})") from None
+            except RecursionError:
+                raise DatasetError(f"{where}: references are nested too deeply to read") from None
             refs = []
             for n, ref in enumerate(raw, start=1):
                 try:
                     cid = str(ref.get("corpus_id") or row_cid)
-                    start, end = int(ref["start_index"]), int(ref["end_index"])
+                    raw_start, raw_end = ref["start_index"], ref["end_index"]
                     content = str(ref.get("content", ""))
                 except (AttributeError, KeyError, TypeError, ValueError):
                     raise DatasetError(f"{where}, reference {n}: needs start_index and end_index") from None
+                start = _offset(raw_start, f"{where}, reference {n}: start_index")
+                end = _offset(raw_end, f"{where}, reference {n}: end_index")
                 body = corpus_text(cid, where)
                 found = body[start:end] if 0 <= start <= end <= len(body) else None
                 if found != content:

@@ -1,21 +1,31 @@
 """Exports of evaluation results: summary and per-question rows as CSV / JSON, the trade-off plot as PNG / SVG.
 
+An export is all or nothing: every file is written to a hidden temporary name in the folder (and flushed to
+disk), then all are renamed into place; when a write fails (a full disk …) the temporary files are removed,
+the files of an earlier export stay as they were, and ``ExportError`` says what happened in one line.
+
 The plot shows recall and IoU against the mean context tokens sent, one line per strategy (and per value
 of every grid parameter other than the one the line runs along), drawn with matplotlib's Agg backend.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
-from collections.abc import Sequence
+import os
+import secrets
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.answer_report import answer_summaries
 from workbench.core.evaluate.metrics import RATE_METRICS, SIZE_METRICS
 from workbench.core.evaluate.sweep import ConfigResult
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PER_QUESTION_FIELDS = ("recall", "precision", "iou", "hit", "reciprocal_rank", "first_rank", "context_tokens",
                        "context_chars", "retrieved_chars", "reference_chars", "covered_chars")
@@ -56,6 +66,10 @@ def question_rows(results: Sequence[ConfigResult], doc_names: dict[int, str] | N
     return rows
 
 
+class ExportError(Exception):
+    """An export that could not be written; the message says why and what was (not) written."""
+
+
 def write_csv(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
     """Write dict rows as CSV (columns: union of keys in first-seen order)."""
     path = Path(path)
@@ -72,8 +86,51 @@ def write_csv(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
 def write_json(data: object, path: str | Path) -> Path:
     """Write JSON (UTF-8, indented)."""
     path = Path(path)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(json.dumps(data, indent=2, ensure_ascii=False))
     return path
+
+
+def _synced(path: Path) -> None:
+    """Flush a written file to the disk (a full disk can surface only here)."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_all(folder: str | Path, writers: dict[str, tuple[str, Callable[[Path], object]]]) -> dict[str, Path]:
+    """Write a set of files into ``folder`` all or nothing: ``writers`` maps a key to ``(file name, write)``
+    where ``write(path)`` writes the file at ``path``. Each is written to a hidden temporary name (same
+    suffix) and synced, then all are renamed into place. Returns key → final path; raises ``ExportError``
+    (temporary files removed, nothing replaced) when a write fails."""
+    folder = Path(folder)
+    token = secrets.token_hex(4)
+    staged: list[tuple[Path, Path]] = []
+    done: list[Path] = []
+    made = [q for q in (folder, *folder.parents) if not q.exists()]  # removed again when nothing is written
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, write in writers.values():
+            final = folder / name
+            tmp = folder / f".{final.stem}.{token}.tmp{final.suffix}"
+            staged.append((tmp, final))
+            write(tmp)
+            _synced(tmp)
+        for tmp, final in staged:
+            os.replace(tmp, final)
+            done.append(final)
+    except OSError as exc:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+        for q in made if not done else []:
+            with contextlib.suppress(OSError):
+                q.rmdir()
+        what = (f"only {', '.join(p.name for p in done)} were replaced" if done else "nothing was written there")
+        raise ExportError(f"could not write the results into {folder} ({exc.strerror or exc}); {what}") from None
+    return {key: folder / name for key, (name, _) in writers.items()}
 
 
 def plot_lines(rows: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -92,6 +149,23 @@ def plot_lines(rows: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str,
 
 def plot_tradeoff(rows: Sequence[dict[str, Any]], paths: Sequence[str | Path], title: str = "") -> list[Path]:
     """Recall and IoU against mean context tokens, one line per strategy; saved to every path (PNG/SVG)."""
+    fig = tradeoff_figure(rows, title)
+    out: list[Path] = []
+    for target in paths:
+        path = Path(target)
+        save_figure(fig, path)
+        out.append(path)
+    return out
+
+
+def save_figure(fig: Figure, path: Path, fmt: str | None = None) -> None:
+    """Save ``fig`` at ``path`` in ``fmt`` (default: the path's suffix, else PNG)."""
+    with open(path, "wb") as fh:
+        fig.savefig(fh, format=fmt or path.suffix.lstrip(".").lower() or "png")
+
+
+def tradeoff_figure(rows: Sequence[dict[str, Any]], title: str = "") -> Figure:
+    """The trade-off plot of ``plot_tradeoff`` as a matplotlib ``Figure`` (Agg, not saved)."""
     from matplotlib.figure import Figure  # a bare Figure renders with Agg, whatever pyplot's backend is
 
     fig = Figure(figsize=(10, 4.2), dpi=100)
@@ -113,12 +187,7 @@ def plot_tradeoff(rows: Sequence[dict[str, Any]], paths: Sequence[str | Path], t
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    out: list[Path] = []
-    for target in paths:
-        path = Path(target)
-        fig.savefig(path, format=path.suffix.lstrip(".").lower() or "png")
-        out.append(path)
-    return out
+    return fig
 
 
 def answer_table_row(key: str, a: dict[str, Any]) -> dict[str, Any]:
@@ -131,22 +200,22 @@ def answer_table_row(key: str, a: dict[str, Any]) -> dict[str, Any]:
 
 def export_results(folder: str | Path, results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None,
                    title: str = "", extra: dict[str, Any] | None = None) -> dict[str, Path]:
-    """Write ``summary.csv/json``, ``questions.csv/json`` and ``tradeoff.png/svg`` into ``folder``."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write ``summary.csv/json``, ``questions.csv/json`` (``answers.csv`` for judged runs) and
+    ``tradeoff.png/svg`` into ``folder``, all or nothing (``write_all``; ``ExportError`` when a write fails)."""
     summary = summary_rows(results)
     questions = question_rows(results, doc_names)
     answers = answer_summaries(results)
-    files = {
-        "summary_csv": write_csv(summary, folder / "summary.csv"),
-        "summary_json": write_json({**(extra or {}), "configs": summary, **({"answers": answers} if answers else {})},
-                                   folder / "summary.json"),
-        "questions_csv": write_csv(questions, folder / "questions.csv"),
-        "questions_json": write_json(questions, folder / "questions.json"),
+    summary_data = {**(extra or {}), "configs": summary, **({"answers": answers} if answers else {})}
+    writers: dict[str, tuple[str, Callable[[Path], object]]] = {
+        "summary_csv": ("summary.csv", lambda p: write_csv(summary, p)),
+        "summary_json": ("summary.json", lambda p: write_json(summary_data, p)),
+        "questions_csv": ("questions.csv", lambda p: write_csv(questions, p)),
+        "questions_json": ("questions.json", lambda p: write_json(questions, p)),
     }
     if answers:
-        files["answers_csv"] = write_csv([answer_table_row(key, a) for key, a in answers.items()],
-                                         folder / "answers.csv")
-    png, svg = plot_tradeoff(summary, [folder / "tradeoff.png", folder / "tradeoff.svg"], title)
-    files |= {"plot_png": png, "plot_svg": svg}
-    return files
+        table = [answer_table_row(key, a) for key, a in answers.items()]
+        writers["answers_csv"] = ("answers.csv", lambda p: write_csv(table, p))
+    fig = tradeoff_figure(summary, title)
+    writers["plot_png"] = ("tradeoff.png", lambda p: save_figure(fig, p, "png"))
+    writers["plot_svg"] = ("tradeoff.svg", lambda p: save_figure(fig, p, "svg"))
+    return write_all(folder, writers)

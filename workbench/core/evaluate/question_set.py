@@ -81,6 +81,24 @@ class QuestionSet:
         return QuestionSet(self.root, qs, dict(self.corpora), dict(self.corpus_hashes), self.questions_hash,
                            list(self.mismatches))
 
+    def duplicate_note(self, shown: int = 3) -> str:
+        """One line naming the ``questions.csv`` rows that ask the same question (same words, case and spacing
+        aside, of the same corpus): each copy counts in the means as a question of its own. '' when none."""
+        rows: dict[tuple[str, str], list[Question]] = {}
+        for q in self.questions:
+            rows.setdefault((" ".join(q.question.split()).casefold(), q.corpus_id), []).append(q)
+        groups = [qs for qs in rows.values() if len(qs) > 1]
+        if not groups:
+            return ""
+        parts = []
+        for qs in groups[:shown]:
+            numbers = [str(q.index + 2) for q in qs]  # row 1 is the header
+            listed = " and ".join([", ".join(numbers[:-1]), numbers[-1]])
+            text = " ".join(qs[0].question.split())
+            parts.append(f"rows {listed} ask the same question ({text[:60] + ('…' if len(text) > 60 else '')!r})")
+        more = f"; {len(groups) - shown} more question(s) are asked twice or more" if len(groups) > shown else ""
+        return f"questions.csv: {'; '.join(parts)}{more}; each copy counts in the means as a question of its own"
+
     def needed_corpora(self) -> list[str]:
         """Corpus ids the questions refer to (row or reference), sorted."""
         ids = {q.corpus_id for q in self.questions if q.corpus_id} | {

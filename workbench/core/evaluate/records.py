@@ -23,6 +23,7 @@ from workbench.core.evaluate.answer_report import label_summary
 from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_question_set
 from workbench.core.evaluate.metrics import QuestionMetrics, summary_to_dict
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig, SweepResult, run_sweep
+from workbench.core.evaluate.sweep_checks import note_lines
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.strategies import from_dict
 from workbench.core.spans import Span
@@ -116,7 +117,10 @@ def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = 
         "workspace": {"data_dir": str(ws.data_dir), "documents": len(doc_rows)},
     }
     summary = {"configs": {cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
-               "seconds": round(sweep.seconds, 3), "warnings": sweep.warnings}
+               "seconds": round(sweep.seconds, 3), "warnings": [*sweep.warnings, *note_lines(sweep.results)]}
+    notes = {cr.config.key: cr.notes for cr in sweep.results if cr.notes}
+    if notes:  # per configuration: what its searches warned about, and on how many questions
+        summary["notes"] = notes
     if any(r.label for cr in sweep.results for r in cr.rows):
         summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
     ws.store.insert_run(
@@ -179,6 +183,9 @@ def load_run(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
             row["q_index"], row["question"], m.get("corpus_id", ""),
             [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
             row["label"], extra))
+    for key, notes in (info.summary.get("notes") or {}).items():
+        if key in results:
+            results[key].notes = {str(k): int(v) for k, v in notes.items()}
     return info, list(results.values())
 
 

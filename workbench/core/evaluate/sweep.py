@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
 from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
+from workbench.core.evaluate.sweep_checks import check_llm_steps, model_problem
 from workbench.core.index.embedder_pool import normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
@@ -63,11 +64,13 @@ class QuestionResult:
 
 @dataclass
 class ConfigResult:
-    """All questions under one configuration."""
+    """All questions under one configuration; ``notes``: each warning its searches gave (a step that failed
+    or was skipped, a cap that left fewer hits …) and on how many questions."""
 
     config: SweepConfig
     rows: list[QuestionResult] = field(default_factory=list)
     seconds: float = 0.0
+    notes: dict[str, int] = field(default_factory=dict[str, int])
 
     @property
     def summary(self) -> dict[str, Stat]:
@@ -175,16 +178,27 @@ def run_sweep(
     progress: ProgressSink | None = None,
     cancel: CancelToken | None = None,
 ) -> SweepResult:
-    """Run every configuration on every question; indexes the corpora first when needed."""
+    """Run every configuration on every question; indexes the corpora first when needed.
+
+    Refused before any work when a configuration's embedding model folder does not exist (``ValueError``) or
+    it has a step that needs a generative LLM and the workspace has none (``MissingLLM``). What a step reports while searching (an LLM call that failed, …) is counted per
+    configuration in ``ConfigResult.notes``."""
     if not configs:
         raise ValueError("nothing to run: no strategy configuration")
     if not qset.questions:
         raise ValueError("the question set has no questions")
     for config in configs:  # code named by data is refused before any work (workbench.core.consent)
         ws.check_code_allowed(config.strategy)
+    problem = model_problem(configs)
+    if problem:
+        raise ValueError(problem)
+    check_llm_steps(ws, configs)
     started = time.perf_counter()
     doc_ids = index_corpora(ws, qset, configs[0].strategy.chunk, progress, cancel)
     result = SweepResult([ConfigResult(c) for c in configs], doc_ids)
+    duplicates = qset.duplicate_note()
+    if duplicates:  # recorded with the run: the means weigh those questions more than once
+        result.warnings.append(duplicates)
     other = len(ws.store.documents()) - len(set(doc_ids.values()))
     if other > 0:
         result.warnings.append(f"the workspace holds {other} document(s) besides the question set's corpora; "
@@ -205,6 +219,8 @@ def run_sweep(
             spans = sr.spans()
             metrics = question_metrics(spans, refs, sr.context.tokens, sr.context.chars)
             cr.rows.append(QuestionResult(q.index, q.question, q.corpus_id, spans, metrics))
+            for note in dict.fromkeys(sr.warnings):
+                cr.notes[note] = cr.notes.get(note, 0) + 1
             cr.seconds += time.perf_counter() - t0
             done += 1
             report(done, cr.config.key)

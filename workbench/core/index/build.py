@@ -81,9 +81,11 @@ def ingest_files(
 ) -> IngestReport:
     """Load files and folders into the store; bad files are recorded with their reason and skipped.
 
-    Each folder named is reconciled with the store: documents under it whose files are gone are removed,
-    or moved when a new file there has the same content (chunks and vectors kept); a file that is no longer
-    indexed (it now fails or is skipped) loses its stored document. Problems are recorded under the same
+    Each folder named is reconciled with the store: documents under it whose files are gone (or that lie
+    under a link to outside it that is no longer followed) are removed, or moved when a new file there has the
+    same content (chunks and vectors kept); a file that is no longer indexed (it now fails or is skipped) loses
+    its stored document. A file outside a folder reached through a link in it is stored under the link's
+    place in the folder (``discovery``), so it is reconciled with the folder. Problems are recorded under the same
     keys as documents and forgotten once a file is indexed or gone.
     """
     report = report or IngestReport()
@@ -93,12 +95,13 @@ def ingest_files(
     for i, path in enumerate(found.files):
         if cancel is not None:
             cancel.check()
-        results.append(load_file(path, max_file_mb))
+        results.append(load_file(path, max_file_mb, key=found.key(path)))
         tick(i + 1, shown(path.name))
     loaded = {r.document.path for r in results if r.document is not None}
     stored = store.documents()
-    gone = [d for d in stored if any(is_inside(d["path"], f) for f in found.folders)
-            and d["path"] not in loaded and _file_is_gone(d["path"])]
+    gone = [d for d in stored if any(is_inside(d["path"], f) for f in found.folders) and d["path"] not in loaded
+            and (_file_is_gone(d["path"]) or any(is_inside(d["path"], link) and d["path"] != link
+                                                 for link in found.unfollowed))]
     movable: dict[str, list[dict[str, Any]]] = {}
     for d in gone:
         movable.setdefault(d["sha256"], []).append(d)

@@ -36,6 +36,17 @@ def is_ollama_spec(spec: str | None) -> bool:
     return (spec or "").strip().startswith(OLLAMA_PREFIX)
 
 
+def missing_model_folder(spec: str | None) -> str | None:
+    """The folder named by ``spec`` when it is a local model folder that does not exist (None for the default,
+    an ``ollama:`` model, or a folder that is there): checked before work that would need it."""
+    text = normalise_model_spec(spec)
+    if not text or is_ollama_spec(text):
+        return None
+    from pathlib import Path
+
+    return None if Path(text).expanduser().is_dir() else text
+
+
 def model_label(spec: str | None) -> str:
     """A short name for people: ``default``, ``ollama:NAME`` or the folder's name."""
     text = normalise_model_spec(spec)

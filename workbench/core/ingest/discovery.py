@@ -2,7 +2,9 @@
 
 Folders are read recursively. Hidden entries, unsupported types, links that point outside the folder
 (unless ``follow_links``), broken links and unreadable folders are reported as ``LoadResult`` problems,
-so every file under a folder ends up with a status. Keys are ``filenames.path_key`` values.
+so every file under a folder ends up with a status. Keys are ``filenames.path_key`` values, except for a file
+that lies outside a folder named and was reached through a link inside it (``follow_links``): its key is
+where the link put it inside the folder (``Discovery.keys``), so it goes when the link goes.
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ class Discovery:
     files: list[Path] = field(default_factory=list)
     problems: list[LoadResult] = field(default_factory=list)
     folders: list[str] = field(default_factory=list)  # keys of the folders named (for reconciling the store)
+    # file (as found) → its store key, for files outside a folder reached through a link inside it
+    keys: dict[str, str] = field(default_factory=dict)
+    # keys of links inside a folder that point outside it and were not followed (what was indexed through
+    # them before is no longer part of the folder)
+    unfollowed: list[str] = field(default_factory=list)
+
+    def key(self, file: Path) -> str | None:
+        """The store key of a file found, when it is not ``path_key(file)`` (see ``keys``)."""
+        return self.keys.get(os.fspath(file))
 
 
 def unsupported_reason(path: Path) -> str:
@@ -51,9 +62,9 @@ def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False
     def problem(p: str | Path, status: str, reason: str, record: bool = True, follow: bool = False) -> None:
         found.problems.append(LoadResult(path_key(p, follow=follow), None, status, reason, record))
 
-    def add_file(p: Path, explicit: bool) -> None:
+    def add_file(p: Path, explicit: bool, via: str | None = None) -> None:
         real = os.path.realpath(p)
-        key = path_key(p)
+        key = via or path_key(p)
         if real in seen_files:
             if seen_files[real] != path_key(p, follow=False):
                 problem(p, "skipped", f"same file as {seen_files[real]}", record=False)
@@ -64,12 +75,25 @@ def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False
         if key in seen_keys:  # a name that is not UTF-8 whose escaped form is also a real name
             problem(p, "failed", f"its name shown as text ({key}) is the name of another file")
             return
-        seen_files[real] = path_key(p, follow=False)
+        seen_files[real] = via or path_key(p, follow=False)
         seen_keys.add(key)
         found.files.append(p)
+        if via:
+            found.keys[os.fspath(p)] = via
 
     def outside(p: str, root: str) -> bool:
         return not follow_links and not is_inside(os.path.realpath(p), root)
+
+    def reached(p: Path, top: Path, root: str) -> str | None:
+        """For a file outside ``root`` reached through a link under it: its place under the folder (the
+        walk's path below ``top``, the folder as named, joined to its real path ``root``); else None."""
+        if is_inside(os.path.realpath(p), root):
+            return None
+        return shown(os.path.join(root, os.path.relpath(p, top)))
+
+    def unfollowed(p: str | Path, reason: str) -> None:
+        problem(p, "skipped", reason)
+        found.unfollowed.append(path_key(p, follow=False))
 
     for raw in paths:
         path = Path(fs_path(os.path.expanduser(os.fspath(raw))))
@@ -93,7 +117,7 @@ def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False
                     if name.startswith("."):
                         problem(full, "skipped", "hidden folder", record=False)
                     elif os.path.islink(full) and outside(full, root):
-                        problem(full, "skipped", f"link to outside the folder: {shown(os.path.realpath(full))}")
+                        unfollowed(full, f"link to outside the folder: {shown(os.path.realpath(full))}")
                     else:
                         keep.append(name)
                 dirs[:] = keep
@@ -104,14 +128,13 @@ def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False
                     elif file_path.is_symlink() and not file_path.exists():
                         problem(file_path, "failed", f"broken link (to {link_target(file_path)})")
                     elif file_path.is_symlink() and outside(str(file_path), root):
-                        problem(file_path, "skipped",
-                                f"link to outside the folder: {shown(os.path.realpath(file_path))}")
+                        unfollowed(file_path, f"link to outside the folder: {shown(os.path.realpath(file_path))}")
                     elif file_path.is_symlink():
                         links.append(file_path)  # after the walk: the file itself, when found, keeps its own name
                     else:
-                        add_file(file_path, explicit=False)
+                        add_file(file_path, explicit=False, via=reached(file_path, path, root))
             for link in links:
-                add_file(link, explicit=False)
+                add_file(link, explicit=False, via=reached(link, path, root))
             links.clear()
             for exc in errors:
                 problem(exc.filename or path, "failed", f"cannot read folder ({exc.strerror or exc})")
@@ -127,4 +150,4 @@ def load_paths(paths: Iterable[str | os.PathLike[str]], max_file_mb: float = MAX
     found = discover(paths, follow_links=follow_links)
     yield from found.problems
     for file in found.files:
-        yield load_file(file, max_file_mb)
+        yield load_file(file, max_file_mb, key=found.key(file))

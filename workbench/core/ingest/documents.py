@@ -171,15 +171,16 @@ def link_target(path: str | os.PathLike[str]) -> str | None:
         return None
 
 
-def load_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FILE_MB) -> LoadResult:
+def load_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FILE_MB, key: str | None = None) -> LoadResult:
     """Load one file into a ``Document``; never raises for bad content.
 
     Only regular files are read (links followed): FIFOs, devices and sockets are skipped without being
     opened. Files larger than ``max_file_mb`` are skipped with a reason (0 = no limit). The result's path
-    is the store key (``path_key``: absolute, real, printable).
+    is the store key: ``key`` when given (a file reached through a link, see ``discovery``), else ``path_key``
+    (absolute, real, printable).
     """
     p = Path(path)
-    key = path_key(p)
+    key = key or path_key(p)
     try:
         data, info = read_regular_file(p, max_file_mb)
     except LoadError as exc:

@@ -46,14 +46,24 @@ __all__ = [
 ]
 
 
-def list_backends(host: str | None = None) -> list[BackendInfo]:
+def list_backends(host: str | None = None, allow_remote: bool = False) -> list[BackendInfo]:
     """What ``workbench models`` shows: the Ollama server (version, models), the extractive backend and the
-    embedded model."""
-    from workbench.core.llm.ollama_backend import display_host, list_models, resolve_host, server_version
+    embedded model. An Ollama host (``host`` or ``$OLLAMA_HOST``) that is not this machine is not even asked
+    unless ``allow_remote``: its entry says why."""
+    from workbench.core.llm.ollama_backend import (
+        display_host,
+        is_loopback_host,
+        list_models,
+        resolve_host,
+        server_version,
+    )
 
     host = resolve_host(host)
     infos = []
     try:
+        if not allow_remote and not is_loopback_host(host):
+            raise RemoteHostRefused(f"not asked: the Ollama host {display_host(host)} is not on this machine "
+                                    "(allow it with --allow-remote, or File → Settings… in the window)")
         version = server_version(host, PROBE_TIMEOUT_S)
         models = list_models(host, 2 * PROBE_TIMEOUT_S)
         detail = f"Ollama {version} at {display_host(host)}, {len(models)} model(s)"

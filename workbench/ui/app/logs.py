@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
 
-from workbench.core.workspace import APP_NAME
+from workbench.core.data_folder import APP_NAME
 
 LOG_NAME = "workbench.log"
 _QT_LEVELS = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,

@@ -32,7 +32,7 @@ from workbench.core.retrieve.strategies import Strategy
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
 from workbench.ui.evaluate.eval_layout import fill_bundled_menu, setup_layout
 from workbench.ui.evaluate.eval_tables import fill_compare_to, fill_questions, fill_summary, table_width
-from workbench.ui.evaluate.sweep_job import sweep_and_record
+from workbench.ui.evaluate.sweep_job import export_line, sweep_and_record
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
@@ -311,8 +311,7 @@ class EvalView(QWidget):
     def _choose_export(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export folder")
         if folder:
-            files = self.export_to(folder)
-            self.status.setText("wrote " + ", ".join(p.name for p in files.values()))
+            self.status.setText(export_line(lambda: self.export_to(folder)))
 
     def export_to(self, folder: str | Path) -> dict[str, Path]:
         """Write summary/questions CSV + JSON and the trade-off plot (PNG, SVG) into ``folder``."""

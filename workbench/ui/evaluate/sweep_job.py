@@ -1,10 +1,12 @@
-"""The lab's sweep job: run a sweep and record it, on a pool thread."""
+"""The lab's jobs: run a sweep and record it, on a pool thread; export a run's results."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.core.evaluate.export import ExportError
 from workbench.core.evaluate.records import save_run
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, run_sweep
 
@@ -23,3 +25,13 @@ def sweep_and_record(ws: Workspace, qset: QuestionSet, configs: Sequence[SweepCo
         return save_run(ws, qset, sweep, label=qset.name, selection=selection), sweep.results
     finally:
         ws.close()
+
+
+def export_line(export: Callable[[], dict[str, Path]]) -> str:
+    """Run ``export`` (``EvalView.export_to``) and say in one line what it wrote, or why nothing was written
+    (a full disk …: the export is all or nothing)."""
+    try:
+        files = export()
+    except ExportError as exc:
+        return str(exc)
+    return "wrote " + ", ".join(p.name for p in files.values())

@@ -1,0 +1,95 @@
+"""The text tables of ``workbench eval`` and ``workbench runs --show``: the summary table (configurations marked
+``[!]`` when their searches warned, with the warnings under it), seed 000's answer table and the comparison
+with the baseline configuration."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from workbench.commands.common import UserError
+from workbench.core.evaluate.answer_report import answer_summaries, format_answer_table
+from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
+from workbench.core.evaluate.sweep_checks import note_lines
+
+if TYPE_CHECKING:
+    from workbench.core.evaluate.sweep import ConfigResult
+
+COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
+           ("mrr", "MRR")]
+
+
+def _pct(x: float | None, std: float | None = None, scale: float = 100.0) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x * scale:.1f}" + (f" ± {std * scale:.1f}" if std is not None else "")
+
+
+def format_table(rows: list[dict]) -> str:
+    """The summary as a text table, one row per configuration (``[!]`` after the key: its searches warned,
+    e.g. an LLM step failed; ``_report`` lists the warnings under the table)."""
+    head = ["configuration", *(title for _, title in COLUMNS), "ctx tokens", "questions"]
+    body = []
+    for r in rows:
+        cells = [r["key"] + (" [!]" if r.get("warnings") else "")]
+        for name, _ in COLUMNS:
+            if name == "mrr":
+                cells.append(f"{r[name]:.3f}" if r[name] is not None else "-")
+            elif name in ("recall", "precision", "iou"):
+                cells.append(_pct(r[name], r[f"{name}_std"]))
+            else:
+                cells.append(_pct(r[name]))
+        cells += [f"{r['context_tokens']:.0f}", str(r["questions"])]
+        body.append(cells)
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
+    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))  # noqa: E731
+    return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, body)])
+
+
+def baseline_index(results: Sequence[ConfigResult], ref: str | None) -> int:
+    """The position of the baseline configuration ``ref`` (``--baseline``: a number from 1 or a key; None: the
+    first); a ``UserError`` when it names none."""
+    try:
+        return resolve_baseline([cr.config.key for cr in results], ref)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def against_baseline(results: Sequence[ConfigResult], rows: list[dict[str, Any]], ref: str | None) -> list[str]:
+    """With two or more configurations: each one's recall / IoU / context-token differences against the
+    baseline (intervals, Holm-adjusted p) as text lines, and as ``vs_baseline`` in its JSON row."""
+    if len(results) < 2:
+        return []
+    base = baseline_index(results, ref)
+    comp = compare_to_baseline(results, base)
+    for row in rows:
+        if row["key"] == comp.baseline:
+            row["baseline"] = True
+        else:
+            row["vs_baseline"] = comp.to_dict(row["key"])
+    return ["", *comp.lines()]
+
+
+def note_table_lines(results: Sequence[ConfigResult], rows: list[dict[str, Any]]) -> list[str]:
+    """For each configuration whose searches warned (an LLM step that failed or was skipped …): its JSON row
+    gets ``warnings`` (the table marks it ``[!]``), and the text one ``[!] key: warning (N of M questions)``
+    line per warning, to go right under the table."""
+    for row, cr in zip(rows, results, strict=True):
+        if cr.notes:  # never shown as if every step ran
+            row["warnings"] = note_lines([cr])
+    return [f"[!] {w}" for row in rows for w in row.get("warnings", [])]
+
+
+def answers_table(results: Sequence[ConfigResult], rows: list[dict[str, Any]]) -> list[str]:
+    """Seed 000's answer table when the rows were judged (text lines); each JSON row gets its ``answers``
+    summary and, per question, the answer, label and judge reason."""
+    answers = answer_summaries(results)
+    if not answers:
+        return []
+    for row, cr in zip(rows, results, strict=True):
+        if row["key"] in answers:
+            row["answers"] = answers[row["key"]]
+            row["judged_answers"] = [{"q_index": r.q_index, "question": r.question, "answer": r.answer,
+                                      "label": r.label, "reason": r.extra.get("reason", "")} for r in cr.rows]
+    return ["", format_answer_table(answers)]
