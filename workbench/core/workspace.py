@@ -29,7 +29,7 @@ from workbench.core.index.embedding import Embedder
 from workbench.core.index.locking import FileLock, LockBusy
 from workbench.core.index.removal import remove_under
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
-from workbench.core.index.store import DB_NAME, ChunkSetInfo, ChunkTable, Store, StoreError
+from workbench.core.index.store import DB_NAME, ChunkSetInfo, ChunkTable, DocumentGone, Store, StoreError
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunkers.choice import chunker_spec
 from workbench.core.ingest.chunking import ChunkConfig
@@ -65,6 +65,7 @@ class Workspace(CorpusLookups):
         self.writer = FileLock(self.data_dir / "write.lock")
         self.retriever = Retriever()  # runs strategies; owns the hit cache and the section cache
         self._current: dict[str, int] = {}
+        self._generation_seen = -1  # the store generation the cached document texts belong to
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
         self.llm: Backend | None = None  # an answering backend, used by LLM rerank and summaries when set
         # How ws.llm is opened on first use (the GUI's Settings choice); None: 'auto'.
@@ -269,24 +270,28 @@ class Workspace(CorpusLookups):
         """The chunk set loaded in memory (FAISS verified against the database, rebuilt if needed).
 
         The FAISS file must match the sha256 recorded when it was written; a damaged or stale file is
-        rebuilt from the cached vectors under the writer lock. While another thread or process writes, the
-        last loaded snapshot is kept; with none loaded, the verified file on disk is read (nothing is
-        written), and while the writer is between replacing that file and recording its digest this waits
-        for it (``progress`` hears "waiting for another writer…" once), for at most ``SNAPSHOT_WAIT_S``.
+        rebuilt from the cached vectors under the writer lock. A loaded set is kept until the store's
+        generation moves (documents or chunk sets changed, in this process or another); then it is loaded
+        again, and the cached document texts are dropped. While another thread or process writes, the
+        verified file on disk is read (nothing is written), and while the writer is between replacing that
+        file and recording its digest this waits for it (``progress`` hears "waiting for another writer…"
+        once), for at most ``SNAPSHOT_WAIT_S``.
         On a read-only store a file that does not match its digest is reported as such.
         """
+        generation = self.store.generation()
         info = self.store.chunk_set(set_id)
         with self._lock:
+            if generation != self._generation_seen:  # another process may have changed documents' texts
+                self._generation_seen = generation
+                self._forget_documents()
             rt = self._runtimes.get(set_id)
-            if rt is not None and rt.info.chunk_count == info.chunk_count and rt.info.state == info.state:
+            if rt is not None and rt.generation == generation:
                 return rt
             if not self.store.writable:
                 table, index = read_only_snapshot(self.store, self.data_dir, set_id)
             else:
-                if rt is not None and self._writer_busy():
-                    return rt
                 table, index = self._load_while_writers_work(set_id, info, progress)
-            rt = SetRuntime(info, table, index)
+            rt = SetRuntime(info, table, index, generation)
             self._runtimes[set_id] = rt
             self.retriever.forget_hits()  # cached hits hold rows of the previous snapshot
             self.retriever.forget_sections()
@@ -338,6 +343,13 @@ class Workspace(CorpusLookups):
         problem = question_problem(question)
         if problem:
             raise ValueError(problem)
+        try:
+            return self._search(question, strategy, progress, cancel)
+        except DocumentGone:  # another process removed a document after the set was loaded: load it again
+            return self._search(question, strategy, progress, cancel)
+
+    def _search(self, question: str, strategy: Strategy, progress: ProgressSink | None,
+                cancel: CancelToken | None) -> SearchResult:
         t0 = time.perf_counter()
         own, *coarse = (self.ensure_chunk_set(config, progress, cancel, model=strategy.model).id
                         for config in strategy.chunk_configs())

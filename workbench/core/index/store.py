@@ -12,11 +12,11 @@ from workbench.core.index.store_caches import CacheTables
 from workbench.core.index.store_checks import ConsistencyChecks
 from workbench.core.index.store_chunks import ChunkSetInfo, ChunkTable
 from workbench.core.index.store_connection import now
-from workbench.core.index.store_documents import DocumentTables
+from workbench.core.index.store_documents import DocumentGone, DocumentTables
 from workbench.core.index.store_runs import RunTables
 
 DB_NAME = "workbench.sqlite3"
-__all__ = ["DB_NAME", "ChunkSetInfo", "ChunkTable", "Store", "StoreError", "now"]
+__all__ = ["DB_NAME", "ChunkSetInfo", "ChunkTable", "DocumentGone", "Store", "StoreError", "now"]
 
 
 class Store(DocumentTables, CacheTables, RunTables, ConsistencyChecks):

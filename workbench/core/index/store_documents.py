@@ -14,6 +14,10 @@ from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import Heading
 
 
+class DocumentGone(KeyError):
+    """A document id that is not (or no longer) stored: another process may have removed it."""
+
+
 class DocumentTables(ChunkTables):
     """Documents, headings and problems; a changed or removed document drops its chunks."""
 
@@ -121,7 +125,7 @@ class DocumentTables(ChunkTables):
         """The full document with its text and headings."""
         rows = list(self.db.query("SELECT * FROM documents WHERE id = ?", [doc_id]))
         if not rows:
-            raise KeyError(f"no document {doc_id}")
+            raise DocumentGone(f"no document {doc_id}")
         r = rows[0]
         headings = tuple(
             Heading(h["level"], h["title"], h["start"], h["end"])

@@ -26,6 +26,7 @@ class SetRuntime:
     info: ChunkSetInfo
     table: ChunkTable
     index: VectorIndex
+    generation: int = 0  # the store generation it was loaded at (a later one loads it again)
     _id_order: np.ndarray = field(init=False, repr=False)
     _sorted_ids: np.ndarray = field(init=False, repr=False)
     doc_first_row: dict[int, int] = field(init=False, repr=False)
