@@ -27,7 +27,10 @@ def render() -> str:
     helps = {c.dest: c.help for c in sub._choices_actions}
     lines = ["# `workbench` command reference", "",
              "Generated from the argument parser by `scripts/cli_reference.py`; the tests fail when it is stale.",
-             "Every data command takes `--data-dir DIR` (default `$WORKBENCH_DATA`, else the per-user data folder).",
+             "Every data command takes `--data-dir DIR` (default `$WORKBENCH_DATA`, else the per-user data folder) "
+             "and `--trust-custom TARGET`: allow a custom chunker (`module:function`) or a local embedding-model "
+             "folder that data read by the run names (a run record, saved settings, a strategy); one named in the "
+             "command's own options is allowed already, and in the window a dialog asks.",
              "Every LLM-using command takes `--llm`, `--llm-model`, `--llm-host` and `--allow-remote`; `--model` is "
              "always the embedding model. The old spellings (`--backend`, `--host`, `--embed-model`, `--model` naming "
              "the LLM) still work for one release with a one-line deprecation notice and are not listed here.",

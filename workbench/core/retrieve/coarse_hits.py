@@ -8,9 +8,9 @@ one not hit yet. The lists are fused by reciprocal rank, each list weighted equa
 keeping the fine hit first, so the fine top-1 and each coarse top-1 lead. Everything downstream (neighbour
 windows, merging, budget-aware trimming) works on fine rows, so passages stay exact spans of the fine set.
 
-Fitted on the chatlogs and finance corpora of the bundled benchmark (see README, "Recall per context
-token"): the best hit of a 100- and of a 200-token set beat one level, and more hits per level crowd out the fine
-ones (`benchmarks/results/rse-tune8.json`).
+Fitted on the chatlogs and finance corpora of the bundled benchmark (see docs/evaluation.md, "Presets are
+starting points"): the best hit of a 100- and of a 200-token set beat one level, and more hits per level crowd out
+the fine ones (16 configurations; their results file, rse-tune8.json, is not in the repository).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ PRESET_SPECS: list[dict[str, Any]] = [
     dict(name="summary-to-detail", top_k=5, size=100, summary=True, summary_sections=3),
     dict(name="selective", top_k=5, size=100, expansion="selective", margin=0.05, merge_gap=2, max_steps=2),
     dict(name="contextual", top_k=5, size=200, contextual=True),
-    # from measurement (issue #16; fitted on the chatlogs and finance corpora of chroma-general, see README)
+    # from measurement (issue #16; fitted on the chatlogs and finance corpora of chroma-general, see docs/evaluation.md)
     dict(name="budgeted-neighbours", top_k=10, size=64, search="hybrid", expansion="neighbours", window=2,
             budget=1000),
     dict(name="multi-granularity", top_k=10, size=64, search="hybrid", coarse="100:1+200:1",
