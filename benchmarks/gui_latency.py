@@ -98,7 +98,7 @@ def main() -> None:
         cached = [timed_change(app, side, flip(knobs.size, 100, 64)) for _ in range(args.repeats)]
         core = []
         for i in range(args.repeats):
-            strategy = side.strategy().with_changes(window=2 if i % 2 == 0 else 1)
+            strategy = side.strategy().with_expansion(window=2 if i % 2 == 0 else 1)
             t0 = time.perf_counter()
             ws.search(QUESTION, strategy)
             core.append((time.perf_counter() - t0) * 1000)

@@ -36,6 +36,8 @@ def main() -> None:
         qs = [r["question"] for r in csv.DictReader(fh) if r["corpus_id"] in {Path(c).stem for c in args.corpus}]
     qs = qs[: args.questions]
 
+    from dataclasses import replace
+
     from workbench.core.index.embedding import SentenceTransformerEmbedder
     from workbench.core.ingest.chunking import ChunkConfig
     from workbench.core.retrieve.strategies import PRESETS
@@ -49,7 +51,7 @@ def main() -> None:
         report = ws.add_paths(args.corpus, ChunkConfig(size=200))
         ours_ingest = time.perf_counter() - t0
         t0 = time.perf_counter()
-        sw = PRESETS["sentence-window"].with_changes(top_k=5, window=2)
+        sw = replace(PRESETS["sentence-window"], top_k=5).with_expansion(window=2)
         ws.ensure_chunk_set(sw.chunk)
         ours_sentence_ingest = time.perf_counter() - t0
         times = []

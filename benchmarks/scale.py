@@ -40,8 +40,11 @@ TIMED_PRESETS = ("hybrid", "budgeted-neighbours", "multi-granularity", "segments
 
 
 def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -> dict:  # noqa: ANN001
+    from dataclasses import replace
+
     from workbench.core.ingest.chunking import ChunkConfig
-    from workbench.core.retrieve.strategies import from_dict, resolve
+    from workbench.core.retrieve.expansions import NoExpansion
+    from workbench.core.retrieve.strategies import from_dict, override, resolve
     from workbench.core.workspace import Workspace
 
     docs, data = work / f"{n_chunks}" / "docs", work / f"{n_chunks}" / "data"
@@ -83,7 +86,7 @@ def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -
                [{"budget": b, "window": 1} for b in (500, 1000, 2000)]
     for q in qs:
         for v in variants:
-            s = base.with_changes(expansion="neighbours" if v.get("window") else "none", **v)
+            s = override(replace(base, expander=NoExpansion()), **v)  # a window > 0 means neighbours
             t0 = time.perf_counter()
             wq.search(q, s)
             changes.append((time.perf_counter() - t0) * 1000)

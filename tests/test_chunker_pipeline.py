@@ -64,7 +64,7 @@ def test_a_registry_chunker_is_part_of_the_identity():
     spec = chunker_spec(b.chunk)
     assert spec is not None and spec.param_dict == {"max_tokens": 128, "overlap": 16} and spec.version
     assert "recursive (max_tokens=128, overlap=16)" in b.describe()
-    assert resolve(b.to_json()) == b and resolve(json.dumps(b.to_composed_dict())).chunk == b.chunk
+    assert resolve(b.to_json()) == b and resolve(json.dumps(b.to_dict())).chunk == b.chunk
     assert chunker_name(b.chunk) == "recursive" and chunker_name(ChunkConfig(structure_aware=True)) == "structure"
     with pytest.raises(ValueError, match="'recursive'.*max_tokens"):
         resolve({"chunker": {"name": "recursive", "max_tokens": 0}})

@@ -11,7 +11,8 @@ from workbench.core.evaluate.sweep import expand_grid, parse_grid
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.coarse_hits import as_fine_hit, fuse_granularities
 from workbench.core.retrieve.search_config import parse_coarse
-from workbench.core.retrieve.strategies import PRESETS, from_dict, resolve
+from workbench.core.retrieve.strategies import PRESETS, from_dict, override, resolve
+from workbench.core.retrieve.strategy_json import to_flat_dict
 
 QUESTIONS = ["How do I roll back a deployment?", "Which chemicals must be stored apart?",
              "What does the monthly pass cost?", "Who do I call after a spill?"]
@@ -35,13 +36,13 @@ def test_the_coarse_spec_is_parsed_and_checked():
 
 
 def test_json_round_trips_and_strategies_without_it_write_what_they_wrote_before():
-    assert "coarse" not in PRESETS["plain"].to_dict() and "coarse" not in PRESETS["plain"].to_composed_dict()["search"]
+    assert "coarse" not in to_flat_dict(PRESETS["plain"]) and "coarse" not in PRESETS["plain"].to_dict()["search"]
     mg = PRESETS["multi-granularity"]
-    assert mg.to_dict()["coarse"] == "100:1+200:1"
-    assert from_dict(mg.to_dict()) == mg == from_dict(mg.to_composed_dict())
+    assert to_flat_dict(mg)["coarse"] == "100:1+200:1" == mg.to_dict()["search"]["coarse"]
+    assert from_dict(to_flat_dict(mg)) == mg == from_dict(mg.to_dict())
     assert "coarse 100-unit top-1, 200-unit top-1" in mg.describe()
     assert [c.size for c in mg.chunk_configs()] == [64, 100, 200]
-    assert mg.with_changes(coarse="").chunk_configs() == [mg.chunk]
+    assert override(mg, coarse="").chunk_configs() == [mg.chunk]
 
 
 def test_the_cli_and_the_grid_take_coarse_levels():
@@ -50,10 +51,10 @@ def test_the_cli_and_the_grid_take_coarse_levels():
     parser = argparse.ArgumentParser()
     add_strategy_options(parser)
     args = parser.parse_args(["--strategy", "budgeted-neighbours", "--coarse", "100:1+200:1"])
-    assert strategy_from_args(args).search_config.coarse_levels == ((100, 1), (200, 1))
+    assert strategy_from_args(args).search_config.coarse == ((100, 1), (200, 1))
     grid = parse_grid("coarse=none,200:2")
     configs = expand_grid(["budgeted-neighbours"], grid)
-    assert [c.strategy.search_config.coarse for c in configs] == ["", "200:2"]
+    assert [c.strategy.search_config.coarse for c in configs] == [(), ((200, 2),)]
     with pytest.raises(ValueError, match="must look like"):
         parse_grid("coarse=200")
 
@@ -112,7 +113,7 @@ def test_coarse_sets_are_built_by_the_first_search(hash_sample_ws):
 def test_search_json_marks_coarse_hits(hash_sample_ws):
     from workbench.commands.search import passage_records
 
-    result = hash_sample_ws.search(QUESTIONS[0], _strategy(budget=0).with_changes(top_k=2))
+    result = hash_sample_ws.search(QUESTIONS[0], override(_strategy(budget=0), top_k=2))
     records = passage_records(hash_sample_ws, result)
     marked = [h for r in records for h in r["hits"] if "coarse_rows" in h]
     assert marked and all(first <= last for first, last in (h["coarse_rows"] for h in marked))

@@ -23,7 +23,7 @@ from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.llm import BackendUnavailable, ModelNotFound
 from workbench.core.llm.base import RemoteHostRefused
 from workbench.core.llm.ollama_backend import OllamaEmbedder
-from workbench.core.retrieve.strategies import PRESETS, resolve
+from workbench.core.retrieve.strategies import PRESETS, override, resolve
 
 OLLAMA = f"ollama:{EMBED_MODEL}"
 QUESTION = "How much does a monthly transit pass cost?"
@@ -76,11 +76,11 @@ def test_model_specs():
 def test_strategy_model_field_round_trips_and_is_absent_by_default():
     plain = PRESETS["plain"]
     assert plain.model == "" and "model" not in plain.to_dict() and '"model"' not in plain.to_json()
-    assert "model" not in plain.to_composed_dict()
+    assert "model" not in plain.to_dict()
     assert resolve({"preset": "plain", "model": "default"}) == plain  # the default is no model at all
     other = resolve({"preset": "plain", "model": OLLAMA})
     assert other.model == OLLAMA and other.to_dict()["model"] == OLLAMA and other != plain
-    assert resolve(other.to_json()) == other and resolve(json.dumps(other.to_composed_dict())) == other
+    assert resolve(other.to_json()) == other and resolve(json.dumps(other.to_dict())) == other
     assert other.describe().endswith(f"embedded by {OLLAMA}")
     assert other.chunk == plain.chunk and other.search_config == plain.search_config
     for bad, message in ((3, "must be a string"), ("ollama:", "needs a name")):
@@ -102,7 +102,7 @@ def test_one_chunk_set_per_model_searched_by_its_own_model(sample_ws, standin, e
     ws = sample_ws
     ws.models.use_ollama_host(standin.host)
     plain = PRESETS["plain"]
-    other = plain.with_changes(model=OLLAMA)
+    other = override(plain, model=OLLAMA)
     default_set = ChunkConfig().set_id(embedder.model_id)  # the identity of the existing chunk set is kept
 
     a = ws.search(QUESTION, plain)
@@ -159,7 +159,7 @@ def test_cli_eval_grid_and_search_with_an_ollama_model(capsys, sample_ws, standi
                  "--quiet"]) == 0
     passages = json.loads(capsys.readouterr().out)
     sample_ws.models.use_ollama_host(standin.host)
-    expected = sample_ws.search(QUESTION, PRESETS["plain"].with_changes(model=OLLAMA))  # the same chunk set
+    expected = sample_ws.search(QUESTION, override(PRESETS["plain"], model=OLLAMA))  # the same chunk set
     assert [(p["chunk_id"], p["score"]) for p in passages] == [(h.chunk_id, round(h.score, 6)) for h in expected.hits]
     assert main(["search", QUESTION, "--model", "ollama:nomic-embed-text", "--data-dir", data, "--llm-host",
                  standin.host, "--quiet"]) == 1
@@ -173,7 +173,7 @@ def test_removing_a_document_while_the_ollama_server_is_away(sample_ws, standin,
     from workbench.core.workspace import Workspace
 
     sample_ws.models.use_ollama_host(standin.host)
-    other = PRESETS["plain"].with_changes(model=OLLAMA)
+    other = override(PRESETS["plain"], model=OLLAMA)
     built = sample_ws.search(QUESTION, other)
     ws = Workspace(sample_ws.data_dir, embedder=embedder)  # a later session: the Ollama model is not open yet
     ws.models.use_ollama_host(f"127.0.0.1:{closed_port()}")

@@ -125,7 +125,8 @@ def test_answers_labels_table_agreement_records_compare_and_rerun(capsys, tmp_pa
     assert all(r["messages"][0]["content"] == SYSTEM_PROMPT and "<passage-" in r["messages"][1]["content"]
                for r in answers)
     first = [r for r in judged if "monthly transit pass" in r["messages"][-1]["content"]]
-    assert first and all("Reference answer: 49 euros a month" in r["messages"][-1]["content"] for r in first)
+    assert first and all("Reference answer" in r["messages"][-1]["content"]
+                         and "49 euros a month" in r["messages"][-1]["content"] for r in first)
 
     # seed 000's labels and counts: top_k=1 answers briefly (clean no), top_k=3 fully (answered)
     one, three = rows

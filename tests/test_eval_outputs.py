@@ -18,7 +18,7 @@ from workbench.cli import main
 from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
 from workbench.core.evaluate.export import ExportError, export_results
 from workbench.core.evaluate.sweep import SweepConfig, expand_grid, run_sweep
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategies import PRESETS, override
 
 EXPORTS = {"summary.csv", "summary.json", "questions.csv", "questions.json", "tradeoff.png", "tradeoff.svg"}
 
@@ -182,7 +182,7 @@ def test_search_with_a_missing_model_folder_is_one_line(capsys, tmp_path):
 
 def test_sweep_refuses_a_missing_model_folder_before_indexing(hash_ws, dataset):
     configs = [SweepConfig("plain", PRESETS["plain"], "plain"),
-               SweepConfig("gone", PRESETS["plain"].with_changes(model="/nonexistent"), "plain")]
+               SweepConfig("gone", override(PRESETS["plain"], model="/nonexistent"), "plain")]
     with pytest.raises(ValueError, match="'gone'.*/nonexistent"):
         run_sweep(hash_ws, load_question_set(dataset), configs)
     assert hash_ws.store.documents() == []

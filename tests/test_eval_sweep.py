@@ -38,8 +38,8 @@ def test_parse_and_expand_grid():
     assert "plain chunk_size=100 overlap=60" in keys and "plain chunk_size=50 overlap=60" not in keys
     assert len(configs) == 6 and len(warnings) == 2 and "overlap" in warnings[0]
     plain_w = expand_grid(["plain"], {"window": [0, 2]})
-    assert [c.strategy.expansion for c in plain_w] == ["none", "neighbours"], "window > 0 means neighbours"
-    assert plain_w[1].strategy.window == 2 and plain_w[1].params == {"window": 2}
+    assert [c.strategy.expander.kind for c in plain_w] == ["none", "neighbours"], "window > 0 means neighbours"
+    assert plain_w[1].strategy.expander.window == 2 and plain_w[1].params == {"window": 2}
     assert expand_grid(["plain"], None)[0].key == "plain"
 
 

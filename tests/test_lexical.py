@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from workbench.core.index.store_tokenizer import FtsTokenizer
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.lexical import LexicalIndex, question_words
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategies import PRESETS, override
 
 QUESTIONS = [
     "How do I roll back a deployment?",
@@ -67,7 +67,7 @@ def test_the_tokenizer_gives_exactly_the_terms_fts5_indexes(texts):
 def test_a_set_ranks_the_same_whichever_other_sets_share_the_folder(hash_sample_ws):
     """Statistics are the set's own: building a second chunk set changes nothing in the first one's BM25."""
     ws = hash_sample_ws
-    strategy = PRESETS["hybrid"].with_changes(search="bm25", top_k=8)
+    strategy = override(PRESETS["hybrid"], search="bm25", top_k=8)
     before = [(h.chunk_id, h.score) for h in ws.search(QUESTIONS[0], strategy).hits]
     ws.ensure_chunk_set(ChunkConfig(size=60))
     ws._runtimes.clear()  # a fresh load of the first set, as in another process

@@ -18,7 +18,7 @@ from workbench.core.answer.prompt import (
 )
 from workbench.core.llm import open_backend
 from workbench.core.llm.base import fold_system
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategies import PRESETS, override
 from workbench.core.spans import Span
 
 P1 = NumberedPassage(1, 1, Span(7, 100, 180), "[deploy-guide.md] Flushing the cache",
@@ -121,7 +121,7 @@ def llm():
 
 @pytest.mark.llm
 def test_prompt_from_search_result_numbers_passages_in_rank_order(sample_ws, llm):
-    result = sample_ws.search("How do I flush the cache?", PRESETS["plain"].with_changes(top_k=4))
+    result = sample_ws.search("How do I flush the cache?", override(PRESETS["plain"], top_k=4))
     prompt = build_prompt(sample_ws, result, llm, budget=0, max_tokens=64)
     assert [p.number for p in prompt.passages] == [1, 2, 3, 4] and not prompt.dropped
     assert [p.span for p in prompt.passages] == [p.span for p in sorted(result.context.passages, key=lambda p: p.rank)]
@@ -137,7 +137,7 @@ def test_prompt_from_search_result_numbers_passages_in_rank_order(sample_ws, llm
 
 @pytest.mark.llm
 def test_budget_counted_with_the_model_tokenizer_drops_the_tail(sample_ws, llm):
-    result = sample_ws.search("How do I flush the cache?", PRESETS["plain"].with_changes(top_k=4))
+    result = sample_ws.search("How do I flush the cache?", override(PRESETS["plain"], top_k=4))
     full = build_prompt(sample_ws, result, llm)
     budget = full.passages[0].tokens + full.passages[1].tokens + 5
     prompt = build_prompt(sample_ws, result, llm, budget=budget)
@@ -178,7 +178,7 @@ def test_passage_header_names_the_title_once_and_the_path_at_the_passage_start(s
     from workbench.core.ingest.headings import heading_path_at
 
     q = "Why must migrations run before the rollout?"
-    s = PRESETS["neighbours"].with_changes(size=40, structure_aware=True, window=2, top_k=3)
+    s = override(PRESETS["neighbours"], size=40, structure_aware=True, window=2, top_k=3)
     result = sample_ws.search(q, s)
     crossing = 0
     for p in number_passages(sample_ws, result):

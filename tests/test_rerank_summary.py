@@ -3,7 +3,7 @@
 import pytest
 
 from workbench.core.retrieve.rerank import parse_ranking
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategies import PRESETS, override
 
 
 @pytest.mark.parametrize(
@@ -52,9 +52,9 @@ class ScriptedLLM:
 
 def test_rerank_follows_a_valid_answer_and_falls_back_with_a_warning(sample_ws):
     q = "How do I restore a backup?"
-    base = sample_ws.search(q, PRESETS["plain"].with_changes(top_k=3))
+    base = sample_ws.search(q, override(PRESETS["plain"], top_k=3))
     sample_ws.llm = ScriptedLLM(["[3, 2, 1]"])
-    s = PRESETS["llm-rerank"].with_changes(top_k=3, rerank_candidates=3)
+    s = override(PRESETS["llm-rerank"], top_k=3, rerank_candidates=3)
     reranked = sample_ws.search(q, s)
     assert [h.chunk_id for h in reranked.hits] == [h.chunk_id for h in base.hits][::-1]
     assert not reranked.warnings
@@ -66,10 +66,10 @@ def test_rerank_follows_a_valid_answer_and_falls_back_with_a_warning(sample_ws):
 
 def test_rerank_keeps_the_ranking_around_a_bad_id_and_reports_ranks(sample_ws):
     q = "How do I restore a backup?"
-    base = sample_ws.search(q, PRESETS["plain"].with_changes(top_k=3))
+    base = sample_ws.search(q, override(PRESETS["plain"], top_k=3))
     llm = ScriptedLLM(["[3, 12, 1]"])
     sample_ws.llm = llm
-    res = sample_ws.search(q, PRESETS["llm-rerank"].with_changes(top_k=3, rerank_candidates=3))
+    res = sample_ws.search(q, override(PRESETS["llm-rerank"], top_k=3, rerank_candidates=3))
     ids = [h.chunk_id for h in base.hits]
     assert [h.chunk_id for h in res.hits] == [ids[2], ids[0], ids[1]]
     assert [h.first_rank for h in res.hits] == [3, 1, 2]
@@ -82,9 +82,9 @@ def test_rerank_keeps_the_ranking_around_a_bad_id_and_reports_ranks(sample_ws):
 
 def test_rerank_of_expanded_parents(sample_ws):
     q = "What does the monthly pass include?"
-    s = PRESETS["parent-child"].with_changes(rerank="llm", rerank_parents=True, rerank_candidates=10,
+    s = override(PRESETS["parent-child"], rerank="llm", rerank_parents=True, rerank_candidates=10,
                                              parent_top_k=2)
-    wide = sample_ws.search(q, s.with_changes(rerank="none", parent_top_k=10))
+    wide = sample_ws.search(q, override(s, rerank="none", parent_top_k=10))
     assert len(wide.passages) >= 3, "the question must reach three parents"
     llm = ScriptedLLM(["[3, 1]"])
     sample_ws.llm = llm
@@ -98,7 +98,7 @@ def test_rerank_of_expanded_parents(sample_ws):
 def test_summary_to_detail_searches_only_inside_top_sections_and_caches(sample_ws):
     llm = ScriptedLLM(["A section about something."])
     sample_ws.llm = llm
-    s = PRESETS["summary-to-detail"].with_changes(summary_sections=2)
+    s = override(PRESETS["summary-to-detail"], summary_sections=2)
     res = sample_ws.search("What does the monthly pass cost?", s)
     calls = llm.calls
     assert calls > 0 and not res.warnings
@@ -116,7 +116,7 @@ def test_summary_prompt_asks_for_key_facts_and_a_new_version_is_not_served_old_s
 
     from workbench.core.retrieve.summaries import section_summaries, sections_of
 
-    doc_id = sample_ws.search("monthly pass", PRESETS["plain"].with_changes(top_k=1)).passages[0].span.doc_id
+    doc_id = sample_ws.search("monthly pass", override(PRESETS["plain"], top_k=1)).passages[0].span.doc_id
     llm = ScriptedLLM(["The monthly pass costs 49 euros. It covers every line."])
     # a summary cached under the previous prompt ("one or two sentences") must not be reused
     for span in sections_of(sample_ws, doc_id):

@@ -12,7 +12,7 @@ from workbench.core.evaluate.datasets import corpus_documents, load_question_set
 from workbench.core.evaluate.metrics import span_scores
 from workbench.core.ingest.chunking import ChunkConfig, chunk_document
 from workbench.core.ingest.documents import load_file
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategies import PRESETS, override
 
 SHORT_ON_PURPOSE = {"transit-prices.md"}  # a one-screen price list: the heading-path tests rank its sections
 
@@ -66,7 +66,7 @@ def suggested(sample_ws):
 def test_window_brings_the_answer_of_the_suggested_question(sample_ws, suggested):
     question, references = suggested
     expanded = PRESETS["neighbours"]  # the GUI's default side A
-    hits_only = expanded.with_changes(window=0)  # the same chunks with the window slider at 0
+    hits_only = override(expanded, window=0)  # the same chunks with the window slider at 0
     wide = sample_ws.search(question, expanded)
     narrow = sample_ws.search(question, hits_only)
     wide_recall = span_scores(wide.spans(), references)[0]

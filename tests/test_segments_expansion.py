@@ -3,7 +3,7 @@ vectors: fast, no model) and on the sample corpus where meaning matters."""
 
 import pytest
 
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategies import PRESETS, override
 
 TOPICS = ["backup restore archive", "kernel scheduler thread", "garden tomato soil", "invoice payment tax",
           "rocket orbit fuel", "violin concert music"]
@@ -32,7 +32,7 @@ def small_ws(hash_ws, tmp_path):
 @pytest.mark.parametrize("budget", [0, 60, 150, 400])
 def test_segments_never_overlap_stay_in_documents_and_budget_and_cover_or_report_hits(small_ws, preset, budget):
     for question in QUESTIONS:
-        strategy = PRESETS[preset].with_changes(size=20, budget=budget, top_k=8)
+        strategy = override(PRESETS[preset], size=20, budget=budget, top_k=8)
         result = small_ws.search(question, strategy)
         spans = result.spans()
         assert spans or result.context.dropped
@@ -52,14 +52,14 @@ def test_segments_never_overlap_stay_in_documents_and_budget_and_cover_or_report
 
 
 def test_segments_values_fall_with_rank(small_ws):
-    result = small_ws.search(QUESTIONS[0], PRESETS["segments-balanced"].with_changes(size=20, budget=300, penalty=0.0))
+    result = small_ws.search(QUESTIONS[0], override(PRESETS["segments-balanced"], size=20, budget=300, penalty=0.0))
     assert result.passages
     values = [float(p.reasons[0].split()[2].rstrip(":")) for p in result.passages]
     assert values == sorted(values, reverse=True)
 
 
 def test_segments_compose_with_a_hybrid_first_stage(small_ws):
-    strategy = PRESETS["segments-balanced"].with_changes(size=20, search="hybrid", budget=200, penalty=0.0)
+    strategy = override(PRESETS["segments-balanced"], size=20, search="hybrid", budget=200, penalty=0.0)
     result = small_ws.search(QUESTIONS[1], strategy)
     assert result.passages and result.context.tokens <= 200
     assert any(h.bm25_score is not None for h in result.hits)
@@ -67,12 +67,12 @@ def test_segments_compose_with_a_hybrid_first_stage(small_ws):
 
 def test_segments_knobs_are_checked_and_round_trip():
     s = PRESETS["segments-precision"]
-    assert (s.penalty, s.decay, s.max_segment_chunks) == (0.25, 10.0, 4)
-    assert s.with_changes(penalty=0.3).penalty == 0.3
+    assert (s.expander.penalty, s.expander.decay, s.expander.max_segment_chunks) == (0.25, 10.0, 4)
+    assert override(s, penalty=0.3).expander.penalty == 0.3
     with pytest.raises(ValueError, match="penalty"):
-        s.with_changes(penalty=1.5)
+        override(s, penalty=1.5)
     with pytest.raises(ValueError, match="max_segment_chunks"):
-        s.with_changes(max_segment_chunks=0)
+        override(s, max_segment_chunks=0)
 
 
 @pytest.mark.parametrize("expansion", [dict(expansion="neighbours", window=2), dict(expansion="tokens", window_tokens=80),
@@ -80,7 +80,7 @@ def test_segments_knobs_are_checked_and_round_trip():
 @pytest.mark.parametrize("budget", [30, 90, 200])
 def test_budget_aware_assembly_never_drops_a_hit_while_a_window_can_shrink(small_ws, expansion, budget):
     for question in QUESTIONS:
-        strategy = PRESETS["plain"].with_changes(size=20, top_k=6, budget=budget, **expansion)
+        strategy = override(PRESETS["plain"], size=20, top_k=6, budget=budget, **expansion)
         result = small_ws.search(question, strategy)
         assert result.context.tokens <= budget
         covered = {cid for p in result.passages for cid in p.hit_chunk_ids}
@@ -99,11 +99,11 @@ def _contiguous_hits(passage):
 
 def test_budget_aware_assembly_keeps_lower_hits_by_shrinking_windows(small_ws):
     question = QUESTIONS[0]
-    free = small_ws.search(question, PRESETS["plain"].with_changes(size=20, top_k=5, expansion="neighbours", window=2))
+    free = small_ws.search(question, override(PRESETS["plain"], size=20, top_k=5, expansion="neighbours", window=2))
     hit_tokens = sum(int(t) for t in [p.tokens for p in
-                                      small_ws.search(question, PRESETS["plain"].with_changes(size=20, top_k=5)).passages])
+                                      small_ws.search(question, override(PRESETS["plain"], size=20, top_k=5)).passages])
     budget = hit_tokens + 10
-    capped = small_ws.search(question, PRESETS["plain"].with_changes(size=20, top_k=5, expansion="neighbours", window=2,
+    capped = small_ws.search(question, override(PRESETS["plain"], size=20, top_k=5, expansion="neighbours", window=2,
                                                                      budget=budget))
     assert free.context.tokens > budget >= capped.context.tokens
     kept = {cid for p in capped.passages for cid in p.hit_chunk_ids}
@@ -112,7 +112,7 @@ def test_budget_aware_assembly_keeps_lower_hits_by_shrinking_windows(small_ws):
 
 
 def test_segments_on_the_sample_corpus_keep_the_answer(sample_ws):
-    result = sample_ws.search("How do I restore a backup?", PRESETS["segments-balanced"].with_changes(budget=400))
+    result = sample_ws.search("How do I restore a backup?", override(PRESETS["segments-balanced"], budget=400))
     assert result.passages and result.context.tokens <= 400
     text = " ".join(sample_ws.doc_text(p.span.doc_id)[p.span.start:p.span.end] for p in result.passages).lower()
     assert "restore" in text

@@ -5,7 +5,7 @@ import json
 import pytest
 from conftest import SAMPLE
 
-from workbench.core.retrieve.strategies import PRESETS, from_dict, resolve
+from workbench.core.retrieve.strategies import PRESETS, from_dict, override, resolve
 from workbench.core.workspace import Workspace
 
 PRICE_QUESTION = "How much is the monthly pass?"
@@ -46,8 +46,8 @@ def test_heading_path_embedding_finds_the_monthly_pass(prices_ws, capsys):
 
 def test_neighbour_window_brings_the_how_after_the_why(sample_ws):
     q = "Why would visitors see broken images after a deploy?"
-    plain = sample_ws.search(q, PRESETS["plain"].with_changes(size=60, structure_aware=True, top_k=1))
-    wide = sample_ws.search(q, PRESETS["plain"].with_changes(size=60, structure_aware=True, top_k=1,
+    plain = sample_ws.search(q, override(PRESETS["plain"], size=60, structure_aware=True, top_k=1))
+    wide = sample_ws.search(q, override(PRESETS["plain"], size=60, structure_aware=True, top_k=1,
                                                              expansion="neighbours", window=1))
     text = lambda r: sample_ws.doc_text(r.passages[0].span.doc_id)[r.passages[0].span.start : r.passages[0].span.end]  # noqa: E731
     assert "Pages rendered by old replicas" in text(plain)
@@ -59,23 +59,23 @@ def test_neighbour_window_brings_the_how_after_the_why(sample_ws):
 
 def test_sentence_window_is_symmetric(sample_ws):
     s = PRESETS["sentence-window"]
-    res = sample_ws.search("How long does a full backup take?", s.with_changes(top_k=1))
+    res = sample_ws.search("How long does a full backup take?", override(s, top_k=1))
     p = res.passages[0]
     hit_row = res.hits[0].row
     first, end = sample_ws.runtime(res.set_id).doc_rows(p.span.doc_id)
-    assert first < hit_row - s.window and hit_row + s.window < end - 1, "pick a question whose hit is mid-document"
-    assert p.chunk_rows == (hit_row - s.window, hit_row + s.window)
-    assert p.chunk_count == 2 * s.window + 1
+    assert first < hit_row - s.expander.window and hit_row + s.expander.window < end - 1, "pick a question whose hit is mid-document"
+    assert p.chunk_rows == (hit_row - s.expander.window, hit_row + s.expander.window)
+    assert p.chunk_count == 2 * s.expander.window + 1
 
 
 def test_parent_child_returns_whole_parents_ranked_by_best_child(sample_ws):
     res = sample_ws.search("What does the monthly pass include?", PRESETS["parent-child"])
-    assert 1 <= len(res.passages) <= PRESETS["parent-child"].parent_top_k
+    assert 1 <= len(res.passages) <= PRESETS["parent-child"].expander.parent_top_k
     for p in res.passages:
-        parents = sample_ws.parents_of(p.span.doc_id, PRESETS["parent-child"].parent_size)
+        parents = sample_ws.parents_of(p.span.doc_id, PRESETS["parent-child"].expander.parent_size)
         assert p.span.start in {a for a, _ in parents}
         assert all(p.span.contains(s) for s in p.hit_spans)
-    sections = sample_ws.search("What does the monthly pass include?", PRESETS["parent-child"].with_changes(parent_size=0))
+    sections = sample_ws.search("What does the monthly pass include?", override(PRESETS["parent-child"], parent_size=0))
     doc = sample_ws.document(sections.passages[0].span.doc_id)
     assert any(h.start == sections.passages[0].span.start for h in doc.headings) or sections.passages[0].span.start == 0
 
@@ -83,15 +83,15 @@ def test_parent_child_returns_whole_parents_ranked_by_best_child(sample_ws):
 def test_hybrid_bm25_finds_exact_terms_and_quotes_user_text(sample_ws):
     res = sample_ws.search('orbit-admin "rollback" --to OR NOT *', PRESETS["hybrid"])
     assert res.hits and any(h.bm25_score is not None for h in res.hits)
-    bm25 = sample_ws.search("extension 4242", PRESETS["hybrid"].with_changes(search="bm25", top_k=1))
+    bm25 = sample_ws.search("extension 4242", override(PRESETS["hybrid"], search="bm25", top_k=1))
     text = sample_ws.doc_text(bm25.passages[0].span.doc_id)
     assert "4242" in text[bm25.passages[0].span.start : bm25.passages[0].span.end]
 
 
 def test_budget_keeps_rank_order_and_reports_tokens(sample_ws):
-    free = sample_ws.search("How do I restore a backup?", PRESETS["neighbours"].with_changes(top_k=6))
+    free = sample_ws.search("How do I restore a backup?", override(PRESETS["neighbours"], top_k=6))
     budget = max(p.tokens for p in free.passages[:2]) + 1
-    capped = sample_ws.search("How do I restore a backup?", PRESETS["neighbours"].with_changes(top_k=6, budget=budget))
+    capped = sample_ws.search("How do I restore a backup?", override(PRESETS["neighbours"], top_k=6, budget=budget))
     assert capped.context.tokens <= budget
     # budget-aware assembly (issue #16): the weakest windows shrink before any hit is dropped
     assert capped.context.dropped or any("trimmed" in r for p in capped.passages for r in p.reasons)
@@ -100,11 +100,11 @@ def test_budget_keeps_rank_order_and_reports_tokens(sample_ws):
 
 
 def test_selective_expansion_reports_its_decisions(sample_ws):
-    s = PRESETS["selective"].with_changes(size=40, margin=0.5)
+    s = override(PRESETS["selective"], size=40, margin=0.5)
     res = sample_ws.search("Why are backups encrypted?", s)
     reasons = [r for p in res.passages for r in p.reasons]
     assert any(r.startswith("expanded") for r in reasons), reasons
-    strict = sample_ws.search("Why are backups encrypted?", s.with_changes(margin=0.0, merge_gap=0))
+    strict = sample_ws.search("Why are backups encrypted?", override(s, margin=0.0, merge_gap=0))
     assert sum(p.span.length for p in strict.passages) <= sum(p.span.length for p in res.passages)
 
 
@@ -113,7 +113,7 @@ def test_strategies_are_serialisable_data():
         again = resolve(s.to_json())
         assert again == s
     custom = resolve(json.dumps({"preset": "neighbours", "window": 3, "chunk_size": 50}))
-    assert custom.window == 3 and custom.chunk.size == 50 and custom.expansion == "neighbours"
+    assert custom.expander.window == 3 and custom.chunk.size == 50 and custom.expander.kind == "neighbours"
     with pytest.raises(ValueError, match="unknown strategy field"):
         resolve('{"windw": 2}')
 
@@ -122,7 +122,7 @@ def test_window_change_does_not_embed(sample_ws, embedder):
     sample_ws.search("How do I calibrate a sensor?", PRESETS["neighbours"])
     before = embedder.texts_encoded
     for w in range(0, 5):
-        sample_ws.search("How do I calibrate a sensor?", PRESETS["neighbours"].with_changes(window=w, top_k=1 + w))
+        sample_ws.search("How do I calibrate a sensor?", override(PRESETS["neighbours"], window=w, top_k=1 + w))
     assert embedder.texts_encoded == before
 
 
@@ -141,26 +141,26 @@ def test_non_bmp_text_keeps_offsets(fresh_ws, tmp_path):
 
 def test_token_window_not_larger_than_the_chunk_warns(sample_ws):
     q = "How long does a full backup take?"
-    small = sample_ws.search(q, PRESETS["token-window"].with_changes(window_tokens=32))
+    small = sample_ws.search(q, override(PRESETS["token-window"], window_tokens=32))
     assert any("not larger than the hit chunks" in w for w in small.warnings)
     assert [p.span for p in small.passages] == [h.span for h in small.hits]
     wide = sample_ws.search(q, PRESETS["token-window"])
     assert not any("not larger" in w for w in wide.warnings)
-    assert resolve({"preset": "token-window", "window_edge": "clip"}).window_edge == "clip"
+    assert resolve({"preset": "token-window", "window_edge": "clip"}).expander.window_edge == "clip"
     with pytest.raises(ValueError, match="window_edge"):
         resolve({"preset": "token-window", "window_edge": "wrap"})
 
 
 def test_per_doc_cap_refills_to_top_k(sample_ws):
     q = "How much does the monthly pass cost?"
-    res = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=1, top_k=5))
+    res = sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=1, top_k=5))
     docs = [p.span.doc_id for p in res.passages]
     assert len(docs) == 5 and len(set(docs)) == 5
     assert not res.warnings
-    two = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=2, top_k=8))
+    two = sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=2, top_k=8))
     assert len(two.passages) == 8 and max(map([p.span.doc_id for p in two.passages].count, range(1, 7))) <= 2
     # the sample corpus has 6 documents: a cap of 1 cannot give 8 hits, and says so
-    short = sample_ws.search(q, PRESETS["plain"].with_changes(per_doc_cap=1, top_k=8))
+    short = sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=1, top_k=8))
     assert len(short.passages) == len(sample_ws.store.documents()) == 6
     assert any("only 6 document(s)" in w for w in short.warnings)
 
@@ -169,7 +169,7 @@ def test_parent_size_follows_the_children_unit_and_count_is_kept(sample_ws):
     from workbench.core.ingest.chunking import unit_spans
 
     q = "What does the monthly pass include?"
-    words = PRESETS["parent-child"].with_changes(unit="words", size=20, parent_size=60, top_k=5, parent_top_k=3)
+    words = override(PRESETS["parent-child"], unit="words", size=20, parent_size=60, top_k=5, parent_top_k=3)
     res = sample_ws.search(q, words)
     for p in res.passages:
         text = sample_ws.doc_text(p.span.doc_id)
@@ -178,7 +178,7 @@ def test_parent_size_follows_the_children_unit_and_count_is_kept(sample_ws):
         assert all(c <= 60 for c in counts) and max(counts) == 60, counts
     assert len(res.passages) == 3, "three parents asked for, three passages"
     assert "60 words" in words.describe()
-    merged = sample_ws.search(q, words.with_changes(parent_merge=True))
+    merged = sample_ws.search(q, override(words, parent_merge=True))
     assert len(merged.passages) <= 3
     assert all(any(m.span.contains(p.span) for m in merged.passages) for p in res.passages)
 
@@ -213,7 +213,7 @@ def test_heading_path_preset_ranks_the_monthly_pass_first(tmp_path, embedder, ca
     ws = Workspace(data, embedder=embedder)
     ws.add_paths([str(tmp_path / "plans.md")], preset.chunk)
     headed = ws.search(PRICE_QUESTION, preset)
-    text_only = ws.search(PRICE_QUESTION, preset.with_changes(heading_prefix=False))
+    text_only = ws.search(PRICE_QUESTION, override(preset, heading_prefix=False))
     rt = ws.runtime(headed.set_id)
     chunks = [ws.doc_text(1)[rt.span(r).start : rt.span(r).end] for r in range(len(rt))]
     assert len(chunks) == 4 and not any(c.lstrip().startswith("#") for c in chunks), "no heading-only chunk"

@@ -22,7 +22,8 @@ from workbench.core.retrieve.expansions.base import FIELD_OWNER
 from workbench.core.retrieve.lru import LRU
 from workbench.core.retrieve.pipeline import Retriever, hit_key
 from workbench.core.retrieve.search_config import SearchConfig
-from workbench.core.retrieve.strategies import PRESETS, Strategy, from_dict, resolve
+from workbench.core.retrieve.strategies import PRESETS, Strategy, from_dict, override, resolve
+from workbench.core.retrieve.strategy_json import to_flat_dict
 
 # what `workbench strategies --json` and run records wrote before strategies were composed
 OLD_FLAT = ('{"bm25_weight": 1.0, "budget": 0, "candidate_k": 0, "chunk": {"contextual": false, "heading_prefix": '
@@ -46,7 +47,7 @@ def test_lru_get_marks_an_entry_as_recently_used():
 
 def test_every_search_field_is_in_the_hit_cache_key():
     base = SearchConfig(mode="hybrid")
-    changed = {"mode": "bm25", "dense_weight": 0.5, "bm25_weight": 2.0, "rrf_k": 10, "coarse": "200:1"}
+    changed = {"mode": "bm25", "dense_weight": 0.5, "bm25_weight": 2.0, "rrf_k": 10, "coarse": ((200, 1),)}
     assert set(changed) == {f.name for f in dataclasses.fields(SearchConfig)}, "test every field"
     for name, value in changed.items():
         assert hit_key("set", "q", dataclasses.replace(base, **{name: value}), 5) != hit_key("set", "q", base, 5), name
@@ -66,9 +67,9 @@ def test_the_search_part_decides_the_cache_and_the_rest_does_not(sample_ws):
     question = "How do I restore a backup?"
     sample_ws.search(question, PRESETS["hybrid"])
     keys = set(sample_ws.retriever.hit_cache)
-    sample_ws.search(question, PRESETS["hybrid"].with_changes(expansion="neighbours", window=2, budget=300))
+    sample_ws.search(question, override(PRESETS["hybrid"], expansion="neighbours", window=2, budget=300))
     assert set(sample_ws.retriever.hit_cache) == keys, "window and budget reuse the cached hits"
-    sample_ws.search(question, PRESETS["hybrid"].with_changes(rrf_k=10))
+    sample_ws.search(question, override(PRESETS["hybrid"], rrf_k=10))
     new = set(sample_ws.retriever.hit_cache) - keys
     assert len(new) == 1 and next(iter(new))[3].rrf_k == 10
 
@@ -84,20 +85,22 @@ def test_the_pipeline_runs_on_a_context_with_its_own_caches(sample_ws):
     assert result.spans() == sample_ws.search(question, strategy).spans()
 
 
-def test_old_flat_json_still_loads():
+def test_old_flat_json_still_loads_and_records_are_still_written_flat():
     s = resolve(OLD_FLAT)
     assert s == PRESETS["token-window"]
-    assert s.expander == TokenWindow(window_tokens=384) and s.expansion == "tokens" and s.window_tokens == 384
-    assert json.loads(s.to_json()) == json.loads(OLD_FLAT), "the flat form is still what we write"
+    assert s.expander == TokenWindow(window_tokens=384) and s.expander.kind == "tokens" and s.expander.window_tokens == 384
+    assert to_flat_dict(s) == json.loads(OLD_FLAT), "records keep the flat form earlier versions read"
+    assert json.loads(s.to_json())["expansion"] == {"kind": "tokens", "window_tokens": 384, "window_edge": "shift"}
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
-def test_composed_json_round_trips(name):
-    s = PRESETS[name].with_changes(search="hybrid", rrf_k=30, per_doc_cap=2)
-    composed = json.loads(json.dumps(s.to_composed_dict()))
+def test_composed_and_flat_json_round_trip(name):
+    s = override(PRESETS[name], search="hybrid", rrf_k=30, per_doc_cap=2)
+    composed = json.loads(s.to_json())
     assert from_dict(composed) == s
     assert set(composed["expansion"]) == {"kind"} | {f.name for f in dataclasses.fields(s.expander)}
-    assert from_dict(s.to_dict()) == s
+    assert set(composed["search"]) >= {"mode", "dense_weight", "bm25_weight", "rrf_k"}
+    assert from_dict(json.loads(json.dumps(to_flat_dict(s)))) == s
 
 
 def test_composed_json_names_bad_fields():
@@ -109,14 +112,30 @@ def test_composed_json_names_bad_fields():
         from_dict({"expansion": {"kind": "neighbours", "window": -1}})
 
 
-def test_flat_keywords_build_composed_values():
-    s = Strategy(expansion="neighbours", window=2, search="hybrid", top_k=3)
+def test_flat_names_build_composed_values_at_the_edge():
+    s = from_dict({"expansion": "neighbours", "window": 2, "search": "hybrid", "top_k": 3})
     assert s.expander == Neighbours(window=2) and s.search_config == SearchConfig(mode="hybrid") and s.top_k == 3
-    assert s.window == 2 and s.window_tokens == 0  # a field of another kind reads as its default
-    assert Strategy(expander=Neighbours(1), window=3).window == 3
-    assert s.with_changes(expansion="parent").parent_top_k == 3
+    assert s == Strategy(expander=Neighbours(2), search_config=SearchConfig(mode="hybrid"), top_k=3)
+    assert override(Strategy(expander=Neighbours(1)), window=3).expander == Neighbours(3)
+    assert override(s, expansion="parent").expander.parent_top_k == 3
+    assert override(Strategy(), window=2).expander == Neighbours(2), "a window on no expansion means neighbours"
     with pytest.raises(ValueError, match="window must not be negative"):
-        Strategy(expansion="tokens", window=-1)  # checked even where the field is not used
+        from_dict({"expansion": "tokens", "window": -1})  # checked even where the field is not used
+    with pytest.raises(ValueError, match="window belongs to the neighbours expansion.*would not apply"):
+        override(PRESETS["token-window"], window=2)  # a knob that would silently not apply is refused
+
+
+def test_the_chunk_size_has_one_home_whichever_chunker_cuts():
+    recursive = from_dict({"chunker": {"name": "recursive", "max_tokens": 256}})
+    assert recursive.chunk_size == 256 and recursive.with_size(128).chunk_size == 128
+    assert override(recursive, size=96).chunk_size == 96 == from_dict({"size": 96}, recursive).chunk_size
+    assert PRESETS["plain"].with_size(150).chunk.size == 150 == PRESETS["plain"].with_size(150).chunk_size
+    late = from_dict({"chunker": {"name": "late", "base": "recursive", "base_params": '{"max_tokens": 300}'}})
+    assert late.chunk_size == 300 and late.with_size(120).chunk_size == 120
+    # the coarse-level check reads the strategy's own size from its chunker (issue #27)
+    assert from_dict({"chunker": {"name": "recursive", "max_tokens": 256}, "coarse": "200:1"}).search_config.coarse
+    with pytest.raises(ValueError, match="must differ from the strategy's own \\(256\\)"):
+        from_dict({"chunker": {"name": "recursive", "max_tokens": 256}, "coarse": "256:1"})
 
 
 def test_knob_metadata_for_every_registered_expansion():
@@ -163,7 +182,7 @@ def halo_expansion():
 def test_a_new_expansion_is_one_class_and_its_registration(halo_expansion, sample_ws):
     s = from_dict({"size": 100, "expansion": "halo", "halo": 1})
     assert s.expander == halo_expansion(halo=1) and "halo 1" in s.describe()
-    assert from_dict(s.to_composed_dict()) == s and from_dict(s.to_dict()) == s
+    assert from_dict(s.to_dict()) == s and from_dict(to_flat_dict(s)) == s
     question = "How do I restore a backup?"
     assert sample_ws.search(question, s).spans() == sample_ws.search(question, PRESETS["neighbours"]).spans()
 

@@ -113,12 +113,13 @@ def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, hash
     window.side_by_side.click()
     side = window.compare.b
     search(qtbot, window, sides=("a", "b"))
+    side_a = window.compare.a.strategy()
     knobs = side.strategy_panel.details
     side.set_strategy(PRESETS["token-window"])
-    wait_settled(qtbot, side, lambda r: r.strategy.expansion == "tokens")
+    wait_settled(qtbot, side, lambda r: r.strategy.expander.kind == "tokens")
     knobs.edge.setCurrentText("clip")
-    clipped = wait_settled(qtbot, side, lambda r: r.strategy.window_edge == "clip")
-    assert side.strategy().window_edge == "clip" == clipped.strategy.window_edge
+    clipped = wait_settled(qtbot, side, lambda r: r.strategy.expander.window_edge == "clip")
+    assert side.strategy().expander.window_edge == "clip" == clipped.strategy.expander.window_edge
     knobs.whole_doc.setValue(100_000)
     whole = wait_settled(qtbot, side, lambda r: r.strategy.whole_doc_tokens == 100_000)
     assert side.strategy().whole_doc_tokens == 100_000 == whole.strategy.whole_doc_tokens
@@ -127,14 +128,14 @@ def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, hash
     capped = wait_settled(qtbot, side, lambda r: r.strategy.per_doc_cap == 1)
     assert len({p.span.doc_id for p in capped.passages}) == len(capped.passages)
     side.set_strategy(PRESETS["parent-child"])
-    wait_settled(qtbot, side, lambda r: r.strategy.expansion == "parent")
+    wait_settled(qtbot, side, lambda r: r.strategy.expander.kind == "parent")
     knobs.merge.setChecked(True)
-    merged = wait_settled(qtbot, side, lambda r: r.strategy.parent_merge)
-    assert side.strategy().parent_merge and merged.strategy.parent_merge
+    merged = wait_settled(qtbot, side, lambda r: r.strategy.expander.parent_merge)
+    assert side.strategy().expander.parent_merge and merged.strategy.expander.parent_merge
     knobs.rerank.setChecked(True)
     knobs.rerank_parents.setChecked(True)
     assert side.strategy().rerank == "llm" and side.strategy().reranks_parents
-    assert window.compare.a.strategy().window_edge == "shift", "side A is untouched"
+    assert window.compare.a.strategy() == side_a, "side A is untouched"
     wait_settled(qtbot, side, lambda r: r.strategy.reranks_parents)  # no search left running at teardown
 
 
@@ -163,7 +164,7 @@ def test_a_side_runs_multi_granularity_search(qtbot, make_window, hash_sample_ws
     side = window.compare.a
     search(qtbot, window, sides=("a",))
     side.strategy_panel.preset.setCurrentText("multi-granularity")
-    result = wait_settled(qtbot, side, lambda r: r.strategy.search_config.coarse == "100:1+200:1")
+    result = wait_settled(qtbot, side, lambda r: r.strategy.search_config.coarse == ((100, 1), (200, 1)))
     assert side.strategy().to_dict() == PRESETS["multi-granularity"].to_dict()
     assert result.context.tokens <= 1000 and "coarse 100-unit top-1" in result.strategy.describe()
     side.strategy_panel.top_k.setValue(2)  # fewer fine hits: the coarse ones are not all inside them

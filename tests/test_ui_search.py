@@ -40,7 +40,7 @@ def test_window_slider_grows_and_merges_without_embedding(qtbot, make_window, sa
     encoded = embedder.texts_encoded
     wide = wait_result(qtbot, side, lambda: side.strategy_panel.window.setValue(2))
     assert embedder.texts_encoded == encoded, "a window change must not embed anything"
-    assert wide.strategy.window == 2 and wide.strategy.chunk == narrow.strategy.chunk
+    assert wide.strategy.expander.window == 2 and wide.strategy.chunk == narrow.strategy.chunk
     narrow_chars = sum(p.span.length for p in narrow.passages)
     wide_chars = sum(p.span.length for p in wide.passages)
     assert wide_chars > narrow_chars

@@ -1,6 +1,6 @@
 """The strategy panel's expansion-size knob and per-document cap edit the strategy the core runs."""
 
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategies import PRESETS, override
 from workbench.ui.compare.strategy_panel import StrategyPanel
 
 
@@ -12,11 +12,11 @@ def test_extent_knob_follows_the_expansion(qtbot):
     panel.expansion.setCurrentIndex(panel.expansion.findData("tokens"))
     assert panel.extent.label.text() == "Tokens" and panel.extent.spin.isEnabled()
     panel.extent.spin.setValue(128)
-    assert seen[-1].expansion == "tokens" and seen[-1].window_tokens == 128
+    assert seen[-1].expander.kind == "tokens" and seen[-1].expander.window_tokens == 128
     panel.expansion.setCurrentIndex(panel.expansion.findData("parent"))
     assert panel.extent.label.text() == "Parent"
     panel.extent.spin.setValue(0)
-    assert seen[-1].parent_size == 0 and panel.extent.spin.text() == "section"
+    assert seen[-1].expander.parent_size == 0 and panel.extent.spin.text() == "section"
     panel.extent.cap.setValue(2)
     assert seen[-1].per_doc_cap == 2
     panel.expansion.setCurrentIndex(panel.expansion.findData("neighbours"))
@@ -40,7 +40,7 @@ def test_expansion_controls_follow_the_core_knob_metadata(qtbot):
     qtbot.addWidget(panel)
     assert [panel.expansion.itemData(i) for i in range(panel.expansion.count())] == list(EXPANSION_TYPES)
     for kind, cls in EXPANSION_TYPES.items():
-        panel.extent.show_strategy(PRESETS["plain"].with_changes(expansion=kind))
+        panel.extent.show_strategy(override(PRESETS["plain"], expansion=kind))
         knob = cls.extent_knob()
         assert panel.extent.spin.isEnabled() == (knob is not None), kind
         if knob is not None:
@@ -56,14 +56,14 @@ def test_detail_knobs_set_the_new_strategy_fields(qtbot):
     panel.changed.connect(seen.append)
     assert panel.details.edge.isEnabled() and not panel.details.merge.isEnabled()
     panel.details.edge.setCurrentText("clip")
-    assert seen[-1].window_edge == "clip" and seen[-1].expansion == "tokens"
+    assert seen[-1].expander.window_edge == "clip" and seen[-1].expander.kind == "tokens"
     panel.details.whole_doc.setValue(2000)
     assert seen[-1].whole_doc_tokens == 2000
     panel.set_strategy(PRESETS["parent-child"])
     assert panel.details.merge.isEnabled() and not panel.details.edge.isEnabled()
     assert not panel.details.rerank_parents.isEnabled()  # only with LLM rerank
     panel.details.merge.setChecked(True)
-    assert seen[-1].parent_merge is True
+    assert seen[-1].expander.parent_merge is True
     panel.details.rerank.setChecked(True)
     assert seen[-1].rerank == "llm" and panel.details.rerank_parents.isEnabled()
     panel.details.rerank_parents.setChecked(True)
@@ -92,13 +92,13 @@ def test_coarse_field_edits_the_multi_granularity_levels(qtbot):
     assert panel.coarse.text() == "100:1+200:1" and panel.coarse.isEnabled()
     panel.coarse.setText("200:3")
     panel.coarse.editingFinished.emit()
-    assert seen[-1].search_config.coarse_levels == ((200, 3),) and panel.preset.currentText() == "custom"
+    assert seen[-1].search_config.coarse == ((200, 3),) and panel.preset.currentText() == "custom"
     panel.coarse.setText("nonsense")
     panel.coarse.editingFinished.emit()
     assert "must look like 100:2+200:2" in panel.chunker.error.text() and len(seen) == 1
     panel.coarse.setText("")
     panel.coarse.editingFinished.emit()
-    assert seen[-1].search_config.coarse == "" and panel.chunker.error.text() == ""
+    assert seen[-1].search_config.coarse == () and panel.chunker.error.text() == ""
     panel.set_strategy(PRESETS["multi-granularity"])
     panel.expansion.setCurrentIndex(panel.expansion.findData("tokens"))  # grows a chunk itself: coarse off
-    assert not panel.coarse.isEnabled() and seen[-1].expansion == "tokens" and seen[-1].search_config.coarse == ""
+    assert not panel.coarse.isEnabled() and seen[-1].expander.kind == "tokens" and seen[-1].search_config.coarse == ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +70,7 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
             whole_doc_tokens=args.whole_doc_tokens,
         )
         chunk = chunk_config(args, strategy.chunk)
-        strategy = strategy.with_changes(chunk=chunk.__dict__) if chunk != strategy.chunk else strategy
+        strategy = replace(strategy, chunk=chunk) if chunk != strategy.chunk else strategy
     except ValueError as exc:
         raise UserError(str(exc)) from None
     folder = missing_model_folder(strategy.model)

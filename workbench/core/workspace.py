@@ -270,9 +270,9 @@ class Workspace(CorpusLookups):
         """The chunk set loaded in memory (FAISS verified against the database, rebuilt if needed).
 
         The FAISS file must match the sha256 recorded when it was written; a damaged or stale file is
-        rebuilt from the cached vectors under the writer lock. A loaded set is kept until the store's
-        generation moves (documents or chunk sets changed, in this process or another); then it is loaded
-        again, and the cached document texts are dropped. While another thread or process writes, the
+        rebuilt from the cached vectors under the writer lock. A loaded set is kept while its chunks and the
+        documents they were cut from stay the same (checked when the store's generation moves, in this
+        process or another: the cached document texts are then dropped too), else it is loaded again. While another thread or process writes, the
         verified file on disk is read (nothing is written), and while the writer is between replacing that
         file and recording its digest this waits for it (``progress`` hears "waiting for another writer…"
         once), for at most ``SNAPSHOT_WAIT_S``.
@@ -287,11 +287,16 @@ class Workspace(CorpusLookups):
             rt = self._runtimes.get(set_id)
             if rt is not None and rt.generation == generation:
                 return rt
+            chunked = self.store.chunked_docs(set_id)  # read before the chunks: a change after it reloads
+            if rt is not None and (rt.info.chunk_count, rt.info.state, rt.chunked) == (info.chunk_count, info.state,
+                                                                                        chunked):
+                rt.generation = generation  # the change was elsewhere (another set, other documents)
+                return rt
             if not self.store.writable:
                 table, index = read_only_snapshot(self.store, self.data_dir, set_id)
             else:
                 table, index = self._load_while_writers_work(set_id, info, progress)
-            rt = SetRuntime(info, table, index, generation)
+            rt = SetRuntime(info, table, index, generation, chunked)
             self._runtimes[set_id] = rt
             self.retriever.forget_hits()  # cached hits hold rows of the previous snapshot
             self.retriever.forget_sections()

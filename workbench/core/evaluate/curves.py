@@ -19,7 +19,7 @@ against the budget asked for:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.metrics import QuestionMetrics
@@ -49,7 +49,7 @@ def budget_configs(configs: Sequence[SweepConfig], budgets: Sequence[int]) -> li
     for c in configs:
         for b in budgets:
             params = {**c.params, "budget": b}
-            out.append(SweepConfig(config_key(c.base, params), c.strategy.with_changes(budget=b), c.base, params))
+            out.append(SweepConfig(config_key(c.base, params), replace(c.strategy, budget=b), c.base, params))
     return out
 
 

@@ -26,6 +26,7 @@ from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepCon
 from workbench.core.evaluate.sweep_checks import note_lines
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.strategies import from_dict
+from workbench.core.retrieve.strategy_json import to_flat_dict
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = 
                     "questions_sha256": qset.questions_hash, "corpora": qset.corpus_hashes,
                     "selection": selection or {}},
         "configs": [{"key": cr.config.key, "base": cr.config.base, "params": cr.config.params,
-                     "strategy": cr.config.strategy.to_dict(), "description": cr.config.strategy.describe()}
+                     "strategy": to_flat_dict(cr.config.strategy), "description": cr.config.strategy.describe()}
                     for cr in sweep.results],
         "embedding": {"model_id": emb.model_id, "model_path": getattr(emb, "model_path", None),
                       "file_sha256": model_file_hash(getattr(emb, "model_path", None))},

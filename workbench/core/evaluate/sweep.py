@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
@@ -21,13 +21,13 @@ from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
 from workbench.core.retrieve.search_config import parse_coarse
-from workbench.core.retrieve.strategies import Strategy, override, replace, resolve
+from workbench.core.retrieve.strategies import Strategy, override, resolve
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
 
-# grid key → strategy field (chunk fields may be given flat to Strategy.with_changes)
+# grid key → the flat strategy field it changes (``strategy_json.override`` reads it)
 GRID_KEYS = {
     "chunk_size": "size", "size": "size", "overlap": "overlap", "window": "window", "top_k": "top_k",
     "k": "top_k", "budget": "budget", "window_tokens": "window_tokens", "parent_size": "parent_size",
@@ -187,11 +187,11 @@ def run_sweep(
         raise ValueError("nothing to run: no strategy configuration")
     if not qset.questions:
         raise ValueError("the question set has no questions")
-    for config in configs:  # code named by data is refused before any work (workbench.core.consent)
-        ws.check_code_allowed(config.strategy)
     problem = model_problem(configs)
     if problem:
         raise ValueError(problem)
+    for config in configs:  # code named by data is refused before any work (workbench.core.consent)
+        ws.check_code_allowed(config.strategy)
     check_llm_steps(ws, configs)
     started = time.perf_counter()
     doc_ids = index_corpora(ws, qset, configs[0].strategy.chunk, progress, cancel)

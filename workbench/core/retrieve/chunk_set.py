@@ -26,7 +26,8 @@ class SetRuntime:
     info: ChunkSetInfo
     table: ChunkTable
     index: VectorIndex
-    generation: int = 0  # the store generation it was loaded at (a later one loads it again)
+    generation: int = 0  # the store generation it was last known current at
+    chunked: dict[int, str] = field(default_factory=dict)  # doc id → sha256 of the text its chunks were cut from
     _id_order: np.ndarray = field(init=False, repr=False)
     _sorted_ids: np.ndarray = field(init=False, repr=False)
     doc_first_row: dict[int, int] = field(init=False, repr=False)

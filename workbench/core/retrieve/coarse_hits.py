@@ -18,28 +18,30 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-from workbench.core.ingest.chunkers.choice import apply_chunker
+from workbench.core.ingest.chunkers.choice import with_chunk_size
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.chunk_set import SetRuntime
 from workbench.core.retrieve.search import Hit
+from workbench.core.retrieve.search_config import CoarseLevel
 
 COARSE_EXPANSIONS = ("none", "neighbours")  # coarse hits are windows already; other expansions grow a chunk
 
 
-def check_coarse(levels: Sequence[tuple[int, int]], expansion: str, own_size: int) -> None:
-    """Refuse coarse levels a strategy cannot use (another expansion, or its own chunk size)."""
+def check_coarse(levels: Sequence[CoarseLevel], expansion: str, own_size: int) -> None:
+    """Refuse coarse levels a strategy cannot use: another expansion, or a level at the strategy's own chunk
+    size (``own_size``, read from its chunker: it would search the fine chunks twice)."""
     if levels and expansion not in COARSE_EXPANSIONS:
         raise ValueError(f"coarse hits are windows of chunks: they work with {' or '.join(COARSE_EXPANSIONS)} "
                          f"expansion, not {expansion}")
-    if any(size == own_size for size, _ in levels):
+    if any(level.size == own_size for level in levels):
         raise ValueError(f"a coarse chunk size must differ from the strategy's own ({own_size})")
 
 
-def coarse_configs(chunk: ChunkConfig, levels: Sequence[tuple[int, int]]) -> list[ChunkConfig]:
+def coarse_configs(chunk: ChunkConfig, levels: Sequence[CoarseLevel]) -> list[ChunkConfig]:
     """The coarse chunk sets: ``chunk``'s chunking at each level's size."""
     try:
-        return [apply_chunker(chunk, None, size=size) for size, _ in levels]
+        return [with_chunk_size(chunk, level.size) for level in levels]
     except ChunkerError as exc:
         raise ValueError(f"coarse chunk sets: {exc}") from None
 

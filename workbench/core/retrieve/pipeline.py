@@ -186,7 +186,7 @@ class Retriever:
             if note:
                 warnings.append(note)
 
-        fine_search = replace(strategy.search_config, coarse="")  # coarse hits join later (``_with_coarse_hits``)
+        fine_search = strategy.search_config.fine  # coarse hits join later (``_with_coarse_hits``)
 
         def search(n: int) -> list[Hit]:
             if restrict is not None:
@@ -218,7 +218,7 @@ class Retriever:
         if strategy.reranks_parents:
             wide = replace(strategy, expander=strategy.expander.widened(strategy.rerank_candidates))
             passages, note = llm_rerank_passages(ctx.corpus, llm, ctx.question, expand_hits(ctx, hits, wide),
-                                                 strategy.parent_top_k)
+                                                 strategy.expander.passages_wanted(strategy.top_k))
             if note:
                 warnings.append(note)
             timings["rerank_ms"] = (time.perf_counter() - t4) * 1000
@@ -236,13 +236,13 @@ class Retriever:
                           ) -> list[Hit]:
         """The fine hits fused with each coarse set's best hits, searched by the strategy's search without its
         coarse levels (``coarse_hits``; cached like any search)."""
-        levels = strategy.search_config.coarse_levels
+        levels = strategy.search_config.coarse
         if len(ctx.coarse) != len(levels):
             raise ValueError(f"the strategy searches {len(levels)} coarse chunk set(s) but {len(ctx.coarse)} "
                              "were loaded")
         lists = [self.search(replace(ctx, runtime=rt), fine_search, n)
                  for rt, (_, n) in zip(ctx.coarse, levels, strict=True)]
-        return fuse_granularities(hits, lists, ctx.runtime, strategy.rrf_k)
+        return fuse_granularities(hits, lists, ctx.runtime, strategy.search_config.rrf_k)
 
 
 def _search_within(rt: SetRuntime, qvec: np.ndarray, spans: list[Span], k: int) -> list[Hit]:

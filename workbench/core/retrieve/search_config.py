@@ -6,17 +6,24 @@ number of candidates), so a new search setting is in the key as soon as it is a 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any
+from dataclasses import dataclass
+from typing import NamedTuple
 
 SEARCH_MODES = ("dense", "bm25", "hybrid")
 MAX_COARSE_LEVELS = 4
 MAX_COARSE_HITS = 50
 
 
-def parse_coarse(text: str) -> tuple[tuple[int, int], ...]:
-    """``"100:2+200:2"`` → ``((100, 2), (200, 2))``: chunk sizes and hits per size; ``""`` → ``()``."""
-    if not text.strip():
+class CoarseLevel(NamedTuple):
+    """One coarse level of multi-granularity search: the same documents cut at ``size`` units, ``hits`` best."""
+
+    size: int
+    hits: int
+
+
+def parse_coarse(text: str) -> tuple[CoarseLevel, ...]:
+    """``"100:2+200:2"`` → ``(CoarseLevel(100, 2), CoarseLevel(200, 2))``; ``""`` or ``"none"`` → ``()``."""
+    if not text.strip() or text.strip() == "none":
         return ()
     levels = []
     for part in text.replace(" ", "").split("+"):
@@ -24,66 +31,63 @@ def parse_coarse(text: str) -> tuple[tuple[int, int], ...]:
         if not (sep and size.isdigit() and hits.isdigit()):
             raise ValueError(f"search field 'coarse' must look like 100:2+200:2 (chunk size:hits, joined by +), "
                              f"not {text[:40]!r}")
-        if not 1 <= int(size) <= 100_000 or not 1 <= int(hits) <= MAX_COARSE_HITS:
+        levels.append(CoarseLevel(int(size), int(hits)))
+    return check_levels(tuple(levels))
+
+
+def check_levels(levels: tuple[CoarseLevel, ...]) -> tuple[CoarseLevel, ...]:
+    """``levels`` when each is in range, there are few enough and no size repeats; else a ``ValueError``."""
+    for size, hits in levels:
+        if not 1 <= size <= 100_000 or not 1 <= hits <= MAX_COARSE_HITS:
             raise ValueError(f"search field 'coarse': a chunk size is 1–100,000 and hits 1–{MAX_COARSE_HITS}, "
-                             f"not {part!r}")
-        levels.append((int(size), int(hits)))
+                             f"not {size}:{hits}")
     if len(levels) > MAX_COARSE_LEVELS:
         raise ValueError(f"search field 'coarse': at most {MAX_COARSE_LEVELS} coarse chunk sizes")
     if len({size for size, _ in levels}) != len(levels):
         raise ValueError("search field 'coarse' names a chunk size twice")
-    return tuple(levels)
+    return levels
+
+
+def coarse_text(levels: tuple[CoarseLevel, ...]) -> str:
+    """The text form of ``levels`` (``"100:2+200:2"``; ``""`` for none), as strategy JSON writes it."""
+    return "+".join(f"{size}:{hits}" for size, hits in levels)
 
 
 @dataclass(frozen=True)
 class SearchConfig:
     """Search mode and, for hybrid search, the weights and constant of reciprocal rank fusion.
 
-    ``coarse`` adds multi-granularity search: ``"100:2+200:2"`` also searches the same documents cut into
-    100- and 200-token chunks (same chunker and model), and their best 2 hits each join the hits as windows
-    over this chunk set's chunks, fused by reciprocal rank (``core/retrieve/coarse_hits.py``).
+    ``coarse`` adds multi-granularity search: levels ``100:2`` and ``200:2`` also search the same documents
+    cut into 100- and 200-unit chunks (same chunker and model), and their best 2 hits each join the hits as
+    windows over this chunk set's chunks, fused by reciprocal rank (``core/retrieve/coarse_hits.py``).
     """
 
     mode: str = "dense"
     dense_weight: float = 1.0
     bm25_weight: float = 1.0
     rrf_k: int = 60
-    coarse: str = ""
+    coarse: tuple[CoarseLevel, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in SEARCH_MODES:
             raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}")
-        parse_coarse(self.coarse)
+        object.__setattr__(self, "coarse", check_levels(tuple(CoarseLevel(*level) for level in self.coarse)))
 
     @property
-    def coarse_levels(self) -> tuple[tuple[int, int], ...]:
-        """``(chunk size, hits)`` of each coarse level (empty: single-granularity search)."""
-        return parse_coarse(self.coarse)
+    def fine(self) -> SearchConfig:
+        """This search without its coarse levels (what searches each chunk set, fine and coarse alike)."""
+        return SearchConfig(self.mode, self.dense_weight, self.bm25_weight, self.rrf_k) if self.coarse else self
 
     def describe(self, top_k: int) -> str:
         """``mode top-k`` (and the coarse levels)."""
-        coarse = ", ".join(f"{size}-unit top-{hits}" for size, hits in self.coarse_levels)
+        coarse = ", ".join(f"{size}-unit top-{hits}" for size, hits in self.coarse)
         return f"{self.mode} top-{top_k}" + (f" + coarse {coarse}" if coarse else "")
 
-    def _fields(self) -> dict[str, Any]:
-        """Every field; ``coarse`` only when set (strategy JSON written before it existed stays the same)."""
-        return {k: v for k, v in asdict(self).items() if k != "coarse" or v}
-
-    def to_dict(self) -> dict[str, Any]:
-        """The composed JSON form (``mode`` and the fusion settings)."""
-        return self._fields()
-
-    def to_flat(self) -> dict[str, Any]:
-        """The flat strategy fields (``search`` is the mode)."""
-        return {FLAT_NAMES.get(k, k): v for k, v in self._fields().items()}
-
-    @classmethod
-    def from_flat(cls, values: dict[str, Any]) -> SearchConfig:
-        """From flat strategy fields (``search`` for the mode); other keys are ignored."""
-        names = {FLAT_NAMES.get(f.name, f.name): f.name for f in fields(cls)}
-        return cls(**{names[k]: v for k, v in values.items() if k in names})
-
-
-FLAT_NAMES = {"mode": "search"}  # composed name → flat strategy field name
-FLAT_SEARCH_FIELDS = {FLAT_NAMES.get(f.name, f.name): str(f.type) for f in fields(SearchConfig)}
-"""Flat field name → type name, for every search setting."""
+    def to_dict(self) -> dict[str, str | float | int]:
+        """JSON fields: ``mode``, the fusion settings and ``coarse`` as text (only when set, so strategy JSON
+        written before it existed stays the same)."""
+        data: dict[str, str | float | int] = {"mode": self.mode, "dense_weight": self.dense_weight,
+                                              "bm25_weight": self.bm25_weight, "rrf_k": self.rrf_k}
+        if self.coarse:
+            data["coarse"] = coarse_text(self.coarse)
+        return data

@@ -7,13 +7,11 @@ chunks, so the field is off for expansions that grow a chunk themselves (``coars
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from workbench.core.retrieve.coarse_hits import COARSE_EXPANSIONS
-from workbench.core.retrieve.search_config import parse_coarse
+from workbench.core.retrieve.search_config import CoarseLevel, coarse_text, parse_coarse
 from workbench.core.retrieve.strategies import Strategy
 
 TIP = ("Multi-granularity search: SIZE:HITS joined by +, e.g. 100:1+200:1 also searches the same documents cut "
@@ -42,20 +40,18 @@ class CoarseField(QLineEdit):
             self._shown = self.text().strip()
             self.changed.emit()
 
-    def changes(self, expansion: str) -> dict[str, Any]:
-        """The strategy field: the spec (``ValueError`` with core's message when malformed); off when the
-        expansion cannot use coarse hits."""
-        text = self.text().strip()
+    def levels(self, expansion: str) -> tuple[CoarseLevel, ...]:
+        """The levels typed (``ValueError`` with core's message when malformed); none when the expansion
+        cannot use coarse hits."""
         if expansion not in COARSE_EXPANSIONS:
-            return {"coarse": ""}
-        parse_coarse(text)
-        return {"coarse": text}
+            return ()
+        return parse_coarse(self.text().strip())
 
     def show_strategy(self, strategy: Strategy) -> None:
         """Show ``strategy``'s coarse levels; disabled for expansions that cannot use them."""
-        self._shown = strategy.search_config.coarse
+        self._shown = coarse_text(strategy.search_config.coarse)
         self.setText(self._shown)
-        self.set_expansion(strategy.expansion)
+        self.set_expansion(strategy.expander.kind)
 
     def set_expansion(self, expansion: str) -> None:
         """Enable the field only for expansions that take coarse hits."""

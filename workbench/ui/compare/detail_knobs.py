@@ -11,7 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from workbench.core.retrieve.expand import WINDOW_EDGES
-from workbench.core.retrieve.expansions.base import FIELD_OWNER
+from workbench.core.retrieve.expansions.base import FIELD_OWNER, ParamValue, knob_value
 from workbench.core.retrieve.strategies import Strategy
 
 WHOLE_DOC_MAX = 100_000
@@ -73,12 +73,12 @@ class DetailKnobs(QWidget):
         """Show ``strategy``'s values (emits nothing)."""
         self.blockSignals(True)
         try:
-            self.edge.setCurrentText(strategy.window_edge)
-            self.merge.setChecked(strategy.parent_merge)
+            self.edge.setCurrentText(str(knob_value(strategy.expander, "window_edge")))
+            self.merge.setChecked(bool(knob_value(strategy.expander, "parent_merge")))
             self.rerank.setChecked(strategy.rerank == "llm")
             self.rerank_parents.setChecked(strategy.rerank_parents)
             self.whole_doc.setValue(strategy.whole_doc_tokens)
-            self.enable_for(strategy.expansion)
+            self.enable_for(strategy.expander.kind)
         finally:
             self.blockSignals(False)
 
@@ -91,9 +91,9 @@ class DetailKnobs(QWidget):
         self.merge.setEnabled(parent)
         self.rerank_parents.setEnabled(parent and self.rerank.isChecked())
 
-    def changes(self, expansion: str) -> dict[str, object]:
+    def changes(self, expansion: str) -> dict[str, ParamValue]:
         """Strategy fields these controls set; an expansion's own field only when it is ``expansion``."""
-        out: dict[str, object] = {"rerank": "llm" if self.rerank.isChecked() else "none",
+        out: dict[str, ParamValue] = {"rerank": "llm" if self.rerank.isChecked() else "none",
                                   "rerank_parents": self.rerank_parents.isChecked(),
                                   "whole_doc_tokens": self.whole_doc.value()}
         if expansion == FIELD_OWNER["window_edge"]:

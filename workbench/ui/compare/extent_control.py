@@ -10,6 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from workbench.core.retrieve.expansions import EXPANSION_TYPES, Knob
+from workbench.core.retrieve.expansions.base import knob_value
 from workbench.core.retrieve.strategies import PRESETS, Strategy
 
 CAP_TIP = "At most this many hits per document, so one long document cannot take over the context. Instant."
@@ -23,8 +24,8 @@ def extent_knob(kind: str) -> Knob | None:
 
 def fallback_value(kind: str, knob: Knob) -> int:
     """A usable size when a strategy's value is below the knob's range: the first preset's of that kind."""
-    preset = next((p for p in PRESETS.values() if p.expansion == kind), None)
-    value = getattr(preset, knob.field) if preset is not None else knob.minimum
+    preset = next((p for p in PRESETS.values() if p.expander.kind == kind), None)
+    value = float(knob_value(preset.expander, knob.field)) if preset is not None else knob.minimum
     return int(max(value, knob.minimum))
 
 
@@ -60,7 +61,7 @@ class ExtentControl(QWidget):
         self.spin.blockSignals(True)
         self.cap.blockSignals(True)
         try:
-            self.kind = expansion or strategy.expansion
+            self.kind = expansion or strategy.expander.kind
             self.cap.setValue(strategy.per_doc_cap)
             knob = extent_knob(self.kind)
             self.spin.setEnabled(knob is not None)
@@ -71,7 +72,7 @@ class ExtentControl(QWidget):
                 self.spin.setRange(0, 0)
                 self.spin.setToolTip("The selected expansion has no size of its own.")
                 return
-            value = int(getattr(strategy, knob.field))
+            value = int(knob_value(strategy.expander, knob.field))
             if value < knob.minimum:
                 value = fallback_value(self.kind, knob)
             self.label.setText(knob.label)

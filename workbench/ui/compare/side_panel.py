@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
@@ -173,7 +174,7 @@ class SidePanel(QWidget):
 
     def _strategy_changed(self, strategy: Strategy) -> None:
         if strategy.model != self.model_knob.model():  # the knobs keep the side's embedding model
-            strategy = strategy.with_changes(model=self.model_knob.model())
+            strategy = replace(strategy, model=self.model_knob.model())
         self.describe.setText(knob_summary(strategy))
         self.describe.setToolTip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
         self.banner.hide()
@@ -252,8 +253,8 @@ def knob_summary(strategy: Strategy) -> str:
             parts.append(f"overlap {c.overlap}")
     parts.append(strategy.expander.chip())
     parts.append(f"top-{strategy.top_k}")
-    if strategy.search != "dense":
-        parts.append(strategy.search)
+    if strategy.search_config.mode != "dense":
+        parts.append(strategy.search_config.mode)
     if c.heading_prefix:
         parts.append("headings")
     if c.contextual:

@@ -6,6 +6,8 @@ decides what a change costs (an instant re-run, or a debounced re-chunk in the b
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -22,7 +24,13 @@ from workbench.core.ingest.chunkers import ChunkerError
 from workbench.core.ingest.chunkers.protocol import ParamValue
 from workbench.core.ingest.chunking import ChunkConfig, max_overlap
 from workbench.core.retrieve.expansions import EXPANSION_TYPES
-from workbench.core.retrieve.expansions.base import FIELD_OWNER, knob_for
+from workbench.core.retrieve.expansions.base import (
+    FIELD_OWNER,
+    build_expansion,
+    kind_after,
+    knob_for,
+    knob_value,
+)
 from workbench.core.retrieve.strategies import PRESETS, Strategy
 from workbench.ui.compare.chunker_knobs import ChunkerKnobs, label_row, show_slider_params
 from workbench.ui.compare.coarse_field import CoarseField
@@ -177,19 +185,26 @@ class StrategyPanel(QWidget):
     # ----- value in / out ------------------------------------------------------------------
     def strategy(self) -> Strategy:
         """The strategy the controls describe (``ChunkerError`` when the chunker's parameters do not fit)."""
-        expansion = self.expansion.currentData()
+        base = self._base
+        expansion = str(self.expansion.currentData())
         cut = (self.chunker.chunk_changes(self.size.value(), self.overlap.value()) if self.chunker.name() else
                dict(unit=self.unit.currentText(), size=self.size.value(), overlap=self.overlap.value(),
                     structure_aware=self.structure.isChecked(), chunker=""))
-        changes = dict(
-            **cut, heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked(),
-            search="hybrid" if self.hybrid.isChecked() else ("dense" if self._base.search == "hybrid" else self._base.search),
-            top_k=self.top_k.value(), window=self.window.value(), budget=self.budget.value(),
-            margin=round(self.margin.value(), 2), expansion=expansion, **self.extent.changes(),
-            **self.details.changes(expansion), **self.coarse.changes(expansion),
-        )
-        strategy = self._base.with_changes(**changes)
-        return strategy.with_changes(name=preset_name(strategy))
+        chunk = ChunkConfig(unit=str(cut["unit"]), size=int(cut["size"]), overlap=int(cut["overlap"]),
+                            structure_aware=bool(cut["structure_aware"]), chunker=str(cut["chunker"]),
+                            heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked())
+        mode = "hybrid" if self.hybrid.isChecked() else ("dense" if base.search_config.mode == "hybrid"
+                                                          else base.search_config.mode)
+        search_config = replace(base.search_config, mode=mode, coarse=self.coarse.levels(expansion))
+        knobs: dict[str, ParamValue] = {"window": self.window.value(), "margin": round(self.margin.value(), 2),
+                                        **self.extent.changes(), **self.details.changes(expansion)}
+        expander = build_expansion(expansion, {k: v for k, v in knobs.items() if k in FIELD_OWNER}, base.expander)
+        strategy = replace(base, chunk=chunk, search_config=search_config, expander=expander,
+                           top_k=self.top_k.value(), budget=self.budget.value(),
+                           per_doc_cap=int(knobs["per_doc_cap"]), rerank=str(knobs["rerank"]),
+                           rerank_parents=bool(knobs["rerank_parents"]),
+                           whole_doc_tokens=int(knobs["whole_doc_tokens"]))
+        return replace(strategy, name=preset_name(strategy))
 
     def set_strategy(self, strategy: Strategy) -> None:
         """Show ``strategy`` in the controls (emits nothing)."""
@@ -202,18 +217,19 @@ class StrategyPanel(QWidget):
             if not c.chunker:
                 self._built_in = c
             self._show_cut(c, self.chunker.show_chunker(c.chunker))
-            self.expansion.setCurrentIndex(max(0, self.expansion.findData(strategy.expansion)))
-            self.window.setValue(strategy.window)
+            kind = strategy.expander.kind
+            self.expansion.setCurrentIndex(max(0, self.expansion.findData(kind)))
+            self.window.setValue(int(knob_value(strategy.expander, WINDOW.field)))
             self.top_k.setValue(strategy.top_k)
             self.budget.setValue(strategy.budget)
-            self.margin.setValue(strategy.margin)
+            self.margin.setValue(float(knob_value(strategy.expander, MARGIN.field)))
             self.heading.setChecked(c.heading_prefix)
             self.contextual.setChecked(c.contextual)
-            self.hybrid.setChecked(strategy.search == "hybrid")
+            self.hybrid.setChecked(strategy.search_config.mode == "hybrid")
             self.coarse.show_strategy(strategy)
             self.extent.show_strategy(strategy)
             self.details.show_strategy(strategy)
-            self._enable_for(strategy.expansion)
+            self._enable_for(kind)
         finally:
             self._loading = False
 
@@ -285,9 +301,10 @@ class StrategyPanel(QWidget):
         self._edited()
 
     def _window_moved(self, window: int) -> None:
-        if not self._loading and window > 0 and self.expansion.currentData() == "none":
+        kind = kind_after(str(self.expansion.currentData()), {WINDOW.field: window})  # core's rule
+        if not self._loading and kind != self.expansion.currentData():
             self._loading = True
-            self.expansion.setCurrentIndex(self.expansion.findData(FIELD_OWNER[WINDOW.field]))
+            self.expansion.setCurrentIndex(self.expansion.findData(kind))
             self._loading = False
         self._edited()
 

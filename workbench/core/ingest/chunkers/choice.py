@@ -119,6 +119,32 @@ def apply_chunker(base: ChunkConfig, value: str | Mapping[str, object] | None, s
                    chunker=canonical)
 
 
+def chunk_size(config: ChunkConfig) -> int:
+    """The size ``config`` cuts at, wherever it lives: the config's own ``size`` for the built-in cuts, the
+    registry chunker's size parameter otherwise (``late``: its base chunker's); 0 when the chunker has none
+    (``langchain_markdown`` cuts at headings)."""
+    if not config.chunker:
+        return config.size
+    name, params = parse_chunker(config.chunker)
+    kind = get_kind(name)
+    if kind.name == "late":
+        raw = params.get("base_params", "{}")
+        base_params = json.loads(raw) if isinstance(raw, str) else dict(raw)  # type: ignore[call-overload]
+        base = {"name": str(params.get("base", "fixed")), **base_params}
+        return chunk_size(apply_chunker(ChunkConfig(), base))
+    target = size_param(kind)
+    if target is None:
+        return 0
+    value = kind.checked_params(**params)[target]
+    return int(value)
+
+
+def with_chunk_size(config: ChunkConfig, size: int | None = None, overlap: int | None = None) -> ChunkConfig:
+    """``config`` cut at ``size`` (and ``overlap``), wherever its size lives (see ``chunk_size``): the one
+    place a size from the command line, a grid, the window or strategy JSON lands."""
+    return apply_chunker(config, None, size=size, overlap=overlap)
+
+
 def chunker_spec(config: ChunkConfig) -> ChunkerSpec | None:
     """The full spec (installed library version included) of a config's registry chunker, or None."""
     return _spec_of(config.chunker) if config.chunker else None

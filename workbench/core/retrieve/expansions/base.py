@@ -8,15 +8,17 @@ its import in ``expansions/__init__.py``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.chunk_set import SetRuntime
     from workbench.core.retrieve.context import RetrievalContext
     from workbench.core.retrieve.expand import Passage
     from workbench.core.retrieve.search import Hit
+
+ParamValue = int | float | str | bool  # the type of every expansion field
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,11 @@ class Expansion:
         """A warning about these settings on these hits, or ''."""
         return ""
 
+    def passages_wanted(self, top_k: int) -> int:
+        """How many passages this expansion returns for ``top_k`` hits (kept after reranking expanded
+        passages); default ``top_k``."""
+        return top_k
+
     def widened(self, top: int) -> Expansion:
         """A copy returning at least ``top`` passages (to rerank expanded passages); default: itself."""
         return self
@@ -84,7 +91,7 @@ class Expansion:
         """The knob of the expansion's own size control, if it has one."""
         return cls.knob(cls.extent) if cls.extent else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, ParamValue]:
         """``{"kind": ..., field: value, ...}``."""
         return {"kind": self.kind, **{f.name: getattr(self, f.name) for f in fields(self)}}
 
@@ -92,11 +99,12 @@ class Expansion:
 EXPANSION_TYPES: dict[str, type[Expansion]] = {}
 """Registered expansion kinds, by ``order``."""
 FIELD_OWNER: dict[str, str] = {}
-"""Flat field name → the expansion kind that owns it (flat JSON names are unique across kinds)."""
+"""Field name → the expansion kind that owns it (names are unique across kinds: a knob or a flat JSON field
+names its kind)."""
 
 
 def register(cls: type[Expansion]) -> type[Expansion]:
-    """Class decorator: make ``cls`` an expansion kind (its fields become flat strategy fields)."""
+    """Class decorator: make ``cls`` an expansion kind (its fields are its knobs and JSON fields)."""
     if not cls.kind or cls.kind in EXPANSION_TYPES:
         raise ValueError(f"expansion kind {cls.kind!r} is empty or registered twice")
     for f in fields(cls):
@@ -119,46 +127,63 @@ def knob_for(name: str) -> Knob:
 
 
 def field_types() -> dict[str, str]:
-    """Flat field name → its type name ("int", "float", "bool", "str") over every registered kind."""
+    """Field name → its type name ("int", "float", "bool", "str") over every registered kind."""
     return {f.name: f.type if isinstance(f.type, str) else f.type.__name__
             for cls in EXPANSION_TYPES.values() for f in fields(cls)}
 
 
-def expansion_from_flat(kind: str, values: dict[str, Any]) -> Expansion:
-    """The ``kind`` expansion from flat fields. Fields of other kinds are checked by building their kind
-    (a negative ``window`` is refused even for a token window) and then left out."""
+def expansion_type(kind: str) -> type[Expansion]:
+    """The registered class of ``kind`` (``ValueError`` naming the kinds when there is none)."""
     if kind not in EXPANSION_TYPES:
         raise ValueError(f"expansion must be one of {', '.join(EXPANSION_TYPES)}")
-    chosen = None
-    for name, cls in EXPANSION_TYPES.items():
-        own = {f.name: values[f.name] for f in fields(cls) if f.name in values}
-        if name == kind:
-            chosen = cls(**own)
-        elif own:
-            cls(**own)
-    assert chosen is not None
-    return chosen
+    return EXPANSION_TYPES[kind]
 
 
-def expansion_from_dict(data: dict[str, Any]) -> Expansion:
-    """An expansion from its composed form ``{"kind": ..., field: value, ...}``."""
-    kind = data.get("kind", "none")
-    if kind not in EXPANSION_TYPES:
-        raise ValueError(f"expansion must be one of {', '.join(EXPANSION_TYPES)}")
-    cls = EXPANSION_TYPES[kind]
+def kind_after(kind: str, changes: Mapping[str, ParamValue]) -> str:
+    """The expansion kind once ``changes`` apply: a window over 0 on no expansion means neighbour windows
+    (the one place this rule lives; the window's knob and the command line's ``--window`` both follow it)."""
+    window = changes.get("window")
+    if kind == "none" and isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        return FIELD_OWNER["window"]
+    return kind
+
+
+def build_expansion(kind: str, values: Mapping[str, ParamValue], base: Expansion | None = None) -> Expansion:
+    """The ``kind`` expansion, its fields taken from ``values``, the rest from ``base`` when it is of that
+    kind (else the defaults); values of other kinds' fields are not looked at."""
+    cls = expansion_type(kind)
     own = {f.name for f in fields(cls)}
-    unknown = sorted(str(k) for k in data if k != "kind" and k not in own)
-    if unknown:
-        raise ValueError(f"unknown field(s) of expansion '{kind}': {', '.join(unknown)[:200]}")
-    return cls(**{k: v for k, v in data.items() if k != "kind"})
+    kept = {k: v for k, v in base.to_dict().items() if k in own} if base is not None and base.kind == kind else {}
+    return cls(**{**kept, **{k: v for k, v in values.items() if k in own}})
 
 
-def flat_value(expander: Expansion, name: str) -> Any:
-    """Flat field ``name`` of a strategy with ``expander``: its value, or the owning kind's default."""
-    if hasattr(expander, name) and FIELD_OWNER.get(name) == expander.kind:
-        return getattr(expander, name)
-    owner = EXPANSION_TYPES[FIELD_OWNER[name]]
-    return getattr(owner(), name)
+def with_changes(expander: Expansion, changes: Mapping[str, ParamValue]) -> Expansion:
+    """``expander`` with some fields changed (``kind_after`` decides the kind). A field of another kind is
+    refused unless it holds that kind's default (then it changes nothing): a setting that would silently not
+    apply is an error, not a result labelled with it."""
+    kind = kind_after(expander.kind, changes)
+    cls = expansion_type(kind)
+    own = {f.name for f in fields(cls)}
+    for name, value in changes.items():
+        if name in own:
+            continue
+        if name not in FIELD_OWNER:
+            raise ValueError(f"no expansion has a field {name!r}")
+        owner = EXPANSION_TYPES[FIELD_OWNER[name]]
+        if getattr(owner(), name) != value:
+            raise ValueError(f"{name} belongs to the {owner.kind} expansion; this strategy expands by "
+                             f"{kind}, so it would not apply")
+    return build_expansion(kind, changes, expander)
+
+
+def knob_value(expander: Expansion, name: str) -> ParamValue:
+    """What the knob of field ``name`` shows for ``expander``: its value when ``expander``'s kind owns the
+    field, else the owning kind's default (the knob is then disabled or switches the kind)."""
+    if FIELD_OWNER.get(name) == expander.kind:
+        value: ParamValue = getattr(expander, name)
+        return value
+    default: ParamValue = getattr(expansion_type(FIELD_OWNER[name])(), name)
+    return default
 
 
 def check_not_negative(value: Expansion, *names: str) -> None:

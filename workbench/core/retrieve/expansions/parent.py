@@ -56,6 +56,10 @@ class Parent(Expansion):
         """Many children, so that enough distinct parents are found."""
         return max(top_k * 4, 20)
 
+    def passages_wanted(self, top_k: int) -> int:
+        """``parent_top_k`` parents, whatever the hits' top-k."""
+        return self.parent_top_k
+
     def widened(self, top: int) -> Parent:
         """At least ``top`` parents."""
         return replace(self, parent_top_k=max(top, self.parent_top_k))
