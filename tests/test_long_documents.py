@@ -1,10 +1,12 @@
 """Bounded cost per document: every chunker keeps its size limit on one long line with no punctuation,
-and token offsets cover what the tokenizer drops (control characters, combining marks)."""
+token offsets cover what the tokenizer drops (control characters, combining marks), and cluster-semantic
+builds no piece-by-piece matrix."""
 
 from __future__ import annotations
 
 import json
 import random
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from fake_embedder import HashEmbedder
 from workbench.core.index.embedding import default_model_path
 from workbench.core.ingest.boundaries import tile_spans
 from workbench.core.ingest.chunkers import ChunkerResources, chunk_verified, chunker_kinds, get_kind
+from workbench.core.ingest.chunkers.cluster_semantic import best_segmentation
 from workbench.core.ingest.chunkers.recursive import TokenRuler
 from workbench.core.ingest.chunking import unit_spans
 from workbench.core.ingest.tokens import counter_for_model
@@ -93,3 +96,74 @@ def test_tiling_crosses_its_block_boundaries():
     assert (spans[:, 1] - spans[:, 0] == 1).all(), "a copy unless asked to change the array"
 
 
+def _old_segmentation(vectors, pieces, ruler, max_tokens):
+    """The previous implementation (a full similarity matrix and its 2-D prefix sums), as the reference."""
+    n = len(pieces)
+    sims = vectors @ vectors.T
+    if n > 1:
+        sims = sims - sims[np.triu_indices(n, k=1)].mean()
+    np.fill_diagonal(sims, 0.0)
+    prefix = np.zeros((n + 1, n + 1))
+    prefix[1:, 1:] = np.cumsum(np.cumsum(sims, axis=0), axis=1)
+    best, back = np.full(n + 1, -np.inf), np.zeros(n + 1, dtype=np.int64)
+    best[0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(i - 1, -1, -1):
+            if j < i - 1 and ruler.size(pieces[j][0], pieces[i - 1][1]) > max_tokens:
+                break
+            block = prefix[i, i] - prefix[j, i] - prefix[i, j] + prefix[j, j]
+            if best[i] == -np.inf or best[j] + block > best[i] + 1e-9 * (1 + abs(best[i])):  # ties: later start
+                best[i], back[i] = best[j] + block, j
+    groups, i = [], n
+    while i > 0:
+        groups.append((pieces[back[i]][0], pieces[i - 1][1]))
+        i = int(back[i])
+    return groups[::-1]
+
+
+class _Ruler(TokenRuler):
+    def __init__(self, starts):  # token starts given directly
+        self.starts = np.asarray(starts, dtype=np.int64)
+
+
+def _pieces(lengths):
+    """Pieces of ``lengths`` tokens (two characters a token, one space between pieces) and the ruler."""
+    pieces, starts, pos = [], [], 0
+    for n in lengths:
+        pieces.append((pos, pos + 2 * n))
+        starts += range(pos, pos + 2 * n, 2)
+        pos += 2 * n + 1
+    return pieces, _Ruler(starts)
+
+
+def test_cluster_semantic_banded_programme_matches_the_full_matrix():
+    rng = np.random.default_rng(5)
+    for _ in range(150):
+        pieces, ruler = _pieces(rng.integers(1, 6, int(rng.integers(1, 30))))
+        vectors = rng.normal(size=(len(pieces), 6))
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        max_tokens = int(rng.integers(1, 16))
+        assert best_segmentation(vectors, pieces, ruler, max_tokens) == \
+            _old_segmentation(vectors, pieces, ruler, max_tokens)
+
+
+def test_cluster_semantic_memory_is_linear_in_the_pieces():
+    """~3,000 pieces of one long line: a pair matrix of float64 alone would be ~70 MB (the old code built
+    the similarities, their 2-D prefix sums and temporaries); the banded programme holds the vectors and a
+    band as wide as one group."""
+    text = long_line(60_000, seed=2)
+
+    def embed(texts):  # small deterministic vectors: the chunker's own memory is what is measured
+        return np.random.default_rng(len(texts)).normal(size=(len(texts), 8)).astype(np.float32)
+
+    chunker = get_kind("cluster_semantic").make(ChunkerResources(COUNTER, embed, "tiny", {}),
+                                                max_tokens=64, piece_tokens=8)
+    tracemalloc.start()
+    try:
+        spans = chunker.chunk(text, ())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    pieces = TokenRuler(text, COUNTER).size(0, len(text)) // 8  # at least this many pieces of 8 tokens
+    assert len(spans) > 300 and pieces > 2500
+    assert peak < 8 * pieces ** 2 / 4, f"peak {peak / 1e6:.1f} MB for about {pieces} pieces"
