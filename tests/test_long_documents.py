@@ -1,6 +1,6 @@
 """Bounded cost per document: every chunker keeps its size limit on one long line with no punctuation,
-token offsets cover what the tokenizer drops (control characters, combining marks), and cluster-semantic
-builds no piece-by-piece matrix."""
+token offsets cover what the tokenizer drops (control characters, combining marks), cluster-semantic
+builds no piece-by-piece matrix and late chunking never holds a document's token vectors."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from workbench.core.index.embedding import default_model_path
 from workbench.core.ingest.boundaries import tile_spans
 from workbench.core.ingest.chunkers import ChunkerResources, chunk_verified, chunker_kinds, get_kind
 from workbench.core.ingest.chunkers.cluster_semantic import best_segmentation
+from workbench.core.ingest.chunkers.late import late_chunk_vectors, pool_chunk_vectors, token_vectors
 from workbench.core.ingest.chunkers.recursive import TokenRuler
 from workbench.core.ingest.chunking import unit_spans
 from workbench.core.ingest.tokens import counter_for_model
@@ -167,3 +168,64 @@ def test_cluster_semantic_memory_is_linear_in_the_pieces():
     pieces = TokenRuler(text, COUNTER).size(0, len(text)) // 8  # at least this many pieces of 8 tokens
     assert len(spans) > 300 and pieces > 2500
     assert peak < 8 * pieces ** 2 / 4, f"peak {peak / 1e6:.1f} MB for about {pieces} pieces"
+
+
+class _FakeModel:
+    """Just what late chunking uses of a SentenceTransformer: its tokenizer (the real MiniLM one), position
+    limit, device and a forward pass (token vectors from a fixed random table, plus the row's mean so that
+    context matters); records the longest row it was given."""
+
+    def __init__(self, dim: int = 32) -> None:
+        from transformers import AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(str(default_model_path()), local_files_only=True)
+        self.max_seq_length = 128
+        self.device = "cpu"
+        self.table = np.random.default_rng(0).normal(size=(self.tokenizer.vocab_size, dim)).astype(np.float32)
+        self.longest = 0
+
+    def get_embedding_dimension(self) -> int:
+        return self.table.shape[1]
+
+    def forward(self, features):
+        import torch
+
+        ids = features["input_ids"].numpy()
+        self.longest = max(self.longest, ids.shape[1])
+        states = self.table[ids] + self.table[ids].mean(axis=1, keepdims=True)
+        return {"token_embeddings": torch.from_numpy(states)}
+
+
+class _FakeEmbedder:
+    def __init__(self) -> None:
+        self.model = _FakeModel()
+
+
+@pytest.fixture(scope="module")
+def fake_embedder():
+    return _FakeEmbedder()
+
+
+def test_late_vectors_are_pooled_window_by_window(fake_embedder):
+    text = long_line(6_000, seed=9)
+    spans = chunk_verified(get_kind("fixed").make(_resources(), size=40), text, (), "d")
+    vectors, offsets = token_vectors(fake_embedder, text)
+    expected = pool_chunk_vectors(vectors, offsets, spans)
+    assert np.allclose(late_chunk_vectors(fake_embedder, text, spans), expected, atol=1e-5)
+    assert fake_embedder.model.longest <= fake_embedder.model.max_seq_length
+
+
+def test_late_vectors_of_a_long_line_hold_no_document_sized_array(fake_embedder):
+    """~130,000 tokens of one line: the old code held every token's vector (17 MB at 32 dimensions), their
+    float64 running sums (34 MB) and the whole document's token lists. What may grow with the document is
+    its token ids and offsets (24 bytes a token, ~3 MB here); the rest is one block's tokenizer output."""
+    text = long_line(400_000, seed=4)
+    spans = chunk_verified(get_kind("fixed").make(_resources(), size=256), text, (), "d")
+    tracemalloc.start()
+    try:
+        late = late_chunk_vectors(fake_embedder, text, spans)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert late.shape == (len(spans), 32) and np.allclose(np.linalg.norm(late, axis=1), 1.0, atol=1e-5)
+    assert peak < 20e6, f"peak {peak / 1e6:.1f} MB"
