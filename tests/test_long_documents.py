@@ -1,6 +1,7 @@
 """Bounded cost per document: every chunker keeps its size limit on one long line with no punctuation,
-token offsets cover what the tokenizer drops (control characters, combining marks), cluster-semantic
-builds no piece-by-piece matrix and late chunking never holds a document's token vectors."""
+cluster-semantic builds no piece-by-piece matrix, late chunking never holds a document's token vectors,
+token offsets cover what the tokenizer drops, and one document a chunker cannot cut is left out of its
+chunk set (with a warning) instead of stopping the corpus."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from workbench.core.ingest.chunkers.late import late_chunk_vectors, pool_chunk_v
 from workbench.core.ingest.chunkers.recursive import TokenRuler
 from workbench.core.ingest.chunking import unit_spans
 from workbench.core.ingest.tokens import counter_for_model
+from workbench.core.retrieve.strategies import resolve
 
 COUNTER = counter_for_model(str(default_model_path()))
 EMBEDDER = HashEmbedder()
@@ -229,3 +231,44 @@ def test_late_vectors_of_a_long_line_hold_no_document_sized_array(fake_embedder)
         tracemalloc.stop()
     assert late.shape == (len(spans), 32) and np.allclose(np.linalg.norm(late, axis=1), 1.0, atol=1e-5)
     assert peak < 20e6, f"peak {peak / 1e6:.1f} MB"
+
+
+def failing_on_one(text, headings):
+    """A user chunker that cannot cut one of the documents."""
+    if "glacier" in text:
+        raise ValueError("no idea what to do with glaciers")
+    return [(0, len(text.rstrip()))]
+
+
+def test_one_document_a_chunker_cannot_cut_is_left_out_with_a_warning(hash_ws, tmp_path):
+    from workbench.core.index.build import IngestReport
+
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "harbour.md").write_text("# Harbour\n\nThe harbour opens at dawn.\n", encoding="utf-8")
+    (folder / "glacier.md").write_text("# Glacier\n\nThe glacier walk starts at the hut.\n", encoding="utf-8")
+    hash_ws.add_paths([str(folder)])
+    report = IngestReport()
+    info = hash_ws.ensure_chunk_set(resolve({"chunker": "custom:test_long_documents:failing_on_one"}).chunk,
+                                    report=report)
+    assert info.chunk_count == 1 and info.state == "ready"
+    assert len(report.warnings) == 1 and "glacier.md" in report.warnings[0] and "glaciers" in report.warnings[0]
+
+
+def test_langchain_markdown_cuts_a_corpus_with_control_characters(hash_ws, tmp_path):
+    """A file whose lines hold control characters LangChain drops (its sections could not be mapped back,
+    and the whole corpus was refused)."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "clean.md").write_text("# Clean\n\nNothing odd here.\n\n# More\n\nStill fine.\n", encoding="utf-8")
+    (folder / "odd.md").write_text("\x7fintro\x01text\n\n# Odd\x02\n\nbell\x07 and\x1b[0m escape\x08\n",
+                                   encoding="utf-8")
+    hash_ws.add_paths([str(folder)])
+    info = hash_ws.ensure_chunk_set(resolve({"chunker": "langchain_markdown"}).chunk)
+    table = hash_ws.store.chunk_table(info.id)
+    assert len(set(table.doc_ids.tolist())) == 2, "both documents are cut"
+    odd = next(d for d in hash_ws.store.documents() if d["path"].endswith("odd.md"))
+    text = hash_ws.store.document(odd["id"]).text
+    spans = [(a, b) for d, a, b in zip(table.doc_ids, table.starts, table.ends) if d == odd["id"]]
+    covered = {i for a, b in spans for i in range(a, b)}
+    assert [c for i, c in enumerate(text) if not c.isspace() and i not in covered] == []
