@@ -4,10 +4,11 @@ Tokenizers drop characters: control characters (``\\x01``, ``\\x7f``), and an un
 strips combining marks (the ``\\u0301`` of a decomposed ``é``), so token offsets leave them out. Units and
 chunks built from such offsets would leave those characters outside every chunk, or cut a letter from its
 accent. ``tile_spans`` widens spans over what lies between them: a run of non-space characters between two
-spans joins the span it touches (the previous one when it touches both; the next one when white space
-separates it from the previous), and no span starts or ends between a character and the combining marks,
-zero-width joiner or emoji modifiers that extend it. Spans are never added, removed or reordered, so a token
-count stays what the tokenizer says.
+spans joins the span it touches (the previous one when it touches both, or neither; the next one when white
+space separates it from the previous), text before the first span joins the first and text after the last
+joins the last, and no span starts or ends between a character and the combining marks, zero-width joiner
+or emoji modifiers that extend it. Spans are never added, removed or reordered, so a token count stays what
+the tokenizer says.
 
 A character is white space when ``str.isspace`` says so; ``\\x1c``–``\\x1f`` and ``\\x85`` are white space
 to Python, so they are never needed inside a span.
