@@ -204,3 +204,44 @@ def test_eval_warns_about_duplicate_questions_once_and_records_it(capsys, tmp_pa
         assert any("rows 2 and 3" in w for w in find_run(ws, "last").summary["warnings"])
     finally:
         ws.close()
+
+
+def test_a_corpus_over_the_size_limit_is_refused_before_it_is_read(tmp_path, monkeypatch, capsys):
+    """One 1.5 MB corpus and a 1 MB limit: refused from its size alone (the file is never opened), by
+    ``workbench eval --max-file-mb`` too; under a larger limit it loads and is indexed with that limit."""
+    import os
+
+    from workbench.cli import main
+
+    text = "word " * 300_000
+    _write(tmp_path, [("Which word?", [{"content": "word", "start_index": 0, "end_index": 4}], "big")], {"big": text})
+    real_open = os.open
+
+    def no_reading(path, *args, **kwargs):
+        assert not str(path).endswith("big.md"), "the corpus was opened before its size was checked"
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", no_reading)
+    with pytest.raises(DatasetError, match=r"corpora/big.md: too large \(1.5 MB; the limit is 1 MB.*--max-file-mb"):
+        load_question_set(tmp_path, max_file_mb=1)
+    assert main(["eval", str(tmp_path), "--max-file-mb", "1", "--data-dir", str(tmp_path / "data")]) != 0
+    assert "too large (1.5 MB; the limit is 1 MB" in capsys.readouterr().err
+    monkeypatch.setattr(os, "open", real_open)
+    qset = load_question_set(tmp_path, max_file_mb=2).subset(limit=1)
+    assert qset.max_file_mb == 2
+
+    class Store:
+        def documents(self):
+            return []
+
+    class Workspace:  # what index_corpora asks of a workspace, recording the size limit it indexes with
+        limits: list[float] = []
+        store = Store()
+
+        def add_paths(self, paths, config, progress, cancel, max_file_mb=None):
+            self.limits.append(max_file_mb)
+            raise DatasetError("stop here")
+
+    with pytest.raises(DatasetError, match="stop here"):
+        index_corpora(Workspace(), qset)
+    assert Workspace.limits == [2]

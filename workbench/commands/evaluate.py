@@ -163,7 +163,8 @@ def run_eval(args: argparse.Namespace) -> int:
             judge = _judge_backend(_judge_choice(choice, args.judge_model)) if args.judge_model else backend
         ws.use_llm(opener_for(choice) if backend is None else (lambda: backend))
         try:
-            run_id, sweep = rerun(ws, args.rerun, args.dataset, progress, backend=backend, judge=judge)
+            run_id, sweep = rerun(ws, args.rerun, args.dataset, progress, backend=backend, judge=judge,
+                                  max_file_mb=_max_file_mb(args))
         except MissingLLM as exc:
             raise UserError(f"{exc} ({LLM_ADVICE})") from None
         _report(args, ws, sweep, run_id, f"re-run of {args.rerun}")
@@ -171,7 +172,8 @@ def run_eval(args: argparse.Namespace) -> int:
     if not args.dataset:
         raise UserError("give a question set folder (DATASET_DIR), --compare RUN_A RUN_B or --rerun RUN")
     try:
-        qset = load_question_set(args.dataset, follow_links=args.follow_links).subset(args.limit, args.corpus)
+        qset = load_question_set(args.dataset, follow_links=args.follow_links,
+                                 max_file_mb=_max_file_mb(args)).subset(args.limit, args.corpus)
         warnings: list[str] = []
         configs = sweep_configs(_strategies(args), args.grid, args.budgets, warnings)
     except (DatasetError, ValueError) as exc:
@@ -220,6 +222,13 @@ def _step_llm(choice: LLMChoice, configs: Sequence[SweepConfig]) -> Backend | No
     if llm is None:
         raise UserError(llm_step_problem(configs, pipeline_llm_reason(choice, why), LLM_ADVICE))
     return llm
+
+
+def _max_file_mb(args: argparse.Namespace) -> float:
+    """``--max-file-mb``, or the default limit of ``workbench index``."""
+    from workbench.core.ingest.documents import MAX_FILE_MB
+
+    return MAX_FILE_MB if args.max_file_mb is None else float(args.max_file_mb)
 
 
 def _recorded_kind(ws: Workspace, ref: str) -> str:
@@ -271,6 +280,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--follow-links", action="store_true",
                    help="accept corpus files that are links to outside the question set's folder")
     p.add_argument("--corpus", action="append", metavar="ID", help="only questions of this corpus (repeatable)")
+    p.add_argument("--max-file-mb", type=finite_float, default=None,
+                   help="refuse corpus files larger than this many MB, before reading them (default 20; 0 = no limit)")
     p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here")
     p.add_argument("--label", help="a label for the recorded run")
     p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),

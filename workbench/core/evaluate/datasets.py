@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.question_set import DatasetError, Question, QuestionSet, Reference
+from workbench.core.ingest.documents import MAX_FILE_MB, LoadError, read_regular_file
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.search import MAX_QUESTION_CHARS
 from workbench.core.spans import Span
@@ -37,13 +38,19 @@ _CORPUS_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
 def _sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
-def read_corpus(path: Path) -> str:
-    """Corpus text exactly as Chroma's offsets see it: UTF-8, newlines untouched."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        return fh.read()
+def read_corpus(path: Path, max_file_mb: float = 0.0) -> str:
+    """Corpus text exactly as Chroma's offsets see it: UTF-8, newlines untouched. A file over
+    ``max_file_mb`` (0 = no limit) is refused before it is read (``LoadError`` naming its size and
+    ``--max-file-mb``), as is anything but a regular file."""
+    data, _ = read_regular_file(path, max_file_mb)
+    return data.decode("utf-8")
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -88,14 +95,17 @@ def _offset(value: object, what: str) -> int:
     raise DatasetError(f"{what} must be a whole number of characters, not {json.dumps(value)[:40]}")
 
 
-def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_links: bool = False) -> QuestionSet:
+def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_links: bool = False,
+                      max_file_mb: float = MAX_FILE_MB) -> QuestionSet:
     """Read and check a question set. Every reference must satisfy ``text[start:end] == content``;
     mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``. Offsets
     must be whole numbers; a UTF-8 byte-order mark at the start of ``questions.csv`` is accepted; questions
     asked twice are kept and reported by ``QuestionSet.duplicate_note``.
 
     ``root`` is a folder, or the name of a set bundled with the package (``chroma-general``, ``sample``).
-    A corpus file that is a link to outside the set's folder is refused unless ``follow_links``.
+    A corpus file that is a link to outside the set's folder is refused unless ``follow_links``; one larger
+    than ``max_file_mb`` (0 = no limit; indexing the corpora later uses the same limit) is refused before
+    it is read.
     """
     from workbench.core.evaluate.bundled import resolve_dataset
 
@@ -119,9 +129,11 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
                 raise DatasetError(f"{CORPORA_DIR}/{cid}.md is a link to outside the question set's folder "
                                    f"({target}); copy the file into the set, or allow links (--follow-links)")
             try:
-                texts[cid] = read_corpus(path)
+                texts[cid] = read_corpus(path, max_file_mb)
             except UnicodeDecodeError as exc:
                 raise DatasetError(f"{path} is not UTF-8 text ({exc.reason})") from None
+            except LoadError as exc:
+                raise DatasetError(f"{CORPORA_DIR}/{cid}.md: {exc}") from None
             corpora[cid] = path
         return texts[cid]
 
@@ -184,7 +196,7 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
         more = f"\n  … and {len(mismatches) - 5} more" if len(mismatches) > 5 else ""
         raise DatasetError(f"{len(mismatches)} reference(s) do not match the corpus text:\n  {shown}{more}")
     hashes = {cid: _sha256_file(p) for cid, p in corpora.items()}
-    return QuestionSet(root, questions, corpora, hashes, _sha256_file(qfile), mismatches)
+    return QuestionSet(root, questions, corpora, hashes, _sha256_file(qfile), mismatches, max_file_mb)
 
 
 # ----- stored documents ------------------------------------------------------------------------------
@@ -217,7 +229,7 @@ def index_corpora(ws: Workspace, qset: QuestionSet, config: ChunkConfig | None =
     except DatasetError:
         pass
     paths = [str(qset.corpora[cid]) for cid in qset.needed_corpora()]
-    report = ws.add_paths(paths, config, progress, cancel)
+    report = ws.add_paths(paths, config, progress, cancel, max_file_mb=qset.max_file_mb)
     if report.failed or report.skipped:
         bad = "; ".join(f"{r.path}: {r.reason}" for r in [*report.failed, *report.skipped])
         raise DatasetError(f"corpus files could not be indexed: {bad}")

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.core.ingest.documents import MAX_FILE_MB
 from workbench.core.spans import Span
 
 
@@ -55,6 +56,7 @@ class QuestionSet:
     corpus_hashes: dict[str, str]
     questions_hash: str
     mismatches: list[str] = field(default_factory=list)
+    max_file_mb: float = MAX_FILE_MB  # the size limit it was read with; its corpora are indexed with it too
 
     @property
     def name(self) -> str:
@@ -79,7 +81,7 @@ class QuestionSet:
         if limit is not None:
             qs = qs[: max(0, limit)]
         return QuestionSet(self.root, qs, dict(self.corpora), dict(self.corpus_hashes), self.questions_hash,
-                           list(self.mismatches))
+                           list(self.mismatches), self.max_file_mb)
 
     def duplicate_note(self, shown: int = 3) -> str:
         """One line naming the ``questions.csv`` rows that ask the same question (same words, case and spacing

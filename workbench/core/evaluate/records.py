@@ -24,6 +24,7 @@ from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_que
 from workbench.core.evaluate.metrics import QuestionMetrics, summary_to_dict
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig, SweepResult, run_sweep
 from workbench.core.evaluate.sweep_checks import note_lines
+from workbench.core.ingest.documents import MAX_FILE_MB
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.strategies import from_dict
 from workbench.core.retrieve.strategy_json import to_flat_dict
@@ -198,18 +199,18 @@ def delete_run(ws: Workspace, ref: str) -> None:
 
 def rerun(ws: Workspace, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,
           cancel: CancelToken | None = None, allow_changed: bool = False, backend: Any = None,
-          judge: Any = None) -> tuple[str, SweepResult]:
+          judge: Any = None, max_file_mb: float = MAX_FILE_MB) -> tuple[str, SweepResult]:
     """Run a recorded run's configurations again on the same questions; returns the new run id.
 
     An answers run answers and judges again with ``backend`` (and ``judge``, default the backend); without
     a backend it raises ``ValueError``. Raises ``DatasetError`` when the question set's content changed since
-    (unless ``allow_changed``).
+    (unless ``allow_changed``). Corpus files over ``max_file_mb`` are refused before they are read.
     """
     info = find_run(ws, ref)
     if info.kind == "answers" and backend is None:
         raise ValueError(f"run {info.id} judged answers: re-running it needs an answering model")
     ds = info.config["dataset"]
-    qset = load_question_set(dataset_dir or ds["path"])
+    qset = load_question_set(dataset_dir or ds["path"], max_file_mb=max_file_mb)
     if not allow_changed and (qset.questions_hash != ds["questions_sha256"]
                               or any(qset.corpus_hashes.get(c) != h for c, h in ds["corpora"].items())):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
 from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
 from workbench.core.evaluate.sweep_checks import check_llm_steps, model_problem
+from workbench.core.index.build import IngestReport
 from workbench.core.index.embedder_pool import normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
@@ -204,7 +205,9 @@ def run_sweep(
         result.warnings.append(f"the workspace holds {other} document(s) besides the question set's corpora; "
                                "retrieval searches them too")
     for chunk, model in dict.fromkeys((chunk, c.strategy.model) for c in configs for chunk in c.strategy.chunk_configs()):
-        ws.ensure_chunk_set(chunk, progress, cancel, model=model)
+        built = IngestReport()  # documents a chunker could not cut are left out of its set, with a warning
+        ws.ensure_chunk_set(chunk, progress, cancel, report=built, model=model)
+        result.warnings += built.warnings
     for model in dict.fromkeys(c.strategy.model for c in configs):  # one batch per model, then cached
         ws.query_vectors([q.question for q in qset.questions], progress, cancel, model=model)
     report = Reporter(progress, "evaluating", len(qset.questions) * len(configs))

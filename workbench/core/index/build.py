@@ -21,6 +21,7 @@ from workbench.core.index.embedding import Embedder, embed_cached, model_max_tok
 from workbench.core.index.heading_prefix import heading_prefix
 from workbench.core.index.store import ChunkSetInfo, Store
 from workbench.core.index.vectors import VectorIndex
+from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.discovery import discover
 from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, load_file
@@ -214,11 +215,17 @@ def build_chunk_set(
             report.chunks_added += len(pieces)
         pending.clear()
 
+    failed: list[tuple[Document, ChunkerError]] = []
     for i, doc_id in enumerate(todo):
         if cancel is not None:
             cancel.check()
         doc = store.document(doc_id)
-        pieces = cutter.pieces(doc)
+        try:
+            pieces = cutter.pieces(doc)
+        except ChunkerError as exc:  # one document a library cannot cut does not stop the others
+            failed.append((doc, exc))
+            tick(i + 1, Path(doc.path).name)
+            continue
         prefixes, texts = embedded_texts(doc, pieces, config, situate)
         tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
         keys = cutter.vector_keys(doc, pieces) or [text_hash(t) for t in texts]
@@ -228,6 +235,8 @@ def build_chunk_set(
         tick(i + 1, Path(doc.path).name)
     if pending:
         flush()
+    if failed:
+        leave_out(store, info.id, failed, report)
     sync_index(store, data_dir, info.id, embedder, cancel=cancel)
     store.set_state(info.id, "ready")
     final = store.chunk_set(info.id)
@@ -236,6 +245,17 @@ def build_chunk_set(
     if note:
         report.warnings.append(note)
     return final
+
+
+def leave_out(store: Store, set_id: str, failed: Sequence[tuple[Document, ChunkerError]], report: IngestReport) -> None:
+    """Record documents the chunker failed on as cut into no chunks (until their text or the chunker
+    changes), each with a warning naming chunker, document and reason. When the set holds no chunk at all
+    the chunker, not a document, is at fault: its first error is raised and nothing is recorded."""
+    if not len(store.chunk_ids(set_id)):
+        raise failed[0][1]
+    for doc, exc in failed:
+        store.replace_doc_chunks(set_id, doc, [], [], [], [])
+        report.warnings.append(f"{exc}; the document is left out of this chunk set")
 
 
 def truncation_warning(store: Store, set_id: str, model_path: str | None) -> str | None:

@@ -21,6 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
+from workbench.core.ingest.boundaries import tile_spans
 from workbench.core.ingest.headings import Heading, heading_path_at, section_spans
 from workbench.core.ingest.sentences import sentence_spans
 from workbench.core.ingest.tokens import TokenCounter, match_spans, split_long
@@ -137,16 +138,30 @@ class ChunkPiece:
 
 
 def unit_spans(text: str, unit: str, counter: TokenCounter | None = None) -> np.ndarray:
-    """Offsets of the units (tokens / words / sentences) of ``text`` as an ``(n, 2)`` int64 array."""
-    if unit == "tokens":
+    """Offsets of the units (tokens / words / sentences) of ``text`` as an ``(n, 2)`` int64 array.
+
+    The units are tiled over the text (``boundaries.tile_spans``): together they cover every non-space
+    character (a control character the tokenizer drops belongs to the token beside it) and none begins or
+    ends between a letter and its combining marks; a text with non-space characters but no token (only
+    control characters, say) is one unit. Chunks made of consecutive units therefore cover the text."""
+    if unit == "tokens":  # token counters tile their offsets themselves
         if counter is None:
             raise ValueError("token units need a token counter")
-        return np.asarray(counter.offsets(text), dtype=np.int64).reshape(-1, 2)
-    if unit == "words":  # a "word" of 1 MB without spaces is cut into 64-character pieces
-        return split_long(match_spans(_WORD, text), MAX_WORD_CHARS)
-    if unit == "sentences":
-        return split_long(np.asarray(sentence_spans(text), dtype=np.int64).reshape(-1, 2), MAX_SENTENCE_CHARS)
-    raise ValueError(f"unknown unit {unit!r}")
+        spans = np.asarray(counter.offsets(text), dtype=np.int64).reshape(-1, 2)
+    elif unit == "words":  # a "word" of 1 MB without spaces is cut into 64-character pieces
+        spans = tile_spans(text, split_long(match_spans(_WORD, text), MAX_WORD_CHARS), in_place=True)
+    elif unit == "sentences":
+        spans = split_long(np.asarray(sentence_spans(text), dtype=np.int64).reshape(-1, 2), MAX_SENTENCE_CHARS)
+        spans = tile_spans(text, spans, in_place=True)
+    else:
+        raise ValueError(f"unknown unit {unit!r}")
+    if not len(spans):
+        stripped = text.strip()
+        if not stripped:
+            return spans
+        lead = len(text) - len(text.lstrip())
+        return np.array([[lead, lead + len(stripped)]], dtype=np.int64)
+    return spans
 
 
 def _windows(units: np.ndarray, lo: int, hi: int, size: int, overlap: int) -> list[tuple[int, int]]:

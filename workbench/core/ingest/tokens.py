@@ -2,6 +2,9 @@
 
 The default counter is the embedding model's own tokenizer (``tokenizer.json`` read by the fast
 ``tokenizers`` library, no torch needed), so "chunk size in tokens" means the tokens the model sees.
+Offsets are tiled over the text (``boundaries.tile_spans``): a character the tokenizer drops (a control
+character, a combining mark an uncased model strips) lies inside the token beside it, so spans built from
+tokens never leave it out or cut a letter from its accent; the number of tokens is the tokenizer's.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+from workbench.core.ingest.boundaries import extender_class, tile_spans
 
 if TYPE_CHECKING:
     from tokenizers import Encoding
@@ -45,7 +50,9 @@ class TokenCounter(Protocol):
     name: str
 
     def offsets(self, text: str) -> np.ndarray:
-        """``(start, end)`` character offsets of each token of ``text``: an ``(n, 2)`` int64 array."""
+        """``(start, end)`` character offsets of each token of ``text``: an ``(n, 2)`` int64 array, tiled
+        over the text (``boundaries.tile_spans``: every non-space character inside a token, no token edge
+        between a letter and its combining marks)."""
         ...
 
     def count(self, text: str) -> int:
@@ -53,13 +60,23 @@ class TokenCounter(Protocol):
         ...
 
 
+@lru_cache(maxsize=1)
+def _wordish_with_marks() -> re.Pattern[str]:
+    """``_WORDISH`` where combining marks (and other extenders) belong to the character before them."""
+    marks = extender_class()
+    return re.compile(rf"(?:\w|{marks})+|[^\w\s]{marks}*")
+
+
 class RegexTokenCounter:
-    """A dependency-free approximation: words and punctuation marks each count as one token."""
+    """A dependency-free approximation: words and punctuation marks each count as one token (a combining
+    mark counts with its letter)."""
 
     name = "regex"
 
     def offsets(self, text: str) -> np.ndarray:
-        return split_long(match_spans(_WORDISH, text), MAX_TOKEN_CHARS)
+        """Word and punctuation spans, tiled over the text (``boundaries.tile_spans``)."""
+        pattern = _WORDISH if text.isascii() else _wordish_with_marks()
+        return tile_spans(text, split_long(match_spans(pattern, text), MAX_TOKEN_CHARS), in_place=True)
 
     def count(self, text: str) -> int:
         return len(self.offsets(text))
@@ -84,9 +101,11 @@ class HFTokenCounter:
 
     def offsets(self, text: str) -> np.ndarray:
         """Token offsets as an ``(n, 2)`` array; long texts are tokenized in blocks cut at white space,
-        so memory stays proportional to the number of tokens (16 bytes each), not to Python tuples."""
+        so memory stays proportional to the number of tokens (16 bytes each), not to Python tuples.
+        The offsets are tiled over the text (``boundaries.tile_spans``): characters the tokenizer drops
+        (control characters, an uncased model's combining marks) belong to the token next to them."""
         if len(text) <= _BLOCK_CHARS:
-            return split_long(self._encode_offsets(text), MAX_TOKEN_CHARS)
+            return tile_spans(text, split_long(self._encode_offsets(text), MAX_TOKEN_CHARS), in_place=True)
         out: list[np.ndarray] = []
         pos = 0
         while pos < len(text):
@@ -96,7 +115,9 @@ class HFTokenCounter:
                 end = cut + 1 if cut > pos else end
             out.append(self._encode_offsets(text[pos:end], pos))
             pos = end
-        return split_long(np.concatenate(out), MAX_TOKEN_CHARS) if out else np.zeros((0, 2), dtype=np.int64)
+        if not out:
+            return np.zeros((0, 2), dtype=np.int64)
+        return tile_spans(text, split_long(np.concatenate(out), MAX_TOKEN_CHARS), in_place=True)
 
     def count(self, text: str) -> int:
         """Tokens in ``text`` as ``offsets`` counts them (an over-long unknown token counts per 16 characters)."""

@@ -1,19 +1,24 @@
 """What every ecosystem adapter shares: the library's installed version, its availability (an install hint
-when missing), exact spans from a library's ``(start, end, text)`` claims, and a lossless tokenizer made of
-the embedding model's tokens, so libraries that decode tokens back to text return the document's own text.
+when missing), exact spans from a library's ``(start, end, text)`` claims, a lossless tokenizer made of
+the embedding model's tokens, so libraries that decode tokens back to text return the document's own text,
+and ``settled``: the library's spans widened over what it dropped (control characters, a combining mark
+cut from its letter) and, where the library can overshoot its limit, over-long chunks cut to fit.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from importlib import metadata
 
 import numpy as np
 
+from workbench.core.ingest.boundaries import tile_span_list
 from workbench.core.ingest.chunkers.errors import ChunkerError, snippet
 from workbench.core.ingest.chunkers.protocol import Span
+from workbench.core.ingest.chunkers.recursive import TokenRuler, within_limit
+from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
 
 EXTRA_HINT = "pip install 'chunk-workbench[chunkers]'"
@@ -64,6 +69,18 @@ def exact_trimmed(text: str, claims: Iterable[tuple[int, int, str]], chunker_nam
             lead = len(piece) - len(piece.lstrip())
             out.append((start + lead, start + lead + len(core)))
     return out
+
+
+def settled(text: str, spans: list[Span], counter: TokenCounter | None = None, max_tokens: int | None = None,
+            headings: Sequence[Heading] = ()) -> list[Span]:
+    """A library's spans made whole: tiled over the text (``boundaries.tile_span_list``: every non-space
+    character in a chunk, no chunk edge between a letter and its combining marks) and, given ``counter``
+    and ``max_tokens``, each chunk over ``max_tokens`` of the document's tokens cut by the recursive
+    splitter (``recursive.within_limit``), so the limit holds on any input (one 5 MB sentence included)."""
+    spans = tile_span_list(text, spans)
+    if counter is not None and max_tokens is not None and spans:
+        spans = within_limit(text, spans, TokenRuler(text, counter), max_tokens, headings)
+    return spans
 
 
 def piece_bounds(text: str, counter: TokenCounter) -> np.ndarray:

@@ -20,6 +20,7 @@ from workbench.core.ingest.chunkers.adapter_support import (
     exact_trimmed,
     library_check,
     library_version,
+    settled,
 )
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.protocol import (
@@ -71,18 +72,22 @@ def chonkie_tokenizer(counter: TokenCounter) -> Any:
 
 
 class ChonkieChunker:
-    """A chonkie chunker object behind the protocol: its chunks at their own offsets, checked and trimmed."""
+    """A chonkie chunker object behind the protocol: its chunks at their own offsets, checked and trimmed,
+    then ``settled``: chonkie's SentenceChunker returns a sentence longer than ``max_tokens`` whole (a line
+    with no sentence end, 5 MB of it), which is cut to fit like every other over-long chunk."""
 
-    def __init__(self, spec: ChunkerSpec, chunker: Any) -> None:
+    def __init__(self, spec: ChunkerSpec, chunker: Any, counter: TokenCounter, max_tokens: int) -> None:
         self.spec = spec
         self._chunker = chunker
+        self._counter = counter
+        self._max_tokens = max_tokens
 
     def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
-        """chonkie's chunks as exact, trimmed spans."""
+        """chonkie's chunks as exact, trimmed spans of at most ``max_tokens`` tokens."""
         if not text.strip():
             return []
         claims = ((c.start_index, c.end_index, c.text) for c in self._chunker.chunk(text))
-        return exact_trimmed(text, claims, self.spec.name)
+        return settled(text, exact_trimmed(text, claims, self.spec.name), self._counter, self._max_tokens, headings)
 
 
 def _sizes(spec: ChunkerSpec) -> tuple[int, int]:
@@ -98,7 +103,8 @@ def _build_token(spec: ChunkerSpec, resources: ChunkerResources) -> ChonkieChunk
 
     assert resources.counter is not None
     size, overlap = _sizes(spec)
-    return ChonkieChunker(spec, TokenChunker(chonkie_tokenizer(resources.counter), size, overlap))
+    return ChonkieChunker(spec, TokenChunker(chonkie_tokenizer(resources.counter), size, overlap), resources.counter,
+                          size)
 
 
 def _build_sentence(spec: ChunkerSpec, resources: ChunkerResources) -> ChonkieChunker:
@@ -106,8 +112,9 @@ def _build_sentence(spec: ChunkerSpec, resources: ChunkerResources) -> ChonkieCh
 
     assert resources.counter is not None
     size, overlap = _sizes(spec)
-    return ChonkieChunker(spec, SentenceChunker(chonkie_tokenizer(resources.counter), size, overlap,
-                                                min_characters_per_sentence=int(spec.param_dict["min_characters"])))
+    sentences = SentenceChunker(chonkie_tokenizer(resources.counter), size, overlap,
+                                min_characters_per_sentence=int(spec.param_dict["min_characters"]))
+    return ChonkieChunker(spec, sentences, resources.counter, size)
 
 
 def _build_recursive(spec: ChunkerSpec, resources: ChunkerResources) -> ChonkieChunker:
@@ -115,8 +122,9 @@ def _build_recursive(spec: ChunkerSpec, resources: ChunkerResources) -> ChonkieC
 
     assert resources.counter is not None
     size, _ = _sizes(spec)
-    return ChonkieChunker(spec, RecursiveChunker(chonkie_tokenizer(resources.counter), size,
-                                                 min_characters_per_chunk=int(spec.param_dict["min_characters"])))
+    recursive = RecursiveChunker(chonkie_tokenizer(resources.counter), size,
+                                 min_characters_per_chunk=int(spec.param_dict["min_characters"]))
+    return ChonkieChunker(spec, recursive, resources.counter, size)
 
 
 _MAX = ParamSpec("max_tokens", 256, 1, 100_000, help="largest chunk, in the embedding model's tokens")
@@ -124,7 +132,8 @@ _OVERLAP = ParamSpec("overlap", 0, 0, 50_000, help="tokens shared with the previ
 
 CHONKIE_TOKEN = ChunkerKind("chonkie_token", "chonkie TokenChunker: windows of N model tokens",
                             (_MAX, _OVERLAP), _build_token, LIBRARY, _version, _available, needs=("counter",))
-CHONKIE_SENTENCE = ChunkerKind("chonkie_sentence", "chonkie SentenceChunker: whole sentences up to N model tokens",
+CHONKIE_SENTENCE = ChunkerKind("chonkie_sentence", "chonkie SentenceChunker: whole sentences up to N model tokens "
+                               "(a longer sentence is cut to fit)",
                                (_MAX, _OVERLAP, ParamSpec("min_characters", 12, 1, 10_000, help=(
                                    "sentences shorter than this join the next (characters)"))), _build_sentence, LIBRARY, _version, _available,
                                needs=("counter",))

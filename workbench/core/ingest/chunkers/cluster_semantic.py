@@ -1,12 +1,18 @@
 """Cluster-semantic chunking (after Chroma's ClusterSemanticChunker, written anew on spans).
 
 The document is first cut by the recursive splitter into small pieces of at most ``piece_tokens`` tokens.
-Each piece is embedded (through the caller's ``embed`` and a vector cache); the similarity matrix of the
-pieces is centred on the mean similarity of distinct pairs and its diagonal zeroed. Dynamic programming then
-chooses the segmentation of the piece sequence into consecutive groups that maximises the summed within-group
-similarity, subject to each group spanning at most ``max_tokens`` tokens. As every piece fits, every chunk
-respects ``max_tokens``. Unlike the original, the limit is in tokens of the spanned text (not a count of
-pieces), and the best score starts from minus infinity, so an all-negative document still splits validly.
+Each piece is embedded (through the caller's ``embed`` and a vector cache); the similarity of two pieces is
+their cosine minus the mean cosine of all distinct pairs, and a piece is not similar to itself. Dynamic
+programming then chooses the segmentation of the piece sequence into consecutive groups that maximises the
+summed within-group similarity, subject to each group spanning at most ``max_tokens`` tokens. As every piece
+fits, every chunk respects ``max_tokens``. Unlike the original, the limit is in tokens of the spanned text
+(not a count of pieces), and the best score starts from minus infinity, so an all-negative document still
+splits validly.
+
+The cost is linear in the document: no piece-by-piece matrix is built. The mean over all pairs comes from
+the sum of the vectors (``|Σv|² - Σ|v|²`` over ``n(n - 1)``), and the dynamic programme only needs the
+similarities of pieces that can share a group: a band as wide as the most pieces ``max_tokens`` can hold,
+computed one piece at a time (``best_segmentation``).
 """
 
 from __future__ import annotations
@@ -29,39 +35,68 @@ from workbench.core.ingest.chunkers.vector_cache import LruVectors, embed_cached
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
 
-
-def centred_similarity(vectors: np.ndarray) -> np.ndarray:
-    """Cosine similarities minus the mean over distinct pairs, with a zero diagonal."""
-    sims = vectors @ vectors.T
-    n = len(sims)
-    if n > 1:
-        sims = sims - sims[np.triu_indices(n, k=1)].mean()
-    np.fill_diagonal(sims, 0.0)
-    return np.asarray(sims)
+_TIE = 1e-9  # scores this close (relative) are equal: rounding must not decide between two groupings
 
 
-def best_segmentation(sims: np.ndarray, pieces: Sequence[Span], ruler: TokenRuler, max_tokens: int) -> list[Span]:
-    """Groups ``[j, i)`` of consecutive pieces maximising the sum of ``sims`` inside the groups, each group
-    spanning at most ``max_tokens`` tokens (a single piece always may stand alone)."""
+def mean_pair_similarity(vectors: np.ndarray) -> float:
+    """The mean dot product over distinct pairs of rows, from their sum (no pair matrix)."""
+    n = len(vectors)
+    if n < 2:
+        return 0.0
+    v = np.asarray(vectors, dtype=np.float64)
+    total = v.sum(axis=0)
+    return float((total @ total - np.einsum("ij,ij->", v, v)) / (n * (n - 1)))
+
+
+def group_starts(pieces: Sequence[Span], ruler: TokenRuler, max_tokens: int) -> np.ndarray:
+    """For each piece ``e``, the first piece a group ending with ``e`` may start at: the group then spans
+    at most ``max_tokens`` tokens (a piece always may stand alone)."""
+    bounds = np.asarray(pieces, dtype=np.int64).reshape(-1, 2)
+    first = np.searchsorted(ruler.starts, bounds[:, 0])  # index of each piece's first token
+    last = np.searchsorted(ruler.starts, bounds[:, 1])  # tokens starting before each piece's end
+    earliest = np.searchsorted(first, last - max_tokens, side="left")
+    return np.minimum(earliest, np.arange(len(bounds)))
+
+
+def best_segmentation(vectors: np.ndarray, pieces: Sequence[Span], ruler: TokenRuler, max_tokens: int) -> list[Span]:
+    """Groups ``[j, e)`` of consecutive pieces maximising the sum of centred similarities of the pairs
+    inside the groups (each pair counted both ways, as in a square block of the similarity matrix), each
+    group spanning at most ``max_tokens`` tokens (a single piece always may stand alone).
+
+    Time and memory are linear in the number of pieces times the band width (the most pieces one group
+    may hold): ``block[j]``, the score of group ``[j, e)``, grows by the new piece's similarities to the
+    pieces before it as ``e`` moves on, over the band only. Among equal scores (within rounding) the later
+    start wins.
+    """
     n = len(pieces)
-    prefix = np.zeros((n + 1, n + 1), dtype=np.float64)
-    prefix[1:, 1:] = np.cumsum(np.cumsum(sims, axis=0), axis=1)
+    if n == 0:
+        return []
+    v = np.asarray(vectors, dtype=np.float64).reshape(n, -1)
+    mean = mean_pair_similarity(v)
+    lows = group_starts(pieces, ruler, max_tokens)
     best = np.full(n + 1, -np.inf)
     best[0] = 0.0
     back = np.zeros(n + 1, dtype=np.int64)
-    for i in range(1, n + 1):
-        for j in range(i - 1, -1, -1):
-            if j < i - 1 and ruler.size(pieces[j][0], pieces[i - 1][1]) > max_tokens:
-                break
-            block = prefix[i, i] - prefix[j, i] - prefix[i, j] + prefix[j, j]
-            if best[j] + block > best[i]:
-                best[i], back[i] = best[j] + block, j
+    block = np.zeros(0, dtype=np.float64)  # block[k]: score of group [low + k, e) for the current e
+    low = 0
+    for e in range(1, n + 1):
+        last = e - 1  # the piece that ends the groups considered now
+        new_low = int(lows[last])
+        block = block[new_low - low:]  # groups starting before new_low are too long from now on
+        low = new_low
+        sims = v[low:last] @ v[last] - mean  # the new piece against the pieces of the band before it
+        suffix = np.cumsum(sims[::-1])[::-1]  # group [j, e) gains its pairs with the new piece
+        block = np.append(block + 2.0 * suffix, 0.0)
+        scores = best[low:e] + block
+        top = scores.max()
+        k = int(np.nonzero(scores >= top - _TIE * (1.0 + abs(top)))[0][-1])  # the latest start among ties
+        best[e], back[e] = scores[k], low + k
     groups: list[Span] = []
-    i = n
-    while i > 0:
-        j = int(back[i])
-        groups.append((pieces[j][0], pieces[i - 1][1]))
-        i = j
+    e = n
+    while e > 0:
+        j = int(back[e])
+        groups.append((pieces[j][0], pieces[e - 1][1]))
+        e = j
     return groups[::-1]
 
 
@@ -88,7 +123,7 @@ class ClusterSemanticChunker:
         if len(pieces) < 2:
             return pieces
         vectors = embed_cached([text[a:b] for a, b in pieces], self._embed, self._cache, self._embed_id)
-        return best_segmentation(centred_similarity(vectors), pieces, ruler, self.max_tokens)
+        return best_segmentation(vectors, pieces, ruler, self.max_tokens)
 
 
 def _build(spec: ChunkerSpec, resources: ChunkerResources) -> ClusterSemanticChunker:

@@ -8,8 +8,9 @@
   section, heading line included, no size limit. It re-joins stripped lines with single line breaks, so its
   chunks are mapped back by the in-sequence rule (words matched with any white space between them; when it
   also dropped unprintable characters inside a line, such as a thin space, by the chunk's visible
-  characters in sequence). It drops heading lines with no heading text (``#`` alone), which no chunk then
-  covers.
+  characters in sequence). What it drops (heading lines with no heading text, ``#`` alone; control
+  characters) is given to the chunk beside it (``adapter_support.settled``), so every non-space character
+  is in a chunk.
 * ``langchain_token``: LangChain's token window (``split_text_on_tokens``, what ``TokenTextSplitter`` runs)
   over the embedding model's tokens. ``TokenTextSplitter`` itself needs tiktoken, whose encodings are
   downloaded on first use, so it is not offered. The tokens decode to the document's exact text, and each
@@ -25,6 +26,7 @@ from workbench.core.ingest.chunkers.adapter_support import (
     library_check,
     library_version,
     piece_bounds,
+    settled,
 )
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.protocol import (
@@ -66,7 +68,8 @@ class LangChainRecursive:
         """LangChain's chunks, placed by the in-sequence rule with LangChain's own offsets as hints."""
         docs = self._splitter.create_documents([text])
         hints = [int(d.metadata.get("start_index", -1)) for d in docs]
-        return spans_in_sequence(text, [d.page_content for d in docs], self.spec.name, "this document", hints)
+        return settled(text, spans_in_sequence(text, [d.page_content for d in docs], self.spec.name,
+                                               "this document", hints))
 
 
 class LangChainMarkdown:
@@ -85,7 +88,7 @@ class LangChainMarkdown:
         as line feeds (it would drop a lone carriage return); that keeps every offset, so spans hold."""
         lines = text.replace("\r\n", " \n").replace("\r", "\n")
         docs = self._splitter.split_text(lines)
-        return spans_in_sequence(lines, [d.page_content for d in docs], self.spec.name, "this document")
+        return settled(text, spans_in_sequence(lines, [d.page_content for d in docs], self.spec.name, "this document"))
 
 
 class _TracingPositions:
@@ -129,7 +132,7 @@ class LangChainTokens:
             raise ChunkerError(f"chunker {self.spec.name!r}: {len(chunks)} chunks from "
                                f"{len(positions.decoded)} decoded windows")
         claims = ((a, b, c) for (a, b), c in zip(positions.decoded, chunks, strict=True))
-        return exact_trimmed(text, claims, self.spec.name)
+        return settled(text, exact_trimmed(text, claims, self.spec.name))
 
 
 def _size_params(default: int) -> tuple[ParamSpec, ...]:

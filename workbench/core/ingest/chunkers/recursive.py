@@ -104,14 +104,15 @@ def _pack(segments: list[Span], ruler: TokenRuler, max_tokens: int, overlap: int
     return out
 
 
-def recursive_spans(text: str, headings: Sequence[Heading], ruler: TokenRuler, max_tokens: int,
-                    overlap: int = 0) -> list[Span]:
-    """Chunks of at most ``max_tokens`` tokens, cut at the coarsest separators that make them fit."""
+def split_span(text: str, start: int, end: int, headings: Sequence[Heading], ruler: TokenRuler, max_tokens: int,
+               overlap: int = 0) -> list[Span]:
+    """Chunks of ``text[start:end]`` of at most ``max_tokens`` tokens, cut at the coarsest separators that
+    make them fit (the recursive splitter on one span; trimmed, in order, covering its non-space text)."""
 
-    def split(start: int, end: int, level: int) -> list[Span]:
+    def split(lo: int, hi: int, level: int) -> list[Span]:
         out: list[Span] = []
         run: list[Span] = []
-        for seg in _segments(text, start, end, _cuts(text, start, end, level, headings, ruler)):
+        for seg in _segments(text, lo, hi, _cuts(text, lo, hi, level, headings, ruler)):
             if ruler.size(*seg) <= max_tokens or level == len(LEVELS) - 1:
                 run.append(seg)
                 continue
@@ -120,8 +121,28 @@ def recursive_spans(text: str, headings: Sequence[Heading], ruler: TokenRuler, m
             out += split(seg[0], seg[1], level + 1)
         return out + _pack(run, ruler, max_tokens, overlap)
 
-    whole = trimmed(text, 0, len(text))
+    whole = trimmed(text, start, end)
     return split(*whole, 0) if whole else []
+
+
+def recursive_spans(text: str, headings: Sequence[Heading], ruler: TokenRuler, max_tokens: int,
+                    overlap: int = 0) -> list[Span]:
+    """Chunks of at most ``max_tokens`` tokens, cut at the coarsest separators that make them fit."""
+    return split_span(text, 0, len(text), headings, ruler, max_tokens, overlap)
+
+
+def within_limit(text: str, spans: Sequence[Span], ruler: TokenRuler, max_tokens: int,
+                 headings: Sequence[Heading] = ()) -> list[Span]:
+    """``spans`` with each one longer than ``max_tokens`` tokens replaced by the recursive splitter's pieces
+    of it (paragraphs, lines, sentences, words, then tokens): for chunkers whose method, or library, can
+    return a longer chunk (one sentence of 5 MB). Spans within the limit are kept as they are."""
+    out: list[Span] = []
+    for start, end in spans:
+        if ruler.size(start, end) <= max_tokens:
+            out.append((start, end))
+        else:
+            out += split_span(text, start, end, headings, ruler, max_tokens)
+    return out
 
 
 class RecursiveChunker:

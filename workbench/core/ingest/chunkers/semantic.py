@@ -4,8 +4,9 @@ Each sentence is embedded together with ``window`` neighbours on each side (so a
 context); the distance between neighbouring sentences is ``1 - cosine``. A chunk ends after sentence ``i``
 when that distance is above the ``percentile``-th percentile of all distances in the document (a higher
 percentile gives fewer, longer chunks). Groups larger than ``max_tokens`` are then cut greedily at sentence
-boundaries; a single sentence longer than ``max_tokens`` stays one chunk (sentences are never cut, except
-unbroken runs over 2,000 characters, which count as several sentences).
+boundaries. A sentence longer than ``max_tokens`` (a line with no sentence end at all) is first cut by the
+recursive splitter (at words, then tokens) into pieces that fit, which count as sentences, so every chunk
+respects ``max_tokens`` and the cost stays linear in the document.
 
 The chunker never loads a model: it takes the caller's ``embed`` function. Sentence vectors go through a
 cache keyed by text hash (``vector_cache``), so moving the threshold re-chunks without embedding again.
@@ -25,7 +26,7 @@ from workbench.core.ingest.chunkers.protocol import (
     ParamSpec,
     Span,
 )
-from workbench.core.ingest.chunkers.recursive import TokenRuler
+from workbench.core.ingest.chunkers.recursive import TokenRuler, within_limit
 from workbench.core.ingest.chunkers.vector_cache import LruVectors, embed_cached
 from workbench.core.ingest.chunking import unit_spans
 from workbench.core.ingest.headings import Heading
@@ -59,9 +60,12 @@ class SemanticChunker:
         self._embed_id = embed_id
         self._cache: MutableMapping[str, np.ndarray] = LruVectors() if vector_cache is None else vector_cache
 
-    def sentence_distances(self, text: str) -> tuple[list[Span], np.ndarray]:
-        """The document's sentences and the ``1 - cosine`` distance between each neighbouring pair."""
-        sentences = [(int(a), int(b)) for a, b in unit_spans(text, "sentences")]
+    def sentence_distances(self, text: str, ruler: TokenRuler | None = None) -> tuple[list[Span], np.ndarray]:
+        """The document's sentences (those over ``max_tokens`` cut to fit) and the ``1 - cosine`` distance
+        between each neighbouring pair."""
+        ruler = ruler or TokenRuler(text, self._counter)
+        units = [(int(a), int(b)) for a, b in unit_spans(text, "sentences")]
+        sentences = within_limit(text, units, ruler, self.max_tokens)
         if len(sentences) < 2:
             return sentences, np.zeros(0, dtype=np.float32)
         w, n = self.window, len(sentences)
@@ -72,11 +76,12 @@ class SemanticChunker:
 
     def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
         """Sentence groups split where the distance passes the percentile threshold (and by size)."""
-        sentences, distances = self.sentence_distances(text)
+        ruler = TokenRuler(text, self._counter)
+        sentences, distances = self.sentence_distances(text, ruler)
         if not sentences:
             return []
         breaks = distances > np.percentile(distances, self.percentile) if len(distances) else []
-        return pack_sentences(sentences, list(breaks), TokenRuler(text, self._counter), self.max_tokens)
+        return pack_sentences(sentences, list(breaks), ruler, self.max_tokens)
 
 
 def _build(spec: ChunkerSpec, resources: ChunkerResources) -> SemanticChunker:
@@ -88,5 +93,5 @@ SEMANTIC = ChunkerKind(
     "semantic", "break between sentences where neighbouring-sentence similarity drops (percentile threshold)",
     (ParamSpec("percentile", 95.0, 1.0, 100.0, help="break where the distance is above this percentile"),
      ParamSpec("window", 1, 0, 5, help="neighbouring sentences embedded with each sentence, on each side"),
-     ParamSpec("max_tokens", 512, 1, 100_000, help="largest chunk in tokens (a longer single sentence stays whole)")),
+     ParamSpec("max_tokens", 512, 1, 100_000, help="largest chunk in tokens (a longer sentence is cut to fit)")),
     _build, needs=("counter", "embed"))

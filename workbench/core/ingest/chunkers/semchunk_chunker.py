@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from workbench.core.ingest.chunkers.adapter_support import exact_trimmed, library_check, library_version
+from workbench.core.ingest.chunkers.adapter_support import (
+    exact_trimmed,
+    library_check,
+    library_version,
+    settled,
+)
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
@@ -58,7 +63,7 @@ class SemchunkChunker:
         for triple in triples:  # a re-split piece inside a neighbouring overlap chunk adds nothing
             if not kept or triple[1] > kept[-1][1]:
                 kept.append(triple)
-        return exact_trimmed(text, kept, self.spec.name)
+        return settled(text, exact_trimmed(text, kept, self.spec.name))
 
 
 def _build(spec: ChunkerSpec, resources: ChunkerResources) -> SemchunkChunker:

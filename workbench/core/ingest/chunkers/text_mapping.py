@@ -94,9 +94,9 @@ def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_n
     fit, the library's own offset (``hints[i]``, when given) is taken, else the latest one (the least
     overlap: right after the previous chunk for a library that does not overlap). Repeated text therefore
     never sends a chunk to an earlier copy. When no place fits (a library that dropped text), the chunk is
-    mapped by its visible characters in sequence (any white space or unprintable characters between them;
-    some libraries drop those inside a line), else by the rule of ``spans_from_texts`` from the previous
-    chunk's start.
+    mapped by its visible characters in sequence (any white space or unprintable characters between them
+    and before it; some libraries drop those inside a line), else by the rule of ``spans_from_texts`` from
+    the previous chunk's start.
     """
     out: list[Span] = []
     for number, chunk in enumerate(chunks):
@@ -120,7 +120,10 @@ def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_n
                 break
         if span is None:  # characters dropped inside the chunk: match its visible characters in sequence
             first = chunk.lstrip()[0]
-            for k in range(limit, prev_start, -1):
+            visible = prev_end  # the first character after the previous chunk that a library could keep
+            while visible < len(text) and _hidden(text[visible]):
+                visible += 1
+            for k in range(max(limit, visible), prev_start, -1):
                 found = _visible_match(text, k, chunk) if text.startswith(first, k) else None
                 if found is not None and found > prev_end:
                     span = (k, found)
