@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from workbench.core.evaluate.datasets import index_corpora, load_question_set  # noqa: E402
 from workbench.core.evaluate.export import summary_rows  # noqa: E402
 from workbench.core.evaluate.sweep import SweepConfig, run_sweep  # noqa: E402
-from workbench.core.index.context_sentences import build_contextual_set  # noqa: E402
+from workbench.core.index.situating import build_contextual_set  # noqa: E402
 from workbench.core.ingest.chunking import ChunkConfig  # noqa: E402
 from workbench.core.jobs import ProgressEvent  # noqa: E402
 from workbench.core.retrieve.strategies import Strategy  # noqa: E402

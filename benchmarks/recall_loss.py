@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workbench.core.evaluate.bundled import resolve_dataset  # noqa: E402
 from workbench.core.evaluate.datasets import index_corpora, load_question_set  # noqa: E402
 from workbench.core.evaluate.metrics import span_scores  # noqa: E402
-from workbench.core.retrieve import expand as ex  # noqa: E402
+from workbench.core.retrieve import passages  # noqa: E402
+from workbench.core.retrieve.expansions import neighbours, none  # noqa: E402
 from workbench.core.retrieve.strategies import resolve  # noqa: E402
 from workbench.core.spans import Span, merge_spans, subtract_spans  # noqa: E402
 from workbench.core.workspace import Workspace  # noqa: E402
@@ -39,13 +40,13 @@ def shaped_windows(before: int, after: int):  # noqa: ANN201
     """A ``neighbour_windows`` replacement with ``before`` / ``after`` chunks instead of ±w."""
     def windows(runtime, hits, w, doc_text=None):  # noqa: ANN001, ANN202
         if w == 0:
-            return ex.no_expansion(runtime, hits)
+            return none.no_expansion(runtime, hits)
         out = []
         for hit in hits:
             first, end = runtime.doc_rows(hit.span.doc_id)
             lo, hi = max(first, hit.row - before), min(end - 1, hit.row + after)
-            out.append(ex._Window(runtime.range_span(lo, hi), [hit], (lo, hi), []))
-        return ex.merge_windows(out, doc_text)
+            out.append(passages.Window(runtime.range_span(lo, hi), [hit], (lo, hi), []))
+        return passages.merge_windows(out, doc_text)
     return windows
 
 
@@ -93,7 +94,7 @@ def main() -> None:
     ap.add_argument("--fill-gaps", type=int, default=0)
     args = ap.parse_args()
     if args.before is not None or args.after is not None:
-        ex.neighbour_windows = shaped_windows(args.before or 0, args.after or 0)
+        neighbours.neighbour_windows = shaped_windows(args.before or 0, args.after or 0)
     ws = Workspace(args.data_dir)
     qset = load_question_set(resolve_dataset("chroma-general"))
     doc_ids = index_corpora(ws, qset)

@@ -29,7 +29,7 @@ from workbench.ui.app.settings import open_settings
 from workbench.core.workspace import Workspace
 from workbench.ui.window.main_window import MainWindow
 app = make_app()
-from workbench.core.index.store import Store
+from workbench.core.store import Store
 synthetic = any(s.model_id.startswith("synthetic") for s in Store(sys.argv[1] + "/workbench.sqlite3").chunk_sets())
 embedder = None
 if synthetic:  # a scale data folder: synthetic chunk vectors, real MiniLM for the question

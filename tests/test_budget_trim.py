@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.retrieve.budget_trim import RankedWindow, WindowChunk, trim_to_budget, union_tokens
+from workbench.core.retrieve.budget import RankedWindow, WindowChunk, trim_to_budget, union_tokens
 from workbench.core.spans import Span
 
 CHUNK = 10  # characters per synthetic chunk

@@ -146,7 +146,6 @@ def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(
     guard = NetGuard(monkeypatch)
     monkeypatch.setenv("OLLAMA_HOST", REMOTE)
     from workbench.core.llm.ollama_backend import remote_refusal
-    from workbench.core.llm.open import backend_for
     from workbench.ui.app.settings import LLMChoice
 
     line = remote_refusal(None)
@@ -154,7 +153,7 @@ def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(
     assert LLMChoice("auto").blocked() == line
     assert LLMChoice("auto", allowed_host=REMOTE).blocked() is None
     assert LLMChoice("embedded").blocked() is None
-    llm, why = backend_for(fresh_ws)
+    llm, why = fresh_ws.pipeline_llm()
     assert llm is None and line in why and guard.seen == []
 
 
@@ -298,7 +297,7 @@ def test_overlap_of_half_the_size_is_refused(capsys, tmp_path):
 
 def test_strategy_panel_clamps_overlap_below_half_the_size(qtbot):
     from workbench.core.retrieve.strategies import PRESETS
-    from workbench.ui.compare.strategy_panel import StrategyPanel
+    from workbench.ui.explore.strategy_panel import StrategyPanel
 
     panel = StrategyPanel(PRESETS["plain"])
     qtbot.addWidget(panel)

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SAMPLE
 
-from workbench.core.index.schema import MIGRATIONS, SCHEMA_VERSION
-from workbench.core.index.store import DB_NAME
+from workbench.core.store import DB_NAME
+from workbench.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 TESTS = Path(__file__).parent
 PROCESSES = 6
@@ -44,7 +44,7 @@ def _start_together(tmp_path: Path, scripts: list[str]) -> list[subprocess.Compl
         code = textwrap.dedent(f"""
             import sys, time, pathlib
             sys.path.insert(0, {str(TESTS)!r})
-            from workbench.core.index.store import Store
+            from workbench.core.store import Store
             from workbench.core.workspace import Workspace
             from fake_embedder import HashEmbedder
             pathlib.Path({str(ready)!r}).touch()
@@ -245,7 +245,7 @@ def test_a_search_waits_for_a_writer_between_saving_an_index_and_recording_it(ha
 def test_locked_is_said_as_locked_and_damage_only_when_sqlite_found_it(tmp_path):
     """The words for SQLite's errors: a database another process holds is 'busy' (never 'cannot be read …
     run verify' or 'move the data folder away'); only SQLite's own damage report says damaged."""
-    from workbench.core.index.storage_errors import database_failure, open_error
+    from workbench.core.store.errors import database_failure, open_error
 
     path = tmp_path / DB_NAME
     holder = sqlite3.connect(path, isolation_level=None)

@@ -8,9 +8,9 @@ import time
 
 from conftest import CHROMA, ROOT, SAMPLE
 
-from workbench.core.index.store import Store
 from workbench.core.index.verify import verify_store
 from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.store import Store
 from workbench.core.workspace import Workspace
 
 KILLS = 4

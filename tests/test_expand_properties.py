@@ -4,17 +4,19 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.index.store import ChunkSetInfo, ChunkTable
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.chunk_set import SetRuntime
-from workbench.core.retrieve.expand import neighbour_windows, parent_windows, token_windows
+from workbench.core.retrieve.expansions.neighbours import neighbour_windows
+from workbench.core.retrieve.expansions.parent import parent_windows
+from workbench.core.retrieve.expansions.tokens import token_windows
+from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.search import Hit
+from workbench.core.store import ChunkSetInfo, ChunkTable
 
 CHUNK = 10  # characters per chunk in the synthetic documents (chunks touch: [0,10), [10,20), ...)
 
 
-def make_runtime(chunks_per_doc: list[int]) -> SetRuntime:
+def make_runtime(chunks_per_doc: list[int]) -> LoadedSet:
     ids, docs, pos, starts, ends = [], [], [], [], []
     cid = 100
     for doc_id, n in enumerate(chunks_per_doc, start=1):
@@ -31,7 +33,7 @@ def make_runtime(chunks_per_doc: list[int]) -> SetRuntime:
                        ["[]"] * n, [""] * n, [""] * n)
     vecs = np.random.default_rng(0).normal(size=(n, 8)).astype(np.float32)
     index = VectorIndex.build(arr(ids), vecs, 8)
-    return SetRuntime(ChunkSetInfo("s", ChunkConfig(), "m", "ready", n), table, index)
+    return LoadedSet(ChunkSetInfo("s", ChunkConfig(), "m", "ready", n), table, index)
 
 
 @st.composite

@@ -5,10 +5,10 @@ import sqlite3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.index.store_tokenizer import FtsTokenizer
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.lexical import LexicalIndex, question_words
 from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.store.tokenizer import FtsTokenizer
 
 QUESTIONS = [
     "How do I roll back a deployment?",

@@ -21,7 +21,7 @@ from conftest import ROOT
 from workbench.cli import main
 from workbench.core.answer.extractive import Sentence, passage_sentences, select
 from workbench.core.llm import open_backend
-from workbench.core.llm.extractive import (
+from workbench.core.llm.no_model import (
     JUDGE_REFUSAL,
     LABEL,
     MAX_SENTENCES,

@@ -15,9 +15,9 @@ from conftest import ROOT, SAMPLE
 from pdfgen import make_pdf
 
 from workbench.core.index.locking import FileLock, LockBusy
-from workbench.core.index.store import Store, StoreError
 from workbench.core.index.verify import verify_store
 from workbench.core.jobs import ProgressEvent
+from workbench.core.store import Store, StoreError
 
 
 def make_messy_folder(root: Path) -> dict[str, str]:
@@ -214,7 +214,7 @@ def test_search_during_background_indexing_sees_a_complete_chunk_set(sample_ws, 
 
 def test_newer_schema_via_cli_is_one_line(tmp_path, capsys):
     from workbench.cli import main
-    from workbench.core.index.schema import SCHEMA_VERSION
+    from workbench.core.store.schema import SCHEMA_VERSION
 
     data = tmp_path / "data"
     data.mkdir()

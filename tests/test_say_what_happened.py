@@ -42,7 +42,7 @@ class BrokenLLM(BackendBase):
 
 
 def _extractive():  # noqa: ANN202
-    from workbench.core.llm.extractive import ExtractiveBackend
+    from workbench.core.llm.no_model import ExtractiveBackend
 
     return ExtractiveBackend()
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.retrieve.segments import (
+from workbench.core.retrieve.expansions.segments import (
     RSE_PRESETS,
     DocumentCandidates,
     RseSettings,

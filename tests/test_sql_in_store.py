@@ -1,8 +1,7 @@
 """Every SQL statement of the application lives in the store package (issue #14 item 6).
 
 The string constants of every module under ``workbench/`` are read with ``ast`` (docstrings included, f-string
-pieces included); any that reads as SQL must be in ``core/index/store*.py``, ``schema.py`` or
-``store_connection.py``.
+pieces included); any that reads as SQL must be in the store package, ``workbench/core/store/``.
 """
 
 import ast
@@ -12,7 +11,7 @@ from pathlib import Path
 from conftest import ROOT
 
 PACKAGE = Path(ROOT) / "workbench"
-SQL_HOME = PACKAGE / "core" / "index"
+SQL_HOME = PACKAGE / "core" / "store"
 SQL = re.compile(
     r"(?-i:\bSELECT\b)[\s\S]*?\bFROM\b"  # upper case only: "select ... from" is also English
     r"|\bINSERT\s+(?:OR\s+\w+\s+)?INTO\b"
@@ -25,7 +24,7 @@ SQL = re.compile(
 
 
 def _allowed(path: Path) -> bool:
-    return path.parent == SQL_HOME and (path.name.startswith("store") or path.name == "schema.py")
+    return path.parent == SQL_HOME
 
 
 def _sql_strings(path: Path) -> list[tuple[int, str]]:
@@ -50,9 +49,9 @@ def test_no_sql_outside_the_store_package():
     assert len(modules) > 50 and any(_allowed(p) for p in modules)
     found = [f"{p.relative_to(ROOT)}:{line}: {text[:60]!r}"
              for p in modules if not _allowed(p) for line, text in _sql_strings(p)]
-    assert not found, "SQL outside workbench/core/index/store*.py and schema.py:\n" + "\n".join(found)
+    assert not found, "SQL outside workbench/core/store/:\n" + "\n".join(found)
 
 
 def test_the_store_package_does_hold_the_sql():
-    held = [s for p in sorted(SQL_HOME.glob("store*.py")) for _, s in _sql_strings(p)]
+    held = [s for p in sorted(SQL_HOME.glob("*.py")) for _, s in _sql_strings(p)]
     assert any("FROM chunks" in s for s in held) and any("FROM runs" in s for s in held)

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from conftest import SAMPLE
 
-from workbench.core.index.schema import SCHEMA_VERSION
-from workbench.core.index.store import Store, StoreError
 from workbench.core.ingest.documents import load_file
+from workbench.core.store import Store, StoreError
+from workbench.core.store.schema import SCHEMA_VERSION
 
 
 def test_document_round_trip_and_unchanged_skip(tmp_path):

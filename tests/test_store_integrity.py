@@ -16,8 +16,8 @@ from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.core.index.store import Store, StoreError
 from workbench.core.index.vectors import IndexDamaged, VectorIndex
+from workbench.core.store import Store, StoreError
 from workbench.core.workspace import Workspace
 
 
@@ -188,8 +188,8 @@ def test_verify_text_prints_its_notes(sample_ws, capsys):
 def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(sample_ws):
     """A v2 store (no checksums, a full-text table) opens as v4: its FAISS file is rebuilt once and then
     recorded, and the stored full-text table is gone (BM25 is scored in memory)."""
-    from workbench.core.index.schema import SCHEMA_VERSION
     from workbench.core.index.verify import verify_store
+    from workbench.core.store.schema import SCHEMA_VERSION
 
     data = sample_ws.data_dir
     set_id = _first_set(sample_ws)
@@ -284,7 +284,7 @@ resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 if sys.argv[2] == "save":
     import numpy as np
     from pathlib import Path
-    from workbench.core.index.storage_errors import StoreError
+    from workbench.core.store.errors import StoreError
     from workbench.core.index.vectors import VectorIndex
     x = np.random.default_rng(0).normal(size=(3000, 64)).astype("float32")
     try:

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from workbench.core.retrieve.context import RetrievalContext
 from workbench.core.retrieve.expansions import (
     EXPANSION_TYPES,
     Expansion,
@@ -19,6 +18,7 @@ from workbench.core.retrieve.expansions import (
     register,
 )
 from workbench.core.retrieve.expansions.base import FIELD_OWNER
+from workbench.core.retrieve.inputs import SearchInputs
 from workbench.core.retrieve.lru import LRU
 from workbench.core.retrieve.pipeline import Retriever, hit_key
 from workbench.core.retrieve.search_config import SearchConfig
@@ -78,7 +78,7 @@ def test_the_pipeline_runs_on_a_context_with_its_own_caches(sample_ws):
     question = "How do I restore a backup?"
     strategy = PRESETS["neighbours"]
     info = sample_ws.ensure_chunk_set(strategy.chunk)
-    ctx = RetrievalContext(sample_ws.runtime(info.id), question, sample_ws.query_vector(question), sample_ws)
+    ctx = SearchInputs(sample_ws.runtime(info.id), question, sample_ws.query_vector(question), sample_ws)
     retriever = Retriever()
     result = retriever.run(ctx, strategy, lambda: (None, "no LLM in this test"))
     assert result.passages and len(retriever.hit_cache) == 1
@@ -155,7 +155,7 @@ def test_knob_metadata_for_every_registered_expansion():
 @pytest.fixture
 def halo_expansion():
     """A new expansion kind, registered as a module would register it (and removed afterwards)."""
-    from workbench.core.retrieve import expand as ex
+    from workbench.core.retrieve.expansions.neighbours import neighbour_windows
 
     @register
     @dataclass(frozen=True)
@@ -169,7 +169,7 @@ def halo_expansion():
         extent = "halo"
 
         def expand(self, ctx, hits):
-            return ex.neighbour_windows(ctx.runtime, hits, self.halo, ctx.corpus.doc_text)
+            return neighbour_windows(ctx.runtime, hits, self.halo, ctx.corpus.doc_text)
 
         def describe(self, unit):
             return f"halo {self.halo}"

@@ -19,8 +19,8 @@ def ws(corpus, fresh_ws):  # noqa: F811 - the imported fixture is used here
 
 
 def test_extractive_answer_is_labelled_cited_and_highlighted(qtbot, make_window, ws, ui_settings):
-    from workbench.core.llm.extractive import LABEL
-    from workbench.ui.compare.render import rendered_spans
+    from workbench.core.llm.no_model import LABEL
+    from workbench.ui.explore.render import rendered_spans
 
     ui_settings.setValue("llm/host", closed_host())  # auto, and no Ollama answers there
     window = make_window(ws)

@@ -129,7 +129,7 @@ def passage_spans(side) -> set:  # noqa: ANN001 - SidePanel
 def test_extractive_answers_from_a_and_b_cite_their_own_passages(qtbot, make_window, ws, ui_settings):
     from workbench.ui.answer.answer_column import SPAN_ROLE
     from workbench.ui.answer.answer_judging import NOT_GENERATIVE
-    from workbench.ui.compare.render import rendered_spans
+    from workbench.ui.explore.render import rendered_spans
 
     ui_settings.setValue("llm/backend", "extractive")
     window = make_window(ws)

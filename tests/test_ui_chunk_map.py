@@ -39,8 +39,8 @@ def _hover_card(view, doc_id: int, offset: int) -> str:
 def test_chunk_map_of_each_side_alternates_tints_marks_overlaps_and_summarises(qtbot, guide_ws):
     from workbench.core.ingest.chunk_diagnostics import counts_in_bins
     from workbench.core.retrieve.chunk_map import document_diagnostics, set_diagnostics
-    from workbench.ui.compare.doc_view import DocumentPane
-    from workbench.ui.compare.render import overlap_ranges
+    from workbench.ui.explore.doc_view import DocumentPane
+    from workbench.ui.explore.render import overlap_ranges
 
     ra = guide_ws.search(QUESTION, override(Strategy(top_k=2), size=32))
     rb = guide_ws.search(QUESTION, override(Strategy(top_k=2), size=48, overlap=12))
@@ -94,7 +94,7 @@ def test_chunk_map_of_each_side_alternates_tints_marks_overlaps_and_summarises(q
 
 
 def test_one_result_without_reference_offers_the_chunk_map_of_a(qtbot, guide_ws):
-    from workbench.ui.compare.doc_view import DocumentPane
+    from workbench.ui.explore.doc_view import DocumentPane
 
     result = guide_ws.search(QUESTION, override(Strategy(top_k=1), size=40))
     doc_id = result.passages[0].span.doc_id

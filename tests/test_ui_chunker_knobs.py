@@ -92,7 +92,7 @@ def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instant
 
 
 def test_a_strategy_with_a_chunker_loads_into_the_knobs(qtbot):
-    from workbench.ui.compare.strategy_panel import StrategyPanel
+    from workbench.ui.explore.strategy_panel import StrategyPanel
 
     panel = StrategyPanel(PRESETS["plain"])
     qtbot.addWidget(panel)
@@ -118,7 +118,7 @@ def test_unavailable_chunkers_are_disabled_with_an_install_hint(qtbot, monkeypat
 
     from workbench.core.ingest.chunkers import registry
     from workbench.core.ingest.chunkers.protocol import ChunkerKind
-    from workbench.ui.compare.chunker_knobs import ChunkerKnobs
+    from workbench.ui.explore.chunker_knobs import ChunkerKnobs
 
     missing = ChunkerKind("needs_lib", "a chunker from a library that is not installed", (),
                           build=lambda spec, res: None, available=lambda: "pip install some-lib")

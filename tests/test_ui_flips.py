@@ -122,7 +122,7 @@ def _format_at(view, doc_id: int, offset: int):  # noqa: ANN202
 
 def test_document_view_colours_evidence_noise_and_missed_at_known_offsets(qtbot, guide_ws):
     from workbench.ui.app.theme import SWATCHES
-    from workbench.ui.compare.doc_view import DocumentPane
+    from workbench.ui.explore.doc_view import DocumentPane
 
     # neighbours ±1 around one hit: the passage's first chunk is a neighbour (not a hit), so plain colours
     result = guide_ws.search("is the orchard checked daily", override(Strategy(top_k=1), size=32, window=1))
@@ -153,9 +153,9 @@ def test_document_view_colours_evidence_noise_and_missed_at_known_offsets(qtbot,
 
 
 def test_side_by_side_offers_each_sides_evidence_and_the_results_colour_it(qtbot, guide_ws):
-    from workbench.ui.compare.doc_view import DocumentPane
-    from workbench.ui.compare.evidence import evidence_spans
-    from workbench.ui.compare.results_view import ResultsView
+    from workbench.ui.explore.doc_view import DocumentPane
+    from workbench.ui.explore.evidence import evidence_spans
+    from workbench.ui.explore.results_view import ResultsView
 
     ra = guide_ws.search("is the orchard checked daily", override(Strategy(top_k=1), size=32))
     rb = guide_ws.search("is the orchard checked daily", override(Strategy(top_k=3), size=32))
@@ -181,8 +181,8 @@ def test_side_by_side_offers_each_sides_evidence_and_the_results_colour_it(qtbot
 
 
 def test_side_metrics_and_evidence_follow_the_knobs(qtbot, make_window, guide_ws):
-    from workbench.ui.compare.compare_stats import metrics_line
-    from workbench.ui.compare.evidence import evidence_spans
+    from workbench.ui.explore.compare_stats import metrics_line
+    from workbench.ui.explore.evidence import evidence_spans
 
     window = make_window(guide_ws)
     side = window.compare.a

@@ -28,7 +28,7 @@ def test_ollama_lists_only_its_embedding_models(standin):
 
 
 def test_knob_entries_and_choice(qtbot, standin, tmp_path):
-    from workbench.ui.compare.model_knob import ModelKnob
+    from workbench.ui.explore.model_knob import ModelKnob
 
     folder = str(tmp_path / "bge-small")
     knob = ModelKnob("", "all-MiniLM-L6-v2", folders=[folder], lister=lambda: ollama_embedding_models(standin.host))
@@ -49,7 +49,7 @@ def test_knob_entries_and_choice(qtbot, standin, tmp_path):
 
 
 def test_side_searches_the_chunk_set_of_its_model(qtbot, make_window, sample_ws, standin, embedder):
-    from workbench.ui.compare.side_panel import knob_summary
+    from workbench.ui.explore.side_panel import knob_summary
 
     window = make_window(sample_ws)
     sample_ws.models.use_ollama_host(standin.host)

@@ -1,7 +1,7 @@
 """The strategy panel's expansion-size knob and per-document cap edit the strategy the core runs."""
 
 from workbench.core.retrieve.strategies import PRESETS, override
-from workbench.ui.compare.strategy_panel import StrategyPanel
+from workbench.ui.explore.strategy_panel import StrategyPanel
 
 
 def test_extent_knob_follows_the_expansion(qtbot):
@@ -34,7 +34,7 @@ def test_presets_round_trip_through_the_panel(qtbot):
 
 def test_expansion_controls_follow_the_core_knob_metadata(qtbot):
     from workbench.core.retrieve.expansions import EXPANSION_TYPES
-    from workbench.ui.compare.side_panel import knob_summary
+    from workbench.ui.explore.side_panel import knob_summary
 
     panel = StrategyPanel()
     qtbot.addWidget(panel)

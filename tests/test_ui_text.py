@@ -7,7 +7,7 @@ from ui_support import WAIT_MS, search
 
 from workbench.core.spans import Span, merge_spans
 from workbench.ui.app.theme import MARKER
-from workbench.ui.compare.render import displayable, insert_layers, rendered_spans
+from workbench.ui.explore.render import displayable, insert_layers, rendered_spans
 from workbench.ui.widgets.utf16 import Utf16Map, to_code_point, to_utf16, utf16_len
 
 pytest_plugins = ["ui_support"]
@@ -37,7 +37,7 @@ def test_displayable_keeps_lengths_and_defuses_structure_characters():
 def test_highlights_land_on_the_same_characters_after_emoji(qtbot):
     from PySide6.QtGui import QTextCursor, QTextDocument
 
-    from workbench.ui.compare.render import PositionMap
+    from workbench.ui.explore.render import PositionMap
 
     text = f"{EMOJI}\n\nThe migration runs first 😀😀 because new code needs the columns. 👍 Done."
     hit = (text.index("migration"), text.index("columns") + len("columns"))

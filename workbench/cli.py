@@ -72,8 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    from workbench.core.index.storage_errors import StoreError
     from workbench.core.llm.base import LLMError
+    from workbench.core.store.errors import StoreError
 
     try:
         resolve_llm_options(args)
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from pathlib import Path
 
         from workbench.core.data_folder import resolve_data_dir
-        from workbench.core.index.storage_errors import database_failure
+        from workbench.core.store.errors import database_failure
 
         folder = resolve_data_dir(getattr(args, "data_dir", None)) if hasattr(args, "data_dir") else Path.cwd()
         say(f"workbench: error: {database_failure(exc, folder)}", err=True)

@@ -15,7 +15,7 @@ def run_ask(args: argparse.Namespace) -> int:
     from workbench.core.answer.answering import answer, prepare
     from workbench.core.answer.citations import source_lines
     from workbench.core.llm import LLMError
-    from workbench.core.llm.extractive import is_extractive
+    from workbench.core.llm.no_model import is_extractive
 
     if args.max_tokens < 1 or args.context_budget < 0:
         raise UserError("--max-tokens must be at least 1 and --context-budget not negative")
@@ -23,7 +23,7 @@ def run_ask(args: argparse.Namespace) -> int:
     choice = llm_choice(args)
     check_llm_host(choice)
     ws = open_workspace(args)
-    if not ws.store.documents():
+    if not ws.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     backend = open_llm(choice, needs="")
     ws.use_llm(lambda: backend)  # rerank / summaries use the same backend

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             existing_path(args.questions, "question set folder", "dir")
     ws = open_workspace(args)
     references = _references(ws, args.questions, args)
-    if not ws.store.documents():
+    if not ws.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     records, lines = [], []
     for value, config in zip(args.chunker or ["(default)"], configs, strict=True):

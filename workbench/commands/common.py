@@ -237,7 +237,7 @@ def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
 
 def open_workspace(args: argparse.Namespace) -> Workspace:
     """The workspace named by ``--data-dir`` / ``--model``."""
-    from workbench.core.index.store import StoreError
+    from workbench.core.store import StoreError
     from workbench.core.workspace import Workspace
 
     try:

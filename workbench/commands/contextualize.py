@@ -24,13 +24,13 @@ from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.core.index.context_sentences import build_contextual_set
+    from workbench.core.index.situating import build_contextual_set
 
     config = replace(chunk_config(args), contextual=True)
     choice = llm_choice(args)
     check_llm_host(choice)
     ws = open_workspace(args)
-    if not ws.store.documents():
+    if not ws.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     llm = open_llm(choice, needs="contextualize")
     if not args.quiet:

@@ -250,7 +250,7 @@ def _judge_choice(choice: LLMChoice, model: str) -> LLMChoice:
 def _judge_backend(choice: LLMChoice) -> Backend:
     """The backend that answers and judges for ``--answers``; the extractive one (chosen, or ``auto``
     without Ollama) is refused in one line: its labels would mean nothing."""
-    from workbench.core.llm.extractive import JUDGE_REFUSAL, is_extractive
+    from workbench.core.llm.no_model import JUDGE_REFUSAL, is_extractive
 
     if choice.kind == "extractive":
         raise UserError(JUDGE_REFUSAL)

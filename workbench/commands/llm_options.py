@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 from workbench.commands.common import UserError, say
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from workbench.core.llm.base import Backend
     from workbench.core.llm.open import LLMChoice
@@ -127,7 +126,7 @@ def open_llm(choice: LLMChoice, needs: str = "this command") -> Backend:
     ``needs=""`` where extractive answers are fine (``ask``).
     """
     from workbench.core.llm import LLMError, open_backend
-    from workbench.core.llm.extractive import is_extractive
+    from workbench.core.llm.no_model import is_extractive
 
     try:
         llm = open_backend(choice)
@@ -136,11 +135,3 @@ def open_llm(choice: LLMChoice, needs: str = "this command") -> Backend:
     if needs and is_extractive(llm):
         raise UserError(f"{needs} needs a generative model; start Ollama or choose --llm embedded")
     return llm
-
-
-def workspace_llm_opener(args: argparse.Namespace) -> Callable[[], Backend]:
-    """How a workspace opens its LLM on first use (rerank, summaries, contextual builds): the command's
-    ``LLMChoice``."""
-    from workbench.core.llm import opener_for
-
-    return opener_for(llm_choice(args))

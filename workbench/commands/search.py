@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         check_llm_host(choice)
     ws = open_workspace(args)
     ws.use_llm(opener_for(choice))
-    if not ws.store.documents():
+    if not ws.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     result = ws.search(args.question, strategy, progress=progress_printer(args.quiet))
     records = passage_records(ws, result)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from workbench.core.data_folder import resolve_data_dir
 from workbench.core.index.build import (
@@ -25,11 +27,10 @@ from workbench.core.index.build import (
     sync_index,
 )
 from workbench.core.index.embedder_pool import EmbedderPool
-from workbench.core.index.embedding import Embedder
+from workbench.core.index.embedding import Embedder, embed_cached
 from workbench.core.index.locking import FileLock, LockBusy
 from workbench.core.index.removal import remove_under
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
-from workbench.core.index.store import DB_NAME, ChunkSetInfo, ChunkTable, DocumentGone, Store, StoreError
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunkers.choice import chunker_spec
 from workbench.core.ingest.chunking import ChunkConfig
@@ -37,12 +38,13 @@ from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend, LLMError
 from workbench.core.llm.open import pipeline_backend
-from workbench.core.retrieve.chunk_set import SetRuntime
-from workbench.core.retrieve.context import RetrievalContext
 from workbench.core.retrieve.corpus_lookups import CorpusLookups
+from workbench.core.retrieve.inputs import SearchInputs
+from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategies import Strategy, resolve
+from workbench.core.store import DB_NAME, ChunkSetInfo, ChunkTable, DocumentGone, Store, StoreError
 
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 
@@ -60,7 +62,7 @@ class Workspace(CorpusLookups):
         self._local = threading.local()
         self._lock = threading.RLock()
         self.models = EmbedderPool(embedder, model_path)  # the default embedder and one per other model
-        self._runtimes: dict[str, SetRuntime] = {}
+        self._runtimes: dict[str, LoadedSet] = {}
         self._init_lookups()
         self.writer = FileLock(self.data_dir / "write.lock")
         self.retriever = Retriever()  # runs strategies; owns the hit cache and the section cache
@@ -139,6 +141,47 @@ class Workspace(CorpusLookups):
     def _writer_busy(self) -> bool:
         """True when another thread or process writes (a store that refuses writes takes no lock)."""
         return self.store.writable and self.writer.is_busy()
+
+    # ----- what is stored (the store's reads and writes callers need, without reaching into it) ------
+    def documents(self) -> list[dict[str, Any]]:
+        """Metadata rows of the stored documents (id, path, title, sha256 …; no text), by path."""
+        return self.store.documents()
+
+    def problems(self) -> list[dict[str, Any]]:
+        """Files that were skipped or failed, with the reason."""
+        return self.store.problems()
+
+    def document_by_path(self, path: str) -> dict[str, Any] | None:
+        """The id and sha256 of the document stored for ``path``, or None."""
+        return self.store.document_by_path(path)
+
+    def embed_texts(self, texts: Sequence[str], cancel: CancelToken | None = None) -> np.ndarray:
+        """Vectors of ``texts`` by the default model, read from (and added to) the vector cache."""
+        return embed_cached(self.store, self.embedder, texts, cancel=cancel)
+
+    def cached_llm_output(self, kind: str, key: str, model: str) -> str | None:
+        """An LLM output cached under ``(kind, key, model)``, or None."""
+        return self.store.llm_cached(kind, key, model)
+
+    def cache_llm_output(self, kind: str, key: str, model: str, value: str) -> None:
+        """Keep an LLM output (skipped where the store cannot be written)."""
+        self.store.put_llm_cached(kind, key, model, value)
+
+    def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+        """Store an experiment run and its question rows, in one transaction."""
+        self.store.insert_run(run, questions)
+
+    def run_rows(self) -> list[dict[str, Any]]:
+        """Every recorded run, newest first."""
+        return self.store.run_rows()
+
+    def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
+        """The question rows of one run, in question order."""
+        return self.store.run_question_rows(run_id)
+
+    def delete_run(self, run_id: str) -> None:
+        """Remove a run and its question rows."""
+        self.store.delete_run(run_id)
 
     # ----- indexing --------------------------------------------------------------------------
     def add_paths(
@@ -252,7 +295,7 @@ class Workspace(CorpusLookups):
         if info is not None and self._writer_busy() and self._has_snapshot(info):
             return info
         if config.contextual and situate is None:
-            from workbench.core.index.context_sentences import make_situator
+            from workbench.core.index.situating import make_situator
 
             situate = make_situator(self, progress=progress, cancel=cancel)
         with self.writing(progress):
@@ -266,7 +309,7 @@ class Workspace(CorpusLookups):
     def _has_snapshot(self, info: ChunkSetInfo) -> bool:
         return info.id in self._runtimes or index_path(self.data_dir, info.id).exists()
 
-    def runtime(self, set_id: str, progress: ProgressSink | None = None) -> SetRuntime:
+    def runtime(self, set_id: str, progress: ProgressSink | None = None) -> LoadedSet:
         """The chunk set loaded in memory (FAISS verified against the database, rebuilt if needed).
 
         The FAISS file must match the sha256 recorded when it was written; a damaged or stale file is
@@ -296,7 +339,7 @@ class Workspace(CorpusLookups):
                 table, index = read_only_snapshot(self.store, self.data_dir, set_id)
             else:
                 table, index = self._load_while_writers_work(set_id, info, progress)
-            rt = SetRuntime(info, table, index, generation, chunked)
+            rt = LoadedSet(info, table, index, generation, chunked)
             self._runtimes[set_id] = rt
             self.retriever.forget_hits()  # cached hits hold rows of the previous snapshot
             self.retriever.forget_sections()
@@ -363,9 +406,18 @@ class Workspace(CorpusLookups):
         t1 = time.perf_counter()
         qvec = self.query_vector(question, strategy.model)  # the question embedded by the chunk set's model
         t2 = time.perf_counter()
-        ctx = RetrievalContext(rt, question, qvec, self, embedder=self.embedder_for(strategy.model),
+        ctx = SearchInputs(rt, question, qvec, self, embedder=self.embedder_for(strategy.model),
                                coarse=coarse_runtimes)
         result = self.retriever.run(ctx, strategy, self.pipeline_llm, progress, cancel)
         result.timings = {"prepare_ms": (t1 - t0) * 1000, "embed_ms": (t2 - t1) * 1000, **result.timings,
                           "total_ms": (time.perf_counter() - t0) * 1000}
         return result
+
+
+if TYPE_CHECKING:  # the narrow views the stages below take: the workspace must satisfy each of them
+    from workbench.core.evaluate.needs import EvalWorkspace
+    from workbench.core.index.situating import SituatingWorkspace
+    from workbench.core.index.verify import VerifiedFolder
+
+    def _views(ws: Workspace) -> tuple[EvalWorkspace, VerifiedFolder, SituatingWorkspace]:
+        return ws, ws, ws

@@ -12,16 +12,16 @@ from workbench.core.answer.extractive import extractive_answer
 from workbench.core.answer.prompt import Prompt, build_prompt
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.llm.base import Backend, GenerateOptions
-from workbench.core.llm.extractive import is_extractive
+from workbench.core.llm.no_model import is_extractive
 
 if TYPE_CHECKING:
+    from workbench.core.answer.needs import AnswerWorkspace
     from workbench.core.retrieve.strategies import Strategy
-    from workbench.core.workspace import Workspace
 
 __all__ = ["Answer", "answer", "passage_record", "prepare"]
 
 
-def prepare(ws: Workspace, question: str, strategy: Strategy | str | dict[str, Any] | None,
+def prepare(ws: AnswerWorkspace, question: str, strategy: Strategy | str | dict[str, Any] | None,
             backend: Backend | None, max_tokens: int = 256, context_budget: int = 0,
             progress: ProgressSink | None = None, cancel: CancelToken | None = None) -> tuple[Prompt, list[str]]:
     """Search with ``strategy`` and build the prompt; returns ``(prompt, warnings)``."""
@@ -39,7 +39,7 @@ def prepare(ws: Workspace, question: str, strategy: Strategy | str | dict[str, A
 
 def answer(prompt: Prompt, backend: Backend, max_tokens: int = 256, temperature: float = 0.0,
            on_token: Callable[[str], None] | None = None, cancel: CancelToken | None = None,
-           warnings: list[str] | None = None, ws: Workspace | None = None) -> Answer:
+           warnings: list[str] | None = None, ws: AnswerWorkspace | None = None) -> Answer:
     """Stream the answer to ``prompt`` (``on_token`` per piece) and link its citations to the passages.
 
     The extractive backend quotes sentences of the passages instead (it needs ``ws``: the documents and the

@@ -35,14 +35,14 @@ from workbench.core.ingest.headings import heading_path_at
 from workbench.core.ingest.sentences import sentence_spans
 from workbench.core.jobs import CancelToken
 from workbench.core.llm.base import GenerationStats, LLMError
-from workbench.core.llm.extractive import LABEL, MAX_SENTENCES, NAME, RELATIVE_CUTOFF, ExtractiveBackend
+from workbench.core.llm.no_model import LABEL, MAX_SENTENCES, NAME, RELATIVE_CUTOFF, ExtractiveBackend
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
     from workbench.core.answer.answer_result import Answer
+    from workbench.core.answer.needs import AnswerWorkspace
     from workbench.core.answer.prompt import NumberedPassage, Prompt
     from workbench.core.ingest.documents import Document
-    from workbench.core.workspace import Workspace
 
 MIN_WORDS = 4
 _POINTS_BACK = re.compile(
@@ -116,10 +116,9 @@ def _continues(before: Sentence, sentence: Sentence) -> bool:
             and bool(_POINTS_BACK.match(sentence.text.lstrip("\"'“‘(*-– "))))
 
 
-def extract(ws: Workspace, question: str, passages: Sequence[NumberedPassage], max_sentences: int = MAX_SENTENCES,
+def extract(ws: AnswerWorkspace, question: str, passages: Sequence[NumberedPassage], max_sentences: int = MAX_SENTENCES,
             cutoff: float = RELATIVE_CUTOFF, cancel: CancelToken | None = None) -> list[Sentence]:
     """The sentences of ``passages`` (numbered passages, best first) that answer ``question`` best."""
-    from workbench.core.index.embedding import embed_cached
 
     candidates: list[Sentence] = []
     seen: set[tuple[int, int, int]] = set()
@@ -133,7 +132,7 @@ def extract(ws: Workspace, question: str, passages: Sequence[NumberedPassage], m
         return []
     if cancel is not None:
         cancel.check()
-    vectors = embed_cached(ws.store, ws.embedder, [embedded_text(c) for c in candidates], cancel=cancel)
+    vectors = ws.embed_texts([embedded_text(c) for c in candidates], cancel=cancel)
     scores = vectors @ np.asarray(ws.query_vector(question), dtype=np.float32)
     return select(candidates, scores, max_sentences, cutoff)
 
@@ -143,7 +142,7 @@ def display(text: str) -> str:
     return " ".join(text.split())
 
 
-def extractive_answer(ws: Workspace | None, prompt: Prompt, backend: ExtractiveBackend,
+def extractive_answer(ws: AnswerWorkspace | None, prompt: Prompt, backend: ExtractiveBackend,
                       on_token: Callable[[str], None] | None = None, cancel: CancelToken | None = None,
                       warnings: list[str] | None = None) -> Answer:
     """Quote the best sentences of ``prompt``'s passages; the same ``Answer`` a generated answer gives, with

@@ -16,20 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.core.ingest.headings import heading_path_at
 from workbench.core.llm import fences
 from workbench.core.llm.fences import new_nonce
 from workbench.core.retrieve.assemble import passage_header
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
-    from workbench.core.ingest.documents import Document
+    from workbench.core.answer.needs import AnswerWorkspace
     from workbench.core.llm.base import Backend
     from workbench.core.retrieve.pipeline import SearchResult
-    from workbench.core.workspace import Workspace
 
 SYSTEM_PROMPT = (
     "You answer questions using only the numbered passages you are given. "
@@ -90,17 +87,9 @@ class Prompt:
     nonce: str = ""
 
 
-def citation_label(doc: Document, span: Span) -> str:
-    """``[source] heading``: the file name and the heading path at ``span`` (without a leading title)."""
-    source = Path(doc.path).name if doc.path else doc.title
-    path = list(heading_path_at(doc.headings, span.start))
-    if len(path) > 1 and path[0] == doc.title:
-        path = path[1:]
-    return f"[{source}] {' > '.join(path)}".rstrip()
 
 
-
-def number_passages(ws: Workspace, result: SearchResult) -> list[NumberedPassage]:
+def number_passages(ws: AnswerWorkspace, result: SearchResult) -> list[NumberedPassage]:
     """The result's passages in rank order, numbered from 1, each with one header (label) and its text."""
     out = []
     for number, p in enumerate(sorted(result.context.passages, key=lambda p: p.rank), start=1):
@@ -163,7 +152,7 @@ def auto_budget(backend: Backend, question: str, max_tokens: int) -> int:
     return max(64, backend.context_length() - max_tokens - fixed - nonce_allowance - TEMPLATE_OVERHEAD)
 
 
-def build_prompt(ws: Workspace, result: SearchResult, backend: Backend | None = None, budget: int = 0,
+def build_prompt(ws: AnswerWorkspace, result: SearchResult, backend: Backend | None = None, budget: int = 0,
                  max_tokens: int = 256,
                  question: str | None = None, system: str = SYSTEM_PROMPT) -> Prompt:
     """The prompt for a search result, fitted to ``budget`` context tokens (0: what the backend's window allows).

@@ -25,8 +25,8 @@ from workbench.core.retrieve.search import MAX_QUESTION_CHARS
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
+    from workbench.core.evaluate.needs import EvalWorkspace
     from workbench.core.ingest.chunking import ChunkConfig
-    from workbench.core.workspace import Workspace
 
 __all__ = ["CORPORA_DIR", "QUESTIONS_FILE", "DatasetError", "Question", "QuestionSet", "Reference",
            "add_question_from_spans", "corpus_documents", "index_corpora", "load_question_set", "read_corpus",
@@ -200,12 +200,12 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
 
 
 # ----- stored documents ------------------------------------------------------------------------------
-def corpus_documents(ws: Workspace, qset: QuestionSet) -> dict[str, int]:
+def corpus_documents(ws: EvalWorkspace, qset: QuestionSet) -> dict[str, int]:
     """Corpus id → id of the stored document holding that corpus's exact text (by path, else by hash).
 
     Raises ``DatasetError`` when a needed corpus is not indexed, or is stored with other content.
     """
-    docs = ws.store.documents()
+    docs = ws.documents()
     by_path = {d["path"]: d for d in docs}
     by_sha = {d["sha256"]: d for d in docs}
     out: dict[str, int] = {}
@@ -220,7 +220,7 @@ def corpus_documents(ws: Workspace, qset: QuestionSet) -> dict[str, int]:
     return out
 
 
-def index_corpora(ws: Workspace, qset: QuestionSet, config: ChunkConfig | None = None,
+def index_corpora(ws: EvalWorkspace, qset: QuestionSet, config: ChunkConfig | None = None,
                   progress: ProgressSink | None = None,
                   cancel: CancelToken | None = None) -> dict[str, int]:
     """Index the corpora the questions need (unchanged files are skipped) and return their document ids."""
@@ -305,7 +305,7 @@ def save_question_set(
     return load_question_set(root)
 
 
-def add_question_from_spans(root: str | os.PathLike[str], ws: Workspace, question: str,
+def add_question_from_spans(root: str | os.PathLike[str], ws: EvalWorkspace, question: str,
                             spans: Sequence[Span]) -> QuestionSet:
     """Append a question whose references are spans of stored documents ("make a question from a selection").
 

@@ -28,8 +28,8 @@ from workbench.core.llm.base import Backend, first_json_object
 from workbench.core.llm.fences import fenced, new_nonce
 
 if TYPE_CHECKING:
+    from workbench.core.evaluate.needs import EvalWorkspace
     from workbench.core.retrieve.pipeline import SearchResult
-    from workbench.core.workspace import Workspace
 
 COVERED_LABELS = ("answered", "partial", "clean_no")
 UNCOVERED_LABELS = ("partial", "clean_no", "padded")
@@ -161,7 +161,7 @@ def backend_name(backend: Any) -> str:
     return type(backend).__name__
 
 
-def answer_prompt(ws: Workspace, question: str, result: SearchResult, backend: Any,
+def answer_prompt(ws: EvalWorkspace, question: str, result: SearchResult, backend: Any,
                   max_tokens: int = 256) -> list[dict[str, Any]]:
     """The messages ``ask`` would send for ``result``: ``build_prompt`` over its passages, fitted to the
     backend's window when the backend counts tokens (a ``Backend``), else with no budget."""
@@ -171,7 +171,7 @@ def answer_prompt(ws: Workspace, question: str, result: SearchResult, backend: A
     return build_prompt(ws, result, fitted, 0, max_tokens, question).messages
 
 
-def answer_and_judge(ws: Workspace, backend: Any, qset: QuestionSet, sweep: SweepResult,
+def answer_and_judge(ws: EvalWorkspace, backend: Any, qset: QuestionSet, sweep: SweepResult,
                      progress: ProgressSink | None = None, cancel: CancelToken | None = None,
                      max_answer_tokens: int = 256, judge: Any = None) -> None:
     """Answer every question from every configuration's context with ``backend`` (the ``ask`` prompt) and
@@ -179,7 +179,7 @@ def answer_and_judge(ws: Workspace, backend: Any, qset: QuestionSet, sweep: Swee
     (``reason``, ``input_tokens``, ``judge_attempts``, ``covered``) of the sweep's rows in place.
 
     The extractive backend is refused (``NotGenerative``) as answerer or judge: it cannot write either."""
-    from workbench.core.llm.extractive import JUDGE_REFUSAL, NotGenerative, is_extractive
+    from workbench.core.llm.no_model import JUDGE_REFUSAL, NotGenerative, is_extractive
 
     judge = backend if judge is None else judge
     if is_extractive(backend) or is_extractive(judge):

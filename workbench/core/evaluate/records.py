@@ -31,7 +31,7 @@ from workbench.core.retrieve.strategy_json import to_flat_dict
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
-    from workbench.core.workspace import Workspace
+    from workbench.core.evaluate.needs import EvalWorkspace
 
 
 @functools.lru_cache(maxsize=1)
@@ -87,7 +87,7 @@ def _iso(t: datetime) -> str:
     return t.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
-def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",
+def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",
              seed: int = 0, llm_model: str | None = None, started: datetime | None = None,
              selection: dict[str, Any] | None = None, judge_model: str | None = None) -> str:
     """Store a finished sweep as a run (one transaction) and return its id.
@@ -99,7 +99,7 @@ def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = 
     started = started or finished - timedelta(seconds=sweep.seconds)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
     emb = ws.embedder
-    doc_rows = {d["id"]: d for d in ws.store.documents()}
+    doc_rows = {d["id"]: d for d in ws.documents()}
     corpus_of = {v: k for k, v in sweep.doc_ids.items()}
     used = {s.doc_id for cr in sweep.results for r in cr.rows for s in r.spans} | set(corpus_of)
     config = {
@@ -125,7 +125,7 @@ def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = 
         summary["notes"] = notes
     if any(r.label for cr in sweep.results for r in cr.rows):
         summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
-    ws.store.insert_run(
+    ws.record_run(
         {"id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
          "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
          "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True)},
@@ -138,13 +138,13 @@ def save_run(ws: Workspace, qset: QuestionSet, sweep: SweepResult, label: str = 
     return run_id
 
 
-def record_run(ws: Workspace, kind: str, label: str, config: dict[str, Any], summary: dict[str, Any], dataset_hash: str = "",
+def record_run(ws: EvalWorkspace, kind: str, label: str, config: dict[str, Any], summary: dict[str, Any], dataset_hash: str = "",
                started: datetime | None = None, finished: datetime | None = None) -> str:
     """Store a run that is not a sweep (no per-question rows), e.g. a question-generation run (kind
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
     finished = finished or datetime.now(timezone.utc)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
-    ws.store.insert_run({
+    ws.record_run({
         "id": run_id, "kind": kind, "label": label, "config_json": json.dumps(config, sort_keys=True),
         "dataset_hash": dataset_hash, "code_version": code_version(), "started": _iso(started or finished),
         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
@@ -157,12 +157,12 @@ def _info(row: dict[str, Any]) -> RunInfo:
                    row["code_version"], row["started"], row["finished"], json.loads(row["summary_json"] or "{}"))
 
 
-def list_runs(ws: Workspace) -> list[RunInfo]:
+def list_runs(ws: EvalWorkspace) -> list[RunInfo]:
     """Every recorded run, newest first."""
-    return [_info(r) for r in ws.store.run_rows()]
+    return [_info(r) for r in ws.run_rows()]
 
 
-def find_run(ws: Workspace, ref: str) -> RunInfo:
+def find_run(ws: EvalWorkspace, ref: str) -> RunInfo:
     """A run by id, unique id prefix, or ``last`` / ``latest``."""
     runs = list_runs(ws)
     if ref in ("last", "latest") and runs:
@@ -173,12 +173,12 @@ def find_run(ws: Workspace, ref: str) -> RunInfo:
     return matches[0]
 
 
-def load_run(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
+def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     """Reopen a run: its record and per-configuration question rows (same shape as a fresh sweep)."""
     info = find_run(ws, ref)
     results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
                for c in info.config["configs"]}
-    for row in ws.store.run_question_rows(info.id):
+    for row in ws.run_question_rows(info.id):
         m = json.loads(row["metrics_json"])
         extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
         results[row["config_key"]].rows.append(QuestionResult(
@@ -191,13 +191,13 @@ def load_run(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     return info, list(results.values())
 
 
-def delete_run(ws: Workspace, ref: str) -> None:
+def delete_run(ws: EvalWorkspace, ref: str) -> None:
     """Remove a run and its questions."""
     info = find_run(ws, ref)
-    ws.store.delete_run(info.id)
+    ws.delete_run(info.id)
 
 
-def rerun(ws: Workspace, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,
+def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,
           cancel: CancelToken | None = None, allow_changed: bool = False, backend: Any = None,
           judge: Any = None, max_file_mb: float = MAX_FILE_MB) -> tuple[str, SweepResult]:
     """Run a recorded run's configurations again on the same questions; returns the new run id.

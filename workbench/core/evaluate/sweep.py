@@ -26,7 +26,7 @@ from workbench.core.retrieve.strategies import Strategy, override, resolve
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
-    from workbench.core.workspace import Workspace
+    from workbench.core.evaluate.needs import EvalWorkspace
 
 # grid key → the flat strategy field it changes (``strategy_json.override`` reads it)
 GRID_KEYS = {
@@ -173,7 +173,7 @@ def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequenc
 
 
 def run_sweep(
-    ws: Workspace,
+    ws: EvalWorkspace,
     qset: QuestionSet,
     configs: Sequence[SweepConfig],
     progress: ProgressSink | None = None,
@@ -200,7 +200,7 @@ def run_sweep(
     duplicates = qset.duplicate_note()
     if duplicates:  # recorded with the run: the means weigh those questions more than once
         result.warnings.append(duplicates)
-    other = len(ws.store.documents()) - len(set(doc_ids.values()))
+    other = len(ws.documents()) - len(set(doc_ids.values()))
     if other > 0:
         result.warnings.append(f"the workspace holds {other} document(s) besides the question set's corpora; "
                                "retrieval searches them too")

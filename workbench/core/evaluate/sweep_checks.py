@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from workbench.core.index.embedder_pool import missing_model_folder
 
 if TYPE_CHECKING:
+    from workbench.core.evaluate.needs import EvalWorkspace
     from workbench.core.evaluate.sweep import ConfigResult, SweepConfig
     from workbench.core.retrieve.strategies import Strategy
-    from workbench.core.workspace import Workspace
 
 
 def llm_steps(strategy: Strategy) -> list[str]:
@@ -42,7 +42,7 @@ def llm_step_problem(configs: Sequence[SweepConfig], why: str, fix: str = "") ->
         "nothing was run"
 
 
-def check_llm_steps(ws: Workspace, configs: Sequence[SweepConfig]) -> None:
+def check_llm_steps(ws: EvalWorkspace, configs: Sequence[SweepConfig]) -> None:
     """Raise ``MissingLLM`` when a configuration has a step that needs a generative LLM (``llm_steps``) and the
     workspace has none: its rows would be labelled with a step that never ran."""
     if not any(llm_steps(c.strategy) for c in configs):

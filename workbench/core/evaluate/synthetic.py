@@ -49,8 +49,8 @@ from workbench.core.llm.base import Backend
 from workbench.core.llm.open import LLMUsage, call_llm
 
 if TYPE_CHECKING:
+    from workbench.core.evaluate.needs import EvalWorkspace
     from workbench.core.ingest.documents import Document
-    from workbench.core.workspace import Workspace
 
 KIND = "questions"
 PROMPT_VERSION = "questions-v1"
@@ -104,7 +104,7 @@ class GenerationResult:
         return dict(Counter(d.reason for d in self.dropped).most_common())
 
 
-def candidate_passages(ws: Workspace, doc_ids: Sequence[int],
+def candidate_passages(ws: EvalWorkspace, doc_ids: Sequence[int],
                        passage_tokens: int = 160) -> dict[int, list[tuple[int, int]]]:
     """Passages per document: structure-aware chunks of ``passage_tokens`` with enough text."""
     config = ChunkConfig(size=passage_tokens, structure_aware=True)
@@ -191,7 +191,7 @@ def _check(text: str, spans: Sequence[tuple[int, int]], parsed: Parsed, kept_key
     return "", "", sorted(located)
 
 
-def generate_questions(ws: Workspace, llm: Backend, n: int = 50, seed: int = 0, two_part: bool = False,
+def generate_questions(ws: EvalWorkspace, llm: Backend, n: int = 50, seed: int = 0, two_part: bool = False,
                        stratified: bool = True, doc_ids: Sequence[int] | None = None, max_attempts: int | None = None,
                        passage_tokens: int = 160, progress: ProgressSink | None = None,
                        cancel: CancelToken | None = None) -> GenerationResult:
@@ -199,7 +199,7 @@ def generate_questions(ws: Workspace, llm: Backend, n: int = 50, seed: int = 0, 
     passages were tried. Nothing is written; see ``make_question_set``."""
     started = time.perf_counter()
     result = GenerationResult(model=llm.model, backend=getattr(llm, "name", ""))
-    ids = list(doc_ids) if doc_ids is not None else [d["id"] for d in ws.store.documents()]
+    ids = list(doc_ids) if doc_ids is not None else [d["id"] for d in ws.documents()]
     units = sample_units(candidate_passages(ws, ids, passage_tokens), seed, stratified, two_part)
     limit = min(len(units), max_attempts if max_attempts is not None else 4 * n)
     keys: list[frozenset[str]] = []
@@ -214,7 +214,7 @@ def generate_questions(ws: Workspace, llm: Backend, n: int = 50, seed: int = 0, 
         messages = two_part_messages(title, *texts) if two_part else question_messages(title, texts[0])
         key = hashlib.sha256(json.dumps([PROMPT_VERSION, messages]).encode()).hexdigest()
         result.attempts += 1
-        raw = ws.store.llm_cached(KIND, key, llm.model)
+        raw = ws.cached_llm_output(KIND, key, llm.model)
         if raw is None:
             try:
                 call = call_llm(llm, messages, 160 if two_part else 120, cancel)
@@ -226,7 +226,7 @@ def generate_questions(ws: Workspace, llm: Backend, n: int = 50, seed: int = 0, 
             raw = call.text
             result.usage.add(LLMUsage(calls=1, prompt_tokens=call.prompt_tokens, output_tokens=call.output_tokens,
                                       seconds=call.seconds))
-            ws.store.put_llm_cached(KIND, key, llm.model, raw)
+            ws.cache_llm_output(KIND, key, llm.model, raw)
         else:
             result.usage.cached += 1
         parsed = parse_generation(raw)
@@ -247,7 +247,7 @@ def generate_questions(ws: Workspace, llm: Backend, n: int = 50, seed: int = 0, 
     return result
 
 
-def make_question_set(ws: Workspace, out_dir: str | Path, llm: Backend, n: int = 50, seed: int = 0,
+def make_question_set(ws: EvalWorkspace, out_dir: str | Path, llm: Backend, n: int = 50, seed: int = 0,
                       two_part: bool = False, **options: Any) -> GenerationResult:
     """Generate questions (``generate_questions``), save them in Chroma's format under ``out_dir`` (with
     ``generation.json``: settings, counts and every drop with its reason) and record the run (kind

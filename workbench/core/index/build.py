@@ -19,7 +19,6 @@ import numpy as np
 from workbench.core.index.chunker_build import SetCutter
 from workbench.core.index.embedding import Embedder, embed_cached, model_max_tokens, text_hash
 from workbench.core.index.heading_prefix import heading_prefix
-from workbench.core.index.store import ChunkSetInfo, Store
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
@@ -28,6 +27,7 @@ from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, l
 from workbench.core.ingest.filenames import fs_path, is_inside, shown
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
+from workbench.core.store import ChunkSetInfo, Store
 
 FLUSH_CHUNKS = 1024
 

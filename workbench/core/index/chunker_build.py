@@ -19,7 +19,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from workbench.core.index.embedding import Embedder, embed_cached
-from workbench.core.index.store import Store
 from workbench.core.ingest.chunkers.choice import chunker_spec
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.late import late_chunk_vectors
@@ -34,6 +33,7 @@ from workbench.core.ingest.chunkers.registry import make_chunker
 from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece, chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.store import Store
 
 LATE_PREFIX = "late:"
 

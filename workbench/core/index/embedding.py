@@ -19,7 +19,7 @@ import numpy as np
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 
 if TYPE_CHECKING:
-    from workbench.core.index.store import Store
+    from workbench.core.store import Store
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 SAVE_EVERY = 64  # vectors committed to the cache per transaction while embedding

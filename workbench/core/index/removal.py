@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from workbench.core.index.store import Store
 from workbench.core.ingest.filenames import is_inside, path_key, shown
+from workbench.core.store import Store
 
 
 def remove_under(store: Store, paths: Sequence[str]) -> list[str]:

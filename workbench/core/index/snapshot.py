@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from workbench.core.index.build import index_path
-from workbench.core.index.store import ChunkTable, Store, StoreError
 from workbench.core.index.vectors import IndexDamaged, VectorIndex
+from workbench.core.store import ChunkTable, Store, StoreError
 
 Snapshot = tuple[ChunkTable, VectorIndex]
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.core.index.storage_errors import from_os_error
+from workbench.core.store.errors import from_os_error
 
 APPROX_THRESHOLD = 200_000
 IVF_NPROBE = 24

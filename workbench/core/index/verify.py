@@ -8,24 +8,43 @@ damage inside the SQLite file cannot be repaired and is reported as such.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from workbench.core.index.build import index_path, sync_index
-from workbench.core.index.store import StoreError
 from workbench.core.index.vectors import IndexDamaged, VectorIndex
+from workbench.core.jobs import ProgressSink
 from workbench.core.llm.base import LLMError
+from workbench.core.store import StoreError
 
 if TYPE_CHECKING:
-    from workbench.core.index.store import ChunkSetInfo, Store
-    from workbench.core.workspace import Workspace
+    from workbench.core.index.embedder_pool import EmbedderPool
+    from workbench.core.store import ChunkSetInfo, Store
+
+
+class VerifiedFolder(Protocol):
+    """What ``verify_store`` needs of a workspace: its store, folder, open models and writer lock."""
+
+    data_dir: Path
+    models: EmbedderPool
+
+    @property
+    def store(self) -> Store:
+        """This thread's connection to the store."""
+        ...
+
+    def writing(self, progress: ProgressSink | None = None) -> AbstractContextManager[None]:
+        """Hold the data folder's writer lock."""
+        ...
 
 SQLITE_ADVICE = ("SQLite damage cannot be repaired: move the data folder away and index your files again "
                  "(the cached embeddings are lost), or restore the folder from a backup")
 
 
-def verify_store(ws: Workspace, repair: bool = False) -> dict[str, Any]:
+def verify_store(ws: VerifiedFolder, repair: bool = False) -> dict[str, Any]:
     """Check the store; with ``repair`` rebuild FAISS files that do not match. Returns a JSON-ready report
     whose ``unrepaired`` lists the problems still there after a repair (always empty without one)."""
     store = ws.store
@@ -84,7 +103,7 @@ def _orphans(store: Store) -> list[str]:
     return out
 
 
-def _check_set(ws: Workspace, info: ChunkSetInfo, notes: list[str]) -> list[str]:
+def _check_set(ws: VerifiedFolder, info: ChunkSetInfo, notes: list[str]) -> list[str]:
     """Problems of one ready chunk set: vectors missing from the cache, FAISS file damaged or stale. A file
     written before checksums were recorded is checked by its ids and a probe search (a note, not a problem,
     when both pass)."""

@@ -31,7 +31,6 @@ from workbench.core.llm.open import (
     LLMCall,
     LLMChoice,
     LLMUsage,
-    backend_for,
     call_llm,
     open_backend,
     opener_for,
@@ -41,7 +40,7 @@ from workbench.core.llm.open import (
 __all__ = [
     "KINDS", "Backend", "BackendInfo", "BackendTimeout", "BackendUnavailable", "ContextTooLong", "GenerateOptions",
     "Generation", "GenerationStats", "LLMCall", "LLMChoice", "LLMError", "LLMUsage", "ModelNotFound",
-    "RemoteHostRefused", "StreamInterrupted", "backend_for", "call_llm", "list_backends", "open_backend",
+    "RemoteHostRefused", "StreamInterrupted", "call_llm", "list_backends", "open_backend",
     "opener_for", "probe_ollama",
 ]
 
@@ -72,7 +71,7 @@ def list_backends(host: str | None = None, allow_remote: bool = False) -> list[B
         infos.append(BackendInfo("ollama", bool(models), detail, models))
     except LLMError as exc:
         infos.append(BackendInfo("ollama", False, str(exc)))
-    from workbench.core.llm.extractive import LABEL as EXTRACTIVE
+    from workbench.core.llm.no_model import LABEL as EXTRACTIVE
 
     infos.append(BackendInfo("extractive", True, f"{EXTRACTIVE}: quotes the passages' sentences closest to the "
                              "question with the embedding model (the default when Ollama does not answer)"))

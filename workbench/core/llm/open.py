@@ -2,7 +2,7 @@
 
 Every caller goes through here: answering, rerank, summaries, contextual sentences, the judge, question
 generation, the GUI and every command. ``call_llm`` runs one measured completion; ``LLMUsage`` counts what
-LLM work cost. ``backend_for(ws)`` is the pipeline steps' shared backend of a workspace, opened on first use.
+LLM work cost.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from workbench.core.jobs import CancelToken
 from workbench.core.llm.base import Backend, BackendUnavailable, LLMError, Message, ModelNotFound
@@ -104,7 +104,7 @@ def open_backend(choice: LLMChoice | str = "auto", model: str | None = None, hos
 
 
 def _extractive() -> Backend:
-    from workbench.core.llm.extractive import ExtractiveBackend
+    from workbench.core.llm.no_model import ExtractiveBackend
 
     return ExtractiveBackend()
 
@@ -122,18 +122,6 @@ def opener_for(choice: LLMChoice) -> Callable[[], Backend]:
     return lambda: open_backend(choice)
 
 
-class HoldsLLM(Protocol):
-    """A workspace's side of ``backend_for``: its pipeline backend, opened on first use."""
-
-    def pipeline_llm(self) -> tuple[Backend | None, str]: ...
-
-
-def backend_for(ws: HoldsLLM) -> tuple[Backend | None, str]:
-    """The workspace's backend for pipeline steps (rerank, summaries, contextual sentences), opened on first
-    use (see ``Workspace.pipeline_llm`` and ``pipeline_backend``); (None, reason) when there is none."""
-    return ws.pipeline_llm()
-
-
 def pipeline_backend(opener: Callable[[], Backend] | None) -> tuple[Backend | None, str]:
     """A backend for pipeline steps opened with ``opener`` (None: ``open_backend(LLMChoice())``, i.e.
     'auto'); (None, reason) when there is no generative model."""
@@ -142,7 +130,7 @@ def pipeline_backend(opener: Callable[[], Backend] | None) -> tuple[Backend | No
         llm = opener()
     except Exception as exc:  # any backend failure becomes a warning, never a crash
         return None, f"no local LLM available ({exc})"
-    from workbench.core.llm.extractive import is_extractive
+    from workbench.core.llm.no_model import is_extractive
 
     if is_extractive(llm):  # auto without Ollama: no language model to rank, summarise or situate with
         return None, ("no local LLM available (answers are extractive: start Ollama, or choose the embedded "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at
-from workbench.core.retrieve.expand import Passage
+from workbench.core.retrieve.passages import Passage
 
 
 @dataclass(frozen=True)
@@ -79,16 +79,6 @@ def _body_with_markdown_headings(doc: Document, start: int, end: int, keep_from:
     parts.append(doc.text[cursor:end])
     return "".join(parts).strip()
 
-
-def passage_display(doc: Document, passage: Passage) -> str:
-    """Passage text for people and prompts: title and heading path once at the top, later heading
-    lines inside the passage rewritten as Markdown headings (``## Heading``)."""
-    span = passage.span
-    path = heading_path_at(doc.headings, span.start)
-    header = f"# {doc.title}"
-    if path and not (len(path) == 1 and path[0] == doc.title):
-        header += "\n" + " > ".join(path)
-    return header + "\n\n" + _body_with_markdown_headings(doc, span.start, span.end, span.start)
 
 
 def passage_parts(doc: Document, passage: Passage) -> tuple[tuple[str, ...], str]:

@@ -16,11 +16,11 @@ from workbench.core.ingest.chunk_diagnostics import (
     summarise,
 )
 from workbench.core.ingest.documents import Document
-from workbench.core.retrieve.chunk_set import SetRuntime
+from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.spans import Span
 
 
-def chunked_text(rt: SetRuntime, doc_id: int, doc: Document, references: Iterable[Span] = ()) -> ChunkedText:
+def chunked_text(rt: LoadedSet, doc_id: int, doc: Document, references: Iterable[Span] = ()) -> ChunkedText:
     """Document ``doc_id`` (``doc``) as the chunk set ``rt`` cut it, with the references inside it."""
     first, end = rt.doc_rows(doc_id)
     t = rt.table
@@ -30,19 +30,19 @@ def chunked_text(rt: SetRuntime, doc_id: int, doc: Document, references: Iterabl
                        headings, [(s.start, s.end) for s in references if s.doc_id == doc_id])
 
 
-def document_boundary_counts(rt: SetRuntime, doc_id: int, doc: Document,
+def document_boundary_counts(rt: LoadedSet, doc_id: int, doc: Document,
                              references: Iterable[Span] = ()) -> BoundaryCounts:
     """The raw boundary counts of one document of the chunk set."""
     return document_counts(chunked_text(rt, doc_id, doc, references))
 
 
-def document_diagnostics(rt: SetRuntime, doc_id: int, doc: Document, references: Iterable[Span] = (),
+def document_diagnostics(rt: LoadedSet, doc_id: int, doc: Document, references: Iterable[Span] = (),
                          bins: int = 12) -> ChunkDiagnostics:
     """The diagnostics of one document of the chunk set ``rt``."""
     return summarise(document_boundary_counts(rt, doc_id, doc, references), bins)
 
 
-def set_diagnostics(rt: SetRuntime, document: Callable[[int], Document], references: Iterable[Span] = (),
+def set_diagnostics(rt: LoadedSet, document: Callable[[int], Document], references: Iterable[Span] = (),
                     bins: int = 12) -> ChunkDiagnostics:
     """The diagnostics of every document of the chunk set ``rt`` together (``document`` reads one by id)."""
     refs = list(references)
@@ -50,7 +50,7 @@ def set_diagnostics(rt: SetRuntime, document: Callable[[int], Document], referen
     return summarise(combine(document_boundary_counts(rt, d, document(d), refs) for d in doc_ids), bins)
 
 
-def reference_splits(rt: SetRuntime, document: Callable[[int], Document],
+def reference_splits(rt: LoadedSet, document: Callable[[int], Document],
                      references: Iterable[Span]) -> tuple[int, int]:
     """``(reference spans, those no single chunk of rt contains)`` over the documents they name (cheaper
     than ``set_diagnostics`` when only the references changed)."""

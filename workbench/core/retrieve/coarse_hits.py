@@ -21,7 +21,7 @@ from dataclasses import replace
 from workbench.core.ingest.chunkers.choice import with_chunk_size
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.chunk_set import SetRuntime
+from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.search import Hit
 from workbench.core.retrieve.search_config import CoarseLevel
 
@@ -46,7 +46,7 @@ def coarse_configs(chunk: ChunkConfig, levels: Sequence[CoarseLevel]) -> list[Ch
         raise ValueError(f"coarse chunk sets: {exc}") from None
 
 
-def as_fine_hit(rt: SetRuntime, coarse: Hit, taken: Collection[int] = ()) -> Hit | None:
+def as_fine_hit(rt: LoadedSet, coarse: Hit, taken: Collection[int] = ()) -> Hit | None:
     """A coarse hit as a window over the fine set ``rt``: the fine chunks that overlap it, its hit row the
     middle one not in ``taken`` (rows already hit; None when every covered row is, or none overlaps)."""
     rows = rt.chunks_in(coarse.span)
@@ -58,7 +58,7 @@ def as_fine_hit(rt: SetRuntime, coarse: Hit, taken: Collection[int] = ()) -> Hit
                dense_score=coarse.dense_score, bm25_score=coarse.bm25_score, cover=(first, last))
 
 
-def fuse_granularities(fine: Sequence[Hit], coarse_lists: Sequence[Sequence[Hit]], rt: SetRuntime,
+def fuse_granularities(fine: Sequence[Hit], coarse_lists: Sequence[Sequence[Hit]], rt: LoadedSet,
                        rrf_k: int = 60) -> list[Hit]:
     """Fine hits and coarse hits (each list in rank order, coarse ones from their own sets) in one ranking
     by reciprocal rank fusion, ties keeping the earlier list first; coarse hits become windows over ``rt``

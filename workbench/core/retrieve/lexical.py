@@ -2,7 +2,7 @@
 
 SQLite's ``bm25()`` scores every row that holds any question word, and "the" or "of" are in nearly all of
 them: at 100k chunks a query spent ~190 ms in FTS5. Here the set's chunks are tokenized once by FTS5's own
-tokenizer (``workbench.core.index.store_tokenizer``) into a term → chunk matrix whose entries are already
+tokenizer (``workbench.core.store.tokenizer``) into a term → chunk matrix whose entries are already
 BM25 weights, so a question costs one vector add per distinct word (~2 ms at 100k chunks).
 
 The score is FTS5's: Σ over the question's words of ``idf · tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl))``
@@ -20,7 +20,7 @@ from itertools import chain
 
 import numpy as np
 
-from workbench.core.index.store_tokenizer import shared_tokenizer
+from workbench.core.store.tokenizer import shared_tokenizer
 
 K1 = 1.2
 B = 0.75

@@ -1,6 +1,6 @@
 """One strategy, end to end: chunk set → candidate search → (rerank) → expansion → assembly.
 
-``Retriever`` runs a strategy on a ``RetrievalContext`` (one question against one loaded chunk set, and
+``Retriever`` runs a strategy on a ``SearchInputs`` (one question against one loaded chunk set, and
 the corpus lookups) with the LLM as an argument, and owns the caches: first-stage hits keyed by the
 strategy's frozen ``SearchConfig``, and summary-to-detail's section vectors.
 """
@@ -14,18 +14,19 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from workbench.core.jobs import CancelToken, ProgressSink
-from workbench.core.retrieve import expand as ex
 from workbench.core.retrieve.assemble import Context, assemble
-from workbench.core.retrieve.budget_fit import fit_to_budget
-from workbench.core.retrieve.chunk_set import SetRuntime
+from workbench.core.retrieve.budget import fit_to_budget, with_chunk_tokens
 from workbench.core.retrieve.coarse_hits import fuse_granularities
-from workbench.core.retrieve.context import LLMSource, RetrievalContext
+from workbench.core.retrieve.inputs import LLMSource, SearchInputs
+from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.lru import LRU
+from workbench.core.retrieve.passages import Passage
 from workbench.core.retrieve.rerank import llm_rerank, llm_rerank_passages
 from workbench.core.retrieve.search import Hit, bm25_search, cap_per_document, dense_search, fuse_rrf
 from workbench.core.retrieve.search_config import SearchConfig
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.retrieve.summaries import SectionCache, top_sections
+from workbench.core.retrieve.whole_documents import whole_documents
 from workbench.core.spans import Span
 
 
@@ -42,7 +43,7 @@ class SearchResult:
     warnings: list[str] = field(default_factory=list)
 
     @property
-    def passages(self) -> tuple[ex.Passage, ...]:
+    def passages(self) -> tuple[Passage, ...]:
         """Passages sent as context, in rank order."""
         return self.context.passages
 
@@ -51,7 +52,7 @@ class SearchResult:
         return [p.span for p in self.context.passages]
 
 
-def candidate_hits(ctx: RetrievalContext, search: SearchConfig, k: int) -> list[Hit]:
+def candidate_hits(ctx: SearchInputs, search: SearchConfig, k: int) -> list[Hit]:
     """First-stage hits by the search mode."""
     rt, qvec = ctx.runtime, ctx.query_vector
     if search.mode == "dense":
@@ -63,31 +64,27 @@ def candidate_hits(ctx: RetrievalContext, search: SearchConfig, k: int) -> list[
     return fuse_rrf(dense, sparse, k, search.dense_weight, search.bm25_weight, search.rrf_k)
 
 
-def expand_hits(ctx: RetrievalContext, hits: list[Hit], strategy: Strategy) -> list[ex.Passage]:
+def expand_hits(ctx: SearchInputs, hits: list[Hit], strategy: Strategy) -> list[Passage]:
     """Hits → merged passages by the strategy's expansion (whole documents for short ones when
     ``whole_doc_tokens`` is set)."""
     corpus = ctx.corpus
     if strategy.whole_doc_tokens:
-        return ex.whole_documents(
+        return whole_documents(
             ctx.runtime, hits, lambda d: len(corpus.token_offsets(d)), lambda d: len(corpus.doc_text(d)),
             strategy.whole_doc_tokens, lambda rest: strategy.expander.expand(ctx, rest))
     return strategy.expander.expand(ctx, hits)
 
 
-def expand_within_budget(ctx: RetrievalContext, hits: list[Hit], strategy: Strategy,
-                         ) -> tuple[list[ex.Passage], list[ex.Passage]]:
+def expand_within_budget(ctx: SearchInputs, hits: list[Hit], strategy: Strategy,
+                         ) -> tuple[list[Passage], list[Passage]]:
     """``(passages, dropped)`` within the strategy's budget: an expansion that spends the budget itself
-    (relevant segments) chooses; any other is expanded, then trimmed budget-aware (``budget_fit``)."""
-    rt, corpus = ctx.runtime, ctx.corpus
+    (relevant segments) chooses; any other is expanded, then trimmed budget-aware (``budget.fit_to_budget``)."""
     budgeted = replace(ctx, budget=strategy.budget)
     if strategy.expander.selects_within_budget and not strategy.whole_doc_tokens:
-        passages, dropped = strategy.expander.expand_detailed(budgeted, hits)
-        return with_chunk_tokens(rt, passages), dropped
-    passages = with_chunk_tokens(rt, expand_hits(budgeted, hits, strategy))
-    kept, dropped = fit_to_budget(rt, hits, passages, strategy.budget,
-                                  lambda one: with_chunk_tokens(rt, expand_hits(budgeted, one, strategy)),
-                                  corpus.doc_text, corpus.count_tokens)
-    return with_chunk_tokens(rt, kept), dropped
+        return strategy.expander.expand_detailed(budgeted, hits)
+    passages = expand_hits(budgeted, hits, strategy)
+    return fit_to_budget(ctx.runtime, hits, passages, strategy.budget,
+                         lambda one: expand_hits(budgeted, one, strategy), ctx.corpus.doc_text, ctx.corpus.count_tokens)
 
 
 CAP_SEARCH_LIMIT = 2000  # the most candidates searched to refill a per-document cap
@@ -118,23 +115,6 @@ def capped_search(search: Callable[[int], list[Hit]], k: int, cap: int, total: i
     return capped, f"per-document cap {cap}: {len(capped)} of {k} hits within the first {n} candidates searched"
 
 
-def with_chunk_tokens(rt: SetRuntime, passages: list[ex.Passage]) -> list[ex.Passage]:
-    """Token counts of chunk-aligned passages from the stored per-chunk counts (no re-tokenising).
-
-    Only when the chunk set has no overlap (the chunks then partition the passage's tokens); other
-    passages are counted from their text by ``assemble``.
-    """
-    if rt.info.config.overlap:
-        return passages
-    out = []
-    for p in passages:
-        if p.chunk_rows is not None and not p.tokens:
-            lo, hi = p.chunk_rows
-            p = replace(p, tokens=int(rt.table.tokens[lo : hi + 1].sum()))
-        out.append(p)
-    return out
-
-
 HitKey = tuple[str, str, int, SearchConfig]
 
 
@@ -160,7 +140,7 @@ class Retriever:
         """Drop cached section vectors (documents or chunk sets changed)."""
         self.section_cache.clear()
 
-    def search(self, ctx: RetrievalContext, search: SearchConfig, n: int) -> list[Hit]:
+    def search(self, ctx: SearchInputs, search: SearchConfig, n: int) -> list[Hit]:
         """The first ``n`` first-stage hits, from the cache when this search ran before."""
         key = hit_key(ctx.runtime.info.id, ctx.question, search, n)
         cached = self.hit_cache.get(key)
@@ -169,83 +149,117 @@ class Retriever:
         return self.hit_cache.put(key, candidate_hits(ctx, search, n))
 
     def run(
-        self, ctx: RetrievalContext, strategy: Strategy, llm: LLMSource, progress: ProgressSink | None = None,
+        self, ctx: SearchInputs, strategy: Strategy, llm: LLMSource, progress: ProgressSink | None = None,
         cancel: CancelToken | None = None,
     ) -> SearchResult:
-        """Run ``strategy`` on ``ctx``: search (within the best sections for summary-to-detail), rerank,
-        expand, assemble. ``llm`` is opened only by rerank and summaries. Timings: search, rerank, coarse (the
-        coarse sets' hits of multi-granularity search), expand."""
-        rt = ctx.runtime
-        timings: dict[str, float] = {}
-        warnings: list[str] = []
-        t2 = time.perf_counter()
-        restrict = None
-        if strategy.summary:
-            restrict, note = top_sections(ctx.corpus, rt, ctx.query_vector, strategy.summary_sections, llm,
-                                          self.section_cache, progress, cancel, embedder=ctx.embedder)
-            if note:
-                warnings.append(note)
-
-        fine_search = strategy.search_config.fine  # coarse hits join later (``_with_coarse_hits``)
-
-        def search(n: int) -> list[Hit]:
-            if restrict is not None:
-                return _search_within(rt, ctx.query_vector, restrict, n)
-            if strategy.summary:  # no LLM: every chunk searched, the result not cached
-                return candidate_hits(ctx, fine_search, n)
-            return self.search(ctx, fine_search, n)
-
-        hits, note = capped_search(search, strategy.candidates, strategy.per_doc_cap, len(rt))
-        if note:
-            warnings.append(note)
-        t3 = time.perf_counter()
-        timings["search_ms"] = (t3 - t2) * 1000
-        if strategy.rerank == "llm" and not strategy.reranks_parents:
-            hits, note = llm_rerank(ctx.corpus, llm, ctx.question, hits, strategy.top_k)
-            if note:
-                warnings.append(note)
-            timings["rerank_ms"] = (time.perf_counter() - t3) * 1000
+        """Run ``strategy`` on ``ctx``, in order: search (within the best sections for summary-to-detail) →
+        rerank → coarse fusion → expand → fit to the budget → assemble. ``llm`` is opened only by rerank and
+        summaries. Timings: search, rerank, coarse (the coarse sets' hits of multi-granularity search),
+        expand (expansion, budget and assembly)."""
+        run = _Run(ctx, strategy, llm)
+        hits = self._search(run, progress, cancel)
+        hits = run.timed("rerank_ms", lambda: _rerank_hits(run, hits)) if run.reranks_hits else hits
         if not strategy.expander.groups_hits:
             hits = hits[: strategy.top_k]
         if strategy.search_config.coarse:
-            t_coarse = time.perf_counter()
-            hits = self._with_coarse_hits(ctx, strategy, hits, fine_search)
-            timings["coarse_ms"] = (time.perf_counter() - t_coarse) * 1000
-        note = strategy.expander.note(rt, hits)
-        if note:
-            warnings.append(note)
-        t4 = time.perf_counter()
-        if strategy.reranks_parents:
-            wide = replace(strategy, expander=strategy.expander.widened(strategy.rerank_candidates))
-            passages, note = llm_rerank_passages(ctx.corpus, llm, ctx.question, expand_hits(ctx, hits, wide),
-                                                 strategy.expander.passages_wanted(strategy.top_k))
-            if note:
-                warnings.append(note)
-            timings["rerank_ms"] = (time.perf_counter() - t4) * 1000
-            left_out: list[ex.Passage] = []
-        else:
-            passages, left_out = expand_within_budget(ctx, hits, strategy)
-        passages = with_chunk_tokens(rt, passages)
-        context = assemble(passages, ctx.corpus.doc_text, ctx.corpus.count_tokens, strategy.budget)
+            hits = run.timed("coarse_ms", lambda: self._with_coarse_hits(ctx, strategy, hits))
+        run.note(strategy.expander.note(ctx.runtime, hits))
+        t0 = time.perf_counter()
+        passages, left_out = _expand_to_budget(run, hits)
+        context = assemble(with_chunk_tokens(ctx.runtime, passages), ctx.corpus.doc_text, ctx.corpus.count_tokens,
+                           strategy.budget)
         if left_out:
             context = replace(context, dropped=(*left_out, *context.dropped))
-        timings["expand_ms"] = (time.perf_counter() - t4) * 1000
-        return SearchResult(ctx.question, strategy, rt.info.id, hits, context, timings, warnings)
+        run.timings["expand_ms"] = (time.perf_counter() - t0) * 1000
+        return SearchResult(ctx.question, strategy, ctx.runtime.info.id, hits, context, run.timings, run.warnings)
 
-    def _with_coarse_hits(self, ctx: RetrievalContext, strategy: Strategy, hits: list[Hit], fine_search: SearchConfig,
-                          ) -> list[Hit]:
+    def _search(self, run: _Run, progress: ProgressSink | None, cancel: CancelToken | None) -> list[Hit]:
+        """The first-stage hits: the strategy's candidates (refilled past a per-document cap), searched in the
+        best sections only for summary-to-detail; cached unless restricted."""
+        ctx, strategy = run.ctx, run.strategy
+        t0 = time.perf_counter()
+        restrict = None
+        if strategy.summary:
+            restrict, note = top_sections(ctx.corpus, ctx.runtime, ctx.query_vector, strategy.summary_sections,
+                                          run.llm, self.section_cache, progress, cancel, embedder=ctx.embedder)
+            run.note(note)
+        fine = strategy.search_config.fine  # coarse hits join later (``_with_coarse_hits``)
+
+        def search(n: int) -> list[Hit]:
+            if restrict is not None:
+                return _search_within(ctx.runtime, ctx.query_vector, restrict, n)
+            if strategy.summary:  # no LLM: every chunk searched, the result not cached
+                return candidate_hits(ctx, fine, n)
+            return self.search(ctx, fine, n)
+
+        hits, note = capped_search(search, strategy.candidates, strategy.per_doc_cap, len(ctx.runtime))
+        run.note(note)
+        run.timings["search_ms"] = (time.perf_counter() - t0) * 1000
+        return hits
+
+    def _with_coarse_hits(self, ctx: SearchInputs, strategy: Strategy, hits: list[Hit]) -> list[Hit]:
         """The fine hits fused with each coarse set's best hits, searched by the strategy's search without its
         coarse levels (``coarse_hits``; cached like any search)."""
         levels = strategy.search_config.coarse
         if len(ctx.coarse) != len(levels):
             raise ValueError(f"the strategy searches {len(levels)} coarse chunk set(s) but {len(ctx.coarse)} "
                              "were loaded")
-        lists = [self.search(replace(ctx, runtime=rt), fine_search, n)
+        lists = [self.search(replace(ctx, runtime=rt), strategy.search_config.fine, n)
                  for rt, (_, n) in zip(ctx.coarse, levels, strict=True)]
         return fuse_granularities(hits, lists, ctx.runtime, strategy.search_config.rrf_k)
 
 
-def _search_within(rt: SetRuntime, qvec: np.ndarray, spans: list[Span], k: int) -> list[Hit]:
+@dataclass
+class _Run:
+    """One run of a strategy: its inputs, and the timings and warnings it collects step by step."""
+
+    ctx: SearchInputs
+    strategy: Strategy
+    llm: LLMSource
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def reranks_hits(self) -> bool:
+        """True when the LLM reranks the hits themselves (not expanded parents)."""
+        return self.strategy.rerank == "llm" and not self.strategy.reranks_parents
+
+    def note(self, warning: str) -> None:
+        """Keep a step's warning (``""``: none)."""
+        if warning:
+            self.warnings.append(warning)
+
+    def timed(self, name: str, step: Callable[[], list[Hit]]) -> list[Hit]:
+        """``step()``, its time kept under ``name`` (milliseconds)."""
+        t0 = time.perf_counter()
+        out = step()
+        self.timings[name] = (time.perf_counter() - t0) * 1000
+        return out
+
+
+def _rerank_hits(run: _Run, hits: list[Hit]) -> list[Hit]:
+    """The hits in the LLM's order (its note kept)."""
+    reranked, note = llm_rerank(run.ctx.corpus, run.llm, run.ctx.question, hits, run.strategy.top_k)
+    run.note(note)
+    return reranked
+
+
+def _expand_to_budget(run: _Run, hits: list[Hit]) -> tuple[list[Passage], list[Passage]]:
+    """``(passages, left out)``: the hits expanded within the budget, or, when the LLM reranks expanded
+    parents, the widened parents in the LLM's order."""
+    ctx, strategy = run.ctx, run.strategy
+    if not strategy.reranks_parents:
+        return expand_within_budget(ctx, hits, strategy)
+    t0 = time.perf_counter()
+    wide = replace(strategy, expander=strategy.expander.widened(strategy.rerank_candidates))
+    passages, note = llm_rerank_passages(ctx.corpus, run.llm, ctx.question, expand_hits(ctx, hits, wide),
+                                         strategy.expander.passages_wanted(strategy.top_k))
+    run.note(note)
+    run.timings["rerank_ms"] = (time.perf_counter() - t0) * 1000
+    return passages, []
+
+
+def _search_within(rt: LoadedSet, qvec: np.ndarray, spans: list[Span], k: int) -> list[Hit]:
     """Dense search restricted to chunks that lie inside ``spans`` (exact, over those chunks only)."""
     rows = sorted({r for s in spans for r in rt.chunks_in(s)})
     if not rows:

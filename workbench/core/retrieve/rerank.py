@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 from workbench.core.llm.fences import defuse, fenced, new_nonce
 from workbench.core.retrieve.assemble import passage_header
-from workbench.core.retrieve.expand import Passage
+from workbench.core.retrieve.passages import Passage
 from workbench.core.retrieve.search import Hit, rerank_hits
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
     from workbench.core.llm.base import Message
-    from workbench.core.retrieve.context import Corpus, LLMSource
+    from workbench.core.retrieve.inputs import Corpus, LLMSource
 
 _ARRAY = re.compile(r"\[[^\[\]]*\]")
 RERANK_BUDGET_CHARS = 12_000  # all candidates together (about 3,000 tokens)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from workbench.core.retrieve.chunk_set import SetRuntime
+from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.spans import Span
 
 
@@ -27,7 +27,7 @@ class Hit:
     cover: tuple[int, int] | None = None  # a coarse hit: the first/last rows of this set it stands for
 
 
-def dense_search(runtime: SetRuntime, query_vector: np.ndarray, k: int) -> list[Hit]:
+def dense_search(runtime: LoadedSet, query_vector: np.ndarray, k: int) -> list[Hit]:
     """Top-``k`` chunks by cosine similarity."""
     scores, ids = runtime.index.search(query_vector, k)
     known = runtime.contains(ids)
@@ -55,7 +55,7 @@ def question_problem(question: str) -> str | None:
     return None
 
 
-def bm25_search(doc_text: Callable[[int], str], runtime: SetRuntime, question: str, k: int) -> list[Hit]:
+def bm25_search(doc_text: Callable[[int], str], runtime: LoadedSet, question: str, k: int) -> list[Hit]:
     """Top-``k`` chunks of this set by BM25 (``workbench.core.retrieve.lexical``; higher is better)."""
     top = runtime.lexical(doc_text).top(question, k)
     return [

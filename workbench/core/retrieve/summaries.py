@@ -15,8 +15,8 @@ from workbench.core.spans import Span
 
 if TYPE_CHECKING:
     from workbench.core.llm.base import Backend, Message
-    from workbench.core.retrieve.chunk_set import SetRuntime
-    from workbench.core.retrieve.context import Corpus, LLMSource
+    from workbench.core.retrieve.inputs import Corpus, LLMSource
+    from workbench.core.retrieve.loaded_set import LoadedSet
     from workbench.core.retrieve.lru import LRU
 
 PROMPT_VERSION = "summary-v2"  # part of the cache key: a new prompt never reuses an old prompt's summaries
@@ -80,7 +80,7 @@ def section_summaries(
 
 
 def top_sections(
-    corpus: Corpus, rt: SetRuntime, qvec: np.ndarray, count: int, llm_source: LLMSource, cache: SectionCache,
+    corpus: Corpus, rt: LoadedSet, qvec: np.ndarray, count: int, llm_source: LLMSource, cache: SectionCache,
     progress: ProgressSink | None = None, cancel: CancelToken | None = None, embedder: Embedder | None = None,
 ) -> tuple[list[Span] | None, str]:
     """The ``count`` sections whose summaries best match the question (summaries embedded by ``embedder``,

@@ -107,7 +107,7 @@ def run_answer(ws: Workspace, question: str, strategy: Strategy | str | dict[str
     With the extractive backend the "answer" is the quoted sentences (``job.quotes`` holds their spans) and
     the prompt view shows the numbered passages they were chosen from."""
     from workbench.core.answer.answering import answer, prepare
-    from workbench.core.llm.extractive import is_extractive
+    from workbench.core.llm.no_model import is_extractive
 
     backend = holder.get()
     prompt, warnings = prepare(ws, question, strategy, backend, max_tokens=max_tokens, context_budget=0,

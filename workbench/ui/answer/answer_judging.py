@@ -34,7 +34,7 @@ def judge_job(job: AnswerJob, backend: Backend, references: list[str], cancel: C
     """Label ``job`` (an ``AnswerJob``) in place: ``verdict`` and ``reason``; ``references`` empty = the corpus
     does not cover the question. The extractive backend leaves it unjudged with the reason why."""
     from workbench.core.evaluate.judge import judge_answer
-    from workbench.core.llm.extractive import is_extractive
+    from workbench.core.llm.no_model import is_extractive
 
     job.covered = bool(references)
     if is_extractive(backend):

@@ -82,7 +82,7 @@ def start_window(args: argparse.Namespace, settings: QSettings,
     from PySide6.QtWidgets import QMessageBox
 
     from workbench.core.index.locking import FileLock, LockBusy
-    from workbench.core.index.store import StoreError
+    from workbench.core.store import StoreError
     from workbench.core.workspace import Workspace
     from workbench.ui.library.welcome import first_start_welcome
     from workbench.ui.window.main_window import MainWindow
@@ -111,7 +111,7 @@ def start_window(args: argparse.Namespace, settings: QSettings,
         window.show_message(note)
     sample = not args.no_sample and SAMPLE_DIR.is_dir()
     if first_start_welcome(window, SAMPLE_DIR, sample_if_skipped=sample) is None and sample \
-            and not ws.store.documents():
+            and not ws.documents():
         window.index_sample(SAMPLE_DIR)
     return window, app_lock
 

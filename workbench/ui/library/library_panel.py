@@ -102,8 +102,8 @@ class LibraryPanel(QWidget):
     def refresh(self) -> None:
         """Reload the document list from the store."""
         try:
-            docs = self.ws.store.documents()
-            problems = self.ws.store.problems()
+            docs = self.ws.documents()
+            problems = self.ws.problems()
             counts = self._chunk_counts()
         except Exception as exc:
             log.exception("library refresh failed")

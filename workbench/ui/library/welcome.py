@@ -170,7 +170,7 @@ def open_welcome(window: MainWindow, sample_dir: Path, sample_if_skipped: bool =
     ws, library = window.ws, window.library
 
     def act(what: str, folder: str) -> None:
-        if what == SAMPLE or (what == SKIP and sample_if_skipped and not ws.store.documents()):
+        if what == SAMPLE or (what == SKIP and sample_if_skipped and not ws.documents()):
             library.index_paths([str(sample_dir)], "Indexing the sample corpus")
         elif what == BENCHMARK:
             from workbench.ui.library.benchmark_tour import start_benchmark_tour

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QGraphicsOpacityEffect, QTextEdit, QToolTip, QWidg
 
 from workbench.core.spans import Span
 from workbench.ui.app.theme import text_font
-from workbench.ui.compare.chunk_tooltip import chunk_tooltip
-from workbench.ui.compare.render import PositionMap, rendered_spans
+from workbench.ui.explore.chunk_tooltip import chunk_tooltip
+from workbench.ui.explore.render import PositionMap, rendered_spans
 
 if TYPE_CHECKING:
     from workbench.core.workspace import Workspace

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from workbench.ui.answer.answer_panel import AnswerPanel
 from workbench.ui.app import settings as prefs
 from workbench.ui.app.theme import app_stylesheet
-from workbench.ui.compare.compare_view import CompareView
+from workbench.ui.explore.compare_view import CompareView
 from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.window import layout
@@ -210,7 +210,7 @@ class MainWindow(LabLinks, QMainWindow):
             self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, frame.width() - layout.LIBRARY_WIDTH)])
         if "results" not in restored:
             self.compare.split.setSizes(layout.default_results_sizes(max(200, frame.height() - 170)))
-        empty = not self.ws.store.documents()  # a new user sees where documents go
+        empty = not self.ws.documents()  # a new user sees where documents go
         self.set_library_shown(prefs.flag(s, "view/library", empty or layout.library_starts_shown(frame.width())))
         self.compare.set_knobs_shown(prefs.flag(s, "view/knobs", False))
         self.compare.set_document_shown(prefs.flag(s, "view/document", True))
@@ -256,7 +256,7 @@ class MainWindow(LabLinks, QMainWindow):
         if not text:
             self.show_message("Type a question first.")
             return
-        if not self.ws.store.documents() and not self.library.worker:
+        if not self.ws.documents() and not self.library.worker:
             self.show_message("The library is empty: add files or a folder first.")
             return
         if text != self.compare.searched_question:

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
     from workbench.core.retrieve.strategies import Strategy
     from workbench.core.spans import Span
-    from workbench.ui.compare.compare_view import CompareView
+    from workbench.ui.explore.compare_view import CompareView
     from workbench.ui.model import WorkbenchModel
 
 

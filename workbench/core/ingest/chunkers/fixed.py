@@ -74,13 +74,3 @@ SENTENCE = ChunkerKind("sentence", "a sliding window of N whole sentences",
                        (_size(5, "sentences"), _overlap(0)), _build_sentence)
 STRUCTURE = ChunkerKind("structure", "whole paragraphs of one section packed up to N units; headings as paths",
                         (_UNIT, _size(200), _overlap(0)), _build_structure)
-
-
-def kind_for_config(config: ChunkConfig) -> tuple[ChunkerKind, dict[str, object]]:
-    """The registry kind and parameters equivalent to an existing ``ChunkConfig`` (its embedding flags,
-    heading prefix and contextual, are about what is embedded, not where chunks are cut, and stay there)."""
-    if config.structure_aware:
-        return STRUCTURE, {"unit": config.unit, "size": config.size, "overlap": config.overlap}
-    if config.unit == "sentences":
-        return SENTENCE, {"size": config.size, "overlap": config.overlap}
-    return FIXED, {"unit": config.unit, "size": config.size, "overlap": config.overlap}

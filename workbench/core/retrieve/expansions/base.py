@@ -13,9 +13,9 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.chunk_set import SetRuntime
-    from workbench.core.retrieve.context import RetrievalContext
-    from workbench.core.retrieve.expand import Passage
+    from workbench.core.retrieve.inputs import SearchInputs
+    from workbench.core.retrieve.loaded_set import LoadedSet
+    from workbench.core.retrieve.passages import Passage
     from workbench.core.retrieve.search import Hit
 
 ParamValue = int | float | str | bool  # the type of every expansion field
@@ -47,11 +47,11 @@ class Expansion:
     order: ClassVar[int] = 100  # place in menus and messages (lower first)
     selects_within_budget: ClassVar[bool] = False  # True: spends ``ctx.budget`` itself (no trimming after)
 
-    def expand(self, ctx: RetrievalContext, hits: Sequence[Hit]) -> list[Passage]:
+    def expand(self, ctx: SearchInputs, hits: Sequence[Hit]) -> list[Passage]:
         """The passages for ``hits`` (merged where they meet), in rank order."""
         raise NotImplementedError
 
-    def expand_detailed(self, ctx: RetrievalContext, hits: Sequence[Hit]) -> tuple[list[Passage], list[Passage]]:
+    def expand_detailed(self, ctx: SearchInputs, hits: Sequence[Hit]) -> tuple[list[Passage], list[Passage]]:
         """``(passages, dropped)``: the passages, and the hits left out as one-chunk passages with the reason
         (default: ``expand`` and none left out)."""
         return self.expand(ctx, hits), []
@@ -68,7 +68,7 @@ class Expansion:
         """How many first-stage hits this expansion wants for ``top_k`` (when not set explicitly)."""
         return top_k
 
-    def note(self, runtime: SetRuntime, hits: Sequence[Hit]) -> str:
+    def note(self, runtime: LoadedSet, hits: Sequence[Hit]) -> str:
         """A warning about these settings on these hits, or ''."""
         return ""
 

@@ -6,12 +6,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from workbench.core.retrieve import expand as ex
 from workbench.core.retrieve.expansions.base import Expansion, register
+from workbench.core.retrieve.passages import Passage
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.context import RetrievalContext
+    from workbench.core.retrieve.inputs import SearchInputs
+    from workbench.core.retrieve.loaded_set import LoadedSet
     from workbench.core.retrieve.search import Hit
+
+
+def no_expansion(runtime: LoadedSet, hits: Sequence[Hit]) -> list[Passage]:
+    """Each hit is its own passage, exactly its chunk (a coarse hit: the chunks it covers); nothing is
+    merged (plain top-k)."""
+    return [
+        Passage(h.span, (h.chunk_id,), (h.span,), rank, h.score, h.cover or (h.row, h.row))
+        for rank, h in enumerate(sorted(hits, key=lambda h: h.rank), start=1)
+    ]
 
 
 @register
@@ -23,9 +33,9 @@ class NoExpansion(Expansion):
     label = "none (hit chunk only)"
     order = 0
 
-    def expand(self, ctx: RetrievalContext, hits: Sequence[Hit]) -> list[ex.Passage]:
+    def expand(self, ctx: SearchInputs, hits: Sequence[Hit]) -> list[Passage]:
         """Each hit as its own passage."""
-        return ex.no_expansion(ctx.runtime, hits)
+        return no_expansion(ctx.runtime, hits)
 
     def chip(self) -> str:
         """``hit only``."""

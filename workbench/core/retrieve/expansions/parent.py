@@ -2,16 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from workbench.core.retrieve import expand as ex
 from workbench.core.retrieve.expansions.base import Expansion, Knob, check_not_negative, register
+from workbench.core.retrieve.passages import DocText, Passage, Window, merge_windows
+from workbench.core.spans import Span
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.context import RetrievalContext
+    from workbench.core.retrieve.inputs import SearchInputs
+    from workbench.core.retrieve.loaded_set import LoadedSet
     from workbench.core.retrieve.search import Hit
+
+
+def parent_windows(
+    runtime: LoadedSet, hits: Sequence[Hit], parents_of: Callable[[int], list[tuple[int, int]]], top: int,
+    merge: bool = False, doc_text: DocText | None = None,
+) -> list[Passage]:
+    """Group child hits by the parent span containing them; return the ``top`` parents by best child.
+
+    Each parent is its own passage, so ``top`` parents come back when the hits reach that many; with
+    ``merge`` adjacent parents join into one passage (fewer passages, the same text).
+    """
+    groups: dict[tuple[int, int, int], list[Hit]] = {}
+    for hit in hits:
+        parents = parents_of(hit.span.doc_id)
+        starts = [s for s, _ in parents]
+        i = max(0, bisect.bisect_right(starts, hit.span.start) - 1)
+        p_start, p_end = parents[i] if parents else (hit.span.start, hit.span.end)
+        key = (hit.span.doc_id, min(p_start, hit.span.start), max(p_end, hit.span.end))
+        groups.setdefault(key, []).append(hit)
+    ranked = sorted(groups.items(), key=lambda kv: min(h.rank for h in kv[1]))[:top]
+    windows = [Window(Span(*key), hs, None, [f"parent of {len(hs)} child hit(s)"]) for key, hs in ranked]
+    return merge_windows(windows, doc_text if merge else None, touch=merge)
 
 
 @register
@@ -37,10 +62,10 @@ class Parent(Expansion):
             raise ValueError("parent_top_k must be at least 1")
         check_not_negative(self, "parent_size")
 
-    def expand(self, ctx: RetrievalContext, hits: Sequence[Hit]) -> list[ex.Passage]:
+    def expand(self, ctx: SearchInputs, hits: Sequence[Hit]) -> list[Passage]:
         """Parents of the hits, best first."""
         corpus, unit = ctx.corpus, ctx.runtime.info.config.unit
-        return ex.parent_windows(ctx.runtime, hits, lambda d: corpus.parents_of(d, self.parent_size, unit),
+        return parent_windows(ctx.runtime, hits, lambda d: corpus.parents_of(d, self.parent_size, unit),
                                  self.parent_top_k, self.parent_merge, corpus.doc_text)
 
     def describe(self, unit: str) -> str:

@@ -2,7 +2,7 @@
 
 The store and the FAISS files turn low-level failures (``sqlite3.OperationalError``, FAISS's
 ``RuntimeError``, ``OSError``) into one ``StoreError`` whose message says what happened, that nothing
-was lost, and what to do. Nothing here opens the database file (see ``workbench.core.index.store``).
+was lost, and what to do. Nothing here opens the database file (see ``workbench.core.store``).
 """
 
 from __future__ import annotations

@@ -19,12 +19,12 @@ from PySide6.QtWidgets import QWidget
 
 from workbench.core.spans import Span
 from workbench.ui.app.theme import ACCENT, BORDER, CARD, MUTED, plain_format
-from workbench.ui.compare.evidence import evidence_layers
-from workbench.ui.compare.render import chunk_markers, insert_layers, overlap_ranges
+from workbench.ui.explore.evidence import evidence_layers
+from workbench.ui.explore.render import chunk_markers, insert_layers, overlap_ranges
 from workbench.ui.widgets.text_view import LayeredTextView
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.expand import Passage
+    from workbench.core.retrieve.passages import Passage
     from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
 

@@ -28,13 +28,13 @@ from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at, section_end
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend, Message
-from workbench.core.llm.open import HoldsLLM, LLMUsage, call_llm
+from workbench.core.llm.open import LLMUsage, call_llm
 
 if TYPE_CHECKING:
     from workbench.core.index.build import Situator
     from workbench.core.index.embedding import Embedder
-    from workbench.core.index.store import ChunkSetInfo, Store
     from workbench.core.ingest.tokens import TokenCounter
+    from workbench.core.store import ChunkSetInfo, Store
 
 KIND = "situate"
 PROMPT_VERSION = "situate-v1"
@@ -46,8 +46,12 @@ MAX_SENTENCE_CHARS = 220
 SYSTEM = "You write one short sentence that situates a passage within its document, to help search find it."
 
 
-class SituatingWorkspace(HoldsLLM, Protocol):
+class SituatingWorkspace(Protocol):
     """What situating chunks needs of a workspace (``core.workspace.Workspace`` has it)."""
+
+    def pipeline_llm(self) -> tuple[Backend | None, str]:
+        """The pipeline steps' backend, opened on first use; (None, reason) when there is none."""
+        ...
 
     @property
     def store(self) -> Store: ...
@@ -153,7 +157,7 @@ def cache_key(chunk_text: str, doc_sha: str) -> str:
 class ContextualSituator:
     """A ``Situator`` (``indexer.Situator``): ``(document, chunk pieces) -> one sentence per piece``.
 
-    Opens the workspace's local backend on first use (``llm.open.backend_for``) unless ``llm`` is given;
+    Opens the workspace's local backend on first use (``Workspace.pipeline_llm``) unless ``llm`` is given;
     reports each chunk to ``progress`` (stage ``"contextualizing"``) and checks ``cancel`` before each call.
     ``usage`` counts this situator's work; ``TOTALS`` every situator's.
     """

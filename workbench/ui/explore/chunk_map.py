@@ -17,10 +17,10 @@ from workbench.core.ingest.chunk_diagnostics import ChunkDiagnostics, counts_in_
 from workbench.core.retrieve.chunk_map import document_diagnostics, reference_splits, set_diagnostics
 from workbench.core.spans import Span
 from workbench.ui.app.theme import MUTED, SIDE_COLOURS
-from workbench.ui.compare.render import overlap_ranges
+from workbench.ui.explore.render import overlap_ranges
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.chunk_set import SetRuntime
+    from workbench.core.retrieve.loaded_set import LoadedSet
     from workbench.core.workspace import Workspace
 
 CHUNK_MAP_KINDS = ["chunk_odd", "chunk_even", "chunk_overlap", "boundary", "heading"]
@@ -149,7 +149,7 @@ class ChunkMapSummary(QWidget):
         self.document: ChunkDiagnostics | None = None
         self.whole: ChunkDiagnostics | None = None
 
-    def whole_set(self, rt: SetRuntime, reference: Sequence[Span]) -> ChunkDiagnostics:
+    def whole_set(self, rt: LoadedSet, reference: Sequence[Span]) -> ChunkDiagnostics:
         """The set's diagnostics (computed once per chunk set) with the references' splits."""
         key = (rt.info.id, len(rt))
         base = self._set_cache.get(key)
@@ -157,7 +157,7 @@ class ChunkMapSummary(QWidget):
             base = self._set_cache[key] = set_diagnostics(rt, self.ws.document)
         return with_references(base, *reference_splits(rt, self.ws.document, reference)) if reference else base
 
-    def show_map(self, side: str, rt: SetRuntime, doc_id: int, reference: Sequence[Span]) -> None:
+    def show_map(self, side: str, rt: LoadedSet, doc_id: int, reference: Sequence[Span]) -> None:
         """Summarise side ``side``'s chunk set ``rt`` for document ``doc_id`` and the whole set."""
         doc = document_diagnostics(rt, doc_id, self.ws.document(doc_id), reference)
         whole = self.whole_set(rt, reference)

@@ -19,14 +19,14 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
-from workbench.ui.compare.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
-from workbench.ui.compare.evidence import EVIDENCE_LABELS, evidence_layers
-from workbench.ui.compare.legend import Legend
-from workbench.ui.compare.render import chunk_markers, insert_layers, overlap_ranges
+from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
+from workbench.ui.explore.evidence import EVIDENCE_LABELS, evidence_layers
+from workbench.ui.explore.legend import Legend
+from workbench.ui.explore.render import chunk_markers, insert_layers, overlap_ranges
 from workbench.ui.widgets.text_view import LayeredTextView
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.expand import Passage
+    from workbench.core.retrieve.passages import Passage
     from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.core.index.store import ChunkSetInfo, ChunkTable
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.retrieve.lexical import LexicalIndex
 from workbench.core.spans import Span
+from workbench.core.store import ChunkSetInfo, ChunkTable
 
 
 @dataclass
-class SetRuntime:
+class LoadedSet:
     """A ready chunk set in memory."""
 
     info: ChunkSetInfo
@@ -74,9 +74,6 @@ class SetRuntime:
         mask: np.ndarray = self._sorted_ids[pos] == chunk_ids
         return mask
 
-    def row_of(self, chunk_id: int) -> int:
-        """Row number of one chunk id."""
-        return int(self.rows_of(np.asarray([chunk_id]))[0])
 
     def doc_rows(self, doc_id: int) -> tuple[int, int]:
         """``[first, end)`` rows of a document (its chunks in position order)."""

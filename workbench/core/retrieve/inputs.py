@@ -1,6 +1,6 @@
 """The typed seam between the pipeline and whatever holds the documents (the Workspace facade).
 
-``run`` of the pipeline sees one question against one loaded chunk set (``RetrievalContext``) and a
+``run`` of the pipeline sees one question against one loaded chunk set (``SearchInputs``) and a
 ``Corpus``: the few lookups it needs (document text, token offsets, parents, token counts, the store for
 BM25 and LLM caches, the embedder for section summaries). The LLM comes as an ``LLMSource``: a call that
 opens it on first use and says why when there is none.
@@ -16,10 +16,10 @@ import numpy as np
 
 if TYPE_CHECKING:
     from workbench.core.index.embedding import Embedder
-    from workbench.core.index.store import Store
     from workbench.core.ingest.documents import Document
     from workbench.core.llm.base import Backend
-    from workbench.core.retrieve.chunk_set import SetRuntime
+    from workbench.core.retrieve.loaded_set import LoadedSet
+    from workbench.core.store import Store
 
 
 class Corpus(Protocol):
@@ -61,14 +61,14 @@ LLMSource = Callable[[], "tuple[Backend | None, str]"]
 
 
 @dataclass(frozen=True)
-class RetrievalContext:
+class SearchInputs:
     """One question against one loaded chunk set (and the context budget in tokens, 0 = none, for the
     expansions that spend it themselves, and the embedder of the chunk set's model)."""
 
-    runtime: SetRuntime
+    runtime: LoadedSet
     question: str
     query_vector: np.ndarray
     corpus: Corpus
     budget: int = 0
     embedder: Embedder | None = None  # the chunk set's model (section summaries); None: the corpus's default
-    coarse: tuple[SetRuntime, ...] = ()  # multi-granularity search: the coarse sets, in the strategy's order
+    coarse: tuple[LoadedSet, ...] = ()  # multi-granularity search: the coarse sets, in the strategy's order

@@ -12,14 +12,14 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span
-from workbench.ui.compare.compare_stats import side_line, summary_line
-from workbench.ui.compare.doc_view import DocumentPane
-from workbench.ui.compare.side_panel import SidePanel
+from workbench.ui.explore.compare_stats import side_line, summary_line
+from workbench.ui.explore.doc_view import DocumentPane
+from workbench.ui.explore.side_panel import SidePanel
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.expand import Passage
+    from workbench.core.retrieve.passages import Passage
     from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
 
@@ -203,7 +203,7 @@ def normalise_spans(ws: Workspace, spans: Iterable[Span | dict[str, Any]]) -> li
                 out.append(item)
                 continue
             if by_path is None:
-                by_path = {d["path"]: d["id"] for d in ws.store.documents()}
+                by_path = {d["path"]: d["id"] for d in ws.documents()}
             doc_id = by_path.get(str(item["doc_path"]))
             if doc_id is None:
                 continue

@@ -1,7 +1,7 @@
 """Opening a workbench database safely: only through SQLite, read-only when the folder or file is, refusing
 writes to a damaged file (``quick_check`` once per process and file version), storage errors worded.
 
-``StoreConnection`` is the base of ``workbench.core.index.store.Store``, which holds the tables' operations.
+``StoreConnection`` is the base of ``workbench.core.store.Store``, which holds the tables' operations.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from urllib.parse import quote
 
 import sqlite_utils
 
-from workbench.core.index.schema import SCHEMA_VERSION, foreign_tables, migrate
-from workbench.core.index.storage_errors import (
+from workbench.core.store.errors import (
     BUSY_TIMEOUT_S,
     StoreError,
     damaged_message,
@@ -32,6 +31,7 @@ from workbench.core.index.storage_errors import (
     out_of_space,
     read_only_message,
 )
+from workbench.core.store.schema import SCHEMA_VERSION, foreign_tables, migrate
 
 # Integrity of each database file is checked once per process and file version:
 # {(device, inode, size, mtime): refusal or None}.

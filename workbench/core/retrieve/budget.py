@@ -1,4 +1,5 @@
-"""Budget-aware trimming of expansion windows: shrink the weakest windows before dropping any hit.
+"""The context budget, in one place: token counts of passages, and budget-aware trimming of expansion
+windows (shrink the weakest windows before dropping any hit).
 
 Design note (issue #16). Every expansion turns a ranked hit into a window of chunks around its hit chunk.
 When the windows together exceed the token budget, context is given up in the order that costs the
@@ -16,15 +17,21 @@ least recall:
    still has a neighbour.
 
 Tokens are counted once per distinct chunk (by span): windows that overlap are merged into one passage
-downstream, so a chunk two windows share costs its tokens once. The functions are pure; the budget is
-the caller's context budget in tokens (a negative budget counts as 0).
+downstream, so a chunk two windows share costs its tokens once. ``trim_to_budget`` is pure; ``fit_to_budget``
+applies it to a strategy's passages (each hit's own window rebuilt by running the expansion on that hit
+alone, then widened to the chunks of the set it overlaps); passages that fit are left exactly as the
+expansion made them. ``assemble`` still checks the budget on the final passages. A negative budget counts
+as 0.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
+from workbench.core.retrieve.loaded_set import LoadedSet
+from workbench.core.retrieve.passages import DocText, Passage, Window, merge_windows
+from workbench.core.retrieve.search import Hit
 from workbench.core.spans import Span
 
 
@@ -182,3 +189,73 @@ def _result(state: _State, budget_tokens: int) -> TrimResult:
             f"does not fit ({hits_only} of {max(budget_tokens, 0)} tokens go to the kept hits)")))
     dropped.sort(key=lambda d: d.rank)
     return TrimResult(tuple(kept), tuple(dropped), state.total(), budget_tokens)
+
+
+def with_chunk_tokens(rt: LoadedSet, passages: list[Passage]) -> list[Passage]:
+    """Token counts of chunk-aligned passages from the stored per-chunk counts (no re-tokenising).
+
+    Only when the chunk set has no overlap (the chunks then partition the passage's tokens); other
+    passages are counted from their text by ``assemble``.
+    """
+    if rt.info.config.overlap:
+        return passages
+    out = []
+    for p in passages:
+        if p.chunk_rows is not None and not p.tokens:
+            lo, hi = p.chunk_rows
+            p = replace(p, tokens=int(rt.table.tokens[lo : hi + 1].sum()))
+        out.append(p)
+    return out
+
+
+ExpandHits = Callable[[list[Hit]], list[Passage]]
+
+
+def passage_tokens(rt: LoadedSet, passages: Sequence[Passage], doc_text: DocText,
+                   count_tokens: Callable[[str], int]) -> int:
+    """Tokens of the passages: their count, the chunk set's stored per-chunk counts for chunk-aligned ones
+    (``with_chunk_tokens``), else counted from the text."""
+    return sum(p.tokens or count_tokens(doc_text(p.span.doc_id)[p.span.start:p.span.end])
+               for p in with_chunk_tokens(rt, list(passages)))
+
+
+def _hit_rows(rt: LoadedSet, hit: Hit, expand: ExpandHits) -> list[int]:
+    """The chunk rows of ``hit``'s own window (the expansion run on the hit alone), in document order."""
+    rows: list[int] = []
+    for p in expand([hit]):
+        if hit.chunk_id in p.hit_chunk_ids:
+            rows = rt.chunks_in(p.span) if p.chunk_rows is None else list(range(p.chunk_rows[0], p.chunk_rows[1] + 1))
+            break
+    return rows if hit.row in rows else [hit.row]
+
+
+def fit_to_budget(rt: LoadedSet, hits: Sequence[Hit], passages: list[Passage], budget: int, expand: ExpandHits,
+                  doc_text: DocText, count_tokens: Callable[[str], int]) -> tuple[list[Passage], list[Passage]]:
+    """``(passages, dropped)`` within ``budget`` tokens (0 = none): ``passages`` (made from ``hits`` by
+    ``expand``) unchanged when they fit, else the windows of the hits they hold trimmed by rank (see module
+    doc); each dropped hit is a one-chunk passage whose reason says why."""
+    if not budget or passage_tokens(rt, passages, doc_text, count_tokens) <= budget:
+        return passages, []
+    covered = {cid for p in passages for cid in p.hit_chunk_ids}
+    hit_of = {h.chunk_id: h for h in hits if h.chunk_id in covered}
+    reasons_of = {cid: p.reasons for p in passages for cid in p.hit_chunk_ids}
+    rows_of: dict[int, list[int]] = {}
+    windows = []
+    for hit in sorted(hit_of.values(), key=lambda h: h.rank):
+        rows = _hit_rows(rt, hit, expand)
+        rows_of[hit.chunk_id] = rows
+        chunks = tuple(WindowChunk(rt.span(r), int(rt.table.tokens[r])) for r in rows)
+        windows.append(RankedWindow(hit.chunk_id, hit.rank, chunks, rows.index(hit.row)))
+    result = trim_to_budget(windows, budget)
+    kept = []
+    for w in result.windows:
+        rows = rows_of[w.hit_chunk_id][w.trimmed_before:len(rows_of[w.hit_chunk_id]) - w.trimmed_after]
+        reasons = list(reasons_of.get(w.hit_chunk_id, ()))
+        if w.trimmed_before or w.trimmed_after:
+            reasons.append(f"hit #{w.rank}: {w.reason}")
+        kept.append(Window(rt.range_span(rows[0], rows[-1]), [hit_of[w.hit_chunk_id]], (rows[0], rows[-1]), reasons))
+    dropped = [Passage(hit_of[d.hit_chunk_id].span, (d.hit_chunk_id,), (hit_of[d.hit_chunk_id].span,), d.rank,
+                       hit_of[d.hit_chunk_id].score, (hit_of[d.hit_chunk_id].row,) * 2, 0, (d.reason,))
+               for d in result.dropped]
+    return merge_windows(kept, doc_text), dropped
+

@@ -17,13 +17,13 @@ from workbench.core.retrieve.strategies import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
 from workbench.ui.app.trust_dialog import ask_to_trust
-from workbench.ui.compare.compare_stats import metrics_line, side_line
-from workbench.ui.compare.evidence import EVIDENCE_LABELS, side_legend_kinds
-from workbench.ui.compare.legend import Legend
-from workbench.ui.compare.model_knob import ModelKnob, side_model_knob
-from workbench.ui.compare.results_view import ResultsView
-from workbench.ui.compare.side_controller import SideController
-from workbench.ui.compare.strategy_panel import StrategyPanel
+from workbench.ui.explore.compare_stats import metrics_line, side_line
+from workbench.ui.explore.evidence import EVIDENCE_LABELS, side_legend_kinds
+from workbench.ui.explore.legend import Legend
+from workbench.ui.explore.model_knob import ModelKnob, side_model_knob
+from workbench.ui.explore.results_view import ResultsView
+from workbench.ui.explore.side_controller import SideController
+from workbench.ui.explore.strategy_panel import StrategyPanel
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.window.job_progress import JobProgress
 from workbench.ui.window.workers import JobRunner

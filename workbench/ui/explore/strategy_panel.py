@@ -32,10 +32,10 @@ from workbench.core.retrieve.expansions.base import (
     knob_value,
 )
 from workbench.core.retrieve.strategies import PRESETS, Strategy
-from workbench.ui.compare.chunker_knobs import ChunkerKnobs, label_row, show_slider_params
-from workbench.ui.compare.coarse_field import CoarseField
-from workbench.ui.compare.detail_knobs import DetailKnobs
-from workbench.ui.compare.extent_control import ExtentControl
+from workbench.ui.explore.chunker_knobs import ChunkerKnobs, label_row, show_slider_params
+from workbench.ui.explore.coarse_field import CoarseField
+from workbench.ui.explore.detail_knobs import DetailKnobs
+from workbench.ui.explore.extent_control import ExtentControl
 from workbench.ui.widgets.slider_row import SliderRow
 
 CUSTOM = "custom"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from workbench.core.index.heading_prefix import display_text
 from workbench.core.ingest.documents import Document
-from workbench.core.retrieve.chunk_set import SetRuntime
+from workbench.core.retrieve.loaded_set import LoadedSet
 
 MAX_CHARS = 700
 
@@ -21,7 +21,7 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
 
 
-def chunk_texts(rt: SetRuntime, row: int, doc: Document) -> tuple[str, str, tuple[str, ...]]:
+def chunk_texts(rt: LoadedSet, row: int, doc: Document) -> tuple[str, str, tuple[str, ...]]:
     """``(embedded text, display text, heading path)`` of the chunk at ``row``."""
     span = rt.span(row)
     body = doc.text[span.start : span.end]
@@ -30,7 +30,7 @@ def chunk_texts(rt: SetRuntime, row: int, doc: Document) -> tuple[str, str, tupl
     return embedded, display_text(Path(doc.path).name if doc.path else doc.title, path, body), path
 
 
-def chunk_tooltip(rt: SetRuntime, row: int, doc: Document) -> str:
+def chunk_tooltip(rt: LoadedSet, row: int, doc: Document) -> str:
     """Rich-text tooltip (escaped) for the chunk at ``row`` of ``doc``."""
     embedded, shown, path = chunk_texts(rt, row, doc)
     span = rt.span(row)

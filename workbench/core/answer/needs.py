@@ -1,0 +1,51 @@
+"""What answering needs of a workspace: searching, reading stored documents, embedding by the default model.
+
+A narrow protocol, so this stage never imports the workspace above it; ``core.workspace.Workspace`` has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from workbench.core.index.embedding import Embedder
+from workbench.core.ingest.documents import Document
+from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.retrieve.pipeline import SearchResult
+from workbench.core.retrieve.strategies import Strategy
+
+
+class AnswerWorkspace(Protocol):
+    """The workspace as answering sees it."""
+
+    @property
+    def embedder(self) -> Embedder:
+        """The default embedding model."""
+        ...
+
+    def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None,
+               progress: ProgressSink | None = None, cancel: CancelToken | None = None) -> SearchResult:
+        """Run ``strategy`` for ``question``."""
+        ...
+
+    def document(self, doc_id: int) -> Document:
+        """A stored document."""
+        ...
+
+    def doc_text(self, doc_id: int) -> str:
+        """The stored text of a document."""
+        ...
+
+    def query_vector(self, question: str, model: str | None = "") -> np.ndarray:
+        """The question's embedding."""
+        ...
+
+    def embed_texts(self, texts: Sequence[str], cancel: CancelToken | None = None) -> np.ndarray:
+        """Vectors of ``texts`` by the default model (cached)."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` under the embedding model's tokenizer."""
+        ...

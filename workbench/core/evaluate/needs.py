@@ -1,0 +1,92 @@
+"""What evaluation needs of a workspace: indexing a question set's corpus, chunk sets, searching, the pipeline's
+LLM, cached LLM outputs and experiment records.
+
+A narrow protocol, so this stage never imports the workspace above it; ``core.workspace.Workspace`` has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from workbench.core.answer.needs import AnswerWorkspace
+from workbench.core.index.build import IngestReport, Situator
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.llm.base import Backend
+from workbench.core.retrieve.strategies import Strategy
+from workbench.core.store import ChunkSetInfo
+
+
+class EvalWorkspace(AnswerWorkspace, Protocol):
+    """The workspace as the evaluation lab sees it."""
+
+    data_dir: Path
+
+    @property
+    def counter(self) -> TokenCounter:
+        """Token counter of the default embedding model's tokenizer."""
+        ...
+
+    def add_paths(
+        self, paths: Sequence[str], config: ChunkConfig | None = None, progress: ProgressSink | None = None,
+        cancel: CancelToken | None = None, max_file_mb: float | None = None, follow_links: bool = False,
+    ) -> IngestReport:
+        """Load files into the store and bring the chunk set for ``config`` up to date."""
+        ...
+
+    def ensure_chunk_set(
+        self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+        report: IngestReport | None = None, situate: Situator | None = None, model: str | None = "",
+    ) -> ChunkSetInfo:
+        """The chunk set for ``config`` and ``model``, built or brought up to date."""
+        ...
+
+    def check_code_allowed(self, strategy: Strategy) -> None:
+        """Refuse a strategy that names code the user has not allowed in this run."""
+        ...
+
+    def query_vectors(self, questions: Sequence[str], progress: ProgressSink | None = None,
+                      cancel: CancelToken | None = None, model: str | None = "") -> np.ndarray:
+        """Embeddings of many questions (cached)."""
+        ...
+
+    def token_offsets(self, doc_id: int) -> np.ndarray:
+        """Token offsets of a whole document."""
+        ...
+
+    def pipeline_llm(self) -> tuple[Backend | None, str]:
+        """The pipeline steps' LLM, or (None, reason)."""
+        ...
+
+    def documents(self) -> list[dict[str, Any]]:
+        """Metadata rows of the stored documents."""
+        ...
+
+    def cached_llm_output(self, kind: str, key: str, model: str) -> str | None:
+        """A cached LLM output, or None."""
+        ...
+
+    def cache_llm_output(self, kind: str, key: str, model: str, value: str) -> None:
+        """Keep an LLM output."""
+        ...
+
+    def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+        """Store an experiment run and its question rows."""
+        ...
+
+    def run_rows(self) -> list[dict[str, Any]]:
+        """Every recorded run, newest first."""
+        ...
+
+    def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
+        """The question rows of one run."""
+        ...
+
+    def delete_run(self, run_id: str) -> None:
+        """Remove a run and its question rows."""
+        ...

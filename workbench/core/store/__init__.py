@@ -1,0 +1,11 @@
+"""The store: one SQLite file per data folder (schema and migrations, every SQL statement, one facade).
+
+``Store`` is the facade; ``StoreError`` is the one error of the data folder worded for people.
+"""
+
+from workbench.core.store.connection import now
+from workbench.core.store.errors import StoreError
+from workbench.core.store.store import DB_NAME, Store
+from workbench.core.store.values import ChunkSetInfo, ChunkTable, DocumentGone
+
+__all__ = ["DB_NAME", "ChunkSetInfo", "ChunkTable", "DocumentGone", "Store", "StoreError", "now"]
