@@ -1,7 +1,7 @@
 """The workspace's cached lookups of stored documents: texts, token offsets, parent spans and question
 vectors (a mixin of ``core.workspace.Workspace``, which provides the store, the embedder and the counter).
 
-These are what the retrieval steps read through the ``Corpus`` protocol (``retrieve.context``); the caches
+These are what the retrieval steps read through the ``Corpus`` protocol (``retrieve.inputs``); the caches
 are per workspace, thread-safe, and dropped with ``_forget_lookups`` when documents change.
 """
 
