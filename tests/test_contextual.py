@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.index import context_sentences as ctx
+from workbench.core.index import situating as ctx
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.llm import open_backend

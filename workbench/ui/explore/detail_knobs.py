@@ -11,7 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from workbench.core.retrieve.expansions.base import FIELD_OWNER, ParamValue, knob_value
-from workbench.core.retrieve.passages import WINDOW_EDGES
+from workbench.core.retrieve.expansions.tokens import WINDOW_EDGES
 from workbench.core.retrieve.strategies import Strategy
 
 WHOLE_DOC_MAX = 100_000

@@ -40,3 +40,13 @@ class Utf16Map:
         before = bisect.bisect_right(self._wide_u16, position - 2)  # pairs that end at or before position
         inside = bisect.bisect_right(self._wide_u16, position - 1) - before  # 1 when in the middle of a pair
         return position - before - inside
+
+
+def to_utf16(text: str, index: int) -> int:
+    """UTF-16 position of code-point offset ``index`` in ``text`` (one-off; use ``Utf16Map`` for many)."""
+    return utf16_len(text[:index])
+
+
+def to_code_point(text: str, position: int) -> int:
+    """Code-point offset of UTF-16 ``position`` in ``text`` (one-off; use ``Utf16Map`` for many)."""
+    return Utf16Map(text).to_code_point(position)
