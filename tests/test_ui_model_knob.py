@@ -1,4 +1,4 @@
-"""The Compare side's "Embedding model" knob: its entries (the default, Settings folders, Ollama's embedding
+"""The Compare side's "Embedding model" knob: its entries (the default, the fast bf16 model, Settings folders, Ollama's embedding
 models listed from a loopback stand-in server) and a side whose strategy searches the chunk set of the
 chosen model."""
 
@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 from ollama_embed_standin import EMBED_MODEL, EmbedStandIn
+from PySide6.QtCore import Qt
 from ui_support import QUESTION, wait_settled
 
-from workbench.core.index.embedder_pool import ollama_embedding_models
+from workbench.core.index.embedder_pool import FAST_MODEL, ollama_embedding_models
 
 pytest_plugins = ["ui_support"]
 OLLAMA = f"ollama:{EMBED_MODEL}"
@@ -33,17 +34,18 @@ def test_knob_entries_and_choice(qtbot, standin, tmp_path):
     folder = str(tmp_path / "bge-small")
     knob = ModelKnob("", "all-MiniLM-L6-v2", folders=[folder], lister=lambda: ollama_embedding_models(standin.host))
     qtbot.addWidget(knob)
-    assert knob.models() == ["", folder] and knob.model() == ""
-    assert [knob.combo.itemText(i) for i in range(2)] == ["default (all-MiniLM-L6-v2)", "bge-small"]
+    assert knob.models() == ["", FAST_MODEL, folder] and knob.model() == ""
+    assert [knob.combo.itemText(i) for i in range(3)] == ["default (all-MiniLM-L6-v2)", FAST_MODEL, "bge-small"]
+    assert "bf16" in knob.combo.itemData(1, Qt.ItemDataRole.ToolTipRole), "the fast model says what it is"
     seen: list[str] = []
     knob.changed.connect(seen.append)
     with qtbot.waitSignal(knob.list_ollama().signals.finished, timeout=10_000):
         pass
-    assert knob.models() == ["", folder, OLLAMA, "ollama:mxbai-embed-large"] and not seen
+    assert knob.models() == ["", FAST_MODEL, folder, OLLAMA, "ollama:mxbai-embed-large"] and not seen
     knob.combo.setCurrentIndex(knob.combo.findData(OLLAMA))
     assert seen == [OLLAMA] and knob.model() == OLLAMA
     knob.set_ollama_models([])  # the server went away: the chosen model stays listed
-    assert knob.models() == ["", folder, OLLAMA] and knob.model() == OLLAMA
+    assert knob.models() == ["", FAST_MODEL, folder, OLLAMA] and knob.model() == OLLAMA
     knob.set_model("ollama:other")  # a loaded strategy's model is added, silently
     assert knob.model() == "ollama:other" and seen == [OLLAMA]
 

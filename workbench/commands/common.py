@@ -152,7 +152,7 @@ def check_common_paths(args: argparse.Namespace) -> None:
     and a missing GGUF file (``--llm-model x.gguf``, or any ``--llm-model`` with ``--llm embedded``). The old
     LLM flag spellings are folded in first, by ``llm_options.resolve_llm_options`` (``cli.main`` calls both)."""
     output_dir(getattr(args, "data_dir", None), "--data-dir", probe=False)  # a read-only store may be read
-    from workbench.core.index.embedder_pool import is_ollama_spec, normalise_model_spec
+    from workbench.core.index.embedder_pool import is_named_model, is_ollama_spec, normalise_model_spec
 
     embed = getattr(args, "model", None)
     if embed and is_ollama_spec(embed):  # an Ollama embedding model: its host must be allowed
@@ -164,7 +164,7 @@ def check_common_paths(args: argparse.Namespace) -> None:
             check_host(getattr(args, "llm_host", None), bool(getattr(args, "allow_remote", False)))
         except (LLMError, ValueError) as exc:
             raise UserError(str(exc)) from None
-    elif embed:
+    elif embed and not is_named_model(embed):
         existing_path(embed, "model folder (--model)", "dir")
     llm_model = getattr(args, "llm_model", None)
     if llm_model and (llm_model.endswith(".gguf") or getattr(args, "llm", None) == "embedded"):
@@ -174,8 +174,10 @@ def check_common_paths(args: argparse.Namespace) -> None:
 def add_common(p: argparse.ArgumentParser) -> None:
     """Options every data command takes."""
     p.add_argument("--data-dir", help="data folder (default: $WORKBENCH_DATA or the per-user data folder)")
-    p.add_argument("--model", help="embedding model: a local sentence-transformers folder, or ollama:NAME (the "
-                                   "Ollama server's /api/embed; default: packaged all-MiniLM-L6-v2)")
+    p.add_argument("--model", help="embedding model: a local sentence-transformers folder, ollama:NAME (the "
+                                   "Ollama server's /api/embed), or minilm-bf16 (the packaged model with bf16 "
+                                   "matrix products: about 2x faster, its own chunk sets; default: packaged "
+                                   "all-MiniLM-L6-v2)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument(TRUST_OPTION, action="append", metavar="TARGET", default=None,

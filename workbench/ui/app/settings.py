@@ -92,7 +92,12 @@ def text(settings: QSettings, key: str) -> str:
 
 
 def embedding_folder_problem(folder: str) -> str | None:
-    """Why ``folder`` is not a local sentence-transformers model, or None when it looks like one."""
+    """Why ``folder`` is not a local sentence-transformers model, or None when it looks like one (or is a model
+    the workbench names itself, such as ``minilm-bf16``)."""
+    from workbench.core.index.embedder_pool import is_named_model
+
+    if is_named_model(folder):
+        return None
     path = Path(folder).expanduser()
     if not folder.strip():
         return "choose the model folder"

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.index.embedder_pool import FAST_MODEL, NAMED_MODELS, is_named_model
 from workbench.ui.app import settings as prefs
 from workbench.ui.app.settings import LLMChoice
 from workbench.ui.app.theme import app_stylesheet
@@ -97,13 +98,18 @@ class SettingsDialog(QDialog):
         self.data_dir = QLineEdit(self._initial_data)
         self.data_dir.setToolTip("The folder holding the index (SQLite + FAISS files) and the embedding cache")
         self.default_model = QRadioButton("Installed default (all-MiniLM-L6-v2)")
+        self.fast_model = QRadioButton(f"Installed default with bf16 matrix products ({FAST_MODEL}): about 2× "
+                                       "faster to index")
+        self.fast_model.setToolTip(NAMED_MODELS[FAST_MODEL][1])
         self.local_model = QRadioButton("Local sentence-transformers folder:")
-        self.model_folder = QLineEdit(self._initial_model)
+        named = is_named_model(self._initial_model)
+        self.model_folder = QLineEdit("" if named else self._initial_model)
         self.model_folder.setPlaceholderText("a folder with modules.json or config.json")
         group = QButtonGroup(self)
         group.addButton(self.default_model)
+        group.addButton(self.fast_model)
         group.addButton(self.local_model)
-        (self.local_model if self._initial_model else self.default_model).setChecked(True)
+        (self.fast_model if named else self.local_model if self._initial_model else self.default_model).setChecked(True)
         self.backend = QComboBox()
         for kind, label in BACKENDS:
             self.backend.addItem(label, kind)
@@ -151,6 +157,7 @@ class SettingsDialog(QDialog):
         model = QGroupBox("Embedding model")
         col = QVBoxLayout(model)
         col.addWidget(self.default_model)
+        col.addWidget(self.fast_model)
         row = QHBoxLayout()
         row.addWidget(self.local_model)
         row.addWidget(self.model_folder, 1)
@@ -279,7 +286,8 @@ class SettingsDialog(QDialog):
         if data != self._initial_data:
             s.setValue(prefs.DATA_DIR, data)
             restart = True
-        model = self.model_folder.text().strip() if self.local_model.isChecked() else ""
+        model = (self.model_folder.text().strip() if self.local_model.isChecked()
+                 else FAST_MODEL if self.fast_model.isChecked() else "")
         if model != self._initial_model:
             s.setValue(prefs.EMBEDDING_MODEL, model)
             restart = True

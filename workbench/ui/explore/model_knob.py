@@ -1,7 +1,8 @@
 """The "Embedding model" knob of one side: a compact combo of the models a strategy's chunk set may use.
 
-Entries: the workspace's default model, a local sentence-transformers folder named in Settings (when it is
-not already the default), the model of a loaded strategy, and the Ollama server's embedding models
+Entries: the workspace's default model, the models the workbench names itself (``minilm-bf16``: the packaged
+model with bf16 matrix products), a local sentence-transformers folder named in Settings (when it is not
+already the default), the model of a loaded strategy, and the Ollama server's embedding models
 (``ollama:NAME``), asked for in the background when the list is opened, at the host and with the remote
 consent answers use. Choosing one emits ``changed(spec)``: ``""`` for the default.
 """
@@ -17,7 +18,13 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 from shiboken6 import isValid
 
 from workbench.core.consent import trust
-from workbench.core.index.embedder_pool import is_ollama_spec, model_label, normalise_model_spec
+from workbench.core.index.embedder_pool import (
+    NAMED_MODELS,
+    is_named_model,
+    is_ollama_spec,
+    model_label,
+    normalise_model_spec,
+)
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
@@ -44,6 +51,8 @@ class ModelKnob(QWidget):
         self.combo.setToolTip("The embedding model of this side's chunk set; questions are embedded by the same "
                               "model. Ollama's embedding models are listed when its server answers.")
         self.combo.addItem(f"default ({default_name})", "")
+        for named, (_, about) in NAMED_MODELS.items():  # packaged models run another way (minilm-bf16)
+            self.combo.setItemData(self._add(named), about, Qt.ItemDataRole.ToolTipRole)
         for folder in folders:
             self._add(normalise_model_spec(folder))
         self.set_model(model)
@@ -56,7 +65,7 @@ class ModelKnob(QWidget):
     def _chosen(self, _index: int) -> None:
         """The user chose an entry: a local folder is allowed for this run (``workbench.core.consent``)."""
         spec = self.model()
-        if spec and not is_ollama_spec(spec):
+        if spec and not is_ollama_spec(spec) and not is_named_model(spec):
             trust(spec)
         self.changed.emit(spec)
 
@@ -119,7 +128,7 @@ class ModelKnob(QWidget):
         if index < 0:
             self.combo.addItem(model_label(spec), spec)
             index = self.combo.count() - 1
-            if spec and not is_ollama_spec(spec):
+            if spec and not is_ollama_spec(spec) and not is_named_model(spec):
                 self.combo.setItemData(index, spec, Qt.ItemDataRole.ToolTipRole)  # the whole folder path
         return index
 
@@ -145,5 +154,6 @@ def side_model_knob(workspace: Workspace, model: str = "") -> ModelKnob:
     from workbench.core.index.embedder_pool import ollama_embedding_models
 
     models = workspace.models
-    return ModelKnob(model, models.default.model_id.split("@")[0],  # e.g. all-MiniLM-L6-v2
+    name, _, rest = models.default.model_id.partition("@")  # e.g. all-MiniLM-L6-v2@1a2b3c+bf16
+    return ModelKnob(model, name + (" bf16" if rest.endswith("+bf16") else ""),
                      lister=lambda: ollama_embedding_models(models.host, models.allow_remote))

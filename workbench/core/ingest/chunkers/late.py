@@ -18,6 +18,7 @@ step; ``late_chunk_vectors(embedder, text, spans)`` computes them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -157,7 +158,8 @@ def _dimension(model: Any) -> int:
 def token_vector_blocks(embedder: Any, ids: np.ndarray, batch_size: int = 8) -> Iterator[tuple[int, np.ndarray]]:
     """The contextual vectors of the tokens ``ids``, in order, as ``(first token, vectors)`` blocks: the
     windows (see the module docstring) are read ``batch_size`` at a time, and after each batch the tokens no
-    later window reads are final and handed out. ``embedder`` lends its SentenceTransformer."""
+    later window reads are final and handed out. ``embedder`` lends its SentenceTransformer, and its
+    ``inference()`` context (its precision) when it has one."""
     import torch
 
     model = embedder.model
@@ -178,7 +180,8 @@ def token_vector_blocks(embedder: Any, ids: np.ndarray, batch_size: int = 8) -> 
         rows = [head + ids[a:b].tolist() + tail for a, b in batch]
         features = tokenizer.pad({"input_ids": rows}, return_tensors="pt")
         features = {k: v.to(model.device) for k, v in features.items()}
-        with torch.no_grad():
+        inference = getattr(embedder, "inference", contextlib.nullcontext)  # the embedder's precision
+        with torch.no_grad(), inference():
             hidden = model.forward(features)["token_embeddings"].float().cpu().numpy()
         grow = batch[-1][1] - (done + len(held))
         if grow > 0:

@@ -1,0 +1,141 @@
+"""Faster embedding with the same vectors: the bf16 model ``minilm-bf16`` (its own identity, agreeing with the
+exact model), one torch thread for a question and every core for a bulk job, and texts ordered by length over
+a whole embedding job. The real MiniLM where vectors are the point; the hashed embedder for the plumbing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SAMPLE
+from fake_embedder import HashEmbedder
+
+from workbench.cli import main
+from workbench.core.index.embedder_pool import (
+    FAST_MODEL,
+    EmbedderPool,
+    missing_model_folder,
+    model_label,
+    named_model_id,
+    normalise_model_spec,
+)
+from workbench.core.index.embedding import SMALL_JOB_CHARS, embed_cached
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.workspace import Workspace
+
+
+def sample_texts(n: int = 40) -> list[str]:
+    texts: list[str] = []
+    for path in sorted(SAMPLE.glob("*.md")) + sorted(SAMPLE.glob("*.txt")):
+        paragraphs = [p.strip() for p in path.read_text(encoding="utf-8").split("\n\n") if len(p.strip()) > 40]
+        texts += paragraphs
+    return texts[:n]
+
+
+def test_fast_model_spec_is_named_by_the_workbench():
+    assert normalise_model_spec(" MiniLM-BF16 ") == FAST_MODEL
+    assert model_label(FAST_MODEL) == FAST_MODEL and missing_model_folder(FAST_MODEL) is None
+    pool = EmbedderPool()
+    fast = pool.get(FAST_MODEL)  # packaged: no consent asked, nothing loaded yet
+    assert fast.model_id == named_model_id(FAST_MODEL) == pool.default.model_id + "+bf16"
+    assert EmbedderPool().by_model_id(fast.model_id).model_id == fast.model_id, "a stored set's model opens again"
+
+
+@pytest.mark.slow
+def test_fast_model_agrees_with_the_exact_one_and_shares_its_weights(embedder):
+    fast = EmbedderPool(embedder).get(FAST_MODEL)
+    texts = sample_texts()
+    exact, quick = embedder.encode(texts), fast.encode(texts)
+    assert fast.model is embedder.model, "bf16 runs the loaded fp32 weights under autocast: no second copy"
+    assert np.allclose(np.linalg.norm(quick, axis=1), 1.0, atol=1e-5)
+    cosine = np.einsum("ij,ij->i", exact, quick)
+    assert cosine.mean() >= 0.995 and cosine.min() >= 0.99
+    assert np.abs(exact - quick).max() > 1e-6, "the fast path really computes in bf16"
+
+
+@pytest.mark.slow
+def test_fast_model_keeps_its_own_chunk_sets_and_cached_vectors(tmp_path, embedder):
+    ws = Workspace(tmp_path / "data", embedder=embedder)
+    config = ChunkConfig()
+    ws.add_paths([str(SAMPLE)], config)
+    exact_set = ws.find_chunk_set(config)
+    cached_exact = ws.store.embedding_count(embedder.model_id)
+    fast_set = ws.ensure_chunk_set(config, model=FAST_MODEL)
+    fast_id = ws.embedder_for(FAST_MODEL).model_id
+    assert fast_set.id != exact_set.id and fast_set.model_id == fast_id
+    assert fast_set.chunk_count == exact_set.chunk_count, "the same chunks, embedded by another model"
+    assert ws.store.embedding_count(fast_id) >= fast_set.chunk_count
+    assert ws.store.embedding_count(embedder.model_id) == cached_exact, "the exact cache is untouched"
+    result = ws.search("How much does a monthly transit pass cost?", {"preset": "plain", "model": FAST_MODEL})
+    assert result.set_id == fast_set.id and result.hits
+    ws.close()
+
+
+@pytest.mark.slow
+def test_index_command_takes_the_fast_model(tmp_path, capsys, embedder):
+    data = tmp_path / "data"
+    assert main(["index", str(SAMPLE / "transit-prices.md"), "--data-dir", str(data), "--model", FAST_MODEL,
+                 "--json", "--quiet"]) == 0
+    capsys.readouterr()
+    ws = Workspace(data, embedder=embedder)
+    assert {info.model_id for info in ws.store.chunk_sets()} == {embedder.model_id + "+bf16"}
+    ws.close()
+
+
+@pytest.mark.slow
+def test_one_thread_for_a_question_every_core_for_a_bulk_job(embedder):
+    import torch
+
+    from workbench.core.index import embedding
+
+    embedder.encode(["How much is a monthly pass?"])
+    assert torch.get_num_threads() == 1
+    embedder.encode(["a long chunk of text " * 40] * 8)
+    assert sum(len(t) for t in ["a long chunk of text " * 40] * 8) > SMALL_JOB_CHARS
+    assert torch.get_num_threads() == embedding._BULK_THREADS[0]
+
+
+class RecordingEmbedder(HashEmbedder):
+    """The hashed embedder, remembering the texts of every encode call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def encode(self, texts, progress=None, cancel=None):  # noqa: ANN001, ANN201
+        self.batches.append(list(texts))
+        return super().encode(texts, progress, cancel)
+
+
+def test_one_embedding_job_is_ordered_by_length_across_its_commits(hash_ws):
+    rng = np.random.default_rng(3)
+    texts = [" ".join(f"w{i}x{j}" for j in range(int(n))) for i, n in enumerate(rng.integers(1, 120, 300))]
+    emb = RecordingEmbedder()
+    vectors = embed_cached(hash_ws.store, emb, texts)
+    assert len(emb.batches) > 1, "the job is committed in slices"
+    lengths = [len(t) for batch in emb.batches for t in batch]
+    assert lengths == sorted(lengths, reverse=True), "every slice holds texts of about one length"
+    assert np.allclose(vectors, emb.encode(texts)), "each text keeps its own vector"
+
+
+@pytest.mark.slow
+def test_late_chunking_runs_at_the_embedders_precision(embedder):
+    from workbench.core.ingest.chunkers.late import late_chunk_vectors
+
+    text = " ".join(sample_texts(6))
+    spans = [(0, len(text) // 2), (len(text) // 2, len(text))]
+    fast = EmbedderPool(embedder).get(FAST_MODEL)
+    exact, quick = late_chunk_vectors(embedder, text, spans), late_chunk_vectors(fast, text, spans)
+    cosine = np.einsum("ij,ij->i", exact, quick)
+    assert cosine.min() >= 0.995 and np.abs(exact - quick).max() > 1e-6
+
+
+def test_cli_does_not_take_the_fast_model_for_an_llm(tmp_path, capsys):
+    from workbench.cli import build_parser
+    from workbench.commands.common import check_common_paths
+    from workbench.commands.llm_options import resolve_llm_options
+
+    args = build_parser().parse_args(["ask", "a question", "--model", FAST_MODEL, "--data-dir", str(tmp_path)])
+    resolve_llm_options(args)
+    check_common_paths(args)  # not refused as a missing model folder
+    assert args.model == FAST_MODEL and args.llm_model is None
+    assert "deprecated" not in capsys.readouterr().err
