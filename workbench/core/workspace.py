@@ -28,11 +28,14 @@ from workbench.core.index.build import (
 )
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder, embed_cached
+from workbench.core.index.estimate import BuildEstimate, estimate_build
 from workbench.core.index.locking import FileLock, LockBusy
 from workbench.core.index.removal import remove_under
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunkers.choice import chunker_spec
+from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.vector_cache import LruVectors
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
@@ -66,6 +69,7 @@ class Workspace(CorpusLookups):
         self._init_lookups()
         self.writer = FileLock(self.data_dir / "write.lock")
         self.retriever = Retriever()  # runs strategies; owns the hit cache and the section cache
+        self.sentence_vectors = LruVectors()  # lent to every embedding chunker built here (model|text → vector)
         self._current: dict[str, int] = {}
         self._generation_seen = -1  # the store generation the cached document texts belong to
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
@@ -300,11 +304,32 @@ class Workspace(CorpusLookups):
             situate = make_situator(self, progress=progress, cancel=cancel)
         with self.writing(progress):
             counter = counter_for_model(getattr(embedder, "model_path", None))
+            if progress is not None:
+                self._say_estimate(config, embedder, counter, progress)
             info = build_chunk_set(self.store, self.data_dir, config, embedder, counter, progress, cancel, report,
-                                   situate=situate)
+                                   situate=situate, vector_cache=self.sentence_vectors)
         with self._lock:
             self._runtimes.pop(info.id, None)
         return info
+
+    def estimate_chunk_set(self, config: ChunkConfig, model: str = "") -> BuildEstimate:
+        """What building (or bringing up to date) the chunk set of ``config`` and embedding ``model`` would
+        cost, before any work: chunks it will hold, texts to embed, and seconds on this machine from the
+        model's measured rate (``index.estimate``). Nothing is built; before a model's first build a few texts
+        are embedded to measure its rate (their vectors are kept for the build)."""
+        embedder = self.embedder_for(model)
+        return estimate_build(self.store, config, embedder, counter_for_model(getattr(embedder, "model_path", None)))
+
+    def _say_estimate(self, config: ChunkConfig, embedder: Embedder, counter: TokenCounter,
+                      progress: ProgressSink) -> None:
+        """Tell ``progress`` what the build about to start will cost (an ``estimate`` notice), when it has
+        documents to cut; an estimate that cannot be made says nothing (the build then says why)."""
+        try:
+            estimate = estimate_build(self.store, config, embedder, counter)
+        except (ChunkerError, LLMError, ValueError):
+            return
+        if estimate.to_embed or estimate.seconds >= 1:
+            progress(ProgressEvent("estimate", 0, 0, f"{config.label()}: {estimate.describe()}"))
 
     def _has_snapshot(self, info: ChunkSetInfo) -> bool:
         return info.id in self._runtimes or index_path(self.data_dir, info.id).exists()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from workbench.core.index.chunker_build import SetCutter
-from workbench.core.index.embedding import Embedder, embed_cached, model_max_tokens, text_hash
+from workbench.core.index.embedding import Embedder, EmbedMeter, embed_cached, model_max_tokens, text_hash
 from workbench.core.index.heading_prefix import heading_prefix
+from workbench.core.index.rates import keep_rate
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
@@ -180,8 +181,15 @@ def build_chunk_set(
     cancel: CancelToken | None = None,
     report: IngestReport | None = None,
     situate: Situator | None = None,
+    vector_cache: MutableMapping[str, np.ndarray] | None = None,
 ) -> ChunkSetInfo:
-    """Bring the chunk set for ``config`` up to date with the stored documents, then mark it ready."""
+    """Bring the chunk set for ``config`` up to date with the stored documents, then mark it ready.
+
+    Documents are cut in groups of up to ``GROUP_CHARS`` characters: an embedding chunker's texts (sentence
+    windows, small pieces) of a whole group are embedded in one batched job first. The time the model took
+    is kept as this machine's embedding rate for the model (``estimate.keep_rate``), which the next cost
+    estimate reads. ``vector_cache``: the in-memory vector cache lent to an embedding chunker.
+    """
     report = report or IngestReport()
     info = store.ensure_chunk_set_row(config, embedder.model_id)
     shas = store.document_shas()
@@ -194,7 +202,8 @@ def build_chunk_set(
     tick = Reporter(progress, "chunking", len(todo))
     pending: list[tuple[Document, list[Any], list[str], list[str], list[int], list[str]]] = []
     started = time.perf_counter()
-    cutter = SetCutter(config, store, embedder, counter)
+    meter = EmbedMeter()
+    cutter = SetCutter(config, store, embedder, counter, vector_cache=vector_cache, meter=meter)
 
     def flush() -> None:
         texts = [t for item in pending for t in item[3]]
@@ -206,7 +215,7 @@ def build_chunk_set(
                 progress(ProgressEvent("embedding", ev.done, ev.total,
                                        f"{report.chunks_added + ev.done} chunks", time.perf_counter() - started))
 
-        embed_cached(store, embedder, texts, hashes, progress=embed_progress, cancel=cancel)
+        embed_cached(store, embedder, texts, hashes, progress=embed_progress, cancel=cancel, meter=meter)
         report.chunks_embedded += getattr(embedder, "texts_encoded", 0) - before
         offset = 0
         for doc, pieces, prefixes, texts_, tokens, _ in pending:
@@ -216,27 +225,34 @@ def build_chunk_set(
         pending.clear()
 
     failed: list[tuple[Document, ChunkerError]] = []
-    for i, doc_id in enumerate(todo):
+    done = 0
+    for group in document_groups(todo, store.document_sizes(todo)):
         if cancel is not None:
             cancel.check()
-        doc = store.document(doc_id)
-        try:
-            pieces = cutter.pieces(doc)
-        except ChunkerError as exc:  # one document a library cannot cut does not stop the others
-            failed.append((doc, exc))
-            tick(i + 1, Path(doc.path).name)
-            continue
-        prefixes, texts = embedded_texts(doc, pieces, config, situate)
-        tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
-        keys = cutter.vector_keys(doc, pieces) or [text_hash(t) for t in texts]
-        pending.append((doc, pieces, prefixes, texts, tokens, keys))
-        if sum(len(p[1]) for p in pending) >= FLUSH_CHUNKS:
-            flush()
-        tick(i + 1, Path(doc.path).name)
+        docs = [store.document(doc_id) for doc_id in group]
+        cutter.prepare(docs, progress, cancel)
+        for doc in docs:
+            if cancel is not None:
+                cancel.check()
+            done += 1
+            try:
+                pieces = cutter.pieces(doc)
+            except ChunkerError as exc:  # one document a library cannot cut does not stop the others
+                failed.append((doc, exc))
+                tick(done, Path(doc.path).name)
+                continue
+            prefixes, texts = embedded_texts(doc, pieces, config, situate)
+            tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
+            keys = cutter.vector_keys(doc, pieces) or [text_hash(t) for t in texts]
+            pending.append((doc, pieces, prefixes, texts, tokens, keys))
+            if sum(len(p[1]) for p in pending) >= FLUSH_CHUNKS:
+                flush()
+            tick(done, Path(doc.path).name)
     if pending:
         flush()
     if failed:
         leave_out(store, info.id, failed, report)
+    keep_rate(store, embedder.model_id, meter)
     sync_index(store, data_dir, info.id, embedder, cancel=cancel)
     store.set_state(info.id, "ready")
     final = store.chunk_set(info.id)
@@ -245,6 +261,23 @@ def build_chunk_set(
     if note:
         report.warnings.append(note)
     return final
+
+
+GROUP_CHARS = 2_000_000  # documents cut together (their embedding chunker's texts embedded in one job)
+
+
+def document_groups(doc_ids: Sequence[int], sizes: dict[int, int], limit: int = GROUP_CHARS) -> list[list[int]]:
+    """``doc_ids`` in order, in consecutive groups of at most ``limit`` characters (a longer document alone)."""
+    groups: list[list[int]] = []
+    size = 0
+    for doc_id in doc_ids:
+        chars = sizes.get(doc_id, 0)
+        if not groups or size + chars > limit:
+            groups.append([])
+            size = 0
+        groups[-1].append(doc_id)
+        size += chars
+    return groups
 
 
 def leave_out(store: Store, set_id: str, failed: Sequence[tuple[Document, ChunkerError]], report: IngestReport) -> None:

@@ -18,7 +18,9 @@ import hashlib
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -237,6 +239,26 @@ def normalised(vectors: np.ndarray) -> np.ndarray:
     return v / np.where(norms == 0, 1.0, norms)
 
 
+@dataclass
+class EmbedMeter:
+    """Adds up what embedding cost: characters embedded and seconds spent in the model (a build's measured
+    rate, which the cost estimate of the next build reads back)."""
+
+    chars: int = 0
+    texts: int = 0
+    seconds: float = 0.0
+
+    def add(self, texts: Sequence[str], seconds: float) -> None:
+        """Count one call of the model."""
+        self.chars += sum(len(t) for t in texts)
+        self.texts += len(texts)
+        self.seconds += seconds
+
+    def rate(self, least_seconds: float = 1.0) -> float | None:
+        """Characters embedded per second, or None below ``least_seconds`` of work (too little to tell)."""
+        return self.chars / self.seconds if self.seconds >= least_seconds and self.chars else None
+
+
 def embed_cached(
     store: Store,
     embedder: Embedder,
@@ -244,11 +266,13 @@ def embed_cached(
     hashes: Sequence[str] | None = None,
     progress: ProgressSink | None = None,
     cancel: CancelToken | None = None,
+    meter: EmbedMeter | None = None,
 ) -> np.ndarray:
     """Vectors for ``texts``, taking cached ones from the store and embedding (then caching) the rest.
 
     The texts to embed are ordered by length over the whole job before they are cut into the slices
-    committed one at a time, so every batch holds texts of about one length (little padding).
+    committed one at a time, so every batch holds texts of about one length (little padding). ``meter``
+    adds up the characters embedded and the time the model took.
     """
     hashes = list(hashes) if hashes is not None else [text_hash(t) for t in texts]
     cached = store.cached_vectors(embedder.model_id, hashes)
@@ -270,7 +294,10 @@ def embed_cached(
             return lambda ev: sink(ProgressEvent(ev.stage, offset + ev.done, total, ev.message, ev.elapsed))
 
         for i in range(0, total, step):  # commit every slice: a crash or cancel keeps what was embedded
+            started = time.perf_counter()
             vecs = embedder.encode(texts_todo[i : i + step], progress=shifted(i), cancel=cancel)
+            if meter is not None:
+                meter.add(texts_todo[i : i + step], time.perf_counter() - started)
             new = dict(zip(keys[i : i + step], vecs, strict=True))
             store.put_vectors(embedder.model_id, new)
             cached.update(new)

@@ -9,6 +9,7 @@ one transaction, so a crash leaves the previous state. A chunk set is visible to
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -150,6 +151,16 @@ class Store(StoreConnection):
         """``{doc_id: sha256}`` of every stored document."""
         return {r[0]: r[1] for r in self.db.execute("SELECT id, sha256 FROM documents")}
 
+    def document_sizes(self, doc_ids: Sequence[int]) -> dict[int, int]:
+        """``{doc_id: characters of its text}`` for these documents (no text is read into Python)."""
+        out: dict[int, int] = {}
+        for i in range(0, len(doc_ids), ID_BATCH):
+            part = [int(x) for x in doc_ids[i : i + ID_BATCH]]
+            marks = ",".join("?" * len(part))
+            out |= {r[0]: r[1] for r in self.db.execute(
+                f"SELECT id, length(text) FROM documents WHERE id IN ({marks})", part)}
+        return out
+
     # ----- chunk sets ------------------------------------------------------------------------
     @writes
     def ensure_chunk_set_row(self, config: ChunkConfig, model_id: str) -> ChunkSetInfo:
@@ -185,6 +196,11 @@ class Store(StoreConnection):
                 [state, count, now(), set_id],
             )
             self._bump()
+
+    def chunk_counts(self, set_id: str) -> dict[int, int]:
+        """``{doc_id: chunks}`` of the documents a chunk set holds chunks of."""
+        return {r[0]: r[1] for r in self.db.execute(
+            "SELECT doc_id, count(*) FROM chunks WHERE set_id = ? GROUP BY doc_id", [set_id])}
 
     def chunked_docs(self, set_id: str) -> dict[int, str]:
         """``{doc_id: sha256 of the text that was chunked}`` for a chunk set."""
@@ -309,6 +325,22 @@ class Store(StoreConnection):
                 found[h] = np.frombuffer(blob, dtype=np.float32)
         return found
 
+    def cached_hashes(self, model_id: str, text_hashes: Iterable[str]) -> set[str]:
+        """Which of these embedded-text hashes have a cached vector (no vector is read)."""
+        wanted = list(dict.fromkeys(text_hashes))
+        found: set[str] = set()
+        for i in range(0, len(wanted), ID_BATCH):
+            part = wanted[i : i + ID_BATCH]
+            marks = ",".join("?" * len(part))
+            found |= {r[0] for r in self.db.execute(
+                f"SELECT text_hash FROM embeddings WHERE model_id = ? AND text_hash IN ({marks})", [model_id, *part])}
+        return found
+
+    def vector_dim(self, model_id: str) -> int | None:
+        """The dimension of ``model_id``'s cached vectors (None when none is cached)."""
+        row = self.db.execute("SELECT length(vector) FROM embeddings WHERE model_id = ? LIMIT 1", [model_id]).fetchone()
+        return int(row[0]) // 4 if row else None
+
     @cache_write
     def put_vectors(self, model_id: str, vectors: dict[str, np.ndarray]) -> None:
         """Add vectors to the cache (one transaction)."""
@@ -323,6 +355,22 @@ class Store(StoreConnection):
         if model_id is None:
             return int(self.db.table("embeddings").count)
         return int(self.db.table("embeddings").count_where("model_id = ?", [model_id]))
+
+    # ----- measured rates of this machine (``workbench.core.index.rates``) ---------------------------
+    def rate(self, name: str) -> float | None:
+        """A kept measurement (e.g. characters embedded per second by one model), or None."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [f"rate:{name}"]).fetchone()
+        try:
+            value = float(row[0]) if row else None
+        except ValueError:
+            return None
+        return value if value is not None and math.isfinite(value) and value > 0 else None
+
+    @cache_write
+    def keep_rate(self, name: str, value: float) -> None:
+        """Keep a measurement under ``name`` (replacing the one before); not a change of documents or sets."""
+        self.db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
+                        "value = excluded.value", [f"rate:{name}", repr(float(value))])
 
     # ----- LLM output cache (summaries, contextual sentences) ---------------------------------
     def llm_cached(self, kind: str, key: str, model: str) -> str | None:

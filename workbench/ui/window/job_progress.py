@@ -1,4 +1,5 @@
-"""A progress line for background jobs: what is happening, a bar, rate, time left and a Cancel button."""
+"""A progress line for background jobs: what is happening, what the build expects (the core's cost estimate,
+an ``estimate`` event: chunks, texts to embed, time on this machine), a bar, rate, time left and Cancel."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from workbench.core.jobs import ProgressEvent
 
 STAGES = {"reading": ("Reading", "documents"), "chunking": ("Chunking", "documents"),
           "embedding": ("Embedding", "chunks"), "indexing": ("Indexing", "chunks")}
+
+EXPECTED_TIP = ("What this build expected before it started: chunks, texts to embed (not cached yet) and the time "
+                "on this machine, from the embedding rate measured here")
 
 
 def describe(event: ProgressEvent) -> str:
@@ -31,6 +35,8 @@ class JobProgress(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel()
+        self.expected = QLabel()  # the build's cost estimate, kept while the job runs
+        self.expected.setObjectName("muted")
         self.detail = QLabel()
         self.detail.setObjectName("muted")
         self.bar = QProgressBar()
@@ -42,6 +48,7 @@ class JobProgress(QWidget):
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 2, 0, 2)
         lay.addWidget(self.title)
+        lay.addWidget(self.expected)
         lay.addWidget(self.bar, 1)
         lay.addWidget(self.detail)
         lay.addWidget(self.cancel)
@@ -51,6 +58,8 @@ class JobProgress(QWidget):
     def start(self, title: str) -> None:
         """Show the line with a busy bar."""
         self.title.setText(title)
+        self.expected.clear()
+        self.expected.hide()
         self.detail.setText("starting…")
         self.bar.setRange(0, 0)
         self.cancel.setEnabled(True)
@@ -58,7 +67,12 @@ class JobProgress(QWidget):
         self.show()
 
     def update_event(self, event: ProgressEvent) -> None:
-        """Show a progress event."""
+        """Show a progress event (an ``estimate`` stays beside the title until the next job)."""
+        if event.stage == "estimate":
+            self.expected.setText(f"expects {event.message.rsplit(': ', 1)[-1]}")
+            self.expected.setToolTip(f"{event.message}\n{EXPECTED_TIP}")
+            self.expected.show()
+            return
         self.last_event = event
         if event.total:
             self.bar.setRange(0, event.total)

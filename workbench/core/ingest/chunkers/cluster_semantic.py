@@ -116,6 +116,11 @@ class ClusterSemanticChunker:
         self._embed_id = embed_id
         self._cache: MutableMapping[str, np.ndarray] = LruVectors() if vector_cache is None else vector_cache
 
+    def texts_to_embed(self, text: str, headings: Sequence[Heading]) -> list[str]:
+        """The small pieces ``chunk`` embeds (``EmbeddingChunker``; none for a document of one piece)."""
+        pieces = recursive_spans(text, headings, TokenRuler(text, self._counter), self.piece_tokens)
+        return [text[a:b] for a, b in pieces] if len(pieces) >= 2 else []
+
     def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
         """Spans of grouped pieces (see the module docstring)."""
         ruler = TokenRuler(text, self._counter)

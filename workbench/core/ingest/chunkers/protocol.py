@@ -85,6 +85,17 @@ class Chunker(Protocol):
         ...
 
 
+@runtime_checkable
+class EmbeddingChunker(Chunker, Protocol):
+    """A chunker that embeds pieces of the text to decide its cuts (semantic, cluster-semantic): it says
+    which texts ``chunk`` will embed, so a caller can embed those of many documents in one batched job
+    first (their vectors then come from the shared vector cache)."""
+
+    def texts_to_embed(self, text: str, headings: Sequence[Heading]) -> list[str]:
+        """The texts ``chunk(text, headings)`` embeds, without embedding anything."""
+        ...
+
+
 @dataclass(frozen=True)
 class ParamSpec:
     """One chunker parameter: its default, its allowed range or choices and a one-line help text."""

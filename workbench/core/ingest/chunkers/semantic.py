@@ -9,7 +9,8 @@ recursive splitter (at words, then tokens) into pieces that fit, which count as 
 respects ``max_tokens`` and the cost stays linear in the document.
 
 The chunker never loads a model: it takes the caller's ``embed`` function. Sentence vectors go through a
-cache keyed by text hash (``vector_cache``), so moving the threshold re-chunks without embedding again.
+cache keyed by model and text hash (``vector_cache``), so moving the threshold re-chunks without embedding
+again; ``texts_to_embed`` names them, so a caller embeds the sentences of many documents in one batched job.
 """
 
 from __future__ import annotations
@@ -60,16 +61,26 @@ class SemanticChunker:
         self._embed_id = embed_id
         self._cache: MutableMapping[str, np.ndarray] = LruVectors() if vector_cache is None else vector_cache
 
-    def sentence_distances(self, text: str, ruler: TokenRuler | None = None) -> tuple[list[Span], np.ndarray]:
-        """The document's sentences (those over ``max_tokens`` cut to fit) and the ``1 - cosine`` distance
-        between each neighbouring pair."""
-        ruler = ruler or TokenRuler(text, self._counter)
+    def sentence_windows(self, text: str, ruler: TokenRuler) -> tuple[list[Span], list[str]]:
+        """The document's sentences (those over ``max_tokens`` cut to fit) and the text embedded for each:
+        the sentence with ``window`` neighbours on each side (none for a document of one sentence)."""
         units = [(int(a), int(b)) for a, b in unit_spans(text, "sentences")]
         sentences = within_limit(text, units, ruler, self.max_tokens)
         if len(sentences) < 2:
-            return sentences, np.zeros(0, dtype=np.float32)
+            return sentences, []
         w, n = self.window, len(sentences)
-        windows = [text[sentences[max(0, i - w)][0] : sentences[min(n - 1, i + w)][1]] for i in range(n)]
+        return sentences, [text[sentences[max(0, i - w)][0] : sentences[min(n - 1, i + w)][1]] for i in range(n)]
+
+    def texts_to_embed(self, text: str, headings: Sequence[Heading]) -> list[str]:
+        """The sentence windows ``chunk`` embeds (``EmbeddingChunker``)."""
+        return self.sentence_windows(text, TokenRuler(text, self._counter))[1]
+
+    def sentence_distances(self, text: str, ruler: TokenRuler | None = None) -> tuple[list[Span], np.ndarray]:
+        """The document's sentences (those over ``max_tokens`` cut to fit) and the ``1 - cosine`` distance
+        between each neighbouring pair."""
+        sentences, windows = self.sentence_windows(text, ruler or TokenRuler(text, self._counter))
+        if len(sentences) < 2:
+            return sentences, np.zeros(0, dtype=np.float32)
         vectors = embed_cached(windows, self._embed, self._cache, self._embed_id)
         distances = 1.0 - np.einsum("ij,ij->i", vectors[:-1], vectors[1:])
         return sentences, distances

@@ -1,0 +1,162 @@
+"""The cost estimate before a chunk set is built (``Workspace.estimate_chunk_set``): the chunks it will hold,
+the texts it will embed, seconds from this machine's measured rate (kept from every build); said by the CLI
+before a build and shown on the window's progress lines. Hashed embedder (a slowed one where time matters)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import SAMPLE
+from fake_embedder import HashEmbedder
+
+from workbench.core.index.embedding import EmbedMeter
+from workbench.core.index.estimate import BuildEstimate, about
+from workbench.core.index.rates import embedding_rate, keep_rate, rate_name
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.jobs import ProgressEvent
+from workbench.core.retrieve.strategies import resolve
+from workbench.core.workspace import Workspace
+
+pytest_plugins = ["ui_support"]
+
+
+class SlowEmbedder(HashEmbedder):
+    """The hashed embedder taking ``per_char`` seconds per character: a model with a known rate."""
+
+    def __init__(self, per_char: float = 2e-6) -> None:
+        super().__init__()
+        self.per_char = per_char
+
+    def encode(self, texts, progress=None, cancel=None):  # noqa: ANN001, ANN201
+        time.sleep(self.per_char * sum(len(t) for t in texts))
+        return super().encode(texts, progress, cancel)
+
+
+def test_describe_for_people():
+    assert BuildEstimate(1240, 310, 25.2).describe() == "~1,240 chunks, 310 to embed, about 25 s"
+    assert BuildEstimate(12, 0, 0.2).describe() == "~12 chunks, nothing to embed, under a second"
+    assert [about(s) for s in (300, 6000)] == ["about 5 min", "about 1 h 40 min"]
+
+
+def test_estimate_counts_what_the_build_makes(hash_ws):
+    hash_ws.add_paths([str(SAMPLE)])
+    hash_ws.store.keep_rate(rate_name(hash_ws.embedder.model_id), 1e6)  # measured: nothing embedded to measure it
+    config = ChunkConfig(size=64)
+    estimate = hash_ws.estimate_chunk_set(config)
+    before = hash_ws.embedder.texts_encoded
+    info = hash_ws.ensure_chunk_set(config)
+    assert estimate.chunks == info.chunk_count, "the sample corpus is cut whole: the count is exact"
+    assert estimate.to_embed == hash_ws.embedder.texts_encoded - before > 0
+    assert hash_ws.estimate_chunk_set(config) == BuildEstimate(info.chunk_count, 0, 0.0), "a current set costs nothing"
+    overlapping = ChunkConfig(size=64, overlap=0, heading_prefix=True)  # other embedded texts, same cuts
+    assert hash_ws.estimate_chunk_set(overlapping).to_embed > 0
+
+
+def test_seconds_come_from_the_kept_rate(hash_ws):
+    hash_ws.add_paths([str(SAMPLE)])
+    config = ChunkConfig(size=100)
+    name = rate_name(hash_ws.embedder.model_id)
+    hash_ws.store.keep_rate(name, 1_000.0)
+    slow = hash_ws.estimate_chunk_set(config)
+    hash_ws.store.keep_rate(name, 100_000.0)
+    fast = hash_ws.estimate_chunk_set(config)
+    assert slow.to_embed == fast.to_embed > 0 and slow.chunks == fast.chunks
+    assert slow.seconds > 5 * fast.seconds and slow.seconds > 1, "a 100x slower rate costs far more time"
+
+
+@pytest.mark.slow
+def test_a_build_keeps_its_measured_rate_and_a_first_estimate_measures_one(tmp_path):
+    emb = SlowEmbedder(per_char=4e-5)  # 25,000 characters a second
+    ws = Workspace(tmp_path / "data", embedder=emb)
+    ws.add_paths([str(SAMPLE)], ChunkConfig(size=32))  # about 1.4 s of embedding
+    kept = embedding_rate(ws.store, emb.model_id)
+    assert kept is not None and 5_000 < kept <= 25_000, kept
+    fresh = Workspace(tmp_path / "fresh", embedder=SlowEmbedder(per_char=4e-6))
+    fresh.add_paths([str(SAMPLE / "transit-prices.md")], ChunkConfig(size=200))
+    config = ChunkConfig(size=48)
+    fresh.store.keep_rate(rate_name(emb.model_id), float("nan"))  # an unreadable rate counts as none
+    estimate = fresh.estimate_chunk_set(config)
+    measured = embedding_rate(fresh.store, emb.model_id)
+    assert measured is not None and measured > 0 and estimate.seconds > 0
+    assert fresh.store.embedding_count(emb.model_id) > 0
+    ws.close()
+    fresh.close()
+
+
+def test_keep_rate_follows_the_machine_without_jumping(hash_ws):
+    meter = EmbedMeter()
+    meter.add(["x" * 1000], 1.0)
+    assert keep_rate(hash_ws.store, "m", meter) == 1000.0
+    meter.add(["x" * 1000], 0.0)  # twice as fast now
+    assert keep_rate(hash_ws.store, "m", meter) == pytest.approx(1500.0)
+    assert keep_rate(hash_ws.store, "m", EmbedMeter(chars=10, texts=1, seconds=0.01)) is None, "too little to tell"
+
+
+def test_semantic_estimate_is_exact_once_its_sentences_are_cached(hash_ws):
+    hash_ws.add_paths([str(SAMPLE)])
+    first = resolve({"chunker": {"name": "semantic", "percentile": 90}}).chunk
+    guess = hash_ws.estimate_chunk_set(first)
+    built = hash_ws.ensure_chunk_set(first)
+    windows = hash_ws.store.embedding_count(hash_ws.embedder.model_id)
+    assert guess.to_embed >= built.chunk_count, "sentence windows count as texts to embed"
+    assert abs(guess.chunks - built.chunk_count) <= 0.25 * built.chunk_count, "a percentile's expected count"
+    assert windows > 0
+    second = resolve({"chunker": {"name": "semantic", "percentile": 70}}).chunk
+    estimate = hash_ws.estimate_chunk_set(second)
+    before = hash_ws.embedder.texts_encoded
+    info = hash_ws.ensure_chunk_set(second)
+    assert estimate.chunks == info.chunk_count, "cut with the cached sentence vectors: exact"
+    assert estimate.to_embed == hash_ws.embedder.texts_encoded - before
+
+
+def test_large_corpora_are_sampled_and_scaled(hash_ws, monkeypatch):
+    from workbench.core.index import estimate as module
+
+    hash_ws.add_paths([str(SAMPLE)])
+    config = ChunkConfig(size=64)
+    whole = hash_ws.estimate_chunk_set(config)
+    sizes = hash_ws.store.document_sizes([d["id"] for d in hash_ws.documents()])
+    monkeypatch.setattr(module, "SAMPLE_CHARS", sum(sizes.values()) // 3)
+    sampled = hash_ws.estimate_chunk_set(config)
+    assert sampled.chunks != 0 and abs(sampled.chunks - whole.chunks) <= 0.5 * whole.chunks
+
+
+def test_the_cli_says_the_estimate_before_building(tmp_path, capsys, hash_cli):
+    from workbench.cli import main
+
+    assert main(["index", str(SAMPLE), "--data-dir", str(tmp_path / "d"), "--chunk-size", "64"]) == 0
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    said = [i for i, line in enumerate(lines) if line.startswith("[estimate]")]
+    assert said and "chunks" in lines[said[0]] and "to embed" in lines[said[0]], err
+    embedding = [i for i, line in enumerate(lines) if line.startswith("[embedding]")]
+    assert not embedding or said[0] < embedding[0], "said before the work starts"
+
+
+def test_progress_lines_keep_the_estimate_while_the_job_runs(qtbot):
+    from workbench.ui.window.job_progress import JobProgress
+
+    line = JobProgress()
+    qtbot.addWidget(line)
+    line.start("Building chunk set")
+    line.update_event(ProgressEvent("estimate", 0, 0, "200 tokens: ~1,240 chunks, 310 to embed, about 25 s"))
+    line.update_event(ProgressEvent("embedding", 10, 310, "", 1.0))
+    assert "~1,240 chunks" in line.expected.text() and "Embedding" in line.detail.text()
+    line.start("Indexing")
+    assert not line.expected.text(), "a new job starts without the old estimate"
+
+
+def test_the_sides_build_line_shows_the_estimate(qtbot, make_window, hash_sample_ws):
+    from ui_support import QUESTION
+
+    window = make_window(hash_sample_ws)
+    side = window.compare.a
+    seen: list[str] = []
+    side.controller.buildProgress.connect(lambda ev: ev.stage == "estimate" and seen.append(ev.message))
+    window.question.setText(QUESTION)
+    side.controller.search(QUESTION)
+    side.set_strategy(resolve({"preset": "plain", "size": 80}))  # a chunk set not built yet
+    qtbot.waitUntil(lambda: any(m.startswith("80 tokens") for m in seen) and not side.controller.building,
+                    timeout=20_000)
+    assert all(" chunks, " in m for m in seen), seen

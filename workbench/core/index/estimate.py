@@ -1,0 +1,177 @@
+"""What building a chunk set will cost, before the work starts: how many chunks, how many texts to embed, and
+how long it takes on this machine.
+
+The documents the set does not hold yet are cut without embedding anything (a dry run): all of them when they
+total up to ``SAMPLE_CHARS`` characters, else documents spread over the corpus up to that much, and the counts
+are scaled by characters. Chunks whose embedded text (or late-chunking key) is cached already cost nothing to
+embed. An embedding chunker (semantic, cluster-semantic) cuts with the cached vectors of its sentences where
+they are all there, so its chunk count is exact; where they are not, it cuts with stand-in vectors (random,
+fixed per text) and its sentences count as texts to embed as well — for a percentile threshold the chunk count
+is then its expected value.
+
+Seconds = the dry run's own time (the chunking, measured, scaled) + the characters to embed ÷ this machine's
+embedding rate for the model (``rates``: kept from every build). Before a model's first build the rate is
+measured on a few of the texts to embed (their vectors are kept: no work is lost); when even that cannot run
+(an Ollama server away) a conservative rate is assumed. An LLM's situating sentences (contextual chunk sets)
+are not in the figure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from workbench.core.index.build import embedded_texts
+from workbench.core.index.chunker_build import SetCutter, late_key
+from workbench.core.index.embedding import Embedder, EmbedMeter, embed_cached, text_hash
+from workbench.core.index.rates import embedding_rate, keep_rate
+from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.vector_cache import LruVectors
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.store import Store
+
+SAMPLE_CHARS = 400_000  # characters cut by the dry run at most; larger corpora are sampled and scaled
+CALIBRATION_TEXTS = 24  # texts embedded to measure a model's rate before its first build
+ASSUMED_CHARS_PER_S = 3_000.0  # ~750 tokens/s: MiniLM on a busy 2-core laptop, when nothing was measured
+CONTEXT_PREFIX_CHARS = 200  # about what an LLM's situating sentence adds to each embedded text
+LATE_OVERLAP = 4 / 3  # late chunking reads each token about this many times (windows overlap by a quarter)
+STAND_IN_DIM = 64
+
+
+@dataclass(frozen=True)
+class BuildEstimate:
+    """What building a chunk set will cost: ``chunks`` it will hold, ``to_embed`` of their texts (and an
+    embedding chunker's sentences) not in the vector cache yet, and ``seconds`` of wall time on this machine
+    (chunking and embedding)."""
+
+    chunks: int
+    to_embed: int
+    seconds: float
+
+    def describe(self) -> str:
+        """One line for people, e.g. ``~1,240 chunks, 310 to embed, about 25 s``."""
+        embed = f"{self.to_embed:,} to embed" if self.to_embed else "nothing to embed"
+        return f"~{self.chunks:,} chunks, {embed}, {about(self.seconds)}"
+
+
+def about(seconds: float) -> str:
+    """A duration for people: ``under a second``, ``about 25 s``, ``about 4 min``, ``about 1 h 20 min``."""
+    if seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        return f"about {seconds:.0f} s"
+    minutes = seconds / 60
+    if minutes < 90:
+        return f"about {minutes:.0f} min"
+    return f"about {int(minutes // 60)} h {minutes % 60:.0f} min"
+
+
+@dataclass
+class DryEmbed:
+    """An embedding function that embeds nothing: cached vectors where a call's texts are all cached, else
+    stand-in vectors for the whole call (random, fixed per text, of the model's dimension when any vector of
+    it is cached), the missing texts remembered."""
+
+    store: Store
+    model_id: str
+    missing: dict[str, str] = field(default_factory=dict)  # text hash → text
+
+    def __post_init__(self) -> None:
+        self.dim = self.store.vector_dim(self.model_id) or STAND_IN_DIM
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        hashes = [text_hash(t) for t in texts]
+        cached = self.store.cached_vectors(self.model_id, hashes)
+        if len(cached) == len(set(hashes)):
+            return np.stack([cached[h] for h in hashes]) if hashes else np.zeros((0, self.dim), np.float32)
+        self.missing |= {h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}
+        return np.stack([stand_in(h, self.dim) for h in hashes])
+
+
+def stand_in(digest: str, dim: int) -> np.ndarray:
+    """A unit vector fixed by a text's hash."""
+    seed = int.from_bytes(hashlib.blake2b(digest.encode(), digest_size=8).digest(), "little")
+    v: np.ndarray = np.random.default_rng(seed).normal(size=dim).astype(np.float32)
+    return v / float(np.linalg.norm(v))
+
+
+def sample_documents(doc_ids: Sequence[int], sizes: dict[int, int], budget: int = SAMPLE_CHARS) -> list[int]:
+    """Documents to cut: all of them within ``budget`` characters, else a fixed random sample of them
+    reaching ``budget``."""
+    if sum(sizes.get(d, 0) for d in doc_ids) <= budget:
+        return list(doc_ids)
+    picked: list[int] = []
+    total = 0
+    for i in np.random.default_rng(0).permutation(len(doc_ids)):
+        picked.append(doc_ids[int(i)])
+        total += sizes.get(doc_ids[int(i)], 0)
+        if total >= budget:
+            break
+    return picked
+
+
+def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counter: TokenCounter,
+                   calibrate: bool = True) -> BuildEstimate:
+    """The cost of bringing the chunk set of ``config`` and ``embedder`` up to date (see the module docstring);
+    ``calibrate``: measure the model's rate on a few texts when none is kept yet."""
+    set_id = config.set_id(embedder.model_id)
+    shas = store.document_shas()
+    chunked = store.chunked_docs(set_id)
+    counts = store.chunk_counts(set_id)
+    held = sum(counts.get(d, 0) for d, sha in shas.items() if chunked.get(d) == sha)
+    todo = [d for d, sha in sorted(shas.items()) if chunked.get(d) != sha]
+    if not todo:
+        return BuildEstimate(held, 0, 0.0)
+    sizes = store.document_sizes(todo)
+    sample = sample_documents(todo, sizes)
+    dry = DryEmbed(store, embedder.model_id)
+    cutter = SetCutter(config, store, embedder, counter, vector_cache=LruVectors(), embed=dry)
+    chunks = 0
+    keyed: dict[str, str] = {}  # vector-cache key → the text embedded under it
+    fresh: list[str] = []  # texts no cache can hold yet (a contextual set's sentences are not written)
+    started = time.perf_counter()
+    for doc_id in sample:
+        doc = store.document(doc_id)
+        try:
+            pieces = cutter.pieces(doc)
+        except ChunkerError:  # the build leaves such a document out, with a warning
+            continue
+        chunks += len(pieces)
+        if cutter.late and cutter.spec is not None:
+            keyed |= {late_key(cutter.spec, doc.sha256, p.start, p.end): doc.text[p.start:p.end] for p in pieces}
+        elif config.contextual:
+            fresh += [" " * CONTEXT_PREFIX_CHARS + doc.text[p.start:p.end] for p in pieces]
+        else:
+            keyed |= {text_hash(t): t for t in embedded_texts(doc, pieces, config)[1]}
+    chunking_s = time.perf_counter() - started
+    cached = store.cached_hashes(embedder.model_id, keyed)
+    missing = [t for k, t in keyed.items() if k not in cached]
+    chars = sum(len(t) for t in missing) * (LATE_OVERLAP if cutter.late else 1.0)
+    missing += fresh + list(dry.missing.values())
+    chars += sum(len(t) for t in fresh) + sum(len(t) for t in dry.missing.values())
+    scale = sum(sizes.get(d, 0) for d in todo) / max(1, sum(sizes.get(d, 0) for d in sample))
+    rate = embedding_rate(store, embedder.model_id)
+    if rate is None and calibrate and missing:
+        rate = measure_rate(store, embedder, missing)
+    seconds = chunking_s * scale + chars * scale / (rate or ASSUMED_CHARS_PER_S)
+    return BuildEstimate(held + round(chunks * scale), round(len(missing) * scale), seconds)
+
+
+def measure_rate(store: Store, embedder: Embedder, texts: Sequence[str]) -> float | None:
+    """This machine's embedding rate for ``embedder``, measured on up to ``CALIBRATION_TEXTS`` of ``texts``
+    (spread over their lengths; their vectors are cached for the build) and kept; None when the model cannot
+    embed now (an Ollama server away, say: the build then says why)."""
+    by_length = sorted(texts, key=len)
+    chosen = by_length[:: max(1, len(by_length) // CALIBRATION_TEXTS)][:CALIBRATION_TEXTS]
+    meter = EmbedMeter()
+    try:
+        embedder.encode(chosen[:1])  # loads the model and warms it, outside the timing
+        embed_cached(store, embedder, chosen, meter=meter)
+    except Exception:  # an estimate never fails where the build itself would say why
+        return None
+    return keep_rate(store, embedder.model_id, meter, least_seconds=0.0)
