@@ -2,6 +2,8 @@
 
 import sqlite3
 
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,3 +84,16 @@ def test_no_indexable_word_means_no_hits_and_an_empty_set_is_fine():
     assert [r for r, _ in index.top("Delta", 5)] == [1]
     empty = LexicalIndex.build([])
     assert empty.top("alpha", 3) == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_best_rows_are_exactly_the_k_largest(seed):
+    from workbench.core.retrieve.lexical import best_rows
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30_000))
+    values = np.round(rng.exponential(size=n), 1) * (rng.random(n) < 0.7)  # ties and zeros, like BM25 totals
+    for k in (1, 5, 20, n, n + 3):
+        picked = best_rows(values, k)
+        assert len(picked) == min(k, n) and len(set(picked.tolist())) == len(picked)
+        assert np.array_equal(np.sort(values[picked]), np.sort(values)[n - min(k, n):])

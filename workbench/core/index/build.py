@@ -20,7 +20,7 @@ from workbench.core.index.chunker_build import SetCutter
 from workbench.core.index.embedding import Embedder, EmbedMeter, embed_cached, model_max_tokens, text_hash
 from workbench.core.index.heading_prefix import heading_prefix
 from workbench.core.index.rates import keep_rate
-from workbench.core.index.vectors import VectorIndex
+from workbench.core.index.vectors import APPROX_THRESHOLD, VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.discovery import discover
@@ -337,9 +337,9 @@ def sync_index(
             index = VectorIndex.load(path, checksums)
         except ValueError:  # missing, unreadable or damaged (IndexDamaged): rebuilt from cached vectors
             index = None
-    if index is not None and np.array_equal(index.ids(), db_ids):
-        return index
-    if index is not None and index.kind == "flat" and len(db_ids) <= 50_000:
+    if index is not None and np.array_equal(index.ids(), db_ids) and index.kind == VectorIndex.kind_for(len(db_ids)):
+        return index  # (a file of the kind an older threshold chose is built again, once)
+    if index is not None and index.kind == "flat" and len(db_ids) <= APPROX_THRESHOLD:  # else built anew (kind chosen)
         held = index.ids()
         stale = np.setdiff1d(held, db_ids)
         if len(stale):

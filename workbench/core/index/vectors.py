@@ -1,9 +1,14 @@
 """FAISS indexes, one per chunk set: inner product over normalised vectors, ids = chunk ids.
 
 Small sets use an exact ``IndexIDMap2(IndexFlatIP)``; sets above ``APPROX_THRESHOLD`` vectors use an
-inverted-file index (IVF-Flat, about 4·√n lists, ``nprobe`` lists scanned per query): approximate, and
-much faster at a million chunks (``benchmarks/scale.py`` measures its recall@10 against exact search). Files are written to a temporary name and
-renamed, so a crash never leaves a half-written index under the real name.
+inverted-file index (IVF-Flat, about 4·√n lists). Where the approximate index starts was measured
+(``benchmarks/ann_choice.py``, docs/performance.md): at 10k vectors no approximate setting reached recall@10
+0.99 faster than exact search; from ~14k on, IVF-Flat did, 7x faster on real MiniLM vectors and 12-70x at 25k
+to 100k; HNSW searched about as fast but took 7x longer to build and cannot remove vectors. How many lists a
+query scans (``nprobe``) is measured when the index is built: the fewest for which pseudo-questions made from
+the set's own vectors (``calibrate_nprobe``) keep recall@10 against exact search at ``RECALL_TARGET``; the
+FAISS file keeps it. Files are written to a temporary name and renamed, so a crash never leaves a
+half-written index under the real name.
 
 Every file's sha256 is computed while it is written (the caller records it in SQLite) and checked on
 load before FAISS parses a byte, so a damaged file is never searched. Search results are checked too:
@@ -22,8 +27,11 @@ import numpy as np
 
 from workbench.core.store.errors import from_os_error
 
-APPROX_THRESHOLD = 200_000
-IVF_NPROBE = 24
+APPROX_THRESHOLD = 20_000
+IVF_NPROBE = 24  # the least a query scans (and what files written before calibration were searched with)
+NPROBE_STEPS = (24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+RECALL_TARGET = 0.995  # recall@10 of the pseudo-questions against exact search (the bar is 0.99 for questions)
+CALIBRATION_QUERIES = 300
 SCORE_EPSILON = 1e-3  # float32 rounding of a 384-dimension inner product stays far below this
 BLOCK = 1 << 20
 
@@ -58,12 +66,17 @@ class VectorIndex:
         self.index = index
         self.kind = kind
 
+    @staticmethod
+    def kind_for(size: int) -> str:
+        """The kind of index a set of ``size`` vectors is built as: ``ivf`` above ``APPROX_THRESHOLD``."""
+        return "ivf" if size > APPROX_THRESHOLD else "flat"
+
     @classmethod
     def build(cls, ids: np.ndarray, vectors: np.ndarray, dim: int, approx: bool | None = None) -> VectorIndex:
-        """A new index over ``vectors`` with the given chunk ``ids``."""
+        """A new index over ``vectors`` with the given chunk ``ids`` (``approx``: None chooses by size)."""
         faiss = _faiss()
         if approx is None:
-            approx = len(ids) > APPROX_THRESHOLD
+            approx = cls.kind_for(len(ids)) == "ivf"
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         faiss.omp_set_num_threads(os.cpu_count() or 1)
         try:
@@ -74,17 +87,22 @@ class VectorIndex:
                 rng = np.random.default_rng(0)
                 sample = vectors[rng.choice(len(vectors), size=min(len(vectors), nlist * 40), replace=False)]
                 ivf.train(sample)
-                ivf.nprobe = IVF_NPROBE
                 index, kind = faiss.IndexIDMap2(ivf), "ivf"
             else:
                 index, kind = faiss.IndexIDMap2(faiss.IndexFlatIP(dim)), "flat"
             if len(ids):
                 index.add_with_ids(vectors, np.asarray(ids, dtype=np.int64))
             if kind == "ivf":
+                ivf.nprobe = calibrate_nprobe(ivf, vectors)
                 faiss.extract_index_ivf(index).make_direct_map()  # reconstruct() by id for neighbour scores
         finally:
             faiss.omp_set_num_threads(1)
         return cls(index, kind)
+
+    @property
+    def nprobe(self) -> int:
+        """Lists an IVF query scans (0 for an exact index)."""
+        return int(_faiss().extract_index_ivf(self.index).nprobe) if self.kind == "ivf" else 0
 
     @property
     def size(self) -> int:
@@ -174,12 +192,38 @@ class VectorIndex:
         inner = faiss.downcast_index(index.index) if hasattr(index, "index") else index
         kind = "ivf" if "IVF" in type(inner).__name__ else "flat"
         if kind == "ivf":
-            inner.nprobe = IVF_NPROBE
+            inner.nprobe = max(IVF_NPROBE, int(inner.nprobe))  # calibrated when built, kept in the file
             if inner.direct_map.type == faiss.DirectMap.NoMap:
                 inner.make_direct_map()
         if not hasattr(index, "id_map"):
             raise ValueError(f"index file {path.name} has no id map")
         return cls(faiss.downcast_index(index) if not isinstance(index, faiss.IndexIDMap2) else index, kind)
+
+
+def pseudo_questions(vectors: np.ndarray, count: int, seed: int = 0) -> np.ndarray:
+    """Queries that stand for questions about a set: the normalised sum of two of its vectors, each query
+    between two topics (so its nearest chunks lie in several lists, as a question's do)."""
+    rng = np.random.default_rng(seed)
+    pairs = rng.integers(0, len(vectors), size=(count, 2))
+    queries = vectors[pairs[:, 0]] + vectors[pairs[:, 1]]
+    norms = np.linalg.norm(queries, axis=1, keepdims=True)
+    out: np.ndarray = (queries / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    return out
+
+
+def calibrate_nprobe(ivf: Any, vectors: np.ndarray, target: float = RECALL_TARGET,
+                     count: int = CALIBRATION_QUERIES) -> int:
+    """The fewest lists (of ``NPROBE_STEPS``) an IVF query must scan for recall@10 of ``count`` pseudo-questions
+    against exact search to reach ``target``; every list when none does."""
+    faiss = _faiss()
+    queries = pseudo_questions(vectors, min(count, len(vectors)))
+    _, truth = faiss.knn(queries, vectors, 10, faiss.METRIC_INNER_PRODUCT)  # exact, without a second copy
+    for nprobe in [n for n in NPROBE_STEPS if n < ivf.nlist]:
+        ivf.nprobe = nprobe
+        _, found = ivf.search(queries, 10)
+        if np.mean([len(np.intersect1d(a, b)) for a, b in zip(found, truth, strict=True)]) / 10 >= target:
+            return nprobe
+    return int(ivf.nlist)
 
 
 def check_scores(scores: np.ndarray) -> None:
