@@ -4,7 +4,7 @@ an ``estimate`` event: chunks, texts to embed, time on this machine), a bar, rat
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from workbench.core.jobs import ProgressEvent
 
@@ -37,6 +37,8 @@ class JobProgress(QWidget):
         self.title = QLabel()
         self.expected = QLabel()  # the build's cost estimate, kept while the job runs
         self.expected.setObjectName("muted")
+        # never wider than the room left: a long line must not widen a side past a laptop screen
+        self.expected.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.detail = QLabel()
         self.detail.setObjectName("muted")
         self.bar = QProgressBar()
@@ -48,7 +50,7 @@ class JobProgress(QWidget):
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 2, 0, 2)
         lay.addWidget(self.title)
-        lay.addWidget(self.expected)
+        lay.addWidget(self.expected, 2)
         lay.addWidget(self.bar, 1)
         lay.addWidget(self.detail)
         lay.addWidget(self.cancel)
