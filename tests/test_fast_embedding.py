@@ -18,7 +18,7 @@ from workbench.core.index.embedder_pool import (
     named_model_id,
     normalise_model_spec,
 )
-from workbench.core.index.embedding import SMALL_JOB_CHARS, embed_cached
+from workbench.core.index.embedding import embed_cached
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.workspace import Workspace
 
@@ -82,16 +82,28 @@ def test_index_command_takes_the_fast_model(tmp_path, capsys, embedder):
 
 
 @pytest.mark.slow
-def test_one_thread_for_a_question_every_core_for_a_bulk_job(embedder):
+def test_a_question_runs_on_one_thread(embedder):
     import torch
 
-    from workbench.core.index import embedding
-
+    embedder.encode(["a long chunk of text " * 40] * 8)  # a bulk job first: whichever setting it measured
     embedder.encode(["How much is a monthly pass?"])
     assert torch.get_num_threads() == 1
-    embedder.encode(["a long chunk of text " * 40] * 8)
-    assert sum(len(t) for t in ["a long chunk of text " * 40] * 8) > SMALL_JOB_CHARS
-    assert torch.get_num_threads() == embedding._BULK_THREADS[0]
+
+
+def test_bulk_jobs_run_on_the_thread_setting_measured_faster():
+    from workbench.core.index.threads import ThreadChooser
+
+    chooser = ThreadChooser(cores=2, retry_every=4)
+    first, second = chooser.choose(), chooser.choose()
+    assert {first, second} == {1, 2}, "each setting is tried once"
+    chooser.record(2, 1000, 2.0)  # another program holds a core: two threads wait for each other
+    chooser.record(1, 1000, 0.8)
+    picks = [chooser.choose() for _ in range(8)]
+    assert picks.count(1) == 6 and picks.count(2) == 2, "the faster one, the other retried now and then"
+    for _ in range(3):  # the machine is idle again: two threads become faster
+        chooser.record(2, 1000, 0.4)
+    assert chooser.choose() == 2
+    assert ThreadChooser(cores=1).choose() == 1
 
 
 class RecordingEmbedder(HashEmbedder):

@@ -5,8 +5,8 @@ sentence-transformers folder can be used instead. Nothing is ever downloaded.
 
 How a CPU embeds fastest was measured (``benchmarks/embedding_routes.py``, docs/performance.md): the forward
 pass is the whole cost (tokenisation under 1%), batches of 16 run faster than 64 (activations stay in cache),
-a bulk job wants every core while one question wants one thread (on a busy 2-core machine two threads made a
-question ~10x slower: OpenMP threads wait for each other), and bf16 matrix products (``precision="bf16"``,
+the thread count that suits the machine changes with what else runs (``threads``: one for a question; for a
+bulk job the faster of one and every core, measured as it runs), and bf16 matrix products (``precision="bf16"``,
 torch autocast) embed about twice as fast with vectors that agree with fp32 to a cosine of 0.99998. bf16 is
 another model identity (``model_id`` + ``+bf16``): its vectors are cached and its chunk sets built apart.
 """
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from workbench.core.index.threads import chooser, set_threads
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 
 if TYPE_CHECKING:
@@ -109,7 +110,6 @@ class Embedder(Protocol):
 
 _LOADED: dict[tuple[str, str], Any] = {}  # (model folder, device) → SentenceTransformer, one per process
 _LOADING = threading.Lock()
-_BULK_THREADS: list[int] = []  # torch's own thread count, read once before it is ever changed here
 
 
 def load_model(model_path: str, device: str = "cpu") -> Any:
@@ -126,21 +126,6 @@ def load_model(model_path: str, device: str = "cpu") -> Any:
             model = SentenceTransformer(model_path, device=device, local_files_only=True)
             _LOADED[key] = model
         return model
-
-
-def use_threads(small_job: bool) -> None:
-    """One torch thread for a small job (a question), every core torch would use for a bulk one.
-
-    Each call sets what its own job wants, so concurrent jobs never leave a wrong setting behind for long.
-    """
-    import torch
-
-    with _LOADING:
-        if not _BULK_THREADS:
-            _BULK_THREADS.append(torch.get_num_threads())
-        want = 1 if small_job else _BULK_THREADS[0]
-    if torch.get_num_threads() != want:
-        torch.set_num_threads(want)
 
 
 @contextlib.contextmanager
@@ -211,7 +196,8 @@ class SentenceTransformerEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        use_threads(small_job=sum(len(t) for t in texts) <= SMALL_JOB_CHARS)
+        small = sum(len(t) for t in texts) <= SMALL_JOB_CHARS
+        threads = chooser()
         report = Reporter(progress, "embedding", len(texts))
         # Sort by length once so each batch pads little (what encode() does inside one call).
         order = np.argsort([-len(t) for t in texts], kind="stable")
@@ -220,11 +206,14 @@ class SentenceTransformerEmbedder:
             if cancel is not None:
                 cancel.check()
             idx = order[i : i + step]
+            batch = [texts[j] for j in idx]
+            n_threads = 1 if small else threads.choose()
+            set_threads(n_threads)
+            started = time.perf_counter()
             with self.inference():
-                vecs = model.encode(
-                    [texts[j] for j in idx], batch_size=self.batch_size, convert_to_tensor=True,
-                    show_progress_bar=False,
-                )
+                vecs = model.encode(batch, batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=False)
+            if not small:
+                threads.record(n_threads, sum(len(t) for t in batch), time.perf_counter() - started)
             out[idx] = normalised(vecs.float().cpu().numpy())
             self.calls += 1
             self.texts_encoded += len(idx)
