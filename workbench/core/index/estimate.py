@@ -156,16 +156,20 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
     chars += sum(len(t) for t in fresh) + sum(len(t) for t in dry.missing.values())
     scale = sum(sizes.get(d, 0) for d in todo) / max(1, sum(sizes.get(d, 0) for d in sample))
     rate = embedding_rate(store, embedder.model_id)
+    to_embed = len(missing) * scale
     if rate is None and calibrate and missing:
-        rate = measure_rate(store, embedder, missing)
-    seconds = chunking_s * scale + chars * scale / (rate or ASSUMED_CHARS_PER_S)
-    return BuildEstimate(held + round(chunks * scale), round(len(missing) * scale), seconds)
+        rate, measured = measure_rate(store, embedder, missing)
+        to_embed -= len(measured)  # embedded (and cached) already: the build will not embed them again
+        chars -= sum(len(t) for t in measured) / scale
+    seconds = chunking_s * scale + max(0.0, chars) * scale / (rate or ASSUMED_CHARS_PER_S)
+    return BuildEstimate(held + round(chunks * scale), max(0, round(to_embed)), seconds)
 
 
-def measure_rate(store: Store, embedder: Embedder, texts: Sequence[str]) -> float | None:
-    """This machine's embedding rate for ``embedder``, measured on up to ``CALIBRATION_TEXTS`` of ``texts``
-    (spread over their lengths; their vectors are cached for the build) and kept; None when the model cannot
-    embed now (an Ollama server away, say: the build then says why)."""
+def measure_rate(store: Store, embedder: Embedder, texts: Sequence[str]) -> tuple[float | None, list[str]]:
+    """This machine's embedding rate for ``embedder`` (kept), measured on up to ``CALIBRATION_TEXTS`` of
+    ``texts`` spread over their lengths, and the texts embedded for it (their vectors are cached: the build
+    will not embed them again); ``(None, [])`` when the model cannot embed now (an Ollama server away, say:
+    the build then says why)."""
     by_length = sorted(texts, key=len)
     chosen = by_length[:: max(1, len(by_length) // CALIBRATION_TEXTS)][:CALIBRATION_TEXTS]
     meter = EmbedMeter()
@@ -173,5 +177,5 @@ def measure_rate(store: Store, embedder: Embedder, texts: Sequence[str]) -> floa
         embedder.encode(chosen[:1])  # loads the model and warms it, outside the timing
         embed_cached(store, embedder, chosen, meter=meter)
     except Exception:  # an estimate never fails where the build itself would say why
-        return None
-    return keep_rate(store, embedder.model_id, meter, least_seconds=0.0)
+        return None, []
+    return keep_rate(store, embedder.model_id, meter, least_seconds=0.0), chosen
