@@ -142,7 +142,8 @@ def test_progress_lines_keep_the_estimate_while_the_job_runs(qtbot):
     line.start("Building chunk set")
     line.update_event(ProgressEvent("estimate", 0, 0, "200 tokens: ~1,240 chunks, 310 to embed, about 25 s"))
     line.update_event(ProgressEvent("embedding", 10, 310, "", 1.0))
-    assert "~1,240 chunks" in line.expected.text() and "Embedding" in line.detail.text()
+    assert line.expected.text() == "expects about 25 s · ~1,240 chunks, 310 to embed", "the time first"
+    assert "200 tokens" in line.expected.toolTip() and "Embedding" in line.detail.text()
     line.start("Indexing")
     assert not line.expected.text(), "a new job starts without the old estimate"
 

@@ -15,6 +15,14 @@ EXPECTED_TIP = ("What this build expected before it started: chunks, texts to em
                 "on this machine, from the embedding rate measured here")
 
 
+def expected_text(message: str) -> str:
+    """The estimate as the line shows it: the time first (what is clipped when the line is narrow is the
+    rest), e.g. ``expects about 25 s · ~1,240 chunks, 310 to embed`` for ``200 tokens: ~1,240 chunks, 310 to
+    embed, about 25 s``."""
+    *counts, time = message.rsplit(": ", 1)[-1].split(", ")
+    return f"expects {time} · {', '.join(counts)}" if counts else f"expects {time}"
+
+
 def describe(event: ProgressEvent) -> str:
     """One line for people: stage, units done of total, rate and time left."""
     verb, unit = STAGES.get(event.stage, (event.stage.capitalize(), "items"))
@@ -71,7 +79,7 @@ class JobProgress(QWidget):
     def update_event(self, event: ProgressEvent) -> None:
         """Show a progress event (an ``estimate`` stays beside the title until the next job)."""
         if event.stage == "estimate":
-            self.expected.setText(f"expects {event.message.rsplit(': ', 1)[-1]}")
+            self.expected.setText(expected_text(event.message))
             self.expected.setToolTip(f"{event.message}\n{EXPECTED_TIP}")
             self.expected.show()
             return
