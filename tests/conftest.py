@@ -22,9 +22,10 @@ settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("WORKBENCH_HYPOTHESIS", "repeatable"))
 
-pytest.register_assert_rewrite("ui_support", "eval_support", "fake_embedder")
+pytest.register_assert_rewrite("ui_support", "eval_support", "fake_embedder", "llm_standin")
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
 SAMPLE = ROOT / "resources" / "sample"
 CHROMA = ROOT / "workbench" / "datasets" / "chroma-general"  # bundled with the package
 sys.path.insert(0, str(Path(__file__).parent))
@@ -76,6 +77,20 @@ def hash_sample_ws(hash_ws):
     return hash_ws
 
 
+@pytest.fixture(scope="session")
+def hash_sample_data_dir(tmp_path_factory, hash_embedder) -> Path:
+    """A data folder with the sample corpus indexed (default chunking) by ``hash_embedder``, built once;
+    copy it before changing it."""
+    from workbench.core.workspace import Workspace
+
+    data = tmp_path_factory.mktemp("hash-sample-data")
+    ws = Workspace(data, embedder=hash_embedder)
+    report = ws.add_paths([str(SAMPLE)])
+    assert not report.failed, report.failed
+    ws.close()
+    return data
+
+
 @pytest.fixture
 def hash_cli(monkeypatch, hash_embedder):
     """The ``workbench`` command in this process embedding with ``hash_embedder`` wherever it would open the
@@ -89,6 +104,25 @@ def hash_cli(monkeypatch, hash_embedder):
 
     monkeypatch.setattr(pool, "open_embedder", open_embedder)
     return hash_embedder
+
+
+@pytest.fixture
+def standin_llm(monkeypatch):
+    """Every ``open_backend("embedded")`` (``--llm embedded``, the window's embedded choice, a workspace's
+    pipeline LLM) opens this ``llm_standin.StandInLLM`` instead of the GGUF model: for tests that need a
+    generative LLM, not the real one (a GGUF file that does not exist is still refused as usual)."""
+    from llm_standin import StandInLLM
+
+    import workbench.core.llm.open as opener
+
+    llm = StandInLLM()
+    real = opener._embedded
+
+    def embedded(model):  # noqa: ANN001, ANN202
+        return real(model) if model is not None and not Path(model).is_file() else llm
+
+    monkeypatch.setattr(opener, "_embedded", embedded)
+    return llm
 
 
 @pytest.fixture(scope="session")
