@@ -31,6 +31,15 @@ CHROMA = ROOT / "workbench" / "datasets" / "chroma-general"  # bundled with the 
 sys.path.insert(0, str(Path(__file__).parent))
 
 
+def pytest_collection_modifyitems(config, items):
+    """Two tiers (``scripts/test --fast`` runs ``-m "not slow"``): a test that loads a real model is ``slow``
+    wherever it is: MiniLM (the ``embedder`` fixture, also behind ``sample_ws``, ``fresh_ws`` and
+    ``sample_data_dir``) or the GGUF model (marked ``llm``). Other tests over ~1 s are marked by hand."""
+    for item in items:
+        if "embedder" in getattr(item, "fixturenames", ()) or item.get_closest_marker("llm"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _no_consent_leaks():
     """Consent to run code named by data (``workbench.core.consent``) never outlives the test that gave it."""
@@ -161,8 +170,9 @@ def fresh_ws(tmp_path, embedder):
 
 
 @pytest.fixture
-def counter(embedder):
-    """The model tokenizer's token counter."""
+def counter():
+    """The default model's token counter (its tokenizer file only: the model is not loaded)."""
+    from workbench.core.index.embedding import default_model_path
     from workbench.core.ingest.tokens import counter_for_model
 
-    return counter_for_model(embedder.model_path)
+    return counter_for_model(default_model_path())

@@ -3,11 +3,12 @@ judges, contextual sentences, the Ollama chat stand-in) but not a real one; only
 backend itself load the GGUF model (``test_llm_embedded.py`` and a few marked ``llm``).
 
 ``StandInLLM`` satisfies ``workbench.core.llm.base.Backend``: it streams its reply word by word through the
-same ``Generation`` as every backend (optionally ``delay`` seconds per word, so a test can stop it mid-answer),
-honours ``max_tokens`` (one word is one token; stop reason ``"length"`` or ``"stop"``), counts prompt tokens
-with the tokenizer-free estimate, and refuses a prompt longer than its context with ``ContextTooLong``. The
-reply is ``reply(messages)`` (default: a sentence that cites passage [1] and names the question's words), the
-same for the same messages. ``requests`` records every message list it was sent.
+same ``Generation`` as every backend (``delay`` seconds per word, 1 ms by default so latencies are never
+zero; a test may slow it down to stop it mid-answer), honours ``max_tokens`` (one word is one token; stop
+reason ``"length"`` or ``"stop"``), counts prompt tokens with the tokenizer-free estimate, and refuses a
+prompt longer than its context with ``ContextTooLong``. The reply is ``reply(messages)`` (default: a
+sentence that cites passage [1] and repeats the question), the same for the same messages. ``requests``
+records every message list it was sent.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class StandInLLM(BackendBase):
     model = MODEL
     label = LABEL
 
-    def __init__(self, reply: Callable[[Sequence[Message]], str] | str | None = None, delay: float = 0.0,
+    def __init__(self, reply: Callable[[Sequence[Message]], str] | str | None = None, delay: float = 0.001,
                  n_ctx: int = 8192, model: str = MODEL) -> None:
         self.reply = reply if callable(reply) else (lambda _m, text=reply: text) if reply is not None \
             else default_reply
