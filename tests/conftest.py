@@ -41,6 +41,31 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
+def _real_models_only_in_slow_tests(request, monkeypatch):
+    """The fast tier stays fast: a test not marked ``slow`` that loads MiniLM or the GGUF model (even one
+    already loaded in this process) fails, saying what to use instead."""
+    if request.node.get_closest_marker("slow"):
+        yield
+        return
+    import workbench.core.index.embedding as embedding
+    import workbench.core.llm.embedded as embedded
+
+    loaded: list[str] = []
+
+    def refuse(what):  # noqa: ANN001, ANN202
+        def load(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            loaded.append(what)
+            raise RuntimeError(f"a test outside the slow tier loads {what}")
+        return load
+
+    monkeypatch.setattr(embedding, "load_model", refuse("the MiniLM model"))
+    monkeypatch.setattr(embedded, "_engine", refuse("the embedded GGUF model"))
+    yield
+    assert not loaded, (f"this test loads {loaded[0]}: use the hash_* fixtures (hash_ws, hash_sample_ws, hash_cli) "
+                        "or standin_llm, or mark it @pytest.mark.slow (or llm) if the real model is its point")
+
+
+@pytest.fixture(autouse=True)
 def _no_consent_leaks():
     """Consent to run code named by data (``workbench.core.consent``) never outlives the test that gave it."""
     yield

@@ -60,7 +60,7 @@ def test_bad_paths_are_one_line_errors_before_any_work(capsys, tmp_path, args):
     assert "Traceback" not in err and not data.exists()
 
 
-def test_strict_exits_3_after_indexing_the_rest(capsys, tmp_path):
+def test_strict_exits_3_after_indexing_the_rest(capsys, tmp_path, hash_cli):
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "small.txt").write_text("A short note about the cache.")

@@ -23,7 +23,7 @@ def dataset(tmp_path):
     return tmp_path / "qs"
 
 
-def test_eval_json_table_out_runs_compare_rerun(capsys, tmp_path, dataset):
+def test_eval_json_table_out_runs_compare_rerun(capsys, tmp_path, dataset, hash_cli):
     data = tmp_path / "data"
     out = tmp_path / "out"
     code, stdout, err = run_cli(capsys, "eval", dataset, "--strategy", "plain", "--grid", "window=0,1 chunk_size=60",
