@@ -37,7 +37,7 @@ def use_hashed_embedder() -> None:
                     cancel.check()
                 time.sleep(delay * min(16, len(texts) - i) / 64)
                 report(min(len(texts), i + 16))
-            return super().encode(texts, progress, cancel)
+            return super().encode(texts, None, cancel)
 
     fake = SlowHashEmbedder()
     real = pool.open_embedder
