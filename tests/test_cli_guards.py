@@ -199,6 +199,7 @@ _JSON = st.recursive(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=4))
+@pytest.mark.slow
 def test_random_strategy_json_never_raises_anything_but_a_value_error(data):
     from workbench.core.retrieve.strategies import Strategy, resolve
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from conftest import CHROMA, ROOT, SAMPLE, TESTS
 
 from workbench.core.index.store import Store
@@ -21,6 +22,7 @@ from workbench.core.workspace import Workspace
 KILLS = 4
 
 
+@pytest.mark.slow
 def test_sigkill_during_indexing_leaves_a_consistent_store(tmp_path, hash_embedder):
     embedder = hash_embedder
     data = tmp_path / "data"

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from conftest import CHROMA, ROOT, TESTS
 
 # Folder names of other machines and of the checkout's siblings, joined at run time so this file holds
@@ -76,6 +77,7 @@ def test_bundled_sets_are_listed_and_resolve_by_name():
         raise AssertionError("an unknown name must be refused")
 
 
+@pytest.mark.slow
 def test_cli_datasets_and_eval_by_name_from_the_filesystem_root(tmp_path):
     """``workbench eval chroma-general`` works from any folder with a fresh data folder (here: /), in a process
     of its own (the evaluation on the hashed embedder: the bundled set and the paths are the point)."""

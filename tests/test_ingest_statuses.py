@@ -74,6 +74,7 @@ def test_undecodable_name_is_indexed_under_an_escaped_path_that_round_trips(hash
     assert by_key.unchanged == [escaped] and not by_key.failed
 
 
+@pytest.mark.slow
 def test_undecodable_name_through_the_command_line(tmp_path):
     folder = write_topics(tmp_path / "d")
     (folder / LATIN1_NAME).write_text("Caf\u00e9 notes about descaling.\n")

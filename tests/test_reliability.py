@@ -181,6 +181,7 @@ class threading_acquire:  # noqa: N801 - reads like a function in the with state
         return False
 
 
+@pytest.mark.slow
 def test_search_during_background_indexing_sees_a_complete_chunk_set(hash_sample_ws, tmp_path):
     """A thread indexes new documents while the main thread keeps searching: every result is consistent."""
     extra = tmp_path / "extra"

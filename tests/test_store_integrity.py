@@ -236,6 +236,7 @@ def _cli(*args, env=None, prefix=()):
 
 
 @pytest.mark.parametrize("at", [0.35, 0.67])
+@pytest.mark.slow
 def test_damaged_database_refuses_writes_and_repair_says_it_cannot(hash_sample_ws, tmp_path, at):
     """64 KB of random bytes inside the SQLite file: where the schema survives, the store opens read-only;
     where it does not, it is not opened at all. Either way nothing is written and --repair exits 3."""
@@ -341,6 +342,7 @@ def _without_root_powers() -> tuple[str, ...]:
     return ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--")
 
 
+@pytest.mark.slow
 def test_read_only_data_folder_reads_and_refuses_writes(hash_sample_ws, tmp_path):
     data = hash_sample_ws.data_dir
     hash_sample_ws.close()
@@ -366,6 +368,7 @@ def test_read_only_data_folder_reads_and_refuses_writes(hash_sample_ws, tmp_path
 
 
 # ----- a waiting writer says so -------------------------------------------------------------------------
+@pytest.mark.slow
 def test_waiting_writer_reports_the_holder_once(hash_ws, tmp_path):
     from workbench.core.jobs import ProgressEvent
 
