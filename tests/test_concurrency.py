@@ -116,7 +116,7 @@ def test_two_index_runs_into_an_empty_folder_keep_both_folders(tmp_path):
     ws.close()
 
 
-SOAK_SECONDS = float(os.environ.get("WORKBENCH_SOAK_S", "25"))
+SOAK_SECONDS = float(os.environ.get("WORKBENCH_SOAK_S", "10"))  # WORKBENCH_SOAK_S=300 for a long soak
 
 
 @pytest.mark.slow
