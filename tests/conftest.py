@@ -142,9 +142,9 @@ def hash_cli(monkeypatch, hash_embedder):
 
 @pytest.fixture
 def standin_llm(monkeypatch):
-    """Every ``open_backend("embedded")`` (``--llm embedded``, the window's embedded choice, a workspace's
-    pipeline LLM) opens this ``llm_standin.StandInLLM`` instead of the GGUF model: for tests that need a
-    generative LLM, not the real one (a GGUF file that does not exist is still refused as usual)."""
+    """Every ``open_backend("embedded")`` (``--llm embedded``, the window's embedded choice) opens this
+    ``llm_standin.StandInLLM`` instead of the packaged GGUF model: for tests that need a generative LLM, not
+    the real one. A GGUF file named explicitly is opened (or refused when missing) as usual."""
     from llm_standin import StandInLLM
 
     import workbench.core.llm.open as opener
