@@ -143,7 +143,8 @@ def test_sentences_generated_once_then_cached(ctx_data, hash_embedder, llm, embe
     ws.close()
 
     # a fresh workspace on the same folder, backend opened on first use, another set with the same chunks → 0 calls
-    # (the lookup names the embedded model: without Ollama "auto" is extractive, which writes no sentences)
+    # (the lookup names the embedded model, here the stand-in: without Ollama "auto" is extractive, which writes
+    # no sentences)
     fresh = Workspace(data, embedder=embedder)
     fresh.llm_opener = lambda: open_backend("embedded")
     both, usage = ctx.build_contextual_set(fresh, ChunkConfig(size=SIZE, heading_prefix=True))

@@ -1,4 +1,4 @@
-"""The welcome's benchmark path and the Evaluation tab's *Bundled* menu (pytest-qt, offscreen, real MiniLM).
+"""The welcome's benchmark path and the Evaluation tab's *Bundled* menu (pytest-qt, offscreen, hashed embedder).
 
 "Try a benchmark with reference answers" indexes Chroma's ``state_of_the_union`` corpus, loads its 76
 questions into the Evaluation tab, scores A and B on them and opens one question side by side. The test
