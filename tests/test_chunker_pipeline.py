@@ -167,7 +167,7 @@ def test_sweep_gives_one_row_per_chunker(hash_ws):
     assert len({r.config.strategy.chunk.set_id(hash_ws.embedder.model_id) for r in sweep.results}) == 3
 
 
-def test_cli_index_search_and_eval_grid_with_chunkers(capsys, tmp_path, corpus):
+def test_cli_index_search_and_eval_grid_with_chunkers(capsys, tmp_path, corpus, hash_cli):
     data = tmp_path / "data"
     code, out, err = run_cli(capsys, "index", corpus, "--data-dir", data, "--chunker",
                              '{"name": "recursive", "max_tokens": 96, "overlap": 16}', "--quiet", "--json")

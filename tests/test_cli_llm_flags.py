@@ -88,6 +88,7 @@ def test_eval_backend_alias_is_deprecated(capsys, tmp_path):
 
 
 def test_model_on_ask_is_the_embedding_model(capsys, tmp_path, sample_ws):
+    """``--model`` names the real model's folder: that folder is opened (the real model)."""
     model = default_model_path()
     args = build_parser().parse_args(["ask", "q", "--model", model, "--llm", "extractive"])
     from workbench.commands.llm_options import llm_choice

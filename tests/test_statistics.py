@@ -278,7 +278,7 @@ def run_cli(capsys, *args):
     return code, out, err
 
 
-def test_cli_compare_two_runs_and_sweep_baseline(capsys, tmp_path):
+def test_cli_compare_two_runs_and_sweep_baseline(capsys, tmp_path, hash_cli):
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
     data = tmp_path / "data"
