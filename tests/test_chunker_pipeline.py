@@ -6,9 +6,9 @@ import shutil
 
 import numpy as np
 import pytest
+from cli_support import run_cli
 from conftest import SAMPLE
 
-from workbench.cli import main
 from workbench.core.consent import trust
 from workbench.core.evaluate.bundled import bundled_path
 from workbench.core.evaluate.datasets import load_question_set
@@ -23,10 +23,6 @@ from workbench.core.retrieve.strategies import PRESETS, resolve
 AVAILABLE = [k["name"] for k in chunker_catalog() if k["available"] and k["name"] != "late"]
 
 
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

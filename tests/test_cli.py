@@ -5,15 +5,8 @@ import json
 import subprocess
 import sys
 
+from cli_support import run_cli
 from conftest import ROOT, SAMPLE
-
-from workbench.cli import main
-
-
-def run_cli(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_index_search_docs_json(capsys, tmp_path, hash_cli):

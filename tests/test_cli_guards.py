@@ -8,20 +8,17 @@ import math
 
 import numpy as np
 import pytest
+from cli_support import run_cli
 from conftest import SAMPLE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from netguard import NetGuard
 
-from workbench.cli import EXIT_STATUSES, build_parser, main
+from workbench.cli import EXIT_STATUSES, build_parser
 
 REMOTE = "10.1.2.3:11434"
 
 
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(err: str, needle: str) -> bool:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_support import run_cli
 from netguard import NetGuard
 
-from workbench.cli import build_parser, main
+from workbench.cli import build_parser
 from workbench.core.index.embedding import default_model_path
 from workbench.core.llm import LLMChoice
 
@@ -23,10 +24,6 @@ LLM_COMMANDS = {
 }
 
 
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def argv_for(name: str, tmp_path) -> list[str]:

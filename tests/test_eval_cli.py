@@ -5,16 +5,10 @@ import json
 import time
 
 import pytest
+from cli_support import run_cli
 from eval_support import mask_metrics, sample_questions
 
-from workbench.cli import main
 from workbench.core.evaluate.datasets import save_question_set
-
-
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -10,16 +10,11 @@ import json
 import socket
 
 import pytest
-
-from workbench.cli import main
+from cli_support import run_cli
 
 Q = "How do I flush the cache?"
 
 
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def closed_port() -> int:
