@@ -132,13 +132,13 @@ def test_welcome_on_first_start_only_and_says_ollama_is_not_found(qtbot, start_a
     assert not [w for w in again.findChildren(object) if type(w).__name__ == "WelcomeDialog"]
 
 
-def test_load_sample_skip_and_help_menu(qtbot, make_window, fresh_ws, ui_settings, closed_host):
+def test_load_sample_skip_and_help_menu(qtbot, make_window, hash_ws, ui_settings, closed_host):
     from shiboken6 import isValid
 
     from workbench.ui.library.welcome import open_welcome
 
     ui_settings.setValue("llm/host", closed_host)
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     window.actions_["welcome"].trigger()  # Help → Welcome…: skipping does nothing
     assert window.welcome_.isVisible()
     window.welcome_.skip_button.click()
@@ -146,13 +146,13 @@ def test_load_sample_skip_and_help_menu(qtbot, make_window, fresh_ws, ui_setting
     dialog = open_welcome(window, SAMPLE, sample_if_skipped=True)  # first start: skipping keeps the sample
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):
         dialog.reject()
-    fresh_ws.remove_document(fresh_ws.store.documents()[0]["id"])
+    hash_ws.remove_document(hash_ws.store.documents()[0]["id"])
     dialog = open_welcome(window, SAMPLE)
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS) as done:
         dialog.sample_button.click()
     assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted on close)
-    assert len(done.args[0].added) == 1 and len(fresh_ws.store.documents()) == len(list(SAMPLE.iterdir()))
-    assert window.library.table.topLevelItemCount() >= len(fresh_ws.store.documents())
+    assert len(done.args[0].added) == 1 and len(hash_ws.store.documents()) == len(list(SAMPLE.iterdir()))
+    assert window.library.table.topLevelItemCount() >= len(hash_ws.store.documents())
 
 
 def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_settings, tmp_path, ollama_standin):
@@ -208,7 +208,7 @@ def test_settings_round_trip_and_validation(qtbot, ui_settings, tmp_path, closed
     assert unchanged.args[1] is False, "nothing that needs a restart changed"
 
 
-def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, fresh_ws, ui_settings, tmp_path,
+def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, hash_ws, ui_settings, tmp_path,
                                                    monkeypatch):
     from workbench.ui.app.settings_dialog import SettingsDialog
 
@@ -228,7 +228,7 @@ def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, fresh_ws,
         dialog.ok_button.click()
     assert saved.args[0] == LLMChoice("auto", "", REMOTE, REMOTE) and saved.args[0].blocked() is None
     assert not guard.blocked, "the remote host was contacted"
-    window = make_window(fresh_ws)  # the answer panel warns about the allowed remote host
+    window = make_window(hash_ws)  # the answer panel warns about the allowed remote host
     banner = window.answer.host_warning
     assert not banner.isHidden() and "not on this machine" in banner.text()
     assert window.answer.holder.host == REMOTE and window.answer.holder.blocked is None
