@@ -230,15 +230,13 @@ def test_a_corpus_over_the_size_limit_is_refused_before_it_is_read(tmp_path, mon
     qset = load_question_set(tmp_path, max_file_mb=2).subset(limit=1)
     assert qset.max_file_mb == 2
 
-    class Store:
+    class Workspace:  # what index_corpora asks of a workspace, recording the size limit it indexes with
+        limits: list[float] = []
+
         def documents(self):
             return []
 
-    class Workspace:  # what index_corpora asks of a workspace, recording the size limit it indexes with
-        limits: list[float] = []
-        store = Store()
-
-        def add_paths(self, paths, config, progress, cancel, max_file_mb=None):
+        def add_documents(self, paths, progress, cancel, max_file_mb=None):
             self.limits.append(max_file_mb)
             raise DatasetError("stop here")
 

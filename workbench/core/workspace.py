@@ -44,7 +44,7 @@ from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategies import Strategy, resolve
-from workbench.core.store import DB_NAME, ChunkSetInfo, ChunkTable, DocumentGone, Store, StoreError
+from workbench.core.store import DB_NAME, ChunkSetInfo, ChunkTable, DocumentGone, Scope, Store, StoreError
 
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 
@@ -208,6 +208,25 @@ class Workspace(CorpusLookups):
         report.seconds = time.perf_counter() - started
         return report
 
+    def add_documents(
+        self, paths: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+        max_file_mb: float | None = None,
+    ) -> IngestReport:
+        """Load files into the store without building or changing any chunk set (evaluation stores a question
+        set's corpora this way and builds chunk sets scoped to them; the folder's own sets catch up with the new
+        documents when they are next used)."""
+        started = time.perf_counter()
+        with self.writing(progress):
+            if max_file_mb is None:
+                report = ingest_files(self.store, list(paths), progress, cancel)
+            else:
+                report = ingest_files(self.store, list(paths), progress, cancel, max_file_mb=max_file_mb)
+            self._forget_documents()
+            if report.chunks_dropped:
+                self._drop_stale_vectors()
+        report.seconds = time.perf_counter() - started
+        return report
+
     def remove_document(self, doc_id: int) -> None:
         """Delete a document and take its chunks out of every ready chunk set's FAISS file."""
         with self.writing():
@@ -244,7 +263,8 @@ class Workspace(CorpusLookups):
         self._forget_lookups()
 
     def is_current(self, info: ChunkSetInfo) -> bool:
-        """True when a chunk set is ready and covers exactly the stored documents.
+        """True when a chunk set is ready and covers exactly the stored documents (a scoped set: exactly its
+        scope's documents).
 
         The answer is remembered until documents or chunk sets change (the store's generation counter,
         which cache writes such as question vectors do not move), so a search pays for the check once.
@@ -257,17 +277,34 @@ class Workspace(CorpusLookups):
         with self._lock:
             if self._current.get(key) == version:
                 return True
-        current = store.chunked_docs(info.id) == store.document_shas()
+        current = store.chunked_docs(info.id) == info.covers(store.document_shas())
         if current:
             with self._lock:
                 self._current[key] = version
         return current
 
-    def find_chunk_set(self, config: ChunkConfig, model: str | None = "") -> ChunkSetInfo | None:
-        """The current chunk set for ``config`` and ``model`` (``""``: the default), or None when it must be
-        built first."""
+    def set_scope(self, scope: Scope | None) -> Scope | None:
+        """The scope a chunk set for ``scope`` is built with: None (the folder's own, unscoped set) when there is
+        none or it holds exactly the stored documents, which then are the same chunks; else ``scope``. A
+        scope naming a document that is not stored is refused (``DocumentGone``)."""
+        if scope is None:
+            return None
+        stored = self.store.document_shas()
+        missing = [d for d in scope.doc_ids if d not in stored]
+        if missing:
+            raise DocumentGone(f"no document {missing[0]} (a scope names documents that are not stored)")
+        return None if len(stored) == len(scope) else scope
+
+    def _set_id(self, config: ChunkConfig, model_id: str, scope: Scope | None) -> str:
+        scope = self.set_scope(scope)
+        return config.set_id(model_id, scope.key if scope else "")
+
+    def find_chunk_set(self, config: ChunkConfig, model: str | None = "",
+                       scope: Scope | None = None) -> ChunkSetInfo | None:
+        """The current chunk set for ``config`` and ``model`` (``""``: the default) over ``scope`` (None: every
+        stored document), or None when it must be built first."""
         try:
-            info = self.store.chunk_set(config.set_id(self.embedder_for(model).model_id))
+            info = self.store.chunk_set(self._set_id(config, self.embedder_for(model).model_id, scope))
         except KeyError:
             return None
         return info if self.is_current(info) else None
@@ -275,10 +312,15 @@ class Workspace(CorpusLookups):
     def ensure_chunk_set(
         self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
         report: IngestReport | None = None, situate: Situator | None = None, model: str | None = "",
+        scope: Scope | None = None,
     ) -> ChunkSetInfo:
         """The chunk set for ``config`` and embedding ``model`` (``""``: the default), built or brought up to
         date (reusing cached embeddings). Its chunks are counted with that model's tokenizer (an Ollama model
         has none here: a regular-expression count).
+
+        With ``scope`` the set holds only those documents (``set_scope``: the folder's own set when the scope
+        is every stored document), so searching it ranks only them; evaluation scopes its sets to the
+        question set's corpora.
 
         A contextual ``config`` uses ``situate`` to write its sentences (default: the workspace's local LLM).
 
@@ -286,8 +328,10 @@ class Workspace(CorpusLookups):
         before is returned as it was (searches see the last complete chunk set instead of waiting).
         """
         embedder = self.embedder_for(model)
+        scope = self.set_scope(scope)
         try:
-            info: ChunkSetInfo | None = self.store.chunk_set(config.set_id(embedder.model_id))
+            info: ChunkSetInfo | None = self.store.chunk_set(config.set_id(embedder.model_id,
+                                                                           scope.key if scope else ""))
         except KeyError:
             info = None
         if info is not None and self.is_current(info):
@@ -301,7 +345,7 @@ class Workspace(CorpusLookups):
         with self.writing(progress):
             counter = counter_for_model(getattr(embedder, "model_path", None))
             info = build_chunk_set(self.store, self.data_dir, config, embedder, counter, progress, cancel, report,
-                                   situate=situate)
+                                   situate=situate, scope=scope)
         with self._lock:
             self._runtimes.pop(info.id, None)
         return info
@@ -381,8 +425,10 @@ class Workspace(CorpusLookups):
             chunker_spec(config)
 
     def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None, progress: ProgressSink | None = None,
-               cancel: CancelToken | None = None) -> SearchResult:
-        """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet.
+               cancel: CancelToken | None = None, scope: Scope | None = None) -> SearchResult:
+        """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet. With
+        ``scope`` only those documents are searched (their own chunk sets: the top-k is the top-k within the
+        scope); None searches every stored document.
 
         Timings: ``prepare_ms`` (chunk set), ``embed_ms`` (question), then the pipeline's search, rerank
         and expand steps, and ``total_ms``.
@@ -392,14 +438,14 @@ class Workspace(CorpusLookups):
         if problem:
             raise ValueError(problem)
         try:
-            return self._search(question, strategy, progress, cancel)
+            return self._search(question, strategy, progress, cancel, scope)
         except DocumentGone:  # another process removed a document after the set was loaded: load it again
-            return self._search(question, strategy, progress, cancel)
+            return self._search(question, strategy, progress, cancel, scope)
 
     def _search(self, question: str, strategy: Strategy, progress: ProgressSink | None,
-                cancel: CancelToken | None) -> SearchResult:
+                cancel: CancelToken | None, scope: Scope | None) -> SearchResult:
         t0 = time.perf_counter()
-        own, *coarse = (self.ensure_chunk_set(config, progress, cancel, model=strategy.model).id
+        own, *coarse = (self.ensure_chunk_set(config, progress, cancel, model=strategy.model, scope=scope).id
                         for config in strategy.chunk_configs())
         coarse_runtimes = tuple(self.runtime(set_id, progress) for set_id in coarse)
         rt = self.runtime(own, progress)

@@ -27,7 +27,7 @@ from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, l
 from workbench.core.ingest.filenames import fs_path, is_inside, shown
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
-from workbench.core.store import ChunkSetInfo, Store
+from workbench.core.store import ChunkSetInfo, Scope, Store
 
 FLUSH_CHUNKS = 1024
 
@@ -180,11 +180,13 @@ def build_chunk_set(
     cancel: CancelToken | None = None,
     report: IngestReport | None = None,
     situate: Situator | None = None,
+    scope: Scope | None = None,
 ) -> ChunkSetInfo:
-    """Bring the chunk set for ``config`` up to date with the stored documents, then mark it ready."""
+    """Bring the chunk set for ``config`` up to date with the stored documents (those of ``scope`` only, when
+    given: a scoped set), then mark it ready."""
     report = report or IngestReport()
-    info = store.ensure_chunk_set_row(config, embedder.model_id)
-    shas = store.document_shas()
+    info = store.ensure_chunk_set_row(config, embedder.model_id, scope)
+    shas = info.covers(store.document_shas())
     chunked = store.chunked_docs(info.id)
     for doc_id in [d for d, sha in chunked.items() if shas.get(d) != sha]:
         store.drop_doc_from_set(info.id, doc_id)

@@ -18,7 +18,7 @@ from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import Heading
 from workbench.core.store.connection import StoreConnection, cache_write, now, writes
-from workbench.core.store.values import ID_BATCH, ChunkSetInfo, ChunkTable, DocumentGone
+from workbench.core.store.values import ID_BATCH, ChunkSetInfo, ChunkTable, DocumentGone, Scope
 
 DB_NAME = "workbench.sqlite3"
 
@@ -152,14 +152,18 @@ class Store(StoreConnection):
 
     # ----- chunk sets ------------------------------------------------------------------------
     @writes
-    def ensure_chunk_set_row(self, config: ChunkConfig, model_id: str) -> ChunkSetInfo:
-        """The row of the chunk set for ``config`` and ``model_id``, created (state ``new``) if missing."""
-        set_id = config.set_id(model_id)
+    def ensure_chunk_set_row(self, config: ChunkConfig, model_id: str, scope: Scope | None = None) -> ChunkSetInfo:
+        """The row of the chunk set for ``config`` and ``model_id`` (over the documents of ``scope``, or every
+        stored document), created (state ``new``) if missing."""
+        set_id = config.set_id(model_id, scope.key if scope else "")
         if not self.db.table("chunk_sets").count_where("id = ?", [set_id]):
             self.db.table("chunk_sets").insert(
                 {"id": set_id, "config_json": config.to_json(), "model_id": model_id, "state": "new",
                  "chunk_count": 0, "created": now(), "updated": now()}
             )
+            if scope is not None:
+                self.db.conn.executemany("INSERT OR IGNORE INTO chunk_set_scopes (set_id, doc_id) VALUES (?, ?)",
+                                         [(set_id, d) for d in scope.doc_ids])
         return self.chunk_set(set_id)
 
     def chunk_set(self, set_id: str) -> ChunkSetInfo:
@@ -168,8 +172,10 @@ class Store(StoreConnection):
         if not rows:
             raise KeyError(f"no chunk set {set_id}")
         r = rows[0]
+        scope = tuple(x[0] for x in self.db.execute(
+            "SELECT doc_id FROM chunk_set_scopes WHERE set_id = ? ORDER BY doc_id", [set_id]))
         return ChunkSetInfo(r["id"], ChunkConfig(**json.loads(r["config_json"])), r["model_id"], r["state"],
-                            r["chunk_count"])
+                            r["chunk_count"], scope)
 
     def chunk_sets(self) -> list[ChunkSetInfo]:
         """Every chunk set."""

@@ -83,8 +83,7 @@ class EvalView(QWidget):
             self.status.setText(f"cannot use {folder}: {exc}")
             return False
         self.doc_ids = {}
-        corpora = ", ".join(self.qset.needed_corpora() or sorted(self.qset.corpora))
-        self.set_label.setText(f"{self.qset.name}: {len(self.qset.questions)} questions over {corpora}")
+        self.set_label.setText(f"{self.qset.name}: {len(self.qset.questions)} questions; {self.qset.scope_line()}")
         return True
 
     def checked_strategies(self) -> list[str]:
