@@ -8,11 +8,13 @@ The CLI, the GUI and the evaluation lab all go through this one facade, so they 
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,6 +30,7 @@ from workbench.core.index.build import (
 )
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder, embed_cached
+from workbench.core.index.estimate import BuildEstimate, estimate_build
 from workbench.core.index.locking import FileLock, LockBusy
 from workbench.core.index.removal import remove_under
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
@@ -43,7 +46,7 @@ from workbench.core.retrieve.inputs import SearchInputs
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
-from workbench.core.retrieve.strategies import Strategy, resolve
+from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
 from workbench.core.store import DB_NAME, ChunkSetInfo, ChunkTable, DocumentGone, Scope, Store, StoreError
 
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
@@ -182,6 +185,50 @@ class Workspace(CorpusLookups):
     def delete_run(self, run_id: str) -> None:
         """Remove a run and its question rows."""
         self.store.delete_run(run_id)
+
+    def update_run(self, run_id: str, fields: dict[str, Any]) -> None:
+        """Change some columns of a recorded run (``summary_json``, ``finished`` …)."""
+        self.store.update_run(run_id, fields)
+
+    def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+        """Store a run and its question rows in place of the earlier record with its id, in one transaction."""
+        self.store.replace_run(run, questions)
+
+    # ----- strategies saved by name ------------------------------------------------------------------
+    def saved_strategies(self) -> dict[str, Strategy]:
+        """The strategies saved in this data folder, by name (read as data: naming a custom chunker or a model
+        folder loads nothing until the user allows it; ``check_code_allowed``). One that no longer reads is
+        left out."""
+        out: dict[str, Strategy] = {}
+        for row in self.store.saved_strategies():
+            try:
+                out[row["name"]] = replace(from_dict(json.loads(row["strategy_json"])), name=row["name"])
+            except (ValueError, TypeError, RecursionError):
+                continue
+        return out
+
+    def saved_strategy_rows(self) -> list[dict[str, Any]]:
+        """The saved strategies' rows (name, strategy_json, source run, note, created)."""
+        return self.store.saved_strategies()
+
+    def save_strategy(self, name: str, strategy: Strategy, source: str = "", note: str = "") -> Strategy:
+        """Keep ``strategy`` under ``name`` in the data folder (``--strategy NAME``, both sides' lists, the lab);
+        ``source`` names the run it came from. A preset's name is refused."""
+        check_saved_name(name)
+        saved = replace(strategy, name=name)
+        self.store.save_strategy(name, saved.to_json(), source, note)
+        return saved
+
+    def delete_saved_strategy(self, name: str) -> bool:
+        """Forget a saved strategy; False when there was none."""
+        return self.store.delete_saved_strategy(name)
+
+    def resolve_strategy(self, spec: Strategy | str | dict[str, Any] | None) -> Strategy:
+        """A strategy from a preset's or a saved strategy's name, JSON (``{"preset": NAME, ...}`` works with
+        both) or a Strategy (``strategies.resolve`` with this folder's saved strategies)."""
+        if spec is None or isinstance(spec, Strategy):
+            return resolve(spec)
+        return resolve(spec, self.saved_strategies())
 
     # ----- indexing --------------------------------------------------------------------------
     def add_paths(
@@ -350,6 +397,16 @@ class Workspace(CorpusLookups):
             self._runtimes.pop(info.id, None)
         return info
 
+    def estimate_chunk_set(self, config: ChunkConfig, model: str = "") -> BuildEstimate:
+        """What building ``config``'s chunk set for ``model`` (``""``: the default) over the stored documents will
+        cost: chunks, texts not yet in the vector cache, expected seconds (nothing when it is current)."""
+        embedder = self.embedder_for(model)
+        info = self.find_chunk_set(config, model)
+        if info is not None:
+            return BuildEstimate(info.chunk_count, 0, 0.0)
+        counter = counter_for_model(getattr(embedder, "model_path", None))
+        return estimate_build(self.store, config, embedder, counter, sorted(self.store.document_shas()))
+
     def _has_snapshot(self, info: ChunkSetInfo) -> bool:
         return info.id in self._runtimes or index_path(self.data_dir, info.id).exists()
 
@@ -433,7 +490,7 @@ class Workspace(CorpusLookups):
         Timings: ``prepare_ms`` (chunk set), ``embed_ms`` (question), then the pipeline's search, rerank
         and expand steps, and ``total_ms``.
         """
-        strategy = resolve(strategy)
+        strategy = self.resolve_strategy(strategy)
         problem = question_problem(question)
         if problem:
             raise ValueError(problem)
@@ -461,9 +518,10 @@ class Workspace(CorpusLookups):
 
 
 if TYPE_CHECKING:  # the narrow views the stages below take: the workspace must satisfy each of them
+    from workbench.core.evaluate.advise.needs import AdviceWorkspace
     from workbench.core.evaluate.needs import EvalWorkspace
     from workbench.core.index.situating import SituatingWorkspace
     from workbench.core.index.verify import VerifiedFolder
 
-    def _views(ws: Workspace) -> tuple[EvalWorkspace, VerifiedFolder, SituatingWorkspace]:
-        return ws, ws, ws
+    def _views(ws: Workspace) -> tuple[EvalWorkspace, AdviceWorkspace, VerifiedFolder, SituatingWorkspace]:
+        return ws, ws, ws, ws

@@ -73,15 +73,19 @@ class QuestionSet:
             digest.update(f"|{cid}:{self.corpus_hashes[cid]}".encode())
         return digest.hexdigest()
 
-    def subset(self, limit: int | None = None, corpus: str | Sequence[str] | None = None) -> QuestionSet:
-        """Questions of some corpora only and/or the first ``limit`` of them (indexes are kept). Choosing
-        corpora also narrows what is searched to them (and any other corpus their questions' references point
-        into): ``searched_corpora``."""
+    def subset(self, limit: int | None = None, corpus: str | Sequence[str] | None = None,
+               indexes: Sequence[int] | None = None) -> QuestionSet:
+        """Questions of some corpora only, those with the given ``indexes`` (``Question.index``: an advice run's
+        fit or confirm half) and/or the first ``limit`` of them (indexes are kept). Choosing corpora also
+        narrows what is searched to them (and any other corpus their questions' references point into):
+        ``searched_corpora``; choosing questions by index does not."""
         wanted = [corpus] if isinstance(corpus, str) else list(corpus or [])
         unknown = [c for c in wanted if c not in self.corpora]
         if unknown:
             raise DatasetError(f"unknown corpus {', '.join(unknown)}; this set has {', '.join(sorted(self.corpora))}")
-        qs = [q for q in self.questions if not wanted or q.corpus_id in wanted]
+        chosen = None if indexes is None else set(indexes)
+        qs = [q for q in self.questions if (not wanted or q.corpus_id in wanted)
+              and (chosen is None or q.index in chosen)]
         searched = self.searched
         if wanted:
             referenced = {r.corpus_id for q in qs for r in q.references}

@@ -94,7 +94,8 @@ def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: st
     """Store a finished sweep as a run (one transaction) and return its id.
 
     ``llm_model`` answered, ``judge_model`` judged (recorded as the answering model when None).
-    ``selection`` records how the question set was narrowed (``{"limit": N, "corpus": [...]}``) for re-runs.
+    ``selection`` records how the question set was narrowed (``{"limit": N, "corpus": [...], "questions": [...]}``:
+    question indexes, e.g. an advice run's confirm half) for re-runs.
     """
     finished = datetime.now(timezone.utc)
     started = started or finished - timedelta(seconds=sweep.seconds)
@@ -231,7 +232,7 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
                               or any(qset.corpus_hashes.get(c) != h for c, h in ds["corpora"].items())):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
     sel = ds.get("selection") or {}
-    qset = qset.subset(sel.get("limit"), sel.get("corpus"))
+    qset = qset.subset(sel.get("limit"), sel.get("corpus"), sel.get("questions"))
     configs = [SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]) for c in info.config["configs"]]
     started = datetime.now(timezone.utc)
     sweep = run_sweep(ws, qset, configs, progress, cancel)
@@ -243,6 +244,7 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
         llm_model, judge_model = backend_name(backend), backend_name(judge if judge is not None else backend)
     if ws.embedder.model_id != info.config["embedding"]["model_id"]:
         sweep.warnings.append(f"embedding model differs from the recorded run ({info.config['embedding']['model_id']})")
-    new_id = save_run(ws, qset, sweep, label=f"re-run of {info.id}", kind=info.kind, seed=info.config.get("seed", 0),
+    kind = "retrieval" if info.kind == "advice" else info.kind  # an advice run's confirm half, run again
+    new_id = save_run(ws, qset, sweep, label=f"re-run of {info.id}", kind=kind, seed=info.config.get("seed", 0),
                       started=started, selection=sel, llm_model=llm_model, judge_model=judge_model)
     return new_id, sweep
