@@ -19,7 +19,7 @@ from workbench.commands.common import (
 )
 from workbench.core.evaluate.advise.space import CHUNKERS, EXPANSIONS, SEARCHES, SIZES, TOP_KS, Space
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(h|m|min|s|sec)?", re.IGNORECASE)
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(min|sec|h|m|s)?", re.IGNORECASE)
 _UNITS = {None: 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}
 
 

@@ -62,11 +62,16 @@ def saved_strategies(args: argparse.Namespace) -> dict[str, Strategy]:
     command and only when a ``--strategy`` value is not a preset or JSON."""
     saved = getattr(args, "saved_strategies", None)
     if saved is None:
-        ws = open_workspace(args)
-        try:
-            saved = ws.saved_strategies()
-        finally:
-            ws.close()
+        from workbench.core.data_folder import resolve_data_dir
+        from workbench.core.store import DB_NAME
+
+        saved = {}
+        if (resolve_data_dir(args.data_dir) / DB_NAME).exists():  # an unknown name never creates a data folder
+            ws = open_workspace(args)
+            try:
+                saved = ws.saved_strategies()
+            finally:
+                ws.close()
         args.saved_strategies = saved
     return saved
 

@@ -14,8 +14,8 @@ The cost model shapes the search (``costs.Costs``):
   retrieval settings found so far (first stage, expansion, top-k) are queued on it right away, so a new
   chunking is judged at its best rather than on one random draw;
 * the presets that are points of the space are queued first (the advice starts from them);
-* a configuration proposed again is not re-run: it is replaced by an untried one on a chunk set that is
-  already built (cheap exploration), told to TPE as a failed proposal.
+* a configuration proposed again is not re-run: it is told to TPE as a failed proposal and an untried one
+  is queued instead, on a chunk set that is already built when there is one (cheap exploration).
 
 Time: the loop stops before ``deadline`` (checked before each trial from the estimates, and enforced by a
 cancel token that also ends a chunk-set build in progress); the user's cancel token stops it at once. Each
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.advise.costs import Costs
-from workbench.core.evaluate.advise.space import PARAMS, Params, Space, label, preset_params
+from workbench.core.evaluate.advise.space import PARAMS, Params, Space, chunk_config, label, preset_params
 from workbench.core.evaluate.question_set import QuestionSet
 from workbench.core.evaluate.sweep import SweepConfig, run_sweep
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
@@ -175,7 +175,7 @@ class Search:
             if key in results:  # proposed again: try an untried neighbour on a built chunk set instead
                 study.tell(trial, state=_failed())
                 idle += 1
-                alternative = self._untried_on_built(results)
+                alternative = self._untried(results)
                 if alternative is not None:
                     study.enqueue_trial(alternative)
                 continue
@@ -253,19 +253,21 @@ class Search:
             if queued >= TOGETHER:
                 break
 
-    def _untried_on_built(self, results: dict[tuple[Any, ...], Trial]) -> Params | None:
-        """A random configuration not tried yet whose own chunk set is built (None when there is none)."""
-        built = [(t.params["chunker"], t.params["size"]) for t in self.trials if t.state == "done"]
-        choices = self.space.choices
-        for _ in range(200):
-            if not built:
-                return None
-            chunker, size = self.rng.choice(built)
-            params = {"chunker": chunker, "size": size, "search": self.rng.choice(choices["search"]),
-                      "expansion": self.rng.choice(choices["expansion"]), "top_k": self.rng.choice(choices["top_k"])}
-            if self._key(params) not in results:
-                return params
-        return None
+    def _untried(self, results: dict[tuple[Any, ...], Trial]) -> Params | None:
+        """A configuration not tried or queued yet, drawn at random (seeded): one whose own chunk set is built
+        when there is such a one (cheap), else any; None when every configuration was tried."""
+        untried = [p for p in self.space.configurations()
+                   if self._key(p) not in results and self._key(p) not in self.queued]
+        if not untried:
+            return None
+        built = [p for p in untried if self.costs.is_built(self.space_chunk(p))]
+        choice = self.rng.choice(built or untried)
+        self.queued.add(self._key(choice))
+        return choice
+
+    def space_chunk(self, params: Params) -> Any:
+        """The chunking of ``params`` (its own chunk set)."""
+        return chunk_config(str(params["chunker"]), int(params["size"]))
 
 
 def _failed() -> Any:
