@@ -12,7 +12,7 @@ from fake_embedder import HashEmbedder
 from workbench.cli import main
 from workbench.commands.advise import parse_duration
 from workbench.core.evaluate.advise.advice import pareto_front, plan_advice, resume_advice, run_advice
-from workbench.core.evaluate.advise.confirm import ConfirmRow, _verdict
+from workbench.core.evaluate.advise.confirm import ConfirmRow, _verdict, fixed_rows
 from workbench.core.evaluate.advise.costs import Costs
 from workbench.core.evaluate.advise.optimise import Trial
 from workbench.core.evaluate.advise.space import Space, baseline, chunk_config, coarse_levels, preset_params
@@ -204,13 +204,20 @@ def test_a_configuration_whose_chunk_sets_cannot_be_built_in_time_is_skipped(tmp
     qset = topic_set(tmp_path / "set", documents=DOCUMENT_GROUPS)
     scope = Scope.of(index_corpora(advice_ws, qset).values())
     advice_ws.ensure_chunk_set(chunk_config("fixed", 32), scope=scope)  # built: free
+    for _, _, strategy in fixed_rows(SMALL.budget):  # the confirm half's baselines: built, so nothing to reserve
+        for config in strategy.chunk_configs():
+            advice_ws.ensure_chunk_set(config, scope=scope)
     monkeypatch.setattr(estimate, "EMBED_RATE", 1e-4)  # every other set would take days
     plan = plan_advice(advice_ws, qset, SMALL, seed=1, time_limit_s=120)
     result = run_advice(advice_ws, plan)
     ran = {(t.params["chunker"], t.params["size"]) for t in result.trials if t.state == "done"}
-    assert ran == {("fixed", 32)}
+    assert ran == {("fixed", 32), ("fixed", 64)}, "only chunkings built before (64: multi-granularity's own) ran"
     skipped = [t for t in result.trials if t.state == "skipped"]
     assert skipped and all("to build" in t.note for t in skipped)
+    advice_ws.remove_paths([str(qset.root / "corpora" / "doc00.md")])  # a new scope: nothing built for it
+    other = topic_set(tmp_path / "other", documents=DOCUMENT_GROUPS, seed=9)
+    short = plan_advice(advice_ws, other, SMALL, seed=1, time_limit_s=60)
+    assert any("longer than the time limit" in line for line in short.lines()), "the plan says it will run over"
 
 
 # ----- the verdict ---------------------------------------------------------------------------------------

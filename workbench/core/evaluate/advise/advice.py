@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from workbench.core.evaluate.advise.confirm import CANDIDATES, Confirmation, confirm
+from workbench.core.evaluate.advise.confirm import CANDIDATES, Confirmation, confirm, fixed_rows
 from workbench.core.evaluate.advise.costs import Costs
 from workbench.core.evaluate.advise.optimise import Search, Trial, done_trials, say
 from workbench.core.evaluate.advise.space import Space, chunk_config, usable_chunkers
@@ -80,10 +80,18 @@ class AdvicePlan:
             costs = [f"{size}: {_duration(e.seconds) if e.seconds else 'built'}"
                      for (c, size), e in self.chunkings.items() if c == chunker]
             out.append(f"  {chunker:<20} {', '.join(costs)}")
+        _, half = self.halves()
+        reserve = confirm_reserve(self, len(half.questions))
         out.append(f"time limit {_duration(self.time_limit_s)}: each trial searches {len(fit.questions)} fit "
                    f"questions (about {_duration(per_trial)} once its chunk sets exist); the best {CANDIDATES} are "
-                   "then confirmed on the other half against plain and hybrid at the same budget")
-        return out + [f"note: {n}" for n in self.notes]
+                   f"then confirmed on the other half against plain and hybrid at the same budget (about "
+                   f"{_duration(reserve)} kept aside for it)")
+        notes = list(self.notes)
+        if reserve >= self.time_limit_s:
+            notes.append(f"the confirm half alone needs about {_duration(reserve)} (its baselines' chunk sets are "
+                         "not built yet): the run will take longer than the time limit and try nothing on the fit "
+                         "half")
+        return out + [f"note: {n}" for n in notes]
 
 
 def _duration(seconds: float) -> str:
@@ -92,6 +100,13 @@ def _duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def confirm_reserve(plan: AdvicePlan, questions: int) -> float:
+    """Seconds kept aside for the confirm half: building the baselines' chunk sets not built yet, and searching
+    its questions with every confirm configuration (at the measured rate, with a margin)."""
+    configs = [c for _, _, strategy in fixed_rows(plan.space.budget) for c in strategy.chunk_configs()]
+    return plan.costs.build_seconds(configs) + CONFIRM_MARGIN * CONFIRM_CONFIGS * questions * plan.costs.per_search
 
 
 def plan_advice(ws: AdviceWorkspace, qset: QuestionSet, space: Space | None = None, seed: int = 0,
@@ -193,8 +208,7 @@ def run_advice(ws: AdviceWorkspace, plan: AdvicePlan, progress: ProgressSink | N
     record.write(search.trials, "searching")
 
     def deadline() -> float:
-        reserve = CONFIRM_MARGIN * CONFIRM_CONFIGS * len(half.questions) * plan.costs.per_search
-        return started + plan.time_limit_s - reserve
+        return started + plan.time_limit_s - confirm_reserve(plan, len(half.questions))
 
     try:
         search.run(deadline, progress, cancel, lambda t: record.write(search.trials, "searching"), started,

@@ -127,13 +127,18 @@ def _against(comp: PairedComparison, base: str) -> str:
     return f"not distinguishable from {base} ({figures}): {detect}"
 
 
+def fixed_rows(budget: int) -> list[tuple[str, str, Strategy]]:
+    """``(key, role, strategy)`` of the baselines and references the confirm half runs at ``budget``."""
+    return [(f"{name}@{budget}", "baseline" if name in BASELINES else "reference", baseline(name, budget))
+            for name in (*BASELINES, *REFERENCES)]
+
+
 def confirm(ws: EvalWorkspace, half: QuestionSet, ranked: Sequence[Trial], space: Space, seed: int = 0,
             progress: ProgressSink | None = None, cancel: CancelToken | None = None) -> Confirmation:
     """Run the best ``CANDIDATES`` of ``ranked`` (best first), the baselines and the references on ``half``
     and judge them (see the module docstring)."""
     candidates = [(f"#{i + 1} {t.key}", ROLES[i], space.strategy(t.params), t) for i, t in enumerate(ranked[:CANDIDATES])]
-    others = [(f"{name}@{space.budget}", "baseline" if name in BASELINES else "reference",
-               baseline(name, space.budget), None) for name in (*BASELINES, *REFERENCES)]
+    others = [(key, role, strategy, None) for key, role, strategy in fixed_rows(space.budget)]
     configs = [SweepConfig(key, strategy, role, dict(t.params) if t else {})
                for key, role, strategy, t in [*candidates, *others]]
     sweep = run_sweep(ws, half, configs, progress, cancel)
