@@ -310,6 +310,8 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
     if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in recorded.items()):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
     trials = [Trial.from_dict(t) for t in info.summary.get("trials", [])]
+    say(progress, f"resuming advice run {info.id}: {len(trials)} trials recorded, "
+                  f"{len(done_trials(trials))} of them ran")
     plan = plan_advice(ws, qset, Space.from_dict(advice["space"]), int(advice["seed"]),
                        float(time_limit_s or advice["time_limit_s"]), str(advice["name"]),
                        Split.from_dict(advice["split"]), progress, cancel)

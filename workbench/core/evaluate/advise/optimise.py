@@ -260,14 +260,11 @@ class Search:
                    if self._key(p) not in results and self._key(p) not in self.queued]
         if not untried:
             return None
-        built = [p for p in untried if self.costs.is_built(self.space_chunk(p))]
+        ready = {(c, size) for c, size in self.space.chunkings() if self.costs.is_built(chunk_config(c, size))}
+        built = [p for p in untried if (p["chunker"], p["size"]) in ready]
         choice = self.rng.choice(built or untried)
         self.queued.add(self._key(choice))
         return choice
-
-    def space_chunk(self, params: Params) -> Any:
-        """The chunking of ``params`` (its own chunk set)."""
-        return chunk_config(str(params["chunker"]), int(params["size"]))
 
 
 def _failed() -> Any:
