@@ -154,7 +154,7 @@ def test_advise_end_to_end_saves_the_pick_and_records_every_trial(tmp_path, advi
     for t in done:  # nothing on the front is beaten on both axes
         assert not any(p for p in result.pareto if t.recall > p.recall and t.tokens < p.tokens)
     conf = result.confirmation
-    assert [r.role for r in conf.rows][:3] == ["pick (best on fit)", "2nd on fit", "3rd on fit"]
+    assert [r.role for r in conf.rows][:3] == ["pick", "runner-up", "third"]
     assert conf.questions == len(plan.split.confirm)
     assert len([c for by in conf.comparisons.values() for c in by.values()]) == 6
     assert result.pick == "advised-set"
@@ -250,6 +250,31 @@ def test_the_verdict_never_names_a_winner_the_confirm_half_cannot_tell_apart():
     assert "better than hybrid@1000" in verdict and "best on fit" in verdict
     pick, verdict, _ = _judge(0.50, 0.85)
     assert pick.key == "hybrid@1000" and "worse than hybrid@1000" in verdict and "is the pick" in verdict
+
+
+def test_the_best_preset_stays_the_pick_unless_the_fit_half_tells_a_better_one_apart():
+    from workbench.core.evaluate.advise.selection import select
+    from workbench.core.evaluate.sweep import ConfigResult, SweepConfig
+
+    space = Space(budget=1000)
+    preset_params_ = preset_params(1000, space)[2]  # multi-granularity
+    other = {"chunker": "recursive", "size": 100, "search": "hybrid", "expansion": "none", "top_k": 10}
+    rng = np.random.default_rng(7)
+    base = np.clip(rng.normal(0.8, 0.2, 80), 0, 1)
+
+    def trial(number, params, values):  # noqa: ANN001, ANN202
+        t = Trial(number, params, "done", float(np.mean(values)), 900.0)
+        return t, ConfigResult(SweepConfig(t.key, space.strategy(params), "advise", params), _rows(values))
+
+    preset, preset_rows = trial(1, preset_params_, base)
+    close, close_rows = trial(2, other, np.clip(base + rng.normal(0.01, 0.05, 80), 0, 1))
+    chosen = select(None, None, [preset, close], space, rows={preset.key: preset_rows, close.key: close_rows})
+    assert close.recall > preset.recall and chosen.kept_preset and chosen.ranked[0] is preset
+    assert "kept because the best on fit" in chosen.how() and "could not be told apart" in chosen.how()
+    far, far_rows = trial(3, {**other, "top_k": 20}, np.clip(base + 0.15, 0, 1))
+    chosen = select(None, None, [preset, close, far], space,
+                    rows={preset.key: preset_rows, close.key: close_rows, far.key: far_rows})
+    assert not chosen.kept_preset and chosen.ranked[0] is far and chosen.how().startswith("best on fit")
 
 
 # ----- saved strategies are data ---------------------------------------------------------------------------

@@ -171,7 +171,8 @@ class MetricDifference:
             return f"B − A {title}: no question to compare"
         p = format_p(self.p)
         if not self.p_exact and not math.isnan(self.p):
-            p += f" (Monte Carlo ±{self.p_mc_error:.4f})"
+            error = "<0.0001" if self.p_mc_error < 0.0001 else f"{self.p_mc_error:.4f}"
+            p += f" (Monte Carlo ±{error})"
         if self.p_adjusted is not None:
             p += f" (Holm, {self.comparisons} comparison{'s' if self.comparisons != 1 else ''})"
         level = round(100 * (1 - self.alpha))

@@ -5,7 +5,8 @@
    time limit allows.
 2. **Search** the fit half (``optimise.Search``) until the time limit less the confirm half's reserve.
 3. **Confirm** the best three on the confirm half against ``plain`` and ``hybrid`` at the same budget
-   (``confirm``), and save the pick as a named strategy in the data folder.
+   (``confirm``; the best preset stays first unless the fit half tells the best configuration apart from it:
+   ``selection``), and save the pick as a named strategy in the data folder.
 
 The run is recorded like every evaluation run (kind ``advice``): the seed, the split, the space and the budget
 in its config, every trial in its summary as it finishes, and at the end the confirm half's rows per question
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.evaluate.advise.confirm import CANDIDATES, Confirmation, confirm, fixed_rows
 from workbench.core.evaluate.advise.costs import Costs
 from workbench.core.evaluate.advise.optimise import Search, Trial, done_trials, say
+from workbench.core.evaluate.advise.selection import Selection, select
 from workbench.core.evaluate.advise.space import Space, chunk_config, usable_chunkers
 from workbench.core.evaluate.advise.split import Split, split_questions
 from workbench.core.evaluate.datasets import DatasetError, index_corpora, load_question_set
@@ -152,6 +154,7 @@ class AdviceResult:
     pick: str
     stopped: str
     seconds: float
+    selection: Selection | None = None
 
     def lines(self) -> list[str]:
         """The report for people: the Pareto front, the confirm table, the verdict, the saved pick."""
@@ -175,6 +178,7 @@ class AdviceResult:
                 "space": self.plan.space.to_dict(), "trials": [t.to_dict() for t in self.trials],
                 "pareto": [t.number for t in self.pareto],
                 "confirm": self.confirmation.to_dict() if self.confirmation else None,
+                "selection": self.selection.to_dict() if self.selection else None,
                 "verdict": self.confirmation.verdict if self.confirmation else "", "units": UNITS}
 
 
@@ -222,13 +226,14 @@ def run_advice(ws: AdviceWorkspace, plan: AdvicePlan, progress: ProgressSink | N
             cancel.check()
     say(progress, f"confirming the best {CANDIDATES} on {len(half.questions)} questions")
     try:
-        confirmation = confirm(ws, half, done_trials(search.trials), plan.space, plan.seed, None, cancel)
+        selection = select(ws, fit, search.trials, plan.space, plan.seed, search.rows, cancel)
+        confirmation = confirm(ws, half, selection.ranked, plan.space, plan.seed, None, cancel, selection.how())
     except BaseException:
         record.write(search.trials, "stopped", search.stopped or "cancelled")
         raise
     saved = ws.save_strategy(plan.name, confirmation.pick.strategy, source=run_id, note=confirmation.verdict)
     result = AdviceResult(run_id, plan, search.trials, pareto_front(search.trials), confirmation, saved.name,
-                          search.stopped, time.monotonic() - started)
+                          search.stopped, time.monotonic() - started, selection)
     record.finish(result, half)
     return result
 
@@ -279,6 +284,7 @@ class _Record:
         assert conf is not None
         summary = self.summary(result.trials, "done", result.stopped) | {
             "confirm": conf.to_dict(), "verdict": conf.verdict, "pick": result.pick,
+            "selection": result.selection.to_dict() if result.selection else None,
             "configs": {cr.config.key: summary_to_dict(cr.summary) for cr in conf.sweep.results},
             "seconds": round(result.seconds, 1), "warnings": conf.sweep.warnings}
         self.ws.replace_run(

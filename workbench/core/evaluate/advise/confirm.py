@@ -4,7 +4,7 @@ half can tell it apart.
 
 Each of the three is compared with each baseline (paired by question: recall and context tokens), the six
 comparisons Holm-adjusted together, intervals at their Holm levels (``baseline.holm_adjust``). The pick is the
-best on the fit half — chosen before the confirm half was seen — unless the confirm half finds it worse than a
+first of them — chosen before the confirm half was seen — unless the confirm half finds it worse than a
 baseline: then that baseline is the pick, and the verdict says why. ``multi-granularity`` at the same budget
 runs too, as a reference row (not in the verdict).
 """
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 BASELINES = ("plain", "hybrid")
 REFERENCES = ("multi-granularity",)
 CANDIDATES = 3
-ROLES = ("pick (best on fit)", "2nd on fit", "3rd on fit")
+ROLES = ("pick", "runner-up", "third")
 
 
 @dataclass
@@ -134,9 +134,10 @@ def fixed_rows(budget: int) -> list[tuple[str, str, Strategy]]:
 
 
 def confirm(ws: EvalWorkspace, half: QuestionSet, ranked: Sequence[Trial], space: Space, seed: int = 0,
-            progress: ProgressSink | None = None, cancel: CancelToken | None = None) -> Confirmation:
-    """Run the best ``CANDIDATES`` of ``ranked`` (best first), the baselines and the references on ``half``
-    and judge them (see the module docstring)."""
+            progress: ProgressSink | None = None, cancel: CancelToken | None = None, chosen: str = "") -> Confirmation:
+    """Run the first ``CANDIDATES`` of ``ranked`` (the pick first: ``selection.select``), the baselines and the
+    references on ``half`` and judge them (see the module docstring); ``chosen`` says how the pick was chosen
+    (default: best on fit)."""
     candidates = [(f"#{i + 1} {t.key}", ROLES[i], space.strategy(t.params), t) for i, t in enumerate(ranked[:CANDIDATES])]
     others = [(key, role, strategy, None) for key, role, strategy in fixed_rows(space.budget)]
     configs = [SweepConfig(key, strategy, role, dict(t.params) if t else {})
@@ -155,13 +156,14 @@ def confirm(ws: EvalWorkspace, half: QuestionSet, ranked: Sequence[Trial], space
                                                                    ("recall", "context_tokens"), seed=seed)
                             for b in BASELINES}
     holm_adjust([c for by in comparisons.values() for c in by.values()])
-    pick, verdict, mdd = _verdict(rows, comparisons, space.budget, len(half.questions))
+    pick, verdict, mdd = _verdict(rows, comparisons, space.budget, len(half.questions), chosen)
     return Confirmation(rows, comparisons, pick, verdict, len(half.questions), sweep, mdd)
 
 
 def _verdict(rows: list[ConfirmRow], comparisons: dict[str, dict[str, PairedComparison]], budget: int,
-             questions: int) -> tuple[ConfirmRow, str, float]:
-    """``(pick, verdict, MDD)``: the best on fit unless the confirm half finds it worse than a baseline."""
+             questions: int, chosen: str = "") -> tuple[ConfirmRow, str, float]:
+    """``(pick, verdict, MDD)``: the first candidate (chosen on fit as ``chosen`` says) unless the confirm half
+    finds it worse than a baseline."""
     by_key = {r.key: r for r in rows}
     hybrid = f"hybrid@{budget}"
     if not comparisons:  # nothing was tried in time: the hybrid baseline is all there is to recommend
@@ -173,7 +175,7 @@ def _verdict(rows: list[ConfirmRow], comparisons: dict[str, dict[str, PairedComp
     versus = comparisons[top]
     parts = [_against(versus[b], b) for b in versus]
     mdd = versus[hybrid].metrics["recall"].mdd
-    fit = (f"best on fit ({100 * (best.fit_recall or 0):.1f} recall at {best.fit_tokens or 0:.0f} tokens)")
+    fit = chosen or f"best on fit ({100 * (best.fit_recall or 0):.1f} recall at {best.fit_tokens or 0:.0f} tokens)"
     on_confirm = f"on confirm {100 * best.recall:.1f} at {best.tokens:.0f} tokens: {'; '.join(parts)}"
     worse = [b for b in versus if versus[b].metrics["recall"].verdict == "A better"]
     if worse:

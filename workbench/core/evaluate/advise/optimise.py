@@ -12,7 +12,8 @@ The cost model shapes the search (``costs.Costs``):
   infeasible (a violated constraint), so the sampler learns to avoid it, and recorded as skipped;
 * configurations that share a chunk set are tried together: when a trial builds a new chunk set, the best
   retrieval settings found so far (first stage, expansion, top-k) are queued on it right away, so a new
-  chunking is judged at its best rather than on one random draw;
+  chunking is judged at its best rather than on one random draw; a new chunking is first tried on its own
+  chunk set (multi-granularity, which needs two coarser cuts of it too, only once the sampler asks again);
 * the presets that are points of the space are queued first (the advice starts from them);
 * a configuration proposed again is not re-run: it is told to TPE as a failed proposal and an untried one
   is queued instead, on a chunk set that is already built when there is one (cheap exploration).
@@ -35,14 +36,14 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.evaluate.advise.costs import Costs
 from workbench.core.evaluate.advise.space import PARAMS, Params, Space, chunk_config, label, preset_params
 from workbench.core.evaluate.question_set import QuestionSet
-from workbench.core.evaluate.sweep import SweepConfig, run_sweep
+from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, run_sweep
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.advise.needs import AdviceWorkspace
 
 STARTUP_TRIALS = 10  # random proposals before TPE models the results
-TOGETHER = 3  # retrieval settings queued on a newly built chunk set
+TOGETHER = 5  # retrieval settings queued on a newly built chunk set
 MAX_IDLE = 60  # proposals in a row that ran nothing (skipped or repeated): the reachable space is exhausted
 COST = "build_time"  # the constraint told to TPE: > 0 when a configuration's chunk sets cannot be built in time
 
@@ -117,6 +118,7 @@ class Search:
         self.trials: list[Trial] = list(trials)
         self.rng = random.Random(seed)
         self.queued: set[tuple[Any, ...]] = set()  # configurations queued to be tried together
+        self.rows: dict[str, ConfigResult] = {}  # each trial's questions on the fit half (this session's)
         self.stopped = ""  # why the search ended: "time", "exhausted", "cancelled"
 
     # ----- optuna ---------------------------------------------------------------------------------
@@ -179,6 +181,12 @@ class Search:
                 if alternative is not None:
                     study.enqueue_trial(alternative)
                 continue
+            probe = self._probe(params, results)
+            if probe is not None:  # a new chunking is first tried on its own chunk set, not with coarser cuts too
+                study.tell(trial, state=_failed())
+                study.enqueue_trial(probe)
+                self.queued.add(self._key(probe))
+                continue
             result = self._try(params, deadline(), progress, cancel, started, limit_s)
             if result is None:  # the deadline or the user stopped it mid-way
                 study.tell(trial, state=_failed())
@@ -230,6 +238,7 @@ class Search:
         except ValueError as exc:  # e.g. a chunker that cannot cut these documents
             return Trial(number, params, "failed", seconds=time.monotonic() - t0, built=built, note=str(exc)[:200])
         self.costs.searched(len(self.fit.questions), time.monotonic() - s0)
+        self.rows[label(params)] = sweep.results[0]
         summary = sweep.results[0].summary
         trial = Trial(number, params, "done", summary["recall"].mean, summary["context_tokens"].mean,
                       time.monotonic() - t0, built, questions=summary["recall"].n)
@@ -239,13 +248,35 @@ class Search:
                       f"{time.monotonic() - started:.0f} of {limit_s:.0f} s")
         return trial
 
+    def _probe(self, params: Params, results: dict[tuple[Any, ...], Trial]) -> Params | None:
+        """For a proposal that needs its own chunk set and coarser ones built: the same chunking with the best
+        retrieval settings so far that need no coarse set (None when the proposal needs one set at most)."""
+        try:
+            configs = self.space.strategy(params).chunk_configs()
+        except ValueError:
+            return None
+        if len(configs) < 2 or self.costs.is_built(configs[0]):
+            return None
+        for best in done_trials(self.trials):
+            other = {**params, **{k: best.params[k] for k in ("search", "expansion", "top_k")}}
+            if other["expansion"] != "multi-granularity" and self._key(other) not in results \
+                    and self._in_space(other):
+                return other
+        return None
+
     def _together(self, study: Any, params: Params, results: dict[tuple[Any, ...], Trial]) -> None:
-        """Queue the best retrieval settings so far on the chunking ``params`` just built."""
+        """Queue the best retrieval settings so far on the chunking ``params`` just built (those that need a
+        coarse chunk set not built yet are left to the sampler)."""
         queued = 0
         for best in done_trials(self.trials):
             other = {**params, **{k: best.params[k] for k in ("search", "expansion", "top_k")}}
             key = self._key(other)
             if key in results or key in self.queued or not self._in_space(other):
+                continue
+            try:
+                if self.costs.build_seconds(self.space.strategy(other).chunk_configs()) > 0:
+                    continue
+            except ValueError:
                 continue
             study.enqueue_trial(other)
             self.queued.add(key)
@@ -287,9 +318,9 @@ def _building(progress: ProgressSink | None, started: float, limit_s: float, num
         return None
 
     def sink(event: ProgressEvent) -> None:
-        if event.total:
+        if event.total:  # counts are seconds of the limit (no rate or time-left guess from them)
             elapsed = time.monotonic() - started
             progress(ProgressEvent("advising", int(elapsed), max(1, int(limit_s)),
-                                   f"trial {number}: {event.stage} {what} {event.done}/{event.total}", elapsed))
+                                   f"s of the limit; trial {number}: {event.stage} {what} {event.done}/{event.total}"))
 
     return sink
