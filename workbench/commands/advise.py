@@ -137,7 +137,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="only this corpus's questions and documents (repeatable)")
     p.add_argument("--limit", type=int, help="only the first N questions")
     p.add_argument("--resume", metavar="RUN", help="continue a recorded advice run (its split, space, seed and "
-                                                   "trials; 'last' for the newest run)")
+                                                   "trials; 'last' for the newest advice run)")
     p.add_argument("--plan-only", action="store_true", help="show what would be tried and its cost, then stop")
     add_common(p)
     p.set_defaults(func=run_advise)

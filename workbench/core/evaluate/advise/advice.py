@@ -32,7 +32,7 @@ from workbench.core.evaluate.advise.split import Split, split_questions
 from workbench.core.evaluate.datasets import DatasetError, index_corpora, load_question_set
 from workbench.core.evaluate.metrics import summary_to_dict
 from workbench.core.evaluate.question_set import QuestionSet
-from workbench.core.evaluate.records import code_version, find_run, question_rows, run_config
+from workbench.core.evaluate.records import code_version, find_run, list_runs, question_rows, run_config
 from workbench.core.evaluate.sweep import SweepResult
 from workbench.core.index.estimate import BuildEstimate
 from workbench.core.jobs import CancelToken, ProgressSink
@@ -304,10 +304,16 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
                   progress: ProgressSink | None = None, cancel: CancelToken | None = None,
                   allow_changed: bool = False) -> AdviceResult:
     """Continue a recorded advice run (cancelled, cut by its time limit, or finished: then it searches on) with
-    its seed, split, space and budget; its trials are given to the search again, not re-run. ``time_limit_s``:
-    this session's limit (default: the recorded one)."""
+    its seed, split, space and budget; its trials are given to the search again, not re-run. ``ref``: a run id,
+    a unique prefix, or ``last`` (the newest advice run). ``time_limit_s``: this session's limit (default: the
+    recorded one)."""
     started = time.monotonic()
-    info = find_run(ws, ref)
+    if ref in ("last", "latest"):  # the newest advice run, whatever ran after it
+        info = next((r for r in list_runs(ws) if r.kind == KIND), None)
+        if info is None:
+            raise KeyError("no advice run is recorded in this data folder")
+    else:
+        info = find_run(ws, ref)
     if info.kind != KIND:
         raise ValueError(f"run {info.id} is a {info.kind} run, not an advice run")
     advice = info.config["advice"]
