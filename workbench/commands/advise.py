@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import time
 from pathlib import Path
 
 from workbench.commands.common import (
@@ -85,6 +86,7 @@ def run_advise(args: argparse.Namespace) -> int:
             raise UserError(str(exc)) from None
     progress = progress_printer(args.quiet)
     out = (lambda line: say(line, err=True)) if args.json else say
+    started = time.monotonic()  # the plan counts in the time limit
     ws = open_workspace(args)
     try:
         if args.resume:
@@ -99,7 +101,7 @@ def run_advise(args: argparse.Namespace) -> int:
                 if args.json:
                     emit(args, {"plan": plan.lines()}, "")
                 return 0
-            result = run_advice(ws, plan, progress)
+            result = run_advice(ws, plan, progress, started=started)
     except (DatasetError, KeyError) as exc:
         raise UserError(str(exc.args[0] if exc.args else exc)) from None
     except KeyboardInterrupt:

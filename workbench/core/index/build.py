@@ -230,7 +230,7 @@ def build_chunk_set(
             continue
         prefixes, texts = embedded_texts(doc, pieces, config, situate)
         tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
-        keys = cutter.vector_keys(doc, pieces) or [text_hash(t) for t in texts]
+        keys = cutter.vector_keys(doc, pieces, cancel) or [text_hash(t) for t in texts]
         pending.append((doc, pieces, prefixes, texts, tokens, keys))
         if sum(len(p[1]) for p in pending) >= FLUSH_CHUNKS:
             flush()

@@ -5,7 +5,8 @@ A stand-in with the interface issue #30 gives ``Workspace.estimate_chunk_set`` (
 implementations stays): documents are cut without embedding anything and the cut texts looked up in the
 vector cache; chunkers that need vectors to cut (semantic, cluster-semantic) and late chunking are estimated
 from the documents' token counts instead. Embedding is taken at ``EMBED_RATE`` texts a second, the rate of
-all-MiniLM-L6-v2 on a 2-core laptop; cutting is timed as it is done.
+all-MiniLM-L6-v2 on a 2-core laptop (late chunking reads whole documents: ``TOKEN_RATE`` tokens a second);
+cutting is timed as it is done.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.store import Store
 
 EMBED_RATE = 20.0  # texts embedded per second (all-MiniLM-L6-v2, 2 CPU cores)
+TOKEN_RATE = 2500.0  # tokens a second through the model when whole documents are read (late chunking)
 SENTENCE_TOKENS = 25  # a semantic chunker embeds about one sentence window per this many tokens
 NEEDS_VECTORS = ("semantic", "cluster_semantic", "late")
 
@@ -79,8 +81,8 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
             cutting = math.ceil(tokens / SENTENCE_TOKENS)
         elif name == "cluster_semantic":
             cutting = math.ceil(tokens / int(json.loads(config.chunker).get("piece_tokens", 50)))
-        return BuildEstimate(chunks, chunks + cutting,
-                             time.perf_counter() - started + (chunks + cutting) / EMBED_RATE)
+        embedding = (chunks + cutting) / EMBED_RATE if name != "late" else tokens / TOKEN_RATE
+        return BuildEstimate(chunks, chunks + cutting, time.perf_counter() - started + embedding)
     chunker = None
     spec = chunker_spec(config)
     if spec is not None:
