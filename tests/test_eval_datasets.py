@@ -236,7 +236,7 @@ def test_a_corpus_over_the_size_limit_is_refused_before_it_is_read(tmp_path, mon
         def documents(self):
             return []
 
-        def add_paths(self, paths, config, progress, cancel, max_file_mb=None):
+        def add_documents(self, paths, progress, cancel, max_file_mb=None):
             self.limits.append(max_file_mb)
             raise DatasetError("stop here")
 

@@ -192,7 +192,7 @@ def test_verify_text_prints_its_notes(hash_sample_ws, capsys, hash_cli):
 
 
 def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(hash_sample_ws):
-    """A v2 store (no checksums, a full-text table) opens as v4: its FAISS file is rebuilt once and then
+    """A v2 store (no checksums, a full-text table) opens as v5: its FAISS file is rebuilt once and then
     recorded, and the stored full-text table is gone (BM25 is scored in memory)."""
     from workbench.core.index.verify import verify_store
     from workbench.core.store.schema import SCHEMA_VERSION
@@ -207,7 +207,7 @@ def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(hash_sampl
     conn.commit()
     conn.close()
     ws = Workspace(data, embedder=hash_sample_ws.embedder)
-    assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     assert "chunk_fts" not in ws.store.db.table_names()
     assert ws.store.index_checksums(set_id) == set()
     report = verify_store(ws)  # its contents are checked by ids and a probe: consistent, with a note

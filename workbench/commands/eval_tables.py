@@ -16,8 +16,9 @@ from workbench.core.evaluate.sweep_checks import note_lines
 if TYPE_CHECKING:
     from workbench.core.evaluate.sweep import ConfigResult
 
-COLUMNS = [("recall", "recall %"), ("precision", "precision %"), ("iou", "IoU %"), ("hit_rate", "hit %"),
-           ("mrr", "MRR")]
+COLUMNS = [("recall", "recall % ± sd"), ("precision", "precision % ± sd"), ("iou", "IoU % ± sd"),
+           ("hit_rate", "hit %"), ("mrr", "MRR")]
+SD_NOTE = "± sd: the standard deviation over the questions (not an interval; see --baseline for intervals)"
 
 
 def _pct(x: float | None, std: float | None = None, scale: float = 100.0) -> str:
@@ -28,7 +29,8 @@ def _pct(x: float | None, std: float | None = None, scale: float = 100.0) -> str
 
 def format_table(rows: list[dict]) -> str:
     """The summary as a text table, one row per configuration (``[!]`` after the key: its searches warned,
-    e.g. an LLM step failed; ``_report`` lists the warnings under the table)."""
+    e.g. an LLM step failed; ``_report`` lists the warnings under the table); rates in percent, ``± sd`` the
+    standard deviation over the questions (``SD_NOTE`` under the table says so)."""
     head = ["configuration", *(title for _, title in COLUMNS), "ctx tokens", "questions"]
     body = []
     for r in rows:
@@ -44,7 +46,7 @@ def format_table(rows: list[dict]) -> str:
         body.append(cells)
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
     fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))  # noqa: E731
-    return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, body)])
+    return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, body), SD_NOTE])
 
 
 def baseline_index(results: Sequence[ConfigResult], ref: str | None) -> int:

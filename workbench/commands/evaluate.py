@@ -76,7 +76,9 @@ def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id:
         curves = budget_curves(sweep.results)
         lines += curve_lines(curves)
         data = {"rows": rows, "curves": curves}
-    lines.append(f"\nrun {run_id} recorded in {ws.data_dir} ({sweep.seconds:.1f} s)")
+    if sweep.scope_line:
+        lines.append(f"\n{sweep.scope_line}")
+    lines.append(f"{'' if sweep.scope_line else chr(10)}run {run_id} recorded in {ws.data_dir} ({sweep.seconds:.1f} s)")
     failed = ""
     if args.out:
         names = {doc_id: cid for cid, doc_id in sweep.doc_ids.items()}

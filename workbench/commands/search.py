@@ -57,11 +57,33 @@ def add_strategy_options(p: argparse.ArgumentParser, repeatable: bool = False) -
     add_chunk_options(p)
 
 
+def saved_strategies(args: argparse.Namespace) -> dict[str, Strategy]:
+    """The strategies saved in the data folder (``workbench advise`` saves its picks there), read once per
+    command and only when a ``--strategy`` value is not a preset or JSON."""
+    saved = getattr(args, "saved_strategies", None)
+    if saved is None:
+        from workbench.core.data_folder import resolve_data_dir
+        from workbench.core.store import DB_NAME
+
+        saved = {}
+        if (resolve_data_dir(args.data_dir) / DB_NAME).exists():  # an unknown name never creates a data folder
+            ws = open_workspace(args)
+            try:
+                saved = ws.saved_strategies()
+            finally:
+                ws.close()
+        args.saved_strategies = saved
+    return saved
+
+
 def strategy_from_args(args: argparse.Namespace) -> Strategy:
-    """The strategy named by ``--strategy`` with the command-line overrides applied (refused when its
-    ``"model"`` names a folder that does not exist)."""
+    """The strategy named by ``--strategy`` (a preset, a strategy saved in the data folder, or JSON) with the
+    command-line overrides applied (refused when its ``"model"`` names a folder that does not exist)."""
     try:
-        base = resolve(args.strategy)
+        try:
+            base = resolve(args.strategy)
+        except ValueError:  # perhaps a strategy saved in the data folder (read as data: no code is loaded)
+            base = resolve(args.strategy, saved_strategies(args))
         strategy = override(
             base, top_k=args.top_k, window=args.window, budget=args.budget, search=args.search_mode,
             coarse=args.coarse,

@@ -1,21 +1,42 @@
-"""``workbench strategies``: the named strategies and what each does."""
+"""``workbench strategies``: the named strategies and what each does — the presets and the strategies saved in
+the data folder (``workbench advise`` saves its picks there); ``--delete NAME`` forgets a saved one."""
 
 from __future__ import annotations
 
 import argparse
 
-from workbench.commands.common import emit
+from workbench.commands.common import UserError, add_common, emit, open_workspace
 from workbench.core.retrieve.strategies import PRESETS
 
 
 def run_strategies(args: argparse.Namespace) -> int:
-    data = [s.to_dict() | {"description": s.describe()} for s in PRESETS.values()]
+    from workbench.core.data_folder import resolve_data_dir
+    from workbench.core.store import DB_NAME
+
+    folder = resolve_data_dir(args.data_dir)
+    ws = open_workspace(args) if (folder / DB_NAME).exists() else None  # listing never creates a data folder
+    if args.delete:
+        if ws is None or not ws.delete_saved_strategy(args.delete):
+            raise UserError(f"no strategy saved as {args.delete!r} in {folder}")
+        emit(args, {"deleted": args.delete}, f"forgot the saved strategy {args.delete!r}")
+        return 0
+    saved = ws.saved_strategies() if ws is not None else {}
+    rows = {r["name"]: r for r in ws.saved_strategy_rows()} if ws is not None else {}
+    data = [s.to_dict() | {"description": s.describe(), "saved": False} for s in PRESETS.values()]
+    data += [s.to_dict() | {"description": s.describe(), "saved": True, "source": rows[name]["source"],
+                            "note": rows[name]["note"]} for name, s in saved.items()]
     lines = [f"{s.name:<20} {s.describe()}" for s in PRESETS.values()]
+    if saved:
+        lines += ["", f"saved in {folder}:"]
+        for name, s in saved.items():
+            source = f" (from run {rows[name]['source']})" if rows[name]["source"] else ""
+            lines.append(f"{name:<20} {s.describe()}{source}")
     emit(args, data, "\n".join(lines))
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("strategies", help="list the named strategies and their parameters")
-    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p = sub.add_parser("strategies", help="list the named strategies (presets and those saved in the data folder)")
+    p.add_argument("--delete", metavar="NAME", help="forget a strategy saved in the data folder")
+    add_common(p)
     p.set_defaults(func=run_strategies)

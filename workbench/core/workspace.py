@@ -8,11 +8,13 @@ The CLI, the GUI and the evaluation lab all go through this one facade, so they 
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,8 +48,8 @@ from workbench.core.retrieve.inputs import SearchInputs
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
-from workbench.core.retrieve.strategies import Strategy, resolve
-from workbench.core.store import DB_NAME, ChunkSetInfo, ChunkTable, DocumentGone, Store, StoreError
+from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
+from workbench.core.store import DB_NAME, ChunkSetInfo, ChunkTable, DocumentGone, Scope, Store, StoreError
 
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 
@@ -187,6 +189,50 @@ class Workspace(CorpusLookups):
         """Remove a run and its question rows."""
         self.store.delete_run(run_id)
 
+    def update_run(self, run_id: str, fields: dict[str, Any]) -> None:
+        """Change some columns of a recorded run (``summary_json``, ``finished`` …)."""
+        self.store.update_run(run_id, fields)
+
+    def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+        """Store a run and its question rows in place of the earlier record with its id, in one transaction."""
+        self.store.replace_run(run, questions)
+
+    # ----- strategies saved by name ------------------------------------------------------------------
+    def saved_strategies(self) -> dict[str, Strategy]:
+        """The strategies saved in this data folder, by name (read as data: naming a custom chunker or a model
+        folder loads nothing until the user allows it; ``check_code_allowed``). One that no longer reads is
+        left out."""
+        out: dict[str, Strategy] = {}
+        for row in self.store.saved_strategies():
+            try:
+                out[row["name"]] = replace(from_dict(json.loads(row["strategy_json"])), name=row["name"])
+            except (ValueError, TypeError, RecursionError):
+                continue
+        return out
+
+    def saved_strategy_rows(self) -> list[dict[str, Any]]:
+        """The saved strategies' rows (name, strategy_json, source run, note, created)."""
+        return self.store.saved_strategies()
+
+    def save_strategy(self, name: str, strategy: Strategy, source: str = "", note: str = "") -> Strategy:
+        """Keep ``strategy`` under ``name`` in the data folder (``--strategy NAME``, both sides' lists, the lab);
+        ``source`` names the run it came from. A preset's name is refused."""
+        check_saved_name(name)
+        saved = replace(strategy, name=name)
+        self.store.save_strategy(name, saved.to_json(), source, note)
+        return saved
+
+    def delete_saved_strategy(self, name: str) -> bool:
+        """Forget a saved strategy; False when there was none."""
+        return self.store.delete_saved_strategy(name)
+
+    def resolve_strategy(self, spec: Strategy | str | dict[str, Any] | None) -> Strategy:
+        """A strategy from a preset's or a saved strategy's name, JSON (``{"preset": NAME, ...}`` works with
+        both) or a Strategy (``strategies.resolve`` with this folder's saved strategies)."""
+        if spec is None or isinstance(spec, Strategy):
+            return resolve(spec)
+        return resolve(spec, self.saved_strategies())
+
     # ----- indexing --------------------------------------------------------------------------
     def add_paths(
         self, paths: Sequence[str], config: ChunkConfig | None = None, progress: ProgressSink | None = None,
@@ -209,6 +255,25 @@ class Workspace(CorpusLookups):
                 self._drop_stale_vectors()
             info = self.ensure_chunk_set(config or ChunkConfig(), progress, cancel, report=report)
             report.chunks_total = info.chunk_count
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def add_documents(
+        self, paths: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+        max_file_mb: float | None = None,
+    ) -> IngestReport:
+        """Load files into the store without building or changing any chunk set (evaluation stores a question
+        set's corpora this way and builds chunk sets scoped to them; the folder's own sets catch up with the new
+        documents when they are next used)."""
+        started = time.perf_counter()
+        with self.writing(progress):
+            if max_file_mb is None:
+                report = ingest_files(self.store, list(paths), progress, cancel)
+            else:
+                report = ingest_files(self.store, list(paths), progress, cancel, max_file_mb=max_file_mb)
+            self._forget_documents()
+            if report.chunks_dropped:
+                self._drop_stale_vectors()
         report.seconds = time.perf_counter() - started
         return report
 
@@ -248,7 +313,8 @@ class Workspace(CorpusLookups):
         self._forget_lookups()
 
     def is_current(self, info: ChunkSetInfo) -> bool:
-        """True when a chunk set is ready and covers exactly the stored documents.
+        """True when a chunk set is ready and covers exactly the stored documents (a scoped set: exactly its
+        scope's documents).
 
         The answer is remembered until documents or chunk sets change (the store's generation counter,
         which cache writes such as question vectors do not move), so a search pays for the check once.
@@ -261,17 +327,34 @@ class Workspace(CorpusLookups):
         with self._lock:
             if self._current.get(key) == version:
                 return True
-        current = store.chunked_docs(info.id) == store.document_shas()
+        current = store.chunked_docs(info.id) == info.covers(store.document_shas())
         if current:
             with self._lock:
                 self._current[key] = version
         return current
 
-    def find_chunk_set(self, config: ChunkConfig, model: str | None = "") -> ChunkSetInfo | None:
-        """The current chunk set for ``config`` and ``model`` (``""``: the default), or None when it must be
-        built first."""
+    def set_scope(self, scope: Scope | None) -> Scope | None:
+        """The scope a chunk set for ``scope`` is built with: None (the folder's own, unscoped set) when there is
+        none or it holds exactly the stored documents, which then are the same chunks; else ``scope``. A
+        scope naming a document that is not stored is refused (``DocumentGone``)."""
+        if scope is None:
+            return None
+        stored = self.store.document_shas()
+        missing = [d for d in scope.doc_ids if d not in stored]
+        if missing:
+            raise DocumentGone(f"no document {missing[0]} (a scope names documents that are not stored)")
+        return None if len(stored) == len(scope) else scope
+
+    def _set_id(self, config: ChunkConfig, model_id: str, scope: Scope | None) -> str:
+        scope = self.set_scope(scope)
+        return config.set_id(model_id, scope.key if scope else "")
+
+    def find_chunk_set(self, config: ChunkConfig, model: str | None = "",
+                       scope: Scope | None = None) -> ChunkSetInfo | None:
+        """The current chunk set for ``config`` and ``model`` (``""``: the default) over ``scope`` (None: every
+        stored document), or None when it must be built first."""
         try:
-            info = self.store.chunk_set(config.set_id(self.embedder_for(model).model_id))
+            info = self.store.chunk_set(self._set_id(config, self.embedder_for(model).model_id, scope))
         except KeyError:
             return None
         return info if self.is_current(info) else None
@@ -279,10 +362,15 @@ class Workspace(CorpusLookups):
     def ensure_chunk_set(
         self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
         report: IngestReport | None = None, situate: Situator | None = None, model: str | None = "",
+        scope: Scope | None = None,
     ) -> ChunkSetInfo:
         """The chunk set for ``config`` and embedding ``model`` (``""``: the default), built or brought up to
         date (reusing cached embeddings). Its chunks are counted with that model's tokenizer (an Ollama model
         has none here: a regular-expression count).
+
+        With ``scope`` the set holds only those documents (``set_scope``: the folder's own set when the scope
+        is every stored document), so searching it ranks only them; evaluation scopes its sets to the
+        question set's corpora.
 
         A contextual ``config`` uses ``situate`` to write its sentences (default: the workspace's local LLM).
 
@@ -290,8 +378,10 @@ class Workspace(CorpusLookups):
         before is returned as it was (searches see the last complete chunk set instead of waiting).
         """
         embedder = self.embedder_for(model)
+        scope = self.set_scope(scope)
         try:
-            info: ChunkSetInfo | None = self.store.chunk_set(config.set_id(embedder.model_id))
+            info: ChunkSetInfo | None = self.store.chunk_set(config.set_id(embedder.model_id,
+                                                                           scope.key if scope else ""))
         except KeyError:
             info = None
         if info is not None and self.is_current(info):
@@ -305,27 +395,29 @@ class Workspace(CorpusLookups):
         with self.writing(progress):
             counter = counter_for_model(getattr(embedder, "model_path", None))
             if progress is not None:
-                self._say_estimate(config, embedder, counter, progress)
+                self._say_estimate(config, embedder, counter, progress, scope)
             info = build_chunk_set(self.store, self.data_dir, config, embedder, counter, progress, cancel, report,
-                                   situate=situate, vector_cache=self.sentence_vectors)
+                                   situate=situate, vector_cache=self.sentence_vectors, scope=scope)
         with self._lock:
             self._runtimes.pop(info.id, None)
         return info
 
-    def estimate_chunk_set(self, config: ChunkConfig, model: str = "") -> BuildEstimate:
-        """What building (or bringing up to date) the chunk set of ``config`` and embedding ``model`` would
-        cost, before any work: chunks it will hold, texts to embed, and seconds on this machine from the
-        model's measured rate (``index.estimate``). Nothing is built; before a model's first build a few texts
-        are embedded to measure its rate (their vectors are kept for the build)."""
+    def estimate_chunk_set(self, config: ChunkConfig, model: str = "", scope: Scope | None = None) -> BuildEstimate:
+        """What building (or bringing up to date) the chunk set of ``config`` and embedding ``model`` over
+        ``scope`` (None: every stored document) would cost, before any work: chunks it will hold, texts to
+        embed, and seconds on this machine from the model's measured rate (``index.estimate``). Nothing is
+        built; before a model's first build a few texts are embedded to measure its rate (their vectors are
+        kept for the build)."""
         embedder = self.embedder_for(model)
-        return estimate_build(self.store, config, embedder, counter_for_model(getattr(embedder, "model_path", None)))
+        counter = counter_for_model(getattr(embedder, "model_path", None))
+        return estimate_build(self.store, config, embedder, counter, scope=self.set_scope(scope))
 
     def _say_estimate(self, config: ChunkConfig, embedder: Embedder, counter: TokenCounter,
-                      progress: ProgressSink) -> None:
+                      progress: ProgressSink, scope: Scope | None) -> None:
         """Tell ``progress`` what the build about to start will cost (an ``estimate`` notice), when it has
         documents to cut; an estimate that cannot be made says nothing (the build then says why)."""
         try:
-            estimate = estimate_build(self.store, config, embedder, counter)
+            estimate = estimate_build(self.store, config, embedder, counter, scope=scope)
         except (ChunkerError, LLMError, ValueError):
             return
         if estimate.to_embed or estimate.seconds >= 1:
@@ -406,25 +498,27 @@ class Workspace(CorpusLookups):
             chunker_spec(config)
 
     def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None, progress: ProgressSink | None = None,
-               cancel: CancelToken | None = None) -> SearchResult:
-        """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet.
+               cancel: CancelToken | None = None, scope: Scope | None = None) -> SearchResult:
+        """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet. With
+        ``scope`` only those documents are searched (their own chunk sets: the top-k is the top-k within the
+        scope); None searches every stored document.
 
         Timings: ``prepare_ms`` (chunk set), ``embed_ms`` (question), then the pipeline's search, rerank
         and expand steps, and ``total_ms``.
         """
-        strategy = resolve(strategy)
+        strategy = self.resolve_strategy(strategy)
         problem = question_problem(question)
         if problem:
             raise ValueError(problem)
         try:
-            return self._search(question, strategy, progress, cancel)
+            return self._search(question, strategy, progress, cancel, scope)
         except DocumentGone:  # another process removed a document after the set was loaded: load it again
-            return self._search(question, strategy, progress, cancel)
+            return self._search(question, strategy, progress, cancel, scope)
 
     def _search(self, question: str, strategy: Strategy, progress: ProgressSink | None,
-                cancel: CancelToken | None) -> SearchResult:
+                cancel: CancelToken | None, scope: Scope | None) -> SearchResult:
         t0 = time.perf_counter()
-        own, *coarse = (self.ensure_chunk_set(config, progress, cancel, model=strategy.model).id
+        own, *coarse = (self.ensure_chunk_set(config, progress, cancel, model=strategy.model, scope=scope).id
                         for config in strategy.chunk_configs())
         coarse_runtimes = tuple(self.runtime(set_id, progress) for set_id in coarse)
         rt = self.runtime(own, progress)
@@ -440,9 +534,10 @@ class Workspace(CorpusLookups):
 
 
 if TYPE_CHECKING:  # the narrow views the stages below take: the workspace must satisfy each of them
+    from workbench.core.evaluate.advise.needs import AdviceWorkspace
     from workbench.core.evaluate.needs import EvalWorkspace
     from workbench.core.index.situating import SituatingWorkspace
     from workbench.core.index.verify import VerifiedFolder
 
-    def _views(ws: Workspace) -> tuple[EvalWorkspace, VerifiedFolder, SituatingWorkspace]:
-        return ws, ws, ws
+    def _views(ws: Workspace) -> tuple[EvalWorkspace, AdviceWorkspace, VerifiedFolder, SituatingWorkspace]:
+        return ws, ws, ws, ws

@@ -15,6 +15,7 @@ from workbench.core.ingest.documents import Document
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.pipeline import SearchResult
 from workbench.core.retrieve.strategies import Strategy
+from workbench.core.store import Scope
 
 
 class AnswerWorkspace(Protocol):
@@ -26,8 +27,9 @@ class AnswerWorkspace(Protocol):
         ...
 
     def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None,
-               progress: ProgressSink | None = None, cancel: CancelToken | None = None) -> SearchResult:
-        """Run ``strategy`` for ``question``."""
+               progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+               scope: Scope | None = None) -> SearchResult:
+        """Run ``strategy`` for ``question`` (over the documents of ``scope``, or every stored document)."""
         ...
 
     def document(self, doc_id: int) -> Document:

@@ -1,5 +1,7 @@
 """Several configurations of one sweep against one baseline: each compared with it by
-``statistics.compare_paired``, every metric's p-values Holm-adjusted over the comparisons made."""
+``statistics.compare_paired``; every metric's p-values and the McNemar p-values Holm-adjusted over the
+comparisons made, and every interval computed at its comparison's Holm level (``paired_tests.holm_levels``),
+so an adjusted interval excludes 0 exactly when the adjusted p is below α."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workbench.core.evaluate.paired_tests import ALPHA, RESAMPLES, holm
+from workbench.core.evaluate.paired_tests import ALPHA, RESAMPLES, holm, holm_levels
 from workbench.core.evaluate.statistics import PairedComparison, compare_paired
 from workbench.core.evaluate.sweep import ConfigResult
 
@@ -28,13 +30,14 @@ class BaselineComparison:
         return len(self.comparisons)
 
     def lines(self, metrics: Sequence[str] = BASELINE_METRICS) -> list[str]:
-        """A header and, per configuration, one indented line per metric."""
-        adjusted = ", p-values Holm-adjusted" if self.k > 1 else ""
+        """A header and, per configuration, one indented line per metric and its hit McNemar test."""
+        adjusted = ", p-values and intervals Holm-adjusted" if self.k > 1 else ""
         out = [f"against baseline [{self.baseline}] (A = baseline, B = each row; {self.k} comparison"
                f"{'s' if self.k != 1 else ''}{adjusted}):"]
         for key, comp in self.comparisons.items():
             out.append(f"  [{key}] over {comp.n} questions")
             out += [f"    {comp.metrics[m].sentence()}" for m in metrics if m in comp.metrics]
+            out += [f"    {t.sentence()}" for t in comp.sign_tests.values()]
         return out
 
     def to_dict(self, key: str) -> dict[str, Any]:
@@ -66,15 +69,28 @@ def resolve_baseline(keys: Sequence[str], ref: str | int | None) -> int:
 
 def compare_to_baseline(results: Sequence[ConfigResult], baseline: int = 0, metrics: Sequence[str] = BASELINE_METRICS,
                         resamples: int = RESAMPLES, seed: int = 0, alpha: float = ALPHA) -> BaselineComparison:
-    """Compare every configuration of a sweep with ``results[baseline]`` and Holm-adjust each metric's
-    p-values over the comparisons made."""
+    """Compare every configuration of a sweep with ``results[baseline]``; Holm-adjust each metric's p-values and
+    the McNemar p-values over the comparisons made (``holm_adjust``)."""
     base = results[baseline]
     comps = {cr.config.key: compare_paired(base.rows, cr.rows, metrics, resamples, seed, alpha)
              for i, cr in enumerate(results) if i != baseline}
-    k = len(comps)
-    for name in () if k < 2 else {m for c in comps.values() for m in c.metrics}:
-        keys = [key for key, c in comps.items() if name in c.metrics]
-        adjusted = holm([comps[key].metrics[name].p_value for key in keys])
-        for key, p in zip(keys, adjusted, strict=True):
-            comps[key].metrics[name] = replace(comps[key].metrics[name], p_adjusted=p, comparisons=k)
+    holm_adjust(list(comps.values()), alpha)
     return BaselineComparison(base.config.key, comps)
+
+
+def holm_adjust(comparisons: Sequence[PairedComparison], alpha: float = ALPHA) -> None:
+    """Holm-adjust, in place and per metric, the p-values of several comparisons (and each McNemar test's),
+    recomputing every interval at its comparison's Holm level; nothing changes for fewer than two."""
+    k = len(comparisons)
+    if k < 2:
+        return
+    for name in dict.fromkeys(m for c in comparisons for m in c.metrics):
+        holding = [c for c in comparisons if name in c.metrics]
+        raw = [c.metrics[name].p_value for c in holding]
+        for c, p, level in zip(holding, holm(raw), holm_levels(raw, alpha), strict=True):
+            c.metrics[name] = c.metrics[name].adjusted(p, level, k)
+    for outcome in dict.fromkeys(t for c in comparisons for t in c.sign_tests):
+        holding = [c for c in comparisons if outcome in c.sign_tests]
+        adjusted = holm([c.sign_tests[outcome].p_value for c in holding])
+        for c, p in zip(holding, adjusted, strict=True):
+            c.sign_tests[outcome] = replace(c.sign_tests[outcome], p_adjusted=p, comparisons=k)

@@ -23,6 +23,7 @@ from workbench.core.ingest.documents import MAX_FILE_MB, LoadError, read_regular
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.search import MAX_QUESTION_CHARS
 from workbench.core.spans import Span
+from workbench.core.store import Scope
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
@@ -97,7 +98,8 @@ def _offset(value: object, what: str) -> int:
 
 def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_links: bool = False,
                       max_file_mb: float = MAX_FILE_MB) -> QuestionSet:
-    """Read and check a question set. Every reference must satisfy ``text[start:end] == content``;
+    """Read and check a question set. Every ``corpora/*.md`` file is a corpus of the set, whether a question
+    refers to it or not (a distractor is searched like the others). Every reference must satisfy ``text[start:end] == content``;
     mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``. Offsets
     must be whole numbers; a UTF-8 byte-order mark at the start of ``questions.csv`` is accepted; questions
     asked twice are kept and reported by ``QuestionSet.duplicate_note``.
@@ -191,25 +193,34 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
                 corpus_text(row_cid, where)
             questions.append(Question(index, text, row_cid, tuple(refs),
                                       (row.get("reference_answer") or "").strip()))
+    skipped: list[str] = []
+    for path in sorted((root / CORPORA_DIR).glob("*.md")):  # corpora no question refers to: searched too
+        if not _CORPUS_ID.match(path.stem):
+            skipped.append(f"{CORPORA_DIR}/{path.name} is not a corpus of the set (a corpus id is letters, digits, "
+                           "'_', '.' or '-'); it is not searched")
+        elif path.stem not in texts:
+            corpus_text(path.stem, f"{CORPORA_DIR}/{path.name}")
     if strict and mismatches:
         shown = "\n  ".join(mismatches[:5])
         more = f"\n  … and {len(mismatches) - 5} more" if len(mismatches) > 5 else ""
         raise DatasetError(f"{len(mismatches)} reference(s) do not match the corpus text:\n  {shown}{more}")
     hashes = {cid: _sha256_file(p) for cid, p in corpora.items()}
-    return QuestionSet(root, questions, corpora, hashes, _sha256_file(qfile), mismatches, max_file_mb)
+    return QuestionSet(root, questions, corpora, hashes, _sha256_file(qfile), mismatches, max_file_mb,
+                       skipped=skipped)
 
 
 # ----- stored documents ------------------------------------------------------------------------------
 def corpus_documents(ws: EvalWorkspace, qset: QuestionSet) -> dict[str, int]:
-    """Corpus id → id of the stored document holding that corpus's exact text (by path, else by hash).
+    """Corpus id → id of the stored document holding that corpus's exact text (by path, else by hash), for
+    every corpus the set searches (``QuestionSet.searched_corpora``).
 
-    Raises ``DatasetError`` when a needed corpus is not indexed, or is stored with other content.
+    Raises ``DatasetError`` when such a corpus is not indexed, or is stored with other content.
     """
     docs = ws.documents()
     by_path = {d["path"]: d for d in docs}
     by_sha = {d["sha256"]: d for d in docs}
     out: dict[str, int] = {}
-    for cid in qset.needed_corpora():
+    for cid in qset.searched_corpora():
         path = str(qset.corpora[cid].resolve())
         row = by_path.get(path)
         if row is None or row["sha256"] != qset.corpus_hashes[cid]:
@@ -223,13 +234,23 @@ def corpus_documents(ws: EvalWorkspace, qset: QuestionSet) -> dict[str, int]:
 def index_corpora(ws: EvalWorkspace, qset: QuestionSet, config: ChunkConfig | None = None,
                   progress: ProgressSink | None = None,
                   cancel: CancelToken | None = None) -> dict[str, int]:
-    """Index the corpora the questions need (unchanged files are skipped) and return their document ids."""
+    """Store the corpora the set searches (unchanged files are skipped; no chunk set of the whole data folder
+    is built or changed) and return their document ids. With ``config`` its chunk set scoped to those
+    documents is brought up to date too."""
     try:
-        return corpus_documents(ws, qset)
+        doc_ids = corpus_documents(ws, qset)
     except DatasetError:
-        pass
-    paths = [str(qset.corpora[cid]) for cid in qset.needed_corpora()]
-    report = ws.add_paths(paths, config, progress, cancel, max_file_mb=qset.max_file_mb)
+        doc_ids = _store_corpora(ws, qset, progress, cancel)
+    if config is not None:
+        ws.ensure_chunk_set(config, progress, cancel, scope=Scope.of(doc_ids.values()))
+    return doc_ids
+
+
+def _store_corpora(ws: EvalWorkspace, qset: QuestionSet, progress: ProgressSink | None,
+                   cancel: CancelToken | None) -> dict[str, int]:
+    """Store the searched corpora's files (no chunk set built) and map them to their documents."""
+    paths = [str(qset.corpora[cid]) for cid in qset.searched_corpora()]
+    report = ws.add_documents(paths, progress, cancel, max_file_mb=qset.max_file_mb)
     if report.failed or report.skipped:
         bad = "; ".join(f"{r.path}: {r.reason}" for r in [*report.failed, *report.skipped])
         raise DatasetError(f"corpus files could not be indexed: {bad}")

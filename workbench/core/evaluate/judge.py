@@ -192,7 +192,7 @@ def answer_and_judge(ws: EvalWorkspace, backend: Any, qset: QuestionSet, sweep: 
             if cancel is not None:
                 cancel.check()
             q = questions[row.q_index]
-            result = ws.search(q.question, cr.config.strategy, cancel=cancel)
+            result = ws.search(q.question, cr.config.strategy, cancel=cancel, scope=sweep.scope)
             messages = answer_prompt(ws, q.question, result, backend, max_answer_tokens)
             tokens = sum(ws.count_tokens(m["content"]) for m in messages)
             try:

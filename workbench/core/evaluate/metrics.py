@@ -89,7 +89,7 @@ class Stat:
     n: int
 
     def __str__(self) -> str:
-        return f"{self.mean:.4f} ± {self.std:.4f}"
+        return f"{self.mean:.4f} (sd {self.std:.4f}, n = {self.n})"
 
 
 def _rate(value: float | None) -> float:

@@ -1,5 +1,5 @@
-"""What evaluation needs of a workspace: indexing a question set's corpus, chunk sets, searching, the pipeline's
-LLM, cached LLM outputs and experiment records.
+"""What evaluation needs of a workspace: storing a question set's corpora, chunk sets scoped to them, searching,
+the pipeline's LLM, cached LLM outputs and experiment records.
 
 A narrow protocol, so this stage never imports the workspace above it; ``core.workspace.Workspace`` has it.
 """
@@ -19,7 +19,7 @@ from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.retrieve.strategies import Strategy
-from workbench.core.store import ChunkSetInfo
+from workbench.core.store import ChunkSetInfo, Scope
 
 
 class EvalWorkspace(AnswerWorkspace, Protocol):
@@ -32,18 +32,19 @@ class EvalWorkspace(AnswerWorkspace, Protocol):
         """Token counter of the default embedding model's tokenizer."""
         ...
 
-    def add_paths(
-        self, paths: Sequence[str], config: ChunkConfig | None = None, progress: ProgressSink | None = None,
-        cancel: CancelToken | None = None, max_file_mb: float | None = None, follow_links: bool = False,
+    def add_documents(
+        self, paths: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+        max_file_mb: float | None = None,
     ) -> IngestReport:
-        """Load files into the store and bring the chunk set for ``config`` up to date."""
+        """Load files into the store without building any chunk set."""
         ...
 
     def ensure_chunk_set(
         self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
         report: IngestReport | None = None, situate: Situator | None = None, model: str | None = "",
+        scope: Scope | None = None,
     ) -> ChunkSetInfo:
-        """The chunk set for ``config`` and ``model``, built or brought up to date."""
+        """The chunk set for ``config`` and ``model`` (over ``scope``'s documents), built or brought up to date."""
         ...
 
     def check_code_allowed(self, strategy: Strategy) -> None:

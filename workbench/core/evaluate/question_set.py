@@ -57,6 +57,8 @@ class QuestionSet:
     questions_hash: str
     mismatches: list[str] = field(default_factory=list)
     max_file_mb: float = MAX_FILE_MB  # the size limit it was read with; its corpora are indexed with it too
+    searched: tuple[str, ...] = ()  # the corpora chosen with subset(corpus=...); () = every corpus
+    skipped: list[str] = field(default_factory=list)  # files in corpora/ that are not corpora, one line each
 
     @property
     def name(self) -> str:
@@ -71,17 +73,48 @@ class QuestionSet:
             digest.update(f"|{cid}:{self.corpus_hashes[cid]}".encode())
         return digest.hexdigest()
 
-    def subset(self, limit: int | None = None, corpus: str | Sequence[str] | None = None) -> QuestionSet:
-        """Questions of some corpora only and/or the first ``limit`` of them (indexes are kept)."""
+    def subset(self, limit: int | None = None, corpus: str | Sequence[str] | None = None,
+               indexes: Sequence[int] | None = None) -> QuestionSet:
+        """Questions of some corpora only, those with the given ``indexes`` (``Question.index``: an advice run's
+        fit or confirm half) and/or the first ``limit`` of them (indexes are kept). Choosing corpora also
+        narrows what is searched to them (and any other corpus their questions' references point into):
+        ``searched_corpora``; choosing questions by index does not."""
         wanted = [corpus] if isinstance(corpus, str) else list(corpus or [])
         unknown = [c for c in wanted if c not in self.corpora]
         if unknown:
             raise DatasetError(f"unknown corpus {', '.join(unknown)}; this set has {', '.join(sorted(self.corpora))}")
-        qs = [q for q in self.questions if not wanted or q.corpus_id in wanted]
+        chosen = None if indexes is None else set(indexes)
+        qs = [q for q in self.questions if (not wanted or q.corpus_id in wanted)
+              and (chosen is None or q.index in chosen)]
+        searched = self.searched
+        if wanted:
+            referenced = {r.corpus_id for q in qs for r in q.references}
+            searched = tuple(sorted(set(wanted) | referenced))
         if limit is not None:
             qs = qs[: max(0, limit)]
         return QuestionSet(self.root, qs, dict(self.corpora), dict(self.corpus_hashes), self.questions_hash,
-                           list(self.mismatches), self.max_file_mb)
+                           list(self.mismatches), self.max_file_mb, searched, list(self.skipped))
+
+    def searched_corpora(self) -> list[str]:
+        """The corpus ids evaluation searches, sorted: every corpus of the set (those no question refers to
+        included: distractors are part of the test), or the ones chosen with ``subset(corpus=...)``. Nothing
+        else in the data folder is searched."""
+        return sorted(self.searched) if self.searched else sorted(self.corpora)
+
+    def scope_line(self, other_documents: int = 0) -> str:
+        """One line saying what evaluation searches, e.g. ``searching 24 corpora of the set (2 that no question
+        refers to); 3 other documents in the data folder are not searched``."""
+        searched = self.searched_corpora()
+        unreferenced = len(set(searched) - set(self.needed_corpora()))
+        what = (f"searching {len(searched)} of the set's {len(self.corpora)} corpora ({', '.join(searched[:5])}"
+                f"{', …' if len(searched) > 5 else ''}: chosen with --corpus)" if self.searched
+                else f"searching the set's {len(searched)} corpora")
+        if unreferenced:
+            what += f" ({unreferenced} that no question refers to)"
+        if other_documents:
+            what += (f"; {other_documents} other document{'s' if other_documents != 1 else ''} in the data folder "
+                     f"{'are' if other_documents != 1 else 'is'} not searched")
+        return what
 
     def duplicate_note(self, shown: int = 3) -> str:
         """One line naming the ``questions.csv`` rows that ask the same question (same words, case and spacing

@@ -14,6 +14,7 @@ import hashlib
 import json
 import subprocess
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -93,16 +94,49 @@ def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: st
     """Store a finished sweep as a run (one transaction) and return its id.
 
     ``llm_model`` answered, ``judge_model`` judged (recorded as the answering model when None).
-    ``selection`` records how the question set was narrowed (``{"limit": N, "corpus": [...]}``) for re-runs.
+    ``selection`` records how the question set was narrowed (``{"limit": N, "corpus": [...], "questions": [...]}``:
+    question indexes, e.g. an advice run's confirm half) for re-runs.
     """
     finished = datetime.now(timezone.utc)
     started = started or finished - timedelta(seconds=sweep.seconds)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+    config = run_config(ws, qset, sweep, seed, selection, llm_model, judge_model)
+    summary = {"configs": {cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
+               "seconds": round(sweep.seconds, 3), "warnings": [*sweep.warnings, *note_lines(sweep.results)]}
+    notes = {cr.config.key: cr.notes for cr in sweep.results if cr.notes}
+    if notes:  # per configuration: what its searches warned about, and on how many questions
+        summary["notes"] = notes
+    if any(r.label for cr in sweep.results for r in cr.rows):
+        summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
+    ws.record_run(
+        {"id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
+         "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
+         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True)},
+        question_rows(run_id, sweep.results),
+    )
+    return run_id
+
+
+def question_rows(run_id: str, results: Sequence[ConfigResult]) -> list[dict[str, Any]]:
+    """The ``run_questions`` rows of ``results`` (spans, metrics, answers) for run ``run_id``."""
+    return [{"run_id": run_id, "config_key": cr.config.key, "q_index": r.q_index, "question": r.question,
+             "spans_json": json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
+             "metrics_json": json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
+             "answer": r.answer, "label": r.label}
+            for cr in results for r in cr.rows]
+
+
+def run_config(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, seed: int = 0,
+               selection: dict[str, Any] | None = None, llm_model: str | None = None,
+               judge_model: str | None = None) -> dict[str, Any]:
+    """The ``config`` of a run record: the question set and its selection, every configuration's strategy,
+    the embedding model, the LLMs, the seed and the documents searched (path, sha256, corpus id: exactly the
+    set's searched corpora)."""
     emb = ws.embedder
     doc_rows = {d["id"]: d for d in ws.documents()}
     corpus_of = {v: k for k, v in sweep.doc_ids.items()}
     used = {s.doc_id for cr in sweep.results for r in cr.rows for s in r.spans} | set(corpus_of)
-    config = {
+    return {
         "dataset": {"path": str(qset.root), "name": qset.name, "questions": len(qset.questions),
                     "questions_sha256": qset.questions_hash, "corpora": qset.corpus_hashes,
                     "selection": selection or {}},
@@ -116,26 +150,9 @@ def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: st
         "seed": seed,
         "documents": {str(i): {"path": doc_rows[i]["path"], "sha256": doc_rows[i]["sha256"],
                                "corpus_id": corpus_of.get(i)} for i in sorted(used) if i in doc_rows},
+        "searched": {"corpora": sorted(sweep.doc_ids), "documents": len(sweep.doc_ids), "line": sweep.scope_line},
         "workspace": {"data_dir": str(ws.data_dir), "documents": len(doc_rows)},
     }
-    summary = {"configs": {cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
-               "seconds": round(sweep.seconds, 3), "warnings": [*sweep.warnings, *note_lines(sweep.results)]}
-    notes = {cr.config.key: cr.notes for cr in sweep.results if cr.notes}
-    if notes:  # per configuration: what its searches warned about, and on how many questions
-        summary["notes"] = notes
-    if any(r.label for cr in sweep.results for r in cr.rows):
-        summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
-    ws.record_run(
-        {"id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
-         "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
-         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True)},
-        ({"run_id": run_id, "config_key": cr.config.key, "q_index": r.q_index, "question": r.question,
-          "spans_json": json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
-          "metrics_json": json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
-          "answer": r.answer, "label": r.label}
-         for cr in sweep.results for r in cr.rows),
-    )
-    return run_id
 
 
 def record_run(ws: EvalWorkspace, kind: str, label: str, config: dict[str, Any], summary: dict[str, Any], dataset_hash: str = "",
@@ -215,7 +232,7 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
                               or any(qset.corpus_hashes.get(c) != h for c, h in ds["corpora"].items())):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
     sel = ds.get("selection") or {}
-    qset = qset.subset(sel.get("limit"), sel.get("corpus"))
+    qset = qset.subset(sel.get("limit"), sel.get("corpus"), sel.get("questions"))
     configs = [SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]) for c in info.config["configs"]]
     started = datetime.now(timezone.utc)
     sweep = run_sweep(ws, qset, configs, progress, cancel)
@@ -227,6 +244,7 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
         llm_model, judge_model = backend_name(backend), backend_name(judge if judge is not None else backend)
     if ws.embedder.model_id != info.config["embedding"]["model_id"]:
         sweep.warnings.append(f"embedding model differs from the recorded run ({info.config['embedding']['model_id']})")
-    new_id = save_run(ws, qset, sweep, label=f"re-run of {info.id}", kind=info.kind, seed=info.config.get("seed", 0),
+    kind = "retrieval" if info.kind == "advice" else info.kind  # an advice run's confirm half, run again
+    new_id = save_run(ws, qset, sweep, label=f"re-run of {info.id}", kind=kind, seed=info.config.get("seed", 0),
                       started=started, selection=sel, llm_model=llm_model, judge_model=judge_model)
     return new_id, sweep

@@ -5,22 +5,25 @@ counted. For every metric the per-question differences ``d = B − A`` are taken
 both sides have a value (rates: the questions the corpus covers; context tokens: every question;
 answered: covered questions both sides judged), and reported with
 
-* a paired bootstrap interval, a sign-flip p-value, the minimum detectable difference and, for
-  binary outcomes, an exact sign test / McNemar test: the numerical routines and their exact definitions
-  are in ``workbench.core.evaluate.paired_tests``.
+* a sign-flip p-value (exact when the non-zero differences are few, else Monte Carlo with its error), the
+  interval that inverts the same test (so it excludes 0 exactly when p < α), the minimum detectable
+  difference and, for binary outcomes, an exact sign test / McNemar test: the numerical routines and their
+  exact definitions are in ``workbench.core.evaluate.paired_tests``.
 
 A difference is called (``B better`` / ``A better``; for context tokens ``B sends more`` / ``B sends fewer``)
 when its p-value — Holm-adjusted when several configurations are compared with one baseline — is below
-``alpha``; otherwise it is "not distinguishable". Percent metrics are reported in points (× 100), MRR as a
-score, tokens in tokens. Against a baseline, each metric's p-values are Holm-adjusted over the comparisons
-made (none when there is only one; ``evaluate.baseline``). No Qt, no scipy: numpy and the standard library only.
+``alpha``; otherwise it is "not distinguishable". Units: rates are fractions (0–1) in the values and JSON and
+points (× 100) in the sentences, MRR a score, tokens tokens. Against a baseline, each metric's p-values and the
+McNemar p-values are Holm-adjusted over the comparisons made, and the intervals computed at each comparison's
+Holm level (none when there is only one; ``evaluate.baseline``). No Qt, no scipy: numpy and the standard
+library only.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -31,16 +34,23 @@ from workbench.core.evaluate.paired_tests import (
     EXACT_FLIPS,
     MDD_FACTOR,
     RESAMPLES,
+    FlipDistribution,
     binomial_cdf_half,
     exact_sign_test,
     holm,
-    paired_bootstrap,
+    holm_levels,
+    inverted_interval,
+    paired_tests,
 )
 from workbench.core.evaluate.sweep import QuestionResult
 
-__all__ = ["ALPHA", "BLOCK_CELLS", "EXACT_FLIPS", "MDD_FACTOR", "RESAMPLES", "MetricDifference", "PairedComparison",
-           "SignTest", "binomial_cdf_half", "compare_paired", "exact_sign_test", "holm", "paired_bootstrap",
-           "pair_rows"]
+__all__ = ["ALPHA", "BLOCK_CELLS", "EXACT_FLIPS", "MDD_FACTOR", "RESAMPLES", "UNITS", "MetricDifference",
+           "PairedComparison", "SignTest", "binomial_cdf_half", "compare_paired", "exact_sign_test", "holm",
+           "holm_levels", "paired_tests", "pair_rows"]
+
+UNITS = ("rates (recall, precision, IoU, hit rate, answered rate) are fractions 0–1 in JSON and points (× 100) "
+         "in text; MRR is a score; context tokens are tokens")
+JSON_UNIT = {"points": "fraction", "score": "score", "tokens": "tokens"}
 
 ANSWERED = "answered"
 _COVERED_LABELS = ("answered", "partial", "clean_no", "no")  # judge.COVERED_LABELS and older runs' "no" (not
@@ -98,9 +108,18 @@ def format_p(p: float) -> str:
     return f"p = {p:.2g}" if p < 0.1 else f"p = {p:.2f}"
 
 
+def _bound(x: float, unit: str) -> str:
+    """An interval end: ``±∞`` when unbounded (too few questions to reject any shift)."""
+    if math.isinf(x):
+        return "+∞" if x > 0 else "−∞"
+    return _num(x, unit)
+
+
 @dataclass(frozen=True)
 class MetricDifference:
-    """``B − A`` of one metric: mean difference, bootstrap interval, p-value, minimum detectable difference."""
+    """``B − A`` of one metric: mean difference, the interval of the inverted sign-flip test, its p-value (exact,
+    or Monte Carlo with its standard error), the minimum detectable difference; with Holm's adjustment, the
+    adjusted p and the interval at the comparison's Holm level (``ci_level``)."""
 
     metric: str
     unit: str  # "points" (rates, in 0–1 here; shown × 100), "score" (MRR, shown as is) or "tokens"
@@ -115,6 +134,19 @@ class MetricDifference:
     p_adjusted: float | None = None
     comparisons: int = 1
     alpha: float = ALPHA
+    p_exact: bool = True
+    p_patterns: int = 0
+    p_mc_error: float = 0.0
+    ci_level: float | None = None  # the α of a Holm-adjusted interval (None: ``alpha``)
+    distribution: FlipDistribution | None = field(default=None, compare=False, repr=False)
+
+    def adjusted(self, p_adjusted: float, level: float, comparisons: int) -> MetricDifference:
+        """This difference with its Holm-adjusted p and the interval at its Holm ``level`` (an α)."""
+        low, high = self.ci_low, self.ci_high
+        if self.distribution is not None and not math.isnan(level):
+            low, high = inverted_interval(self.distribution, level, self.p_value if self.p_exact else None)
+        return replace(self, p_adjusted=p_adjusted, comparisons=comparisons, ci_low=low, ci_high=high,
+                       ci_level=level)
 
     @property
     def p(self) -> float:
@@ -132,27 +164,43 @@ class MetricDifference:
 
     def sentence(self) -> str:
         """One line a researcher can paste, e.g. ``B − A recall +3.1 points, 95% CI [−0.8, +7.0], p = 0.12
-        over 40 questions: not distinguishable``."""
+        over 40 questions: not distinguishable``; a Monte Carlo p carries its error, a Holm-adjusted interval
+        its level."""
         title = METRICS[self.metric][2] if self.metric in METRICS else self.metric
         if self.n == 0:
             return f"B − A {title}: no question to compare"
         p = format_p(self.p)
+        if not self.p_exact and not math.isnan(self.p):
+            error = "<0.0001" if self.p_mc_error < 0.0001 else f"{self.p_mc_error:.4f}"
+            p += f" (Monte Carlo ±{error})"
         if self.p_adjusted is not None:
             p += f" (Holm, {self.comparisons} comparison{'s' if self.comparisons != 1 else ''})"
         level = round(100 * (1 - self.alpha))
+        ci = f"{level}% CI"
+        if self.ci_level is not None and self.ci_level != self.alpha:
+            ci += f" (Holm-adjusted: {_level(self.ci_level)} level)"
         unit = "" if self.unit == "score" else f" {self.unit}"
-        return (f"B − A {title} {_num(self.diff, self.unit)}{unit}, {level}% CI [{_num(self.ci_low, self.unit)}, "
-                f"{_num(self.ci_high, self.unit)}], {p} over {self.n} questions: {self.verdict}")
+        return (f"B − A {title} {_num(self.diff, self.unit)}{unit}, {ci} [{_bound(self.ci_low, self.unit)}, "
+                f"{_bound(self.ci_high, self.unit)}], {p} over {self.n} questions: {self.verdict}")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (NaN as None), with ``verdict`` and ``sentence``."""
-        data = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(self).items()}
-        return data | {"verdict": self.verdict, "sentence": self.sentence()}
+        """JSON-ready (NaN and ±∞ as None), with ``verdict`` and ``sentence``. Rates are fractions (0–1):
+        ``unit`` says ``fraction`` (the sentence shows points)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "distribution"}
+        data = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in data.items()}
+        return data | {"unit": JSON_UNIT.get(self.unit, self.unit), "verdict": self.verdict,
+                       "sentence": self.sentence()}
+
+
+def _level(alpha: float) -> str:
+    """A confidence level for people: ``98.3%`` for α = 0.0167."""
+    return f"{100 * (1 - alpha):.3g}%"
 
 
 @dataclass(frozen=True)
 class SignTest:
-    """Exact sign test / McNemar on a binary outcome: ``b`` = A yes & B no, ``c`` = A no & B yes."""
+    """Exact sign test / McNemar on a binary outcome: ``b`` = A yes & B no, ``c`` = A no & B yes; Holm-adjusted
+    with the other comparisons against one baseline (``p_adjusted``)."""
 
     outcome: str
     n: int
@@ -162,23 +210,38 @@ class SignTest:
     c: int
     p_value: float
     alpha: float = ALPHA
+    p_adjusted: float | None = None
+    comparisons: int = 1
+
+    @property
+    def p(self) -> float:
+        """The p-value the verdict uses: Holm-adjusted when several comparisons were made."""
+        return self.p_value if self.p_adjusted is None else self.p_adjusted
 
     @property
     def verdict(self) -> str:
         """``not distinguishable``, ``B better`` or ``A better``."""
-        if self.p_value >= self.alpha or self.b == self.c:
+        if self.p >= self.alpha or self.b == self.c:
             return "not distinguishable"
         return "B better" if self.c > self.b else "A better"
 
     def sentence(self) -> str:
         """e.g. ``hit: A only 3, B only 9, both 20, neither 8 of 40 questions; exact McNemar p = 0.15: not
         distinguishable``."""
+        p = format_p(self.p)
+        if self.p_adjusted is not None:
+            p += f" (Holm, {self.comparisons} comparison{'s' if self.comparisons != 1 else ''})"
         return (f"{self.outcome}: A only {self.b}, B only {self.c}, both {self.both}, neither {self.neither} of "
-                f"{self.n} questions; exact McNemar {format_p(self.p_value)}: {self.verdict}")
+                f"{self.n} questions; exact McNemar {p}: {self.verdict}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, with ``verdict`` and ``sentence``."""
         return asdict(self) | {"verdict": self.verdict, "sentence": self.sentence()}
+
+
+P_METHOD = "paired sign-flip randomisation test, two-sided"
+CI_METHOD = ("the shifts the same sign-flip test does not reject (test-inverted interval); at the Holm level of "
+             "the comparison when p-values are Holm-adjusted")
 
 
 @dataclass
@@ -210,17 +273,17 @@ class PairedComparison:
         out += [t.sentence() for t in self.sign_tests.values()]
         out.append(self.mdd_sentence())
         excluded = f"; {self.only_a + self.only_b} in one run only, left out" if self.only_a + self.only_b else ""
-        out.append(f"n = {self.n} paired questions{excluded}; paired bootstrap ({self.resamples} resamples, seed "
-                   f"{self.seed}) intervals, sign-flip test p-values")
+        out.append(f"n = {self.n} paired questions{excluded}; {P_METHOD} (exact up to {EXACT_FLIPS} non-zero "
+                   f"differences, else {self.resamples:,} random sign patterns, seed {self.seed}); intervals "
+                   "invert the same test; ± after a mean is a standard deviation")
         return out + self.notes
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         return {"n": self.n, "only_a": self.only_a, "only_b": self.only_b, "resamples": self.resamples,
-                "seed": self.seed, "alpha": self.alpha, "ci_method": "paired bootstrap percentile",
-                "p_method": "paired sign-flip randomisation test, two-sided",
-                "mdd_method": "2.8 × sd(B − A) / √n (80% power, two-sided α = 0.05)",
-                "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
+                "seed": self.seed, "alpha": self.alpha, "ci_method": CI_METHOD, "p_method": P_METHOD,
+                "exact_up_to": EXACT_FLIPS, "mdd_method": "2.8 × sd(B − A) / √n (80% power, two-sided α = 0.05)",
+                "units": UNITS, "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
                 "sign_tests": {k: v.to_dict() for k, v in self.sign_tests.items()}, "notes": self.notes}
 
 
@@ -262,7 +325,7 @@ def compare_paired(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionRe
             if x is not None and y is not None:
                 va[i, j], vb[i, j] = x, y
     valid = ~np.isnan(va)
-    stats = paired_bootstrap(np.nan_to_num(va), np.nan_to_num(vb), valid, resamples, seed, alpha)
+    stats = paired_tests(np.nan_to_num(va), np.nan_to_num(vb), valid, resamples, seed, alpha)
     diffs = {name: MetricDifference(name, METRICS[name][1], alpha=alpha, **s) for name, s in zip(names, stats, strict=True)}
     tests = {}
     for outcome, get in BINARY.items():

@@ -24,6 +24,7 @@ from workbench.core.jobs import CancelToken, ProgressSink, Reporter
 from workbench.core.retrieve.search_config import parse_coarse
 from workbench.core.retrieve.strategies import Strategy, override, resolve
 from workbench.core.spans import Span
+from workbench.core.store import Scope
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
@@ -81,12 +82,16 @@ class ConfigResult:
 
 @dataclass
 class SweepResult:
-    """The outcome of a sweep, one ``ConfigResult`` per configuration, in order."""
+    """The outcome of a sweep, one ``ConfigResult`` per configuration, in order. ``doc_ids`` maps every corpus
+    searched to its stored document; ``scope`` is those documents (nothing else was searched) and
+    ``scope_line`` says so for people."""
 
     results: list[ConfigResult]
     doc_ids: dict[str, int]
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    scope: Scope | None = None
+    scope_line: str = ""
 
     def by_key(self, key: str) -> ConfigResult:
         """The result of one configuration."""
@@ -179,7 +184,12 @@ def run_sweep(
     progress: ProgressSink | None = None,
     cancel: CancelToken | None = None,
 ) -> SweepResult:
-    """Run every configuration on every question; indexes the corpora first when needed.
+    """Run every configuration on every question; stores the corpora first when needed.
+
+    Exactly the question set's searched corpora are searched (``QuestionSet.searched_corpora``: every corpus
+    of the set, distractors included, or those chosen with ``--corpus``), through chunk sets scoped to them:
+    other documents of the data folder are neither embedded nor searched, so the same set gives the same
+    numbers in any data folder.
 
     Refused before any work when a configuration's embedding model folder does not exist (``ValueError``) or
     it has a step that needs a generative LLM and the workspace has none (``MissingLLM``). What a step reports while searching (an LLM call that failed, …) is counted per
@@ -195,18 +205,18 @@ def run_sweep(
         ws.check_code_allowed(config.strategy)
     check_llm_steps(ws, configs)
     started = time.perf_counter()
-    doc_ids = index_corpora(ws, qset, configs[0].strategy.chunk, progress, cancel)
-    result = SweepResult([ConfigResult(c) for c in configs], doc_ids)
+    doc_ids = index_corpora(ws, qset, None, progress, cancel)
+    scope = Scope.of(doc_ids.values())
+    other = len(ws.documents()) - len(scope)
+    result = SweepResult([ConfigResult(c) for c in configs], doc_ids, scope=scope,
+                         scope_line=qset.scope_line(max(0, other)))
     duplicates = qset.duplicate_note()
     if duplicates:  # recorded with the run: the means weigh those questions more than once
         result.warnings.append(duplicates)
-    other = len(ws.documents()) - len(set(doc_ids.values()))
-    if other > 0:
-        result.warnings.append(f"the workspace holds {other} document(s) besides the question set's corpora; "
-                               "retrieval searches them too")
+    result.warnings += qset.skipped
     for chunk, model in dict.fromkeys((chunk, c.strategy.model) for c in configs for chunk in c.strategy.chunk_configs()):
         built = IngestReport()  # documents a chunker could not cut are left out of its set, with a warning
-        ws.ensure_chunk_set(chunk, progress, cancel, report=built, model=model)
+        ws.ensure_chunk_set(chunk, progress, cancel, report=built, model=model, scope=scope)
         result.warnings += built.warnings
     for model in dict.fromkeys(c.strategy.model for c in configs):  # one batch per model, then cached
         ws.query_vectors([q.question for q in qset.questions], progress, cancel, model=model)
@@ -218,7 +228,7 @@ def run_sweep(
             if cancel is not None:
                 cancel.check()
             t0 = time.perf_counter()
-            sr = ws.search(q.question, cr.config.strategy, cancel=cancel)
+            sr = ws.search(q.question, cr.config.strategy, cancel=cancel, scope=scope)
             spans = sr.spans()
             metrics = question_metrics(spans, refs, sr.context.tokens, sr.context.chars)
             cr.rows.append(QuestionResult(q.index, q.question, q.corpus_id, spans, metrics))

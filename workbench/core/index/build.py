@@ -28,7 +28,7 @@ from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, l
 from workbench.core.ingest.filenames import fs_path, is_inside, shown
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
-from workbench.core.store import ChunkSetInfo, Store
+from workbench.core.store import ChunkSetInfo, Scope, Store
 
 FLUSH_CHUNKS = 1024
 
@@ -182,8 +182,10 @@ def build_chunk_set(
     report: IngestReport | None = None,
     situate: Situator | None = None,
     vector_cache: MutableMapping[str, np.ndarray] | None = None,
+    scope: Scope | None = None,
 ) -> ChunkSetInfo:
-    """Bring the chunk set for ``config`` up to date with the stored documents, then mark it ready.
+    """Bring the chunk set for ``config`` up to date with the stored documents (those of ``scope`` only, when
+    given: a scoped set), then mark it ready.
 
     Documents are cut in groups of up to ``GROUP_CHARS`` characters: an embedding chunker's texts (sentence
     windows, small pieces) of a whole group are embedded in one batched job first. The time the model took
@@ -191,8 +193,8 @@ def build_chunk_set(
     estimate reads. ``vector_cache``: the in-memory vector cache lent to an embedding chunker.
     """
     report = report or IngestReport()
-    info = store.ensure_chunk_set_row(config, embedder.model_id)
-    shas = store.document_shas()
+    info = store.ensure_chunk_set_row(config, embedder.model_id, scope)
+    shas = info.covers(store.document_shas())
     chunked = store.chunked_docs(info.id)
     for doc_id in [d for d, sha in chunked.items() if shas.get(d) != sha]:
         store.drop_doc_from_set(info.id, doc_id)
@@ -243,7 +245,7 @@ def build_chunk_set(
                 continue
             prefixes, texts = embedded_texts(doc, pieces, config, situate)
             tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
-            keys = cutter.vector_keys(doc, pieces) or [text_hash(t) for t in texts]
+            keys = cutter.vector_keys(doc, pieces, cancel) or [text_hash(t) for t in texts]
             pending.append((doc, pieces, prefixes, texts, tokens, keys))
             if sum(len(p[1]) for p in pending) >= FLUSH_CHUNKS:
                 flush()

@@ -117,13 +117,14 @@ class SetCutter:
         spans = chunk_verified(self.chunker, doc.text, doc.headings, doc.path)
         return pieces_from_spans(spans, doc.headings)
 
-    def vector_keys(self, doc: Document, pieces: Sequence[ChunkPiece]) -> list[str] | None:
+    def vector_keys(self, doc: Document, pieces: Sequence[ChunkPiece],
+                    cancel: CancelToken | None = None) -> list[str] | None:
         """Late chunking: the cache keys of the chunks' pooled vectors (computed and cached when missing);
         None for every other chunker (chunks are keyed by the hash of their embedded text)."""
         if not self.late or self.spec is None:
             return None
         keys = [late_key(self.spec, doc.sha256, p.start, p.end) for p in pieces]
         if keys and len(self.store.cached_vectors(self.embedder.model_id, keys)) < len(set(keys)):
-            vectors = late_chunk_vectors(self.embedder, doc.text, [(p.start, p.end) for p in pieces])
+            vectors = late_chunk_vectors(self.embedder, doc.text, [(p.start, p.end) for p in pieces], cancel=cancel)
             self.store.put_vectors(self.embedder.model_id, dict(zip(keys, vectors, strict=True)))
         return keys

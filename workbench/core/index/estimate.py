@@ -33,7 +33,7 @@ from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter
-from workbench.core.store import Store
+from workbench.core.store import Scope, Store
 
 SAMPLE_CHARS = 400_000  # characters cut by the dry run at most; larger corpora are sampled and scaled
 CALIBRATION_TEXTS = 24  # texts embedded to measure a model's rate before its first build
@@ -116,11 +116,14 @@ def sample_documents(doc_ids: Sequence[int], sizes: dict[int, int], budget: int 
 
 
 def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counter: TokenCounter,
-                   calibrate: bool = True) -> BuildEstimate:
+                   calibrate: bool = True, scope: Scope | None = None) -> BuildEstimate:
     """The cost of bringing the chunk set of ``config`` and ``embedder`` up to date (see the module docstring);
-    ``calibrate``: measure the model's rate on a few texts when none is kept yet."""
-    set_id = config.set_id(embedder.model_id)
+    ``calibrate``: measure the model's rate on a few texts when none is kept yet; ``scope``: the set covers
+    those documents only (a scoped set, ``Workspace.set_scope``)."""
+    set_id = config.set_id(embedder.model_id, scope.key if scope else "")
     shas = store.document_shas()
+    if scope is not None:
+        shas = {d: shas[d] for d in scope.doc_ids if d in shas}
     chunked = store.chunked_docs(set_id)
     counts = store.chunk_counts(set_id)
     held = sum(counts.get(d, 0) for d, sha in shas.items() if chunked.get(d) == sha)

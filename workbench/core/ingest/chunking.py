@@ -67,13 +67,16 @@ class ChunkConfig:
                 del data[flag]
         return data
 
-    def set_id(self, model_id: str) -> str:
+    def set_id(self, model_id: str, scope_key: str = "") -> str:
         """Identity of the chunk set for this configuration and embedding model. A registry chunker adds
         its full spec (name, parameters, library and installed version), so a library upgrade builds a new
-        set rather than mixing cuts."""
+        set rather than mixing cuts. ``scope_key`` (``store.Scope.key``) names the documents of a scoped set
+        ("": every stored document, the identity sets had before scopes existed)."""
         identity = f"{self.to_json()}|{model_id}"
         if self.chunker:
             identity += f"|{chunker_naming().spec_json(self.chunker)}"
+        if scope_key:
+            identity += f"|scope:{scope_key}"
         return hashlib.sha256(identity.encode()).hexdigest()[:16]
 
     def label(self) -> str:

@@ -7,6 +7,7 @@ The value itself is ``strategy.Strategy``; its JSON is read and written at the e
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 
 from workbench.core.retrieve.preset_specs import PRESET_SPECS
@@ -19,19 +20,23 @@ MAX_JSON_CHARS = 10_000  # a strategy is a few dozen fields; anything longer is 
 PRESETS: dict[str, Strategy] = {str(spec["name"]): from_dict(spec) for spec in PRESET_SPECS}
 
 
-def resolve(spec: str | Mapping[str, object] | Strategy | None) -> Strategy:
-    """A strategy from a preset name, a JSON object or its text (optionally with ``"preset"``: that preset
-    with the object's fields changed), or a Strategy (returned as it is); None: ``plain``."""
+def resolve(spec: str | Mapping[str, object] | Strategy | None,
+            named: Mapping[str, Strategy] | None = None) -> Strategy:
+    """A strategy from a preset name, the name of a strategy saved in the data folder (``named``: name →
+    strategy, read as data: naming one loads no code), a JSON object or its text (optionally with ``"preset"``:
+    that preset or saved strategy with the object's fields changed), or a Strategy (returned as it is); None:
+    ``plain``."""
+    known = {**PRESETS, **(named or {})}
     if spec is None:
         return PRESETS["plain"]
     if isinstance(spec, Strategy):
         return spec
     if isinstance(spec, str):
         text = spec.strip()
-        if text in PRESETS:
-            return PRESETS[text]
+        if text in known:
+            return known[text]
         if not text.startswith("{"):
-            raise ValueError(f"unknown strategy {spec[:80]!r}; named strategies: {', '.join(PRESETS)}")
+            raise ValueError(f"unknown strategy {spec[:80]!r}; named strategies: {', '.join(known)}")
         if len(text) > MAX_JSON_CHARS:
             raise ValueError(f"strategy JSON is {len(text):,} characters long (at most {MAX_JSON_CHARS:,})")
         try:
@@ -49,10 +54,23 @@ def resolve(spec: str | Mapping[str, object] | Strategy | None) -> Strategy:
     preset = data.pop("preset", None)
     if preset is None:
         return from_dict(data)
-    if not isinstance(preset, str) or preset not in PRESETS:
-        raise ValueError(f"unknown preset {str(preset)[:40]!r}; named strategies: {', '.join(PRESETS)}")
-    return from_dict(data, PRESETS[preset])
+    if not isinstance(preset, str) or preset not in known:
+        raise ValueError(f"unknown preset {str(preset)[:40]!r}; named strategies: {', '.join(known)}")
+    return from_dict(data, known[preset])
 
 
-__all__ = ["MAX_JSON_CHARS", "PRESETS", "SEARCH_MODES", "SearchConfig", "Strategy", "from_dict", "override",
-           "resolve"]
+SAVED_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,59}$")
+
+
+def check_saved_name(name: str) -> str:
+    """``name`` when a strategy may be saved under it: 1–60 letters, digits, ``_``, ``.`` or ``-``, not a
+    preset's name (a saved strategy never hides a preset); else a one-line ``ValueError``."""
+    if not SAVED_NAME.match(name):
+        raise ValueError(f"a saved strategy's name is 1-60 letters, digits, '_', '.' or '-', not {name[:70]!r}")
+    if name in PRESETS or name == "custom":
+        raise ValueError(f"{name!r} is a preset's name; choose another name for the saved strategy")
+    return name
+
+
+__all__ = ["MAX_JSON_CHARS", "PRESETS", "SEARCH_MODES", "SearchConfig", "Strategy", "check_saved_name", "from_dict",
+           "override", "resolve"]

@@ -6,6 +6,6 @@
 from workbench.core.store.connection import now
 from workbench.core.store.errors import StoreError
 from workbench.core.store.store import DB_NAME, Store
-from workbench.core.store.values import ChunkSetInfo, ChunkTable, DocumentGone
+from workbench.core.store.values import ChunkSetInfo, ChunkTable, DocumentGone, Scope
 
-__all__ = ["DB_NAME", "ChunkSetInfo", "ChunkTable", "DocumentGone", "Store", "StoreError", "now"]
+__all__ = ["DB_NAME", "ChunkSetInfo", "ChunkTable", "DocumentGone", "Scope", "Store", "StoreError", "now"]

@@ -152,7 +152,29 @@ def _v4(db: sqlite_utils.Database) -> None:
     _script(db, "DROP TABLE IF EXISTS chunk_fts;")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
+def _v5(db: sqlite_utils.Database) -> None:
+    """Chunk sets scoped to some documents (a question set's corpora: evaluation searches exactly those), and
+    strategies saved by name in the data folder (the advisor's picks)."""
+    _script(
+        db,
+        """
+        CREATE TABLE chunk_set_scopes (
+            set_id TEXT NOT NULL REFERENCES chunk_sets(id) ON DELETE CASCADE,
+            doc_id INTEGER NOT NULL,
+            PRIMARY KEY (set_id, doc_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE saved_strategies (
+            name TEXT PRIMARY KEY,
+            strategy_json TEXT NOT NULL,
+            source TEXT NOT NULL DEFAULT '',
+            note TEXT NOT NULL DEFAULT '',
+            created TEXT NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

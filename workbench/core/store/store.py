@@ -19,7 +19,7 @@ from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import Heading
 from workbench.core.store.connection import StoreConnection, cache_write, now, writes
-from workbench.core.store.values import ID_BATCH, ChunkSetInfo, ChunkTable, DocumentGone
+from workbench.core.store.values import ID_BATCH, ChunkSetInfo, ChunkTable, DocumentGone, Scope
 
 DB_NAME = "workbench.sqlite3"
 
@@ -163,14 +163,18 @@ class Store(StoreConnection):
 
     # ----- chunk sets ------------------------------------------------------------------------
     @writes
-    def ensure_chunk_set_row(self, config: ChunkConfig, model_id: str) -> ChunkSetInfo:
-        """The row of the chunk set for ``config`` and ``model_id``, created (state ``new``) if missing."""
-        set_id = config.set_id(model_id)
+    def ensure_chunk_set_row(self, config: ChunkConfig, model_id: str, scope: Scope | None = None) -> ChunkSetInfo:
+        """The row of the chunk set for ``config`` and ``model_id`` (over the documents of ``scope``, or every
+        stored document), created (state ``new``) if missing."""
+        set_id = config.set_id(model_id, scope.key if scope else "")
         if not self.db.table("chunk_sets").count_where("id = ?", [set_id]):
             self.db.table("chunk_sets").insert(
                 {"id": set_id, "config_json": config.to_json(), "model_id": model_id, "state": "new",
                  "chunk_count": 0, "created": now(), "updated": now()}
             )
+            if scope is not None:
+                self.db.conn.executemany("INSERT OR IGNORE INTO chunk_set_scopes (set_id, doc_id) VALUES (?, ?)",
+                                         [(set_id, d) for d in scope.doc_ids])
         return self.chunk_set(set_id)
 
     def chunk_set(self, set_id: str) -> ChunkSetInfo:
@@ -179,8 +183,10 @@ class Store(StoreConnection):
         if not rows:
             raise KeyError(f"no chunk set {set_id}")
         r = rows[0]
+        scope = tuple(x[0] for x in self.db.execute(
+            "SELECT doc_id FROM chunk_set_scopes WHERE set_id = ? ORDER BY doc_id", [set_id]))
         return ChunkSetInfo(r["id"], ChunkConfig(**json.loads(r["config_json"])), r["model_id"], r["state"],
-                            r["chunk_count"])
+                            r["chunk_count"], scope)
 
     def chunk_sets(self) -> list[ChunkSetInfo]:
         """Every chunk set."""
@@ -397,6 +403,25 @@ class Store(StoreConnection):
             self.db.table("runs").insert(run)
             self.db.table("run_questions").insert_all(questions)
 
+    @writes
+    def update_run(self, run_id: str, fields: dict[str, Any]) -> None:
+        """Change some columns of one run row (an advice run records its trials as it goes)."""
+        allowed = {"label", "config_json", "summary_json", "finished", "dataset_hash"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise ValueError(f"runs has no updatable column {sorted(unknown)[0]!r}")
+        if fields:
+            self.db.table("runs").update(run_id, fields)
+
+    @writes
+    def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+        """Store a run row and its question rows in place of any earlier ones with its id, in one transaction."""
+        with self.transaction():
+            self.db.execute("DELETE FROM run_questions WHERE run_id = ?", [run["id"]])
+            self.db.execute("DELETE FROM runs WHERE id = ?", [run["id"]])
+            self.db.table("runs").insert(run)
+            self.db.table("run_questions").insert_all(questions)
+
     def run_rows(self) -> list[dict[str, Any]]:
         """Every run row, newest first."""
         return list(self.db.query("SELECT * FROM runs ORDER BY started DESC, rowid DESC"))
@@ -411,6 +436,24 @@ class Store(StoreConnection):
         with self.transaction():
             self.db.execute("DELETE FROM run_questions WHERE run_id = ?", [run_id])
             self.db.execute("DELETE FROM runs WHERE id = ?", [run_id])
+
+    # ----- strategies saved by name (the advisor's picks) ----------------------------------------------
+    @writes
+    def save_strategy(self, name: str, strategy_json: str, source: str = "", note: str = "") -> None:
+        """Keep a strategy under ``name`` (replacing one saved under it before)."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO saved_strategies (name, strategy_json, source, note, created) "
+            "VALUES (?, ?, ?, ?, ?)", [name, strategy_json, source, note, now()])
+
+    def saved_strategies(self) -> list[dict[str, Any]]:
+        """Every saved strategy row (name, strategy_json, source, note, created), by name."""
+        return list(self.db.query(
+            "SELECT name, strategy_json, source, note, created FROM saved_strategies ORDER BY name"))
+
+    @writes
+    def delete_saved_strategy(self, name: str) -> bool:
+        """Forget the strategy saved under ``name``; False when there was none."""
+        return self.db.execute("DELETE FROM saved_strategies WHERE name = ?", [name]).rowcount > 0
 
     # ----- consistency checks (``workbench.core.index.verify``) ----------------------------------
     def quick_check(self, limit: int) -> list[str]:

@@ -1,6 +1,7 @@
 """Every configuration of a run against a chosen baseline: the paired differences of recall, IoU and context
-tokens with 95% bootstrap intervals and Holm-adjusted p-values, worded as ``workbench eval --baseline`` prints
-them (``core.evaluate.baseline``), so a researcher sees at once which differences are noise."""
+tokens with Holm-adjusted p-values and the intervals of the same test at the same levels, worded as ``workbench
+eval --baseline`` prints them (``core.evaluate.baseline``), so a researcher sees at once which differences are
+noise."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The widgets and layout of the evaluation lab (``EvalView``), built once by ``setup_layout(view)`` in the
 manner of a Qt Designer ``setupUi``: inputs and buttons on top, the summary table and the trade-off plot
 side by side (the plot's second tab: the recall-per-context-token curves of a run with budgets), the selected
-configuration's questions below."""
+configuration's questions below; all of it in the *Sweep* tab, beside the *Advise* tab (``AdviseView``)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.evaluate.bundled import bundled_sets
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.ui.evaluate.advise_view import AdviseView
 from workbench.ui.evaluate.baseline_panel import BaselinePanel
 from workbench.ui.evaluate.curve_panel import CurvePanel
 from workbench.ui.evaluate.eval_tables import QUESTION_COLUMNS, SUMMARY_COLUMNS, make_table
@@ -57,12 +58,8 @@ def setup_layout(view: EvalView) -> None:
     view.set_label = QLabel("no question set loaded")
     view.limit = QSpinBox(minimum=0, maximum=100000, specialValueText="all questions")
     view.strategies = QListWidget()
-    for name, strategy in PRESETS.items():
-        item = QListWidgetItem(name)
-        item.setToolTip(strategy.describe())
-        item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
-        item.setCheckState(Qt.Checked if name == "plain" else Qt.Unchecked)
-        view.strategies.addItem(item)
+    fill_strategy_list(view.strategies, view.ws.saved_strategies())
+    view.strategies.item(0).setCheckState(Qt.Checked)  # plain
     view.strategies.setMaximumHeight(120)
     view.grid = QLineEdit(placeholderText="sweep, e.g. window=0,1,2 chunk_size=100,200")
     view.budgets = QLineEdit(placeholderText="none, e.g. 250,500,1000,1500,2000")
@@ -131,11 +128,19 @@ def setup_layout(view: EvalView) -> None:
     view.lower_tabs.addTab(view.baseline_panel, "Against a baseline")
     split.addWidget(view.lower_tabs)
 
-    layout = QVBoxLayout(view)
+    sweep_page = QWidget()  # the lab's first tab; the advisor is the second
+    layout = QVBoxLayout(sweep_page)
     layout.addLayout(controls)
     layout.addLayout(buttons)
     layout.addWidget(view.status)
     layout.addWidget(split, 1)
+    view.advise = AdviseView(view.ws, view.jobs, lambda: view.qset, view.reference_spans)
+    view.lab_tabs = QTabWidget()
+    view.lab_tabs.addTab(sweep_page, "Sweep")
+    view.lab_tabs.addTab(view.advise, "Advise")
+    outer = QVBoxLayout(view)
+    outer.setContentsMargins(0, 0, 0, 0)
+    outer.addWidget(view.lab_tabs)
 
     view.open_button.clicked.connect(view._choose_set)
     view.run_button.clicked.connect(view._run_clicked)
@@ -150,6 +155,17 @@ def setup_layout(view: EvalView) -> None:
     view.plot.pointClicked.connect(view.open_configuration)
     view.curve_plot.pointClicked.connect(view.select_configuration)
     view.refresh_runs()
+
+
+def fill_strategy_list(strategies: QListWidget, saved: dict[str, Strategy]) -> None:
+    """The presets, then the strategies saved in the data folder, each checkable (all unchecked)."""
+    strategies.clear()
+    for name, strategy in {**PRESETS, **saved}.items():
+        item = QListWidgetItem(name)
+        item.setToolTip(("saved: " if name in saved else "") + strategy.describe())
+        item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+        item.setCheckState(Qt.Unchecked)
+        strategies.addItem(item)
 
 
 def fill_bundled_menu(menu: QMenu, load: Callable[[Path], object]) -> None:

@@ -30,7 +30,7 @@ from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.retrieve.strategies import Strategy
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
-from workbench.ui.evaluate.eval_layout import fill_bundled_menu, setup_layout
+from workbench.ui.evaluate.eval_layout import fill_bundled_menu, fill_strategy_list, setup_layout
 from workbench.ui.evaluate.eval_tables import fill_compare_to, fill_questions, fill_summary, table_width
 from workbench.ui.evaluate.sweep_job import export_line, sweep_and_record
 from workbench.ui.window.workers import JobRunner, Worker
@@ -62,6 +62,8 @@ class EvalView(QWidget):
         self.pool = self.jobs.pool
         self._task: Worker | None = None
         setup_layout(self)
+        self.advise.strategiesActivated.connect(self.strategiesActivated)
+        self.advise.questionActivated.connect(self.questionActivated)
 
     # ----- inputs ----------------------------------------------------------------------------
     def _choose_set(self) -> None:
@@ -83,14 +85,19 @@ class EvalView(QWidget):
             self.status.setText(f"cannot use {folder}: {exc}")
             return False
         self.doc_ids = {}
-        corpora = ", ".join(self.qset.needed_corpora() or sorted(self.qset.corpora))
-        self.set_label.setText(f"{self.qset.name}: {len(self.qset.questions)} questions over {corpora}")
+        self.set_label.setText(f"{self.qset.name}: {len(self.qset.questions)} questions; {self.qset.scope_line()}")
         return True
 
     def checked_strategies(self) -> list[str]:
         """Names of the checked presets."""
         items = (self.strategies.item(i) for i in range(self.strategies.count()))
         return [it.text() for it in items if it.checkState() == Qt.Checked]
+
+    def set_saved(self, saved: dict[str, Strategy]) -> None:
+        """List the strategies saved in the data folder after the presets (checked ones stay checked)."""
+        checked = self.checked_strategies()
+        fill_strategy_list(self.strategies, saved)
+        self.set_checked(checked)
 
     def set_checked(self, names: list[str]) -> None:
         """Check exactly these presets."""
@@ -116,7 +123,8 @@ class EvalView(QWidget):
         warnings: list[str] = []
         budgets = self.budgets.text().strip()
         try:
-            chosen = list(strategies) if strategies is not None else self.checked_strategies()
+            chosen = list(strategies) if strategies is not None else [
+                self.ws.resolve_strategy(name) for name in self.checked_strategies()]
             configs = sweep_configs(chosen, self.grid.text(), budgets or None, warnings)
         except ValueError as exc:
             self.status.setText(str(exc))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -76,6 +76,7 @@ class StrategyPanel(QWidget):
     def __init__(self, strategy: Strategy | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._base = strategy or PRESETS["plain"]
+        self._saved: dict[str, Strategy] = {}  # strategies saved in the data folder (the advisor's picks)
         self._built_in = self._base.chunk if not self._base.chunk.chunker else ChunkConfig()
         self._loading = False
         self.preset = QComboBox()
@@ -204,14 +205,27 @@ class StrategyPanel(QWidget):
                            per_doc_cap=int(knobs["per_doc_cap"]), rerank=str(knobs["rerank"]),
                            rerank_parents=bool(knobs["rerank_parents"]),
                            whole_doc_tokens=int(knobs["whole_doc_tokens"]))
-        return replace(strategy, name=preset_name(strategy))
+        return replace(strategy, name=preset_name(strategy, self._saved))
+
+    def set_saved(self, saved: dict[str, Strategy]) -> None:
+        """List the strategies saved in the data folder after the presets (emits nothing)."""
+        self._saved = dict(saved)
+        self._loading = True
+        current = self.preset.currentText()
+        self.preset.clear()
+        self.preset.addItems([*PRESETS, *self._saved, CUSTOM])
+        for name, strategy in self._saved.items():
+            self.preset.setItemData(self.preset.findText(name), f"saved: {strategy.describe()}",
+                                    Qt.ItemDataRole.ToolTipRole)
+        self.preset.setCurrentText(current if self.preset.findText(current) >= 0 else CUSTOM)
+        self._loading = False
 
     def set_strategy(self, strategy: Strategy) -> None:
         """Show ``strategy`` in the controls (emits nothing)."""
         self._loading = True
         try:
             self._base = strategy
-            name = preset_name(strategy)
+            name = preset_name(strategy, self._saved)
             self.preset.setCurrentText(name)
             c = strategy.chunk
             if not c.chunker:
@@ -274,9 +288,9 @@ class StrategyPanel(QWidget):
         self.coarse.set_expansion(expansion)
 
     def _preset_picked(self, name: str) -> None:
-        if self._loading or name == CUSTOM:
+        if self._loading or name == CUSTOM or not name:
             return
-        self.set_strategy(PRESETS[name])
+        self.set_strategy(PRESETS[name] if name in PRESETS else self._saved[name])
         self.changed.emit(self.strategy())
 
     def _unit_changed(self, unit: str) -> None:
@@ -326,10 +340,11 @@ class StrategyPanel(QWidget):
         self.changed.emit(strategy)
 
 
-def preset_name(strategy: Strategy) -> str:
-    """The preset ``strategy`` equals (ignoring its name), else ``custom``."""
+def preset_name(strategy: Strategy, saved: dict[str, Strategy] | None = None) -> str:
+    """The preset (or strategy ``saved`` in the data folder) ``strategy`` equals (ignoring its name), else
+    ``custom``."""
     data = {**strategy.to_dict(), "name": ""}
-    for name, preset in PRESETS.items():
+    for name, preset in {**PRESETS, **(saved or {})}.items():
         if {**preset.to_dict(), "name": ""} == data:
             return name
     return CUSTOM

@@ -81,6 +81,7 @@ class MainWindow(LabLinks, QMainWindow):
         self.modes = QStackedWidget()  # Explore (page 0) | Evaluate (page 1, the lab gets the whole window)
         self.mode_buttons: dict[str, QPushButton] = {}
         self.eval_view = self._evaluation_tab()
+        self.saved_strategies_changed()
         self.question.setObjectName("question")
         self.question.setPlaceholderText("Ask the corpus a question and press Enter…")
         self.question.setToolTip("The question both strategies search for (Enter runs the search, Ctrl+L focuses)")
@@ -126,7 +127,18 @@ class MainWindow(LabLinks, QMainWindow):
         view.flip_browser.pairActivated.connect(self._open_pair)
         view.questionActivated.connect(self._drill_down)
         view.strategiesActivated.connect(self._drilled_strategies)
+        view.advise.useStrategy.connect(self.model.set_strategy)
+        view.advise.strategySaved.connect(self.saved_strategies_changed)
         return view
+
+    def saved_strategies_changed(self, _name: str = "") -> None:
+        """List the strategies saved in the data folder (an advice run just saved one) on both sides and in the
+        lab."""
+        saved = self.ws.saved_strategies()
+        for side in (self.compare.a, self.compare.b):
+            side.strategy_panel.set_saved(saved)
+        if self.eval_view is not None:
+            self.eval_view.set_saved(saved)
 
     def _layout(self) -> None:
         bar = QHBoxLayout()

@@ -35,6 +35,7 @@ from workbench.core.ingest.chunkers.protocol import (
     Span,
 )
 from workbench.core.ingest.headings import Heading
+from workbench.core.jobs import CancelToken
 
 BLOCK_CHARS = 60_000  # the text is tokenized this many characters at a time (cut at white space)
 POOL_BLOCK = 4_096  # token vectors pooled this many at a time by ``pool_chunk_vectors``
@@ -209,12 +210,16 @@ def token_vectors(embedder: Any, text: str, batch_size: int = 8) -> tuple[np.nda
     return vectors, offsets
 
 
-def late_chunk_vectors(embedder: Any, text: str, spans: Sequence[Span], batch_size: int = 8) -> np.ndarray:
+def late_chunk_vectors(embedder: Any, text: str, spans: Sequence[Span], batch_size: int = 8,
+                       cancel: CancelToken | None = None) -> np.ndarray:
     """Late-chunked vectors (normalised, one row per span) of ``spans`` of ``text``, pooled as the windows
-    are read (bounded memory on any document)."""
+    are read (bounded memory on any document); ``cancel`` is checked between blocks of windows (a long
+    document takes minutes)."""
     ids, offsets = model_tokens(embedder.model.tokenizer, text)
     pool = SpanPool(offsets, spans)
     for first, block in token_vector_blocks(embedder, ids, batch_size):
+        if cancel is not None:
+            cancel.check()
         pool.add(first, block)
     return pool.vectors(_dimension(embedder.model))
 

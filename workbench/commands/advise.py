@@ -1,0 +1,145 @@
+"""``workbench advise``: the best strategy for one question set's corpus at a context budget, chosen on half the
+questions and confirmed on the other half, saved as a named strategy in the data folder
+(``core.evaluate.advise``)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from pathlib import Path
+
+from workbench.commands.common import (
+    UserError,
+    add_common,
+    emit,
+    existing_path,
+    open_workspace,
+    progress_printer,
+    say,
+)
+from workbench.core.evaluate.advise.space import CHUNKERS, EXPANSIONS, SEARCHES, SIZES, TOP_KS, Space
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(min|sec|h|m|s)?", re.IGNORECASE)
+_UNITS = {None: 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from ``1800``, ``90s``, ``5m``, ``1h30m`` or ``1.5h``; an ``ArgumentTypeError`` otherwise."""
+    value = text.strip().lower().replace(" ", "")
+    pos, total = 0, 0.0
+    while pos < len(value):
+        m = _DURATION.match(value, pos)
+        if not m or m.end() == pos:
+            break
+        total += float(m.group(1)) * _UNITS[m.group(2)]
+        pos = m.end()
+    if not value or pos != len(value) or total <= 0:
+        raise argparse.ArgumentTypeError(f"a time limit is seconds or a duration such as 90s, 5m or 1h30m, "
+                                         f"not {text!r}")
+    return total
+
+
+def _names(text: str, allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
+    values = tuple(v.strip() for v in text.split(",") if v.strip())
+    unknown = [v for v in values if v not in allowed]
+    if unknown or not values:
+        raise argparse.ArgumentTypeError(f"{what}: {', '.join(unknown) or 'none given'}; choose from "
+                                         f"{', '.join(allowed)}")
+    return values
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"whole numbers separated by commas, not {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("give at least one number")
+    return values
+
+
+def _space(args: argparse.Namespace) -> Space:
+    try:
+        return Space(args.chunkers or Space.chunkers, args.sizes or Space.sizes, args.searches or Space.searches,
+                     args.expansions or Space.expansions, args.top_k or Space.top_ks, args.budget)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def run_advise(args: argparse.Namespace) -> int:
+    from workbench.core.evaluate.advise.advice import plan_advice, resume_advice, run_advice
+    from workbench.core.evaluate.datasets import DatasetError, load_question_set
+    from workbench.core.retrieve.strategies import check_saved_name
+
+    if not args.resume and not args.dataset:
+        raise UserError("give a question set (a bundled name or a folder), or --resume RUN")
+    if args.dataset:
+        from workbench.core.evaluate.bundled import bundled_path
+
+        if bundled_path(args.dataset) is None or Path(args.dataset).expanduser().exists():
+            existing_path(args.dataset, "question set folder", "dir")
+    if args.name:
+        try:
+            check_saved_name(args.name)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    progress = progress_printer(args.quiet)
+    out = (lambda line: say(line, err=True)) if args.json else say
+    started = time.monotonic()  # the plan counts in the time limit
+    ws = open_workspace(args)
+    try:
+        if args.resume:
+            result = resume_advice(ws, args.resume, args.time_limit, progress)
+        else:
+            qset = load_question_set(args.dataset).subset(args.limit, args.corpus)
+            plan = plan_advice(ws, qset, _space(args), args.seed, args.time_limit or 1800.0, args.name or "",
+                               progress=progress)
+            for line in plan.lines():
+                out(line)
+            if args.plan_only:
+                if args.json:
+                    emit(args, {"plan": plan.lines()}, "")
+                return 0
+            result = run_advice(ws, plan, progress, started=started)
+    except (DatasetError, KeyError) as exc:
+        raise UserError(str(exc.args[0] if exc.args else exc)) from None
+    except KeyboardInterrupt:
+        say("advice stopped; it is recorded and resumes with: workbench advise --resume last", err=True)
+        raise
+    emit(args, result.to_dict(), "\n".join(result.lines()))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("advise", help="find the best strategy for a question set's corpus at a context budget, "
+                                      "chosen on half the questions and confirmed on the other half")
+    p.add_argument("dataset", nargs="?", metavar="DATASET",
+                   help="question set: a bundled name (see workbench datasets), a folder in Chroma format, or one "
+                        "made with workbench make-questions")
+    p.add_argument("--budget", type=int, default=1000, help="context budget in tokens every configuration runs "
+                                                            "at (default 1000)")
+    p.add_argument("--time-limit", type=parse_duration, default=None, metavar="DURATION",
+                   help="how long to search: seconds or a duration such as 90s, 5m or 1h30m (default 30m; with "
+                        "--resume: the recorded limit); the confirm half's time is kept aside within it")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fit/confirm split and the optimiser (default 0)")
+    p.add_argument("--name", help="save the pick under this name (default advised-SETNAME); use it as --strategy "
+                                  "NAME")
+    p.add_argument("--chunkers", type=lambda t: _names(t, CHUNKERS, "--chunkers"), metavar="A,B,...",
+                   help=f"chunkers to try (default: every one installed of {', '.join(CHUNKERS)})")
+    p.add_argument("--sizes", type=_numbers, metavar="N,N,...",
+                   help=f"chunk sizes in tokens (default {','.join(map(str, SIZES))})")
+    p.add_argument("--searches", type=lambda t: _names(t, SEARCHES, "--searches"), metavar="dense,hybrid",
+                   help="first stages to try (default dense,hybrid)")
+    p.add_argument("--expansions", type=lambda t: _names(t, EXPANSIONS, "--expansions"), metavar="A,B,...",
+                   help=f"expansions to try (default {','.join(EXPANSIONS)})")
+    p.add_argument("--top-k", type=_numbers, metavar="N,N,...",
+                   help=f"top-k values to try (default {','.join(map(str, TOP_KS))})")
+    p.add_argument("--corpus", action="append", metavar="ID",
+                   help="only this corpus's questions and documents (repeatable)")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--resume", metavar="RUN", help="continue a recorded advice run (its split, space, seed and "
+                                                   "trials; 'last' for the newest advice run)")
+    p.add_argument("--plan-only", action="store_true", help="show what would be tried and its cost, then stop")
+    add_common(p)
+    p.set_defaults(func=run_advise)

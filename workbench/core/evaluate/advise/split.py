@@ -1,0 +1,141 @@
+"""The advisor's fit/confirm split: half the questions choose a strategy, the other half confirm it.
+
+The split is seeded and recorded (the question indexes of each half), so an advice run is reproducible.
+Questions that could leak from one half into the other stay together:
+
+* **by document**, when the set's questions are spread over at least ``DOCUMENT_GROUPS`` documents (a
+  Chroma corpus file is one document): every question of a document goes to the same half, documents dealt
+  in a seeded order to whichever half has fewer questions so far. The confirm half then holds documents the
+  strategy was not chosen on.
+* **stratified by corpus**, when there are fewer documents (the bundled benchmark's five corpora): each
+  corpus's questions are split half and half, keeping together questions whose reference passages overlap
+  (near-duplicates about the same passage), so both halves have the same mix of corpora.
+
+A question's document is its row's corpus id, else its first reference's.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.core.evaluate.question_set import Question, QuestionSet
+
+DOCUMENT_GROUPS = 8  # documents with questions needed before whole documents are kept together
+
+
+@dataclass(frozen=True)
+class Split:
+    """The two halves as question indexes (``Question.index``), how they were made and the seed."""
+
+    fit: tuple[int, ...]
+    confirm: tuple[int, ...]
+    method: str  # "documents" or "stratified"
+    seed: int
+    fit_documents: tuple[str, ...] = ()
+    confirm_documents: tuple[str, ...] = ()
+    per_corpus: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)  # corpus → (fit, confirm)
+
+    def describe(self) -> str:
+        """One line: ``236 fit / 236 confirm questions, stratified by corpus (seed 0)``."""
+        how = (f"whole documents kept together ({len(self.fit_documents)} fit, {len(self.confirm_documents)} "
+               "confirm)" if self.method == "documents" else "stratified by corpus, overlapping references together")
+        return f"{len(self.fit)} fit / {len(self.confirm)} confirm questions, {how} (seed {self.seed})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (what a record keeps to rebuild the halves)."""
+        return {"method": self.method, "seed": self.seed, "fit": list(self.fit), "confirm": list(self.confirm),
+                "fit_documents": list(self.fit_documents), "confirm_documents": list(self.confirm_documents),
+                "per_corpus": {k: list(v) for k, v in self.per_corpus.items()}}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Split:
+        """The split a record kept."""
+        return cls(tuple(int(i) for i in data["fit"]), tuple(int(i) for i in data["confirm"]), str(data["method"]),
+                   int(data["seed"]), tuple(data.get("fit_documents", ())), tuple(data.get("confirm_documents", ())),
+                   {str(k): (int(v[0]), int(v[1])) for k, v in (data.get("per_corpus") or {}).items()})
+
+    def halves(self, qset: QuestionSet) -> tuple[QuestionSet, QuestionSet]:
+        """``(fit, confirm)`` question sets (each searches the whole set's corpora)."""
+        return qset.subset(indexes=self.fit), qset.subset(indexes=self.confirm)
+
+
+def document_of(q: Question) -> str:
+    """The document a question is about: its row's corpus id, else its first reference's ('' for neither)."""
+    if q.corpus_id:
+        return q.corpus_id
+    return q.references[0].corpus_id if q.references else ""
+
+
+def split_questions(qset: QuestionSet, seed: int = 0) -> Split:
+    """The seeded fit/confirm split of ``qset`` (see the module docstring)."""
+    if len(qset.questions) < 2:
+        raise ValueError("advice needs at least 2 questions: one half chooses, the other confirms")
+    rng = random.Random(seed)
+    by_doc: dict[str, list[Question]] = {}
+    for q in qset.questions:
+        by_doc.setdefault(document_of(q), []).append(q)
+    if len(by_doc) >= DOCUMENT_GROUPS:
+        fit, confirm = _deal([qs for _, qs in sorted(by_doc.items())], rng)
+        fit_docs = tuple(sorted({document_of(q) for q in fit}))
+        confirm_docs = tuple(sorted({document_of(q) for q in confirm}))
+        return _split(fit, confirm, "documents", seed, fit_docs, confirm_docs)
+    fit, confirm = [], []
+    for doc in sorted(by_doc):
+        f, c = _deal(_overlap_groups(by_doc[doc]), rng)
+        fit += f
+        confirm += c
+    return _split(fit, confirm, "stratified", seed)
+
+
+def _split(fit: Sequence[Question], confirm: Sequence[Question], method: str, seed: int,
+           fit_docs: tuple[str, ...] = (), confirm_docs: tuple[str, ...] = ()) -> Split:
+    per_corpus: dict[str, list[int]] = {}
+    for q in fit:
+        per_corpus.setdefault(document_of(q), [0, 0])[0] += 1
+    for q in confirm:
+        per_corpus.setdefault(document_of(q), [0, 0])[1] += 1
+    return Split(tuple(sorted(q.index for q in fit)), tuple(sorted(q.index for q in confirm)), method, seed,
+                 fit_docs, confirm_docs, {k: (v[0], v[1]) for k, v in sorted(per_corpus.items())})
+
+
+def _deal(groups: Sequence[Sequence[Question]], rng: random.Random) -> tuple[list[Question], list[Question]]:
+    """Deal groups of questions into two halves: a seeded shuffle, then largest first, each to the half with
+    fewer questions so far (a seeded coin on a tie)."""
+    order = list(range(len(groups)))
+    rng.shuffle(order)
+    order.sort(key=lambda i: -len(groups[i]))  # stable: equal sizes keep the shuffled order
+    halves: tuple[list[Question], list[Question]] = ([], [])
+    for i in order:
+        sizes = len(halves[0]), len(halves[1])
+        side = rng.randrange(2) if sizes[0] == sizes[1] else 0 if sizes[0] < sizes[1] else 1
+        halves[side].extend(groups[i])
+    return halves
+
+
+def _overlap_groups(questions: Sequence[Question]) -> list[list[Question]]:
+    """Questions whose reference passages overlap (in the same corpus), joined into groups (union-find);
+    a question without references is a group of its own."""
+    parent = list(range(len(questions)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    spans = sorted(((r.corpus_id, r.start, r.end, i) for i, q in enumerate(questions) for r in q.references))
+    reach: dict[str, tuple[int, int]] = {}  # corpus → (end of the current run of overlapping spans, its owner)
+    for corpus, start, end, i in spans:
+        run = reach.get(corpus)
+        if run is not None and start < run[0]:
+            parent[find(i)] = find(run[1])
+            reach[corpus] = (max(run[0], end), run[1])
+        else:
+            reach[corpus] = (end, i)
+    groups: dict[int, list[Question]] = {}
+    for i, q in enumerate(questions):
+        groups.setdefault(find(i), []).append(q)
+    return list(groups.values())

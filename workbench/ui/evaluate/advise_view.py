@@ -1,0 +1,401 @@
+"""The lab's *Advise* tab: ``workbench advise`` in the window.
+
+On the question set loaded in the lab it plans (what will be tried, what it costs), searches the fit half under
+a time limit (progress: one line per trial), confirms the best three on the other half against ``plain`` and
+``hybrid`` and saves the pick under a name. Then it shows:
+
+* the **Pareto plot** of the fit half: every configuration tried (recall against mean context tokens), the
+  front drawn as a line; clicking a point opens that configuration on side B against ``hybrid`` on side A,
+  on the first question of the confirm half;
+* the **confirm table**: the three candidates, the baselines and the reference, on the confirm half, with
+  each candidate's difference from ``hybrid`` (Holm-adjusted interval); *Use on side A* / *Use on side B* put
+  the selected row's strategy on that side;
+* the **verdict**, which names a winner only when the confirm half can tell it apart.
+
+A recorded advice run (``workbench advise`` or this tab) opens from the *Recorded* list.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.core.evaluate.advise.optimise import Trial
+from workbench.core.evaluate.advise.space import Space, baseline
+from workbench.core.evaluate.records import find_run, list_runs
+from workbench.core.jobs import ProgressEvent
+from workbench.core.retrieve.strategies import Strategy, from_dict
+from workbench.ui.app.theme import current_palette
+from workbench.ui.evaluate.eval_tables import make_table, pct
+from workbench.ui.window.workers import JobRunner, Worker
+
+if TYPE_CHECKING:
+    from workbench.core.evaluate.advise.advice import AdviceResult
+    from workbench.core.evaluate.datasets import QuestionSet
+    from workbench.core.jobs import CancelToken, ProgressSink
+    from workbench.core.spans import Span
+    from workbench.core.workspace import Workspace
+
+CONFIRM_COLUMNS = ["configuration", "role", "fit recall %", "fit tokens", "recall %", "tokens", "vs hybrid (points)"]
+MAX_KEY_WIDTH = 280  # pixels; a longer configuration is elided in the middle (the tooltip has all of it)
+FRONT = "#d62728"
+TRIED = "#9e9e9e"
+
+
+def advise_job(ws: Workspace, qset: QuestionSet, space: Space, seed: int, limit_s: float, name: str,
+               progress: ProgressSink, cancel: CancelToken) -> AdviceResult:
+    """Plan (its lines as progress notices), search, confirm and save, on a pool thread."""
+    from workbench.core.evaluate.advise.advice import plan_advice, run_advice
+
+    try:
+        started = time.monotonic()
+        plan = plan_advice(ws, qset, space, seed, limit_s, name, progress=progress, cancel=cancel)
+        for line in plan.lines():
+            progress(ProgressEvent("advising", 0, 0, line))
+        return run_advice(ws, plan, progress, cancel, started=started)
+    finally:
+        ws.close()
+
+
+def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int) -> str:
+    """A candidate's recall against ``hybrid`` on the confirm half: ``+2.1 [−0.8, +5.0]`` (points)."""
+    comp = (comparisons.get(row["key"]) or {}).get(f"hybrid@{budget}")
+    if not comp:
+        return ""
+    m = comp["metrics"]["recall"]
+    if m["diff"] is None:
+        return ""
+
+    def points(x: float | None, end: str) -> str:
+        if x is None:
+            return end
+        return f"{100 * x:+.1f}".replace("-", "−")
+
+    return f"{points(m['diff'], '')} [{points(m['ci_low'], '−∞')}, {points(m['ci_high'], '+∞')}]"
+
+
+class ParetoPlot(pg.PlotWidget):
+    """Recall against mean context tokens of every configuration tried on the fit half; the front as a line.
+    ``pointClicked(trial)`` when a point is clicked."""
+
+    pointClicked = Signal(object)  # noqa: N815 - Qt naming; a Trial
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        palette = current_palette()
+        self.setBackground(palette.card)
+        item = self.getPlotItem()
+        item.setTitle("fit half: recall vs context", color=palette.text)
+        item.showGrid(x=True, y=True, alpha=0.3)
+        item.setLabel("bottom", "mean context per question (tokens)", color=palette.text)
+        item.setLabel("left", "recall (%)", color=palette.text)
+        self.trials: list[Trial] = []
+
+    def show_trials(self, trials: Sequence[Trial], front: Sequence[int]) -> None:
+        """Draw ``trials`` (those that ran) and the front (their numbers, by tokens)."""
+        self.clear()
+        self.trials = [t for t in trials if t.state == "done" and t.recall is not None]
+        on_front = [t for n in front for t in self.trials if t.number == n]
+        rest = [t for t in self.trials if t.number not in set(front)]
+        for group, colour, size in ((rest, TRIED, 7), (on_front, FRONT, 11)):
+            if not group:
+                continue
+            scatter = pg.ScatterPlotItem([t.tokens for t in group], [100 * (t.recall or 0) for t in group],
+                                         size=size, brush=pg.mkBrush(colour), pen=pg.mkPen(None),
+                                         data=[t.number for t in group], hoverable=True, tip=self._tip)
+            scatter.sigClicked.connect(self._clicked)
+            self.addItem(scatter)
+        if len(on_front) > 1:
+            self.plot([t.tokens for t in on_front], [100 * (t.recall or 0) for t in on_front],
+                      pen=pg.mkPen(FRONT, width=2))
+
+    def _trial(self, number: object) -> Trial | None:
+        return next((t for t in self.trials if t.number == number), None)
+
+    def _tip(self, x: float, y: float, data: object) -> str:  # noqa: ARG002 - pyqtgraph's tip signature
+        t = self._trial(data)
+        return "" if t is None else f"{t.key}\nrecall {100 * (t.recall or 0):.1f}% at {t.tokens:.0f} tokens (fit half)"
+
+    def _clicked(self, _item: object, points: Sequence[Any], _event: object = None) -> None:
+        if len(points):
+            trial = self._trial(points[0].data())
+            if trial is not None:
+                self.pointClicked.emit(trial)
+
+
+class AdviseView(QWidget):
+    """The *Advise* tab (see the module docstring). ``question_set()`` is the lab's loaded set;
+    ``reference_spans(q_index)`` its reference spans in stored documents."""
+
+    strategiesActivated = Signal(object, object)  # noqa: N815 - (A, B) to open side by side
+    questionActivated = Signal(str, list)  # noqa: N815 - a question to drill into, with its reference spans
+    useStrategy = Signal(str, object)  # noqa: N815 - ("A" or "B", Strategy)
+    strategySaved = Signal(str)  # noqa: N815 - the name the pick was saved under
+
+    def __init__(self, workspace: Workspace, jobs: JobRunner, question_set: Callable[[], QuestionSet | None],
+                 reference_spans: Callable[[int], list[Span]] | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ws, self.jobs = workspace, jobs
+        self.question_set, self.reference_spans = question_set, reference_spans
+        self._task: Worker | None = None
+        self._started = 0.0
+        self._limit = 0.0
+        self.budget_used = 1000
+        self.rows: list[dict[str, Any]] = []
+        self.confirm_indexes: list[int] = []
+        self.space_for: Callable[[int], Space] = lambda budget: Space(budget=budget)  # the space for a budget
+        self._build()
+
+    # ----- layout ------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.budget = QSpinBox(minimum=100, maximum=20000, singleStep=100, value=1000, suffix=" tokens")
+        self.budget.setToolTip("The context budget every configuration runs at (as advise --budget)")
+        self.limit = QSpinBox(minimum=1, maximum=600, value=30, suffix=" min")
+        self.limit.setToolTip("How long to search; the confirm half's time is kept aside within it")
+        self.seed = QSpinBox(minimum=0, maximum=10**6, value=0, prefix="seed ")
+        self.seed.setToolTip("Seed of the fit/confirm split and of the optimiser")
+        self.name = QLineEdit(placeholderText="advised-SET")
+        self.name.setToolTip("The name the pick is saved under (--strategy NAME, both sides' lists, the lab)")
+        self.run_button, self.cancel_button = QPushButton("Advise"), QPushButton("Cancel")
+        self.run_button.setObjectName("primary")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m s")
+        self.recorded = QComboBox()
+        self.recorded.setToolTip("Advice runs recorded in this data folder")
+        self.open_button = QPushButton("Open")
+        self.status = QLabel("Load a question set in the Sweep tab, then press Advise.")
+        self.verdict = QPlainTextEdit(readOnly=True)  # wraps without asking the scrolling lab for more height
+        self.verdict.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.verdict.setFixedHeight(3 * self.verdict.fontMetrics().lineSpacing() + 10)
+        self.verdict.setPlaceholderText("The verdict appears here when the confirm half has run.")
+        self.plot = ParetoPlot()
+        self.table = make_table(CONFIRM_COLUMNS)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.verticalHeader().hide()
+        self.plot.setMinimumHeight(200)
+        self.use_a, self.use_b = QPushButton("Use on side A"), QPushButton("Use on side B")
+        for b in (self.use_a, self.use_b):
+            b.setEnabled(False)
+            b.setToolTip("Put the selected row's strategy on that side of Explore")
+        self.log = QPlainTextEdit(readOnly=True)
+        self.log.setMaximumBlockCount(5000)
+
+        top = QHBoxLayout()
+        for w in (QLabel("Budget"), self.budget, QLabel("Time limit"), self.limit, self.seed, QLabel("Save as"),
+                  self.name, self.run_button, self.cancel_button):
+            top.addWidget(w)
+        top.addWidget(self.progress, 1)
+        runs = QHBoxLayout()
+        runs.addWidget(QLabel("Recorded"))
+        runs.addWidget(self.recorded, 1)
+        runs.addWidget(self.open_button)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        header = QHBoxLayout()
+        header.addWidget(QLabel("Confirm half: questions the pick was not chosen on"), 1)
+        header.addWidget(self.use_a)
+        header.addWidget(self.use_b)
+        right_layout.addLayout(header)
+        right_layout.addWidget(self.table, 1)
+        self.lower = QTabWidget()
+        self.lower.addTab(right, "Confirm")
+        self.lower.addTab(self.log, "Plan and progress")
+        split = self.split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.plot)
+        split.addWidget(self.lower)
+        split.setSizes([500, 700])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(runs)
+        layout.addWidget(self.status)
+        layout.addWidget(self.verdict)
+        layout.addWidget(split, 1)
+
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.open_button.clicked.connect(lambda: self.open_record(self.recorded.currentData()))
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.use_a.clicked.connect(lambda: self._use("A"))
+        self.use_b.clicked.connect(lambda: self._use("B"))
+        self.plot.pointClicked.connect(self.open_trial)
+        self.refresh_records()
+
+    # ----- running -----------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """True while an advice run is in progress."""
+        return self._task is not None
+
+    def start(self) -> bool:
+        """Start an advice run on the lab's question set; False (with a status line) when it cannot."""
+        qset = self.question_set()
+        if self._task is not None:
+            return False
+        if qset is None:
+            self.status.setText("Load a question set in the Sweep tab first.")
+            return False
+        space = self.space_for(self.budget.value())
+        ws, seed, name = self.ws, self.seed.value(), self.name.text().strip()
+        self._limit = 60.0 * self.limit.value()
+        self._started = time.monotonic()
+        limit = self._limit
+        self._task = Worker(lambda progress, cancel: advise_job(ws, qset, space, seed, limit, name, progress, cancel),
+                            "advice")
+        s = self._task.signals
+        s.progress.connect(self._on_progress)
+        s.result.connect(self._on_finished)
+        s.error.connect(self._on_error)
+        s.cancelled.connect(self._on_cancelled)
+        self.log.clear()
+        self.progress.setFormat("%v of %m s")
+        self.progress.setRange(0, int(self._limit))
+        self.progress.setValue(0)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.status.setText(f"advising on {qset.name} ({len(qset.questions)} questions), at most "
+                            f"{self.limit.value()} min…")
+        self.jobs.start(self._task)
+        return True
+
+    def cancel(self) -> None:
+        """Stop the run; it is recorded and resumes with ``workbench advise --resume``."""
+        if self._task is not None:
+            self._task.cancel()
+
+    def _on_progress(self, event: ProgressEvent) -> None:
+        elapsed = int(time.monotonic() - self._started)
+        self.progress.setValue(min(elapsed, self.progress.maximum()))
+        if not event.total and event.message:
+            self.log.appendPlainText(event.message)
+            self.status.setText(event.message)
+
+    def _done(self, message: str) -> None:
+        self._task = None
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.status.setText(message)
+
+    def _on_error(self, message: str, _traceback: str) -> None:
+        self._done(f"advice failed: {message}")
+
+    def _on_cancelled(self) -> None:
+        self._done("advice cancelled; it is recorded: workbench advise --resume last continues it")
+        self.refresh_records()
+
+    def _on_finished(self, result: AdviceResult) -> None:
+        self.progress.setFormat(f"done in {result.seconds:.0f} s")
+        self._done(f"advice {result.run_id} done: saved as {result.pick!r}")
+        self.show_report(result.to_dict(), result.plan.space.budget, list(result.plan.split.confirm))
+        self.refresh_records()
+        self.strategySaved.emit(result.pick)
+
+    # ----- showing -----------------------------------------------------------------------------------
+    def refresh_records(self) -> None:
+        """List the advice runs recorded in this data folder."""
+        self.recorded.clear()
+        for r in list_runs(self.ws):
+            if r.kind == "advice":
+                state = r.summary.get("state", "")
+                self.recorded.addItem(f"{r.id}  {r.label}  ({state}{', pick ' + r.summary['pick'] if r.summary.get('pick') else ''})",
+                                      r.id)
+        self.open_button.setEnabled(self.recorded.count() > 0)
+
+    def open_record(self, run_id: str | None) -> bool:
+        """Show a recorded advice run (a finished one has its confirm table; a stopped one only its trials)."""
+        if not run_id:
+            return False
+        info = find_run(self.ws, run_id)
+        advice = info.config.get("advice", {})
+        summary = dict(info.summary)
+        summary["confirm"] = summary.get("confirm")
+        self.show_report(summary, int(advice.get("budget", 1000)), list(advice.get("split", {}).get("confirm", [])))
+        self.status.setText(f"advice run {info.id}: {summary.get('state', '')}")
+        return True
+
+    def show_report(self, report: dict[str, Any], budget: int, confirm_indexes: Sequence[int]) -> None:
+        """Draw a report (``AdviceResult.to_dict()`` or a record's summary): plot, table, verdict."""
+        self.budget_used = budget
+        self.confirm_indexes = list(confirm_indexes)
+        trials = [Trial.from_dict(t) for t in report.get("trials", [])]
+        self.plot.show_trials(trials, [int(n) for n in report.get("pareto", [])])
+        confirm = report.get("confirm") or {}
+        self.rows = list(confirm.get("rows", []))
+        comparisons = confirm.get("comparisons", {})
+        self.table.setRowCount(len(self.rows))
+        for i, r in enumerate(self.rows):
+            cells = [r["key"], r["role"], pct(r.get("fit_recall")),
+                     "" if r.get("fit_tokens") is None else f"{r['fit_tokens']:.0f}", pct(r.get("recall")),
+                     "" if r.get("tokens") is None else f"{r['tokens']:.0f}", _difference(r, comparisons, budget)]
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(f"{r['key']}\n{r.get('description', '')}")
+                if j >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(i, j, item)
+        self.table.resizeColumnsToContents()
+        self.table.setColumnWidth(0, min(self.table.columnWidth(0), MAX_KEY_WIDTH))
+        verdict = report.get("verdict") or confirm.get("verdict") or ""
+        pick = report.get("pick") or ""
+        self.verdict.setPlainText(f"Verdict: {verdict}" + (f"  — saved as “{pick}”." if pick else "") if verdict else "")
+        if self.rows:
+            self.table.selectRow(0)
+
+    def row_strategy(self, row: int) -> Strategy | None:
+        """The strategy of the confirm table's ``row``."""
+        if not 0 <= row < len(self.rows):
+            return None
+        return from_dict(self.rows[row]["strategy"])
+
+    def _selection_changed(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        for b in (self.use_a, self.use_b):
+            b.setEnabled(bool(rows))
+
+    def _use(self, side: str) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        strategy = self.row_strategy(rows[0].row()) if rows else None
+        if strategy is not None:
+            self.useStrategy.emit(side, strategy)
+
+    def open_trial(self, trial: Trial) -> None:
+        """Open a configuration of the plot on side B against ``hybrid`` at the same budget on side A, on the
+        first question of the confirm half (with its reference spans)."""
+        space = Space(budget=self.budget_used)
+        try:
+            strategy = space.strategy(trial.params)
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return
+        self.strategiesActivated.emit(baseline("hybrid", self.budget_used), strategy)
+        qset = self.question_set()
+        if qset is None:
+            return
+        question = next((q for q in qset.questions if q.index in set(self.confirm_indexes)),
+                        qset.questions[0] if qset.questions else None)
+        if question is not None:
+            spans = self.reference_spans(question.index) if self.reference_spans else []
+            self.questionActivated.emit(question.question, spans)
+
