@@ -41,8 +41,8 @@ def main() -> int:
         lib = window.library
         lib.indexingFinished.connect(lambda _r: marks.setdefault("corpus indexed", time.perf_counter()))
         done: list[str] = []
-        window.welcome_.benchmark_button.click()
-        tour = window.benchmark_tour_
+        window.dialogs.welcome.benchmark_button.click()
+        tour = window.dialogs.tour
         tour.finished.connect(done.append)
         tour.failed.connect(lambda msg: done.append(f"FAILED: {msg}"))
         window.eval_view.runFinished.connect(lambda _id: marks.setdefault("A and B scored", time.perf_counter()))

@@ -71,7 +71,7 @@ class LaptopWindow:
         self.window.index_sample(SAMPLE_DIR)
         self.wait(lambda: done)
         print("screenshot: sample indexed", flush=True)
-        self.window.actions_["library"].trigger()
+        self.window.menu_actions["library"].trigger()
 
     def save(self, out: Path, name: str) -> Path:
         """Grab the window into ``out/name``."""

@@ -41,15 +41,13 @@ def _label(m) -> str:  # noqa: ANN001 - QuestionMetrics
 
 def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtbot, make_window, fresh_ws,
                                                                              quiet_llm_host):
-    from workbench.ui.library.welcome import open_welcome
-
     window = make_window(fresh_ws)
     modes: list[str] = []  # the lab's own mode shows while it scores, then Explore opens the question
     window.modes.currentChanged.connect(lambda _i: modes.append(window.mode()))
-    dialog = open_welcome(window, SAMPLE)
+    dialog = window.open_welcome()
     started = time.perf_counter()
     dialog.benchmark_button.click()
-    tour = window.benchmark_tour_
+    tour = window.dialogs.tour
     outcome: list[str] = []
     tour.finished.connect(lambda q: outcome.append(("finished", q)))
     tour.failed.connect(lambda msg: outcome.append(("failed", msg)))
@@ -133,13 +131,13 @@ def test_bundled_menu_loads_chroma_general(qtbot, fresh_ws):
 
 
 def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot, make_window, fresh_ws):
-    from workbench.ui.library.benchmark_tour import contrasting, pick_question, start_benchmark_tour
+    from workbench.ui.library.benchmark_tour import contrasting, pick_question
 
     window = make_window(fresh_ws)
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):
         window.index_sample(SAMPLE)
         failed: list[str] = []
-        tour = start_benchmark_tour(window)
+        tour = window.start_benchmark()
         assert tour.q_index is None
         tour.failed.connect(failed.append)
         assert not tour.start() and "already running" in failed[-1]

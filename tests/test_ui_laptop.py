@@ -69,7 +69,7 @@ def test_passages_get_half_the_height_and_no_button_is_elided(monkeypatch, qtbot
                                                               size, mode):
     from PySide6.QtWidgets import QApplication, QPushButton
 
-    _small_screen(monkeypatch, *size)
+    screen = _small_screen(monkeypatch, *size)
     window = make_window(hash_sample_ws)
     window.resize(*size)
     qtbot.waitExposed(window)
@@ -79,7 +79,8 @@ def test_passages_get_half_the_height_and_no_button_is_elided(monkeypatch, qtbot
         sides = ("a", "b")
     search(qtbot, window, sides=sides)
     QApplication.processEvents()
-    assert window.size().toTuple() == size  # nothing forces the window wider or taller than the screen
+    assert screen.contains(window.frameGeometry()), "nothing forces the window wider or taller than the screen"
+    assert window.frameGeometry().size().toTuple() == size, "the window fills the screen it was sized to"
     for name in sides:
         results = getattr(window.compare, name).results
         assert results.isVisible()

@@ -21,8 +21,8 @@ def test_layout_strategies_and_mode_persist(qtbot, make_window, sample_ws, ui_se
     window.main_split.setSizes([420, 1180])
     sizes = window.main_split.sizes()
     window.close()
-    assert ui_settings.value("window/geometry") is not None
-    ui_settings.remove("window/geometry")  # the offscreen screen is small: keep the default window size
+    assert ui_settings.value("window/rect") is not None
+    ui_settings.remove("window/rect")  # start at the default window size
     again = make_window(sample_ws, ui_settings)
     assert again.compare.a.strategy() == PRESETS["sentence-window"]
     assert again.compare.a.strategy_panel.preset.currentText() == "sentence-window"
@@ -51,7 +51,7 @@ def test_shortcuts_focus_and_switch_sides(qtbot, make_window, sample_ws):
     assert (window.compare.a.strategy(), window.compare.b.strategy()) == (b, a)
     qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     assert not window.side_by_side.isChecked()
-    for action in window.actions_.values():
+    for action in window.menu_actions.values():
         assert action.toolTip()
 
 
@@ -74,7 +74,7 @@ def test_about_box_and_errors_show_in_the_window(qtbot, make_window, fresh_ws):
     from PySide6.QtWidgets import QLabel
 
     window = make_window(fresh_ws)
-    window.actions_["about"].trigger()
+    window.menu_actions["about"].trigger()
     dialogs = [w for w in window.children() if type(w).__name__ == "AboutDialog"]
     assert len(dialogs) == 1 and dialogs[0].isVisible()
     text = dialogs[0].findChild(QLabel).text()

@@ -34,11 +34,28 @@ def ui_settings(tmp_path):
     return open_settings(str(tmp_path / "settings.ini"))
 
 
+DESK = (1920, 1080)  # the screen a test's window sits on unless the test gives one (``on_screen``)
+
+
+def on_screen(monkeypatch, width: int, height: int):
+    """Windows see a screen whose available area is ``width`` × ``height`` (the offscreen platform has one
+    800 × 800 screen); returns that rectangle."""
+    from PySide6.QtCore import QRect
+
+    from workbench.ui.window import layout
+
+    rect = QRect(0, 0, width, height)
+    monkeypatch.setattr(layout, "available_rect", lambda _window: QRect(rect))
+    return rect
+
+
 @pytest.fixture
-def make_window(qtbot, ui_settings):
-    """``make_window(ws)`` → a shown MainWindow on ``ws``; closed, deleted and leak-checked afterwards."""
+def make_window(qtbot, ui_settings, monkeypatch):
+    """``make_window(ws)`` → a shown MainWindow on ``ws`` (on a ``DESK`` screen unless the test sets one with
+    ``on_screen``); closed, deleted and leak-checked afterwards."""
     from workbench.ui.window.main_window import MainWindow
 
+    on_screen(monkeypatch, *DESK)
     before = _live_top_levels()
     windows = []
 
@@ -96,3 +113,28 @@ def wait_settled(qtbot, panel, accept=lambda result: True):
     qtbot.waitUntil(settled, timeout=WAIT_MS)
     return c.result
 
+
+
+def shown_texts(root) -> list[str]:
+    """The texts of every label and button shown inside ``root`` (visible to it, whatever tab is in front)."""
+    from PySide6.QtWidgets import QAbstractButton, QLabel
+
+    widgets = [*root.findChildren(QLabel), *root.findChildren(QAbstractButton)]
+    return [w.text() for w in widgets if w.isVisibleTo(root) and w.text()]
+
+
+def sample_set(tmp_path, corpus_ids=None):
+    """A question set folder over the sample corpus (``eval_support.sample_questions``); returns its path."""
+    from eval_support import sample_questions
+
+    from workbench.core.evaluate.datasets import save_question_set
+
+    questions, corpora = sample_questions(corpus_ids)
+    save_question_set(tmp_path / "qs", questions, corpora)
+    return tmp_path / "qs"
+
+
+def run_lab(qtbot, view, timeout: int = 180_000):
+    """Press the lab's Run and wait for the run to be recorded."""
+    with qtbot.waitSignal(view.runFinished, timeout=timeout):
+        view.run_button.click()

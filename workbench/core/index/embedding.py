@@ -193,6 +193,8 @@ def embed_cached(
         keys, texts_todo = list(missing.keys()), list(missing.values())
         total = len(keys)
         step = SAVE_EVERY
+        if progress is not None:  # the embedding phase shows at once, not when its first slice is done
+            progress(ProgressEvent("embedding", 0, total))
 
         def shifted(offset: int) -> ProgressSink | None:
             """Progress over the whole job, not one slice."""

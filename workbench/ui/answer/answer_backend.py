@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.jobs import CancelToken
+from workbench.core.retrieve.strategies import Strategy
 
 if TYPE_CHECKING:
     from workbench.core.llm.base import Backend, Message
-    from workbench.core.retrieve.strategies import Strategy
     from workbench.core.workspace import Workspace
 
 MAX_TOKENS = 256
@@ -39,6 +39,7 @@ class AnswerJob:
     """What the answer panel needs from one answer: prompt, text, sources, stats and warnings."""
 
     question: str
+    strategy: Strategy | None = None  # the strategy whose passages it answers from
     prompt_text: str = ""
     text: str = ""
     sources: list[tuple[str, tuple[int, int, int] | None]] = field(default_factory=list)
@@ -117,7 +118,7 @@ def run_answer(ws: Workspace, question: str, strategy: Strategy | str | dict[str
                 f"question.\n\nQuestion: {question}\n\n" + "\n\n".join(p.block for p in prompt.passages))
     else:
         text = format_prompt(prompt.messages)
-    job = AnswerJob(question, prompt_text=text)
+    job = AnswerJob(question, strategy if isinstance(strategy, Strategy) else None, prompt_text=text)
     on_prompt(job.prompt_text)
     result = answer(prompt, backend, max_tokens=max_tokens, temperature=0.0, on_token=on_token, cancel=cancel,
                     warnings=warnings, ws=ws)

@@ -39,7 +39,6 @@ from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink
-    from workbench.ui.window.main_window import MainWindow
 
 PROBE_TIMEOUT_S = 1.0
 Prober = Callable[[str, float], "list[str] | None"]
@@ -300,14 +299,12 @@ class SettingsDialog(QDialog):
         super().done(result)
 
 
-def open_settings_dialog(window: MainWindow) -> SettingsDialog:
-    """Open the settings (non-blocking); saving gives the window's model the answering backend at once."""
-    dialog = SettingsDialog(window.settings, window.ws.data_dir, window.ws.embedder.model_id, parent=window)
+def open_settings_dialog(parent: QWidget, settings: QSettings, data_dir: Path, model_id: str,
+                         saved: Callable[[LLMChoice, bool], object]) -> SettingsDialog:
+    """Open the settings over ``parent`` (non-blocking); OK calls ``saved(choice, restart_needed)`` (the window
+    gives its model the answering backend at once)."""
+    dialog = SettingsDialog(settings, data_dir, model_id, parent=parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    model, show = window.model, window.show_message
-    dialog.saved.connect(lambda choice, restart: (model.set_llm(choice), show(
-        "Settings saved." + (" The data folder and embedding model change when the workbench starts again."
-                             if restart else ""))))
-    window.settings_dialog_ = dialog
+    dialog.saved.connect(saved)
     dialog.open()
     return dialog

@@ -64,14 +64,25 @@ def fill_questions(table: QTableWidget, rows: Sequence[QuestionResult], changes:
             table.setItem(i, j, item)
 
 
-def fill_compare_to(combo: QComboBox, results: Sequence[ConfigResult]) -> None:
-    """The *compare with* choices: none, then every configuration (by key), without emitting a change."""
+def fill_compare_to(combo: QComboBox, results: Sequence[ConfigResult], colours: Mapping[str, str]) -> None:
+    """The *compare with* choices: none, then every configuration (by key, with its colour's swatch), without
+    emitting a change."""
     combo.blockSignals(True)
     combo.clear()
     combo.addItem("—", None)
     for r in results:
-        combo.addItem(r.config.key, r.config.key)
+        add_configuration(combo, r.config.key, colours)
     combo.blockSignals(False)
+
+
+def add_configuration(combo: QComboBox, key: str, colours: Mapping[str, str]) -> None:
+    """Add configuration ``key`` to ``combo`` (data: the key) with a swatch of its colour and the key as its
+    tooltip (a narrow combo elides it)."""
+    combo.addItem(key, key)
+    index = combo.count() - 1
+    if key in colours:
+        combo.setItemData(index, QColor(colours[key]), Qt.ItemDataRole.DecorationRole)
+    combo.setItemData(index, key, Qt.ItemDataRole.ToolTipRole)
 
 
 def table_width(t: QTableWidget) -> int:

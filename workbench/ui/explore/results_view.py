@@ -13,15 +13,18 @@ import bisect
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, Signal
+from PySide6.QtCore import QPoint, QTimer, Signal
 from PySide6.QtGui import QColor, QTextCursor, QTextFrameFormat
 from PySide6.QtWidgets import QWidget
+from shiboken6 import isValid
 
 from workbench.core.spans import Span
 from workbench.ui.app.theme import ACCENT, BORDER, CARD, MUTED, plain_format
 from workbench.ui.explore.evidence import evidence_layers
-from workbench.ui.explore.render import chunk_markers, insert_layers, overlap_ranges
+from workbench.ui.explore.render import chunk_markers, every_second, insert_layers, overlap_ranges
 from workbench.ui.widgets.text_view import LayeredTextView
+
+FLASH_MS = 1400  # how long a followed citation's passage card stays lit
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.passages import Passage
@@ -36,7 +39,8 @@ class ResultsView(LayeredTextView):
 
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(workspace, parent)
-        self.result = None
+        self.result: SearchResult | None = None
+        self.flashed: int | None = None  # the passage whose card is flashing (a citation was followed)
         self.reference: list[Span] = []
         self.quotes: list[Span] = []
         self._card_starts: list[int] = []
@@ -45,12 +49,14 @@ class ResultsView(LayeredTextView):
         self.setPlaceholderText("Type a question above and press Enter.")
 
     # ----- content --------------------------------------------------------------------------
-    def show_result(self, result: SearchResult | None, reference: list[Span] | None = None) -> None:
-        """Draw ``result`` (a core ``SearchResult``); ``reference`` spans are underlined."""
+    def show_result(self, result: SearchResult, reference: list[Span] | None = None, keep_scroll: bool = False) -> None:
+        """Draw ``result`` (a core ``SearchResult``); ``reference`` spans are underlined and score the passages
+        as evidence and noise. A new result opens at its first passage; ``keep_scroll`` keeps the place (the
+        same question redrawn)."""
         self.result = result
         self.reference = list(reference or [])
         self.runtime = self.ws.runtime(result.set_id)
-        scroll = self.verticalScrollBar().value()
+        scroll = self.verticalScrollBar().value() if keep_scroll else 0
         cursor = self.begin()
         self._card_starts = []
         if result.warnings:
@@ -75,7 +81,7 @@ class ResultsView(LayeredTextView):
             return
         self.quotes = list(spans)
         if self.result is not None:
-            self.show_result(self.result, self.reference)
+            self.show_result(self.result, self.reference, keep_scroll=True)
 
     def _card(self, cursor: QTextCursor, index: int, passage: Passage) -> None:
         root = cursor.document().rootFrame()
@@ -112,6 +118,7 @@ class ResultsView(LayeredTextView):
         layers = {
             "window": [(passage.span.start, passage.span.end)],
             "hit": [(s.start, s.end) for s in passage.hit_spans],
+            "alt": every_second(passage.hit_spans),
             "heading": [(h.start, h.end) for h in doc.headings],
             "overlap": overlap_ranges(chunk_spans),
             "reference": [(s.start, s.end) for s in self.reference if s.doc_id == doc.id],
@@ -139,6 +146,32 @@ class ResultsView(LayeredTextView):
         if self.result is None or i < 0 or i >= len(self.result.passages):
             return None
         return self.result.passages[i]
+
+    def show_passage(self, index: int, flash: bool = True) -> bool:
+        """Scroll passage ``index`` (0-based) to the top and flash its card's border; False when there is none."""
+        if self.result is None or not 0 <= index < len(self._card_starts):
+            return False
+        doc = self.document()
+        cursor = QTextCursor(doc)
+        cursor.setPosition(self._card_starts[index] + 1)  # inside the card's frame
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + self.cursorRect(cursor).top() - 6)
+        if flash:
+            frame = cursor.currentFrame()
+            normal = frame.frameFormat()
+            lit = frame.frameFormat()
+            lit.setBorder(3)
+            lit.setBorderBrush(QColor(ACCENT))
+            frame.setFrameFormat(lit)
+            self.flashed = index
+
+            def restore() -> None:
+                if isValid(self) and self.document() is doc and isValid(frame):
+                    frame.setFrameFormat(normal)
+                    self.flashed = None
+
+            QTimer.singleShot(FLASH_MS, restore)
+        return True
 
     def activate(self, index: int) -> None:
         """Emit ``passageActivated`` for the passage at ``index`` (0-based)."""

@@ -1,11 +1,14 @@
 """One side's strategy: a preset picker and the knobs, each with its number and a tooltip.
 
 The panel only edits a ``Strategy`` value and emits ``changed`` with the new one; the side controller
-decides what a change costs (an instant re-run, or a debounced re-chunk in the background).
+decides what a change costs (an instant re-run, or a debounced re-chunk in the background). The settings the
+knobs do not show come from ``source`` (in the window: the model's strategy of the side), so the panel keeps
+no strategy of its own there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import Signal
@@ -73,10 +76,13 @@ class StrategyPanel(QWidget):
 
     changed = Signal(object)  # Strategy
 
-    def __init__(self, strategy: Strategy | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, strategy: Strategy | None = None, parent: QWidget | None = None,
+                 source: Callable[[], Strategy] | None = None) -> None:
         super().__init__(parent)
-        self._base = strategy or PRESETS["plain"]
-        self._built_in = self._base.chunk if not self._base.chunk.chunker else ChunkConfig()
+        first = strategy or (source() if source is not None else PRESETS["plain"])
+        self._shown = first  # read only by a panel without a ``source`` (one on its own, as in tests)
+        self._source: Callable[[], Strategy] = source or (lambda: self._shown)
+        self._built_in = first.chunk if not first.chunk.chunker else ChunkConfig()
         self._loading = False
         self.preset = QComboBox()
         self.preset.addItems([*PRESETS, CUSTOM])
@@ -106,6 +112,10 @@ class StrategyPanel(QWidget):
         self.coarse.hide()
         self.extent = ExtentControl()
         self.details = DetailKnobs()
+        self.error = QLabel("")  # why the knobs do not make a strategy (a chunker's parameters, coarse levels)
+        self.error.setObjectName("banner")
+        self.error.setWordWrap(True)
+        self.error.hide()
         for combo in (self.preset, self.unit, self.expansion, self.chunker.combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
@@ -114,7 +124,7 @@ class StrategyPanel(QWidget):
                        (self.contextual, "contextual")):
             w.setToolTip(TIPS[key])
         self._layout()
-        self.set_strategy(self._base)
+        self.set_strategy(first)
         self.preset.currentTextChanged.connect(self._preset_picked)
         self.unit.currentTextChanged.connect(self._unit_changed)
         self.chunker.picked.connect(self._chunker_picked)
@@ -176,6 +186,7 @@ class StrategyPanel(QWidget):
         grid.addWidget(self.chunker, 5, 0)  # the chosen chunker's own parameters, in the structure box's place
         grid.addWidget(self.extent, 5, 1)
         grid.addWidget(self.details, 6, 0, 1, 2)
+        grid.addWidget(self.error, 7, 0, 1, 2)  # whole lines across both columns
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         lay = QVBoxLayout(self)
@@ -185,7 +196,7 @@ class StrategyPanel(QWidget):
     # ----- value in / out ------------------------------------------------------------------
     def strategy(self) -> Strategy:
         """The strategy the controls describe (``ChunkerError`` when the chunker's parameters do not fit)."""
-        base = self._base
+        base = self._source()
         expansion = str(self.expansion.currentData())
         cut = (self.chunker.chunk_changes(self.size.value(), self.overlap.value()) if self.chunker.name() else
                dict(unit=self.unit.currentText(), size=self.size.value(), overlap=self.overlap.value(),
@@ -210,7 +221,7 @@ class StrategyPanel(QWidget):
         """Show ``strategy`` in the controls (emits nothing)."""
         self._loading = True
         try:
-            self._base = strategy
+            self._shown = strategy
             name = preset_name(strategy)
             self.preset.setCurrentText(name)
             c = strategy.chunk
@@ -232,6 +243,11 @@ class StrategyPanel(QWidget):
             self._enable_for(kind)
         finally:
             self._loading = False
+
+    def show_error(self, message: str) -> None:
+        """Say why the knobs do not make a strategy (``""`` hides it)."""
+        self.error.setText(message)
+        self.error.setVisible(bool(message))
 
     def _show_cut(self, c: ChunkConfig, values: dict[str, ParamValue]) -> None:
         """The size, overlap and unit knobs for the chosen chunker (built-in: ``c``'s own fields)."""
@@ -277,7 +293,7 @@ class StrategyPanel(QWidget):
         if self._loading or name == CUSTOM:
             return
         self.set_strategy(PRESETS[name])
-        self.changed.emit(self.strategy())
+        self.changed.emit(PRESETS[name])  # the whole preset (its settings the knobs do not show too)
 
     def _unit_changed(self, unit: str) -> None:
         if self._loading:
@@ -297,7 +313,7 @@ class StrategyPanel(QWidget):
 
     def _expansion_changed(self, *_: object) -> None:
         if not self._loading:
-            self.extent.show_strategy(self._base, self.expansion.currentData())
+            self.extent.show_strategy(self._source(), self.expansion.currentData())
         self._edited()
 
     def _window_moved(self, window: int) -> None:
@@ -315,9 +331,9 @@ class StrategyPanel(QWidget):
         try:
             strategy = self.strategy()
         except (ChunkerError, ValueError) as exc:  # e.g. a late chunker's base parameters that are no JSON
-            self.chunker.set_error(str(exc))
+            self.show_error(str(exc))
             return
-        self.chunker.set_error("")
+        self.show_error("")
         if not strategy.chunk.chunker:
             self._built_in = strategy.chunk
         self._loading = True
