@@ -22,12 +22,47 @@ settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("WORKBENCH_HYPOTHESIS", "repeatable"))
 
-pytest.register_assert_rewrite("ui_support", "eval_support", "fake_embedder")
+pytest.register_assert_rewrite("ui_support", "eval_support", "fake_embedder", "llm_standin")
 
 ROOT = Path(__file__).resolve().parents[1]
+TESTS = ROOT / "tests"
 SAMPLE = ROOT / "resources" / "sample"
 CHROMA = ROOT / "workbench" / "datasets" / "chroma-general"  # bundled with the package
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Two tiers (``scripts/test --fast`` runs ``-m "not slow"``): a test that loads a real model is ``slow``
+    wherever it is: MiniLM (the ``embedder`` fixture, also behind ``sample_ws``, ``fresh_ws`` and
+    ``sample_data_dir``) or the GGUF model (marked ``llm``). Other tests over ~1 s are marked by hand."""
+    for item in items:
+        if "embedder" in getattr(item, "fixturenames", ()) or item.get_closest_marker("llm"):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _real_models_only_in_slow_tests(request, monkeypatch):
+    """The fast tier stays fast: a test not marked ``slow`` that loads MiniLM or the GGUF model (even one
+    already loaded in this process) fails, saying what to use instead."""
+    if request.node.get_closest_marker("slow"):
+        yield
+        return
+    import workbench.core.index.embedding as embedding
+    import workbench.core.llm.embedded as embedded
+
+    loaded: list[str] = []
+
+    def refuse(what):  # noqa: ANN001, ANN202
+        def load(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            loaded.append(what)
+            raise RuntimeError(f"a test outside the slow tier loads {what}")
+        return load
+
+    monkeypatch.setattr(embedding, "load_model", refuse("the MiniLM model"))
+    monkeypatch.setattr(embedded, "_engine", refuse("the embedded GGUF model"))
+    yield
+    assert not loaded, (f"this test loads {loaded[0]}: use the hash_* fixtures (hash_ws, hash_sample_ws, hash_cli) "
+                        "or standin_llm, or mark it @pytest.mark.slow (or llm) if the real model is its point")
 
 
 @pytest.fixture(autouse=True)
@@ -76,6 +111,20 @@ def hash_sample_ws(hash_ws):
     return hash_ws
 
 
+@pytest.fixture(scope="session")
+def hash_sample_data_dir(tmp_path_factory, hash_embedder) -> Path:
+    """A data folder with the sample corpus indexed (default chunking) by ``hash_embedder``, built once;
+    copy it before changing it."""
+    from workbench.core.workspace import Workspace
+
+    data = tmp_path_factory.mktemp("hash-sample-data")
+    ws = Workspace(data, embedder=hash_embedder)
+    report = ws.add_paths([str(SAMPLE)])
+    assert not report.failed, report.failed
+    ws.close()
+    return data
+
+
 @pytest.fixture
 def hash_cli(monkeypatch, hash_embedder):
     """The ``workbench`` command in this process embedding with ``hash_embedder`` wherever it would open the
@@ -89,6 +138,25 @@ def hash_cli(monkeypatch, hash_embedder):
 
     monkeypatch.setattr(pool, "open_embedder", open_embedder)
     return hash_embedder
+
+
+@pytest.fixture
+def standin_llm(monkeypatch):
+    """Every ``open_backend("embedded")`` (``--llm embedded``, the window's embedded choice) opens this
+    ``llm_standin.StandInLLM`` instead of the packaged GGUF model: for tests that need a generative LLM, not
+    the real one. A GGUF file named explicitly is opened (or refused when missing) as usual."""
+    from llm_standin import StandInLLM
+
+    import workbench.core.llm.open as opener
+
+    llm = StandInLLM()
+    real = opener._embedded
+
+    def embedded(model):  # noqa: ANN001, ANN202
+        return real(model) if model is not None and not Path(model).is_file() else llm
+
+    monkeypatch.setattr(opener, "_embedded", embedded)
+    return llm
 
 
 @pytest.fixture(scope="session")
@@ -127,8 +195,9 @@ def fresh_ws(tmp_path, embedder):
 
 
 @pytest.fixture
-def counter(embedder):
-    """The model tokenizer's token counter."""
+def counter():
+    """The default model's token counter (its tokenizer file only: the model is not loaded)."""
+    from workbench.core.index.embedding import default_model_path
     from workbench.core.ingest.tokens import counter_for_model
 
-    return counter_for_model(embedder.model_path)
+    return counter_for_model(default_model_path())

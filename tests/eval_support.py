@@ -105,8 +105,10 @@ _BUILT: dict[str, tuple[Path, Path]] = {}
 
 def sotu_workspace(tmp_path_factory, embedder) -> tuple[Path, Path]:  # noqa: ANN001
     """``(question set folder, data folder)``: the state-of-the-union set with its corpus indexed at 100- and
-    200-token chunks, built once per test session (copy the data folder before changing it)."""
-    if "sotu" not in _BUILT:
+    200-token chunks by ``embedder``, built once per test session and embedder (copy the data folder before
+    changing it)."""
+    key = f"sotu:{embedder.model_id}"
+    if key not in _BUILT:
         from workbench.core.evaluate.datasets import index_corpora, load_question_set
         from workbench.core.ingest.chunking import ChunkConfig
         from workbench.core.workspace import Workspace
@@ -117,8 +119,8 @@ def sotu_workspace(tmp_path_factory, embedder) -> tuple[Path, Path]:  # noqa: AN
         index_corpora(ws, load_question_set(root), ChunkConfig(size=100))
         ws.ensure_chunk_set(ChunkConfig(size=200))
         ws.close()
-        _BUILT["sotu"] = (root, data)
-    return _BUILT["sotu"]
+        _BUILT[key] = (root, data)
+    return _BUILT[key]
 
 
 def copy_workspace(data: Path, tmp_path: Path, embedder):  # noqa: ANN001, ANN201

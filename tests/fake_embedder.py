@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from workbench.core.index.embedding import default_model_path
-from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.jobs import CancelToken, ProgressSink, Reporter
 
 WORD = re.compile(r"\w+")
 DIM = 384
@@ -39,7 +39,9 @@ class HashEmbedder:
 
     def encode(self, texts: Sequence[str], progress: ProgressSink | None = None,
                cancel: CancelToken | None = None) -> np.ndarray:
-        """One normalised float32 row per text (a zero text gets a fixed unit vector)."""
+        """One normalised float32 row per text (a zero text gets a fixed unit vector); progress is reported
+        as the real model reports it (stage "embedding", one step per 64 texts)."""
+        report = Reporter(progress, "embedding", len(texts))
         self.calls += 1
         self.texts_encoded += len(texts)
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
@@ -53,4 +55,6 @@ class HashEmbedder:
             if norm == 0.0:
                 out[row, 0], norm = 1.0, 1.0
             out[row] /= norm
+            if (row + 1) % 64 == 0 or row + 1 == len(texts):
+                report(row + 1)
         return out

@@ -160,7 +160,7 @@ def test_set_diagnostics_add_up_the_documents_of_a_chunk_set(hash_ws, tmp_path):
     assert one.chunks == rt.doc_row_count[doc_ids[0]] and one.split_reference_share is None
 
 
-def test_cli_chunk_stats_prints_each_chunker(capsys, tmp_path):
+def test_cli_chunk_stats_prints_each_chunker(capsys, tmp_path, hash_cli):
     import csv
     import json
 

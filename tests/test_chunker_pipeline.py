@@ -6,9 +6,9 @@ import shutil
 
 import numpy as np
 import pytest
+from cli_support import run_cli
 from conftest import SAMPLE
 
-from workbench.cli import main
 from workbench.core.consent import trust
 from workbench.core.evaluate.bundled import bundled_path
 from workbench.core.evaluate.datasets import load_question_set
@@ -23,10 +23,6 @@ from workbench.core.retrieve.strategies import PRESETS, resolve
 AVAILABLE = [k["name"] for k in chunker_catalog() if k["available"] and k["name"] != "late"]
 
 
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -167,7 +163,7 @@ def test_sweep_gives_one_row_per_chunker(hash_ws):
     assert len({r.config.strategy.chunk.set_id(hash_ws.embedder.model_id) for r in sweep.results}) == 3
 
 
-def test_cli_index_search_and_eval_grid_with_chunkers(capsys, tmp_path, corpus):
+def test_cli_index_search_and_eval_grid_with_chunkers(capsys, tmp_path, corpus, hash_cli):
     data = tmp_path / "data"
     code, out, err = run_cli(capsys, "index", corpus, "--data-dir", data, "--chunker",
                              '{"name": "recursive", "max_tokens": 96, "overlap": 16}', "--quiet", "--json")

@@ -97,6 +97,7 @@ def test_random_text_chunks_reproduce_their_text(text, size, overlap, unit, stru
         assert pieces
 
 
+@pytest.mark.slow
 def test_large_documents_chunk_in_bounded_memory(counter):
     """Token offsets are kept as a compact array (16 bytes a token), tokenized block by block: chunking
     a 6 MB document stays within a few times its size (a list of Python tuples took ~28×)."""

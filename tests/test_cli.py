@@ -1,21 +1,15 @@
-"""The ``workbench`` CLI end to end on the sample corpus (in-process and as a real console script)."""
+"""The ``workbench`` CLI end to end on the sample corpus (in-process on the hashed embedder, and as a real
+console script for its exit status)."""
 
 import json
 import subprocess
 import sys
 
+from cli_support import run_cli
 from conftest import ROOT, SAMPLE
 
-from workbench.cli import main
 
-
-def run_cli(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_index_search_docs_json(capsys, tmp_path):
+def test_index_search_docs_json(capsys, tmp_path, hash_cli):
     data = str(tmp_path / "data")
     code, out, _ = run_cli(capsys, "index", str(SAMPLE), "--data-dir", data, "--json", "--quiet")
     assert code == 0
@@ -47,7 +41,7 @@ def _docs(capsys, data):
     return out
 
 
-def test_errors_are_one_line_and_non_zero(capsys, tmp_path):
+def test_errors_are_one_line_and_non_zero(capsys, tmp_path, hash_cli):
     data = str(tmp_path / "empty")
     for args, needle in [
         (["index", str(tmp_path / "nope")], "no such file or folder"),
@@ -72,11 +66,11 @@ def test_console_script_runs_as_a_process(tmp_path):
     assert "plain" in names and "sentence-window" in names
 
 
-def test_search_per_doc_cap_returns_top_k_documents(capsys, sample_data_dir, tmp_path):
+def test_search_per_doc_cap_returns_top_k_documents(capsys, hash_sample_data_dir, tmp_path, hash_cli):
     import shutil
 
     data = tmp_path / "data"
-    shutil.copytree(sample_data_dir, data)
+    shutil.copytree(hash_sample_data_dir, data)
     code, out, _ = run_cli(capsys, "search", "How do I flush the cache?", "--data-dir", str(data), "--json",
                            "--quiet", "--per-doc-cap", "1", "--top-k", "5")
     assert code == 0

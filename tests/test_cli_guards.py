@@ -8,20 +8,17 @@ import math
 
 import numpy as np
 import pytest
+from cli_support import run_cli
 from conftest import SAMPLE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from netguard import NetGuard
 
-from workbench.cli import EXIT_STATUSES, build_parser, main
+from workbench.cli import EXIT_STATUSES, build_parser
 
 REMOTE = "10.1.2.3:11434"
 
 
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(err: str, needle: str) -> bool:
@@ -60,7 +57,7 @@ def test_bad_paths_are_one_line_errors_before_any_work(capsys, tmp_path, args):
     assert "Traceback" not in err and not data.exists()
 
 
-def test_strict_exits_3_after_indexing_the_rest(capsys, tmp_path):
+def test_strict_exits_3_after_indexing_the_rest(capsys, tmp_path, hash_cli):
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "small.txt").write_text("A short note about the cache.")
@@ -142,7 +139,7 @@ def test_remote_host_option_is_refused_and_allowed_with_consent(capsys, monkeypa
     assert guard.blocked and guard.blocked[0][0] == "10.1.2.3"
 
 
-def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(monkeypatch, fresh_ws):
+def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(monkeypatch, hash_ws):
     guard = NetGuard(monkeypatch)
     monkeypatch.setenv("OLLAMA_HOST", REMOTE)
     from workbench.core.llm.ollama_backend import remote_refusal
@@ -153,7 +150,7 @@ def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(
     assert LLMChoice("auto").blocked() == line
     assert LLMChoice("auto", allowed_host=REMOTE).blocked() is None
     assert LLMChoice("embedded").blocked() is None
-    llm, why = fresh_ws.pipeline_llm()
+    llm, why = hash_ws.pipeline_llm()
     assert llm is None and line in why and guard.seen == []
 
 
@@ -198,6 +195,7 @@ _JSON = st.recursive(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=4))
+@pytest.mark.slow
 def test_random_strategy_json_never_raises_anything_but_a_value_error(data):
     from workbench.core.retrieve.strategies import Strategy, resolve
 
@@ -246,11 +244,11 @@ def test_malformed_csv_is_a_dataset_error_naming_the_place(tmp_path, rows, where
 
 
 # ----- issue 18 item 9: unbounded inputs -----------------------------------------------------------------
-def test_long_question_is_refused_in_core_and_cli(sample_ws, capsys, sample_data_dir):
+def test_long_question_is_refused_in_core_and_cli(hash_sample_ws, capsys, hash_sample_data_dir):
     long_q = "why " * 1000
     with pytest.raises(ValueError, match="at most 2,000"):
-        sample_ws.search(long_q, "plain")
-    code, _, err = run_cli(capsys, "search", long_q, "--search-mode", "bm25", "--data-dir", sample_data_dir)
+        hash_sample_ws.search(long_q, "plain")
+    code, _, err = run_cli(capsys, "search", long_q, "--search-mode", "bm25", "--data-dir", hash_sample_data_dir)
     assert code == 1 and one_line_error(err, "at most 2,000")
 
 
@@ -274,13 +272,13 @@ def test_unbroken_run_is_counted_and_chunked_by_its_length(counter):
         assert all(counter.count(text[p.start:p.end]) <= 50 for p in pieces) if config.unit == "tokens" else True
 
 
-def test_budget_counts_what_is_sent_for_an_unbroken_run(fresh_ws, tmp_path, capsys):
+def test_budget_counts_what_is_sent_for_an_unbroken_run(hash_ws, tmp_path, capsys):
     doc = tmp_path / "blob.txt"
     doc.write_text("blob " + "Q" * 200_000 + "\n", encoding="utf-8")
-    fresh_ws.add_paths([str(doc)])
+    hash_ws.add_paths([str(doc)])
     from workbench.core.retrieve.strategies import PRESETS, override
 
-    result = fresh_ws.search("blob", override(PRESETS["plain"], budget=50, size=20))
+    result = hash_ws.search("blob", override(PRESETS["plain"], budget=50, size=20))
     sent = sum(p.span.end - p.span.start for p in result.passages)
     assert result.passages and sent <= 50 * 16, sent  # not 200,000 characters counted as a few tokens
     assert result.context.tokens <= 50
@@ -318,10 +316,10 @@ def _record_runs(ws, tmp_path, n: int) -> list[str]:
     return [save_run(ws, qset, SweepResult([], {}), label=f"r{i}") for i in range(n)]
 
 
-def test_runs_delete_needs_a_full_id_or_a_long_unique_prefix(capsys, tmp_path, fresh_ws):
-    ids = _record_runs(fresh_ws, tmp_path, 2)
-    data = str(fresh_ws.data_dir)
-    fresh_ws.close()
+def test_runs_delete_needs_a_full_id_or_a_long_unique_prefix(capsys, tmp_path, hash_ws):
+    ids = _record_runs(hash_ws, tmp_path, 2)
+    data = str(hash_ws.data_dir)
+    hash_ws.close()
 
     def remaining() -> set[str]:
         code, out, _ = run_cli(capsys, "runs", "--json", "--data-dir", data)

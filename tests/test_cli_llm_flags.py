@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_support import run_cli
 from netguard import NetGuard
 
-from workbench.cli import build_parser, main
+from workbench.cli import build_parser
 from workbench.core.index.embedding import default_model_path
 from workbench.core.llm import LLMChoice
 
@@ -23,10 +24,6 @@ LLM_COMMANDS = {
 }
 
 
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def argv_for(name: str, tmp_path) -> list[str]:
@@ -88,6 +85,7 @@ def test_eval_backend_alias_is_deprecated(capsys, tmp_path):
 
 
 def test_model_on_ask_is_the_embedding_model(capsys, tmp_path, sample_ws):
+    """``--model`` names the real model's folder: that folder is opened (the real model)."""
     model = default_model_path()
     args = build_parser().parse_args(["ask", "q", "--model", model, "--llm", "extractive"])
     from workbench.commands.llm_options import llm_choice

@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import json
 
+from cli_support import run_cli
 from netguard import NetGuard
-
-from workbench.cli import main
 
 REMOTE = "10.1.2.3:11434"
 
 
-def run_cli(capsys, *args):  # noqa: ANN001, ANN002, ANN201
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # ----- a: models -------------------------------------------------------------------------------------------

@@ -65,6 +65,7 @@ def _start_together(tmp_path: Path, scripts: list[str]) -> list[subprocess.Compl
 
 
 @pytest.mark.parametrize("version", [0, *range(1, SCHEMA_VERSION)])
+@pytest.mark.slow
 def test_processes_creating_or_upgrading_one_store_all_succeed(tmp_path, version):
     """Schema creation and each migration step run under SQLite's write lock, re-reading the version inside:
     six processes opening a new folder (or one at every older schema) at once all open it and can write."""
@@ -87,6 +88,7 @@ def test_processes_creating_or_upgrading_one_store_all_succeed(tmp_path, version
     conn.close()
 
 
+@pytest.mark.slow
 def test_two_index_runs_into_an_empty_folder_keep_both_folders(tmp_path):
     """Two processes indexing different folders into one new data folder: every file of both is stored."""
     folders = []
@@ -114,7 +116,7 @@ def test_two_index_runs_into_an_empty_folder_keep_both_folders(tmp_path):
     ws.close()
 
 
-SOAK_SECONDS = float(os.environ.get("WORKBENCH_SOAK_S", "25"))
+SOAK_SECONDS = float(os.environ.get("WORKBENCH_SOAK_S", "10"))  # WORKBENCH_SOAK_S=300 for a long soak
 
 
 @pytest.mark.slow
@@ -197,6 +199,7 @@ def test_a_writer_beside_searches_and_evaluations_fails_no_job(tmp_path):
     print("soak:", counts)
 
 
+@pytest.mark.slow
 def test_a_search_waits_for_a_writer_between_saving_an_index_and_recording_it(hash_sample_ws):
     """A writer has replaced a chunk set's FAISS file and records its digest 3 s later (as a slow commit
     would): a reader with nothing loaded waits (saying so) and then searches; it never calls the file damaged."""

@@ -99,7 +99,7 @@ def test_a_saved_strategy_naming_a_custom_chunker_loads_but_does_not_run(hash_sa
     assert not mark.exists()
 
 
-def test_a_strategy_named_on_the_command_line_may_name_its_own_chunker(hash_sample_ws, payload, capsys):
+def test_a_strategy_named_on_the_command_line_may_name_its_own_chunker(hash_sample_ws, payload, capsys, hash_cli):
     """Pasted on the command line, the chunker is the user's own choice: it runs."""
     target, mark = payload
     data = str(hash_sample_ws.data_dir)

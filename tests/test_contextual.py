@@ -1,6 +1,10 @@
 """Contextual retrieval with the local LLM: one situating sentence per chunk, generated once, then served from
 the cache (a rebuild, another chunk set with the same chunks, a fresh workspace); the stored prefix is the
-sentence; the set searches through the pipeline and the CLI; cancel and a missing backend behave."""
+sentence; the set searches through the pipeline and the CLI; cancel and a missing backend behave.
+
+The LLM is the deterministic stand-in (``llm_standin``) writing a situating sentence from each prompt (the
+document's heading path and the passage's first words, wrapped in a label and quotes for the clean-up to
+remove); vectors come from the hashed embedder. The caching and the plumbing are the point here."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from llm_standin import StandInLLM
 
 from workbench.core.index import situating as ctx
 from workbench.core.ingest.chunking import ChunkConfig
@@ -64,16 +69,30 @@ class ScriptedLLM:
         return self.text
 
 
+def situating_reply(messages) -> str:  # noqa: ANN001
+    """What a model might answer to ``ctx.situate_messages``: a labelled, quoted sentence and more words."""
+    user = messages[-1]["content"]
+    where = user.split("\n", 1)[0].removeprefix("Document: ")
+    passage = user.split("<passage>\n", 1)[1].split("\n</passage>", 1)[0]
+    return f'Sentence: "In {where}, the passage on {" ".join(passage.split()[:6])}." I hope this helps.'
+
+
 @pytest.fixture(scope="module")
 def llm():
-    from workbench.core.llm.embedded import EmbeddedBackend
+    return StandInLLM(situating_reply)
 
-    return EmbeddedBackend()
+
+@pytest.fixture
+def embedded_llm(standin_llm, llm):
+    """``open_backend("embedded")`` answers as ``llm`` does (the same model name, so the same cache entries)."""
+    standin_llm.reply = llm.reply
+    return standin_llm
 
 
 @pytest.fixture(scope="module")
-def ctx_data(tmp_path_factory, embedder, llm):
-    """A data folder with the two documents and their contextual chunk set built by the embedded model."""
+def ctx_data(tmp_path_factory, hash_embedder, llm):
+    """A data folder with the two documents and their contextual chunk set built by ``llm``."""
+    embedder = hash_embedder
     root = tmp_path_factory.mktemp("ctx")
     ws = Workspace(root / "data", embedder=embedder)
     ws.add_paths([str(write_docs(root / "docs"))], ChunkConfig(size=SIZE))
@@ -92,8 +111,8 @@ def prefixes(ws, set_id):  # noqa: ANN001, ANN201
     return [(d, s, e, p) for d, s, e, p in rows]
 
 
-@pytest.mark.llm
-def test_sentences_generated_once_then_cached(ctx_data, embedder, llm):
+def test_sentences_generated_once_then_cached(ctx_data, hash_embedder, llm, embedded_llm):
+    embedder = hash_embedder
     data, info, calls, events = ctx_data
     assert info.chunk_count >= 3 and calls == info.chunk_count, "one LLM call per chunk"
     steps = [e for e in events if e.stage == "contextualizing"]
@@ -109,7 +128,10 @@ def test_sentences_generated_once_then_cached(ctx_data, embedder, llm):
         assert sentence is not None and prefix == (sentence + " " if sentence else "")
         assert "\n" not in sentence and len(sentence) <= ctx.MAX_SENTENCE_CHARS + 1
         written += bool(sentence)
-    assert written >= len(rows) // 2, "the model wrote sentences for most chunks"
+    assert written == len(rows), "every chunk has its sentence"
+    alpha = next(d["id"] for d in ws.store.documents() if d["path"].endswith("alpha.md"))
+    assert [p for d, _, _, p in rows if d == alpha][0] == \
+        "In Deploying Orbit > Deploying Orbit, the passage on # Deploying Orbit ## Rolling back. ", "cleaned up"
 
     # a second build of the same set: every document dropped from it and rebuilt → 0 calls, same prefixes
     for doc in ws.store.documents():
@@ -121,7 +143,8 @@ def test_sentences_generated_once_then_cached(ctx_data, embedder, llm):
     ws.close()
 
     # a fresh workspace on the same folder, backend opened on first use, another set with the same chunks → 0 calls
-    # (the lookup names the embedded model: without Ollama "auto" is extractive, which writes no sentences)
+    # (the lookup names the embedded model, here the stand-in: without Ollama "auto" is extractive, which writes
+    # no sentences)
     fresh = Workspace(data, embedder=embedder)
     fresh.llm_opener = lambda: open_backend("embedded")
     both, usage = ctx.build_contextual_set(fresh, ChunkConfig(size=SIZE, heading_prefix=True))
@@ -131,8 +154,8 @@ def test_sentences_generated_once_then_cached(ctx_data, embedder, llm):
     fresh.close()
 
 
-@pytest.mark.llm
-def test_contextual_set_searches(ctx_data, embedder, llm):
+def test_contextual_set_searches(ctx_data, hash_embedder, llm):
+    embedder = hash_embedder
     data, info, _, _ = ctx_data
     ws = Workspace(data, embedder=embedder)
     ws.llm = llm
@@ -145,8 +168,7 @@ def test_contextual_set_searches(ctx_data, embedder, llm):
     ws.close()
 
 
-@pytest.mark.llm
-def test_cli_contextualize_search_and_eval(ctx_data, tmp_path, capsys):
+def test_cli_contextualize_search_and_eval(ctx_data, tmp_path, capsys, hash_cli, embedded_llm):
     from workbench.cli import main
     from workbench.core.evaluate.datasets import save_question_set
 
@@ -170,7 +192,8 @@ def test_cli_contextualize_search_and_eval(ctx_data, tmp_path, capsys):
     assert "contextual" in table or "custom" in table
 
 
-def test_cleanup_cancel_and_resume(fresh_ws, tmp_path):
+def test_cleanup_cancel_and_resume(hash_ws, tmp_path):
+    fresh_ws = hash_ws
     fresh_ws.add_paths([str(write_docs(tmp_path / "docs"))], ChunkConfig(size=SIZE))
     config = ChunkConfig(size=SIZE, contextual=True)
     token = CancelToken()
@@ -186,7 +209,8 @@ def test_cleanup_cancel_and_resume(fresh_ws, tmp_path):
     assert {r[3] for r in prefixes(fresh_ws, info.id)} == {"This chunk is from a test document. "}
 
 
-def test_no_local_llm_is_one_clear_error(fresh_ws, tmp_path, monkeypatch):
+def test_no_local_llm_is_one_clear_error(hash_ws, tmp_path, monkeypatch):
+    fresh_ws = hash_ws
     import workbench.core.llm as llm_pkg
     from workbench.core.llm import BackendUnavailable
 

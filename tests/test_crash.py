@@ -1,12 +1,18 @@
-"""Crash consistency: SIGKILL the indexer at random moments, then check the store and finish the work."""
+"""Crash consistency: SIGKILL the indexer at random moments, then check the store and finish the work.
 
+The indexer is a real ``workbench index`` process (the SIGKILL is the point) embedding with the hashed
+embedder (``tests/hashed_cli.py``), each batch of vectors slowed to about the real model's pace so the kills
+still land while it reads, chunks and embeds."""
+
+import os
 import random
 import signal
 import subprocess
 import sys
 import time
 
-from conftest import CHROMA, ROOT, SAMPLE
+import pytest
+from conftest import CHROMA, ROOT, SAMPLE, TESTS
 
 from workbench.core.index.verify import verify_store
 from workbench.core.ingest.chunking import ChunkConfig
@@ -16,18 +22,21 @@ from workbench.core.workspace import Workspace
 KILLS = 4
 
 
-def test_sigkill_during_indexing_leaves_a_consistent_store(tmp_path, embedder):
+@pytest.mark.slow
+def test_sigkill_during_indexing_leaves_a_consistent_store(tmp_path, hash_embedder):
+    embedder = hash_embedder
     data = tmp_path / "data"
     corpus = [str(SAMPLE), str(CHROMA / "corpora" / "state_of_the_union.md")]
-    cmd = [sys.executable, "-m", "workbench.cli", "index", *corpus, "--data-dir", str(data), "--quiet",
+    cmd = [sys.executable, str(TESTS / "hashed_cli.py"), "index", *corpus, "--data-dir", str(data), "--quiet",
            "--chunk-size", "60"]
+    env = {**os.environ, "WORKBENCH_TEST_EMBED_DELAY": "0.6"}  # 64 vectors per 0.6 s, about MiniLM's pace here
     rng = random.Random(7)
     started = time.monotonic()
     observed = []
     triggers = ["[reading]", "[chunking]", "[embedding]", "[embedding]"]
     for i in range(KILLS):
         # kill at a random moment after a chosen stage started (a random delay alone mostly hits model loading)
-        proc = subprocess.Popen([c for c in cmd if c != "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL,
+        proc = subprocess.Popen([c for c in cmd if c != "--quiet"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
         for line in proc.stderr:
             if line.startswith(triggers[i % len(triggers)]):

@@ -2,8 +2,8 @@
 set per model in a workspace, and ``eval --grid model=...`` with one row per model.
 
 Ollama embeddings come from a loopback stand-in server (``ollama_embed_standin``: real HTTP through the
-official ``ollama`` client, deterministic hashed bag-of-words vectors); the default model is the real
-MiniLM of the session fixture.
+official ``ollama`` client, deterministic hashed bag-of-words vectors); the default model is the hashed
+embedder of 384 dimensions (``hash_embedder``, ``hash_cli``), the stand-in's has 256.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def standin():
     server.close()
 
 
-# ----- the Ollama embedder against the loopback stand-in ------------------------------------------------
+# ----- the Ollama hash_embedder against the loopback stand-in ------------------------------------------------
 def test_ollama_embedder_batches_normalises_and_is_deterministic(standin):
     emb = open_embedder(OLLAMA, standin.host)
     assert isinstance(emb, OllamaEmbedder) and emb.model_id == OLLAMA and emb.model_path is None
@@ -98,19 +98,19 @@ def test_grid_parses_models():
 
 
 # ----- a workspace with two models -------------------------------------------------------------------
-def test_one_chunk_set_per_model_searched_by_its_own_model(sample_ws, standin, embedder):
-    ws = sample_ws
+def test_one_chunk_set_per_model_searched_by_its_own_model(hash_sample_ws, standin, hash_embedder):
+    ws = hash_sample_ws
     ws.models.use_ollama_host(standin.host)
     plain = PRESETS["plain"]
     other = override(plain, model=OLLAMA)
-    default_set = ChunkConfig().set_id(embedder.model_id)  # the identity of the existing chunk set is kept
+    default_set = ChunkConfig().set_id(hash_embedder.model_id)  # the identity of the existing chunk set is kept
 
     a = ws.search(QUESTION, plain)
     assert a.set_id == default_set and not standin.requests, "the default model never talks to Ollama"
     b = ws.search(QUESTION, other)
     assert b.set_id == ChunkConfig().set_id(OLLAMA) != a.set_id
     infos = {i.id: i for i in ws.store.chunk_sets()}
-    assert infos[a.set_id].model_id == embedder.model_id and infos[b.set_id].model_id == OLLAMA
+    assert infos[a.set_id].model_id == hash_embedder.model_id and infos[b.set_id].model_id == OLLAMA
     assert infos[b.set_id].state == "ready" and infos[b.set_id].chunk_count > 0
     assert ws.find_chunk_set(ChunkConfig(), OLLAMA).id == b.set_id == ws.find_chunk_set(ChunkConfig(), "ollama: " +
                                                                                          EMBED_MODEL).id
@@ -118,7 +118,7 @@ def test_one_chunk_set_per_model_searched_by_its_own_model(sample_ws, standin, e
     # the question was embedded by each set's own model (the stand-in saw it once: then cached per model)
     assert standin.embedded_texts().count(QUESTION) == 1
     assert np.allclose(ws.query_vector(QUESTION, OLLAMA), standin.embedder.encode([QUESTION])[0], atol=1e-5)
-    assert np.allclose(ws.query_vector(QUESTION), embedder.encode([QUESTION])[0], atol=1e-5)
+    assert np.allclose(ws.query_vector(QUESTION), hash_embedder.encode([QUESTION])[0], atol=1e-5)
     top = b.hits[0]  # scored by the stand-in's vectors of the question and of the chunk's text
     chunk_text = ws.doc_text(top.span.doc_id)[top.span.start : top.span.end]
     expected = standin.embedder.encode([QUESTION])[0] @ standin.embedder.encode([chunk_text])[0]
@@ -132,11 +132,11 @@ def test_one_chunk_set_per_model_searched_by_its_own_model(sample_ws, standin, e
     assert {key[0] for key in ws.retriever.hit_cache} >= {a.set_id, b.set_id}
 
 
-def test_grid_gives_one_row_per_model(sample_ws, standin, tmp_path):
+def test_grid_gives_one_row_per_model(hash_sample_ws, standin, tmp_path):
     questions, corpora = sample_questions()
     qset = save_question_set(tmp_path / "qs", questions, corpora)
-    sample_ws.models.use_ollama_host(standin.host)
-    result = run_sweep(sample_ws, qset, expand_grid(["plain"], f"model=default,{OLLAMA}"))
+    hash_sample_ws.models.use_ollama_host(standin.host)
+    result = run_sweep(hash_sample_ws, qset, expand_grid(["plain"], f"model=default,{OLLAMA}"))
     assert [r.config.key for r in result.results] == ["plain model=default", f"plain model={OLLAMA}"]
     assert all(len(r.rows) == len(qset.questions) for r in result.results)
     embedded_questions = [t for t in standin.embedded_texts() if t in {q.question for q in qset.questions}]
@@ -145,10 +145,10 @@ def test_grid_gives_one_row_per_model(sample_ws, standin, tmp_path):
     assert spans[0] != spans[1], "two models retrieve differently"
 
 
-def test_cli_eval_grid_and_search_with_an_ollama_model(capsys, sample_ws, standin, tmp_path):
+def test_cli_eval_grid_and_search_with_an_ollama_model(capsys, hash_sample_ws, standin, tmp_path, hash_cli):
     questions, corpora = sample_questions(["transit-prices"])
     dataset = save_question_set(tmp_path / "qs", questions, corpora).root
-    data = str(sample_ws.data_dir)
+    data = str(hash_sample_ws.data_dir)
     code = main(["eval", str(dataset), "--grid", f"model=default,{OLLAMA}", "--data-dir", data, "--llm-host",
                  standin.host, "--json", "--quiet"])
     out, err = capsys.readouterr()
@@ -158,8 +158,8 @@ def test_cli_eval_grid_and_search_with_an_ollama_model(capsys, sample_ws, standi
     assert main(["search", QUESTION, "--model", OLLAMA, "--data-dir", data, "--llm-host", standin.host, "--json",
                  "--quiet"]) == 0
     passages = json.loads(capsys.readouterr().out)
-    sample_ws.models.use_ollama_host(standin.host)
-    expected = sample_ws.search(QUESTION, override(PRESETS["plain"], model=OLLAMA))  # the same chunk set
+    hash_sample_ws.models.use_ollama_host(standin.host)
+    expected = hash_sample_ws.search(QUESTION, override(PRESETS["plain"], model=OLLAMA))  # the same chunk set
     assert [(p["chunk_id"], p["score"]) for p in passages] == [(h.chunk_id, round(h.score, 6)) for h in expected.hits]
     assert main(["search", QUESTION, "--model", "ollama:nomic-embed-text", "--data-dir", data, "--llm-host",
                  standin.host, "--quiet"]) == 1
@@ -169,18 +169,18 @@ def test_cli_eval_grid_and_search_with_an_ollama_model(capsys, sample_ws, standi
     assert "not on this machine" in capsys.readouterr().err
 
 
-def test_removing_a_document_while_the_ollama_server_is_away(sample_ws, standin, embedder):
+def test_removing_a_document_while_the_ollama_server_is_away(hash_sample_ws, standin, hash_embedder):
     from workbench.core.workspace import Workspace
 
-    sample_ws.models.use_ollama_host(standin.host)
+    hash_sample_ws.models.use_ollama_host(standin.host)
     other = override(PRESETS["plain"], model=OLLAMA)
-    built = sample_ws.search(QUESTION, other)
-    ws = Workspace(sample_ws.data_dir, embedder=embedder)  # a later session: the Ollama model is not open yet
+    built = hash_sample_ws.search(QUESTION, other)
+    ws = Workspace(hash_sample_ws.data_dir, embedder=hash_embedder)  # a later session: the Ollama model is not open yet
     ws.models.use_ollama_host(f"127.0.0.1:{closed_port()}")
     doc_id = built.hits[0].span.doc_id
     ws.remove_document(doc_id)  # no crash: the Ollama set waits to be brought up to date
     states = {i.model_id: i.state for i in ws.store.chunk_sets()}
-    assert states == {embedder.model_id: "ready", OLLAMA: "building"}
+    assert states == {hash_embedder.model_id: "ready", OLLAMA: "building"}
     ws.models.use_ollama_host(standin.host)
     before = len(standin.embedded_texts())
     again = ws.search(QUESTION, other)

@@ -16,9 +16,9 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from cli_support import run_cli
 from eval_support import sample_questions
 
-from workbench.cli import main
 from workbench.core.answer.prompt import SYSTEM_PROMPT
 from workbench.core.evaluate.datasets import save_question_set
 
@@ -100,9 +100,9 @@ def ollama():
     httpd.server_close()
 
 
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
+def run_ok(capsys, *args):
+    """stdout of a command that must succeed."""
+    code, out, err = run_cli(capsys, *args)
     assert code == 0, err
     return out
 
@@ -115,7 +115,7 @@ def test_answers_labels_table_agreement_records_compare_and_rerun(capsys, tmp_pa
     assert qset.questions[0].reference_answer == "49 euros a month" and not qset.questions[3].covered
     host = f"127.0.0.1:{ollama.server_address[1]}"
     llm = ["--llm", "ollama", "--llm-model", ANSWERER, "--llm-host", host, "--data-dir", tmp_path / "data", "--quiet"]
-    rows = json.loads(run_cli(capsys, "eval", tmp_path / "qs", "--strategy", "plain", "--grid", "top_k=1,3",
+    rows = json.loads(run_ok(capsys, "eval", tmp_path / "qs", "--strategy", "plain", "--grid", "top_k=1,3",
                               "--answers", "--judge-model", JUDGE, "--json", *llm))
 
     # the answerer answers with the ask prompt, the separate judge grades (the reference answer included)
@@ -144,7 +144,7 @@ def test_answers_labels_table_agreement_records_compare_and_rerun(capsys, tmp_pa
 
     # the record reproduces the table; the agreement figure matches span coverage computed from the export
     run_id = one["run_id"]
-    shown = run_cli(capsys, "runs", "--show", run_id, "--data-dir", tmp_path / "data", "--out", tmp_path / "out")
+    shown = run_ok(capsys, "runs", "--show", run_id, "--data-dir", tmp_path / "data", "--out", tmp_path / "out")
     assert "answers: covered (3 q): answered / partial / clean no | not covered (1 q)" in shown
     assert "1/4 (25%)" in shown and "judge agrees" in shown
     per_q = json.loads((tmp_path / "out" / "questions.json").read_text())
@@ -158,11 +158,11 @@ def test_answers_labels_table_agreement_records_compare_and_rerun(capsys, tmp_pa
         assert f"{agree}/{len(mine)}" in shown
     assert {q["answer"] for q in per_q} >= {"FULL answer [1][3].", "SHORT answer [1]."}
     assert all(q["reason"] for q in per_q)
-    shown_json = json.loads(run_cli(capsys, "runs", "--show", run_id, "--data-dir", tmp_path / "data", "--json"))
+    shown_json = json.loads(run_ok(capsys, "runs", "--show", run_id, "--data-dir", tmp_path / "data", "--json"))
     assert [r["answers"] for r in shown_json] == [r["answers"] for r in rows]
 
     # seed 004's accounting between the two configurations, with the judge's reasons in the text
-    compared = run_cli(capsys, "eval", "--compare", f"{run_id}:1", f"{run_id}:2", *llm)
+    compared = run_ok(capsys, "eval", "--compare", f"{run_id}:1", f"{run_id}:2", *llm)
     assert "answers: 0 both correct, 1 both wrong, 2 fixed, 0 broke, 1 unjudged on either side" in compared
     assert "fixed #0    clean_no → answered" in compared
     assert "judge agrees with span coverage: A 0/2 (0%), B 2/2 (100%)" in compared
@@ -171,10 +171,10 @@ def test_answers_labels_table_agreement_records_compare_and_rerun(capsys, tmp_pa
 
     # --rerun answers again and is recorded as an answers run with both models
     before = len(ollama.requests)
-    again = json.loads(run_cli(capsys, "eval", "--rerun", run_id, "--judge-model", JUDGE, "--json", *llm))
+    again = json.loads(run_ok(capsys, "eval", "--rerun", run_id, "--judge-model", JUDGE, "--json", *llm))
     assert len(ollama.requests) - before == 18
     assert [r["answers"]["covered"] for r in again] == [r["answers"]["covered"] for r in rows]
-    listed = json.loads(run_cli(capsys, "runs", "--data-dir", tmp_path / "data", "--json"))
+    listed = json.loads(run_ok(capsys, "runs", "--data-dir", tmp_path / "data", "--json"))
     assert [r["kind"] for r in listed[:2]] == ["answers", "answers"]
     from workbench.core.evaluate.records import find_run
     from workbench.core.workspace import Workspace

@@ -38,7 +38,7 @@ def test_budgets_are_checked():
             parse_budgets(bad)
 
 
-def test_eval_budgets_gives_a_row_per_strategy_and_budget_and_the_curves(capsys, tmp_path):
+def test_eval_budgets_gives_a_row_per_strategy_and_budget_and_the_curves(capsys, tmp_path, hash_cli):
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
     budgets = [40, 80, 160]

@@ -2,18 +2,13 @@
 
 import csv
 import json
+import time
 
 import pytest
+from cli_support import run_cli
 from eval_support import mask_metrics, sample_questions
 
-from workbench.cli import main
 from workbench.core.evaluate.datasets import save_question_set
-
-
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -23,7 +18,7 @@ def dataset(tmp_path):
     return tmp_path / "qs"
 
 
-def test_eval_json_table_out_runs_compare_rerun(capsys, tmp_path, dataset):
+def test_eval_json_table_out_runs_compare_rerun(capsys, tmp_path, dataset, hash_cli):
     data = tmp_path / "data"
     out = tmp_path / "out"
     code, stdout, err = run_cli(capsys, "eval", dataset, "--strategy", "plain", "--grid", "window=0,1 chunk_size=60",
@@ -55,6 +50,7 @@ def test_eval_json_table_out_runs_compare_rerun(capsys, tmp_path, dataset):
     assert (out / "tradeoff.png").stat().st_size > 1000 and (out / "tradeoff.svg").exists()
     assert (out / "summary.csv").exists() and (out / "questions.csv").exists()
 
+    time.sleep(1.0 - time.time() % 1.0 + 0.01)  # runs are listed by start time to the second: the next starts later
     code, stdout, _ = run_cli(capsys, "eval", dataset, "--strategy", "neighbours", "--data-dir", data, "--quiet")
     assert code == 0 and "neighbours" in stdout and "recall %" in stdout and "recorded in" in stdout
 

@@ -67,18 +67,18 @@ def test_unparseable_reply_is_retried_once_then_unjudged():
     assert v.label == UNJUDGED and "model crashed" in v.reason
 
 
-def test_answer_and_judge_fills_rows_counts_and_records(tmp_path, fresh_ws):
+def test_answer_and_judge_fills_rows_counts_and_records(tmp_path, hash_ws):
     questions, corpora = sample_questions(["transit-prices", "lab-safety"])
     questions.append({"question": "Who won the 1998 chess olympiad?", "corpus_id": "lab-safety", "references": []})
     qset = save_question_set(tmp_path / "qs", questions, corpora)
-    sweep = run_sweep(fresh_ws, qset, expand_grid(["plain"], "window=0,1"))
+    sweep = run_sweep(hash_ws, qset, expand_grid(["plain"], "window=0,1"))
     # answer, judge, answer, judge ... : covered questions get ANSWERED then gibberish twice, etc.
     replies = ["It costs 49 euros.", "ANSWERED: right price",
                "Use the spill kit.", "???", "PARTIAL: incomplete",
                "Keep it low.", "nonsense", "more nonsense",
                "The context does not say.", "CLEAN_NO: declines"]
     backend = ScriptedBackend(replies + ["The context does not say.", "PADDED: invents"])
-    answer_and_judge(fresh_ws, backend, qset, sweep)
+    answer_and_judge(hash_ws, backend, qset, sweep)
     rows = sweep.results[0].rows
     assert [r.label for r in rows] == ["answered", "partial", UNJUDGED, "clean_no"]
     assert rows[0].answer == "It costs 49 euros." and rows[0].extra["reason"] == "right price"
@@ -91,8 +91,8 @@ def test_answer_and_judge_fills_rows_counts_and_records(tmp_path, fresh_ws):
     assert summary["median_input_tokens"] > 0
     changes = label_changes(sweep.results[0].rows, sweep.results[1].rows)
     assert {(c["q_index"], c["before"], c["after"]) for c in changes} >= {(3, "clean_no", "padded")}
-    run_id = save_run(fresh_ws, qset, sweep, kind="answers", llm_model=backend_name(backend))
-    info, loaded = load_run(fresh_ws, run_id)
+    run_id = save_run(hash_ws, qset, sweep, kind="answers", llm_model=backend_name(backend))
+    info, loaded = load_run(hash_ws, run_id)
     assert info.config["llm"] == {"model": "scripted-test-model"}
     assert info.summary["answers"][sweep.results[0].config.key]["counts"]["partial"] == 1
     assert [(r.answer, r.label, r.extra) for r in loaded[0].rows] == [(r.answer, r.label, r.extra) for r in rows]
@@ -100,7 +100,7 @@ def test_answer_and_judge_fills_rows_counts_and_records(tmp_path, fresh_ws):
 
 @pytest.mark.llm
 @pytest.mark.slow
-def test_one_short_real_run_with_the_embedded_model(tmp_path, fresh_ws):
+def test_one_short_real_run_with_the_embedded_model(tmp_path, hash_ws):
     llm = pytest.importorskip("workbench.core.llm")
     try:
         backend = llm.open_backend("embedded")
@@ -108,8 +108,8 @@ def test_one_short_real_run_with_the_embedded_model(tmp_path, fresh_ws):
         pytest.skip(f"embedded model unavailable: {exc}")
     questions, corpora = sample_questions(["transit-prices"])
     qset = save_question_set(tmp_path / "qs", questions, corpora)
-    sweep = run_sweep(fresh_ws, qset, expand_grid(["plain"]))
-    answer_and_judge(fresh_ws, backend, qset, sweep, max_answer_tokens=32)
+    sweep = run_sweep(hash_ws, qset, expand_grid(["plain"]))
+    answer_and_judge(hash_ws, backend, qset, sweep, max_answer_tokens=32)
     [row] = sweep.results[0].rows
     assert isinstance(row.answer, str) and row.answer
     assert row.label in ("answered", "partial", "clean_no", UNJUDGED) and row.extra["reason"]

@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_support import run_cli
 from eval_support import sample_questions
 
 import workbench.core.evaluate.export as export
-from workbench.cli import main
 from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
 from workbench.core.evaluate.export import ExportError, export_results
 from workbench.core.evaluate.sweep import SweepConfig, expand_grid, run_sweep
@@ -23,10 +23,6 @@ from workbench.core.retrieve.strategies import PRESETS, override
 EXPORTS = {"summary.csv", "summary.json", "questions.csv", "questions.json", "tradeoff.png", "tradeoff.svg"}
 
 
-def run_cli(capsys, *args):  # noqa: ANN001, ANN002, ANN201
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line(err: str, *needles: str) -> bool:

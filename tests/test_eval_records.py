@@ -1,4 +1,5 @@
-"""Experiment records: stored, listed, reopened, re-run with the same numbers, exported."""
+"""Experiment records: stored, listed, reopened, re-run with the same numbers, exported (on the hashed
+embedder: the records, not the ranking, are the point)."""
 
 import csv
 import json
@@ -23,13 +24,13 @@ from workbench.core.evaluate.sweep import expand_grid, run_sweep
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory, embedder):
+def recorded(tmp_path_factory, hash_embedder):
     """One recorded sweep shared by the tests of this module (in file order; the last one changes the set)."""
-    root, data = sotu_workspace(tmp_path_factory, embedder)
+    root, data = sotu_workspace(tmp_path_factory, hash_embedder)
     tmp = tmp_path_factory.mktemp("records")
     qs_root = tmp / "qs"
     shutil.copytree(root, qs_root)
-    ws = copy_workspace(data, tmp, embedder)
+    ws = copy_workspace(data, tmp, hash_embedder)
     qset = load_question_set(qs_root).subset(limit=20)
     sweep = run_sweep(ws, qset, expand_grid(["plain", "neighbours"], "window=0,1"))
     run_id = save_run(ws, qset, sweep, label="sotu", seed=7, selection={"limit": 20})
@@ -37,7 +38,7 @@ def recorded(tmp_path_factory, embedder):
     ws.close()
 
 
-def test_run_is_recorded_with_everything_needed_to_reproduce_it(recorded, embedder):
+def test_run_is_recorded_with_everything_needed_to_reproduce_it(recorded, hash_embedder):
     ws, qset, sweep, run_id = recorded
     info = find_run(ws, run_id)
     assert [r.id for r in list_runs(ws)] == [run_id]
@@ -46,8 +47,8 @@ def test_run_is_recorded_with_everything_needed_to_reproduce_it(recorded, embedd
     cfg = info.config
     assert cfg["dataset"]["corpora"] == qset.corpus_hashes and cfg["dataset"]["questions"] == 20
     assert info.dataset_hash == qset.dataset_hash
-    assert cfg["embedding"]["model_id"] == embedder.model_id
-    assert cfg["embedding"]["file_sha256"] == model_file_hash(embedder.model_path) and len(
+    assert cfg["embedding"]["model_id"] == hash_embedder.model_id
+    assert cfg["embedding"]["file_sha256"] == model_file_hash(hash_embedder.model_path) and len(
         cfg["embedding"]["file_sha256"]) == 64
     assert cfg["seed"] == 7 and cfg["llm"] is None
     assert info.code_version == code_version() and info.code_version.startswith("0.")

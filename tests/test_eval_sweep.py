@@ -1,4 +1,5 @@
-"""Sweeps on the real state-of-the-union questions: metrics, chunk-set and query-embedding reuse, comparison."""
+"""Sweeps on the real state-of-the-union questions: metrics, chunk-set and query-embedding reuse, comparison
+(on the hashed embedder: the bookkeeping, not the ranking, is the point)."""
 
 import pytest
 from eval_support import SOTU, copy_workspace, mask_metrics, sotu_workspace
@@ -18,9 +19,9 @@ from workbench.core.spans import Span
 
 
 @pytest.fixture
-def sotu(tmp_path_factory, tmp_path, embedder):
-    root, data = sotu_workspace(tmp_path_factory, embedder)
-    ws = copy_workspace(data, tmp_path, embedder)
+def sotu(tmp_path_factory, tmp_path, hash_embedder):
+    root, data = sotu_workspace(tmp_path_factory, hash_embedder)
+    ws = copy_workspace(data, tmp_path, hash_embedder)
     yield load_question_set(root), ws
     ws.close()
 
@@ -43,16 +44,16 @@ def test_parse_and_expand_grid():
     assert expand_grid(["plain"], None)[0].key == "plain"
 
 
-def test_sweep_metrics_match_masks_and_reuse_embeddings(sotu, embedder):
+def test_sweep_metrics_match_masks_and_reuse_embeddings(sotu, hash_embedder):
     qset, ws = sotu
     qset = qset.subset(limit=30)
     configs = expand_grid(["plain"], "chunk_size=100,200 window=0,1")
     events = []
     sets_before = {s.id for s in ws.store.chunk_sets()}
-    texts_before, calls_before = embedder.texts_encoded, embedder.calls
+    texts_before, calls_before = hash_embedder.texts_encoded, hash_embedder.calls
     result = run_sweep(ws, qset, configs, progress=events.append)
-    assert embedder.texts_encoded - texts_before == 30, "each question embedded once, no chunk re-embedded"
-    assert embedder.calls - calls_before == 1, "the questions are embedded in one batch"
+    assert hash_embedder.texts_encoded - texts_before == 30, "each question embedded once, no chunk re-embedded"
+    assert hash_embedder.calls - calls_before == 1, "the questions are embedded in one batch"
     assert {s.id for s in ws.store.chunk_sets()} == sets_before, "existing chunk sets reused"
     assert events[-1].stage == "evaluating" and events[-1].done == events[-1].total == 120
     doc = result.doc_ids[SOTU]
@@ -79,9 +80,9 @@ def test_sweep_metrics_match_masks_and_reuse_embeddings(sotu, embedder):
     assert 0.3 < s100["recall"].mean <= 1 and 0 < s100["precision"].mean < 0.5
 
     # A second sweep in the same workspace embeds nothing at all.
-    texts = embedder.texts_encoded
+    texts = hash_embedder.texts_encoded
     again = run_sweep(ws, qset, configs)
-    assert embedder.texts_encoded == texts
+    assert hash_embedder.texts_encoded == texts
     assert [r.metrics for r in again.results[0].rows] == [r.metrics for r in result.results[0].rows]
 
 

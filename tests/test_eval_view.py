@@ -10,10 +10,10 @@ from workbench.ui.evaluate.eval_view import EvalView
 
 
 @pytest.fixture
-def view(qtbot, fresh_ws, tmp_path):
+def view(qtbot, hash_ws, tmp_path):
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
-    v = EvalView(fresh_ws)
+    v = EvalView(hash_ws)
     qtbot.addWidget(v)
     assert v.load_question_set(tmp_path / "qs")
     yield v
@@ -21,7 +21,7 @@ def view(qtbot, fresh_ws, tmp_path):
     v.pool.waitForDone(30000)
 
 
-def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, fresh_ws):
+def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, hash_ws):
     assert "5 questions" in view.set_label.text()
     view.set_checked(["plain", "neighbours"])
     view.grid.setText("window=0,1")
@@ -49,7 +49,7 @@ def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, fresh_ws):
     question, spans = activated.args
     assert question == item.text() and spans and all(isinstance(s, Span) for s in spans)
     q = next(q for q in view.qset.questions if q.question == question)
-    assert [fresh_ws.doc_text(s.doc_id)[s.start : s.end] for s in spans] == [r.content for r in q.references]
+    assert [hash_ws.doc_text(s.doc_id)[s.start : s.end] for s in spans] == [r.content for r in q.references]
 
     files = view.export_to(tmp_path / "export")
     assert all(p.exists() for p in files.values()) and files["plot_png"].read_bytes()[:4] == b"\x89PNG"
@@ -61,7 +61,7 @@ def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, fresh_ws):
     assert view.summary.rowCount() == 4 and view.run_id == run_id
 
 
-def test_bad_inputs_and_cancel(qtbot, view, fresh_ws):
+def test_bad_inputs_and_cancel(qtbot, view, hash_ws):
     view.grid.setText("colour=1")
     assert not view.start() and "unknown grid parameter" in view.status.text()
     view.grid.setText("")
@@ -74,7 +74,7 @@ def test_bad_inputs_and_cancel(qtbot, view, fresh_ws):
     qtbot.waitUntil(lambda: not view.running, timeout=60000)
     assert view.status.text() == "cancelled" and view.run_button.isEnabled()
     assert view.runs.count() == 0, "a cancelled sweep records nothing"
-    empty = EvalView(fresh_ws)
+    empty = EvalView(hash_ws)
     qtbot.addWidget(empty)
     assert not empty.start() and "question set" in empty.status.text()
-    assert not empty.load_question_set(fresh_ws.data_dir) and "questions.csv" in empty.status.text()
+    assert not empty.load_question_set(hash_ws.data_dir) and "questions.csv" in empty.status.text()

@@ -8,7 +8,8 @@ import re
 import subprocess
 import sys
 
-from conftest import CHROMA, ROOT
+import pytest
+from conftest import CHROMA, ROOT, TESTS
 
 # Folder names of other machines and of the checkout's siblings, joined at run time so this file holds
 # none of the paths it looks for.
@@ -76,8 +77,10 @@ def test_bundled_sets_are_listed_and_resolve_by_name():
         raise AssertionError("an unknown name must be refused")
 
 
+@pytest.mark.slow
 def test_cli_datasets_and_eval_by_name_from_the_filesystem_root(tmp_path):
-    """``workbench eval chroma-general`` works from any folder with a fresh data folder (here: /)."""
+    """``workbench eval chroma-general`` works from any folder with a fresh data folder (here: /), in a process
+    of its own (the evaluation on the hashed embedder: the bundled set and the paths are the point)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     listed = subprocess.run([sys.executable, "-m", "workbench.cli", "datasets", "--json"], cwd="/", env=env,
                             capture_output=True, text=True, timeout=120)
@@ -85,7 +88,7 @@ def test_cli_datasets_and_eval_by_name_from_the_filesystem_root(tmp_path):
     assert "chroma-general" in [d["name"] for d in json.loads(listed.stdout)]
     data = tmp_path / "fresh-data"
     proc = subprocess.run(
-        [sys.executable, "-m", "workbench.cli", "eval", "chroma-general", "--strategy", "plain", "--corpus",
+        [sys.executable, str(TESTS / "hashed_cli.py"), "eval", "chroma-general", "--strategy", "plain", "--corpus",
          "chatlogs", "--limit", "4", "--json", "--quiet", "--data-dir", str(data)],
         cwd="/", env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr

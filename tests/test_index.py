@@ -1,4 +1,4 @@
-"""Indexing with the real model: embedding cache, re-indexing, FAISS verification and rebuild."""
+"""Indexing: embedding cache, re-indexing, FAISS verification and rebuild (on the hashed embedder)."""
 
 import numpy as np
 from conftest import SAMPLE
@@ -9,7 +9,8 @@ from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import from_dict
 
 
-def test_repeated_configuration_reuses_cached_embeddings(hash_ws, embedder):
+def test_repeated_configuration_reuses_cached_embeddings(hash_ws):
+    embedder = hash_ws.embedder
     hash_ws.add_paths([str(SAMPLE / "deploy-guide.md")], ChunkConfig(size=40))
     texts_before = embedder.texts_encoded
     info = hash_ws.find_chunk_set(ChunkConfig(size=40))
@@ -20,7 +21,8 @@ def test_repeated_configuration_reuses_cached_embeddings(hash_ws, embedder):
     assert embedder.texts_encoded == texts_before, "every chunk text was served from the cache"
 
 
-def test_overlapping_configurations_embed_only_new_texts(hash_ws, embedder):
+def test_overlapping_configurations_embed_only_new_texts(hash_ws):
+    embedder = hash_ws.embedder
     hash_ws.add_paths([str(SAMPLE / "transit-prices.md")], ChunkConfig(size=100, structure_aware=True))
     before = embedder.texts_encoded
     # Another configuration id whose chunks are the same texts (every section is one short paragraph,
@@ -47,10 +49,10 @@ def test_unchanged_files_skipped_and_changed_files_replaced(hash_ws, tmp_path):
     assert info.chunk_count == len(hash_ws.store.chunk_ids(info.id))
 
 
-def test_faiss_file_deleted_or_truncated_is_rebuilt(sample_ws):
-    info = sample_ws.find_chunk_set(ChunkConfig())
-    path = index_path(sample_ws.data_dir, info.id)
-    expected = sample_ws.search("flush the cache", "plain").spans()
+def test_faiss_file_deleted_or_truncated_is_rebuilt(hash_sample_ws):
+    info = hash_sample_ws.find_chunk_set(ChunkConfig())
+    path = index_path(hash_sample_ws.data_dir, info.id)
+    expected = hash_sample_ws.search("flush the cache", "plain").spans()
     for damage in ("delete", "truncate", "garbage"):
         if damage == "delete":
             path.unlink()
@@ -58,18 +60,18 @@ def test_faiss_file_deleted_or_truncated_is_rebuilt(sample_ws):
             path.write_bytes(path.read_bytes()[:100])
         else:
             path.write_bytes(b"not a faiss index at all" * 10)
-        report = verify_store(sample_ws)
+        report = verify_store(hash_sample_ws)
         assert not report["consistent"]
-        sample_ws._runtimes.clear()
-        assert sample_ws.search("flush the cache", "plain").spans() == expected
-        assert verify_store(sample_ws)["consistent"]
+        hash_sample_ws._runtimes.clear()
+        assert hash_sample_ws.search("flush the cache", "plain").spans() == expected
+        assert verify_store(hash_sample_ws)["consistent"]
 
 
-def test_index_ids_match_database(sample_ws):
-    info = sample_ws.find_chunk_set(ChunkConfig())
-    rt = sample_ws.runtime(info.id)
-    assert np.array_equal(rt.index.ids(), sample_ws.store.chunk_ids(info.id))
-    assert verify_store(sample_ws)["consistent"]
+def test_index_ids_match_database(hash_sample_ws):
+    info = hash_sample_ws.find_chunk_set(ChunkConfig())
+    rt = hash_sample_ws.runtime(info.id)
+    assert np.array_equal(rt.index.ids(), hash_sample_ws.store.chunk_ids(info.id))
+    assert verify_store(hash_sample_ws)["consistent"]
 
 
 def test_per_file_failures_reported_and_rest_indexed(hash_ws, tmp_path):
@@ -85,11 +87,11 @@ def test_per_file_failures_reported_and_rest_indexed(hash_ws, tmp_path):
     assert set(problems) == {"broken.pdf", "zero.txt"}
 
 
-def test_every_stored_chunk_reproduces_its_text(sample_ws):
-    info = sample_ws.find_chunk_set(ChunkConfig())
-    t = sample_ws.store.chunk_table(info.id)
+def test_every_stored_chunk_reproduces_its_text(hash_sample_ws):
+    info = hash_sample_ws.find_chunk_set(ChunkConfig())
+    t = hash_sample_ws.store.chunk_table(info.id)
     for doc_id, start, end in zip(t.doc_ids, t.starts, t.ends):
-        text = sample_ws.doc_text(int(doc_id))
+        text = hash_sample_ws.doc_text(int(doc_id))
         assert 0 <= start < end <= len(text)
 
 

@@ -1,6 +1,7 @@
 """Ingest statuses (issue 18 items 3, 4, 6, 10, 12): every file found gets exactly one status, names that are
 not UTF-8 are indexed under an escaped path, special files are never read, re-indexing a folder reconciles
-deleted and renamed files. Every fault is generated here; indexing uses the real model."""
+deleted and renamed files. Every fault is generated here; vectors come from the hashed embedder (the
+statuses are the point), in the command-line child process too (``tests/hashed_cli.py``)."""
 
 import json
 import os
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, TESTS
 
 from workbench.commands.index import LISTED_PROBLEMS, problem_lines
 from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
@@ -73,12 +74,12 @@ def test_undecodable_name_is_indexed_under_an_escaped_path_that_round_trips(hash
     assert by_key.unchanged == [escaped] and not by_key.failed
 
 
+@pytest.mark.slow
 def test_undecodable_name_through_the_command_line(tmp_path):
     folder = write_topics(tmp_path / "d")
     (folder / LATIN1_NAME).write_text("Caf\u00e9 notes about descaling.\n")
     data = str(tmp_path / "data")
-    cmd = [sys.executable, "-c", "import sys; from workbench.cli import main; sys.exit(main())", "index",
-           str(folder), "--data-dir", data, "--quiet"]
+    cmd = [sys.executable, str(TESTS / "hashed_cli.py"), "index", str(folder), "--data-dir", data, "--quiet"]
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     first = subprocess.run([*cmd, "--json"], capture_output=True, cwd=ROOT, env=env, timeout=300)
     assert first.returncode == 0, first.stderr.decode(errors="replace")
@@ -105,7 +106,8 @@ def test_deleted_file_is_removed_and_no_longer_found(hash_ws, tmp_path):
     assert verify_store(hash_ws)["consistent"]
 
 
-def test_renamed_file_is_moved_with_its_chunks_and_vectors(hash_ws, tmp_path, embedder):
+def test_renamed_file_is_moved_with_its_chunks_and_vectors(hash_ws, tmp_path):
+    embedder = hash_ws.embedder
     folder = write_topics(tmp_path / "d")
     hash_ws.add_paths([str(folder)])
     info = hash_ws.find_chunk_set(ChunkConfig())

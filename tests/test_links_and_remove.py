@@ -8,14 +8,7 @@ import os
 import shutil
 
 import pytest
-
-from workbench.cli import main
-
-
-def run_cli(capsys, *args):  # noqa: ANN001, ANN002, ANN201
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_support import run_cli
 
 
 def _paths(capsys, data) -> list[str]:  # noqa: ANN001

@@ -1,5 +1,7 @@
-"""``workbench ask`` and ``workbench models`` in-process on the sample corpus with the embedded model, and a
-socket guard proving that no connection leaves loopback while answering."""
+"""``workbench ask`` and ``workbench models`` in-process on the sample corpus (hashed embedder), answering
+with the stand-in LLM where ``--backend embedded`` is asked for (``standin_llm``), and a socket guard proving
+that no connection leaves loopback while answering — that one with the real embedded GGUF model, the only
+test here that loads it."""
 
 from __future__ import annotations
 
@@ -8,18 +10,11 @@ import json
 import socket
 
 import pytest
-
-from workbench.cli import main
-
-pytestmark = pytest.mark.llm  # needs the embedded GGUF model
+from cli_support import run_cli
 
 Q = "How do I flush the cache?"
 
 
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def closed_port() -> int:
@@ -29,22 +24,24 @@ def closed_port() -> int:
 
 
 @pytest.fixture
-def data(sample_ws):
-    return str(sample_ws.data_dir)
+def data(hash_sample_ws, hash_cli):
+    return str(hash_sample_ws.data_dir)
 
 
-def test_ask_streams_an_answer_with_sources_and_json_agrees(capsys, data):
+def test_ask_streams_an_answer_with_sources_and_json_agrees(capsys, data, standin_llm):
     common = ["--data-dir", data, "--backend", "embedded", "--top-k", "2", "--max-tokens", "8", "--quiet"]
     code, out, err = run_cli(capsys, "ask", Q, *common)
     assert code == 0, err
-    assert "\nSources:" in out and "2 passage(s)" in out and "embedded SmolLM2-135M-Instruct.Q4_1" in out
+    assert "\nSources:" in out and "2 passage(s)" in out and "stand-in stand-in-llm" in out
     code, out_json, _ = run_cli(capsys, "ask", Q, *common, "--json")
     assert code == 0
     doc = json.loads(out_json)
     assert {"answer", "citations", "passages", "stats"} <= set(doc)
     assert out.startswith(doc["answer"]) and doc["answer"].strip()  # greedy: the same text both times
     stats = doc["stats"]
-    assert stats["backend"] == "embedded" and 0 < stats["output_tokens"] <= 8 and stats["prompt_tokens"] > 0
+    assert stats["backend"] == "stand-in" and 0 < stats["output_tokens"] <= 8 and stats["prompt_tokens"] > 0
+    assert stats["output_tokens"] == 8 and stats["stop_reason"] == "length", "--max-tokens reaches the model"
+    assert "Question: How do I flush the cache?" in standin_llm.requests[-1][-1]["content"]
     assert stats["time_to_first_token_s"] > 0 and stats["interrupted"] is False
     assert [p["number"] for p in doc["passages"]] == [1, 2]
     code, out, _ = run_cli(capsys, "search", Q, "--data-dir", data, "--top-k", "2", "--json", "--quiet")
@@ -58,7 +55,7 @@ def test_ask_streams_an_answer_with_sources_and_json_agrees(capsys, data):
             assert (c["doc_id"], c["start"], c["end"]) == (p["doc_id"], p["start"], p["end"])
 
 
-def test_ask_context_budget_drops_passages_and_warns(capsys, data):
+def test_ask_context_budget_drops_passages_and_warns(capsys, data, standin_llm):
     code, out, err = run_cli(capsys, "ask", Q, "--data-dir", data, "--backend", "embedded", "--top-k", "3",
                              "--max-tokens", "2", "--context-budget", "260", "--json", "--quiet")
     assert code == 0, err
@@ -68,7 +65,7 @@ def test_ask_context_budget_drops_passages_and_warns(capsys, data):
     assert any("dropped" in w for w in doc["warnings"])
 
 
-def test_errors_are_one_line_without_traceback(capsys, data, tmp_path):
+def test_errors_are_one_line_without_traceback(capsys, data, tmp_path, standin_llm):
     host = f"127.0.0.1:{closed_port()}"
     code, out, err = run_cli(capsys, "ask", Q, "--data-dir", data, "--llm", "ollama", "--llm-host", host)
     assert code == 1 and not out
@@ -93,7 +90,10 @@ def test_models_lists_backends(capsys):
     assert "extractive: available" in out and "tiny plumbing demo" in out
 
 
+@pytest.mark.llm
+@pytest.mark.slow
 def test_no_connection_leaves_loopback_during_ask(capsys, data, monkeypatch):
+    """With the real embedded model: llama.cpp runs in this process and must open no connection at all."""
     seen: list[object] = []
     outside: list[object] = []
     real_connect = socket.socket.connect

@@ -3,7 +3,8 @@ exact spans, in passage order, each cited; ``auto`` picks them when no Ollama se
 need a generative model (eval --answers, contextualize) refuse them in one line.
 
 The corpus is written here (a "why" section followed by a "how" section, plus unrelated documents), so
-the tests do not depend on the bundled sample's wording. The real MiniLM model scores the sentences.
+the tests do not depend on the bundled sample's wording. The real MiniLM model scores the sentences where
+which sentence wins is the point (``ws``); the plumbing tests use the hashed embedder (``hash_docs_ws``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, TESTS
 
 from workbench.cli import main
 from workbench.core.answer.extractive import Sentence, passage_sentences, select
@@ -86,6 +87,13 @@ def ws(corpus, fresh_ws):
     return fresh_ws
 
 
+@pytest.fixture
+def hash_docs_ws(corpus, hash_ws):
+    report = hash_ws.add_paths([str(corpus)])
+    assert not report.failed
+    return hash_ws
+
+
 def doc_by_name(ws, name):  # noqa: ANN001, ANN201
     return next(ws.document(d["id"]) for d in ws.store.documents() if d["path"].endswith(name))
 
@@ -135,7 +143,8 @@ def test_sentences_come_from_the_why_section_with_exact_spans_in_passage_order(w
     assert result.backend_label == LABEL == "extractive — no language model"
 
 
-def test_to_dict_carries_exact_sentence_spans(ws):
+def test_to_dict_carries_exact_sentence_spans(hash_docs_ws):
+    ws = hash_docs_ws
     result, _ = ask(ws)
     doc = result.to_dict()
     assert {"answer", "citations", "passages", "stats"} <= set(doc)
@@ -145,7 +154,8 @@ def test_to_dict_carries_exact_sentence_spans(ws):
         assert c["passage_start"] <= c["start"] < c["end"] <= c["passage_end"]
 
 
-def test_passage_sentences_leave_out_headings_and_keep_exact_offsets(ws):
+def test_passage_sentences_leave_out_headings_and_keep_exact_offsets(hash_docs_ws):
+    ws = hash_docs_ws
     deploy = doc_by_name(ws, "deploy.md")
     sentences = passage_sentences(deploy, 1, Span(deploy.id, 0, len(deploy.text)))
     heading_spans = [(h.start, h.end) for h in deploy.headings]
@@ -182,7 +192,8 @@ def test_auto_without_ollama_is_extractive_and_it_cannot_generate():
         backend.complete([{"role": "user", "content": "hi"}])
 
 
-def test_judging_refuses_the_extractive_backend(ws):
+def test_judging_refuses_the_extractive_backend(hash_docs_ws):
+    ws = hash_docs_ws
     from workbench.core.evaluate.judge import answer_and_judge
 
     with pytest.raises(NotGenerative) as err:
@@ -190,11 +201,13 @@ def test_judging_refuses_the_extractive_backend(ws):
     assert str(err.value) == JUDGE_REFUSAL
 
 
-def test_ask_extractive_json_in_a_subprocess(ws):
+def test_ask_extractive_json_in_a_subprocess(hash_docs_ws):
+    """The JSON a real process prints on its stdout (the hashed embedder scores the sentences there)."""
+    ws = hash_docs_ws
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OLLAMA_HOST": closed_host()}
     data = str(ws.data_dir)
     ws.close()
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "ask", QUESTION, "--data-dir", data, "--backend",
+    proc = subprocess.run([sys.executable, str(TESTS / "hashed_cli.py"), "ask", QUESTION, "--data-dir", data, "--backend",
                            "extractive", "--top-k", "3", "--json", "--quiet"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -213,7 +226,8 @@ def test_ask_extractive_json_in_a_subprocess(ws):
     assert all(c["doc_path"].endswith("deploy.md") for c in doc["citations"])
 
 
-def test_generative_commands_refuse_extractive_in_one_line(capsys, ws, tmp_path, monkeypatch):
+def test_generative_commands_refuse_extractive_in_one_line(capsys, hash_docs_ws, tmp_path, monkeypatch, hash_cli):
+    ws = hash_docs_ws
     from workbench.core.evaluate.datasets import save_question_set
 
     deploy = doc_by_name(ws, "deploy.md")

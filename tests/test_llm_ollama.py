@@ -3,8 +3,8 @@
 No Ollama server can exist in CI, so these tests run a loopback stand-in: ``http.server`` in a thread on
 127.0.0.1 (random port) implementing Ollama's API — ``/api/version``, ``/api/tags``, ``/api/show``,
 ``/api/chat`` and ``/api/generate`` streaming newline-delimited JSON, ``/api/embed``, and Ollama's error
-bodies (``{"error": "model 'x' not found"}`` with 404). Answers come from the embedded SmolLM2 model,
-embeddings from the MiniLM model. Failure modes: connection refused, a model that is not pulled, a stream
+bodies (``{"error": "model 'x' not found"}`` with 404). Answers come from the deterministic stand-in LLM
+(``llm_standin``), embeddings from the hashed embedder: the client and the protocol are the point here. Failure modes: connection refused, a model that is not pulled, a stream
 cut mid-answer, a server slower than the client's timeout, and a prompt longer than ``num_ctx``.
 """
 
@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 import pytest
+from llm_standin import StandInLLM
 from ollama_embed_standin import OllamaHandler, closed_port, serve, tag
 
 from workbench.core.jobs import CancelToken
@@ -29,10 +30,7 @@ from workbench.core.llm import (
     list_backends,
     open_backend,
 )
-from workbench.core.llm.embedded import EmbeddedBackend
 from workbench.core.llm.ollama_backend import OllamaBackend, OllamaEmbedder, make_client, server_version
-
-pytestmark = pytest.mark.llm  # needs the embedded GGUF model
 
 MODEL = "smollm2:135m"
 TEMPLATE = "{{ if .System }}<|im_start|>system\n{{ .System }}<|im_end|>\n{{ end }}{{ .Prompt }}"
@@ -40,9 +38,9 @@ SHORT = [{"role": "system", "content": "Be brief."}, {"role": "user", "content":
 
 
 class StandIn:
-    """A loopback server speaking Ollama's API, answering with the embedded model."""
+    """A loopback server speaking Ollama's API, answering with ``backend`` (the stand-in LLM)."""
 
-    def __init__(self, backend: EmbeddedBackend, embedder) -> None:  # noqa: ANN001
+    def __init__(self, backend: StandInLLM, embedder) -> None:  # noqa: ANN001
         self.backend, self.embedder = backend, embedder
         self.mode = "normal"  # "cut": drop the connection after 3 tokens; "slow": wait before answering
         self.requests: list[tuple[str, dict]] = []
@@ -134,12 +132,13 @@ def _final(gen, started: int) -> dict:  # noqa: ANN001
 
 @pytest.fixture(scope="module")
 def embedded():
-    return EmbeddedBackend()  # the loaded model is shared by the whole process
+    """The model behind the server: a word per token (so "6 tokens" are 6 pieces), 1 ms each, 400 of them."""
+    return StandInLLM("A colour: blue, like the sky on a clear and cloudless summer day. " * 30)
 
 
 @pytest.fixture
-def standin(embedded, embedder):
-    server = StandIn(embedded, embedder)
+def standin(embedded, hash_embedder):
+    server = StandIn(embedded, hash_embedder)
     yield server
     server.close()
 
@@ -230,7 +229,8 @@ def test_stop_closes_the_stream(standin):
     assert standin.disconnects == 1  # the server saw the client go away and stopped generating
 
 
-def test_ollama_embedder_matches_the_model_and_normalises(standin, embedder):
+def test_ollama_embedder_matches_the_model_and_normalises(standin, hash_embedder):
+    embedder = hash_embedder
     emb = OllamaEmbedder("all-minilm", standin.host, batch_size=2)
     texts = ["flush the page cache", "monthly pass price", "sensor drift"]
     vecs = emb.encode(texts)
@@ -241,7 +241,8 @@ def test_ollama_embedder_matches_the_model_and_normalises(standin, embedder):
     assert sum(1 for p, _ in standin.requests if p == "/api/embed") >= 2  # batches of 2
 
 
-def test_workbench_ask_answers_through_the_ollama_api(capsys, standin, sample_ws):
+def test_workbench_ask_answers_through_the_ollama_api(capsys, standin, hash_sample_ws, hash_cli):
+    sample_ws = hash_sample_ws
     from workbench.cli import main
 
     args = ["ask", "How do I flush the cache?", "--data-dir", str(sample_ws.data_dir), "--host", standin.host,

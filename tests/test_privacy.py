@@ -19,7 +19,13 @@ def test_the_guard_itself_refuses_outside_addresses(monkeypatch):
     assert guard.blocked == [("192.0.2.1", 80)]
 
 
+@pytest.mark.llm
 def test_whole_workflow_stays_on_the_machine(monkeypatch, capsys, tmp_path):
+    """With the real models (MiniLM and the embedded GGUF model): what they do is the point here. The
+    process-wide model cache is emptied first, so that MiniLM is loaded inside the guard."""
+    from workbench.core.index import embedding
+
+    monkeypatch.setattr(embedding, "_LOADED", {})
     guard = NetGuard(monkeypatch)
     data = str(tmp_path / "data")
     assert main(["index", str(SAMPLE), "--data-dir", data, "--quiet"]) == 0

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -180,18 +181,19 @@ class threading_acquire:  # noqa: N801 - reads like a function in the with state
         return False
 
 
-def test_search_during_background_indexing_sees_a_complete_chunk_set(sample_ws, tmp_path):
+@pytest.mark.slow
+def test_search_during_background_indexing_sees_a_complete_chunk_set(hash_sample_ws, tmp_path):
     """A thread indexes new documents while the main thread keeps searching: every result is consistent."""
     extra = tmp_path / "extra"
     extra.mkdir()
     for i in range(12):
         (extra / f"note{i}.md").write_text(f"# Note {i}\n\n" + f"Fermentation step {i} needs patience. " * 30)
-    before = sample_ws.search("How do I flush the cache?", "neighbours")
+    before = hash_sample_ws.search("How do I flush the cache?", "neighbours")
     errors = []
 
-    def index():
+    def index():  # slowed at every step (as the real model's embedding is), so the searches run meanwhile
         try:
-            sample_ws.add_paths([str(extra)])
+            hash_sample_ws.add_paths([str(extra)], progress=lambda _ev: time.sleep(0.05))
         except Exception as exc:  # surfaced below
             errors.append(exc)
 
@@ -199,17 +201,17 @@ def test_search_during_background_indexing_sees_a_complete_chunk_set(sample_ws, 
     t.start()
     searches = 0
     while t.is_alive() or searches == 0:
-        res = sample_ws.search("How do I flush the cache?", "neighbours")
+        res = hash_sample_ws.search("How do I flush the cache?", "neighbours")
         for p in res.passages:
-            text = sample_ws.doc_text(p.span.doc_id)
+            text = hash_sample_ws.doc_text(p.span.doc_id)
             assert 0 <= p.span.start < p.span.end <= len(text)
         assert res.passages[0].span == before.passages[0].span
         searches += 1
     t.join()
-    assert not errors
-    after = sample_ws.search("fermentation patience", "plain")
-    assert "Fermentation" in sample_ws.doc_text(after.passages[0].span.doc_id)
-    assert verify_store(sample_ws)["consistent"]
+    assert not errors and searches > 1
+    after = hash_sample_ws.search("fermentation patience", "plain")
+    assert "Fermentation" in hash_sample_ws.doc_text(after.passages[0].span.doc_id)
+    assert verify_store(hash_sample_ws)["consistent"]
 
 
 def test_newer_schema_via_cli_is_one_line(tmp_path, capsys):
@@ -226,6 +228,6 @@ def test_newer_schema_via_cli_is_one_line(tmp_path, capsys):
     assert "newer Chunk Workbench" in err and len(err.strip().splitlines()) == 1
 
 
-def test_sample_dir_is_untouched_by_indexing(sample_ws):
+def test_sample_dir_is_untouched_by_indexing(hash_sample_ws):
     names = sorted(p.name for p in SAMPLE.iterdir())
     assert "workbench.sqlite3" not in names

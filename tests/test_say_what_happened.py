@@ -8,19 +8,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_support import run_cli
 from eval_support import sample_questions
 
-from workbench.cli import main
 from workbench.core.evaluate.datasets import load_question_set, save_question_set
 from workbench.core.evaluate.records import list_runs, load_run, save_run
 from workbench.core.evaluate.sweep import expand_grid, run_sweep
 from workbench.core.llm.base import BackendBase
-
-
-def run_cli(capsys, *args):  # noqa: ANN001, ANN002, ANN201
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from cli_support import run_cli
 from eval_support import sample_questions
 from scipy import stats as sps
 
-from workbench.cli import main
 from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
 from workbench.core.evaluate.datasets import save_question_set
 from workbench.core.evaluate.metrics import QuestionMetrics
@@ -272,13 +272,9 @@ def test_compare_to_baseline_adjusts_over_the_comparisons():
 
 
 # ----- CLI -----------------------------------------------------------------------------------------------
-def run_cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
-def test_cli_compare_two_runs_and_sweep_baseline(capsys, tmp_path):
+def test_cli_compare_two_runs_and_sweep_baseline(capsys, tmp_path, hash_cli):
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
     data = tmp_path / "data"

@@ -1,5 +1,6 @@
 """Store integrity under hostile conditions: two processes on one data folder, damaged FAISS and SQLite
-files, a full disk and a read-only folder. Every fault is made here, on real files."""
+files, a full disk and a read-only folder. Every fault is made here, on real files. Vectors come from the
+hashed embedder (``fake_embedder``), in child processes too (``tests/hashed_cli.py``): the store is the point."""
 
 import os
 import shutil
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, TESTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,12 +33,14 @@ def write_notes(folder: Path, prefix: str, n: int) -> list[Path]:
     return out
 
 
-def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, embedder):
+@pytest.mark.slow
+def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, hash_embedder):
     """A Workspace with worker threads (each with its own Store, as the GUI has) keeps writing while a
     `workbench index` subprocess writes other files into the same data folder."""
     data = tmp_path / "data"
     mine = write_notes(tmp_path / "gui", "gui", 80)
     theirs = write_notes(tmp_path / "cli", "cli", 30)
+    embedder = hash_embedder
     ws = Workspace(data, embedder=embedder)
     ws.add_paths([str(mine[0])])
     reader_stop = threading.Event()
@@ -56,8 +59,10 @@ def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, embedder)
     reader = threading.Thread(target=second_store_reader)
     reader.start()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench.cli", "index", str(tmp_path / "cli"), "--data-dir", str(data), "--quiet"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        [sys.executable, str(TESTS / "hashed_cli.py"), "index", str(tmp_path / "cli"), "--data-dir", str(data),
+         "--quiet"],  # its vectors take ~2 s (about the real model's pace): both processes write meanwhile
+        cwd=ROOT, env={**os.environ, "WORKBENCH_TEST_EMBED_DELAY": "4"}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
     worker_errors: list[BaseException] = []
     written = 1
     while proc.poll() is None and written < len(mine) - 1:
@@ -80,6 +85,7 @@ def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, embedder)
     written += 1
     ws.close()
     assert not worker_errors and not reader_errors, (worker_errors, reader_errors)
+    assert written > 3, "this process wrote while the other one ran"
     assert proc.returncode == 0, err
     conn = sqlite3.connect(data / "workbench.sqlite3")
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -111,15 +117,15 @@ def _dense(ws, question):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(where=st.floats(0.0, 1.0), damage=st.binary(min_size=1, max_size=4096))
-def test_damaged_faiss_file_is_reported_and_never_searched(sample_data_dir, embedder, where, damage):
+def test_damaged_faiss_file_is_reported_and_never_searched(hash_sample_data_dir, hash_embedder, where, damage):
     """Random bytes at a random place of the FAISS file: verify reports it (or the bytes changed nothing),
     and search results are those of the intact index, with every score in [-1, 1]."""
     from workbench.core.index.verify import verify_store
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
-        shutil.copytree(sample_data_dir, data)
-        ws = Workspace(data, embedder=embedder)
+        shutil.copytree(hash_sample_data_dir, data)
+        ws = Workspace(data, embedder=hash_embedder)
         baseline = {q: _dense(ws, q) for q in QUESTIONS}
         ws.close()
         faiss_file = next((data / "indexes").glob("*.faiss"))
@@ -127,7 +133,7 @@ def test_damaged_faiss_file_is_reported_and_never_searched(sample_data_dir, embe
         at = int(where * (len(original) - 1))
         damaged = original[:at] + damage + original[at + len(damage):]
         faiss_file.write_bytes(damaged)
-        ws = Workspace(data, embedder=embedder)
+        ws = Workspace(data, embedder=hash_embedder)
         report = verify_store(ws)
         assert report["consistent"] == (damaged == original), report
         if damaged != original:
@@ -155,12 +161,12 @@ def test_impossible_scores_never_reach_the_user(tmp_path):
     assert np.isfinite(scores).all(), "a NaN score is either refused or dropped, never returned"
 
 
-def test_verify_cli_reports_checksum_and_repair_rebuilds(sample_ws, capsys):
+def test_verify_cli_reports_checksum_and_repair_rebuilds(hash_sample_ws, capsys, hash_cli):
     from workbench.cli import main
 
-    data = str(sample_ws.data_dir)
-    sample_ws.close()
-    faiss_file = next((sample_ws.data_dir / "indexes").glob("*.faiss"))
+    data = str(hash_sample_ws.data_dir)
+    hash_sample_ws.close()
+    faiss_file = next((hash_sample_ws.data_dir / "indexes").glob("*.faiss"))
     raw = bytearray(faiss_file.read_bytes())
     third = len(raw) // 3
     raw[third : third + 4096] = os.urandom(len(raw[third : third + 4096]))
@@ -173,34 +179,34 @@ def test_verify_cli_reports_checksum_and_repair_rebuilds(sample_ws, capsys):
     assert main(["verify", "--data-dir", data]) == 0
 
 
-def test_verify_text_prints_its_notes(sample_ws, capsys):
+def test_verify_text_prints_its_notes(hash_sample_ws, capsys, hash_cli):
     from workbench.cli import main
     from workbench.core.ingest.chunking import ChunkConfig
 
-    sample_ws.store.ensure_chunk_set_row(ChunkConfig(size=33), sample_ws.embedder.model_id)
-    data = str(sample_ws.data_dir)
-    sample_ws.close()
+    hash_sample_ws.store.ensure_chunk_set_row(ChunkConfig(size=33), hash_sample_ws.embedder.model_id)
+    data = str(hash_sample_ws.data_dir)
+    hash_sample_ws.close()
     assert main(["verify", "--data-dir", data]) == 0
     out = capsys.readouterr().out
     assert "note:" in out and "incomplete" in out
 
 
-def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(sample_ws):
+def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(hash_sample_ws):
     """A v2 store (no checksums, a full-text table) opens as v4: its FAISS file is rebuilt once and then
     recorded, and the stored full-text table is gone (BM25 is scored in memory)."""
     from workbench.core.index.verify import verify_store
     from workbench.core.store.schema import SCHEMA_VERSION
 
-    data = sample_ws.data_dir
-    set_id = _first_set(sample_ws)
-    sample_ws.close()
+    data = hash_sample_ws.data_dir
+    set_id = _first_set(hash_sample_ws)
+    hash_sample_ws.close()
     conn = sqlite3.connect(data / "workbench.sqlite3")
     conn.execute("DROP TABLE index_files")
     conn.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(text, tokenize = 'porter unicode61')")
     conn.execute("PRAGMA user_version = 2")
     conn.commit()
     conn.close()
-    ws = Workspace(data, embedder=sample_ws.embedder)
+    ws = Workspace(data, embedder=hash_sample_ws.embedder)
     assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert "chunk_fts" not in ws.store.db.table_names()
     assert ws.store.index_checksums(set_id) == set()
@@ -224,16 +230,18 @@ def _damage(db: Path, at: float, size: int = 65536, seed: int = 5) -> bytes:
 
 
 def _cli(*args, env=None, prefix=()):
-    return subprocess.run([*prefix, sys.executable, "-m", "workbench.cli", *args], cwd=ROOT, capture_output=True,
-                          text=True, env=env, timeout=300)
+    """``workbench ARGS`` as a process of its own (its exit code and stderr are the point), hashed embedder."""
+    return subprocess.run([*prefix, sys.executable, str(TESTS / "hashed_cli.py"), *args], cwd=ROOT,
+                          capture_output=True, text=True, env=env, timeout=300)
 
 
 @pytest.mark.parametrize("at", [0.35, 0.67])
-def test_damaged_database_refuses_writes_and_repair_says_it_cannot(sample_ws, tmp_path, at):
+@pytest.mark.slow
+def test_damaged_database_refuses_writes_and_repair_says_it_cannot(hash_sample_ws, tmp_path, at):
     """64 KB of random bytes inside the SQLite file: where the schema survives, the store opens read-only;
     where it does not, it is not opened at all. Either way nothing is written and --repair exits 3."""
-    data = sample_ws.data_dir
-    sample_ws.close()
+    data = hash_sample_ws.data_dir
+    hash_sample_ws.close()
     db = data / "workbench.sqlite3"
     before = _damage(db, at)
     new = write_notes(tmp_path / "more", "more", 2)
@@ -293,31 +301,32 @@ if sys.argv[2] == "save":
         print(exc)
         sys.exit(1)
     sys.exit(0)
-from workbench.cli import main
-sys.exit(main(sys.argv[2:]))
+sys.path.insert(0, sys.argv[3])
+from hashed_cli import main
+sys.exit(main(sys.argv[4:]))
 """
 
 
-def test_full_disk_is_one_line_and_loses_nothing(sample_ws, tmp_path):
+def test_full_disk_is_one_line_and_loses_nothing(hash_sample_ws, tmp_path):
     """RLIMIT_FSIZE makes every write past the limit fail (EFBIG / short write), as a full disk would."""
     from workbench.core.index.verify import verify_store
 
-    data = sample_ws.data_dir
-    docs_before = {d["path"] for d in sample_ws.store.documents()}
-    sample_ws.close()
+    data = hash_sample_ws.data_dir
+    docs_before = {d["path"] for d in hash_sample_ws.store.documents()}
+    hash_sample_ws.close()
     (data / "indexes" / "keep.faiss").write_bytes(b"previous")
     saved = subprocess.run([sys.executable, "-c", FSIZE_RUNNER, str(400_000), "save", str(data)], cwd=ROOT,
                            capture_output=True, text=True, timeout=120)
     assert saved.returncode == 1 and "the disk is full" in saved.stdout and "nothing was lost" in saved.stdout
     assert not list((data / "indexes").glob("*.tmp*")), "the temporary FAISS file is removed"
     new = write_notes(tmp_path / "more", "more", 40)
-    run = subprocess.run([sys.executable, "-c", FSIZE_RUNNER, str(64_000), "index", str(new[0].parent),
+    run = subprocess.run([sys.executable, "-c", FSIZE_RUNNER, str(64_000), "cli", str(TESTS), "index", str(new[0].parent),
                           "--data-dir", str(data), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 1, run
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert "nothing was lost" in run.stderr and "MB free" in run.stderr
     assert not list((data / "indexes").glob("*.tmp*"))
-    ws = Workspace(data, embedder=sample_ws.embedder)
+    ws = Workspace(data, embedder=hash_sample_ws.embedder)
     assert ws.store.db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert docs_before <= {d["path"] for d in ws.store.documents()}
     assert verify_store(ws)["consistent"]
@@ -333,9 +342,10 @@ def _without_root_powers() -> tuple[str, ...]:
     return ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--")
 
 
-def test_read_only_data_folder_reads_and_refuses_writes(sample_ws, tmp_path):
-    data = sample_ws.data_dir
-    sample_ws.close()
+@pytest.mark.slow
+def test_read_only_data_folder_reads_and_refuses_writes(hash_sample_ws, tmp_path):
+    data = hash_sample_ws.data_dir
+    hash_sample_ws.close()
     assert not list(data.glob("*-wal")) and not list(data.glob("*-shm")), "a cleanly closed store"
     before = (data / "workbench.sqlite3").read_bytes()
     prefix = _without_root_powers()
@@ -358,6 +368,7 @@ def test_read_only_data_folder_reads_and_refuses_writes(sample_ws, tmp_path):
 
 
 # ----- a waiting writer says so -------------------------------------------------------------------------
+@pytest.mark.slow
 def test_waiting_writer_reports_the_holder_once(hash_ws, tmp_path):
     from workbench.core.jobs import ProgressEvent
 

@@ -1,4 +1,5 @@
-"""Golden tests of every strategy on small hand-made documents, with the real MiniLM model."""
+"""Golden tests of every strategy on small hand-made documents: with the real MiniLM model where its ranking
+is the point (heading paths, the why-then-how window), on the hashed embedder where the strategy's mechanics are."""
 
 import json
 
@@ -45,6 +46,7 @@ def test_heading_path_embedding_finds_the_monthly_pass(prices_ws, capsys):
 
 
 def test_neighbour_window_brings_the_how_after_the_why(sample_ws):
+    """On the real model: its top hit is the chunk that says why, the next one says how."""
     q = "Why would visitors see broken images after a deploy?"
     plain = sample_ws.search(q, override(PRESETS["plain"], size=60, structure_aware=True, top_k=1))
     wide = sample_ws.search(q, override(PRESETS["plain"], size=60, structure_aware=True, top_k=1,
@@ -57,41 +59,41 @@ def test_neighbour_window_brings_the_how_after_the_why(sample_ws):
     assert wide.context.tokens > plain.context.tokens
 
 
-def test_sentence_window_is_symmetric(sample_ws):
+def test_sentence_window_is_symmetric(hash_sample_ws):
     s = PRESETS["sentence-window"]
-    res = sample_ws.search("How long does a full backup take?", override(s, top_k=1))
+    res = hash_sample_ws.search("How long does a full backup take?", override(s, top_k=1))
     p = res.passages[0]
     hit_row = res.hits[0].row
-    first, end = sample_ws.runtime(res.set_id).doc_rows(p.span.doc_id)
+    first, end = hash_sample_ws.runtime(res.set_id).doc_rows(p.span.doc_id)
     assert first < hit_row - s.expander.window and hit_row + s.expander.window < end - 1, "pick a question whose hit is mid-document"
     assert p.chunk_rows == (hit_row - s.expander.window, hit_row + s.expander.window)
     assert p.chunk_count == 2 * s.expander.window + 1
 
 
-def test_parent_child_returns_whole_parents_ranked_by_best_child(sample_ws):
-    res = sample_ws.search("What does the monthly pass include?", PRESETS["parent-child"])
+def test_parent_child_returns_whole_parents_ranked_by_best_child(hash_sample_ws):
+    res = hash_sample_ws.search("What does the monthly pass include?", PRESETS["parent-child"])
     assert 1 <= len(res.passages) <= PRESETS["parent-child"].expander.parent_top_k
     for p in res.passages:
-        parents = sample_ws.parents_of(p.span.doc_id, PRESETS["parent-child"].expander.parent_size)
+        parents = hash_sample_ws.parents_of(p.span.doc_id, PRESETS["parent-child"].expander.parent_size)
         assert p.span.start in {a for a, _ in parents}
         assert all(p.span.contains(s) for s in p.hit_spans)
-    sections = sample_ws.search("What does the monthly pass include?", override(PRESETS["parent-child"], parent_size=0))
-    doc = sample_ws.document(sections.passages[0].span.doc_id)
+    sections = hash_sample_ws.search("What does the monthly pass include?", override(PRESETS["parent-child"], parent_size=0))
+    doc = hash_sample_ws.document(sections.passages[0].span.doc_id)
     assert any(h.start == sections.passages[0].span.start for h in doc.headings) or sections.passages[0].span.start == 0
 
 
-def test_hybrid_bm25_finds_exact_terms_and_quotes_user_text(sample_ws):
-    res = sample_ws.search('orbit-admin "rollback" --to OR NOT *', PRESETS["hybrid"])
+def test_hybrid_bm25_finds_exact_terms_and_quotes_user_text(hash_sample_ws):
+    res = hash_sample_ws.search('orbit-admin "rollback" --to OR NOT *', PRESETS["hybrid"])
     assert res.hits and any(h.bm25_score is not None for h in res.hits)
-    bm25 = sample_ws.search("extension 4242", override(PRESETS["hybrid"], search="bm25", top_k=1))
-    text = sample_ws.doc_text(bm25.passages[0].span.doc_id)
+    bm25 = hash_sample_ws.search("extension 4242", override(PRESETS["hybrid"], search="bm25", top_k=1))
+    text = hash_sample_ws.doc_text(bm25.passages[0].span.doc_id)
     assert "4242" in text[bm25.passages[0].span.start : bm25.passages[0].span.end]
 
 
-def test_budget_keeps_rank_order_and_reports_tokens(sample_ws):
-    free = sample_ws.search("How do I restore a backup?", override(PRESETS["neighbours"], top_k=6))
+def test_budget_keeps_rank_order_and_reports_tokens(hash_sample_ws):
+    free = hash_sample_ws.search("How do I restore a backup?", override(PRESETS["neighbours"], top_k=6))
     budget = max(p.tokens for p in free.passages[:2]) + 1
-    capped = sample_ws.search("How do I restore a backup?", override(PRESETS["neighbours"], top_k=6, budget=budget))
+    capped = hash_sample_ws.search("How do I restore a backup?", override(PRESETS["neighbours"], top_k=6, budget=budget))
     assert capped.context.tokens <= budget
     # budget-aware assembly (issue #16): the weakest windows shrink before any hit is dropped
     assert capped.context.dropped or any("trimmed" in r for p in capped.passages for r in p.reasons)
@@ -99,12 +101,12 @@ def test_budget_keeps_rank_order_and_reports_tokens(sample_ws):
     assert capped.context.tokens == sum(p.tokens for p in capped.passages)
 
 
-def test_selective_expansion_reports_its_decisions(sample_ws):
+def test_selective_expansion_reports_its_decisions(hash_sample_ws):
     s = override(PRESETS["selective"], size=40, margin=0.5)
-    res = sample_ws.search("Why are backups encrypted?", s)
+    res = hash_sample_ws.search("Why are backups encrypted?", s)
     reasons = [r for p in res.passages for r in p.reasons]
     assert any(r.startswith("expanded") for r in reasons), reasons
-    strict = sample_ws.search("Why are backups encrypted?", override(s, margin=0.0, merge_gap=0))
+    strict = hash_sample_ws.search("Why are backups encrypted?", override(s, margin=0.0, merge_gap=0))
     assert sum(p.span.length for p in strict.passages) <= sum(p.span.length for p in res.passages)
 
 
@@ -118,20 +120,21 @@ def test_strategies_are_serialisable_data():
         resolve('{"windw": 2}')
 
 
-def test_window_change_does_not_embed(sample_ws, embedder):
-    sample_ws.search("How do I calibrate a sensor?", PRESETS["neighbours"])
+def test_window_change_does_not_embed(hash_sample_ws, hash_embedder):
+    embedder = hash_embedder
+    hash_sample_ws.search("How do I calibrate a sensor?", PRESETS["neighbours"])
     before = embedder.texts_encoded
     for w in range(0, 5):
-        sample_ws.search("How do I calibrate a sensor?", override(PRESETS["neighbours"], window=w, top_k=1 + w))
+        hash_sample_ws.search("How do I calibrate a sensor?", override(PRESETS["neighbours"], window=w, top_k=1 + w))
     assert embedder.texts_encoded == before
 
 
-def test_non_bmp_text_keeps_offsets(fresh_ws, tmp_path):
+def test_non_bmp_text_keeps_offsets(hash_ws, tmp_path):
     text = "# Emoji 😀 notes\n\n🌧️ Rain 𝔘𝔫𝔦 falls. " * 3 + "\n\n## Umbrellas ☂️\n\nCarry an umbrella 🌂 when it rains 🌧️.\n"
     (tmp_path / "emoji.md").write_text(text, encoding="utf-8")
-    fresh_ws.add_paths([str(tmp_path / "emoji.md")], from_dict({"size": 12}).chunk)
-    res = fresh_ws.search("umbrella", from_dict({"size": 12, "window": 1, "expansion": "neighbours"}))
-    stored = fresh_ws.doc_text(res.passages[0].span.doc_id)
+    hash_ws.add_paths([str(tmp_path / "emoji.md")], from_dict({"size": 12}).chunk)
+    res = hash_ws.search("umbrella", from_dict({"size": 12, "window": 1, "expansion": "neighbours"}))
+    stored = hash_ws.doc_text(res.passages[0].span.doc_id)
     assert stored == text
     for p in res.passages:
         assert "umbrella" in stored[p.span.start : p.span.end] or p.rank > 1
@@ -139,46 +142,46 @@ def test_non_bmp_text_keeps_offsets(fresh_ws, tmp_path):
             assert stored[h.start : h.end] == stored[h.start : h.end].strip()
 
 
-def test_token_window_not_larger_than_the_chunk_warns(sample_ws):
+def test_token_window_not_larger_than_the_chunk_warns(hash_sample_ws):
     q = "How long does a full backup take?"
-    small = sample_ws.search(q, override(PRESETS["token-window"], window_tokens=32))
+    small = hash_sample_ws.search(q, override(PRESETS["token-window"], window_tokens=32))
     assert any("not larger than the hit chunks" in w for w in small.warnings)
     assert [p.span for p in small.passages] == [h.span for h in small.hits]
-    wide = sample_ws.search(q, PRESETS["token-window"])
+    wide = hash_sample_ws.search(q, PRESETS["token-window"])
     assert not any("not larger" in w for w in wide.warnings)
     assert resolve({"preset": "token-window", "window_edge": "clip"}).expander.window_edge == "clip"
     with pytest.raises(ValueError, match="window_edge"):
         resolve({"preset": "token-window", "window_edge": "wrap"})
 
 
-def test_per_doc_cap_refills_to_top_k(sample_ws):
+def test_per_doc_cap_refills_to_top_k(hash_sample_ws):
     q = "How much does the monthly pass cost?"
-    res = sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=1, top_k=5))
+    res = hash_sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=1, top_k=5))
     docs = [p.span.doc_id for p in res.passages]
     assert len(docs) == 5 and len(set(docs)) == 5
     assert not res.warnings
-    two = sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=2, top_k=8))
+    two = hash_sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=2, top_k=8))
     assert len(two.passages) == 8 and max(map([p.span.doc_id for p in two.passages].count, range(1, 7))) <= 2
     # the sample corpus has 6 documents: a cap of 1 cannot give 8 hits, and says so
-    short = sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=1, top_k=8))
-    assert len(short.passages) == len(sample_ws.store.documents()) == 6
+    short = hash_sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=1, top_k=8))
+    assert len(short.passages) == len(hash_sample_ws.store.documents()) == 6
     assert any("only 6 document(s)" in w for w in short.warnings)
 
 
-def test_parent_size_follows_the_children_unit_and_count_is_kept(sample_ws):
+def test_parent_size_follows_the_children_unit_and_count_is_kept(hash_sample_ws):
     from workbench.core.ingest.chunking import unit_spans
 
     q = "What does the monthly pass include?"
     words = override(PRESETS["parent-child"], unit="words", size=20, parent_size=60, top_k=5, parent_top_k=3)
-    res = sample_ws.search(q, words)
+    res = hash_sample_ws.search(q, words)
     for p in res.passages:
-        text = sample_ws.doc_text(p.span.doc_id)
-        parents = sample_ws.parents_of(p.span.doc_id, 60, "words")
+        text = hash_sample_ws.doc_text(p.span.doc_id)
+        parents = hash_sample_ws.parents_of(p.span.doc_id, 60, "words")
         counts = [len(unit_spans(text[a:b], "words")) for a, b in parents]
         assert all(c <= 60 for c in counts) and max(counts) == 60, counts
     assert len(res.passages) == 3, "three parents asked for, three passages"
     assert "60 words" in words.describe()
-    merged = sample_ws.search(q, override(words, parent_merge=True))
+    merged = hash_sample_ws.search(q, override(words, parent_merge=True))
     assert len(merged.passages) <= 3
     assert all(any(m.span.contains(p.span) for m in merged.passages) for p in res.passages)
 
@@ -229,19 +232,19 @@ def test_heading_path_preset_ranks_the_monthly_pass_first(tmp_path, embedder, ca
     assert record["display"] == "[plans.md] Monthly pass - " + record["text"]
 
 
-def test_whole_document_expansion_for_short_documents(sample_ws):
-    sizes = {d["id"]: len(sample_ws.token_offsets(d["id"])) for d in sample_ws.store.documents()}
+def test_whole_document_expansion_for_short_documents(hash_sample_ws):
+    sizes = {d["id"]: len(hash_sample_ws.token_offsets(d["id"])) for d in hash_sample_ws.store.documents()}
     limit = sorted(sizes.values())[len(sizes) // 2 - 1]
     s = resolve({"preset": "neighbours", "whole_doc_tokens": limit, "top_k": 10, "per_doc_cap": 2})
-    res = sample_ws.search("How much does it cost and how long does it take?", s)
+    res = hash_sample_ws.search("How much does it cost and how long does it take?", s)
     kinds = set()
     for p in res.passages:
         if sizes[p.span.doc_id] <= limit:
-            assert (p.span.start, p.span.end) == (0, len(sample_ws.doc_text(p.span.doc_id)))
+            assert (p.span.start, p.span.end) == (0, len(hash_sample_ws.doc_text(p.span.doc_id)))
             assert any(r.startswith("whole document") for r in p.reasons)
             kinds.add("whole")
         else:
-            assert p.chunk_rows is not None and p.span.end - p.span.start < len(sample_ws.doc_text(p.span.doc_id))
+            assert p.chunk_rows is not None and p.span.end - p.span.start < len(hash_sample_ws.doc_text(p.span.doc_id))
             kinds.add("window")
     assert kinds == {"whole", "window"}, "the question must reach short and long documents"
     assert [p.rank for p in res.passages] == list(range(1, len(res.passages) + 1))

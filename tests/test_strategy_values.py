@@ -63,26 +63,26 @@ def test_a_new_search_field_changes_the_key_without_touching_the_cache_code():
     assert hit_key("set", "q", WithBoost(title_boost=1.0), 5) != hit_key("set", "q", WithBoost(), 5)
 
 
-def test_the_search_part_decides_the_cache_and_the_rest_does_not(sample_ws):
+def test_the_search_part_decides_the_cache_and_the_rest_does_not(hash_sample_ws):
     question = "How do I restore a backup?"
-    sample_ws.search(question, PRESETS["hybrid"])
-    keys = set(sample_ws.retriever.hit_cache)
-    sample_ws.search(question, override(PRESETS["hybrid"], expansion="neighbours", window=2, budget=300))
-    assert set(sample_ws.retriever.hit_cache) == keys, "window and budget reuse the cached hits"
-    sample_ws.search(question, override(PRESETS["hybrid"], rrf_k=10))
-    new = set(sample_ws.retriever.hit_cache) - keys
+    hash_sample_ws.search(question, PRESETS["hybrid"])
+    keys = set(hash_sample_ws.retriever.hit_cache)
+    hash_sample_ws.search(question, override(PRESETS["hybrid"], expansion="neighbours", window=2, budget=300))
+    assert set(hash_sample_ws.retriever.hit_cache) == keys, "window and budget reuse the cached hits"
+    hash_sample_ws.search(question, override(PRESETS["hybrid"], rrf_k=10))
+    new = set(hash_sample_ws.retriever.hit_cache) - keys
     assert len(new) == 1 and next(iter(new))[3].rrf_k == 10
 
 
-def test_the_pipeline_runs_on_a_context_with_its_own_caches(sample_ws):
+def test_the_pipeline_runs_on_a_context_with_its_own_caches(hash_sample_ws):
     question = "How do I restore a backup?"
     strategy = PRESETS["neighbours"]
-    info = sample_ws.ensure_chunk_set(strategy.chunk)
-    ctx = SearchInputs(sample_ws.runtime(info.id), question, sample_ws.query_vector(question), sample_ws)
+    info = hash_sample_ws.ensure_chunk_set(strategy.chunk)
+    ctx = SearchInputs(hash_sample_ws.runtime(info.id), question, hash_sample_ws.query_vector(question), hash_sample_ws)
     retriever = Retriever()
     result = retriever.run(ctx, strategy, lambda: (None, "no LLM in this test"))
     assert result.passages and len(retriever.hit_cache) == 1
-    assert result.spans() == sample_ws.search(question, strategy).spans()
+    assert result.spans() == hash_sample_ws.search(question, strategy).spans()
 
 
 def test_old_flat_json_still_loads_and_records_are_still_written_flat():
@@ -179,12 +179,12 @@ def halo_expansion():
     FIELD_OWNER.pop("halo")
 
 
-def test_a_new_expansion_is_one_class_and_its_registration(halo_expansion, sample_ws):
+def test_a_new_expansion_is_one_class_and_its_registration(halo_expansion, hash_sample_ws):
     s = from_dict({"size": 100, "expansion": "halo", "halo": 1})
     assert s.expander == halo_expansion(halo=1) and "halo 1" in s.describe()
     assert from_dict(s.to_dict()) == s and from_dict(to_flat_dict(s)) == s
     question = "How do I restore a backup?"
-    assert sample_ws.search(question, s).spans() == sample_ws.search(question, PRESETS["neighbours"]).spans()
+    assert hash_sample_ws.search(question, s).spans() == hash_sample_ws.search(question, PRESETS["neighbours"]).spans()
 
 
 def test_core_code_assigns_no_workspace_attributes():

@@ -51,9 +51,9 @@ SCRIPT = [
 
 
 @pytest.fixture
-def docs_ws(fresh_ws):
-    fresh_ws.add_paths([str(p) for p in DOCS])
-    return fresh_ws
+def docs_ws(hash_ws):
+    hash_ws.add_paths([str(p) for p in DOCS])
+    return hash_ws
 
 
 def test_parse_json_lines_and_garbage():
@@ -134,7 +134,7 @@ def test_two_part_needs_both_parts(docs_ws, tmp_path):
     assert a[1] < b[0], "two separate parts of the window"
 
 
-def test_cli_make_questions_from_a_folder(tmp_path, capsys, monkeypatch):
+def test_cli_make_questions_from_a_folder(tmp_path, capsys, monkeypatch, hash_cli):
     from workbench.cli import main
     from workbench.commands import make_questions
 

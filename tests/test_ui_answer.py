@@ -19,6 +19,7 @@ def ws(corpus, fresh_ws):  # noqa: F811 - the imported fixture is used here
 
 
 def test_extractive_answer_is_labelled_cited_and_highlighted(qtbot, make_window, ws, ui_settings):
+    """On the real model: the sentences it picks (from the deploy guide's passage [1]) are checked here."""
     from workbench.core.llm.no_model import LABEL
     from workbench.ui.explore.render import rendered_spans
 

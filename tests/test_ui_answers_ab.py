@@ -91,9 +91,9 @@ def ollama():
 
 
 @pytest.fixture
-def ws(corpus, fresh_ws):  # noqa: F811 - the imported fixture is used here
-    assert not fresh_ws.add_paths([str(corpus)]).failed
-    return fresh_ws
+def ws(corpus, hash_ws):  # noqa: F811 - the imported fixture is used here
+    assert not hash_ws.add_paths([str(corpus)]).failed
+    return hash_ws
 
 
 def reference_span(ws) -> Span:  # noqa: ANN001

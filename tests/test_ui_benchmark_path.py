@@ -1,4 +1,4 @@
-"""The welcome's benchmark path and the Evaluation tab's *Bundled* menu (pytest-qt, offscreen, real MiniLM).
+"""The welcome's benchmark path and the Evaluation tab's *Bundled* menu (pytest-qt, offscreen, hashed embedder).
 
 "Try a benchmark with reference answers" indexes Chroma's ``state_of_the_union`` corpus, loads its 76
 questions into the Evaluation tab, scores A and B on them and opens one question side by side. The test
@@ -39,9 +39,9 @@ def _label(m) -> str:  # noqa: ANN001 - QuestionMetrics
     return f"recall {m.recall:.2f} · precision {m.precision:.2f} · IoU {m.iou:.2f}"
 
 
-def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtbot, make_window, fresh_ws,
+def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtbot, make_window, hash_ws,
                                                                              quiet_llm_host):
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     modes: list[str] = []  # the lab's own mode shows while it scores, then Explore opens the question
     window.modes.currentChanged.connect(lambda _i: modes.append(window.mode()))
     dialog = window.open_welcome()
@@ -79,8 +79,8 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
     assert [view.questions.item(i.row(), 0).data(0) for i in selected] == [q.index]
 
     # (c) the reference spans drawn are exactly the question's, as offsets into the stored corpus text
-    doc = next(d for d in fresh_ws.store.documents() if d["path"] == str(corpus_path))
-    text = fresh_ws.doc_text(doc["id"])
+    doc = next(d for d in hash_ws.store.documents() if d["path"] == str(corpus_path))
+    text = hash_ws.doc_text(doc["id"])
     assert text == read_corpus(corpus_path)
     reference = [Span(doc["id"], r.start, r.end) for r in q.references]
     assert [text[s.start : s.end] for s in reference] == [r.content for r in q.references]
@@ -108,10 +108,10 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
         assert not ra.metrics.covered or abs(ra.metrics.recall - rb.metrics.recall) <= 0.1, ra.question
 
 
-def test_bundled_menu_loads_chroma_general(qtbot, fresh_ws):
+def test_bundled_menu_loads_chroma_general(qtbot, hash_ws):
     from workbench.ui.evaluate.eval_view import EvalView
 
-    view = EvalView(fresh_ws)
+    view = EvalView(hash_ws)
     qtbot.addWidget(view)
     view.bundled_menu.aboutToShow.emit()  # the menu is filled when it opens
     sets = bundled_sets()
@@ -130,10 +130,10 @@ def test_bundled_menu_loads_chroma_general(qtbot, fresh_ws):
     assert len(view.qset.questions) == chroma.questions, "a refused load keeps the loaded set"
 
 
-def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot, make_window, fresh_ws):
+def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot, make_window, hash_ws):
     from workbench.ui.library.benchmark_tour import contrasting, pick_question
 
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):
         window.index_sample(SAMPLE)
         failed: list[str] = []
@@ -142,7 +142,7 @@ def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot
         tour.failed.connect(failed.append)
         assert not tour.start() and "already running" in failed[-1]
         assert "already running" in window.statusBar().currentMessage()
-    assert not [d for d in fresh_ws.store.documents() if CORPUS in d["path"]], "nothing indexed for the tour"
+    assert not [d for d in hash_ws.store.documents() if CORPUS in d["path"]], "nothing indexed for the tour"
     assert window.eval_view.qset is None
 
     plain, neighbours = PRESETS["plain"], PRESETS["neighbours"]

@@ -16,8 +16,8 @@ def _in_doc(spans, doc_id):
     return [s for s in spans if s.doc_id == doc_id]
 
 
-def test_side_by_side_summary_and_diff_colouring(qtbot, make_window, sample_ws):
-    window = make_window(sample_ws)
+def test_side_by_side_summary_and_diff_colouring(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
     window.side_by_side.click()
     assert window.compare.b.isVisible()
     ra, rb = search(qtbot, window, sides=("a", "b"))
@@ -40,17 +40,17 @@ def test_side_by_side_summary_and_diff_colouring(qtbot, make_window, sample_ws):
         assert view.rendered("both") == intersect_spans(a, b)
         hits = [s for r in (ra, rb) for p in r.passages for s in p.hit_spans if s.doc_id == doc_id]
         assert view.rendered("hit") == merge_spans(hits)
-        runtime = sample_ws.runtime(ra.set_id)
+        runtime = hash_sample_ws.runtime(ra.set_id)
         first, end = runtime.doc_rows(doc_id)
         assert view.document().toPlainText().count("\u00a6") >= end - first - 1, "every chunk boundary marked"
     assert pane.legend.kinds[:3] == ["only_a", "only_b", "both"]
 
 
-def test_clicking_a_passage_opens_its_document_scrolled_to_it(qtbot, make_window, sample_ws):
+def test_clicking_a_passage_opens_its_document_scrolled_to_it(qtbot, make_window, hash_sample_ws):
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QTextCursor
 
-    window = make_window(sample_ws)
+    window = make_window(hash_sample_ws)
     (result,) = search(qtbot, window)
     view = window.compare.a.results
     passage = result.passages[-1]
@@ -72,11 +72,11 @@ def test_clicking_a_passage_opens_its_document_scrolled_to_it(qtbot, make_window
     assert pane.view.rendered("window") == merge_spans(_in_doc(result.spans(), passage.span.doc_id))
 
 
-def test_evaluation_question_draws_and_scores_reference_spans(qtbot, make_window, sample_ws):
-    window = make_window(sample_ws)
+def test_evaluation_question_draws_and_scores_reference_spans(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
     window.side_by_side.click()
-    deploy = next(d for d in sample_ws.store.documents() if d["path"].endswith("deploy-guide.md"))
-    text = sample_ws.doc_text(deploy["id"])
+    deploy = next(d for d in hash_sample_ws.store.documents() if d["path"].endswith("deploy-guide.md"))
+    text = hash_sample_ws.doc_text(deploy["id"])
     start = text.index("The database schema must be migrated")
     end = text.index("stall halfway.") + len("stall halfway.")
     reference = [Span(deploy["id"], start, end)]
@@ -95,11 +95,11 @@ def test_evaluation_question_draws_and_scores_reference_spans(qtbot, make_window
     assert "reference" in pane.legend.kinds
 
 
-def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_window, sample_ws):
-    window = make_window(sample_ws)
+def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
     if window.eval_view is None:
         pytest.skip("workbench.ui.evaluate.eval_view is not installed")
-    doc_id = sample_ws.store.documents()[0]["id"]
+    doc_id = hash_sample_ws.store.documents()[0]["id"]
     with qtbot.waitSignal(window.compare.a.resultShown, timeout=WAIT_MS):
         window.eval_view.questionActivated.emit(QUESTION, [Span(doc_id, 0, 40)])
     assert window.question.text() == QUESTION

@@ -157,11 +157,11 @@ def test_nothing_is_indexed_without_the_researcher_choosing_it(qtbot, start_app,
     assert _welcome(again) is not None, "an empty library offers its first documents"
 
 
-def test_load_sample_skip_and_help_menu(qtbot, make_window, fresh_ws, ui_settings, closed_host):
+def test_load_sample_skip_and_help_menu(qtbot, make_window, hash_ws, ui_settings, closed_host):
     from shiboken6 import isValid
 
     ui_settings.setValue("llm/host", closed_host)
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     window.menu_actions["welcome"].trigger()  # Help → Welcome…: skipping does nothing
     assert window.dialogs.welcome.isVisible()
     window.dialogs.welcome.skip_button.click()
@@ -170,8 +170,8 @@ def test_load_sample_skip_and_help_menu(qtbot, make_window, fresh_ws, ui_setting
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS) as done:
         dialog.sample_button.click()
     assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted on close)
-    assert len(done.args[0].added) == len(fresh_ws.store.documents()) == len(list(SAMPLE.iterdir()))
-    assert window.library.table.topLevelItemCount() >= len(fresh_ws.store.documents())
+    assert len(done.args[0].added) == len(hash_ws.store.documents()) == len(list(SAMPLE.iterdir()))
+    assert window.library.table.topLevelItemCount() >= len(hash_ws.store.documents())
 
 
 def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_settings, tmp_path, ollama_standin):
@@ -227,7 +227,7 @@ def test_settings_round_trip_and_validation(qtbot, ui_settings, tmp_path, closed
     assert unchanged.args[1] is False, "nothing that needs a restart changed"
 
 
-def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, fresh_ws, ui_settings, tmp_path,
+def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, hash_ws, ui_settings, tmp_path,
                                                    monkeypatch):
     from workbench.ui.app.settings_dialog import SettingsDialog
 
@@ -247,7 +247,7 @@ def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, fresh_ws,
         dialog.ok_button.click()
     assert saved.args[0] == LLMChoice("auto", "", REMOTE, REMOTE) and saved.args[0].blocked() is None
     assert not guard.blocked, "the remote host was contacted"
-    window = make_window(fresh_ws)  # the answer panel warns about the allowed remote host
+    window = make_window(hash_ws)  # the answer panel warns about the allowed remote host
     banner = window.answer.host_warning
     assert not banner.isHidden() and "not on this machine" in banner.text()
     assert window.answer.holder.host == REMOTE and window.answer.holder.blocked is None

@@ -40,14 +40,14 @@ def _same(a, b):
 
 
 @pytest.fixture
-def lab(qtbot, make_window, fresh_ws, tmp_path):
+def lab(qtbot, make_window, hash_ws, tmp_path):
     from eval_support import sample_questions
 
     from workbench.core.evaluate.datasets import save_question_set
 
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     window.resize(1366, 768)
     window.set_mode("evaluate")
     view = window.eval_view

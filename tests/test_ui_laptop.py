@@ -150,7 +150,7 @@ def test_splitter_sizes_are_remembered_per_screen_size(monkeypatch, qtbot, make_
 
 
 def test_the_lab_is_its_own_mode_shows_every_summary_column_and_drills_down(monkeypatch, qtbot, make_window,
-                                                                         fresh_ws, tmp_path):
+                                                                         hash_ws, tmp_path):
     from eval_support import sample_questions
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QColor
@@ -161,7 +161,7 @@ def test_the_lab_is_its_own_mode_shows_every_summary_column_and_drills_down(monk
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
     _small_screen(monkeypatch, 1366, 768)
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     window.resize(1366, 768)
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
@@ -196,7 +196,7 @@ def test_the_lab_is_its_own_mode_shows_every_summary_column_and_drills_down(monk
     assert window.mode() == "explore" and window.compare.isVisible()
 
 
-def test_benchmark_tour_keeps_the_window_on_a_laptop_screen(monkeypatch, qtbot, make_window, fresh_ws, tmp_path):
+def test_benchmark_tour_keeps_the_window_on_a_laptop_screen(monkeypatch, qtbot, make_window, hash_ws, tmp_path):
     from eval_support import sample_questions
 
     from workbench.core.evaluate.datasets import save_question_set
@@ -205,7 +205,7 @@ def test_benchmark_tour_keeps_the_window_on_a_laptop_screen(monkeypatch, qtbot, 
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
     screen = _small_screen(monkeypatch, 1366, 768)
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     assert screen.contains(window.frameGeometry())
     tour = BenchmarkTour(window, str(tmp_path / "qs"), "lab-safety")
     outcome = []

@@ -30,12 +30,12 @@ def _drop(panel, paths) -> None:
     panel.dropEvent(drop)
 
 
-def test_drop_a_folder_indexes_it_in_the_background(qtbot, make_window, fresh_ws, tmp_path):
+def test_drop_a_folder_indexes_it_in_the_background(qtbot, make_window, hash_ws, tmp_path):
     folder = tmp_path / "corpus"
     shutil.copytree(SAMPLE, folder)
     (folder / "empty.md").write_text("")
     (folder / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     lib = window.library
     events = []
     lib.progress.bar.valueChanged.connect(lambda _v: events.append(lib.progress.detail.text()))
@@ -49,12 +49,12 @@ def test_drop_a_folder_indexes_it_in_the_background(qtbot, make_window, fresh_ws
     assert rows["empty.md"]["status"] == "skipped" and rows["empty.md"]["details"] == "empty file"
     assert rows["broken.pdf"]["status"] == "failed" and "PDF" in rows["broken.pdf"]["details"]
     config = window.compare.a.strategy().chunk
-    counts = fresh_ws.runtime(fresh_ws.find_chunk_set(config).id).doc_row_count
+    counts = hash_ws.runtime(hash_ws.find_chunk_set(config).id).doc_row_count
     indexed = [r for r in rows.values() if r["status"] == "indexed"]
     assert len(indexed) == 6
     assert {int(r["doc_id"]): int(r["chunks"]) for r in indexed} == counts
     assert "Indexed: 6 added" in window.statusBar().currentMessage()
-    assert fresh_ws.find_chunk_set(window.compare.b.strategy().chunk) is not None, "B's chunk set built too"
+    assert hash_ws.find_chunk_set(window.compare.b.strategy().chunk) is not None, "B's chunk set built too"
 
 
 def _corpus(folder, n: int) -> None:
@@ -67,11 +67,11 @@ def _corpus(folder, n: int) -> None:
         (folder / f"note-{i:03d}.md").write_text(f"# Note {i}\n\n" + "\n\n".join(paras))
 
 
-def test_cancel_indexing_keeps_the_store_consistent(qtbot, make_window, fresh_ws, tmp_path, embedder):
+def test_cancel_indexing_keeps_the_store_consistent(qtbot, make_window, hash_ws, tmp_path, hash_embedder):
     _corpus(tmp_path / "many", 300)
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     lib = window.library
-    encoded = embedder.texts_encoded
+    encoded = hash_embedder.texts_encoded
     with qtbot.waitSignal(lib.progress.cancelRequested, timeout=WAIT_MS):
         lib.progress.bar.valueChanged.connect(lambda _v: lib.progress.cancel.click())
         lib.index_paths([str(tmp_path / "many")])
@@ -79,15 +79,15 @@ def test_cancel_indexing_keeps_the_store_consistent(qtbot, make_window, fresh_ws
         pass
     assert lib.worker is None and not lib.progress.isVisible() and lib.add_folder.isEnabled()
     assert "cancelled" in window.statusBar().currentMessage()
-    assert embedder.texts_encoded - encoded < 300, "stopped before embedding the corpus"
-    check = verify_store(fresh_ws)
+    assert hash_embedder.texts_encoded - encoded < 300, "stopped before embedding the corpus"
+    check = verify_store(hash_ws)
     assert check["consistent"], check["problems"]
-    assert fresh_ws.find_chunk_set(window.compare.a.strategy().chunk) is None
-    assert len(lib.table.rows()) == len(fresh_ws.store.documents()) + len(fresh_ws.store.problems())
+    assert hash_ws.find_chunk_set(window.compare.a.strategy().chunk) is None
+    assert len(lib.table.rows()) == len(hash_ws.store.documents()) + len(hash_ws.store.problems())
 
 
-def test_remove_and_reindex_documents(qtbot, make_window, sample_ws):
-    window = make_window(sample_ws)
+def test_remove_and_reindex_documents(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
     lib = window.library
     qtbot.waitUntil(lambda: lib.table.topLevelItemCount() == 6, timeout=WAIT_MS)
     target = lib.table.topLevelItem(1)
@@ -97,7 +97,7 @@ def test_remove_and_reindex_documents(qtbot, make_window, sample_ws):
     with qtbot.waitSignal(lib.libraryChanged, timeout=WAIT_MS):
         lib.remove.click()
     assert title not in [r["title"] for r in lib.table.rows()]
-    assert len(sample_ws.store.documents()) == 5
+    assert len(hash_sample_ws.store.documents()) == 5
     lib.table.setCurrentItem(lib.table.topLevelItem(0))
     path = lib.table.selected()[0]["path"]
     with qtbot.waitSignal(lib.indexingFinished, timeout=WAIT_MS) as done:

@@ -16,10 +16,10 @@ from workbench.ui.answer.llm_tools import ContextualizeDialog, MakeQuestionsDial
 pytest_plugins = ["ui_support"]
 
 
-def test_contextualize_dialog_runs_and_cancels(qtbot, fresh_ws, tmp_path):
-    fresh_ws.add_paths([str(write_docs(tmp_path / "docs"))], ChunkConfig(size=SIZE))
+def test_contextualize_dialog_runs_and_cancels(qtbot, hash_ws, tmp_path):
+    hash_ws.add_paths([str(write_docs(tmp_path / "docs"))], ChunkConfig(size=SIZE))
     stand_in = ScriptedLLM()
-    dialog = ContextualizeDialog(fresh_ws, ChunkConfig(size=SIZE), llm_factory=lambda ws, kind: stand_in)
+    dialog = ContextualizeDialog(hash_ws, ChunkConfig(size=SIZE), llm_factory=lambda ws, kind: stand_in)
     qtbot.addWidget(dialog)
     events = []
     with qtbot.waitSignal(dialog.jobFinished, timeout=WAIT_MS) as done:
@@ -27,7 +27,7 @@ def test_contextualize_dialog_runs_and_cancels(qtbot, fresh_ws, tmp_path):
         dialog.worker.signals.progress.connect(events.append)
     result = done.args[0]
     assert result["chunks"] == stand_in.calls == result["llm"]["calls"] and "LLM calls" in dialog.status.text()
-    assert fresh_ws.find_chunk_set(ChunkConfig(size=SIZE, contextual=True)) is not None
+    assert hash_ws.find_chunk_set(ChunkConfig(size=SIZE, contextual=True)) is not None
     assert any(e.stage == "contextualizing" for e in events)
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
 
@@ -47,21 +47,21 @@ def test_contextualize_dialog_runs_and_cancels(qtbot, fresh_ws, tmp_path):
     dialog.progress.cancel.click()
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
     assert dialog.status.text().startswith("cancelled") and dialog.start_button.isEnabled() and slow.calls == 1
-    assert fresh_ws.find_chunk_set(ChunkConfig(size=SIZE // 2, contextual=True)) is None
+    assert hash_ws.find_chunk_set(ChunkConfig(size=SIZE // 2, contextual=True)) is None
 
 
-def test_make_questions_dialog_and_menu(qtbot, make_window, fresh_ws, tmp_path):
+def test_make_questions_dialog_and_menu(qtbot, make_window, hash_ws, tmp_path):
     from conftest import SAMPLE
 
-    fresh_ws.add_paths([str(SAMPLE / "deploy-guide.md")])
-    window = make_window(fresh_ws)
+    hash_ws.add_paths([str(SAMPLE / "deploy-guide.md")])
+    window = make_window(hash_ws)
     titles = [a.text() for a in window.menuBar().actions()]
     assert titles.index("&Tools") == titles.index("&Help") - 1
     tools = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Tools")
     acts = {a.text(): a for a in tools.actions()}
     assert set(acts) == {"Contextualize chunks…", "Make questions…"}
 
-    dialog = MakeQuestionsDialog(fresh_ws, window.store_jobs, llm_factory=lambda ws, kind: QuestionLLM(SCRIPT),
+    dialog = MakeQuestionsDialog(hash_ws, window.store_jobs, llm_factory=lambda ws, kind: QuestionLLM(SCRIPT),
                                  parent=window)
     dialog.n.setValue(2)
     dialog.seed.setValue(3)

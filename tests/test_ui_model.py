@@ -62,12 +62,12 @@ def test_results_and_answers_count_only_for_their_question_and_strategy(qtbot):
     assert changed == [], "a setter that changes nothing emits nothing"
 
 
-def test_menus_and_shortcuts_come_from_the_action_table(make_window, fresh_ws):
+def test_menus_and_shortcuts_come_from_the_action_table(make_window, hash_ws):
     from PySide6.QtGui import QKeySequence
 
     from workbench.ui.window.actions import ACTIONS, MENUS
 
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     titles = [a.text() for a in window.menuBar().actions()]
     assert titles == list(MENUS)
     for menu_action in window.menuBar().actions():
@@ -81,8 +81,8 @@ def test_menus_and_shortcuts_come_from_the_action_table(make_window, fresh_ws):
     assert "Ctrl+Shift+E" in window.mode_buttons["evaluate"].toolTip()
 
 
-def test_panels_follow_the_model(qtbot, make_window, sample_ws):
-    window = make_window(sample_ws)
+def test_panels_follow_the_model(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
     model, compare = window.model, window.compare
     a, b = model.strategy("A"), model.strategy("B")
     window.menu_actions["swap"].trigger()
@@ -92,7 +92,7 @@ def test_panels_follow_the_model(qtbot, make_window, sample_ws):
     assert model.strategy("A") == compare.a.strategy() and model.strategy("A").top_k == top_k.value()
     window.question.setText("  typed  ")
     assert model.question == "typed"
-    doc_id = sample_ws.store.documents()[0]["id"]
+    doc_id = hash_sample_ws.store.documents()[0]["id"]
     with qtbot.waitSignal(compare.a.resultShown, timeout=WAIT_MS):
         window.eval_view.questionActivated.emit(QUESTION, [Span(doc_id, 0, 40)])
     assert model.question == window.question.text() == compare.searched_question == QUESTION
@@ -103,8 +103,8 @@ def test_panels_follow_the_model(qtbot, make_window, sample_ws):
     qtbot.waitUntil(lambda: not any(c.building or c.searching for c in idle), timeout=WAIT_MS)
 
 
-def test_the_evaluation_lab_writes_on_the_window_store_queue(make_window, fresh_ws):
-    window = make_window(fresh_ws)
+def test_the_evaluation_lab_writes_on_the_window_store_queue(make_window, hash_ws):
+    window = make_window(hash_ws)
     assert window.eval_view.jobs is window.store_jobs
 
 

@@ -48,19 +48,19 @@ def test_knob_entries_and_choice(qtbot, standin, tmp_path):
     assert knob.model() == "ollama:other" and seen == [OLLAMA]
 
 
-def test_side_searches_the_chunk_set_of_its_model(qtbot, make_window, sample_ws, standin, embedder):
+def test_side_searches_the_chunk_set_of_its_model(qtbot, make_window, hash_sample_ws, standin, hash_embedder):
     from workbench.ui.explore.side_panel import knob_summary
 
-    window = make_window(sample_ws)
-    sample_ws.models.use_ollama_host(standin.host)
+    window = make_window(hash_sample_ws)
+    hash_sample_ws.models.use_ollama_host(standin.host)
     side = window.compare.a
     knob = side.model_knob
-    assert knob.combo.itemText(0) == "default (all-MiniLM-L6-v2)" and knob.model() == ""
+    assert knob.combo.itemText(0) == f"default ({hash_embedder.model_id})" and knob.model() == ""
     knob.set_ollama_models(ollama_embedding_models(standin.host))
     window.question.setText(QUESTION)
     side.search(QUESTION)
     first = wait_settled(qtbot, side)
-    assert first.set_id == first.strategy.chunk.set_id(embedder.model_id)
+    assert first.set_id == first.strategy.chunk.set_id(hash_embedder.model_id)
     knob.combo.setCurrentIndex(knob.combo.findData(OLLAMA))
     assert side.strategy().model == OLLAMA and OLLAMA in knob_summary(side.strategy())
     result = wait_settled(qtbot, side, lambda r: r.strategy.model == OLLAMA)

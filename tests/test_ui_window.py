@@ -1,5 +1,6 @@
 """Desktop manners: persisted layout and strategies, shortcuts, tooltips, the About box, errors in the UI,
-the background worker's signals, and the answer panel with the local model."""
+the background worker's signals, and the answer panel streaming from a generative model (the stand-in LLM).
+The sample corpus is embedded with the hashed embedder: none of this depends on the real model's ranking."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from workbench.core.retrieve.strategies import PRESETS
 pytest_plugins = ["ui_support"]
 
 
-def test_layout_strategies_and_mode_persist(qtbot, make_window, sample_ws, ui_settings):
-    window = make_window(sample_ws)
+def test_layout_strategies_and_mode_persist(qtbot, make_window, hash_sample_ws, ui_settings):
+    window = make_window(hash_sample_ws)
     side = window.compare.a
     side.strategy_panel.preset.setCurrentText("sentence-window")
     qtbot.waitUntil(lambda: not side.controller.building, timeout=WAIT_MS)
@@ -23,7 +24,7 @@ def test_layout_strategies_and_mode_persist(qtbot, make_window, sample_ws, ui_se
     window.close()
     assert ui_settings.value("window/rect") is not None
     ui_settings.remove("window/rect")  # start at the default window size
-    again = make_window(sample_ws, ui_settings)
+    again = make_window(hash_sample_ws, ui_settings)
     assert again.compare.a.strategy() == PRESETS["sentence-window"]
     assert again.compare.a.strategy_panel.preset.currentText() == "sentence-window"
     assert again.compare.b.strategy().top_k == 7 and again.compare.b.strategy_panel.preset.currentText() == "custom"
@@ -31,10 +32,10 @@ def test_layout_strategies_and_mode_persist(qtbot, make_window, sample_ws, ui_se
     assert again.main_split.sizes() == sizes
 
 
-def test_shortcuts_focus_and_switch_sides(qtbot, make_window, sample_ws):
+def test_shortcuts_focus_and_switch_sides(qtbot, make_window, hash_sample_ws):
     from PySide6.QtCore import Qt
 
-    window = make_window(sample_ws)
+    window = make_window(hash_sample_ws)
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
     window.compare.a.results.setFocus()
@@ -55,10 +56,10 @@ def test_shortcuts_focus_and_switch_sides(qtbot, make_window, sample_ws):
         assert action.toolTip()
 
 
-def test_every_knob_says_what_it_does(make_window, sample_ws):
+def test_every_knob_says_what_it_does(make_window, hash_sample_ws):
     from PySide6.QtWidgets import QAbstractButton, QComboBox, QDoubleSpinBox, QSlider, QSpinBox
 
-    window = make_window(sample_ws)
+    window = make_window(hash_sample_ws)
     for side in (window.compare.a, window.compare.b):
         panel = side.strategy_panel
         knobs = panel.findChildren(QSlider) + panel.findChildren(QSpinBox) + panel.findChildren(QComboBox) \
@@ -70,10 +71,10 @@ def test_every_knob_says_what_it_does(make_window, sample_ws):
     assert "nothing is re-embedded" in window.compare.a.strategy_panel.window.slider.toolTip()
 
 
-def test_about_box_and_errors_show_in_the_window(qtbot, make_window, fresh_ws):
+def test_about_box_and_errors_show_in_the_window(qtbot, make_window, hash_ws):
     from PySide6.QtWidgets import QLabel
 
-    window = make_window(fresh_ws)
+    window = make_window(hash_ws)
     window.menu_actions["about"].trigger()
     dialogs = [w for w in window.children() if type(w).__name__ == "AboutDialog"]
     assert len(dialogs) == 1 and dialogs[0].isVisible()
@@ -126,16 +127,16 @@ def test_worker_signals_in_order(qtbot):
     assert runner.shutdown()
 
 
-@pytest.mark.llm
-def test_answer_streams_and_stops(qtbot, make_window, sample_ws):
+def test_answer_streams_and_stops(qtbot, make_window, hash_sample_ws, standin_llm):
     from workbench.ui.app.settings import LLMChoice
 
-    window = make_window(sample_ws)
+    window = make_window(hash_sample_ws)
     panel = window.answer
     if not panel.available:
         assert panel.status.text() == "answering backend not installed" and not panel.ask.isEnabled()
         pytest.skip("workbench.core.llm is not installed")
     panel.set_backend(LLMChoice("embedded"))  # a generated, streamed answer (auto without Ollama quotes instead)
+    standin_llm.reply = lambda messages: "The migration adds the columns first [1]. " * 40
     search(qtbot, window)
     with qtbot.waitSignal(panel.answered, timeout=120_000) as done:
         panel.ask.click()
@@ -146,8 +147,11 @@ def test_answer_streams_and_stops(qtbot, make_window, sample_ws):
     panel.show_prompt.click()
     assert panel.prompt.isVisibleTo(panel) and "Passages:" in panel.prompt.toPlainText()
     assert "Question: Why must the database migration" in panel.prompt.toPlainText()
-    with qtbot.waitSignal(panel.relay.token, timeout=120_000):
+    assert standin_llm.requests[-1][-1]["content"] in panel.prompt.toPlainText(), "the prompt shown is the one sent"
+    standin_llm.delay = 0.05  # 400 words: 20 s unless the stop stops it
+    with qtbot.waitSignal(panel.relay.token, timeout=WAIT_MS):
         panel.ask.click()
     with qtbot.waitSignal(panel.stopped, timeout=WAIT_MS):
         panel.stop.click()
     assert panel.ask.isEnabled() and "stopped" in panel.status.text()
+    assert panel.answer.toPlainText().count("[1]") < 40, "the answer stopped part-way"

@@ -143,13 +143,12 @@ class StoreConnection:
     def _open_checks(self, writable: bool) -> None:
         """Schema version and ownership (before anything is written), WAL mode, integrity (once per process
         and file), migrations (each under SQLite's write lock, see ``schema.migrate``)."""
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        version, foreign = self._read_schema()
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} was written by a newer Chunk Workbench (schema {version}, this version "
                 f"knows {SCHEMA_VERSION}); it was left untouched. Update the app or use another data folder."
             )
-        foreign = foreign_tables(self.db, version)
         if foreign:
             raise StoreError(
                 f"{self.path} is a SQLite database of another program (it holds {foreign}), not a Chunk "
@@ -170,6 +169,19 @@ class StoreConnection:
                                  + self.refusal[0].lower() + self.refusal[1:])
             return
         migrate(self.db, self.transaction)
+
+    def _read_schema(self) -> tuple[int, str]:
+        """``(user_version, foreign tables)`` read in one read transaction: another process creating or
+        migrating the store at the same moment commits its tables and its version together, so both reads
+        must see the same commit (read apart, new tables beside an old version looked like another
+        program's database)."""
+        conn = self.db.conn
+        conn.execute("BEGIN")
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            return version, foreign_tables(self.db, version)
+        finally:
+            conn.rollback()
 
     def _use_wal(self) -> None:
         """Switch the file to write-ahead logging (readers never wait for a writer). Another process may hold

@@ -351,7 +351,7 @@ class Store(StoreConnection):
 
     def run_rows(self) -> list[dict[str, Any]]:
         """Every run row, newest first."""
-        return list(self.db.query("SELECT * FROM runs ORDER BY started DESC, id DESC"))
+        return list(self.db.query("SELECT * FROM runs ORDER BY started DESC, rowid DESC"))
 
     def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
         """The question rows of one run, in question order."""

@@ -33,10 +33,11 @@ CITE_SCHEME = "cite"
 
 
 def linked_citations(text: str) -> str:
-    """``text`` as HTML with every ``[n]`` a link ``cite:n`` (everything else escaped, line breaks kept)."""
-    escaped = html.escape(text)
+    """``text`` as HTML with every ``[n]`` a link ``cite:n`` (everything else escaped; spaces and line breaks
+    kept as they are)."""
+    escaped = html.escape(text, quote=False)
     linked = CITATION.sub(lambda m: f"<a href='{CITE_SCHEME}:{m.group(1)}'>[{m.group(1)}]</a>", escaped)
-    return linked.replace("\n", "<br>")
+    return f"<div style='white-space: pre-wrap'>{linked}</div>"
 
 
 class AnswerColumn(QWidget):
