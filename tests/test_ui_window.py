@@ -155,3 +155,35 @@ def test_answer_streams_and_stops(qtbot, make_window, hash_sample_ws, standin_ll
         panel.stop.click()
     assert panel.ask.isEnabled() and "stopped" in panel.status.text()
     assert panel.answer.toPlainText().count("[1]") < 40, "the answer stopped part-way"
+
+
+def test_window_shortcuts_work_while_a_text_field_has_the_focus(qtbot, make_window, hash_ws):
+    """Under X11 key bindings a line edit claims Ctrl+E (end of line) and Ctrl+K (cut to its end) before any
+    shortcut; the offscreen platform's bindings do not, so the field here claims them as an X11 one does."""
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QLineEdit
+
+    class X11LineEdit(QLineEdit):
+        def event(self, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) and \
+                    event.modifiers() == Qt.KeyboardModifier.ControlModifier and event.key() in (Qt.Key.Key_E,
+                                                                                                 Qt.Key.Key_K):
+                event.accept()  # "this key is mine"
+                return True
+            return super().event(event)
+
+    window = make_window(hash_ws)
+    field = X11LineEdit()
+    window.eval_view.inputs.layout().addWidget(field)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
+    window.set_mode("evaluate")
+    field.setFocus()
+    qtbot.keyClick(field, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    assert window.mode() == "explore", "Ctrl+E went to the text field"
+    window.set_mode("explore")
+    knobs = window.compare.knobs_shown()
+    window.question.setFocus()
+    qtbot.keyClick(window.question, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert window.compare.knobs_shown() is not knobs

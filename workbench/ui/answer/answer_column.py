@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.spans import Span
 from workbench.ui.answer.answer_judging import verdict_line
+from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
     from workbench.ui.answer.answer_backend import AnswerJob
@@ -52,7 +53,7 @@ class AnswerColumn(QWidget):
         self.side = side
         self.title = QLabel(f"Answer from {side}'s passages")
         self.title.setObjectName("muted")
-        self.stale_note = QLabel("")
+        self.stale_note = WrappedLabel("")
         self.stale_note.setObjectName("staleNote")
         self.stale_note.setWordWrap(True)
         self.stale_note.hide()

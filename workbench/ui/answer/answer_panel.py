@@ -39,6 +39,7 @@ from workbench.ui.answer.answer_column import AnswerColumn
 from workbench.ui.answer.answer_judging import judge_job, reference_texts
 from workbench.ui.app.settings import LLMChoice
 from workbench.ui.model import SIDES, WorkbenchModel, as_side
+from workbench.ui.widgets.wrapped_label import WrappedLabel
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ class AnswerPanel(QWidget):
         self.available = llm_available()
         self.choice = LLMChoice()
         self.holder = BackendHolder()
-        self.host_warning = QLabel()
+        self.host_warning = WrappedLabel()
         self.host_warning.setObjectName("banner")
         self.host_warning.setWordWrap(True)
         self.host_warning.hide()
@@ -101,7 +102,7 @@ class AnswerPanel(QWidget):
         self.sides.addItems(list(SIDE_CHOICES))
         self.sides.setToolTip("Answer from A's passages, B's, or both one after the other (side by side)")
         self.sides.currentTextChanged.connect(self._sides_changed)
-        self.status = QLabel("" if self.available else NOT_INSTALLED)
+        self.status = WrappedLabel("" if self.available else NOT_INSTALLED)
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)
         placeholder = "The answer streams here." if self.available else NOT_INSTALLED
@@ -116,7 +117,7 @@ class AnswerPanel(QWidget):
         self.copy = QPushButton("Copy prompt")
         self.prompt = QPlainTextEdit()
         self.prompt.setReadOnly(True)
-        self.prompt_note = QLabel("")  # the prompt shown belongs to an earlier question
+        self.prompt_note = WrappedLabel("")  # the prompt shown belongs to an earlier question
         self.prompt_note.setObjectName("staleNote")
         self.prompt_note.setWordWrap(True)
         self.prompt_box = QWidget()

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -55,6 +54,7 @@ from workbench.ui.evaluate.lab_inputs import LabInputs, fill_bundled_menu
 from workbench.ui.evaluate.sweep_job import export_line, sweep_and_record
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
 from workbench.ui.model import WorkbenchModel
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class EvalView(QWidget):
         self.curves = CurvePanel()
         self.curve_plot = self.curves.plot
         self.plot_tabs = QTabWidget()
-        self.compare_to = QComboBox()
+        self.compare_to = ElidedComboBox()
         self.compare_to.setToolTip("Mark each question fixed or broke against another configuration")
         self.questions: QTableWidget = make_table(QUESTION_COLUMNS)
         self.flip_browser = FlipBrowser(self.reference_spans)
@@ -276,10 +276,12 @@ class EvalView(QWidget):
         return run.run_id if run is not None else ""
 
     def refresh_runs(self) -> None:
-        """Fill the recorded-runs menu."""
+        """Fill the recorded-runs menu: each run by its set, size and time (the whole line in its tooltip)."""
         self.runs.clear()
         for r in list_runs(self.ws):
-            self.runs.addItem(f"{r.id}  {r.label}  ({len(r.config_keys)} configurations)", r.id)
+            text = f"{r.label} · {len(r.config_keys)} configs · {r.started[:16].replace('T', ' ')}"
+            self.runs.addItem(text, r.id)
+            self.runs.setItemData(self.runs.count() - 1, f"{text}\nrun {r.id}", Qt.ItemDataRole.ToolTipRole)
 
     def open_run(self, run_id: str | None) -> None:
         """Show a recorded run."""

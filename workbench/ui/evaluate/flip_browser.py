@@ -29,6 +29,7 @@ from workbench.core.evaluate.flips import BY_LABEL, BY_RECALL, Flip, find_flips,
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult
 from workbench.core.spans import Span
 from workbench.ui.evaluate.eval_tables import add_configuration
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 
 COLUMNS = ["winner", "#", "question", "|change|", "A", "B", "references", "judge's reasons"]
 GROUPS = [("all questions", None), ("B wins", "B"), ("A wins", "A"), ("ties", "tie")]
@@ -59,7 +60,8 @@ class FlipBrowser(QWidget):
         self.colours: dict[str, str] = {}
         self.flips: list[Flip] = []
         self._refs: dict[int, list[Span]] = {}
-        self.config_a, self.config_b, self.by, self.group = QComboBox(), QComboBox(), QComboBox(), QComboBox()
+        self.config_a, self.config_b = ElidedComboBox(), ElidedComboBox()
+        self.by, self.group = QComboBox(), QComboBox()
         self.by.addItem("recall", BY_RECALL)
         self.by.addItem("answer label", BY_LABEL)
         self.by.setToolTip("Who wins a question: higher recall, or the better judged answer "

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.evaluate.bundled import bundled_sets
 from workbench.core.retrieve.strategies import PRESETS
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 
 BUDGETS_TIP = ("Run every configuration at each context budget (tokens) and draw recall against mean context "
                "tokens, one curve per strategy")
@@ -67,7 +68,7 @@ class LabInputs(QWidget):
         self.progress = QProgressBar()
         self.status = QLabel("")
         self.status.setWordWrap(True)
-        self.runs = QComboBox()
+        self.runs = ElidedComboBox()
         self.runs.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.runs.setMinimumContentsLength(24)
         self.open_run_button = QPushButton("Open run")

@@ -55,7 +55,7 @@ class CompareView(QWidget):
         self.doc_pane = DocumentPane(workspace)
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.doc_pane, "Document")
-        self.bottom_tabs.setMinimumHeight(90)  # the splitter may make it small: the passages come first
+        # (its minimum is its content's: the splitter may make it small, never cut its lines)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("resultsSplitter")
         self.split.addWidget(self.sides)

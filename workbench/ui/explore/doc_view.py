@@ -16,14 +16,16 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
 from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
 from workbench.ui.explore.evidence import EVIDENCE_LABELS, evidence_layers
 from workbench.ui.explore.legend import Legend
 from workbench.ui.explore.render import chunk_markers, every_second, insert_layers, overlap_ranges
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.text_view import LayeredTextView
+from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.passages import Passage
@@ -107,13 +109,14 @@ class DocumentPane(QWidget):
         super().__init__(parent)
         self.ws = workspace
         self.view = DocumentView(workspace)
-        self.picker = QComboBox()
+        self.view.setMinimumHeight(40)  # a short pane keeps a few lines of text: the passages above come first
+        self.picker = ElidedComboBox()
         self.picker.setToolTip("Documents with returned passages or reference spans")
         self.picker.setMinimumContentsLength(28)
         self.info = QLabel()
         self.info.setObjectName("muted")
         self.legend = Legend(SINGLE_KINDS, labels=EVIDENCE_LABELS | CHUNK_MAP_LABELS | {"alt": "next hit chunk"})
-        self.colour = QComboBox()
+        self.colour = ElidedComboBox()
         self.colour.setToolTip("Colour the returned text; with reference spans one side's evidence (reference "
                                "text retrieved), noise (retrieved outside every reference) and missed reference "
                                "text; or one side's chunk map (its chunks, overlaps and boundary diagnostics)")
@@ -122,7 +125,7 @@ class DocumentPane(QWidget):
         self.chunk_summary.hide()
         self._picked: str | None = None  # the picker's entry chosen by hand ("", "A" or "B")
         self._scroll_to: int | None = None  # where the next drawing scrolls to (a new question's focus)
-        self.note = QLabel("")  # why the highlights are not the current question's
+        self.note = WrappedLabel("")  # why the highlights are not the current question's
         self.note.setObjectName("staleNote")
         self.note.setWordWrap(True)
         self.note.hide()

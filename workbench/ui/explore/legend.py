@@ -8,9 +8,10 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QWidget
 
 from workbench.ui.app.theme import MARKER, MUTED, SWATCHES, TEXT
+from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 
 def swatch_html(kind: str, label: str | None = None) -> str:
@@ -29,13 +30,12 @@ def swatch_html(kind: str, label: str | None = None) -> str:
             f"&nbsp;<span style='color: {MUTED};'>{words}</span>")
 
 
-class Legend(QLabel):
+class Legend(WrappedLabel):
     """``[swatch] label`` pairs, wrapping when narrow."""
 
     def __init__(self, kinds: Sequence[str] = (), parent: QWidget | None = None,
                  labels: Mapping[str, str] | None = None) -> None:
-        super().__init__(parent)
-        self.setWordWrap(True)
+        super().__init__("", parent)
         self.labels = dict(labels or {})
         self.kinds: list[str] = []
         self.set_kinds(kinds)

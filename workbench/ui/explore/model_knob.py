@@ -18,6 +18,7 @@ from shiboken6 import isValid
 
 from workbench.core.consent import trust
 from workbench.core.index.embedder_pool import is_ollama_spec, model_label, normalise_model_spec
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ class ModelKnob(QWidget):
         return index
 
 
-class ModelCombo(QComboBox):
+class ModelCombo(ElidedComboBox):
     """A combo that says when its list is about to open (the Ollama models are asked for then)."""
 
     def __init__(self, opening: Callable[[], None]) -> None:

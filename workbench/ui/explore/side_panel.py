@@ -10,8 +10,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QMouseEvent, QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from workbench.core.ingest.chunkers.choice import chunker_name
 from workbench.core.ingest.chunking import ChunkConfig
@@ -29,6 +29,7 @@ from workbench.ui.explore.side_controller import SideController
 from workbench.ui.explore.strategy_panel import StrategyPanel
 from workbench.ui.model import WorkbenchModel, as_side
 from workbench.ui.widgets.elided_label import ElidedLabel
+from workbench.ui.widgets.wrapped_label import WrappedLabel
 from workbench.ui.window.job_progress import JobProgress
 from workbench.ui.window.workers import JobRunner
 
@@ -72,11 +73,12 @@ class SidePanel(QWidget):
         self.metrics.setObjectName("stats")
         self.metrics.hide()
         self.legend = Legend(["hit", "window", "boundary"], labels=LEGEND_LABELS)
-        self.stale_note = QLabel("")  # why the passages shown are not the current question's or strategy's
+        self.legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.stale_note = WrappedLabel("")  # why the passages shown are not the current question's or strategy's
         self.stale_note.setObjectName("staleNote")
         self.stale_note.setWordWrap(True)
         self.stale_note.hide()
-        self.banner = QLabel("")
+        self.banner = WrappedLabel("")
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
         self.banner.hide()
@@ -109,20 +111,31 @@ class SidePanel(QWidget):
         head.addWidget(self.title)
         head.addWidget(self.describe, 1)
         head.addWidget(self.toggle)
+        knobs = QWidget()  # the knobs scroll when the side is too small for them, never crushing a label
+        col = QVBoxLayout(knobs)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(4)
+        col.addWidget(self.strategy_panel)
+        col.addWidget(self.sets_row)
+        self.knob_area = QScrollArea()
+        self.knob_area.setWidget(knobs)
+        self.knob_area.setWidgetResizable(True)
+        self.knob_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.knob_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.setSpacing(4)
         lay.addLayout(head)
-        lay.addWidget(self.strategy_panel)
-        lay.addWidget(self.sets_row)
+        lay.addWidget(self.knob_area)
         lay.addWidget(self.progress)
         lay.addWidget(self.banner)
         lay.addWidget(self.stale_note)
-        stats = QHBoxLayout()
-        stats.addWidget(self.stats, 1)
+        stats = QHBoxLayout()  # one line when there is room: the legend wraps below itself when there is not
+        stats.addWidget(self.stats)
         stats.addWidget(self.metrics)
+        stats.addSpacing(12)
+        stats.addWidget(self.legend, 1)
         lay.addLayout(stats)
-        lay.addWidget(self.legend)
         lay.addWidget(self.results, 1)
 
     def _wire(self) -> None:
@@ -282,9 +295,30 @@ class SidePanel(QWidget):
         self._toggle_knobs(shown)
 
     def _toggle_knobs(self, shown: bool) -> None:
+        self.knob_area.setVisible(shown)
         self.strategy_panel.setVisible(shown)
         self.sets_row.setVisible(shown)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self._fit_knobs()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        """The knobs take one or two columns by the side's width, and no more height than they need."""
+        super().resizeEvent(event)
+        self._fit_knobs()
+
+    def _fit_knobs(self) -> None:
+        if self.knob_area.isHidden():
+            return
+        area = self.knob_area
+        self.strategy_panel.fit_width(area.viewport().width() or area.width())
+        content = area.widget()
+        if content is None:
+            return
+        content.adjustSize()
+        need = content.sizeHint().height() + 2 * area.frameWidth()
+        if area.horizontalScrollBar().isVisible():
+            need += area.horizontalScrollBar().sizeHint().height()
+        area.setMaximumHeight(need)
 
     def show_cited(self, span: Span) -> bool:
         """Scroll to the passage holding ``span`` (a citation of this side's answer) and flash it; False (with

@@ -13,10 +13,10 @@ from dataclasses import replace
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QVBoxLayout,
@@ -39,6 +39,7 @@ from workbench.ui.explore.chunker_knobs import ChunkerKnobs, label_row, show_sli
 from workbench.ui.explore.coarse_field import CoarseField
 from workbench.ui.explore.detail_knobs import DetailKnobs
 from workbench.ui.explore.extent_control import ExtentControl
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.slider_row import SliderRow
 
 CUSTOM = "custom"
@@ -84,13 +85,13 @@ class StrategyPanel(QWidget):
         self._source: Callable[[], Strategy] = source or (lambda: self._shown)
         self._built_in = first.chunk if not first.chunk.chunker else ChunkConfig()
         self._loading = False
-        self.preset = QComboBox()
+        self.preset = ElidedComboBox()
         self.preset.addItems([*PRESETS, CUSTOM])
-        self.unit = QComboBox()
+        self.unit = ElidedComboBox()
         self.unit.addItems(list(SIZE_RANGES))
         self.unit_label = QLabel("Unit")
         self.chunker = ChunkerKnobs()
-        self.expansion = QComboBox()
+        self.expansion = ElidedComboBox()
         for key, label in EXPANSIONS:
             self.expansion.addItem(label, key)
         self.size = SliderRow("Chunk size", 16, 512, 200, TIPS["size"], step=8)
@@ -144,7 +145,8 @@ class StrategyPanel(QWidget):
         self.coarse.changed.connect(self._edited)
 
     def _layout(self) -> None:
-        """Two columns: chunking on the left (rebuilds a chunk set), retrieval on the right (instant)."""
+        """Two columns — chunking (rebuilds a chunk set) and retrieval (instant) — side by side when the side
+        is wide enough (``fit_width``), else one above the other; the rarer knobs and any error below both."""
         def labelled(text: str, widget: QWidget, tip: str) -> QHBoxLayout:
             label = QLabel(text)
             label.setMinimumWidth(70)
@@ -156,42 +158,58 @@ class StrategyPanel(QWidget):
             row.addWidget(widget, 1)
             return row
 
-        margin_row = QHBoxLayout()
-        margin_row.addWidget(self.hybrid)  # (the coarse field sits in the side's chunk-set row, beside the model)
-        margin_row.addStretch(1)
-        margin_row.addLayout(labelled(MARGIN.label, self.margin, TIPS["margin"]))
-        grid = QGridLayout()
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(18)
-        grid.setVerticalSpacing(3)
-        grid.addLayout(labelled("Strategy", self.preset, TIPS["preset"]), 0, 0)
+        def column(*rows: QWidget | QHBoxLayout) -> QWidget:
+            box = QWidget()
+            lay = QVBoxLayout(box)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.setSpacing(3)
+            for row in rows:
+                if isinstance(row, QWidget):
+                    lay.addWidget(row)
+                else:
+                    lay.addLayout(row)
+            lay.addStretch(1)
+            return box
+
         cut = labelled("Chunker", self.chunker.combo, self.chunker.combo.toolTip())
         self.unit_label.setBuddy(self.unit)
         cut.addWidget(self.unit_label)
         cut.addWidget(self.unit)
-        grid.addLayout(cut, 1, 0)
-        grid.addWidget(self.size, 2, 0)
-        grid.addWidget(self.overlap, 3, 0)
         flags = QHBoxLayout()
         flags.addWidget(self.heading)
         flags.addWidget(self.contextual)
         flags.addStretch(1)
-        grid.addLayout(flags, 4, 0)
-        grid.addLayout(labelled("Expansion", self.expansion, TIPS["expansion"]), 0, 1)
-        grid.addWidget(self.window, 1, 1)
-        grid.addWidget(self.top_k, 2, 1)
-        grid.addWidget(self.budget, 3, 1)
-        grid.addLayout(margin_row, 4, 1)
-        grid.addWidget(self.structure, 5, 0)
-        grid.addWidget(self.chunker, 5, 0)  # the chosen chunker's own parameters, in the structure box's place
-        grid.addWidget(self.extent, 5, 1)
-        grid.addWidget(self.details, 6, 0, 1, 2)
-        grid.addWidget(self.error, 7, 0, 1, 2)  # whole lines across both columns
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
+        margin_row = QHBoxLayout()
+        margin_row.addWidget(self.hybrid)  # (the coarse field sits in the side's chunk-set row, beside the model)
+        margin_row.addStretch(1)
+        margin_row.addLayout(labelled(MARGIN.label, self.margin, TIPS["margin"]))
+        # the chosen chunker's own parameters take the structure box's place
+        self.chunk_column = column(labelled("Strategy", self.preset, TIPS["preset"]), cut, self.size, self.overlap,
+                                   flags, self.structure, self.chunker)
+        self.retrieve_column = column(labelled("Expansion", self.expansion, TIPS["expansion"]), self.window,
+                                      self.top_k, self.budget, margin_row, self.extent)
+        self.columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.columns.setSpacing(18)
+        self.columns.addWidget(self.chunk_column, 1)
+        self.columns.addWidget(self.retrieve_column, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(grid)
+        lay.setSpacing(3)
+        lay.addLayout(self.columns)
+        lay.addWidget(self.details)
+        lay.addWidget(self.error)  # whole lines across both columns
+
+    def two_column_width(self) -> int:
+        """The narrowest width that shows the two columns side by side with every label whole."""
+        return (self.chunk_column.minimumSizeHint().width() + self.retrieve_column.minimumSizeHint().width()
+                + self.columns.spacing())
+
+    def fit_width(self, width: int) -> None:
+        """Lay the columns side by side when ``width`` pixels hold them, else one above the other."""
+        direction = (QBoxLayout.Direction.LeftToRight if width >= self.two_column_width()
+                     else QBoxLayout.Direction.TopToBottom)
+        if self.columns.direction() != direction:
+            self.columns.setDirection(direction)
 
     # ----- value in / out ------------------------------------------------------------------
     def strategy(self) -> Strategy:

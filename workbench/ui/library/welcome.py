@@ -16,7 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtWidgets import QDialog, QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QGridLayout,
+    QLabel,
+    QLayout,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from workbench.ui.app import settings as prefs
 from workbench.ui.app.settings import LLMChoice
@@ -25,6 +34,7 @@ from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.window.workers import JobRunner
 
 SAMPLE, BENCHMARK, FOLDER, SKIP = "sample", "benchmark", "folder", "skip"
+WIDTH = 600  # the dialog's width in pixels: its texts wrap to it
 EMBEDDED = "the embedded SmolLM2-135M, a tiny plumbing demo that is not for real answers"
 EXTRACTIVE = "extractive answers (no language model) — start Ollama for generated answers"
 BETTER = ("For generated answers install Ollama, run `ollama serve` and `ollama pull llama3.2` "
@@ -90,20 +100,33 @@ class WelcomeDialog(QDialog):
         later = self._text("Change the data folder, embedding model or answering model in File → Settings… "
                            "(Ctrl+,); open this welcome again from Help → Welcome…")
         later.setObjectName("muted")
-        buttons = QHBoxLayout()
-        for b in (self.sample_button, self.benchmark_button, self.folder_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        buttons.addWidget(self.skip_button)
+        buttons = QGridLayout()  # the three first libraries two by two, Skip on its own at the right
+        buttons.addWidget(self.sample_button, 0, 0)
+        buttons.addWidget(self.benchmark_button, 0, 1)
+        buttons.addWidget(self.folder_button, 1, 0)
+        buttons.addWidget(self.skip_button, 1, 1, Qt.AlignmentFlag.AlignRight)
         lay = QVBoxLayout(self)
+        lay.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)  # never smaller than its buttons need
         for w in (title, intro):
             lay.addWidget(w)
         lay.addLayout(buttons)
         for w in (self._text("<b>Answers</b>"), self.ollama_status, self.host_warning, self._text("<b>Your data</b>"),
                   self.privacy, later):
             lay.addWidget(w)
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(WIDTH)
         self.probe(prober)
+        self.fit_text()
+
+    def fit_text(self) -> None:
+        """Grow the dialog to the lines its wrapped texts need at its width (the probe's answer is longer
+        than its question)."""
+        layout = self.layout()
+        if layout is None:
+            return
+        layout.activate()
+        need = layout.totalHeightForWidth(self.width()) if layout.hasHeightForWidth() else self.sizeHint().height()
+        if need > self.height():
+            self.resize(self.width(), need)
 
     @staticmethod
     def _text(text: str) -> QLabel:
@@ -133,6 +156,7 @@ class WelcomeDialog(QDialog):
         host, names = result
         line = ollama_line(host, names, self.choice)
         self.ollama_status.setText(line)
+        self.fit_text()
         self.probed.emit(line)
 
     # ----- choices ----------------------------------------------------------------------------

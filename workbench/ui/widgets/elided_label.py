@@ -15,7 +15,7 @@ class ElidedLabel(QLabel):
         super().__init__(parent)
         self._tip = ""
         self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)  # its text's width if it can
         self.setText(text)
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt API
