@@ -179,7 +179,7 @@ def test_the_lab_is_its_own_mode_shows_every_summary_column_and_drills_down(monk
     table = view.summary
     columns = sum(table.columnWidth(i) for i in range(table.columnCount()))
     assert table.viewport().width() >= columns and not table.horizontalScrollBar().isVisible()
-    assert view.plot.backgroundBrush().color() == QColor(CARD)
+    assert view.plot.view.backgroundBrush().color() == QColor(CARD)
     for plot in (view.recall_plot, view.iou_plot):
         assert "tokens" in plot.getAxis("bottom").labelText and "%" in plot.getAxis("left").labelText
 

@@ -41,7 +41,7 @@ def test_contextualize_dialog_runs_and_cancels(qtbot, hash_ws, tmp_path):
 
     slow = SlowLLM()
     dialog.llm_factory = lambda ws, kind: slow
-    dialog.size.setValue(SIZE // 2)  # a new chunk set: cancelled during its first call
+    dialog.size_box.setValue(SIZE // 2)  # a new chunk set: cancelled during its first call
     assert dialog.start()
     qtbot.waitUntil(lambda: slow.calls == 1, timeout=WAIT_MS)
     dialog.progress.cancel.click()
@@ -77,5 +77,5 @@ def test_make_questions_dialog_and_menu(qtbot, make_window, hash_ws, tmp_path):
 
     acts["Contextualize chunks…"].trigger()  # opens (non-blocking) on strategy A's chunk configuration
     tool = window.dialogs.tool
-    assert tool.isVisible() and tool.size.value() == window.compare.a.strategy().chunk.size
+    assert tool.isVisible() and tool.size_box.value() == window.compare.a.strategy().chunk.size
     tool.close()

@@ -67,8 +67,8 @@ def test_every_knob_says_what_it_does(make_window, hash_sample_ws):
         assert len(panel.findChildren(QSlider)) == 5
         for knob in knobs:
             assert len(knob.toolTip()) > 30, f"{knob!r} needs a tooltip"
-    assert "re-chunks" in window.compare.a.strategy_panel.size.slider.toolTip()
-    assert "nothing is re-embedded" in window.compare.a.strategy_panel.window.slider.toolTip()
+    assert "re-chunks" in window.compare.a.strategy_panel.size_knob.slider.toolTip()
+    assert "nothing is re-embedded" in window.compare.a.strategy_panel.window_knob.slider.toolTip()
 
 
 def test_about_box_and_errors_show_in_the_window(qtbot, make_window, hash_ws):

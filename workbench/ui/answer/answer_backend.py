@@ -16,6 +16,7 @@ from workbench.core.jobs import CancelToken
 from workbench.core.retrieve.strategies import Strategy
 
 if TYPE_CHECKING:
+    from workbench.core.llm import LLMChoice as CoreChoice
     from workbench.core.llm.base import Backend, Message
     from workbench.core.workspace import Workspace
 
@@ -61,11 +62,11 @@ class BackendHolder:
     again by core); ``blocked`` is a reason not to open it at all (a non-loopback host never allowed).
     """
 
-    def __init__(self, kind: str | object = "auto", model: str | None = None, host: str | None = None,
+    def __init__(self, kind: str | CoreChoice = "auto", model: str | None = None, host: str | None = None,
                  blocked: str | None = None, allow_remote: bool = False) -> None:
         from workbench.core.llm import LLMChoice
 
-        self.choice = kind if isinstance(kind, LLMChoice) else LLMChoice(kind, model, host, allow_remote)
+        self.choice = kind if isinstance(kind, LLMChoice) else LLMChoice(str(kind), model, host, allow_remote)
         self.blocked = blocked
         self.backend: Backend | None = None
 

@@ -126,9 +126,8 @@ class AnswerColumn(QWidget):
             self._grey = QGraphicsOpacityEffect(self.answer)
             self._grey.setOpacity(0.45)
             self.answer.setGraphicsEffect(self._grey)
-        elif not words and self._grey is not None:
-            self.answer.setGraphicsEffect(None)  # deletes the effect
-            self._grey = None
+        if self._grey is not None:
+            self._grey.setEnabled(bool(words))
 
     def _anchor(self, url: QUrl) -> None:
         if url.scheme() == CITE_SCHEME and url.path().isdigit():

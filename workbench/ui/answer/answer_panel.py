@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -87,7 +87,7 @@ class AnswerPanel(QWidget):
         self.host_warning.setWordWrap(True)
         self.host_warning.hide()
         self.worker: Worker | None = None
-        self._outcome: tuple[Signal, tuple[object, ...]] | None = None
+        self._outcome: tuple[SignalInstance, tuple[object, ...]] | None = None
         self._pending: list[str] = []  # sides still to answer in this run
         self._run_jobs: list[AnswerJob] = []
         self._side = "A"  # the side answering now (its column receives the tokens)
@@ -106,7 +106,7 @@ class AnswerPanel(QWidget):
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)
         placeholder = "The answer streams here." if self.available else NOT_INSTALLED
-        self.columns = {side: AnswerColumn(side, placeholder) for side in SIDES}
+        self.columns: dict[str, AnswerColumn] = {side: AnswerColumn(side, placeholder) for side in SIDES}
         for side, column in self.columns.items():
             column.sourceActivated.connect(self.sourceActivated)
             column.citationActivated.connect(lambda n, s=side: self._citation(s, n))
@@ -211,7 +211,7 @@ class AnswerPanel(QWidget):
     def _mark_stale(self, *_: object) -> None:
         """Each column says when its answer is not the current question's or its side's strategy's; so does
         the prompt."""
-        words_of = {}
+        words_of: dict[str, str] = {}
         for side, column in self.columns.items():
             words = self.model.stale_words(side, self.model.answer(side), "Answer")
             column.set_stale(words)

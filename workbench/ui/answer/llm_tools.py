@@ -154,13 +154,13 @@ class ContextualizeDialog(_ToolDialog):
         super().__init__(ws, "Contextualize chunks…", runner, llm_factory, parent)
         config = config or ChunkConfig()
         self.base = config
-        self.size = QSpinBox()
-        self.size.setRange(8, 4000)
-        self.size.setValue(config.size)
-        self.size.setSuffix(f" {config.unit}")
+        self.size_box = QSpinBox()
+        self.size_box.setRange(8, 4000)
+        self.size_box.setValue(config.size)
+        self.size_box.setSuffix(f" {config.unit}")
         self.heading = QCheckBox("Also embed the heading path")
         self.heading.setChecked(config.heading_prefix)
-        self.form.addRow("Chunk size", self.size)
+        self.form.addRow("Chunk size", self.size_box)
         self.form.addRow("", self.heading)
         self.form.addRow("LLM backend", self.backend)
         note = QLabel("The local LLM writes one sentence per chunk that situates it in its document; it is "
@@ -171,7 +171,7 @@ class ContextualizeDialog(_ToolDialog):
 
     def config(self) -> ChunkConfig:
         """The contextual chunk configuration the form describes."""
-        values = {**self.base.__dict__, "size": self.size.value(), "heading_prefix": self.heading.isChecked(),
+        values = {**self.base.__dict__, "size": self.size_box.value(), "heading_prefix": self.heading.isChecked(),
                   "contextual": True}
         if values["overlap"] >= values["size"]:
             values["overlap"] = 0
@@ -190,7 +190,9 @@ class ContextualizeDialog(_ToolDialog):
 
         return run
 
-    def describe(self, result: dict[str, Any]) -> str:  # noqa: D102
+    def describe(self, result: object) -> str:  # noqa: D102
+        if not isinstance(result, dict):
+            return ""
         u = result["llm"]
         return (f"{result['label']}: {result['chunks']} chunks; {u['calls']} LLM calls, {u['cached']} sentences "
                 f"from the cache, {u['tokens']} tokens, {u['seconds']:.1f} s")
@@ -221,11 +223,11 @@ class MakeQuestionsDialog(_ToolDialog):
         self.form.addRow("", self.two_part)
         self.form.addRow("Output folder", row)
         self.form.addRow("LLM backend", self.backend)
+        self.result_dir = ""  # the question set written by the last run
         self.load_button = QPushButton("Load in evaluation view")
         self.load_button.setEnabled(False)
         self.load_button.clicked.connect(lambda: self.loadRequested.emit(self.result_dir))
         self.buttons.insertWidget(1, self.load_button)
-        self.result_dir = ""
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Output folder for the question set")
@@ -253,7 +255,11 @@ class MakeQuestionsDialog(_ToolDialog):
 
         return run
 
-    def describe(self, result: GenerationResult) -> str:  # noqa: D102
+    def describe(self, result: object) -> str:  # noqa: D102
+        from workbench.core.evaluate.synthetic import GenerationResult
+
+        if not isinstance(result, GenerationResult) or result.qset is None:
+            return "no question set was written"
         self.result_dir = str(result.qset.root)
         self.load_button.setEnabled(bool(result.questions))
         reasons = ", ".join(f"{k} {v}" for k, v in result.reasons.items()) or "none"

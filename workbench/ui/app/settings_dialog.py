@@ -51,10 +51,11 @@ BACKENDS = (("auto", "Automatic: Ollama when its server answers, else extractive
 def probe_worker(host: str, prober: Prober | None = None, timeout: float = PROBE_TIMEOUT_S) -> Worker:
     """A worker asking the Ollama server at ``host`` for its models; its result is ``(host, names or None)``."""
     def job(_progress: ProgressSink, _cancel: CancelToken) -> tuple[str, list[str] | None]:
-        probe = prober
-        if probe is None:
-            from workbench.core.llm import probe_ollama as probe
-        return host, probe(host, timeout)
+        if prober is not None:
+            return host, prober(host, timeout)
+        from workbench.core.llm import probe_ollama
+
+        return host, probe_ollama(host, timeout)
 
     return Worker(job, "ollama probe")
 
@@ -111,7 +112,9 @@ class SettingsDialog(QDialog):
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.setEditText(self.stored.model)
-        self.model.lineEdit().setPlaceholderText("default: the server's first model")
+        editor = self.model.lineEdit()
+        if editor is not None:
+            editor.setPlaceholderText("default: the server's first model")
         self.model.setToolTip("The Ollama model to answer with (filled from the server when it answers)")
         self.host = QLineEdit(self._initial_host)
         self.host.setPlaceholderText(LLMChoice().effective_host())

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QTextCharFormat, QTextFormat
 
-KINDS_PROPERTY = QTextFormat.UserProperty + 1  # the layer kinds of a fragment, "hit,window"
+KINDS_PROPERTY = int(QTextFormat.Property.UserProperty) + 1  # the layer kinds of a fragment, "hit,window"
 MARKER = "\u00a6"  # ¦ chunk boundary marker, inserted between characters (never part of the text)
 
 
@@ -109,7 +109,9 @@ def palette_for(scheme: Qt.ColorScheme) -> Palette:
 def system_scheme() -> Qt.ColorScheme:
     """The system's colour scheme (``Unknown`` without a GUI application or where Qt cannot tell)."""
     app = QGuiApplication.instance()
-    return app.styleHints().colorScheme() if app is not None else Qt.ColorScheme.Unknown
+    if not isinstance(app, QGuiApplication):
+        return Qt.ColorScheme.Unknown
+    return app.styleHints().colorScheme()
 
 
 def current_palette() -> Palette:

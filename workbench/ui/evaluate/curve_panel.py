@@ -35,7 +35,9 @@ class CurvePanel(QWidget):
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.figures.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         for column, tip in enumerate(COLUMN_TIPS):
-            self.figures.horizontalHeaderItem(column).setToolTip(tip)
+            header = self.figures.horizontalHeaderItem(column)
+            if header is not None:
+                header.setToolTip(tip)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)

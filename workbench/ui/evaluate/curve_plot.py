@@ -48,7 +48,7 @@ def _step(span: float) -> int:
     for step in (100, 250, 500, 1000, 2000, 5000, 10000):
         if span / step <= 6:
             return step
-    return 10 ** math.ceil(math.log10(span / 6))
+    return int(10 ** math.ceil(math.log10(span / 6)))
 
 
 class CurvePlot(QWidget):

@@ -27,9 +27,9 @@ def make_table(columns: list[str]) -> QTableWidget:
     """A read-only table selecting whole rows, one at a time."""
     t = QTableWidget(0, len(columns))
     t.setHorizontalHeaderLabels(columns)
-    t.setEditTriggers(QAbstractItemView.NoEditTriggers)
-    t.setSelectionBehavior(QAbstractItemView.SelectRows)
-    t.setSelectionMode(QAbstractItemView.SingleSelection)
+    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     t.horizontalHeader().setStretchLastSection(True)
     return t
 
@@ -59,8 +59,8 @@ def fill_questions(table: QTableWidget, rows: Sequence[QuestionResult], changes:
                  m.first_rank or "-", m.context_tokens, changes.get(r.q_index, "")]
         for j, value in enumerate(cells):
             item = QTableWidgetItem()
-            item.setData(Qt.DisplayRole, value if isinstance(value, int) else str(value))
-            item.setData(Qt.UserRole, i)
+            item.setData(Qt.ItemDataRole.DisplayRole, value if isinstance(value, int) else str(value))
+            item.setData(Qt.ItemDataRole.UserRole, i)
             table.setItem(i, j, item)
 
 

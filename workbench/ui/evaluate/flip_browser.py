@@ -145,8 +145,8 @@ class FlipBrowser(QWidget):
 
     def shown_flips(self) -> list[Flip]:
         """The flips of the chosen group, in the table's current order."""
-        return [self.flips[self.table.item(i, 0).data(Qt.ItemDataRole.UserRole)]
-                for i in range(self.table.rowCount())]
+        items = (self.table.item(i, 0) for i in range(self.table.rowCount()))
+        return [self.flips[item.data(Qt.ItemDataRole.UserRole)] for item in items if item is not None]
 
     def _fill(self) -> None:
         winner, by = self.group.currentData(), self.by.currentData()

@@ -49,7 +49,9 @@ class LabInputs(QWidget):
         self.bundled_button.setMenu(self.bundled_menu)
         self.set_label = QLabel("no question set loaded")
         self.set_label.setWordWrap(True)
-        self.limit = QSpinBox(minimum=0, maximum=100000, specialValueText="all questions")
+        self.limit = QSpinBox()
+        self.limit.setRange(0, 100000)
+        self.limit.setSpecialValueText("all questions")
         self.limit.setToolTip("How many questions of the set to run (all questions: every one)")
         self.strategies = QListWidget()
         for name, strategy in PRESETS.items():

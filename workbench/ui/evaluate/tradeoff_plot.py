@@ -15,7 +15,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from workbench.core.evaluate.export import plot_lines
 from workbench.ui.app.colours import line_colour
@@ -38,17 +38,22 @@ def point_tip(row: dict[str, Any]) -> str:
             f"per question")
 
 
-class TradeoffPlot(pg.GraphicsLayoutWidget):
-    """Two plots side by side (``recall_plot``, ``iou_plot``); ``draw(rows)`` shows a sweep's summary rows."""
+class TradeoffPlot(QWidget):
+    """Two plots side by side (``recall_plot``, ``iou_plot``) in pyqtgraph's graphics view (``view``) and the
+    legend below them; ``draw(rows, colours)`` shows a sweep's summary rows."""
 
     pointClicked = Signal(str)  # noqa: N815 - Qt naming; a configuration key
 
     def __init__(self, parent: QWidget | None = None, palette: Palette | None = None) -> None:
         super().__init__(parent)
-        self.recall_plot = self.addPlot(row=0, col=0)
-        self.iou_plot = self.addPlot(row=0, col=1)
-        self.legend = pg.LegendItem(colCount=LEGEND_COLUMNS)  # in its own row below both plots
-        self.addItem(self.legend, row=1, col=0, colspan=2)
+        self.view: Any = pg.GraphicsLayoutWidget()  # a QGraphicsView (pyqtgraph has no type information)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self.recall_plot: Any = self.view.addPlot(row=0, col=0)
+        self.iou_plot: Any = self.view.addPlot(row=0, col=1)
+        self.legend: Any = pg.LegendItem(colCount=LEGEND_COLUMNS)  # in its own row below both plots
+        self.view.addItem(self.legend, row=1, col=0, colspan=2)
         self.rows: list[dict[str, Any]] = []
         self.colours: dict[str, str] = {}
         for plot in (self.recall_plot, self.iou_plot):
@@ -61,7 +66,7 @@ class TradeoffPlot(pg.GraphicsLayoutWidget):
     def apply_palette(self, palette: Palette) -> None:
         """Background, titles, axes and legend text in ``palette``."""
         self.palette_used = palette
-        self.setBackground(palette.card)
+        self.view.setBackground(palette.card)
         self.legend.setLabelTextColor(palette.text)
         for p, metric in ((self.recall_plot, "recall"), (self.iou_plot, "IoU")):
             p.setTitle(f"{metric} vs context size", color=palette.text)

@@ -71,9 +71,8 @@ class DocumentView(LayeredTextView):
         base = result_a if result_a is not None else result_b
         if chunk_map is not None:
             base = {"A": result_a, "B": result_b}.get(chunk_map) or base
-        self.runtime = self.ws.runtime(base.set_id) if base is not None else None
-        first, end = self.runtime.doc_rows(doc_id) if self.runtime is not None else (0, 0)
-        chunk_spans = [self.runtime.span(r) for r in range(first, end)]
+        rt = self.runtime = self.ws.runtime(base.set_id) if base is not None else None
+        chunk_spans = [rt.span(r) for r in range(*rt.doc_rows(doc_id))] if rt is not None else []
         layers: dict[str, list[tuple[int, int]]] = {
             "heading": [(h.start, h.end) for h in doc.headings],
             "overlap": overlap_ranges(chunk_spans),
@@ -143,10 +142,12 @@ class DocumentPane(QWidget):
         body.addWidget(self.view, 1)
         body.addWidget(self.chunk_summary)
         lay.addLayout(body, 1)
-        self.result_a = self.result_b = None
+        self.result_a: SearchResult | None = None
+        self.result_b: SearchResult | None = None
         self.reference: list[Span] = []
         self.doc_id: int | None = None
-        self._drawn: tuple | None = None  # what the view shows: (doc_id, result A, result B, reference)
+        # what the view shows: (doc_id, result A, result B, reference, evidence side, chunk-map side)
+        self._drawn: tuple[object, ...] | None = None
         self._dirty = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)

@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
-from shiboken6 import isValid
 
 from workbench.core.consent import trust
 from workbench.core.index.embedder_pool import is_ollama_spec, model_label, normalise_model_spec
 from workbench.ui.widgets.elided_combo import ElidedComboBox
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.window.workers import JobRunner, Worker, while_alive
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink
@@ -103,8 +102,8 @@ class ModelKnob(QWidget):
             return lister()
 
         worker = Worker(job, "ollama embedding models")
-        worker.signals.result.connect(lambda specs: isValid(self) and self.set_ollama_models(specs))
-        worker.signals.finished.connect(lambda: isValid(self) and self._listed())
+        worker.signals.result.connect(while_alive(self, self.set_ollama_models))
+        worker.signals.finished.connect(while_alive(self, self._listed))
         self._worker, self._listed_at = worker, time.monotonic()
         return self.runner.start(worker)
 

@@ -130,7 +130,7 @@ def insert_layers(cursor: QTextCursor, doc_id: int, text: str, start: int, end: 
     """Insert ``text[start:end]`` of document ``doc_id`` at ``cursor``, formatted by ``layers`` with a
     boundary marker before each offset in ``markers`` (strictly inside the range)."""
     marks = sorted({m for m in markers if start < m < end})
-    formats: dict[frozenset[str], object] = {}
+    formats: dict[frozenset[str], QTextCharFormat] = {}
     cursor.beginEditBlock()  # one layout pass at the end instead of one per piece
     try:
         for seg in segments(start, end, layers, marks):

@@ -84,6 +84,9 @@ class ResultsView(LayeredTextView):
             self.show_result(self.result, self.reference, keep_scroll=True)
 
     def _card(self, cursor: QTextCursor, index: int, passage: Passage) -> None:
+        rt, result = self.runtime, self.result
+        if rt is None or result is None:
+            return
         root = cursor.document().rootFrame()
         cursor.setPosition(root.lastPosition())
         frame_fmt = QTextFrameFormat()
@@ -97,8 +100,8 @@ class ResultsView(LayeredTextView):
         self._card_starts.append(cursor.position())
         cursor.insertFrame(frame_fmt)
         doc = self.ws.document(passage.span.doc_id)
-        rt = self.runtime
-        best = next((h for h in self.result.hits if h.chunk_id == passage.hit_chunk_ids[0]), None)
+        doc_id = passage.span.doc_id
+        best = next((h for h in result.hits if h.chunk_id == passage.hit_chunk_ids[0]), None)
         path = rt.heading_path(best.row) if best is not None else ()
         if path and path[0] == doc.title:
             path = path[1:]
@@ -121,12 +124,12 @@ class ResultsView(LayeredTextView):
             "alt": every_second(passage.hit_spans),
             "heading": [(h.start, h.end) for h in doc.headings],
             "overlap": overlap_ranges(chunk_spans),
-            "reference": [(s.start, s.end) for s in self.reference if s.doc_id == doc.id],
-            "quote": [(s.start, s.end) for s in self.quotes if s.doc_id == doc.id],
+            "reference": [(s.start, s.end) for s in self.reference if s.doc_id == doc_id],
+            "quote": [(s.start, s.end) for s in self.quotes if s.doc_id == doc_id],
         }
         if self.reference:  # evidence / noise colouring of the passage against the reference spans
-            layers |= evidence_layers([passage.span], self.reference, doc.id, kinds=("evidence", "noise"))
-        insert_layers(cursor, doc.id, doc.text, passage.span.start, passage.span.end, layers,
+            layers |= evidence_layers([passage.span], self.reference, doc_id, kinds=("evidence", "noise"))
+        insert_layers(cursor, doc_id, doc.text, passage.span.start, passage.span.end, layers,
                       chunk_markers(chunk_spans, doc.text), self.pmap, tag=index)
         for reason in passage.reasons:
             cursor.insertBlock()
@@ -135,7 +138,7 @@ class ResultsView(LayeredTextView):
     # ----- reading back ---------------------------------------------------------------------
     def passage_texts(self) -> list[str]:
         """The document text of every shown passage (markers removed), in the order shown."""
-        by_tag: dict[int, list[str]] = {}
+        by_tag: dict[object, list[str]] = {}
         for e in self.pmap.entries:
             by_tag.setdefault(e.tag, []).append(e.text)
         return ["".join(by_tag.get(i, [])) for i in range(len(self._card_starts))]
@@ -185,5 +188,5 @@ class ResultsView(LayeredTextView):
     def on_label_clicked(self, point: QPoint) -> None:
         """A click on a card's header opens that passage too."""
         passage = self.passage_at_position(self.cursorForPosition(point).position())
-        if passage is not None:
+        if passage is not None and self.result is not None:
             self.activate(self.result.passages.index(passage))

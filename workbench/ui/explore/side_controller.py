@@ -11,20 +11,20 @@ old result stays up (greyed); a chunk set that was built before is found at once
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from shiboken6 import isValid
 
 from workbench.core.consent import NotTrusted
 from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.retrieve.pipeline import SearchResult
 from workbench.core.retrieve.strategies import Strategy
 from workbench.ui.model import WorkbenchModel, as_side
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.window.workers import JobRunner, Worker, while_alive
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink
-    from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -161,8 +161,8 @@ class SideController(QObject):
             return ws.search(question, strategy, progress=progress, cancel=cancel)
 
         worker = Worker(job, f"search {self.name}")
-        worker.signals.result.connect(lambda value, g=gen: isValid(self) and self._search_done(g, value))
-        worker.signals.error.connect(lambda msg, _tb: isValid(self) and self._search_failed(msg))
+        worker.signals.result.connect(while_alive(self, partial(self._search_done, gen)))
+        worker.signals.error.connect(while_alive(self, lambda msg, _tb: self._search_failed(msg)))
         worker.signals.finished.connect(self._search_finished)
         self._search_worker = worker
         self.search_jobs.start(worker)
@@ -173,7 +173,7 @@ class SideController(QObject):
             self._set_stale(True)
             self._start_build()
             return
-        if gen != self._gen:
+        if gen != self._gen or not isinstance(value, SearchResult):
             return  # a newer request is pending; it will answer
         self._set_stale(self._build_worker is not None or self._debounce.isActive())
         self.model.set_result(self.name, value)
@@ -198,9 +198,9 @@ class SideController(QObject):
         worker = Worker(lambda progress, cancel: ws.ensure_chunk_set(config, progress, cancel, model=model),
                         f"chunk set {config.label()}")
         worker.signals.progress.connect(self.buildProgress)
-        worker.signals.result.connect(lambda info, w=worker: isValid(self) and self._build_done(w, info))
-        worker.signals.cancelled.connect(lambda w=worker: isValid(self) and self._build_stopped(w, None))
-        worker.signals.error.connect(lambda msg, _tb, w=worker: isValid(self) and self._build_stopped(w, msg))
+        worker.signals.result.connect(while_alive(self, partial(self._build_done, worker)))
+        worker.signals.cancelled.connect(while_alive(self, partial(self._build_stopped, worker, None)))
+        worker.signals.error.connect(while_alive(self, lambda msg, _tb: self._build_stopped(worker, msg)))
         self._build_worker, self._build_config, self._build_model = worker, config, model
         self.buildStarted.emit(config)
         self.store_jobs.start(worker)

@@ -146,15 +146,15 @@ class SidePanel(QWidget):
         c.buildProgress.connect(self._build_progress)
         c.buildFinished.connect(lambda _info: self._build_over())
         c.buildCancelled.connect(self._build_over)
-        c.staleChanged.connect(lambda _busy: self.render())
+        c.staleChanged.connect(lambda _busy: self.redraw())
         c.failed.connect(self._failed)
         c.untrusted.connect(self._untrusted)
         self.progress.cancelRequested.connect(c.cancel_build)
         self.results.passageActivated.connect(self.passageActivated)
         self.model.strategyChanged.connect(self._model_strategy)
         self.model.resultChanged.connect(self._result_changed)
-        self.model.questionChanged.connect(lambda _q: self.render())
-        self.model.referenceChanged.connect(lambda _spans: self.render())
+        self.model.questionChanged.connect(lambda _q: self.redraw())
+        self.model.referenceChanged.connect(lambda _spans: self.redraw())
         self.model.answerChanged.connect(self._result_changed)
 
     # ----- actions --------------------------------------------------------------------------
@@ -201,7 +201,7 @@ class SidePanel(QWidget):
         if side != self.name:
             return
         self._show_strategy(strategy)
-        self.render()
+        self.redraw()
 
     def _show_strategy(self, strategy: Strategy) -> None:
         if strategy != self.strategy_panel.strategy():
@@ -213,9 +213,9 @@ class SidePanel(QWidget):
 
     def _result_changed(self, side: str) -> None:
         if side == self.name:
-            self.render()
+            self.redraw()
 
-    def render(self) -> None:
+    def redraw(self) -> None:
         """Show the side's latest result as the model has it: scored and coloured against the reference spans
         when it is the current question's, greyed with a note in words when it is not current."""
         result = self.model.result(self.name)
@@ -265,14 +265,14 @@ class SidePanel(QWidget):
         a long label would widen the side past a laptop screen)."""
         self.progress.start(f"Re-chunking ({chunker_name(config) if config.chunker else config.label()})")
         self.progress.setToolTip(f"Building the chunk set {config.label()}")
-        self.render()
+        self.redraw()
 
     def _build_progress(self, event: ProgressEvent) -> None:
         self.progress.update_event(event)
 
     def _build_over(self) -> None:
         self.progress.finish()
-        self.render()
+        self.redraw()
 
     def _untrusted(self, target: str, what: str) -> None:
         """The strategy names code read from data: run it only when the user allows it here."""
@@ -287,7 +287,7 @@ class SidePanel(QWidget):
         self.banner.setText(message)
         self.banner.show()
         self.message.emit(message)
-        self.render()
+        self.redraw()
 
     def set_knobs_shown(self, shown: bool) -> None:
         """Open the knobs, or collapse them to the one-line summary in the header."""

@@ -94,9 +94,9 @@ class StrategyPanel(QWidget):
         self.expansion = ElidedComboBox()
         for key, label in EXPANSIONS:
             self.expansion.addItem(label, key)
-        self.size = SliderRow("Chunk size", 16, 512, 200, TIPS["size"], step=8)
+        self.size_knob = SliderRow("Chunk size", 16, 512, 200, TIPS["size"], step=8)
         self.overlap = SliderRow("Overlap", 0, 256, 0, TIPS["overlap"])
-        self.window = SliderRow(WINDOW.label, int(WINDOW.minimum), int(WINDOW.maximum), 0, TIPS["window"],
+        self.window_knob = SliderRow(WINDOW.label, int(WINDOW.minimum), int(WINDOW.maximum), 0, TIPS["window"],
                                 step=int(WINDOW.step))
         self.top_k = SliderRow("Top-k", 1, 20, 5, TIPS["top_k"])
         self.budget = SliderRow("Budget", 0, 4000, 0, TIPS["budget"], step=100, suffix="tok",
@@ -130,8 +130,8 @@ class StrategyPanel(QWidget):
         self.unit.currentTextChanged.connect(self._unit_changed)
         self.chunker.picked.connect(self._chunker_picked)
         self.chunker.changed.connect(self._edited)
-        self.window.valueChanged.connect(self._window_moved)
-        self.size.valueChanged.connect(self._size_changed)
+        self.window_knob.valueChanged.connect(self._window_moved)
+        self.size_knob.valueChanged.connect(self._size_changed)
         for row in (self.overlap, self.top_k, self.budget):
             row.valueChanged.connect(self._edited)
         self.expansion.currentIndexChanged.connect(self._expansion_changed)
@@ -184,9 +184,9 @@ class StrategyPanel(QWidget):
         margin_row.addStretch(1)
         margin_row.addLayout(labelled(MARGIN.label, self.margin, TIPS["margin"]))
         # the chosen chunker's own parameters take the structure box's place
-        self.chunk_column = column(labelled("Strategy", self.preset, TIPS["preset"]), cut, self.size, self.overlap,
+        self.chunk_column = column(labelled("Strategy", self.preset, TIPS["preset"]), cut, self.size_knob, self.overlap,
                                    flags, self.structure, self.chunker)
-        self.retrieve_column = column(labelled("Expansion", self.expansion, TIPS["expansion"]), self.window,
+        self.retrieve_column = column(labelled("Expansion", self.expansion, TIPS["expansion"]), self.window_knob,
                                       self.top_k, self.budget, margin_row, self.extent)
         self.columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         self.columns.setSpacing(18)
@@ -216,16 +216,17 @@ class StrategyPanel(QWidget):
         """The strategy the controls describe (``ChunkerError`` when the chunker's parameters do not fit)."""
         base = self._source()
         expansion = str(self.expansion.currentData())
-        cut = (self.chunker.chunk_changes(self.size.value(), self.overlap.value()) if self.chunker.name() else
-               dict(unit=self.unit.currentText(), size=self.size.value(), overlap=self.overlap.value(),
-                    structure_aware=self.structure.isChecked(), chunker=""))
-        chunk = ChunkConfig(unit=str(cut["unit"]), size=int(cut["size"]), overlap=int(cut["overlap"]),
+        cut: dict[str, object] = (
+            self.chunker.chunk_changes(self.size_knob.value(), self.overlap.value()) if self.chunker.name() else
+            dict(unit=self.unit.currentText(), size=self.size_knob.value(), overlap=self.overlap.value(),
+                 structure_aware=self.structure.isChecked(), chunker=""))
+        chunk = ChunkConfig(unit=str(cut["unit"]), size=int(str(cut["size"])), overlap=int(str(cut["overlap"])),
                             structure_aware=bool(cut["structure_aware"]), chunker=str(cut["chunker"]),
                             heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked())
         mode = "hybrid" if self.hybrid.isChecked() else ("dense" if base.search_config.mode == "hybrid"
                                                           else base.search_config.mode)
         search_config = replace(base.search_config, mode=mode, coarse=self.coarse.levels(expansion))
-        knobs: dict[str, ParamValue] = {"window": self.window.value(), "margin": round(self.margin.value(), 2),
+        knobs: dict[str, ParamValue] = {"window": self.window_knob.value(), "margin": round(self.margin.value(), 2),
                                         **self.extent.changes(), **self.details.changes(expansion)}
         expander = build_expansion(expansion, {k: v for k, v in knobs.items() if k in FIELD_OWNER}, base.expander)
         strategy = replace(base, chunk=chunk, search_config=search_config, expander=expander,
@@ -248,7 +249,7 @@ class StrategyPanel(QWidget):
             self._show_cut(c, self.chunker.show_chunker(c.chunker))
             kind = strategy.expander.kind
             self.expansion.setCurrentIndex(max(0, self.expansion.findData(kind)))
-            self.window.setValue(int(knob_value(strategy.expander, WINDOW.field)))
+            self.window_knob.setValue(int(knob_value(strategy.expander, WINDOW.field)))
             self.top_k.setValue(strategy.top_k)
             self.budget.setValue(strategy.budget)
             self.margin.setValue(float(knob_value(strategy.expander, MARGIN.field)))
@@ -273,15 +274,15 @@ class StrategyPanel(QWidget):
         for widget in (self.unit, self.unit_label, self.structure):
             widget.setVisible(kind is None)
         if kind is not None:
-            show_slider_params(kind, values, self.size, self.overlap)
+            show_slider_params(kind, values, self.size_knob, self.overlap)
             return
-        self.size.show()
+        self.size_knob.show()
         self.overlap.show()
-        label_row(self.size, "Chunk size", TIPS["size"])
+        label_row(self.size_knob, "Chunk size", TIPS["size"])
         label_row(self.overlap, "Overlap", TIPS["overlap"])
         self.unit.setCurrentText(c.unit)
         self._apply_size_range(c.unit)
-        self.size.setValue(c.size)
+        self.size_knob.setValue(c.size)
         self.overlap.setRange(0, max_overlap(c.size))
         self.overlap.setValue(c.overlap)
         self.structure.setChecked(c.structure_aware)
@@ -297,12 +298,12 @@ class StrategyPanel(QWidget):
         self._edited()
     def _apply_size_range(self, unit: str) -> None:
         lo, hi, step = SIZE_RANGES[unit]
-        self.size.setStep(step)
-        self.size.setRange(lo, hi)
+        self.size_knob.setStep(step)
+        self.size_knob.setRange(lo, hi)
 
     def _enable_for(self, expansion: str) -> None:
         window_kind = FIELD_OWNER[WINDOW.field]
-        self.window.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
+        self.window_knob.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
         self.margin.setEnabled(expansion == FIELD_OWNER[MARGIN.field])
         self.details.enable_for(expansion)
         self.coarse.set_expansion(expansion)
@@ -318,8 +319,8 @@ class StrategyPanel(QWidget):
             return
         self._loading = True
         self._apply_size_range(unit)
-        self.size.setValue(SIZE_RANGES[unit][0] if unit == "sentences" else self.size.value())
-        self.overlap.setRange(0, max_overlap(self.size.value()))
+        self.size_knob.setValue(SIZE_RANGES[unit][0] if unit == "sentences" else self.size_knob.value())
+        self.overlap.setRange(0, max_overlap(self.size_knob.value()))
         self._loading = False
         self._edited()
 

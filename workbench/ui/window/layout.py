@@ -9,6 +9,7 @@ with any "screen".
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QRect, QSettings, QSize
+from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QMainWindow, QSplitter, QWidget
 
 FIT_FRACTION = 0.9  # of the available screen area, when the stored geometry does not fit
@@ -31,12 +32,8 @@ def fit_rect(stored: QRect | None, available: QRect, fraction: float = FIT_FRACT
 
 def available_rect(window: QWidget) -> QRect:
     """The available area (without task bars and docks) of the screen ``window`` is on, else the primary."""
-    screen = window.screen()
-    if screen is None:
-        from PySide6.QtGui import QGuiApplication
-
-        screen = QGuiApplication.primaryScreen()
-    return screen.availableGeometry()
+    screen: QScreen | None = window.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else QRect(0, 0, 1366, 768)
 
 
 def screen_key(available: QRect) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, SignalInstance
+from shiboken6 import isValid
 
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent
 
@@ -83,6 +84,16 @@ class Worker(QRunnable):
         finally:
             self.done = True
             self._emit(s.finished)
+
+
+def while_alive(owner: QObject, slot: Callable[..., object]) -> Callable[..., None]:
+    """``slot``, called only while the Qt object ``owner`` still exists (a worker may finish after the view
+    that started it was closed and deleted)."""
+    def call(*args: object) -> None:
+        if isValid(owner):
+            slot(*args)
+
+    return call
 
 
 def _message(exc: BaseException) -> str:
