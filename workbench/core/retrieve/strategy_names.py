@@ -82,15 +82,10 @@ def descriptive_name(strategy: Strategy) -> str:
 
 
 def run_names(strategies: Sequence[Strategy]) -> list[str]:
-    """One distinct name per strategy of a run: its own name when it is a preset's or a name the user gave it
-    (and no other strategy of the run has it), else its descriptive name; strategies that still share one
-    (identical settings) are numbered ``(2)``, ``(3)`` …"""
-    def own(s: Strategy) -> str:
-        if s.name in PRESETS:
-            return s.name if preset_of(s) == s.name else descriptive_name(s)
-        return s.name if s.name and s.name != CUSTOM else descriptive_name(s)
-
-    names = [own(s) for s in strategies]
+    """One distinct name per strategy of a run: the name it carries (a preset's, or one the user gave it), unless
+    that is ``custom`` or another strategy of the run carries it too with other settings — then its descriptive
+    name; strategies that still share one (identical settings) are numbered ``(2)``, ``(3)`` …"""
+    names = [s.name if s.name and s.name != CUSTOM else descriptive_name(s) for s in strategies]
     for i, name in enumerate(names):  # a name two different strategies share says what each one is
         clash = [j for j, other in enumerate(names) if other == name and j != i]
         if clash and any(_content(strategies[j]) != _content(strategies[i]) for j in clash):
