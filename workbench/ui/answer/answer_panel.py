@@ -38,6 +38,7 @@ from workbench.ui.answer.answer_backend import AnswerJob, BackendHolder, llm_ava
 from workbench.ui.answer.answer_column import AnswerColumn
 from workbench.ui.answer.answer_judging import judge_job, reference_texts
 from workbench.ui.app.settings import LLMChoice
+from workbench.ui.app.wording import for_the_window
 from workbench.ui.model import SIDES, WorkbenchModel, as_side
 from workbench.ui.widgets.wrapped_label import WrappedLabel
 from workbench.ui.window.workers import JobRunner, Worker
@@ -303,7 +304,7 @@ class AnswerPanel(QWidget):
             self._cancelled()
             return
         self._run_jobs.append(job)
-        self.status.setText("; ".join(job.warnings) if job.warnings else "done")
+        self.status.setText(for_the_window("; ".join(job.warnings)) if job.warnings else "done")
         self._outcome = (self.answered, (job,))
 
     def _failed(self, message: str) -> None:

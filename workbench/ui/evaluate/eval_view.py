@@ -37,6 +37,7 @@ from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.retrieve.strategies import Strategy
+from workbench.ui.app.wording import for_the_window
 from workbench.ui.evaluate.baseline_panel import BaselinePanel
 from workbench.ui.evaluate.curve_panel import CurvePanel
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
@@ -205,7 +206,7 @@ class EvalView(QWidget):
             chosen = list(strategies) if strategies is not None else self.checked_strategies()
             configs = sweep_configs(chosen, grid, budgets or None, warnings, budgets_field="Budgets")
         except ValueError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(for_the_window(str(exc)))
             return False
         if not configs:
             self.status.setText("check at least one strategy")

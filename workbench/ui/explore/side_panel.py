@@ -132,6 +132,7 @@ class SidePanel(QWidget):
         lay.addWidget(self.stale_note)
         stats = QHBoxLayout()  # one line when there is room: the legend wraps below itself when there is not
         stats.addWidget(self.stats)
+        stats.addSpacing(10)
         stats.addWidget(self.metrics)
         stats.addSpacing(12)
         stats.addWidget(self.legend, 1)

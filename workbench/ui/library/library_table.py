@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
+from workbench.ui.app.wording import for_the_window
+
 STATUS_COLOURS = {"indexed": "#1a7f37", "skipped": "#9a6700", "failed": "#cf222e"}
 COLUMNS = ["Document", "Status", "Chunks", "Details"]
 DOC_ID_ROLE = Qt.ItemDataRole.UserRole
@@ -50,10 +52,11 @@ class LibraryTable(QTreeWidget):
             self._colour(item, "indexed")
             self.addTopLevelItem(item)
         for p in problems:
-            item = QTreeWidgetItem([Path(p["path"]).name, p["status"], "", p["reason"]])
+            reason = for_the_window(str(p["reason"]))
+            item = QTreeWidgetItem([Path(p["path"]).name, p["status"], "", reason])
             item.setData(0, PATH_ROLE, p["path"])
             item.setToolTip(0, p["path"])
-            item.setToolTip(3, f"{p['status']}: {p['reason']}")
+            item.setToolTip(3, f"{p['status']}: {reason}")
             self._colour(item, p["status"])
             self.addTopLevelItem(item)
 

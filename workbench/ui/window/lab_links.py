@@ -1,15 +1,10 @@
 """The main window's links between the evaluation lab and Explore: a question, a configuration or a flip
-opened from the lab shows side by side, and the window stays on its screen."""
+opened from the lab shows side by side."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
-
-from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QApplication, QWidget
-
-from workbench.ui.window import layout
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QPushButton, QTabWidget
@@ -41,6 +36,9 @@ class LabLinks:
     def show_document_tab(self) -> None:  # provided by MainWindow
         raise NotImplementedError
 
+    def fit_to_screen(self) -> None:  # provided by MainWindow
+        raise NotImplementedError
+
     def _open_pair(self, strategy_a: Strategy, strategy_b: Strategy) -> None:
         """A flip or a configuration opened in the lab: its two configurations become strategies A and B."""
         self.model.set_strategy("A", strategy_a)
@@ -56,14 +54,3 @@ class LabLinks:
         self.fit_to_screen()
         self.compare.show_question(question, reference_spans)
         self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
-
-    def fit_to_screen(self) -> None:
-        """Side by side on a screen narrower than ``WIDE_ENOUGH_FOR_LIBRARY`` collapses the library to its
-        strip; the window then stays inside its screen's available area (``layout.keep_on_screen``)."""
-        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # size hints of what was just shown
-        assert isinstance(self, QWidget)
-        available = layout.available_rect(self)
-        narrow = self.compare.compare and not layout.library_starts_shown(available.width())
-        if self.left_tabs.isVisible() and narrow:
-            self.set_library_shown(False)
-        layout.keep_on_screen(self)

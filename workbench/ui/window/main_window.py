@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -419,6 +420,15 @@ class MainWindow(LabLinks, QMainWindow):
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.log_file.parent)))
 
     # ----- the screen -----------------------------------------------------------------------
+    def fit_to_screen(self) -> None:
+        """Side by side on a screen narrower than ``WIDE_ENOUGH_FOR_LIBRARY`` collapses the library to its
+        strip; the window stays inside its screen's available area (``layout.keep_on_screen``)."""
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # size hints of what was just shown
+        available = layout.available_rect(self)
+        if self.left_tabs.isVisible() and self.compare.compare and not layout.library_starts_shown(available.width()):
+            self.set_library_shown(False)
+        layout.keep_on_screen(self)
+
     def event(self, event: QEvent) -> bool:
         """After every layout change the window is kept inside its screen's available area."""
         handled = super().event(event)

@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, SignalInstan
 from shiboken6 import isValid
 
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent
+from workbench.ui.app.wording import for_the_window
 
 log = logging.getLogger(__name__)
 
@@ -97,12 +98,13 @@ def while_alive(owner: QObject, slot: Callable[..., object]) -> Callable[..., No
 
 
 def _message(exc: BaseException) -> str:
-    """One line for people: the message alone for errors the core words for users, else with the type."""
-    text = str(exc).strip()
+    """One line for people: the message alone for errors the core words for users, else with the type; the
+    command line's option names put in the window's words (``wording``)."""
+    text = " ".join(str(exc).split())
     if not text:
         return type(exc).__name__
     user_facing = isinstance(exc, (ValueError, RuntimeError)) or type(exc).__name__.endswith("StoreError")
-    return text if user_facing else f"{type(exc).__name__}: {text}"
+    return for_the_window(text if user_facing else f"{type(exc).__name__}: {text}")
 
 
 class JobRunner(QObject):
