@@ -91,11 +91,11 @@ def main() -> None:
         def flip(row, a: int, b: int):  # noqa: ANN001, ANN202 - a change that always changes the value
             return lambda: row.setValue(b if row.value() == a else a)
 
-        slider = [timed_change(app, side, flip(knobs.window, 1, 2)) for _ in range(args.repeats)]
-        slider_doc = [timed_change(app, side, flip(knobs.window, 1, 2), pane) for _ in range(args.repeats)]
+        slider = [timed_change(app, side, flip(knobs.window_knob, 1, 2)) for _ in range(args.repeats)]
+        slider_doc = [timed_change(app, side, flip(knobs.window_knob, 1, 2), pane) for _ in range(args.repeats)]
         assert embedder.texts_encoded == encoded, "a window change embedded something"
-        first = [timed_change(app, side, lambda: knobs.size.setValue(64))]
-        cached = [timed_change(app, side, flip(knobs.size, 100, 64)) for _ in range(args.repeats)]
+        first = [timed_change(app, side, lambda: knobs.size_knob.setValue(64))]
+        cached = [timed_change(app, side, flip(knobs.size_knob, 100, 64)) for _ in range(args.repeats)]
         core = []
         for i in range(args.repeats):
             strategy = side.strategy().with_expansion(window=2 if i % 2 == 0 else 1)

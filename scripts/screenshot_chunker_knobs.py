@@ -34,7 +34,7 @@ def main() -> None:
     shot.wait(lambda: idle(a) and idle(b), 600.0, banners)
     print("screenshot: searched with the built-in cut", flush=True)
     pick(a, "langchain_recursive")
-    a.strategy_panel.size.setValue(512)
+    a.strategy_panel.size_knob.setValue(512)
     a.strategy_panel.overlap.setValue(50)
     pick(b, "semantic")
     b.strategy_panel.chunker._controls["percentile"].widget.setValue(90)  # noqa: SLF001 - the control as a user

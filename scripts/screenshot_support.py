@@ -30,13 +30,20 @@ def output_dir() -> Path:
 
 
 class LaptopWindow:
-    """The main window at 1366×768 on a fresh data folder (``prefix`` names the temporary folder)."""
+    """The main window at 1366×768 on a fresh data folder (``prefix`` names the temporary folder). The window
+    fits itself to its screen's available area (``layout.available_rect``): here that is a 1366×768 laptop
+    screen, whatever screen the platform has (the offscreen one is 800×800)."""
 
     def __init__(self, prefix: str) -> None:
         self.app = make_app()
+        from PySide6.QtCore import QRect
+
         from workbench.core.workspace import Workspace
         from workbench.ui.app.settings import open_settings
+        from workbench.ui.window import layout
         from workbench.ui.window.main_window import MainWindow
+
+        layout.available_rect = lambda _window: QRect(0, 0, WIDTH, HEIGHT)
 
         tmp = Path(tempfile.mkdtemp(prefix=f"workbench-{prefix}-"))
         self.ws = Workspace(tmp / "data")
@@ -71,7 +78,7 @@ class LaptopWindow:
         self.window.index_sample(SAMPLE_DIR)
         self.wait(lambda: done)
         print("screenshot: sample indexed", flush=True)
-        self.window.actions_["library"].trigger()
+        self.window.menu_actions["library"].trigger()
 
     def save(self, out: Path, name: str) -> Path:
         """Grab the window into ``out/name``."""

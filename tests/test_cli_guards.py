@@ -299,7 +299,7 @@ def test_strategy_panel_clamps_overlap_below_half_the_size(qtbot):
 
     panel = StrategyPanel(PRESETS["plain"])
     qtbot.addWidget(panel)
-    panel.size.setValue(200)
+    panel.size_knob.setValue(200)
     assert panel.overlap.spin.maximum() == 99
     panel.overlap.setValue(150)
     assert panel.strategy().chunk.overlap == 99

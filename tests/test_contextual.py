@@ -187,7 +187,11 @@ def test_cli_contextualize_search_and_eval(ctx_data, tmp_path, capsys, hash_cli,
     qs = save_question_set(tmp_path / "qs", [{"question": "When is a moisture probe faulty?", "corpus_id": "beta",
                                               "references": [{"start_index": start, "end_index": start + 60}]}],
                            {"beta": doc})
-    assert main(["eval", str(qs.root), "--data-dir", str(data), "--strategy", strategy, "--quiet"]) == 0
+    before = ctx.TOTALS.calls
+    # the set's chunk set is scoped to its one document: its situating sentences come from the LLM cache
+    assert main(["eval", str(qs.root), "--data-dir", str(data), "--strategy", strategy, "--llm", "embedded",
+                 "--quiet"]) == 0
+    assert ctx.TOTALS.calls == before, "every situating sentence was cached already"
     table = capsys.readouterr().out
     assert "contextual" in table or "custom" in table
 

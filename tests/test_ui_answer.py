@@ -43,7 +43,7 @@ def test_extractive_answer_is_labelled_cited_and_highlighted(qtbot, make_window,
                    for p in side.controller.result.passages)
     drawn = rendered_spans(side.results.document(), side.results.pmap, "quote")
     assert drawn == merge_spans(quotes), "exactly the quoted sentences carry the quote colour"
-    assert "quote" in side.legend.kinds and "quoted in the answer" in side.legend.text()
+    assert "quote" in side.legend.kinds and "quoted in the answer" in side.legend.plain_text()
     search(qtbot, window, "How do I descale the coffee machine?")  # a new question: the old quotes go
     assert rendered_spans(side.results.document(), side.results.pmap, "quote") == []
     assert "quote" not in side.legend.kinds

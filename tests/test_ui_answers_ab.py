@@ -158,12 +158,22 @@ def test_extractive_answers_from_a_and_b_cite_their_own_passages(qtbot, make_win
         panel.columns["B"].sources.itemActivated.emit(item)
     assert opened.args[0] == Span(*item.data(SPAN_ROLE))
     assert compare.bottom_tabs.currentWidget() is compare.doc_pane
+    # a citation [n] in B's answer is a link: B's passage scrolls into view and flashes
+    from PySide6.QtCore import QUrl
+
+    cited = Span(*panel.columns["B"].sources.item(0).data(SPAN_ROLE))
+    number = int(panel.columns["B"].sources.item(0).text()[1:].split("]")[0])
+    assert f"cite:{number}" in panel.columns["B"].answer.toHtml()
+    panel.columns["B"].answer.anchorClicked.emit(QUrl(f"cite:{number}"))
+    flashed = compare.b.results.flashed
+    assert flashed is not None and compare.b.controller.result.passages[flashed].span.start <= cited.start
     # narrow: the answers stack; wide: side by side
-    compare.show_bottom_tab(panel)
-    panel.resize(500, 600)
-    assert panel.column_box.direction().name == "TopToBottom"
-    panel.resize(1000, 600)
-    assert panel.column_box.direction().name == "LeftToRight"
+    window.set_library_shown(False)
+    compare.show_bottom_tab(window.answer_page)
+    window.resize(700, 700)
+    qtbot.waitUntil(lambda: panel.column_box.direction().name == "TopToBottom", timeout=WAIT_MS)
+    window.resize(1400, 800)
+    qtbot.waitUntil(lambda: panel.column_box.direction().name == "LeftToRight", timeout=WAIT_MS)
     # one side on request: only B's column answers
     panel.set_sides("B")
     assert not panel.columns["A"].isVisibleTo(panel) and panel.columns["B"].isVisibleTo(panel)

@@ -41,15 +41,13 @@ def _label(m) -> str:  # noqa: ANN001 - QuestionMetrics
 
 def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtbot, make_window, hash_ws,
                                                                              quiet_llm_host):
-    from workbench.ui.library.welcome import open_welcome
-
     window = make_window(hash_ws)
     modes: list[str] = []  # the lab's own mode shows while it scores, then Explore opens the question
     window.modes.currentChanged.connect(lambda _i: modes.append(window.mode()))
-    dialog = open_welcome(window, SAMPLE)
+    dialog = window.open_welcome()
     started = time.perf_counter()
     dialog.benchmark_button.click()
-    tour = window.benchmark_tour_
+    tour = window.dialogs.tour
     outcome: list[str] = []
     tour.finished.connect(lambda q: outcome.append(("finished", q)))
     tour.failed.connect(lambda msg: outcome.append(("failed", msg)))
@@ -64,7 +62,9 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
     view = window.eval_view
     assert len(expected.questions) == 76
     assert [(q.index, q.question) for q in view.qset.questions] == [(q.index, q.question) for q in expected.questions]
-    assert "76 questions over state_of_the_union" in view.set_label.text()
+    label = view.set_label.text()
+    assert "76 questions; searching 1 of the set's 5 corpora (state_of_the_union" in label, label
+    assert "--" not in label, "the window names no command-line option"
     assert window.lab_page.isAncestorOf(view) and not window.left_tabs.isAncestorOf(view)
     assert modes == ["evaluate", "explore"] and window.mode() == "explore", modes
     a, b = window.compare.a, window.compare.b
@@ -125,21 +125,21 @@ def test_bundled_menu_loads_chroma_general(qtbot, hash_ws):
     action.trigger()
     assert view.qset is not None and view.qset.root == chroma.path.resolve()
     assert len(view.qset.questions) == chroma.questions
-    assert view.set_label.text().startswith(f"chroma-general: {chroma.questions} questions over ")
-    assert all(c in view.set_label.text() for c in chroma.corpora)
+    assert view.set_label.text() == f"chroma-general: {chroma.questions} questions; searching the set's 5 corpora"
+    assert all(c in view.set_label.toolTip() for c in chroma.corpora), "the corpora searched are named"
     assert view.load_question_set("chroma-general", corpus="no_such_corpus") is False
     assert "unknown corpus no_such_corpus" in view.status.text()
     assert len(view.qset.questions) == chroma.questions, "a refused load keeps the loaded set"
 
 
 def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot, make_window, hash_ws):
-    from workbench.ui.library.benchmark_tour import contrasting, pick_question, start_benchmark_tour
+    from workbench.ui.library.benchmark_tour import contrasting, pick_question
 
     window = make_window(hash_ws)
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):
         window.index_sample(SAMPLE)
         failed: list[str] = []
-        tour = start_benchmark_tour(window)
+        tour = window.start_benchmark()
         assert tour.q_index is None
         tour.failed.connect(failed.append)
         assert not tour.start() and "already running" in failed[-1]

@@ -55,8 +55,8 @@ def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instant
     with qtbot.waitSignal(a.controller.buildStarted, timeout=10_000) as started:
         _pick(a, "langchain_recursive")
         assert a.controller.stale and a.results.graphicsEffect() is not None, "the old result is greyed"
-        assert not a.strategy_panel.unit.isVisibleTo(a.strategy_panel) and a.strategy_panel.size.label.text() == "Max tokens"
-        a.strategy_panel.size.setValue(512)
+        assert not a.strategy_panel.unit.isVisibleTo(a.strategy_panel) and a.strategy_panel.size_knob.label.text() == "Max tokens"
+        a.strategy_panel.size_knob.setValue(512)
         a.strategy_panel.overlap.setValue(50)
     assert parse_chunker(started.args[0].chunker)[0] == "langchain_recursive"
     assert not a.progress.isHidden(), "the re-chunk shows its progress bar"
@@ -101,7 +101,7 @@ def test_a_strategy_with_a_chunker_loads_into_the_knobs(qtbot):
     panel.set_strategy(loaded)
     knobs = panel.chunker
     assert knobs.name() == "semantic" and knobs.combo.currentText() == "semantic"
-    assert knobs._controls["percentile"].widget.value() == 80.0 and panel.size.value() == 300
+    assert knobs._controls["percentile"].widget.value() == 80.0 and panel.size_knob.value() == 300
     assert not panel.overlap.isVisibleTo(panel), "semantic has no overlap"
     assert panel.strategy().chunk == loaded.chunk and panel.heading.isChecked()
     seen = []
@@ -109,7 +109,7 @@ def test_a_strategy_with_a_chunker_loads_into_the_knobs(qtbot):
     knobs._controls["window"].widget.setValue(2)
     assert parse_chunker(seen[-1].chunk.chunker)[1] == {"max_tokens": 300, "percentile": 80.0, "window": 2}
     panel.set_strategy(PRESETS["plain"])
-    assert knobs.name() == "" and panel.unit.isVisibleTo(panel) and panel.size.label.text() == "Chunk size"
+    assert knobs.name() == "" and panel.unit.isVisibleTo(panel) and panel.size_knob.label.text() == "Chunk size"
     assert panel.strategy().to_dict() == PRESETS["plain"].to_dict()
 
 

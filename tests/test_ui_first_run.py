@@ -117,41 +117,60 @@ def test_welcome_on_first_start_only_and_says_ollama_is_not_found(qtbot, start_a
     ui_settings.setValue(prefs.DATA_DIR, str(tmp_path / "data"))
     ui_settings.setValue("llm/host", closed_host)
     window = start_app(["--no-sample"])
-    dialog = window.welcome_
-    assert dialog.isVisible() and prefs.flag(ui_settings, prefs.WELCOME_SEEN)
+    dialog = window.dialogs.welcome
+    assert dialog is not None and dialog.isVisible() and prefs.flag(ui_settings, prefs.WELCOME_SEEN)
     assert str(tmp_path / "data") in dialog.privacy.text() and "Nothing leaves this machine" in dialog.privacy.text()
     qtbot.waitUntil(lambda: "not found" in dialog.ollama_status.text(), timeout=WAIT_MS)
     status = dialog.ollama_status.text()
     assert closed_host in status and "ollama pull llama3.2" in status and "SmolLM2" not in status
     assert "extractive answers (no language model) — start Ollama for generated answers" in status
     dialog.skip_button.click()
-    assert not dialog.isVisible() and window.library.worker is None, "--no-sample: skipping indexes nothing"
+    assert not dialog.isVisible() and window.library.worker is None, "skipping indexes nothing"
     start_app.stop()
     again = start_app(["--no-sample"])
-    assert getattr(again, "welcome_", None) is None
+    assert again.dialogs.welcome is None
     assert not [w for w in again.findChildren(object) if type(w).__name__ == "WelcomeDialog"]
+
+
+def _welcome(window):  # noqa: ANN001, ANN202 - the welcome dialog open over ``window``, or None
+    return next((w for w in window.findChildren(object) if type(w).__name__ == "WelcomeDialog" and w.isVisible()),
+                None)
+
+
+def test_nothing_is_indexed_without_the_researcher_choosing_it(qtbot, start_app, ui_settings, tmp_path,
+                                                                closed_host):
+    from PySide6.QtWidgets import QApplication
+
+    ui_settings.setValue("llm/host", closed_host)
+    ui_settings.setValue(prefs.DATA_DIR, str(tmp_path / "first"))
+    window = start_app([])  # the very first start: the welcome
+    dialog = _welcome(window)
+    assert dialog is not None
+    dialog.skip_button.click()  # Skip means skip
+    QApplication.processEvents()
+    assert window.library.worker is None and not window.ws.documents(), "Skip indexed the sample corpus"
+    start_app.stop()
+    ui_settings.setValue(prefs.DATA_DIR, str(tmp_path / "new-folder"))  # a profile, and a new data folder
+    again = start_app([])
+    QApplication.processEvents()
+    assert again.library.worker is None and not again.ws.documents(), "a new data folder was indexed silently"
+    assert _welcome(again) is not None, "an empty library offers its first documents"
 
 
 def test_load_sample_skip_and_help_menu(qtbot, make_window, hash_ws, ui_settings, closed_host):
     from shiboken6 import isValid
 
-    from workbench.ui.library.welcome import open_welcome
-
     ui_settings.setValue("llm/host", closed_host)
     window = make_window(hash_ws)
-    window.actions_["welcome"].trigger()  # Help → Welcome…: skipping does nothing
-    assert window.welcome_.isVisible()
-    window.welcome_.skip_button.click()
+    window.menu_actions["welcome"].trigger()  # Help → Welcome…: skipping does nothing
+    assert window.dialogs.welcome.isVisible()
+    window.dialogs.welcome.skip_button.click()
     assert window.library.worker is None
-    dialog = open_welcome(window, SAMPLE, sample_if_skipped=True)  # first start: skipping keeps the sample
-    with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):
-        dialog.reject()
-    hash_ws.remove_document(hash_ws.store.documents()[0]["id"])
-    dialog = open_welcome(window, SAMPLE)
+    dialog = window.open_welcome()
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS) as done:
         dialog.sample_button.click()
     assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted on close)
-    assert len(done.args[0].added) == 1 and len(hash_ws.store.documents()) == len(list(SAMPLE.iterdir()))
+    assert len(done.args[0].added) == len(hash_ws.store.documents()) == len(list(SAMPLE.iterdir()))
     assert window.library.table.topLevelItemCount() >= len(hash_ws.store.documents())
 
 
@@ -253,7 +272,7 @@ def test_app_start_honours_the_stored_data_folder_and_model(qtbot, start_app, ui
     window = start_app(["--no-sample"])
     assert window.ws.data_dir == stored and (stored / "workbench.sqlite3").exists()
     assert window.ws.embedder.model_path == default_model_path()
-    assert getattr(window, "welcome_", None) is None and window.library.worker is None
+    assert window.dialogs.welcome is None and window.library.worker is None
     args = parse_args(["--data-dir", str(tmp_path / "cli")])
     assert startup_choices(args, ui_settings)[0] == str(tmp_path / "cli")
     monkeypatch.setenv("WORKBENCH_DATA", str(tmp_path / "env"))

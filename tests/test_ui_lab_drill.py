@@ -70,9 +70,9 @@ def test_clicking_a_plot_point_opens_its_question_and_back_to_lab_keeps_the_lab(
     key = "neighbours window=2"
     expected = _first_differing(view.results, key)
     view.compare_to.setCurrentIndex(0)
-    pos, _spot = _point_position(view.plot, view.recall_plot, key)
+    pos, _spot = _point_position(view.plot.view, view.recall_plot, key)
     with qtbot.waitSignals([window.compare.a.resultShown, window.compare.b.resultShown], timeout=WAIT_MS):
-        qtbot.mouseClick(view.plot.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+        qtbot.mouseClick(view.plot.view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
     assert window.mode() == "explore" and window.side_by_side.isChecked()
     assert window.question.text() == expected.question
     reference = view.reference_spans(expected.q_index, expected.question)
@@ -111,13 +111,13 @@ def test_swatches_match_plot_colours_and_tooltips_show_exact_values(qtbot, lab):
     for i, result in enumerate(view.results):
         key = result.config.key
         swatch = view.summary.item(i, 0).data(Qt.ItemDataRole.DecorationRole)
-        _pos, spot = _point_position(view.plot, view.iou_plot, key)
+        _pos, spot = _point_position(view.plot.view, view.iou_plot, key)
         assert QColor(swatch) == spot.brush().color(), key
         colours.add(QColor(swatch).name())
     assert len(colours) == 2, "one colour per strategy line (plain, neighbours)"
     key = "plain window=2"
-    pos, _spot = _point_position(view.plot, view.recall_plot, key)
-    qtbot.mouseMove(view.plot.viewport(), pos)
+    pos, _spot = _point_position(view.plot.view, view.recall_plot, key)
+    qtbot.mouseMove(view.plot.view.viewport(), pos)
     qtbot.waitUntil(lambda: view.recall_plot.vb.toolTip() != "", timeout=5000)
     tip = view.recall_plot.vb.toolTip()
     r = rows[key]
@@ -139,7 +139,7 @@ def test_dark_scheme_gives_dark_plots_and_light_stays_light(qtbot):
     light = TradeoffPlot(palette=palette_for(Qt.ColorScheme.Light))
     for plot in (dark, light):
         qtbot.addWidget(plot)
-    assert dark.backgroundBrush().color().lightness() < 60 < 200 < light.backgroundBrush().color().lightness()
+    assert dark.view.backgroundBrush().color().lightness() < 60 < 200 < light.view.backgroundBrush().color().lightness()
     assert dark.recall_plot.getAxis("bottom").textPen().color().lightness() > 150
     assert DARK.page in stylesheet(DARK) and LIGHT.text not in stylesheet(DARK).replace(DARK.ink, "")
     assert f"color: {DARK.ink}" in stylesheet(DARK), "document text stays dark ink on light paper"

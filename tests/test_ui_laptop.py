@@ -69,7 +69,7 @@ def test_passages_get_half_the_height_and_no_button_is_elided(monkeypatch, qtbot
                                                               size, mode):
     from PySide6.QtWidgets import QApplication, QPushButton
 
-    _small_screen(monkeypatch, *size)
+    screen = _small_screen(monkeypatch, *size)
     window = make_window(hash_sample_ws)
     window.resize(*size)
     qtbot.waitExposed(window)
@@ -79,7 +79,8 @@ def test_passages_get_half_the_height_and_no_button_is_elided(monkeypatch, qtbot
         sides = ("a", "b")
     search(qtbot, window, sides=sides)
     QApplication.processEvents()
-    assert window.size().toTuple() == size  # nothing forces the window wider or taller than the screen
+    assert screen.contains(window.frameGeometry()), "nothing forces the window wider or taller than the screen"
+    assert window.frameGeometry().size().toTuple() == size, "the window fills the screen it was sized to"
     for name in sides:
         results = getattr(window.compare, name).results
         assert results.isVisible()
@@ -178,7 +179,7 @@ def test_the_lab_is_its_own_mode_shows_every_summary_column_and_drills_down(monk
     table = view.summary
     columns = sum(table.columnWidth(i) for i in range(table.columnCount()))
     assert table.viewport().width() >= columns and not table.horizontalScrollBar().isVisible()
-    assert view.plot.backgroundBrush().color() == QColor(CARD)
+    assert view.plot.view.backgroundBrush().color() == QColor(CARD)
     for plot in (view.recall_plot, view.iou_plot):
         assert "tokens" in plot.getAxis("bottom").labelText and "%" in plot.getAxis("left").labelText
 

@@ -11,7 +11,7 @@ from test_synthetic_questions import ScriptedLLM as QuestionLLM
 from ui_support import WAIT_MS
 
 from workbench.core.ingest.chunking import ChunkConfig
-from workbench.ui.answer.llm_tools import ContextualizeDialog, MakeQuestionsDialog, install_llm_tools
+from workbench.ui.answer.llm_tools import ContextualizeDialog, MakeQuestionsDialog
 
 pytest_plugins = ["ui_support"]
 
@@ -41,7 +41,7 @@ def test_contextualize_dialog_runs_and_cancels(qtbot, hash_ws, tmp_path):
 
     slow = SlowLLM()
     dialog.llm_factory = lambda ws, kind: slow
-    dialog.size.setValue(SIZE // 2)  # a new chunk set: cancelled during its first call
+    dialog.size_box.setValue(SIZE // 2)  # a new chunk set: cancelled during its first call
     assert dialog.start()
     qtbot.waitUntil(lambda: slow.calls == 1, timeout=WAIT_MS)
     dialog.progress.cancel.click()
@@ -55,10 +55,11 @@ def test_make_questions_dialog_and_menu(qtbot, make_window, hash_ws, tmp_path):
 
     hash_ws.add_paths([str(SAMPLE / "deploy-guide.md")])
     window = make_window(hash_ws)
-    acts = install_llm_tools(window)
     titles = [a.text() for a in window.menuBar().actions()]
     assert titles.index("&Tools") == titles.index("&Help") - 1
-    assert set(acts) == {"contextualize", "make_questions"}
+    tools = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Tools")
+    acts = {a.text(): a for a in tools.actions()}
+    assert set(acts) == {"Contextualize chunks…", "Make questions…"}
 
     dialog = MakeQuestionsDialog(hash_ws, window.store_jobs, llm_factory=lambda ws, kind: QuestionLLM(SCRIPT),
                                  parent=window)
@@ -74,6 +75,7 @@ def test_make_questions_dialog_and_menu(qtbot, make_window, hash_ws, tmp_path):
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
     assert not dialog.start() and "exists" in dialog.status.text(), "the folder holds a set now: refused"
 
-    acts["contextualize"].trigger()  # opens (non-blocking) on strategy A's chunk configuration
-    assert window.llm_dialog_.isVisible() and window.llm_dialog_.size.value() == window.compare.a.strategy().chunk.size
-    window.llm_dialog_.close()
+    acts["Contextualize chunks…"].trigger()  # opens (non-blocking) on strategy A's chunk configuration
+    tool = window.dialogs.tool
+    assert tool.isVisible() and tool.size_box.value() == window.compare.a.strategy().chunk.size
+    tool.close()

@@ -34,11 +34,11 @@ def test_enter_runs_the_search_and_highlights_hits_inside_windows(qtbot, make_wi
 def test_window_slider_grows_and_merges_without_embedding(qtbot, make_window, hash_sample_ws, hash_embedder):
     window = make_window(hash_sample_ws)
     side = window.compare.a
-    side.strategy_panel.window.setValue(0)
+    side.strategy_panel.window_knob.setValue(0)
     qtbot.waitUntil(lambda: not side.controller.searching and not side.controller.building, timeout=WAIT_MS)
     (narrow,) = search(qtbot, window)
     encoded = hash_embedder.texts_encoded
-    wide = wait_result(qtbot, side, lambda: side.strategy_panel.window.setValue(2))
+    wide = wait_result(qtbot, side, lambda: side.strategy_panel.window_knob.setValue(2))
     assert hash_embedder.texts_encoded == encoded, "a window change must not embed anything"
     assert wide.strategy.expander.window == 2 and wide.strategy.chunk == narrow.strategy.chunk
     narrow_chars = sum(p.span.length for p in narrow.passages)
@@ -62,7 +62,7 @@ def test_chunk_size_rebuilds_in_background_and_going_back_is_instant(qtbot, make
                                                                       "size": new_size})) is None
     encoded = hash_embedder.texts_encoded
     with qtbot.waitSignal(side.controller.buildStarted, timeout=WAIT_MS):
-        side.strategy_panel.size.setValue(new_size)
+        side.strategy_panel.size_knob.setValue(new_size)
         assert side.results.is_stale, "old results stay visible, greyed"
         assert side.controller.result is first
     assert side.progress.isVisible()
@@ -76,7 +76,7 @@ def test_chunk_size_rebuilds_in_background_and_going_back_is_instant(qtbot, make
     encoded = hash_embedder.texts_encoded
     started = []
     side.controller.buildStarted.connect(started.append)
-    back = wait_result(qtbot, side, lambda: side.strategy_panel.size.setValue(old_size))
+    back = wait_result(qtbot, side, lambda: side.strategy_panel.size_knob.setValue(old_size))
     assert back.strategy.chunk.size == old_size
     assert not started, "a chunk set that was built before is used directly"
     assert hash_embedder.texts_encoded == encoded

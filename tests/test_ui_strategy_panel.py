@@ -95,10 +95,10 @@ def test_coarse_field_edits_the_multi_granularity_levels(qtbot):
     assert seen[-1].search_config.coarse == ((200, 3),) and panel.preset.currentText() == "custom"
     panel.coarse.setText("nonsense")
     panel.coarse.editingFinished.emit()
-    assert "must look like 100:2+200:2" in panel.chunker.error.text() and len(seen) == 1
+    assert "must look like 100:2+200:2" in panel.error.text() and len(seen) == 1
     panel.coarse.setText("")
     panel.coarse.editingFinished.emit()
-    assert seen[-1].search_config.coarse == () and panel.chunker.error.text() == ""
+    assert seen[-1].search_config.coarse == () and panel.error.text() == ""
     panel.set_strategy(PRESETS["multi-granularity"])
     panel.expansion.setCurrentIndex(panel.expansion.findData("tokens"))  # grows a chunk itself: coarse off
     assert not panel.coarse.isEnabled() and seen[-1].expander.kind == "tokens" and seen[-1].search_config.coarse == ()

@@ -22,8 +22,8 @@ def test_layout_strategies_and_mode_persist(qtbot, make_window, hash_sample_ws, 
     window.main_split.setSizes([420, 1180])
     sizes = window.main_split.sizes()
     window.close()
-    assert ui_settings.value("window/geometry") is not None
-    ui_settings.remove("window/geometry")  # the offscreen screen is small: keep the default window size
+    assert ui_settings.value("window/rect") is not None
+    ui_settings.remove("window/rect")  # start at the default window size
     again = make_window(hash_sample_ws, ui_settings)
     assert again.compare.a.strategy() == PRESETS["sentence-window"]
     assert again.compare.a.strategy_panel.preset.currentText() == "sentence-window"
@@ -52,7 +52,7 @@ def test_shortcuts_focus_and_switch_sides(qtbot, make_window, hash_sample_ws):
     assert (window.compare.a.strategy(), window.compare.b.strategy()) == (b, a)
     qtbot.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     assert not window.side_by_side.isChecked()
-    for action in window.actions_.values():
+    for action in window.menu_actions.values():
         assert action.toolTip()
 
 
@@ -67,15 +67,15 @@ def test_every_knob_says_what_it_does(make_window, hash_sample_ws):
         assert len(panel.findChildren(QSlider)) == 5
         for knob in knobs:
             assert len(knob.toolTip()) > 30, f"{knob!r} needs a tooltip"
-    assert "re-chunks" in window.compare.a.strategy_panel.size.slider.toolTip()
-    assert "nothing is re-embedded" in window.compare.a.strategy_panel.window.slider.toolTip()
+    assert "re-chunks" in window.compare.a.strategy_panel.size_knob.slider.toolTip()
+    assert "nothing is re-embedded" in window.compare.a.strategy_panel.window_knob.slider.toolTip()
 
 
 def test_about_box_and_errors_show_in_the_window(qtbot, make_window, hash_ws):
     from PySide6.QtWidgets import QLabel
 
     window = make_window(hash_ws)
-    window.actions_["about"].trigger()
+    window.menu_actions["about"].trigger()
     dialogs = [w for w in window.children() if type(w).__name__ == "AboutDialog"]
     assert len(dialogs) == 1 and dialogs[0].isVisible()
     text = dialogs[0].findChild(QLabel).text()
@@ -155,3 +155,35 @@ def test_answer_streams_and_stops(qtbot, make_window, hash_sample_ws, standin_ll
         panel.stop.click()
     assert panel.ask.isEnabled() and "stopped" in panel.status.text()
     assert panel.answer.toPlainText().count("[1]") < 40, "the answer stopped part-way"
+
+
+def test_window_shortcuts_work_while_a_text_field_has_the_focus(qtbot, make_window, hash_ws):
+    """Under X11 key bindings a line edit claims Ctrl+E (end of line) and Ctrl+K (cut to its end) before any
+    shortcut; the offscreen platform's bindings do not, so the field here claims them as an X11 one does."""
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QLineEdit
+
+    class X11LineEdit(QLineEdit):
+        def event(self, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) and \
+                    event.modifiers() == Qt.KeyboardModifier.ControlModifier and event.key() in (Qt.Key.Key_E,
+                                                                                                 Qt.Key.Key_K):
+                event.accept()  # "this key is mine"
+                return True
+            return super().event(event)
+
+    window = make_window(hash_ws)
+    field = X11LineEdit()
+    window.eval_view.inputs.layout().addWidget(field)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
+    window.set_mode("evaluate")
+    field.setFocus()
+    qtbot.keyClick(field, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    assert window.mode() == "explore", "Ctrl+E went to the text field"
+    window.set_mode("explore")
+    knobs = window.compare.knobs_shown()
+    window.question.setFocus()
+    qtbot.keyClick(window.question, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert window.compare.knobs_shown() is not knobs

@@ -34,11 +34,28 @@ def ui_settings(tmp_path):
     return open_settings(str(tmp_path / "settings.ini"))
 
 
+DESK = (1920, 1080)  # the screen a test's window sits on unless the test gives one (``on_screen``)
+
+
+def on_screen(monkeypatch, width: int, height: int):
+    """Windows see a screen whose available area is ``width`` × ``height`` (the offscreen platform has one
+    800 × 800 screen); returns that rectangle."""
+    from PySide6.QtCore import QRect
+
+    from workbench.ui.window import layout
+
+    rect = QRect(0, 0, width, height)
+    monkeypatch.setattr(layout, "available_rect", lambda _window: QRect(rect))
+    return rect
+
+
 @pytest.fixture
-def make_window(qtbot, ui_settings):
-    """``make_window(ws)`` → a shown MainWindow on ``ws``; closed, deleted and leak-checked afterwards."""
+def make_window(qtbot, ui_settings, monkeypatch):
+    """``make_window(ws)`` → a shown MainWindow on ``ws`` (on a ``DESK`` screen unless the test sets one with
+    ``on_screen``); closed, deleted and leak-checked afterwards."""
     from workbench.ui.window.main_window import MainWindow
 
+    on_screen(monkeypatch, *DESK)
     before = _live_top_levels()
     windows = []
 
@@ -96,3 +113,90 @@ def wait_settled(qtbot, panel, accept=lambda result: True):
     qtbot.waitUntil(settled, timeout=WAIT_MS)
     return c.result
 
+
+
+def shown_texts(root) -> list[str]:
+    """The texts of every label and button shown inside ``root`` (visible to it, whatever tab is in front)."""
+    from PySide6.QtWidgets import QAbstractButton, QLabel
+
+    widgets = [*root.findChildren(QLabel), *root.findChildren(QAbstractButton)]
+    return [w.text() for w in widgets if w.isVisibleTo(root) and w.text()]
+
+
+def sample_set(tmp_path, corpus_ids=None):
+    """A question set folder over the sample corpus (``eval_support.sample_questions``); returns its path."""
+    from eval_support import sample_questions
+
+    from workbench.core.evaluate.datasets import save_question_set
+
+    questions, corpora = sample_questions(corpus_ids)
+    save_question_set(tmp_path / "qs", questions, corpora)
+    return tmp_path / "qs"
+
+
+def run_lab(qtbot, view, timeout: int = 180_000):
+    """Press the lab's Run and wait for the run to be recorded."""
+    with qtbot.waitSignal(view.runFinished, timeout=timeout):
+        view.run_button.click()
+
+
+def clipped_texts(root) -> list[str]:
+    """Every label, button and combo box shown inside ``root`` whose text does not fit its widget: narrower
+    (or, for a word-wrapped label, lower) than its text needs. A label that elides its text (``ElidedLabel``)
+    passes when its tooltip carries the whole text. Returns one line per offender."""
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QStyle, QStyleOptionComboBox
+
+    from workbench.ui.widgets.elided_label import ElidedLabel
+
+    def shown(w) -> bool:  # noqa: ANN001
+        return w.isVisible() and w.width() > 0 and not w.visibleRegion().isEmpty()
+
+    out: list[str] = []
+    for label in root.findChildren(QLabel):
+        if not shown(label) or not label.text() or type(label).__name__ == "QTipLabel":
+            continue
+        name = f"{type(label).__name__} {label.objectName() or ''} {label.text()[:50]!r}"
+        if isinstance(label, ElidedLabel):
+            if label.is_elided() and label.text() not in label.toolTip():
+                out.append(f"{name}: elided without its text in the tooltip")
+            continue
+        if label.wordWrap():
+            need = label.heightForWidth(label.width())
+            if need > label.height() + 1:
+                out.append(f"{name}: {label.height()} px high, needs {need}")
+            if label.minimumSizeHint().width() > label.width() + 1:
+                out.append(f"{name}: {label.width()} px wide, its longest word needs {label.minimumSizeHint().width()}")
+            continue
+        hint = label.sizeHint()
+        if hint.width() > label.width() + 1 or hint.height() > label.height() + 1:
+            out.append(f"{name}: {label.width()}×{label.height()} px, needs {hint.width()}×{hint.height()}")
+    for button in root.findChildren(QAbstractButton):
+        if shown(button) and button.text() and button.sizeHint().width() > button.width() + 1:
+            out.append(f"{type(button).__name__} {button.text()!r}: {button.width()} px wide, needs "
+                       f"{button.sizeHint().width()}")
+    from workbench.ui.widgets.elided_combo import ElidedComboBox
+
+    for combo in root.findChildren(QComboBox):
+        if not shown(combo) or not combo.currentText() or combo.isEditable():
+            continue
+        if isinstance(combo, ElidedComboBox):
+            if combo.is_elided() and combo.currentText() not in combo.toolTip():
+                out.append(f"{type(combo).__name__} {combo.currentText()!r}: elided without it in the tooltip")
+            continue
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                             QStyle.SubControl.SC_ComboBoxEditField, combo)
+        icon = combo.iconSize().width() + 4 if not combo.itemIcon(combo.currentIndex()).isNull() or \
+            combo.itemData(combo.currentIndex(), 1) is not None else 0  # 1: Qt.DecorationRole
+        need = combo.fontMetrics().horizontalAdvance(combo.currentText()) + icon
+        tips = (combo.toolTip() or "") + str(combo.itemData(combo.currentIndex(), 3) or "")  # 3: Qt.ToolTipRole
+        if need > field.width() + 1 and combo.currentText() not in tips:
+            out.append(f"QComboBox {combo.currentText()!r}: shows {field.width()} px of {need}")
+    return out
+
+
+def off_screen(window, screen) -> str:  # noqa: ANN001
+    """"" when ``window``'s frame lies inside ``screen`` (a QRect), else what sticks out."""
+    frame = window.frameGeometry()
+    return "" if screen.contains(frame) else f"window frame {frame} outside the screen {screen}"

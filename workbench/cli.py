@@ -10,7 +10,7 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Sequence
-from typing import IO
+from typing import TYPE_CHECKING
 
 from workbench import __version__
 from workbench.commands.common import (
@@ -30,6 +30,9 @@ from workbench.commands.common import (
 from workbench.commands.llm_options import resolve_llm_options
 from workbench.core.jobs import Cancelled
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
 __all__ = ["EXIT_CANCELLED", "EXIT_ERROR", "EXIT_OK", "EXIT_PROBLEMS", "EXIT_STATUSES", "EXIT_USAGE", "UserError",
            "build_parser", "main"]
 
@@ -38,7 +41,7 @@ class SafeParser(argparse.ArgumentParser):
     """An argument parser whose help and error messages (which quote what was typed) print through
     ``safe_text``: an argument holding a terminal escape cannot drive the terminal."""
 
-    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         super()._print_message(safe_text(message) if message else message, file)
 
 

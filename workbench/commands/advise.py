@@ -111,7 +111,7 @@ def run_advise(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("advise", help="find the best strategy for a question set's corpus at a context budget, "
                                       "chosen on half the questions and confirmed on the other half")
     p.add_argument("dataset", nargs="?", metavar="DATASET",

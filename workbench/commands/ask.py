@@ -85,7 +85,7 @@ def run_models(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("ask", help="answer a question from the corpus with a local model, or quote its closest "
                                    "sentences without one (cites passages)")
     p.add_argument("question", help="the question")

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("chunk-stats", help="chunk boundary diagnostics per chunker: sizes, mid-sentence ends, "
                                            "separated headings, split reference spans")
     p.add_argument("--chunker", action="append", metavar="NAME_OR_JSON",

@@ -16,7 +16,8 @@ def run(args: argparse.Namespace) -> int:
         where = f"{entry['library']} {entry['version']}".strip()
         state = "" if entry["available"] else "  [not available]"
         lines.append(f"{entry['name']:<20} {entry['summary']}  ({where}){state}")
-        lines += [f"    {param_text(p)}" for p in entry["params"]]  # type: ignore[union-attr]
+        params = entry["params"]
+        lines += [f"    {param_text(p)}" for p in (params if isinstance(params, list) else [])]
         if not entry["available"]:
             lines.append(f"    {entry['install_hint']}")
     lines.append("plus custom:module:function: your own function (text, headings) -> spans or chunk texts")
@@ -24,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("chunkers", help="list every chunker: parameters, library and version, availability")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(func=run)

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("contextualize", help="build the contextual chunk set: a local LLM situates each chunk")
     add_chunk_options(p)
     add_common(p)

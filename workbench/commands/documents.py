@@ -19,7 +19,7 @@ def run_docs(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("docs", help="list indexed documents and files that were skipped or failed")
     add_common(p)
     p.set_defaults(func=run_docs)

@@ -27,7 +27,7 @@ def _pct(x: float | None, std: float | None = None, scale: float = 100.0) -> str
     return f"{x * scale:.1f}" + (f" ± {std * scale:.1f}" if std is not None else "")
 
 
-def format_table(rows: list[dict]) -> str:
+def format_table(rows: list[dict[str, Any]]) -> str:
     """The summary as a text table, one row per configuration (``[!]`` after the key: its searches warned,
     e.g. an LLM step failed; ``_report`` lists the warnings under the table); rates in percent, ``± sd`` the
     standard deviation over the questions (``SD_NOTE`` under the table says so)."""
@@ -45,7 +45,10 @@ def format_table(rows: list[dict]) -> str:
         cells += [f"{r['context_tokens']:.0f}", str(r["questions"])]
         body.append(cells)
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
-    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))  # noqa: E731
+
+    def fmt(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+
     return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, body), SD_NOTE])
 
 

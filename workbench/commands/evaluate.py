@@ -50,9 +50,10 @@ if TYPE_CHECKING:
     from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, SweepResult
     from workbench.core.llm.base import Backend
     from workbench.core.llm.open import LLMChoice
+    from workbench.core.retrieve.strategies import Strategy
     from workbench.core.workspace import Workspace
 
-def _strategies(args: argparse.Namespace) -> list:
+def _strategies(args: argparse.Namespace) -> list[Strategy]:
     out = []
     for spec in args.strategy or [None]:
         ns = copy.copy(args)
@@ -163,7 +164,8 @@ def run_eval(args: argparse.Namespace) -> int:
         if _recorded_kind(ws, args.rerun) == "answers":  # an answers run answers and judges again
             backend = _judge_backend(choice)
             judge = _judge_backend(_judge_choice(choice, args.judge_model)) if args.judge_model else backend
-        ws.use_llm(opener_for(choice) if backend is None else (lambda: backend))
+        chosen = backend
+        ws.use_llm(opener_for(choice) if chosen is None else (lambda: chosen))
         try:
             run_id, sweep = rerun(ws, args.rerun, args.dataset, progress, backend=backend, judge=judge,
                                   max_file_mb=_max_file_mb(args))
@@ -267,7 +269,7 @@ def _judge_backend(choice: LLMChoice) -> Backend:
     return backend
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("eval", help="measure strategies against a question set (recall, precision, IoU, MRR)")
     p.add_argument("dataset", nargs="?", metavar="DATASET",
                    help="question set: a bundled name (see workbench datasets) or a folder in Chroma format")

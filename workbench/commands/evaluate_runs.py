@@ -82,7 +82,7 @@ def _show_run(args: argparse.Namespace, ws: Workspace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = sub.add_parser("runs", help="list recorded evaluation runs")
     r.add_argument("--show", metavar="RUN", help="reopen a recorded run (its table; with --out its exports)")
     r.add_argument("--out", type=Path, help="with --show: write CSV + JSON and the trade-off plot here")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from workbench.commands.common import (
     EXIT_PROBLEMS,
@@ -19,6 +21,9 @@ from workbench.commands.common import (
 )
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunking import ChunkConfig, max_overlap
+
+if TYPE_CHECKING:
+    from workbench.core.ingest.documents import LoadResult
 
 
 def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> ChunkConfig:
@@ -38,16 +43,15 @@ def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> C
             return config
         base, args = config, argparse.Namespace(**{**vars(args), "chunk_size": None, "overlap": None, "unit": None,
                                                    "structure_aware": config.structure_aware})
-    values = {
-        "unit": args.unit or base.unit,
-        "size": args.chunk_size if args.chunk_size is not None else base.size,
-        "overlap": args.overlap if args.overlap is not None else base.overlap,
-        "structure_aware": base.structure_aware if args.structure_aware is None else args.structure_aware,
-        "heading_prefix": base.heading_prefix if args.heading_path is None else args.heading_path,
-        "contextual": base.contextual,  # set by a strategy (JSON) or 'workbench contextualize'
-    }
     try:
-        config = ChunkConfig(**values)
+        config = ChunkConfig(
+            unit=str(args.unit or base.unit),
+            size=int(args.chunk_size if args.chunk_size is not None else base.size),
+            overlap=int(args.overlap if args.overlap is not None else base.overlap),
+            structure_aware=bool(base.structure_aware if args.structure_aware is None else args.structure_aware),
+            heading_prefix=bool(base.heading_prefix if args.heading_path is None else args.heading_path),
+            contextual=base.contextual,  # set by a strategy (JSON) or 'workbench contextualize'
+        )
     except ValueError as exc:
         raise UserError(str(exc)) from None
     if config.overlap > max_overlap(config.size):
@@ -59,7 +63,7 @@ def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> C
 LISTED_PROBLEMS = 20  # beyond this many skipped/failed files the text output summarises them by reason
 
 
-def problem_lines(skipped: list, failed: list) -> list[str]:
+def problem_lines(skipped: Sequence[LoadResult], failed: Sequence[LoadResult]) -> list[str]:
     """One line per skipped or failed file, or (beyond ``LISTED_PROBLEMS``) one line per status and reason."""
     rows = [("skipped", r) for r in skipped] + [("failed ", r) for r in failed]
     if len(rows) <= LISTED_PROBLEMS:
@@ -123,7 +127,7 @@ def run_remove(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("index", help="add files/folders (txt, md, html, pdf) and embed their chunks")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (folders are read recursively)")
     p.add_argument("--strict", action="store_true",

@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise UserError("--n must be at least 1")
     out = output_dir(args.out)
+    if out is None:  # (argparse requires --out)
+        raise UserError("--out is required: the folder to write the question set into")
     if args.source:
         existing_path(args.source)
     if (out / QUESTIONS_FILE).exists() and not args.force:
@@ -66,24 +68,27 @@ def run(args: argparse.Namespace) -> int:
     result = make_question_set(ws, out, llm, n=args.n, seed=args.seed, two_part=args.two_part,
                                stratified=not args.random, doc_ids=doc_ids, max_attempts=args.max_attempts,
                                progress=progress_printer(args.quiet))
+    if result.qset is None:
+        raise UserError("no question set was written")
+    root = result.qset.root
     u = result.usage
-    data = {"out": str(result.qset.root), "run_id": result.run_id, "kept": len(result.questions),
+    data = {"out": str(root), "run_id": result.run_id, "kept": len(result.questions),
             "dropped": len(result.dropped), "attempts": result.attempts, "reasons": result.reasons,
             "llm": u.as_dict(), "model": result.model, "backend": result.backend}
-    lines = [f"{len(result.questions)} question(s) kept of {result.attempts} tried, written to {result.qset.root}",
+    lines = [f"{len(result.questions)} question(s) kept of {result.attempts} tried, written to {root}",
              f"dropped {len(result.dropped)}: " + (", ".join(f"{k} {v}" for k, v in result.reasons.items()) or "none"),
              f"LLM ({result.backend} {result.model}): {u.calls} calls, {u.cached} from the cache, "
              f"{u.prompt_tokens} prompt + {u.output_tokens} output tokens, {u.seconds:.1f} s",
-             f"recorded as run {result.run_id}; every drop with its reason: {result.qset.root / 'generation.json'}"]
+             f"recorded as run {result.run_id}; every drop with its reason: {root / 'generation.json'}"]
     if len(result.questions) < args.n:
         lines.append(f"warning: only {len(result.questions)} of {args.n} questions were usable "
                      "(raise --max-attempts or use a stronger model)")
-    lines.append(f"evaluate: workbench eval {result.qset.root}")
+    lines.append(f"evaluate: workbench eval {root}")
     emit(args, data, "\n".join(lines))
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("make-questions", help="write a synthetic question set from your corpus with a local LLM")
     p.add_argument("source", nargs="?", metavar="CORPUS_OR_DATA",
                    help="a folder of documents (indexed first) or a data folder (default: the --data-dir workspace)")

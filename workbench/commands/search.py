@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("search", help="search the corpus with a strategy and print the passages")
     p.add_argument("question", help="the question")
     add_strategy_options(p)

@@ -35,7 +35,7 @@ def run_strategies(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("strategies", help="list the named strategies (presets and those saved in the data folder)")
     p.add_argument("--delete", metavar="NAME", help="forget a strategy saved in the data folder")
     add_common(p)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from workbench.commands.common import UserError, add_common, emit, open_workspace
 
@@ -13,9 +14,9 @@ def run_verify(args: argparse.Namespace) -> int:
     try:
         ws = open_workspace(args)
     except UserError as exc:  # a store that cannot even be opened is the most inconsistent of all
-        report = {"consistent": False, "problems": [str(exc)], "notes": [], "repaired": [],
+        failed: dict[str, Any] = {"consistent": False, "problems": [str(exc)], "notes": [], "repaired": [],
                   "unrepaired": [str(exc)] if args.repair else [], "chunk_sets": 0, "documents": 0}
-        emit(args, report, f"INCONSISTENT ({args.data_dir or 'default data folder'})\n  {exc}")
+        emit(args, failed, f"INCONSISTENT ({args.data_dir or 'default data folder'})\n  {exc}")
         return 3
     report = verify_store(ws, repair=args.repair)
     lines = [("consistent" if report["consistent"] else "INCONSISTENT") + f" ({ws.data_dir})"]
@@ -29,7 +30,7 @@ def run_verify(args: argparse.Namespace) -> int:
     return 3
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("verify", help="check the database and that the FAISS files agree with it (exit 3 if not)")
     p.add_argument("--repair", action="store_true",
                    help="rebuild FAISS indexes that are damaged or do not match (exit 3 if something could not "

@@ -1,45 +1,111 @@
-"""The window's shared state in one small QObject: the question, the reference spans drawn for it, strategies
-A and B and the answering model. Panels observe its signals instead of reaching through each other; whoever
-changes a value calls a setter here, and a setter that changes nothing emits nothing (so two panels that
-mirror each other cannot loop).
+"""The window's state in one observable QObject (the evented model; the panels are thin views of it).
+
+It owns the question and its reference spans (or none), each side's strategy, latest result and answer, the
+answering model, and the evaluation lab's current run, selected configuration and configuration colours.
+Every result and answer carries the question and strategy that produced it; ``current_result`` and
+``current_answer`` give it only while both still match, and ``stale_words`` says in words why a shown one
+does not. Panels observe the signals and keep no copies; whoever changes a value calls a setter here, and a
+setter that changes nothing emits nothing (so views that mirror each other cannot loop).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.evaluate.sweep import ConfigResult
+from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.retrieve.pipeline import SearchResult
+from workbench.core.retrieve.strategies import PRESETS, Strategy
 from workbench.core.spans import Span
+from workbench.ui.app.colours import configuration_colours
 from workbench.ui.app.settings import LLMChoice
 
-SIDES = ("A", "B")
+Side = Literal["A", "B"]
+SIDES: tuple[Side, Side] = ("A", "B")
+QUOTE_CHARS = 60  # an earlier question is quoted up to this many characters
+
+
+class Produced(Protocol):
+    """What a result or an answer says about its origin: the question and the strategy it was made for."""
+
+    @property
+    def question(self) -> str: ...  # noqa: D102
+
+    @property
+    def strategy(self) -> Strategy | None: ...  # noqa: D102
+
+
+class Answer(Produced, Protocol):
+    """An answer of one side: besides its origin, the sentences it quotes (extractive answers)."""
+
+    @property
+    def quotes(self) -> Sequence[tuple[int, int, int]]: ...  # noqa: D102
+
+
+@dataclass(frozen=True)
+class LabRun:
+    """The evaluation lab's current run: its id and its configurations' results."""
+
+    run_id: str
+    results: tuple[ConfigResult, ...]
+
+
+def as_side(side: str) -> Side:
+    """``side`` checked to be ``"A"`` or ``"B"``."""
+    if side == "A":
+        return "A"
+    if side == "B":
+        return "B"
+    raise ValueError(f"no side {side!r}: A or B")
+
+
+def quoted(question: str) -> str:
+    """``question`` in quotes, shortened for a one-line note."""
+    text = question if len(question) <= QUOTE_CHARS else question[: QUOTE_CHARS - 1].rstrip() + "…"
+    return f"“{text}”"
 
 
 class WorkbenchModel(QObject):
-    """Question, reference spans, strategies A and B and the LLM choice of one window.
+    """The state of one window; see the module docstring.
 
-    Signals (each carries the new value):
-      ``questionChanged(str)``: the question being explored (set by a search or a drill-down);
-      ``referenceChanged(list)``: ``list[Span]``, the reference spans of an evaluation question ([] when none);
-      ``strategyChanged(str, Strategy)``: side name (``"A"`` / ``"B"``) and its strategy;
-      ``llmChanged(LLMChoice)``: the backend that answers from the next question on.
+    Signals:
+      ``questionChanged(str)``: the question being explored;
+      ``referenceChanged(list)``: ``list[Span]``, its reference spans ([] when it is not from a question set,
+      or the corpus does not cover it);
+      ``strategyChanged(str, object)``: side (``"A"`` / ``"B"``) and its ``Strategy``;
+      ``resultChanged(str)``: the side whose latest ``SearchResult`` changed;
+      ``answerChanged(str)``: the side whose latest answer changed (``None`` when cleared);
+      ``llmChanged(object)``: the ``LLMChoice`` that answers from the next question on;
+      ``runChanged()``: the lab's current run (and its colours) changed;
+      ``selectionChanged(str)``: the configuration selected in the lab ("" for none).
     """
 
     questionChanged = Signal(str)  # noqa: N815 - Qt naming
     referenceChanged = Signal(list)  # noqa: N815 - list[Span]
-    strategyChanged = Signal(str, Strategy)  # noqa: N815 - side, strategy
-    llmChanged = Signal(LLMChoice)  # noqa: N815
+    strategyChanged = Signal(str, object)  # noqa: N815 - side, Strategy
+    resultChanged = Signal(str)  # noqa: N815 - side
+    answerChanged = Signal(str)  # noqa: N815 - side
+    llmChanged = Signal(object)  # noqa: N815 - LLMChoice
+    runChanged = Signal()  # noqa: N815
+    selectionChanged = Signal(str)  # noqa: N815 - configuration key
 
-    def __init__(self, strategy_a: Strategy, strategy_b: Strategy, llm: LLMChoice | None = None,
-                 parent: QObject | None = None) -> None:
+    def __init__(self, strategy_a: Strategy | None = None, strategy_b: Strategy | None = None,
+                 llm: LLMChoice | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._question = ""
-        self._reference: list[Span] = []
-        self._set_question = ""  # the last question opened from a question set (its answers get judged)
-        self._strategies = {"A": strategy_a, "B": strategy_b}
+        self._reference: tuple[Span, ...] | None = None  # None: not a question-set question
+        self._strategies: dict[Side, Strategy] = {"A": strategy_a or PRESETS["neighbours"],
+                                                  "B": strategy_b or PRESETS["plain"]}
+        self._results: dict[Side, SearchResult | None] = {"A": None, "B": None}
+        self._answers: dict[Side, Answer | None] = {"A": None, "B": None}
         self._llm = llm or LLMChoice()
+        self._run: LabRun | None = None
+        self._colours: dict[str, str] = {}
+        self._selected = ""
 
     # ----- the question and its reference spans ---------------------------------------------------
     @property
@@ -48,46 +114,51 @@ class WorkbenchModel(QObject):
         return self._question
 
     def set_question(self, question: str) -> None:
-        """Explore ``question`` (stripped)."""
+        """Explore ``question`` (stripped), as typed: another question than the current one is not from a
+        question set, so the reference spans go."""
         question = question.strip()
-        if question != self._question:
-            self._question = question
+        if question == self._question:
+            return
+        self._question = question
+        had = bool(self._reference)
+        self._reference = None
+        self.questionChanged.emit(question)
+        if had:
+            self.referenceChanged.emit([])
+
+    def open_question(self, question: str, reference: Iterable[Span]) -> None:
+        """Explore ``question`` of a question set with its ``reference`` spans (empty: the corpus does not
+        cover it); the question and its spans change together."""
+        question, spans = question.strip(), tuple(reference)
+        changed_question = question != self._question
+        changed_reference = spans != (self._reference or ())
+        self._question, self._reference = question, spans
+        if changed_question:
             self.questionChanged.emit(question)
+        if changed_reference:
+            self.referenceChanged.emit(list(spans))
 
     @property
     def reference(self) -> list[Span]:
-        """Reference spans of the question, when it comes from an evaluation set (a copy)."""
-        return list(self._reference)
-
-    def set_reference(self, spans: Iterable[Span]) -> None:
-        """Draw and score ``spans`` as the question's reference (empty to clear)."""
-        spans = list(spans)
-        if spans != self._reference:
-            self._reference = spans
-            self.referenceChanged.emit(list(spans))
-
-    def mark_from_question_set(self, question: str) -> None:
-        """Note that ``question`` comes from a question set: its reference spans (none: the corpus does not
-        cover it) are the judge's yardstick while it stays the model's question."""
-        self._set_question = question.strip()
+        """Reference spans of the question ([] when it is not from a question set); a copy."""
+        return list(self._reference or ())
 
     @property
     def from_question_set(self) -> bool:
-        """True while the question is the one last opened from a question set (answers to it get judged)."""
-        return bool(self._question) and self._question == self._set_question
+        """True while the question is one opened from a question set (its answers get judged)."""
+        return bool(self._question) and self._reference is not None
 
     # ----- strategies -------------------------------------------------------------------------------
     def strategy(self, side: str) -> Strategy:
         """The strategy of side ``"A"`` or ``"B"``."""
-        return self._strategies[side]
+        return self._strategies[as_side(side)]
 
     def set_strategy(self, side: str, strategy: Strategy) -> None:
         """Give side ``"A"`` or ``"B"`` a strategy."""
-        if side not in SIDES:
-            raise ValueError(f"no side {side!r}: A or B")
-        if strategy != self._strategies[side]:
-            self._strategies[side] = strategy
-            self.strategyChanged.emit(side, strategy)
+        key = as_side(side)
+        if strategy != self._strategies[key]:
+            self._strategies[key] = strategy
+            self.strategyChanged.emit(key, strategy)
 
     def swap_strategies(self) -> None:
         """Exchange the strategies of A and B."""
@@ -95,9 +166,56 @@ class WorkbenchModel(QObject):
         self.set_strategy("A", b)
         self.set_strategy("B", a)
 
-    def chunk_configs(self) -> list:
+    def chunk_configs(self) -> list[ChunkConfig]:
         """Chunk configurations to keep built: A's first, then B's when different."""
         return list(dict.fromkeys([self._strategies["A"].chunk, self._strategies["B"].chunk]))
+
+    # ----- results and answers ----------------------------------------------------------------------
+    def result(self, side: str) -> SearchResult | None:
+        """Side ``side``'s latest result, whatever it was made for (None before its first search)."""
+        return self._results[as_side(side)]
+
+    def set_result(self, side: str, result: SearchResult | None) -> None:
+        """Side ``side``'s latest result (None to clear)."""
+        key = as_side(side)
+        if result is not self._results[key]:
+            self._results[key] = result
+            self.resultChanged.emit(key)
+
+    def matches(self, side: str, made: Produced | None) -> bool:
+        """True when ``made`` (a result or an answer) belongs to the current question and ``side``'s strategy."""
+        return (made is not None and made.question == self._question
+                and made.strategy == self._strategies[as_side(side)])
+
+    def current_result(self, side: str) -> SearchResult | None:
+        """Side ``side``'s latest result when it belongs to the current question and strategy, else None."""
+        result = self._results[as_side(side)]
+        return result if self.matches(side, result) else None
+
+    def answer(self, side: str) -> Answer | None:
+        """Side ``side``'s latest answer, whatever it was made for (None when there is none)."""
+        return self._answers[as_side(side)]
+
+    def set_answer(self, side: str, answer: Answer | None) -> None:
+        """Side ``side``'s latest answer (None to clear)."""
+        key = as_side(side)
+        if answer is not self._answers[key]:
+            self._answers[key] = answer
+            self.answerChanged.emit(key)
+
+    def current_answer(self, side: str) -> Answer | None:
+        """Side ``side``'s answer when it belongs to the current question and strategy, else None."""
+        answer = self._answers[as_side(side)]
+        return answer if self.matches(side, answer) else None
+
+    def stale_words(self, side: str, made: Produced | None, what: str) -> str:
+        """"" when ``made`` belongs to the current question and ``side``'s strategy, else one line saying
+        what it belongs to, e.g. ``Passages for the earlier question “…”``; ``what`` names the thing."""
+        if made is None or self.matches(side, made):
+            return ""
+        if made.question != self._question:
+            return f"{what} for the earlier question {quoted(made.question)}"
+        return f"{what} for {side}'s previous strategy"
 
     # ----- the answering model ----------------------------------------------------------------------
     @property
@@ -110,3 +228,44 @@ class WorkbenchModel(QObject):
         if choice != self._llm:
             self._llm = choice
             self.llmChanged.emit(choice)
+
+    # ----- the evaluation lab -------------------------------------------------------------------------
+    @property
+    def run(self) -> LabRun | None:
+        """The lab's current run (None before the first)."""
+        return self._run
+
+    def set_run(self, run_id: str, results: Sequence[ConfigResult]) -> None:
+        """Show run ``run_id`` in the lab: its results and one colour per configuration; the selection goes
+        to its first configuration."""
+        self._run = LabRun(run_id, tuple(results))
+        self._colours = configuration_colours([r.config for r in results])
+        self._selected = ""
+        self.runChanged.emit()
+        self.select_configuration(results[0].config.key if results else "")
+
+    @property
+    def colours(self) -> dict[str, str]:
+        """Configuration key → its colour (swatch, plot lines and points, flips); a copy."""
+        return dict(self._colours)
+
+    def colour(self, key: str) -> str:
+        """The colour of configuration ``key`` ("" when it is not in the current run)."""
+        return self._colours.get(key, "")
+
+    @property
+    def selected(self) -> str:
+        """The key of the configuration selected in the lab ("" when none)."""
+        return self._selected
+
+    def select_configuration(self, key: str) -> None:
+        """Select configuration ``key`` of the current run ("" for none)."""
+        if key != self._selected:
+            self._selected = key
+            self.selectionChanged.emit(key)
+
+    def selected_result(self) -> ConfigResult | None:
+        """The selected configuration's results (None when none is selected)."""
+        if self._run is None:
+            return None
+        return next((r for r in self._run.results if r.config.key == self._selected), None)

@@ -32,19 +32,21 @@ AT_TOKENS = 1000
 AUC_TOKENS = 2000
 
 
-def parse_budgets(text: str) -> list[int]:
-    """``"250,500,1000"`` → ``[250, 500, 1000]`` (positive whole numbers, duplicates removed)."""
+def parse_budgets(text: str, field: str = "--budgets") -> list[int]:
+    """``"250,500,1000"`` → ``[250, 500, 1000]`` (positive whole numbers, duplicates removed); a refusal names
+    ``field``, where the budgets were typed (the CLI's option, the lab's *Budgets* field)."""
     try:
         budgets = [int(part) for part in text.replace(" ", "").split(",") if part]
     except ValueError:
-        raise ValueError(f"--budgets must be whole numbers separated by commas, not {text[:40]!r}") from None
+        raise ValueError(f"{field} must be whole numbers separated by commas, not {text[:40]!r}") from None
     if not budgets or any(b <= 0 for b in budgets):
-        raise ValueError("--budgets needs at least one budget, each a positive number of tokens")
+        raise ValueError(f"{field} needs at least one budget, each a positive number of tokens")
     return list(dict.fromkeys(budgets))
 
 
 def budget_configs(configs: Sequence[SweepConfig], budgets: Sequence[int]) -> list[SweepConfig]:
-    """Every configuration at every budget (its own budget replaced)."""
+    """Every configuration at every budget (its own budget replaced); the keys stay distinct because the
+    configurations' keys were (``budget=N`` joins each)."""
     out = []
     for c in configs:
         for b in budgets:
@@ -54,12 +56,13 @@ def budget_configs(configs: Sequence[SweepConfig], budgets: Sequence[int]) -> li
 
 
 def sweep_configs(strategies: Sequence[Strategy | str], grid: str | None, budgets: str | None,
-                  warnings: list[str] | None = None) -> list[SweepConfig]:
+                  warnings: list[str] | None = None, budgets_field: str = "--budgets") -> list[SweepConfig]:
     """The configurations of a sweep: every strategy × every grid combination (``grid`` as ``parse_grid``
     reads it) and, when ``budgets`` is given (``"250,500,1000"``), each of those at every budget; the CLI's
-    ``eval --grid --budgets`` and the lab's Sweep and Budgets fields both plan their runs here."""
+    ``eval --grid --budgets`` and the lab's Sweep and Budgets fields both plan their runs here
+    (``budgets_field`` names where the budgets were typed, in a refusal)."""
     configs = expand_grid(strategies, parse_grid(grid), warnings)
-    return budget_configs(configs, parse_budgets(budgets)) if budgets else configs
+    return budget_configs(configs, parse_budgets(budgets, budgets_field)) if budgets else configs
 
 
 def has_budgets(results: Sequence[ConfigResult]) -> bool:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.answer_report import answer_summaries
 from workbench.core.evaluate.metrics import RATE_METRICS, SIZE_METRICS
-from workbench.core.evaluate.sweep import ConfigResult
+from workbench.core.evaluate.sweep import ConfigResult, SweepConfig
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -133,16 +133,39 @@ def write_all(folder: str | Path, writers: dict[str, tuple[str, Callable[[Path],
     return {key: folder / name for key, (name, _) in writers.items()}
 
 
+def line_along(param_names: Sequence[str]) -> str | None:
+    """The grid parameter a plot line runs along: ``budget`` in a run with budgets (one curve per
+    configuration), else ``window`` when swept, else the last grid parameter (None without a grid)."""
+    names = list(param_names)
+    if "budget" in names:
+        return "budget"
+    if "window" in names:
+        return "window"
+    return names[-1] if names else None
+
+
+def line_label(strategy: str, params: dict[str, Any], along: str | None) -> str:
+    """The label of the plot line a configuration lies on: its strategy and every grid value but ``along``."""
+    return " ".join([strategy, *(f"{k}={v}" for k, v in params.items() if k != along)])
+
+
+def configuration_lines(configs: Sequence[SweepConfig]) -> dict[str, str]:
+    """Configuration key → the label of the plot line it lies on (``plot_lines`` draws the same lines), in
+    the run's order: the one grouping the table, both plots and their colours share."""
+    along = line_along(list(configs[0].params)) if configs else None
+    return {c.key: line_label(c.base, c.params, along) for c in configs}
+
+
 def plot_lines(rows: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
     """Group summary rows into plot lines: per strategy and per value of every grid key except the one the
-    line runs along (``window`` when swept, else the last grid key); points sorted by context tokens."""
+    line runs along (``line_along``); points sorted by context tokens."""
     meta = {"strategy", "questions", "covered", "key", "description"}
     grid_keys = [k for k in (rows[0] if rows else {}) if k not in meta and k not in RATE_METRICS
                  and k not in SIZE_METRICS and not k.endswith("_std")]
-    along = "window" if "window" in grid_keys else (grid_keys[-1] if grid_keys else None)
+    along = line_along(grid_keys)
     lines: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
-        label = " ".join([r["strategy"], *(f"{k}={r[k]}" for k in grid_keys if k != along)])
+        label = line_label(r["strategy"], {k: r[k] for k in grid_keys}, along)
         lines.setdefault(label, []).append(r)
     return [(label, sorted(pts, key=lambda r: r["context_tokens"] or 0)) for label, pts in lines.items()]
 

@@ -97,6 +97,10 @@ def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: st
     ``selection`` records how the question set was narrowed (``{"limit": N, "corpus": [...], "questions": [...]}``:
     question indexes, e.g. an advice run's confirm half) for re-runs.
     """
+    keys = [cr.config.key for cr in sweep.results]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:  # one row per configuration and question: refused in words before anything is written
+        raise ValueError(f"two configurations of the run share the name {twice[0]!r}; give them distinct names")
     finished = datetime.now(timezone.utc)
     started = started or finished - timedelta(seconds=sweep.seconds)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"

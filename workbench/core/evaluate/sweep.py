@@ -23,6 +23,7 @@ from workbench.core.ingest.chunkers.registry import get_kind
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
 from workbench.core.retrieve.search_config import parse_coarse
 from workbench.core.retrieve.strategies import Strategy, override, resolve
+from workbench.core.retrieve.strategy_names import run_names
 from workbench.core.spans import Span
 from workbench.core.store import Scope
 
@@ -150,14 +151,15 @@ def config_key(base: str, params: Mapping[str, int | str]) -> str:
 def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequence[int | str]] | str | None = None,
                 warnings: list[str] | None = None) -> list[SweepConfig]:
     """Every strategy × every grid combination. Combinations a strategy rejects (e.g. overlap ≥ chunk
-    size) are skipped with a note in ``warnings``."""
+    size) are skipped with a note in ``warnings``. Each strategy's configurations are keyed by its name in
+    the run (``strategy_names.run_names``: a preset's or the user's name, else what differs from the nearest
+    preset), so every key is distinct and says what it is."""
     if isinstance(grid, str) or grid is None:
         grid = parse_grid(grid)
     names = list(grid)
     configs: list[SweepConfig] = []
-    seen: set[str] = set()
-    for spec in strategies:
-        base = resolve(spec)
+    bases = [resolve(spec) for spec in strategies]
+    for base, name in zip(bases, run_names(bases), strict=True):
         for values in itertools.product(*(grid[n] for n in names)):
             params = dict(zip(names, values, strict=True))
             changes = {GRID_KEYS[n]: ("" if n == "coarse" and v == "none" else v) for n, v in params.items()}
@@ -166,14 +168,9 @@ def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequenc
                                          changes.get("chunker"), changes.get("size"))
             except ValueError as exc:
                 if warnings is not None:
-                    warnings.append(f"skipped {config_key(base.name, params)}: {exc}")
+                    warnings.append(f"skipped {config_key(name, params)}: {exc}")
                 continue
-            key = config_key(base.name, params)
-            n = 2
-            while key in seen:
-                key, n = f"{config_key(base.name, params)} #{n}", n + 1
-            seen.add(key)
-            configs.append(SweepConfig(key, strategy, base.name, params))
+            configs.append(SweepConfig(config_key(name, params), strategy, name, params))  # names are distinct
     return configs
 
 

@@ -274,6 +274,8 @@ def embed_cached(
         keys, texts_todo = [k for k, _ in by_length], [t for _, t in by_length]
         total = len(keys)
         step = SAVE_EVERY
+        if progress is not None:  # the embedding phase shows at once, not when its first slice is done
+            progress(ProgressEvent("embedding", 0, total))
 
         def shifted(offset: int) -> ProgressSink | None:
             """Progress over the whole job, not one slice."""

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.jobs import CancelToken
+from workbench.core.retrieve.strategies import Strategy
 
 if TYPE_CHECKING:
+    from workbench.core.llm import LLMChoice as CoreChoice
     from workbench.core.llm.base import Backend, Message
-    from workbench.core.retrieve.strategies import Strategy
     from workbench.core.workspace import Workspace
 
 MAX_TOKENS = 256
@@ -39,6 +40,7 @@ class AnswerJob:
     """What the answer panel needs from one answer: prompt, text, sources, stats and warnings."""
 
     question: str
+    strategy: Strategy | None = None  # the strategy whose passages it answers from
     prompt_text: str = ""
     text: str = ""
     sources: list[tuple[str, tuple[int, int, int] | None]] = field(default_factory=list)
@@ -60,11 +62,11 @@ class BackendHolder:
     again by core); ``blocked`` is a reason not to open it at all (a non-loopback host never allowed).
     """
 
-    def __init__(self, kind: str | object = "auto", model: str | None = None, host: str | None = None,
+    def __init__(self, kind: str | CoreChoice = "auto", model: str | None = None, host: str | None = None,
                  blocked: str | None = None, allow_remote: bool = False) -> None:
         from workbench.core.llm import LLMChoice
 
-        self.choice = kind if isinstance(kind, LLMChoice) else LLMChoice(kind, model, host, allow_remote)
+        self.choice = kind if isinstance(kind, LLMChoice) else LLMChoice(str(kind), model, host, allow_remote)
         self.blocked = blocked
         self.backend: Backend | None = None
 
@@ -117,7 +119,7 @@ def run_answer(ws: Workspace, question: str, strategy: Strategy | str | dict[str
                 f"question.\n\nQuestion: {question}\n\n" + "\n\n".join(p.block for p in prompt.passages))
     else:
         text = format_prompt(prompt.messages)
-    job = AnswerJob(question, prompt_text=text)
+    job = AnswerJob(question, strategy if isinstance(strategy, Strategy) else None, prompt_text=text)
     on_prompt(job.prompt_text)
     result = answer(prompt, backend, max_tokens=max_tokens, temperature=0.0, on_token=on_token, cancel=cancel,
                     warnings=warnings, ws=ws)

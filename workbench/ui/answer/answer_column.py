@@ -1,37 +1,67 @@
-"""One answer of the answer panel: its side's title, the streamed text, the stats line (tokens in and out,
-time), the judge's label and reason (a question-set question only) and the cited passages of that side."""
+"""One answer of the answer panel: its side's title, the streamed text (its citations ``[n]`` become links
+once it is done), the stats line (tokens in and out, time), the judge's label and reason (a question-set
+question only), the cited passages of that side, and a note in words when the answer belongs to an earlier
+question or to the side's previous strategy (the text is greyed then)."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsOpacityEffect,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from workbench.core.spans import Span
 from workbench.ui.answer.answer_judging import verdict_line
-
-SPAN_ROLE = Qt.ItemDataRole.UserRole
-
+from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
     from workbench.ui.answer.answer_backend import AnswerJob
 
+SPAN_ROLE = Qt.ItemDataRole.UserRole
+CITATION = re.compile(r"\[(\d+)\]")
+CITE_SCHEME = "cite"
+
+
+def linked_citations(text: str) -> str:
+    """``text`` as HTML with every ``[n]`` a link ``cite:n`` (everything else escaped; spaces and line breaks
+    kept as they are)."""
+    escaped = html.escape(text, quote=False)
+    linked = CITATION.sub(lambda m: f"<a href='{CITE_SCHEME}:{m.group(1)}'>[{m.group(1)}]</a>", escaped)
+    return f"<div style='white-space: pre-wrap'>{linked}</div>"
+
 
 class AnswerColumn(QWidget):
-    """The answer from one side's passages; double-clicking a citation emits ``sourceActivated(Span)``."""
+    """The answer from one side's passages. Double-clicking a cited passage emits ``sourceActivated(Span)``;
+    clicking a citation ``[n]`` in the text emits ``citationActivated(n)``."""
 
     sourceActivated = Signal(object)  # noqa: N815 - Qt naming; Span of a cited passage
+    citationActivated = Signal(int)  # noqa: N815 - the number n of a citation [n] clicked in the text
 
     def __init__(self, side: str, placeholder: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.side = side
         self.title = QLabel(f"Answer from {side}'s passages")
         self.title.setObjectName("muted")
-        self.answer = QPlainTextEdit()
-        self.answer.setReadOnly(True)
+        self.stale_note = WrappedLabel("")
+        self.stale_note.setObjectName("staleNote")
+        self.stale_note.setWordWrap(True)
+        self.stale_note.hide()
+        self.answer = QTextBrowser()
+        self.answer.setOpenLinks(False)
         self.answer.setPlaceholderText(placeholder)
+        self.answer.setMinimumHeight(60)
+        self.answer.anchorClicked.connect(self._anchor)
         self.stats = QLabel("")
         self.stats.setObjectName("stats")
         self.stats.setWordWrap(True)
@@ -42,11 +72,14 @@ class AnswerColumn(QWidget):
         self.verdict.hide()
         self.sources = QListWidget()
         self.sources.setMaximumHeight(90)
+        self.sources.setMinimumHeight(40)
         self.sources.setToolTip(f"Passages of {side} the answer cites; double-click to open one in the document view")
         self.sources.itemActivated.connect(self._source_activated)
+        self._grey: QGraphicsOpacityEffect | None = None
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.title)
+        lay.addWidget(self.stale_note)
         lay.addWidget(self.answer, 2)
         lay.addWidget(self.stats)
         lay.addWidget(self.verdict)
@@ -63,6 +96,7 @@ class AnswerColumn(QWidget):
         self.stats.setText("")
         self.verdict.setText("")
         self.verdict.hide()
+        self.set_stale("")
 
     def append(self, piece: str) -> None:
         """Append a streamed piece of the answer."""
@@ -71,8 +105,11 @@ class AnswerColumn(QWidget):
         cursor.insertText(piece)
 
     def show_job(self, job: AnswerJob) -> None:
-        """Stats, cited passages and (when judged or refused) the judge's line of a finished answer."""
+        """The finished answer (its citations as links), stats, cited passages and (when judged or refused)
+        the judge's line."""
+        self.answer.setHtml(linked_citations(job.text))
         self.stats.setText(job.stats_line)
+        self.sources.clear()
         for label, span in job.sources:
             item = QListWidgetItem(label)
             item.setData(SPAN_ROLE, span)
@@ -80,6 +117,21 @@ class AnswerColumn(QWidget):
         line = verdict_line(job)
         self.verdict.setText(line)
         self.verdict.setVisible(bool(line))
+
+    def set_stale(self, words: str) -> None:
+        """Say why the answer shown is not the current question's or strategy's (greyed); "" when it is."""
+        self.stale_note.setText(words)
+        self.stale_note.setVisible(bool(words))
+        if words and self._grey is None:
+            self._grey = QGraphicsOpacityEffect(self.answer)
+            self._grey.setOpacity(0.45)
+            self.answer.setGraphicsEffect(self._grey)
+        if self._grey is not None:
+            self._grey.setEnabled(bool(words))
+
+    def _anchor(self, url: QUrl) -> None:
+        if url.scheme() == CITE_SCHEME and url.path().isdigit():
+            self.citationActivated.emit(int(url.path()))
 
     def _source_activated(self, item: QListWidgetItem) -> None:
         span = item.data(SPAN_ROLE)

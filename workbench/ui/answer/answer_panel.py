@@ -3,22 +3,23 @@
 It works when ``workbench.core.llm`` is importable; otherwise it says "answering backend not installed".
 Generation runs on a worker; tokens are appended as they stream in. The backend, model and Ollama host
 are the user's (``settings.LLMChoice``); a host that is not this machine shows a warning above the answer.
-An extractive answer (no language model) is labelled as such, and its quoted sentences are announced through
-``quotesChanged`` (side A) and ``sideQuotesChanged`` (either side) so the results view can highlight them
-inside their passages.
+An extractive answer (no language model) is labelled as such; each finished answer goes to the window's model
+(``ui/model.py``), tagged with its question and strategy, where each side's results find the sentences it
+quoted. An answer (and its prompt) that belongs to an earlier question or to the side's previous strategy is
+greyed, with a note saying so.
 
 "Answer from" picks the sides: A, B, or A and B (one after the other on the answer queue, shown in two
 columns, stacked when the panel is narrow). Each answer is built from its own side's passages, so its
-citations open that side's passages. With a question-set question loaded (``judging`` gives its reference
-texts), each answer is judged by the same model and the label and the judge's reason show under it.
+citations open that side's passages: a citation ``[n]`` in the text is a link (``citationActivated``). With a
+question-set question loaded, each answer is judged by the same model against its reference spans and the
+label and the judge's reason show under it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -36,11 +38,13 @@ from workbench.ui.answer.answer_backend import AnswerJob, BackendHolder, llm_ava
 from workbench.ui.answer.answer_column import AnswerColumn
 from workbench.ui.answer.answer_judging import judge_job, reference_texts
 from workbench.ui.app.settings import LLMChoice
+from workbench.ui.app.wording import for_the_window
+from workbench.ui.model import SIDES, WorkbenchModel, as_side
+from workbench.ui.widgets.wrapped_label import WrappedLabel
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink
-    from workbench.core.retrieve.strategies import Strategy
     from workbench.core.workspace import Workspace
 
 NOT_INSTALLED = "answering backend not installed"
@@ -58,36 +62,33 @@ class _Relay(QObject):
 class AnswerPanel(QWidget):
     """Ask / Stop, the sides to answer from, one answer column per side, stats, sources and the prompt view.
 
-    ``context(side)`` gives the question and that side's strategy; ``judging()`` gives the reference spans to
-    judge against (empty: the corpus does not cover the question) or None when the question is not from a
-    question set. ``answered(job)`` is announced per answer, ``runFinished(jobs)`` after the last of a run.
+    The question, each side's strategy and the reference spans to judge against come from ``model``; each
+    answer goes back to it. ``answered(job)`` is announced per answer, ``runFinished(jobs)`` after the last
+    of a run; ``citationActivated(side, span)`` when a citation ``[n]`` of a side's answer is clicked.
     """
 
-    sourceActivated = Signal(object)  # Span of a cited passage
+    sourceActivated = Signal(object)  # noqa: N815 - Span of a cited passage
+    citationActivated = Signal(str, object)  # noqa: N815 - side, Span of the passage cited
     message = Signal(str)
     answered = Signal(object)  # AnswerJob
     runFinished = Signal(list)  # noqa: N815 - Qt naming; [AnswerJob] of the run, in side order
     stopped = Signal()
-    quotesChanged = Signal(list)  # noqa: N815 - Qt naming; [Span] quoted by an extractive answer ([] to clear)
-    sideQuotesChanged = Signal(str, list)  # noqa: N815 - side, [Span] quoted from its passages ([] to clear)
 
-    def __init__(self, workspace: Workspace, context: Callable[..., tuple[str, Strategy]], jobs: JobRunner,
-                 parent: QWidget | None = None, backend: LLMChoice | None = None,
-                 judging: Callable[[], list[Span] | None] | None = None) -> None:
+    def __init__(self, workspace: Workspace, model: WorkbenchModel, jobs: JobRunner,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
-        self.context = context  # (side) -> (question, strategy) to answer with
-        self.judging = judging or (lambda: None)
+        self.model = model
         self.jobs = jobs
         self.available = llm_available()
         self.choice = LLMChoice()
         self.holder = BackendHolder()
-        self.host_warning = QLabel()
+        self.host_warning = WrappedLabel()
         self.host_warning.setObjectName("banner")
         self.host_warning.setWordWrap(True)
         self.host_warning.hide()
         self.worker: Worker | None = None
-        self._outcome: tuple | None = None
+        self._outcome: tuple[SignalInstance, tuple[object, ...]] | None = None
         self._pending: list[str] = []  # sides still to answer in this run
         self._run_jobs: list[AnswerJob] = []
         self._side = "A"  # the side answering now (its column receives the tokens)
@@ -102,12 +103,14 @@ class AnswerPanel(QWidget):
         self.sides.addItems(list(SIDE_CHOICES))
         self.sides.setToolTip("Answer from A's passages, B's, or both one after the other (side by side)")
         self.sides.currentTextChanged.connect(self._sides_changed)
-        self.status = QLabel("" if self.available else NOT_INSTALLED)
+        self.status = WrappedLabel("" if self.available else NOT_INSTALLED)
         self.status.setObjectName("muted")
+        self.status.setWordWrap(True)
         placeholder = "The answer streams here." if self.available else NOT_INSTALLED
-        self.columns = {side: AnswerColumn(side, placeholder) for side in ("A", "B")}
-        for column in self.columns.values():
+        self.columns: dict[str, AnswerColumn] = {side: AnswerColumn(side, placeholder) for side in SIDES}
+        for side, column in self.columns.items():
             column.sourceActivated.connect(self.sourceActivated)
+            column.citationActivated.connect(lambda n, s=side: self._citation(s, n))
         first = self.columns["A"]  # the single answer's widgets, as before the side choice
         self.answer, self.stats, self.sources = first.answer, first.stats, first.sources
         self.show_prompt = QPushButton("Show prompt")
@@ -115,16 +118,28 @@ class AnswerPanel(QWidget):
         self.copy = QPushButton("Copy prompt")
         self.prompt = QPlainTextEdit()
         self.prompt.setReadOnly(True)
-        self.prompt.hide()
+        self.prompt_note = WrappedLabel("")  # the prompt shown belongs to an earlier question
+        self.prompt_note.setObjectName("staleNote")
+        self.prompt_note.setWordWrap(True)
+        self.prompt_box = QWidget()
+        box = QVBoxLayout(self.prompt_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.prompt_note)
+        box.addWidget(self.prompt, 1)
+        self.prompt_box.hide()
+        self.prompt_note.hide()
         self.copy.hide()
         self.show_prompt.toggled.connect(self._toggle_prompt)
         self.copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.prompt.toPlainText()))
         self.ask.clicked.connect(self.start)
         self.stop.clicked.connect(self.cancel)
         self._layout()
-        self.set_backend(backend or LLMChoice())
+        self.set_backend(model.llm)
         self._sides_changed(self.sides.currentText())
         self._set_running(False)
+        model.llmChanged.connect(self.set_backend)
+        for signal in (model.questionChanged, model.strategyChanged, model.answerChanged):
+            signal.connect(self._mark_stale)
 
     def _layout(self) -> None:
         bar = QHBoxLayout()
@@ -133,15 +148,20 @@ class AnswerPanel(QWidget):
         for w in (self.sides, self.stop, self.show_prompt, self.copy):
             bar.addWidget(w)
         bar.addWidget(self.status, 1)
-        self.column_box = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        answers = QWidget()
+        self.column_box = QBoxLayout(QBoxLayout.Direction.LeftToRight, answers)
+        self.column_box.setContentsMargins(0, 0, 0, 0)
         for column in self.columns.values():
             self.column_box.addWidget(column, 1)
+        self.body = QSplitter(Qt.Orientation.Vertical)  # answers above the prompt, each keeping its lines
+        self.body.setChildrenCollapsible(False)
+        self.body.addWidget(answers)
+        self.body.addWidget(self.prompt_box)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(bar)
         lay.addWidget(self.host_warning)
-        lay.addLayout(self.column_box, 2)
-        lay.addWidget(self.prompt, 2)
+        lay.addWidget(self.body, 1)
 
     def set_backend(self, choice: LLMChoice) -> None:
         """Answer with ``choice`` from the next question on (an answer in progress keeps its backend)."""
@@ -188,30 +208,55 @@ class AnswerPanel(QWidget):
         self.column_box.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
         super().resizeEvent(event)
 
+    # ----- what is shown belongs to the current question and strategies -----------------------
+    def _mark_stale(self, *_: object) -> None:
+        """Each column says when its answer is not the current question's or its side's strategy's; so does
+        the prompt."""
+        words_of: dict[str, str] = {}
+        for side, column in self.columns.items():
+            words = self.model.stale_words(side, self.model.answer(side), "Answer")
+            column.set_stale(words)
+            words_of[side] = words
+        shown = [s for s in self.answer_sides() if self.model.answer(s) is not None]
+        words = next((words_of[s] for s in shown if words_of[s]), "")
+        self.prompt_note.setText(words.replace("Answer", "Prompt", 1))
+        self.prompt_note.setVisible(bool(words))
+
+    def _citation(self, side: str, number: int) -> None:
+        """A citation ``[number]`` of ``side``'s answer: the passage it cites."""
+        answer = self.model.answer(side)
+        sources = answer.sources if isinstance(answer, AnswerJob) else []
+        span = next((span for label, span in sources if label.startswith(f"[{number}]")), None)
+        if span is None:
+            self.message.emit(f"[{number}] cites no passage shown to the model.")
+            return
+        self.citationActivated.emit(side, Span(*span))
+
     # ----- actions --------------------------------------------------------------------------
     def start(self) -> None:
         """Answer the current question from each chosen side's strategy, one side after the other."""
         if not self.available or self.worker is not None:
             return
-        question, _strategy = self.context("A")
-        if not question:
+        if not self.model.question:
             self.status.setText("Type a question first.")
             return
         self._pending = list(self.answer_sides())
         self._run_jobs = []
         self.prompt.clear()
         for side, column in self.columns.items():
-            column.clear()
-            self.sideQuotesChanged.emit(side, [])
-        self.quotesChanged.emit([])
+            if side in self._pending:
+                column.clear()
+                self.model.set_answer(side, None)
         self._start_next()
 
     def _start_next(self) -> None:
         side = self._side = self._pending.pop(0)
-        question, strategy = self.context(side)
+        question, strategy = self.model.question, self.model.strategy(side)
+        self.model.set_answer(side, AnswerJob(question, strategy, side=as_side(side)))  # streams into it
         prefix = f"{side}: " if len(self._run_sides()) > 1 else ""
         self.status.setText(f"{prefix}loading the model and reading the passages…")
-        ws, holder, relay, judging = self.ws, self.holder, self.relay, self.judging()
+        ws, holder, relay = self.ws, self.holder, self.relay
+        judging = self.model.reference if self.model.from_question_set else None
 
         def job(_progress: ProgressSink, cancel: CancelToken) -> AnswerJob:
             done = run_answer(ws, question, strategy, holder, relay.prompt.emit, relay.token.emit, cancel)
@@ -254,16 +299,12 @@ class AnswerPanel(QWidget):
     def _done(self, job: AnswerJob) -> None:
         stopped = self.worker is not None and self.worker.cancelled
         self.columns[job.side].show_job(job)
-        if job.quotes:
-            quotes = [Span(*q) for q in job.quotes]
-            self.sideQuotesChanged.emit(job.side, quotes)
-            if job.side == "A":
-                self.quotesChanged.emit(quotes)
+        self.model.set_answer(job.side, job)
         if stopped:  # the model stopped early; the partial answer stays
             self._cancelled()
             return
         self._run_jobs.append(job)
-        self.status.setText("; ".join(job.warnings) if job.warnings else "done")
+        self.status.setText(for_the_window("; ".join(job.warnings)) if job.warnings else "done")
         self._outcome = (self.answered, (job,))
 
     def _failed(self, message: str) -> None:
@@ -294,9 +335,10 @@ class AnswerPanel(QWidget):
             self.runFinished.emit(list(self._run_jobs))
 
     def _toggle_prompt(self, shown: bool) -> None:
-        self.prompt.setVisible(shown)
+        self.prompt_box.setVisible(shown)
         self.copy.setVisible(shown)
         self.show_prompt.setText("Hide prompt" if shown else "Show prompt")
+
 
 def describe_choice(choice: LLMChoice) -> str:
     """``choice`` in words, for tooltips: which backend and model answer."""

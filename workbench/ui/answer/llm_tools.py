@@ -2,9 +2,9 @@
 
 Both run on a background worker (``workers.Worker``; on the window's store queue when given, since both
 write to the store) with a progress line and Cancel, and use only the local backends (embedded or
-Ollama). The window's action table (``ui/window/actions.py``) puts them in its "Tools" menu through
-``open_contextualize`` / ``open_make_questions``; the library and evaluation views can open the dialogs
-directly (``ContextualizeDialog(ws, …)``, ``MakeQuestionsDialog(ws, …)``).
+Ollama). The window's "Tools" menu opens them through ``open_contextualize`` / ``open_make_questions`` (they
+take the workspace, a job queue and a callback, not the window); the dialogs also open on their own
+(``ContextualizeDialog(ws, …)``, ``MakeQuestionsDialog(ws, …)``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink
     from workbench.core.llm.base import Backend
     from workbench.core.workspace import Workspace
-    from workbench.ui.window.main_window import MainWindow
 
 LLMFactory = Callable[["Workspace", str], "Backend"]  # (workspace, backend kind) -> backend
 
@@ -156,13 +154,13 @@ class ContextualizeDialog(_ToolDialog):
         super().__init__(ws, "Contextualize chunks…", runner, llm_factory, parent)
         config = config or ChunkConfig()
         self.base = config
-        self.size = QSpinBox()
-        self.size.setRange(8, 4000)
-        self.size.setValue(config.size)
-        self.size.setSuffix(f" {config.unit}")
+        self.size_box = QSpinBox()
+        self.size_box.setRange(8, 4000)
+        self.size_box.setValue(config.size)
+        self.size_box.setSuffix(f" {config.unit}")
         self.heading = QCheckBox("Also embed the heading path")
         self.heading.setChecked(config.heading_prefix)
-        self.form.addRow("Chunk size", self.size)
+        self.form.addRow("Chunk size", self.size_box)
         self.form.addRow("", self.heading)
         self.form.addRow("LLM backend", self.backend)
         note = QLabel("The local LLM writes one sentence per chunk that situates it in its document; it is "
@@ -173,7 +171,7 @@ class ContextualizeDialog(_ToolDialog):
 
     def config(self) -> ChunkConfig:
         """The contextual chunk configuration the form describes."""
-        values = {**self.base.__dict__, "size": self.size.value(), "heading_prefix": self.heading.isChecked(),
+        values = {**self.base.__dict__, "size": self.size_box.value(), "heading_prefix": self.heading.isChecked(),
                   "contextual": True}
         if values["overlap"] >= values["size"]:
             values["overlap"] = 0
@@ -192,7 +190,9 @@ class ContextualizeDialog(_ToolDialog):
 
         return run
 
-    def describe(self, result: dict[str, Any]) -> str:  # noqa: D102
+    def describe(self, result: object) -> str:  # noqa: D102
+        if not isinstance(result, dict):
+            return ""
         u = result["llm"]
         return (f"{result['label']}: {result['chunks']} chunks; {u['calls']} LLM calls, {u['cached']} sentences "
                 f"from the cache, {u['tokens']} tokens, {u['seconds']:.1f} s")
@@ -223,11 +223,11 @@ class MakeQuestionsDialog(_ToolDialog):
         self.form.addRow("", self.two_part)
         self.form.addRow("Output folder", row)
         self.form.addRow("LLM backend", self.backend)
+        self.result_dir = ""  # the question set written by the last run
         self.load_button = QPushButton("Load in evaluation view")
         self.load_button.setEnabled(False)
         self.load_button.clicked.connect(lambda: self.loadRequested.emit(self.result_dir))
         self.buttons.insertWidget(1, self.load_button)
-        self.result_dir = ""
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Output folder for the question set")
@@ -255,7 +255,11 @@ class MakeQuestionsDialog(_ToolDialog):
 
         return run
 
-    def describe(self, result: GenerationResult) -> str:  # noqa: D102
+    def describe(self, result: object) -> str:  # noqa: D102
+        from workbench.core.evaluate.synthetic import GenerationResult
+
+        if not isinstance(result, GenerationResult) or result.qset is None:
+            return "no question set was written"
         self.result_dir = str(result.qset.root)
         self.load_button.setEnabled(bool(result.questions))
         reasons = ", ".join(f"{k} {v}" for k, v in result.reasons.items()) or "none"
@@ -263,35 +267,17 @@ class MakeQuestionsDialog(_ToolDialog):
                 f"{result.usage.calls} LLM calls, {result.usage.seconds:.1f} s; written to {self.result_dir}")
 
 
-TOOL_ACTIONS = ("contextualize", "make_questions")  # their ids in the window's action table
-
-
-def load_in_evaluation(window: MainWindow, folder: str) -> bool:
-    """Open a question set in the window's evaluation lab and show it."""
-    view = window.eval_view
-    if view is None or not view.load_question_set(folder):
-        return False
-    window.set_mode("evaluate")
-    return True
-
-
-def open_contextualize(window: MainWindow) -> ContextualizeDialog:
-    """Open "Contextualize chunks…" for strategy A's chunk configuration (non-blocking)."""
-    dialog = ContextualizeDialog(window.ws, window.model.strategy("A").chunk, window.store_jobs, parent=window)
+def open_contextualize(parent: QWidget, ws: Workspace, config: ChunkConfig, runner: JobRunner) -> ContextualizeDialog:
+    """Open "Contextualize chunks…" for ``config`` (the window passes strategy A's), non-blocking."""
+    dialog = ContextualizeDialog(ws, config, runner, parent=parent)
     dialog.open()
     return dialog
 
 
-def open_make_questions(window: MainWindow) -> MakeQuestionsDialog:
-    """Open "Make questions…" (non-blocking); its result can be loaded in the evaluation view."""
-    dialog = MakeQuestionsDialog(window.ws, window.store_jobs, parent=window)
-    dialog.loadRequested.connect(lambda folder: load_in_evaluation(window, folder))
+def open_make_questions(parent: QWidget, ws: Workspace, runner: JobRunner,
+                        load: Callable[[str], object]) -> MakeQuestionsDialog:
+    """Open "Make questions…" (non-blocking); *Load in evaluation view* calls ``load(folder)``."""
+    dialog = MakeQuestionsDialog(ws, runner, parent=parent)
+    dialog.loadRequested.connect(load)
     dialog.open()
     return dialog
-
-
-def install_llm_tools(window: MainWindow) -> dict[str, QAction]:
-    """The window's "Tools › Contextualize chunks… / Make questions…" actions by id (the action table builds
-    them with the rest of the menu bar; also kept on ``window.llm_tools_``)."""
-    window.llm_tools_ = {name: window.actions_[name] for name in TOOL_ACTIONS}
-    return window.llm_tools_

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import platform
 import sys
+from collections.abc import Sequence
 from importlib import metadata
 
 from PySide6 import __version__ as pyside_version
@@ -29,7 +30,7 @@ def versions() -> list[tuple[str, str]]:
     return rows
 
 
-def about_html(extra: list[tuple[str, str]] = ()) -> str:
+def about_html(extra: Sequence[tuple[str, str]] = ()) -> str:
     """The About text (escaped)."""
     rows = "".join(f"<tr><td style='padding-right:14px;color:#5f6b7a'>{html.escape(k)}</td>"
                    f"<td>{html.escape(v)}</td></tr>" for k, v in [*versions(), *extra])
@@ -43,7 +44,7 @@ def about_html(extra: list[tuple[str, str]] = ()) -> str:
 class AboutDialog(QDialog):
     """A small non-blocking dialog with ``about_html``."""
 
-    def __init__(self, extra: list[tuple[str, str]] = (), parent: QWidget | None = None) -> None:
+    def __init__(self, extra: Sequence[tuple[str, str]] = (), parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("About Chunk Workbench")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

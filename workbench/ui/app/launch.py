@@ -1,8 +1,9 @@
 """Desktop entry point: ``python -m workbench`` / ``workbench-gui``.
 
 Options: ``--data-dir`` (default: ``$WORKBENCH_DATA``, else the folder chosen in Settings…, else the per-user
-data folder), ``--no-sample`` (do not index the bundled sample corpus into an empty library) and ``--self-test`` (index the sample corpus in a
-temporary folder through the real window, run a search, exit 0 on success — packaging uses it).
+data folder), ``--no-sample`` (on later starts, do not open the welcome — which offers the bundled sample
+corpus — over an empty library) and ``--self-test`` (index the sample corpus in a temporary folder through the
+real window, run a search, exit 0 on success — packaging uses it). Nothing is indexed without the user's choice.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="workbench-gui", description="Chunk Workbench desktop app")
     p.add_argument("--data-dir", help="data folder (default: $WORKBENCH_DATA, else the one chosen in Settings, "
                                        "else the per-user data folder)")
-    p.add_argument("--no-sample", action="store_true", help="do not index the sample corpus on first start")
+    p.add_argument("--no-sample", action="store_true",
+                   help="on an empty library, do not open the welcome that offers the sample corpus "
+                        "(it opens on the very first start anyway)")
     p.add_argument("--self-test", action="store_true",
                    help="index the sample corpus in a temporary folder, run a search, exit 0 on success")
     return p.parse_args(argv)
@@ -76,15 +79,15 @@ def start_window(args: argparse.Namespace, settings: QSettings,
                  log_file: Path | None = None) -> tuple[MainWindow, FileLock] | int:
     """Open the workspace and show the window: ``(window, app_lock)``, or an exit code when it cannot start.
 
-    On the very first start the welcome opens over the window; otherwise an empty library gets the sample
-    corpus (unless ``--no-sample``).
+    The welcome opens over the window on the very first start, and on later starts with an empty library
+    (a new data folder) unless ``--no-sample``; nothing is indexed until the user picks something there.
     """
     from PySide6.QtWidgets import QMessageBox
 
     from workbench.core.index.locking import FileLock, LockBusy
     from workbench.core.store import StoreError
     from workbench.core.workspace import Workspace
-    from workbench.ui.library.welcome import first_start_welcome
+    from workbench.ui.library.welcome import mark_welcome_seen, welcome_due
     from workbench.ui.window.main_window import MainWindow
 
     data_dir, model, note = startup_choices(args, settings)
@@ -109,10 +112,9 @@ def start_window(args: argparse.Namespace, settings: QSettings,
     log.info("started with data folder %s", ws.data_dir)
     if note:
         window.show_message(note)
-    sample = not args.no_sample and SAMPLE_DIR.is_dir()
-    if first_start_welcome(window, SAMPLE_DIR, sample_if_skipped=sample) is None and sample \
-            and not ws.documents():
-        window.index_sample(SAMPLE_DIR)
+    if welcome_due(settings, library_empty=not ws.documents(), offer_on_empty=not args.no_sample):
+        mark_welcome_seen(settings)
+        window.open_welcome()
     return window, app_lock
 
 
@@ -123,6 +125,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from workbench.ui.app.self_test import run_self_test
 
         return run_self_test()
+    from workbench.ui.app.platform_check import platform_problem
+
+    problem = platform_problem()  # before Qt loads: a plugin that cannot load aborts the process silently
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     from workbench.ui.app.logs import setup_logging
 
     log_file = setup_logging()

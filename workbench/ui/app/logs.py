@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
@@ -47,4 +48,7 @@ def setup_logging(folder: Path | None = None, level: int = logging.INFO) -> Path
 
 
 def _qt_message(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    """Qt's messages go to the log; a fatal one (Qt aborts right after it) goes to the terminal too."""
     logging.getLogger("qt").log(_QT_LEVELS.get(kind, logging.INFO), "%s", message)
+    if kind == QtMsgType.QtFatalMsg:
+        print(f"workbench: Qt stopped: {message}", file=sys.stderr, flush=True)

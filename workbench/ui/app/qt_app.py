@@ -20,7 +20,8 @@ def make_app() -> QApplication:
     """The QApplication (created once), with names used by QSettings and the window system."""
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("Chunk Workbench")
     app.setOrganizationName("chunk-workbench")
     app.setApplicationDisplayName("Chunk Workbench")

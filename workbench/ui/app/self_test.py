@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
     from PySide6.QtCore import QCoreApplication
 
+    from workbench.core.retrieve.pipeline import SearchResult
+
 TIMEOUT_S = 300
 
 
@@ -58,16 +60,16 @@ def run_self_test(timeout_s: float = TIMEOUT_S) -> int:
         window.index_sample(SAMPLE_DIR)
         code = 1
         try:
-            if not _wait(app, lambda: outcome, timeout_s) or outcome[0] != "ok":
+            if not _wait(app, lambda: bool(outcome), timeout_s) or outcome[0] != "ok":
                 print(f"self-test: indexing did not finish ({outcome or 'timeout'})", file=sys.stderr)
                 return 1
             print(f"self-test: indexed {len(ws.documents())} documents in "
                   f"{time.perf_counter() - started:.1f} s")
-            shown: list[object] = []
+            shown: list[SearchResult] = []
             window.compare.a.resultShown.connect(shown.append)
             window.question.setText(SELF_TEST_QUESTION)
             window.run_search()
-            if not _wait(app, lambda: shown, timeout_s):
+            if not _wait(app, lambda: bool(shown), timeout_s):
                 print("self-test: the search did not answer", file=sys.stderr)
                 return 1
             result = shown[0]

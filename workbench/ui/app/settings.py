@@ -49,18 +49,19 @@ def save_strategy(settings: QSettings, side: str, strategy: Strategy) -> None:
 
 
 def save_layout(settings: QSettings, window: QMainWindow, splitters: dict[str, QSplitter]) -> None:
-    """Window geometry, dock/toolbar state and splitter sizes."""
+    """Window geometry (its rectangle, checked against the screen when restored), dock/toolbar state and
+    splitter sizes."""
     settings.setValue("window/geometry", window.saveGeometry())
+    settings.setValue("window/rect", window.normalGeometry() if window.isMaximized() else window.geometry())
     settings.setValue("window/state", window.saveState())
     for name, splitter in splitters.items():
         settings.setValue(f"splitters/{name}", splitter.saveState())
 
 
 def restore_layout(settings: QSettings, window: QMainWindow, splitters: dict[str, QSplitter]) -> bool:
-    """Restore what ``save_layout`` stored; False when nothing was stored yet."""
-    geometry = settings.value("window/geometry")
-    if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-        window.restoreGeometry(geometry)
+    """Restore what ``save_layout`` stored but the geometry (``layout.place_window`` fits it to the screen);
+    False when nothing was stored yet."""
+    geometry = settings.value("window/rect")
     state = settings.value("window/state")
     if isinstance(state, QByteArray) and not state.isEmpty():
         window.restoreState(state)

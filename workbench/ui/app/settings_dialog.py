@@ -40,7 +40,6 @@ from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink
-    from workbench.ui.window.main_window import MainWindow
 
 PROBE_TIMEOUT_S = 1.0
 Prober = Callable[[str, float], "list[str] | None"]
@@ -53,10 +52,11 @@ BACKENDS = (("auto", "Automatic: Ollama when its server answers, else extractive
 def probe_worker(host: str, prober: Prober | None = None, timeout: float = PROBE_TIMEOUT_S) -> Worker:
     """A worker asking the Ollama server at ``host`` for its models; its result is ``(host, names or None)``."""
     def job(_progress: ProgressSink, _cancel: CancelToken) -> tuple[str, list[str] | None]:
-        probe = prober
-        if probe is None:
-            from workbench.core.llm import probe_ollama as probe
-        return host, probe(host, timeout)
+        if prober is not None:
+            return host, prober(host, timeout)
+        from workbench.core.llm import probe_ollama
+
+        return host, probe_ollama(host, timeout)
 
     return Worker(job, "ollama probe")
 
@@ -118,7 +118,9 @@ class SettingsDialog(QDialog):
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.setEditText(self.stored.model)
-        self.model.lineEdit().setPlaceholderText("default: the server's first model")
+        editor = self.model.lineEdit()
+        if editor is not None:
+            editor.setPlaceholderText("default: the server's first model")
         self.model.setToolTip("The Ollama model to answer with (filled from the server when it answers)")
         self.host = QLineEdit(self._initial_host)
         self.host.setPlaceholderText(LLMChoice().effective_host())
@@ -308,14 +310,12 @@ class SettingsDialog(QDialog):
         super().done(result)
 
 
-def open_settings_dialog(window: MainWindow) -> SettingsDialog:
-    """Open the settings (non-blocking); saving gives the window's model the answering backend at once."""
-    dialog = SettingsDialog(window.settings, window.ws.data_dir, window.ws.embedder.model_id, parent=window)
+def open_settings_dialog(parent: QWidget, settings: QSettings, data_dir: Path, model_id: str,
+                         saved: Callable[[LLMChoice, bool], object]) -> SettingsDialog:
+    """Open the settings over ``parent`` (non-blocking); OK calls ``saved(choice, restart_needed)`` (the window
+    gives its model the answering backend at once)."""
+    dialog = SettingsDialog(settings, data_dir, model_id, parent=parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    model, show = window.model, window.show_message
-    dialog.saved.connect(lambda choice, restart: (model.set_llm(choice), show(
-        "Settings saved." + (" The data folder and embedding model change when the workbench starts again."
-                             if restart else ""))))
-    window.settings_dialog_ = dialog
+    dialog.saved.connect(saved)
     dialog.open()
     return dialog

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QTextCharFormat, QTextFormat
 
-KINDS_PROPERTY = QTextFormat.UserProperty + 1  # the layer kinds of a fragment, "hit,window"
+KINDS_PROPERTY = int(QTextFormat.Property.UserProperty) + 1  # the layer kinds of a fragment, "hit,window"
 MARKER = "\u00a6"  # ¦ chunk boundary marker, inserted between characters (never part of the text)
 
 
@@ -24,20 +24,26 @@ class Swatch:
 
 
 SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
-    Swatch("hit", "hit chunk", background="#ffd54a"),
-    Swatch("window", "expanded neighbours", background="#fff3c4"),
-    Swatch("only_a", "returned only by A", background="#cfe2ff"),
-    Swatch("only_b", "returned only by B", background="#ffdcc2"),
-    Swatch("both", "returned by A and B", background="#cdeccd"),
+    Swatch("hit", "hit chunk", background="#ffc94a"),
+    Swatch("alt", "the next hit chunk (alternate shade)", background="#ed9a2c"),
+    Swatch("window", "expanded neighbours", background="#d6e4f5"),
+    Swatch("only_a", "returned only by A", background="#c4dbff"),
+    Swatch("only_b", "returned only by B", background="#ffd09c"),
+    Swatch("both", "returned by A and B", background="#d6d6d6"),
+    Swatch("hit_a", "hit chunk returned only by A", background="#6f9de6"),
+    Swatch("hit_b", "hit chunk returned only by B", background="#e08a3c"),
+    Swatch("hit_both", "hit chunk returned by A and B", background="#9c9c9c"),
     Swatch("reference", "reference answer span", underline="#b0007a"),
     Swatch("overlap", "chunk overlap (text in two chunks)", underline="#8a8f98"),
     Swatch("heading", "heading", foreground="#1f4e79"),
-    Swatch("boundary", "chunk boundary", foreground="#7c3aed"),
-    Swatch("hit_dark", "hit chunks (darker shade)", background="#9ccf9c"),
-    Swatch("quote", "sentence quoted by the extractive answer", background="#8fe3c8"),
-    Swatch("evidence", "evidence: reference text retrieved", background="#a8e0a0"),
-    Swatch("noise", "noise: retrieved outside every reference", background="#f9cfc9"),
-    Swatch("missed", "missed: reference text not retrieved", background="#ddd3f3"),
+    Swatch("boundary", "chunk boundary", foreground="#6d28d9"),
+    Swatch("hit_dark", "hit chunks (a darker shade of their colour)", background="#9c9c9c"),
+    Swatch("quote", "sentence quoted by the extractive answer", foreground="#0b5e45", underline="#0b5e45"),
+    Swatch("evidence", "evidence: reference text retrieved", background="#bfe6f5"),
+    Swatch("noise", "noise: retrieved outside every reference", background="#ffcfa8"),
+    Swatch("missed", "missed: reference text not retrieved", background="#c8c8c8"),
+    Swatch("hit_evidence", "hit chunk inside a reference", background="#4fa3d1"),
+    Swatch("hit_noise", "hit chunk outside every reference", background="#e8844f"),
     Swatch("chunk_odd", "chunks 1, 3, 5 … of the chunk map", background="#d3e5fb"),
     Swatch("chunk_even", "chunks 2, 4, 6 … of the chunk map", background="#fbe8c2"),
     Swatch("chunk_overlap", "chunk overlap: text in two chunks", background="#f2a7cf"),
@@ -45,8 +51,23 @@ SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
 
 # Paint order: later kinds win for the background.
 BACKGROUND_ORDER = ("chunk_odd", "chunk_even", "chunk_overlap", "window", "both", "only_a", "only_b", "hit", "noise",
-                    "missed", "evidence", "quote")
+                    "missed", "evidence")
 EVIDENCE_KINDS = ("evidence", "noise", "missed")
+# The backgrounds each view draws next to each other (and on white paper). Colour-blind safe by a stated margin:
+# any two of one view differ by at least PALETTE_MARGIN (CIE76 ΔE*ab) under normal, protan, deutan and tritan
+# vision (``colours.least_difference``; tests/test_ui_palette.py checks it). Quoted sentences are a text style
+# (bold, wavy underline), references and overlaps underlines: never a colour to tell from a background.
+PAPER = "#ffffff"
+PALETTE_MARGIN = 12.0
+VIEW_BACKGROUNDS: dict[str, tuple[str, ...]] = {
+    "passages and one side's document": ("window", "hit", "alt"),
+    "A/B document": ("only_a", "only_b", "both", "hit_a", "hit_b", "hit_both"),
+    "evidence": ("evidence", "noise", "missed", "hit_evidence", "hit_noise"),
+    "chunk map": ("chunk_odd", "chunk_even", "chunk_overlap"),
+}
+HIT_SHADES = {"only_a": "hit_a", "only_b": "hit_b", "both": "hit_both", "evidence": "hit_evidence",
+              "noise": "hit_noise"}
+
 
 @dataclass(frozen=True)
 class Palette:
@@ -88,7 +109,9 @@ def palette_for(scheme: Qt.ColorScheme) -> Palette:
 def system_scheme() -> Qt.ColorScheme:
     """The system's colour scheme (``Unknown`` without a GUI application or where Qt cannot tell)."""
     app = QGuiApplication.instance()
-    return app.styleHints().colorScheme() if app is not None else Qt.ColorScheme.Unknown
+    if not isinstance(app, QGuiApplication):
+        return Qt.ColorScheme.Unknown
+    return app.styleHints().colorScheme()
 
 
 def current_palette() -> Palette:
@@ -148,38 +171,37 @@ def text_font(point_size: float = 10.5) -> QFont:
 
 
 def kinds_format(kinds: Iterable[str]) -> QTextCharFormat:
-    """The character format of text that belongs to ``kinds`` (layers such as ``hit``, ``window``)."""
+    """The character format of text that belongs to ``kinds`` (layers such as ``hit``, ``window``): the
+    background of the kind painted last (``BACKGROUND_ORDER``); a hit chunk takes its category's hit shade
+    (A only, B only, both, evidence, noise; ``alt``: every second hit chunk of a passage in its own shade, so
+    adjacent hits stay two chunks); quoted sentences bold with a wavy underline."""
     kinds = frozenset(kinds)
     fmt = QTextCharFormat()
     fmt.setProperty(KINDS_PROPERTY, ",".join(sorted(kinds)))
-    for kind in BACKGROUND_ORDER:
-        if kind in kinds:
-            fmt.setBackground(QColor(SWATCHES[kind].background))
-            fmt.setForeground(QColor(TEXT))  # light highlights keep dark text, in a dark palette too
-    if "hit" in kinds and kinds & {"only_a", "only_b", "both"}:
-        # in the A/B view a hit is a darker shade of its side colour
-        fmt.setBackground(QColor(SWATCHES[_side_kind(kinds)].background).darker(122))
-    if "hit" in kinds and kinds & {"evidence", "noise"} and "quote" not in kinds:
-        # with evidence colours a hit chunk is a darker shade of evidence or noise
-        fmt.setBackground(QColor(SWATCHES["evidence" if "evidence" in kinds else "noise"].background).darker(115))
+    category = next((k for k in reversed(BACKGROUND_ORDER) if k in kinds and k != "hit"), "")
+    background = category
+    if "hit" in kinds:
+        background = HIT_SHADES.get(category) or ("alt" if "alt" in kinds else "hit")
+    if background:
+        fmt.setBackground(QColor(SWATCHES[background].background))
+        fmt.setForeground(QColor(TEXT))  # light highlights keep dark text, in a dark palette too
     if "heading" in kinds:
         fmt.setFontWeight(QFont.Weight.Bold)
         fmt.setForeground(QColor(SWATCHES["heading"].foreground))
+    if "quote" in kinds:
+        fmt.setFontWeight(QFont.Weight.Bold)
+        fmt.setForeground(QColor(SWATCHES["quote"].foreground))
     if "reference" in kinds:
         fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
         fmt.setUnderlineColor(QColor(SWATCHES["reference"].underline))
         fmt.setForeground(QColor("#6d004b"))
+    elif "quote" in kinds:
+        fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+        fmt.setUnderlineColor(QColor(SWATCHES["quote"].underline))
     elif "overlap" in kinds:
         fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)
         fmt.setUnderlineColor(QColor(SWATCHES["overlap"].underline))
     return fmt
-
-
-def _side_kind(kinds: frozenset[str]) -> str:
-    for kind in ("both", "only_a", "only_b"):
-        if kind in kinds:
-            return kind
-    return "window"
 
 
 def marker_format(kinds: Iterable[str] = ()) -> QTextCharFormat:

@@ -93,7 +93,7 @@ def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int) -
     return f"{points(m['diff'], '')} [{points(m['ci_low'], '−∞')}, {points(m['ci_high'], '+∞')}]"
 
 
-class ParetoPlot(pg.PlotWidget):
+class ParetoPlot(QWidget):
     """Recall against mean context tokens of every configuration tried on the fit half; the front as a line.
     ``pointClicked(trial)`` when a point is clicked."""
 
@@ -101,9 +101,13 @@ class ParetoPlot(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.view: Any = pg.PlotWidget()  # a QGraphicsView (pyqtgraph has no type information)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
         palette = current_palette()
-        self.setBackground(palette.card)
-        item = self.getPlotItem()
+        self.view.setBackground(palette.card)
+        item = self.view.getPlotItem()
         item.setTitle("fit half: recall vs context", color=palette.text)
         item.showGrid(x=True, y=True, alpha=0.3)
         item.setLabel("bottom", "mean context per question (tokens)", color=palette.text)
@@ -112,7 +116,7 @@ class ParetoPlot(pg.PlotWidget):
 
     def show_trials(self, trials: Sequence[Trial], front: Sequence[int]) -> None:
         """Draw ``trials`` (those that ran) and the front (their numbers, by tokens)."""
-        self.clear()
+        self.view.clear()
         self.trials = [t for t in trials if t.state == "done" and t.recall is not None]
         on_front = [t for n in front for t in self.trials if t.number == n]
         rest = [t for t in self.trials if t.number not in set(front)]
@@ -123,9 +127,9 @@ class ParetoPlot(pg.PlotWidget):
                                          size=size, brush=pg.mkBrush(colour), pen=pg.mkPen(None),
                                          data=[t.number for t in group], hoverable=True, tip=self._tip)
             scatter.sigClicked.connect(self._clicked)
-            self.addItem(scatter)
+            self.view.addItem(scatter)
         if len(on_front) > 1:
-            self.plot([t.tokens for t in on_front], [100 * (t.recall or 0) for t in on_front],
+            self.view.plot([t.tokens for t in on_front], [100 * (t.recall or 0) for t in on_front],
                       pen=pg.mkPen(FRONT, width=2))
 
     def _trial(self, number: object) -> Trial | None:
@@ -220,12 +224,12 @@ class AdviseView(QWidget):
         header.addWidget(self.use_b)
         right_layout.addLayout(header)
         right_layout.addWidget(self.table, 1)
-        self.lower = QTabWidget()
-        self.lower.addTab(right, "Confirm")
-        self.lower.addTab(self.log, "Plan and progress")
+        self.lower_tabs = QTabWidget()
+        self.lower_tabs.addTab(right, "Confirm")
+        self.lower_tabs.addTab(self.log, "Plan and progress")
         split = self.split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.plot)
-        split.addWidget(self.lower)
+        split.addWidget(self.lower_tabs)
         split.setSizes([500, 700])
         layout = QVBoxLayout(self)
         layout.addLayout(top)

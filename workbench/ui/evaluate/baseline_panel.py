@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from workbench.core.evaluate.baseline import compare_to_baseline
 from workbench.core.evaluate.sweep import ConfigResult
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 
 NEEDS_TWO = "Run two or more configurations over the same questions to compare them with a baseline."
 
@@ -22,7 +23,7 @@ class BaselinePanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.results: list[ConfigResult] = []
-        self.baseline = QComboBox()
+        self.baseline = ElidedComboBox()
         self.baseline.setToolTip("The configuration every other one is compared with (A = baseline, B = row)")
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))

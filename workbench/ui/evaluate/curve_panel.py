@@ -1,6 +1,7 @@
 """The lab's *Curves by budget* tab: the recall-per-context-token plot (``CurvePlot``) beside a table of each
 strategy's recall at 1,000 mean context tokens and area under its curve up to 2,000 tokens, both as the
-core computed them (``core.evaluate.curves.budget_curves``)."""
+core computed them (``core.evaluate.curves.budget_curves``). The table is the plot's legend: each row has its
+curve's colour, outside the data."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from workbench.ui.evaluate.curve_plot import CurvePlot
 from workbench.ui.evaluate.eval_tables import make_table, pct
 
 FIGURE_COLUMNS = ["strategy", "recall\n@1k %", "AUC\n≤2k %"]
-MAX_NAME_WIDTH = 160  # pixels; longer names are elided (the full one is in the plot's legend and tooltips)
+MAX_NAME_WIDTH = 200  # pixels; longer names are elided (the full one is in the row's tooltip)
 COLUMN_TIPS = ["the configuration without its budget (one curve)",
                f"recall at {AT_TOKENS:,} mean context tokens, interpolated between the points around it",
                f"mean recall over 0–{AUC_TOKENS:,} mean context tokens (trapezoids from (0, 0))"]
@@ -34,7 +35,9 @@ class CurvePanel(QWidget):
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.figures.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         for column, tip in enumerate(COLUMN_TIPS):
-            self.figures.horizontalHeaderItem(column).setToolTip(tip)
+            header = self.figures.horizontalHeaderItem(column)
+            if header is not None:
+                header.setToolTip(tip)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)

@@ -2,7 +2,8 @@
 tokens per question, y = recall %, one curve per strategy (the core's ``budget_curves``), a point per budget.
 
 The curve starts at (0, 0) as the core's summary figures read it (a dashed segment up to the first point);
-the 1,000-token line is marked. Hovering a point shows its strategy, budget, recall, IoU and tokens; clicking
+the 1,000-token line is marked. The axes are fixed (recall 0–100 %, tokens from 0) and nothing is drawn over
+the data: the curves' names and colours are listed beside the plot (``CurvePanel``'s figures table). Hovering a point shows its strategy, budget, recall, IoU and tokens; clicking
 one emits ``pointClicked(key)`` with its configuration key (points that coincide share one tooltip). ``point_position(key)`` is where a point is
 drawn (tests click there).
 """
@@ -18,24 +19,21 @@ from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from workbench.core.evaluate.curves import AT_TOKENS, AUC_TOKENS
+from workbench.ui.app.colours import line_colour
 from workbench.ui.app.theme import current_palette
 
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 MARGINS = (40, 24, 22, 38)  # left, top, right, bottom (pixels around the plot area)
 HIT_RADIUS = 9.0  # a point answers hover and clicks this close (pixels)
 EMPTY_HINT = "Run with Budgets (e.g. 250,500,1000,1500,2000) to see recall per context token"
 
 
-def curve_colours(curves: Sequence[Mapping[str, Any]], preferred: Mapping[str, str]) -> list[str]:
-    """One distinct colour per curve: the colour ``preferred`` gives its first point's configuration (the
-    summary table's swatch) when no earlier curve has it, else the next unused one of ``PALETTE``."""
+def curve_colours(curves: Sequence[Mapping[str, Any]], colours: Mapping[str, str]) -> list[str]:
+    """The colour of each curve: its configurations' colour in the run (``colours``: key → colour, as the
+    summary table's swatches and the trade-off plot show them), else a line colour of its own."""
     out: list[str] = []
     for n, c in enumerate(curves):
         first = c["points"][0]["key"] if c["points"] else ""
-        colour = preferred.get(first, "")
-        if not colour or colour in out:
-            colour = next((p for p in PALETTE if p not in out), PALETTE[n % len(PALETTE)])
-        out.append(colour)
+        out.append(colours.get(first) or line_colour(n))
     return out
 
 
@@ -50,7 +48,7 @@ def _step(span: float) -> int:
     for step in (100, 250, 500, 1000, 2000, 5000, 10000):
         if span / step <= 6:
             return step
-    return 10 ** math.ceil(math.log10(span / 6))
+    return int(10 ** math.ceil(math.log10(span / 6)))
 
 
 class CurvePlot(QWidget):
@@ -68,8 +66,8 @@ class CurvePlot(QWidget):
         self.setMinimumSize(260, 180)
 
     def set_curves(self, curves: Sequence[Mapping[str, Any]], colours: Mapping[str, str] | None = None) -> None:
-        """Show ``curves`` (``budget_curves`` entries); ``colours`` maps configuration keys to the colours
-        to prefer (the summary table's swatches)."""
+        """Show ``curves`` (``budget_curves`` entries); ``colours`` maps configuration keys to their colours in
+        the run (the summary table's swatches)."""
         self.curves = [dict(c) for c in curves]
         self.colours = curve_colours(self.curves, colours or {})
         tokens = [p["context_tokens"] for c in self.curves for p in c["points"]]
@@ -146,7 +144,7 @@ class CurvePlot(QWidget):
 
     # ----- painting ------------------------------------------------------------------------------
     def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802 - Qt API
-        """Axes, grid, the 1,000-token line, the curves with their points, and the legend."""
+        """Axes, grid, the 1,000-token line and the curves with their points."""
         palette = current_palette()
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -159,7 +157,6 @@ class CurvePlot(QWidget):
             return
         for curve, colour in zip(self.curves, self.colours, strict=True):
             self._curve(painter, curve, QColor(colour), QColor(palette.text))
-        self._legend(painter, QColor(palette.text), QColor(palette.card))
         painter.end()
 
     def _axes(self, painter: QPainter, text: QColor, grid: QColor) -> None:
@@ -217,20 +214,3 @@ class CurvePlot(QWidget):
                 painter.drawEllipse(at, 8, 8)
                 painter.setBrush(colour)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-
-    def _legend(self, painter: QPainter, text: QColor, background: QColor) -> None:
-        """The strategies, bottom right inside the axes (where recall curves rarely go)."""
-        metrics = painter.fontMetrics()
-        line = metrics.height() + 2
-        width = max(metrics.horizontalAdvance(c["key"]) for c in self.curves) + 30
-        r = self.plot_rect()
-        box = QRectF(r.right() - width - 6, r.bottom() - line * len(self.curves) - 10, width, line * len(self.curves) + 4)
-        fill = QColor(background)
-        fill.setAlpha(220)
-        painter.fillRect(box, fill)
-        for n, (curve, colour) in enumerate(zip(self.curves, self.colours, strict=True)):
-            y = box.top() + 2 + line * n + line / 2
-            painter.setPen(QPen(QColor(colour), 2))
-            painter.drawLine(QPointF(box.left() + 4, y), QPointF(box.left() + 20, y))
-            painter.setPen(text)
-            painter.drawText(QPointF(box.left() + 25, y + metrics.ascent() / 2 - 1), curve["key"])

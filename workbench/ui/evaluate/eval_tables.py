@@ -27,9 +27,9 @@ def make_table(columns: list[str]) -> QTableWidget:
     """A read-only table selecting whole rows, one at a time."""
     t = QTableWidget(0, len(columns))
     t.setHorizontalHeaderLabels(columns)
-    t.setEditTriggers(QAbstractItemView.NoEditTriggers)
-    t.setSelectionBehavior(QAbstractItemView.SelectRows)
-    t.setSelectionMode(QAbstractItemView.SingleSelection)
+    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     t.horizontalHeader().setStretchLastSection(True)
     return t
 
@@ -59,19 +59,30 @@ def fill_questions(table: QTableWidget, rows: Sequence[QuestionResult], changes:
                  m.first_rank or "-", m.context_tokens, changes.get(r.q_index, "")]
         for j, value in enumerate(cells):
             item = QTableWidgetItem()
-            item.setData(Qt.DisplayRole, value if isinstance(value, int) else str(value))
-            item.setData(Qt.UserRole, i)
+            item.setData(Qt.ItemDataRole.DisplayRole, value if isinstance(value, int) else str(value))
+            item.setData(Qt.ItemDataRole.UserRole, i)
             table.setItem(i, j, item)
 
 
-def fill_compare_to(combo: QComboBox, results: Sequence[ConfigResult]) -> None:
-    """The *compare with* choices: none, then every configuration (by key), without emitting a change."""
+def fill_compare_to(combo: QComboBox, results: Sequence[ConfigResult], colours: Mapping[str, str]) -> None:
+    """The *compare with* choices: none, then every configuration (by key, with its colour's swatch), without
+    emitting a change."""
     combo.blockSignals(True)
     combo.clear()
     combo.addItem("—", None)
     for r in results:
-        combo.addItem(r.config.key, r.config.key)
+        add_configuration(combo, r.config.key, colours)
     combo.blockSignals(False)
+
+
+def add_configuration(combo: QComboBox, key: str, colours: Mapping[str, str]) -> None:
+    """Add configuration ``key`` to ``combo`` (data: the key) with a swatch of its colour and the key as its
+    tooltip (a narrow combo elides it)."""
+    combo.addItem(key, key)
+    index = combo.count() - 1
+    if key in colours:
+        combo.setItemData(index, QColor(colours[key]), Qt.ItemDataRole.DecorationRole)
+    combo.setItemData(index, key, Qt.ItemDataRole.ToolTipRole)
 
 
 def table_width(t: QTableWidget) -> int:

@@ -2,12 +2,13 @@
 see the summary table, the recall / IoU vs context-tokens trade-off and (with budgets) one recall curve per
 strategy, drill into questions, export.
 
-``EvalView(workspace)`` is self-contained; the main window shows it as its Evaluate mode, passes its store
-queue (``store_jobs``: a sweep builds chunk sets and records its run, so it writes to the store like every
-other GUI job, one at a time) and connects ``questionActivated(question, reference_spans)`` to its
-side-by-side view. On its own the view keeps a serial queue of its own. The *Bundled* menu lists the
-question sets shipped with the package (``bundled_sets()``, read when the menu opens), so they load without
-a file dialog.
+The lab is a view of the window's model (``ui/model.py``): a finished run becomes the model's current run,
+which gives every configuration its colour (the same in the table's swatch, both plots and the flips) and
+holds the selected configuration; the tables and plots follow the model's ``runChanged`` and
+``selectionChanged``. ``EvalView(workspace)`` also works on its own (with a model of its own). The main window
+shows it as its Evaluate mode, passes its store queue (``store_jobs``: a sweep builds chunk sets and records
+its run, so it writes to the store like every other GUI job, one at a time) and connects
+``questionActivated(question, reference_spans)`` to its side-by-side view.
 """
 
 from __future__ import annotations
@@ -19,20 +20,43 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
 from workbench.core.evaluate.curves import budget_curves, has_budgets, sweep_configs
-from workbench.core.evaluate.datasets import QuestionSet, load_question_set
+from workbench.core.evaluate.datasets import QuestionSet, corpus_documents, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.retrieve.strategies import Strategy
+from workbench.ui.app.wording import for_the_window
+from workbench.ui.evaluate.advise_view import AdviseView
+from workbench.ui.evaluate.baseline_panel import BaselinePanel
+from workbench.ui.evaluate.curve_panel import CurvePanel
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
-from workbench.ui.evaluate.eval_layout import fill_bundled_menu, fill_strategy_list, setup_layout
-from workbench.ui.evaluate.eval_tables import fill_compare_to, fill_questions, fill_summary, table_width
+from workbench.ui.evaluate.eval_tables import (
+    QUESTION_COLUMNS,
+    SUMMARY_COLUMNS,
+    fill_compare_to,
+    fill_questions,
+    fill_summary,
+    make_table,
+    table_width,
+)
+from workbench.ui.evaluate.flip_browser import FlipBrowser
+from workbench.ui.evaluate.lab_inputs import LabInputs, fill_bundled_menu
 from workbench.ui.evaluate.sweep_job import export_line, sweep_and_record
+from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
+from workbench.ui.model import WorkbenchModel
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
@@ -51,17 +75,92 @@ class EvalView(QWidget):
     strategiesActivated = Signal(object, object)  # noqa: N815 - (A, B): a configuration opened in Explore
 
     def __init__(self, workspace: Workspace, store_jobs: JobRunner | None = None,
-                 parent: QWidget | None = None) -> None:
+                 model: WorkbenchModel | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
+        self.model = model if model is not None else WorkbenchModel(parent=self)
         self.qset: QuestionSet | None = None
-        self.results: list[ConfigResult] = []
-        self.doc_ids: dict[str, int] = {}
-        self.run_id = ""
+        self.doc_ids: dict[str, int] = {}  # corpus id → stored document, found per corpus as questions ask
         self.jobs = store_jobs if store_jobs is not None else JobRunner(1, self)  # the one store writer
         self.pool = self.jobs.pool
         self._task: Worker | None = None
-        setup_layout(self)
+        self.inputs = LabInputs()
+        i = self.inputs
+        self.open_button, self.bundled_button, self.bundled_menu = i.open_button, i.bundled_button, i.bundled_menu
+        self.set_label, self.limit, self.strategies, self.grid, self.budgets = (i.set_label, i.limit, i.strategies,
+                                                                                i.grid, i.budgets)
+        self.run_button, self.cancel_button, self.progress, self.status = (i.run_button, i.cancel_button,
+                                                                           i.progress, i.status)
+        self.runs, self.open_run_button, self.export_button = i.runs, i.open_run_button, i.export_button
+        self.summary: QTableWidget = make_table(SUMMARY_COLUMNS)
+        self.plot = TradeoffPlot()
+        self.recall_plot, self.iou_plot = self.plot.recall_plot, self.plot.iou_plot
+        self.curves = CurvePanel()
+        self.curve_plot = self.curves.plot
+        self.plot_tabs = QTabWidget()
+        self.compare_to = ElidedComboBox()
+        self.compare_to.setToolTip("Mark each question fixed or broke against another configuration")
+        self.questions: QTableWidget = make_table(QUESTION_COLUMNS)
+        self.flip_browser = FlipBrowser(self.reference_spans)
+        self.baseline_panel = BaselinePanel()
+        self.lower_tabs = QTabWidget()
+        self.top_split = QSplitter(Qt.Orientation.Horizontal)
+        self.advise = AdviseView(self.ws, self.jobs, lambda: self.qset, self.reference_spans)
+        self.lab_tabs = QTabWidget()
+        self.set_saved(self.ws.saved_strategies())
+        self._layout()
+        self._wire()
+        fill_bundled_menu(self.bundled_menu, self.load_question_set)
+        self.refresh_runs()
+
+    def _layout(self) -> None:
+        self.questions.setSortingEnabled(True)
+        header = self.questions.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the question text gets the room
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Questions of the selected configuration; compare with"))
+        row.addWidget(self.compare_to, 1)
+        lower_layout.addLayout(row)
+        lower_layout.addWidget(self.questions)
+        self.top_split.addWidget(self.summary)
+        self.plot_tabs.addTab(self.plot, "Trade-off")
+        self.plot_tabs.addTab(self.curves, "Curves by budget")
+        self.top_split.addWidget(self.plot_tabs)
+        self.lower_tabs.addTab(lower, "Questions")
+        self.lower_tabs.addTab(self.flip_browser, "Flips A ↔ B")
+        self.lower_tabs.addTab(self.baseline_panel, "Against a baseline")
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.top_split)
+        split.addWidget(self.lower_tabs)
+        sweep_page = QWidget()  # the lab's first tab; the advisor is the second
+        sweep_layout = QVBoxLayout(sweep_page)
+        sweep_layout.addWidget(self.inputs)
+        sweep_layout.addWidget(split, 1)
+        self.lab_tabs.addTab(sweep_page, "Sweep")
+        self.lab_tabs.addTab(self.advise, "Advise")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.lab_tabs)
+
+    def _wire(self) -> None:
+        self.bundled_menu.aboutToShow.connect(self.fill_bundled_menu)
+        self.open_button.clicked.connect(self._choose_set)
+        self.run_button.clicked.connect(lambda: self.start())
+        self.cancel_button.clicked.connect(self.cancel)
+        self.open_run_button.clicked.connect(lambda: self.open_run(self.runs.currentData()))
+        self.export_button.clicked.connect(self._choose_export)
+        self.summary.itemSelectionChanged.connect(self._summary_selected)
+        self.compare_to.currentIndexChanged.connect(lambda _i: self._show_questions())
+        self.questions.itemActivated.connect(self._activate)
+        self.flip_browser.questionActivated.connect(self.questionActivated)
+        self.summary.itemActivated.connect(self._configuration_activated)
+        self.plot.pointClicked.connect(self.open_configuration)
+        self.curve_plot.pointClicked.connect(self.select_configuration)
+        self.model.runChanged.connect(self._show_run)
+        self.model.selectionChanged.connect(self._selection_changed)
         self.advise.strategiesActivated.connect(self.strategiesActivated)
         self.advise.questionActivated.connect(self.questionActivated)
 
@@ -85,35 +184,31 @@ class EvalView(QWidget):
             self.status.setText(f"cannot use {folder}: {exc}")
             return False
         self.doc_ids = {}
-        self.set_label.setText(f"{self.qset.name}: {len(self.qset.questions)} questions; {self.qset.scope_line()}")
+        self.set_label.setText(for_the_window(f"{self.qset.name}: {len(self.qset.questions)} questions; "
+                                              f"{self.qset.scope_line()}"))
+        self.set_label.setToolTip("Searched: " + ", ".join(self.qset.searched_corpora()))
         return True
 
     def checked_strategies(self) -> list[str]:
         """Names of the checked presets."""
-        items = (self.strategies.item(i) for i in range(self.strategies.count()))
-        return [it.text() for it in items if it.checkState() == Qt.Checked]
+        return self.inputs.checked_strategies()
 
     def set_saved(self, saved: dict[str, Strategy]) -> None:
         """List the strategies saved in the data folder after the presets (checked ones stay checked)."""
-        checked = self.checked_strategies()
-        fill_strategy_list(self.strategies, saved)
-        self.set_checked(checked)
+        self.inputs.set_saved(saved)
 
     def set_checked(self, names: list[str]) -> None:
         """Check exactly these presets."""
-        for i in range(self.strategies.count()):
-            it = self.strategies.item(i)
-            it.setCheckState(Qt.Checked if it.text() in names else Qt.Unchecked)
+        self.inputs.set_checked(names)
 
     # ----- running ---------------------------------------------------------------------------
-    def _run_clicked(self) -> None:
-        self.start()
-
-    def start(self, strategies: Sequence[Strategy] | None = None) -> bool:
+    def start(self, strategies: Sequence[Strategy] | None = None, grid: str | None = None,
+              budgets: str | None = None, limit: int | None = None) -> bool:
         """Start the sweep in the background; False (with a status message) when inputs are missing.
 
-        ``strategies`` (e.g. the window's A and B) replaces the checked presets for this run; with *Budgets*
-        every configuration runs at each budget (as ``eval --budgets``, recorded with the run).
+        Each argument left None is read from the lab's own field (the checked strategies, *Sweep*, *Budgets*,
+        the question limit); the welcome's benchmark path gives all four, so it never depends on what the lab
+        was last run with. With budgets every configuration runs at each budget (recorded with the run).
         """
         if self._task is not None:
             return False
@@ -121,18 +216,20 @@ class EvalView(QWidget):
             self.status.setText("load a question set first")
             return False
         warnings: list[str] = []
-        budgets = self.budgets.text().strip()
+        grid = self.grid.text() if grid is None else grid
+        budgets = (self.budgets.text() if budgets is None else budgets).strip()
+        limit = self.limit.value() if limit is None else limit
         try:
             chosen = list(strategies) if strategies is not None else [
                 self.ws.resolve_strategy(name) for name in self.checked_strategies()]
-            configs = sweep_configs(chosen, self.grid.text(), budgets or None, warnings)
+            configs = sweep_configs(chosen, grid, budgets or None, warnings, budgets_field="Budgets")
         except ValueError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(for_the_window(str(exc)))
             return False
         if not configs:
             self.status.setText("check at least one strategy")
             return False
-        qset = self.qset.subset(self.limit.value() or None)
+        qset = self.qset.subset(limit or None)
         ws = self.ws
         selection = {"budgets": budgets} if budgets else None
         self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel, selection),
@@ -165,7 +262,8 @@ class EvalView(QWidget):
         self.progress.setFormat(f"{event.stage} %v/%m")
 
     def _on_error(self, message: str, _traceback: str) -> None:
-        self._done(f"failed: {message}")
+        kept = f"; the tables still show run {self.run_id}" if self.run_id else ""
+        self._done(f"failed: {message}{kept}")
 
     def _on_cancelled(self) -> None:
         self._done("cancelled")
@@ -176,7 +274,7 @@ class EvalView(QWidget):
         self.cancel_button.setEnabled(False)
         self.status.setText(message)
 
-    def _on_finished(self, payload: tuple) -> None:
+    def _on_finished(self, payload: tuple[str, list[ConfigResult]]) -> None:
         run_id, results = payload
         self._done(f"run {run_id} recorded")
         self.show_results(run_id, results)
@@ -184,11 +282,25 @@ class EvalView(QWidget):
         self.runFinished.emit(run_id)
 
     # ----- results ---------------------------------------------------------------------------
+    @property
+    def results(self) -> list[ConfigResult]:
+        """The configurations of the lab's current run (the model's; [] before the first)."""
+        run = self.model.run
+        return list(run.results) if run is not None else []
+
+    @property
+    def run_id(self) -> str:
+        """The id of the lab's current run ("" before the first)."""
+        run = self.model.run
+        return run.run_id if run is not None else ""
+
     def refresh_runs(self) -> None:
-        """Fill the recorded-runs menu."""
+        """Fill the recorded-runs menu: each run by its set, size and time (the whole line in its tooltip)."""
         self.runs.clear()
         for r in list_runs(self.ws):
-            self.runs.addItem(f"{r.id}  {r.label}  ({len(r.config_keys)} configurations)", r.id)
+            text = f"{r.label} · {len(r.config_keys)} configs · {r.started[:16].replace('T', ' ')}"
+            self.runs.addItem(text, r.id)
+            self.runs.setItemData(self.runs.count() - 1, f"{text}\nrun {r.id}", Qt.ItemDataRole.ToolTipRole)
 
     def open_run(self, run_id: str | None) -> None:
         """Show a recorded run."""
@@ -200,21 +312,28 @@ class EvalView(QWidget):
             self.show_results(info.id, results)
 
     def show_results(self, run_id: str, results: list[ConfigResult]) -> None:
-        """Fill the summary table, the plots (the curves too for a run with budgets) and the comparison menu."""
-        self.run_id, self.results = run_id, results
+        """Make ``results`` the lab's current run (the model's): the tables and plots follow."""
+        self.model.set_run(run_id, results)
+
+    def _show_run(self) -> None:
+        """The model's current run: summary table with swatches, both plots, flips, baseline and the *compare
+        with* choices, in the run's configuration colours."""
+        results, colours = self.results, self.model.colours
         self.export_button.setEnabled(bool(results))
         rows = summary_rows(results)
-        self.plot.draw(rows)
-        self.curves.show_curves(budget_curves(results) if has_budgets(results) else [], self.plot.colours)
+        self.plot.draw(rows, colours)
+        self.curves.show_curves(budget_curves(results) if has_budgets(results) else [], colours)
         self.plot_tabs.setCurrentWidget(self.curves if self.curves.curves else self.plot)
-        fill_summary(self.summary, rows, self.plot.colours)
+        self.summary.blockSignals(True)
+        fill_summary(self.summary, rows, colours)
+        self.summary.clearSelection()
+        self.summary.blockSignals(False)
         self._fit_summary()
         QTimer.singleShot(0, self._fit_summary)  # again once the table has laid out its headers
-        self.flip_browser.set_results(results)
+        self.flip_browser.set_results(results, colours)
         self.baseline_panel.set_results(results)
-        fill_compare_to(self.compare_to, results)
-        if rows:
-            self.summary.selectRow(0)
+        fill_compare_to(self.compare_to, results, colours)
+        self._selection_changed(self.model.selected)
 
     def summary_width(self) -> int:
         """The width the summary table needs to show every column without scrolling."""
@@ -234,17 +353,32 @@ class EvalView(QWidget):
             self._fit_summary()
 
     def selected_result(self) -> ConfigResult | None:
-        """The configuration selected in the summary table."""
+        """The configuration selected (the model's)."""
+        return self.model.selected_result()
+
+    def _summary_selected(self) -> None:
         rows = self.summary.selectionModel().selectedRows()
-        return self.results[rows[0].row()] if rows and self.results else None
+        results = self.results
+        if rows and rows[0].row() < len(results):
+            self.model.select_configuration(results[rows[0].row()].config.key)
+
+    def _selection_changed(self, key: str) -> None:
+        """The model's selected configuration: its row, its point ringed, its questions."""
+        index = next((i for i, r in enumerate(self.results) if r.config.key == key), None)
+        selected = self.summary.selectionModel().selectedRows()
+        if index is not None and [r.row() for r in selected] != [index]:
+            self.summary.blockSignals(True)
+            self.summary.selectRow(index)
+            self.summary.blockSignals(False)
+        self._show_questions()
 
     def select_configuration(self, key: str) -> bool:
         """Select configuration ``key`` (as clicking its row does) and show its questions."""
-        index = next((i for i, r in enumerate(self.results) if r.config.key == key), None)
-        if index is not None:
-            self.summary.selectRow(index)
-            self.lower_tabs.setCurrentIndex(0)
-        return index is not None
+        if not any(r.config.key == key for r in self.results):
+            return False
+        self.model.select_configuration(key)
+        self.lower_tabs.setCurrentIndex(0)
+        return True
 
     def _show_questions(self) -> None:
         cr = self.selected_result()
@@ -255,8 +389,8 @@ class EvalView(QWidget):
             return
         other_key = self.compare_to.currentData()
         changes: dict[int, str] = {}
-        if other_key:
-            other = next(r for r in self.results if r.config.key == other_key)
+        other = next((r for r in self.results if r.config.key == other_key), None) if other_key else None
+        if other is not None:
             comp = compare_rows(cr.rows, other.rows)
             changes = {c.q_index: f"fixed (+{100 * c.delta:.0f})" for c in comp.fixed}
             changes |= {c.q_index: f"broke ({100 * c.delta:.0f})" for c in comp.broke}
@@ -267,14 +401,14 @@ class EvalView(QWidget):
         cr = self.selected_result()
         if cr is None:
             return
-        row = cr.rows[item.data(Qt.UserRole)]
+        row = cr.rows[item.data(Qt.ItemDataRole.UserRole)]
         self.questionActivated.emit(row.question, self.reference_spans(row.q_index, row.question))
 
     def open_question(self, q_index: int) -> bool:
         """Select question ``q_index`` in the question table and drill into it (as a double-click does)."""
         for i in range(self.questions.rowCount()):
             item = self.questions.item(i, 0)
-            if item is not None and item.data(Qt.DisplayRole) == q_index:
+            if item is not None and item.data(Qt.ItemDataRole.DisplayRole) == q_index:
                 self.questions.selectRow(i)
                 self.questions.scrollToItem(item)
                 self._activate(item)
@@ -287,12 +421,12 @@ class EvalView(QWidget):
     def open_configuration(self, key: str) -> bool:
         """Open configuration ``key`` in Explore: side A runs the configuration it is compared with, side B
         this one, on its first question that scores differently (else its first question)."""
-        index = next((i for i, r in enumerate(self.results) if r.config.key == key), None)
-        if index is None:
+        results = self.results
+        result = next((r for r in results if r.config.key == key), None)
+        if result is None:
             return False
-        self.summary.selectRow(index)
-        result = self.results[index]
-        other = other_configuration(self.results, key, self.compare_to.currentData())
+        self.model.select_configuration(key)
+        other = other_configuration(results, key, self.compare_to.currentData())
         q_index = first_differing_question(result, other)
         if q_index is None:
             return False
@@ -300,17 +434,21 @@ class EvalView(QWidget):
         return self.open_question(q_index)
 
     def reference_spans(self, q_index: int, question: str | None = None) -> list[Span]:
-        """Reference spans (in stored documents) of a question of the loaded set ([] when unknown)."""
+        """Reference spans (in stored documents) of a question of the loaded set ([] when unknown, or its
+        corpus is not indexed). Only the question's own corpus is looked up: a run over part of a set
+        indexes only the corpora its questions need."""
         if self.qset is None:
             return []
-        from workbench.core.evaluate.datasets import corpus_documents
-
         q = next((q for q in self.qset.questions
                   if q.index == q_index and (question is None or q.question == question)), None)
         if q is None:
             return []
+        if q.corpus_id not in self.doc_ids:
+            try:
+                self.doc_ids |= corpus_documents(self.ws, self.qset.subset(corpus=q.corpus_id))
+            except ValueError:
+                return []
         try:
-            self.doc_ids = self.doc_ids or corpus_documents(self.ws, self.qset)
             return q.spans(self.doc_ids)
         except ValueError:
             return []

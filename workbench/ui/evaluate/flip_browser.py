@@ -9,9 +9,10 @@ by side in Explore with the reference spans drawn.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
 from workbench.core.evaluate.flips import BY_LABEL, BY_RECALL, Flip, find_flips, flip_counts, judged
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult
 from workbench.core.spans import Span
+from workbench.ui.evaluate.eval_tables import add_configuration
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 
 COLUMNS = ["winner", "#", "question", "|change|", "A", "B", "references", "judge's reasons"]
 GROUPS = [("all questions", None), ("B wins", "B"), ("A wins", "A"), ("ties", "tie")]
@@ -54,9 +57,11 @@ class FlipBrowser(QWidget):
         super().__init__(parent)
         self.reference_spans = reference_spans
         self.results: list[ConfigResult] = []
+        self.colours: dict[str, str] = {}
         self.flips: list[Flip] = []
         self._refs: dict[int, list[Span]] = {}
-        self.config_a, self.config_b, self.by, self.group = QComboBox(), QComboBox(), QComboBox(), QComboBox()
+        self.config_a, self.config_b = ElidedComboBox(), ElidedComboBox()
+        self.by, self.group = QComboBox(), QComboBox()
         self.by.addItem("recall", BY_RECALL)
         self.by.addItem("answer label", BY_LABEL)
         self.by.setToolTip("Who wins a question: higher recall, or the better judged answer "
@@ -88,15 +93,17 @@ class FlipBrowser(QWidget):
         self.table.itemActivated.connect(self._activated)
 
     # ----- inputs ----------------------------------------------------------------------------
-    def set_results(self, results: Sequence[ConfigResult]) -> None:
-        """The configurations of a finished run (A = the first, B = the second by default)."""
+    def set_results(self, results: Sequence[ConfigResult], colours: Mapping[str, str] | None = None) -> None:
+        """The configurations of a finished run (A = the first, B = the second by default), each with a swatch
+        of its colour in the run (``colours``: key → colour, as the table and the plots show it)."""
         self.results = list(results)
+        self.colours = dict(colours or {})
         self._refs = {}
         for combo, default in ((self.config_a, 0), (self.config_b, 1)):
             combo.blockSignals(True)
             combo.clear()
             for r in self.results:
-                combo.addItem(r.config.key, r.config.key)
+                add_configuration(combo, r.config.key, self.colours)
             combo.setCurrentIndex(min(default, len(self.results) - 1))
             combo.blockSignals(False)
         judged_run = any(judged(r.rows) for r in self.results)
@@ -138,12 +145,15 @@ class FlipBrowser(QWidget):
 
     def shown_flips(self) -> list[Flip]:
         """The flips of the chosen group, in the table's current order."""
-        return [self.flips[self.table.item(i, 0).data(Qt.ItemDataRole.UserRole)]
-                for i in range(self.table.rowCount())]
+        items = (self.table.item(i, 0) for i in range(self.table.rowCount()))
+        return [self.flips[item.data(Qt.ItemDataRole.UserRole)] for item in items if item is not None]
 
     def _fill(self) -> None:
         winner, by = self.group.currentData(), self.by.currentData()
         flips = [(i, f) for i, f in enumerate(self.flips) if winner is None or f.winner == winner]
+        winners = {side: self.colours[key] for side, key in (("A", self.config_a.currentData()),
+                                                             ("B", self.config_b.currentData()))
+                   if key in self.colours}  # a win is shown in the winning configuration's colour
         self.table.setSortingEnabled(False)
         self.table.setRowCount(len(flips))
         for row, (i, f) in enumerate(flips):
@@ -156,6 +166,8 @@ class FlipBrowser(QWidget):
                 item = QTableWidgetItem()
                 item.setData(Qt.ItemDataRole.DisplayRole, value)
                 item.setData(Qt.ItemDataRole.UserRole, i)
+                if col == 0 and f.winner in winners:
+                    item.setData(Qt.ItemDataRole.DecorationRole, QColor(winners[f.winner]))
                 if col == 6 and f.refs_a.total:
                     item.setToolTip(_refs_tooltip(f))
                 elif col in (2, 7):

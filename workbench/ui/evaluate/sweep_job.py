@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,9 +23,16 @@ def sweep_and_record(ws: Workspace, qset: QuestionSet, configs: Sequence[SweepCo
     them), on a pool thread (the store connection is per thread)."""
     try:
         sweep = run_sweep(ws, qset, configs, progress, cancel)
-        return save_run(ws, qset, sweep, label=qset.name, selection=selection), sweep.results
+        try:
+            return save_run(ws, qset, sweep, label=qset.name, selection=selection), sweep.results
+        except (sqlite3.Error, OSError) as exc:  # the store's own errors (StoreError) are worded already
+            raise RunNotRecorded(f"the run finished but could not be recorded ({exc})") from exc
     finally:
         ws.close()
+
+
+class RunNotRecorded(RuntimeError):
+    """A finished sweep the store refused to record; the message says so in one line."""
 
 
 def export_line(export: Callable[[], dict[str, Path]]) -> str:

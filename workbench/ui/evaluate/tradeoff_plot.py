@@ -1,31 +1,29 @@
 """The evaluation lab's trade-off plots: recall and IoU against mean context tokens, one line per strategy,
-with axis units and a legend, in the app's palette (dark only when the system is dark).
+with axis units and a legend below both plots (never over the data), in the app's palette (dark only when
+the system is dark). Both axes read in the unit they name: recall and IoU in percent from 0 to 100 and tokens
+from 0, until the user zooms.
 
-Each strategy line has one colour (``line_colours``; the summary table shows the same colour as a swatch);
-hovering a point shows its exact values (``point_tip``) and clicking one emits ``pointClicked(key)`` with
-its configuration key.
+Each line has its configurations' colour (the lab's model gives one colour per configuration line; the
+summary table, the curves and the flips show the same); hovering a point shows its exact values
+(``point_tip``) and clicking one emits ``pointClicked(key)`` with its configuration key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from workbench.core.evaluate.export import plot_lines
+from workbench.ui.app.colours import line_colour
 from workbench.ui.app.theme import Palette, current_palette
 
 SCHEME_EVENTS = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange, QEvent.Type.ThemeChange)
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
-
-
-def line_colours(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
-    """Configuration key → the colour of its plot line (one colour per strategy line)."""
-    return {p["key"]: PALETTE[n % len(PALETTE)] for n, (_label, points) in enumerate(plot_lines(rows))
-            for p in points}
+EMPTY_TOKENS = 2000.0  # the token axis of a plot with nothing on it
+LEGEND_COLUMNS = 3
 
 
 def _pct(value: float | None) -> str:
@@ -40,26 +38,36 @@ def point_tip(row: dict[str, Any]) -> str:
             f"per question")
 
 
-class TradeoffPlot(pg.GraphicsLayoutWidget):
-    """Two plots side by side (``recall_plot``, ``iou_plot``); ``draw(rows)`` shows a sweep's summary rows."""
+class TradeoffPlot(QWidget):
+    """Two plots side by side (``recall_plot``, ``iou_plot``) in pyqtgraph's graphics view (``view``) and the
+    legend below them; ``draw(rows, colours)`` shows a sweep's summary rows."""
 
     pointClicked = Signal(str)  # noqa: N815 - Qt naming; a configuration key
 
     def __init__(self, parent: QWidget | None = None, palette: Palette | None = None) -> None:
         super().__init__(parent)
-        self.recall_plot = self.addPlot()
-        self.iou_plot = self.addPlot()
-        self.recall_plot.addLegend(offset=(-10, -10))
+        self.view: Any = pg.GraphicsLayoutWidget()  # a QGraphicsView (pyqtgraph has no type information)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self.recall_plot: Any = self.view.addPlot(row=0, col=0)
+        self.iou_plot: Any = self.view.addPlot(row=0, col=1)
+        self.legend: Any = pg.LegendItem(colCount=LEGEND_COLUMNS)  # in its own row below both plots
+        self.view.addItem(self.legend, row=1, col=0, colspan=2)
         self.rows: list[dict[str, Any]] = []
         self.colours: dict[str, str] = {}
+        for plot in (self.recall_plot, self.iou_plot):
+            plot.setYRange(0, 100, padding=0.02)
+            plot.setXRange(0, EMPTY_TOKENS, padding=0.02)
+            plot.enableAutoRange(enable=False)
         self._follows_system = palette is None  # then it follows the system between light and dark
         self.apply_palette(palette or current_palette())
 
     def apply_palette(self, palette: Palette) -> None:
         """Background, titles, axes and legend text in ``palette``."""
         self.palette_used = palette
-        self.setBackground(palette.card)
-        self.recall_plot.legend.setLabelTextColor(palette.text)
+        self.view.setBackground(palette.card)
+        self.legend.setLabelTextColor(palette.text)
         for p, metric in ((self.recall_plot, "recall"), (self.iou_plot, "IoU")):
             p.setTitle(f"{metric} vs context size", color=palette.text)
             p.showGrid(x=True, y=True, alpha=0.3)
@@ -69,7 +77,7 @@ class TradeoffPlot(pg.GraphicsLayoutWidget):
                 p.getAxis(axis).setPen(palette.muted)
                 p.getAxis(axis).setTextPen(palette.text)
         if self.rows:
-            self.draw(self.rows)
+            self.draw(self.rows, self.colours)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         """A system switch between light and dark (a palette or theme change) redraws in the new palette."""
@@ -77,21 +85,28 @@ class TradeoffPlot(pg.GraphicsLayoutWidget):
         if getattr(self, "_follows_system", False) and event.type() in SCHEME_EVENTS and current_palette() != self.palette_used:
             self.apply_palette(current_palette())
 
-    def draw(self, rows: list[dict]) -> None:
-        """One line per strategy (``plot_lines``): its configurations' mean context tokens against recall / IoU."""
+    def draw(self, rows: Sequence[dict[str, Any]], colours: Mapping[str, str]) -> None:
+        """One line per strategy (``plot_lines``): its configurations' mean context tokens against recall / IoU,
+        in ``colours`` (configuration key → colour); the axes start at 0 and recall / IoU end at 100."""
         self.rows = list(rows)
-        self.colours = line_colours(rows)
+        self.colours = dict(colours)
+        self.legend.clear()
         for plot in (self.recall_plot, self.iou_plot):
             plot.clear()
-        for label, points in plot_lines(rows):
-            colour = self.colours[points[0]["key"]]
+        tokens = [float(r["context_tokens"] or 0.0) for r in self.rows]
+        for plot in (self.recall_plot, self.iou_plot):
+            plot.setYRange(0, 100, padding=0.02)
+            plot.setXRange(0, max([*tokens, 1.0]) * 1.08 if tokens else EMPTY_TOKENS, padding=0.02)
+        for n, (label, points) in enumerate(plot_lines(self.rows)):
+            colour = self.colours.get(points[0]["key"]) or line_colour(n)
             pen = pg.mkPen(colour, width=2)
             xs = [p["context_tokens"] for p in points]
             for plot, metric in ((self.recall_plot, "recall"), (self.iou_plot, "iou")):
                 ys = [100 * (p[metric] or 0.0) for p in points]
                 item = plot.plot(xs, ys, pen=pen, symbol="o", symbolBrush=colour, symbolSize=9,
-                                 data=[p["key"] for p in points],
-                                 name=label if plot is self.recall_plot else None)
+                                 data=[p["key"] for p in points])
+                if plot is self.recall_plot:
+                    self.legend.addItem(item, label)
                 item.scatter.opts.update(hoverable=True, tip=self._tip)
                 item.scatter.setAcceptHoverEvents(True)
                 item.sigPointsClicked.connect(self._clicked)

@@ -33,10 +33,11 @@ from workbench.core.ingest.chunkers.choice import CONFIG_KINDS, apply_chunker, p
 from workbench.core.ingest.chunkers.protocol import ParamValue
 from workbench.core.ingest.chunkers.registry import CUSTOM_PREFIX
 from workbench.core.ingest.chunking import ChunkConfig, max_overlap
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.slider_row import SliderRow
 
 BUILT_IN = ""  # the combo's data for the config's own cut
-BUILT_IN_LABEL = "Built-in (unit / size / overlap)"
+BUILT_IN_LABEL = "built-in"  # cuts by the unit, size and overlap knobs (its tooltip says so)
 OVERLAP = "overlap"
 TOKEN_SIZES = (16, 512, 8)  # the size slider's range for a chunker sized in tokens (widened to fit a value)
 PAIRS_PER_ROW = 2
@@ -77,7 +78,7 @@ class _Control:
     put: Callable[[ParamValue], None]
 
 
-class ChunkerCombo(QComboBox):
+class ChunkerCombo(ElidedComboBox):
     """The chunker picker. A chunker whose library is missing is greyed out with its install hint (checked
     when the list opens, so a window does not import every library to start)."""
 
@@ -113,6 +114,7 @@ class ChunkerKnobs(QWidget):
         self.combo = ChunkerCombo()
         self.combo.setToolTip(TIP)
         self.combo.addItem(BUILT_IN_LABEL, BUILT_IN)
+        self.combo.setItemData(0, "Built-in: cut by the unit, size and overlap knobs", Qt.ItemDataRole.ToolTipRole)
         self.combo.setItemData(0, "Fixed windows of the unit, size and overlap below (structure-aware when "
                                   "ticked): the workbench's own cut.", Qt.ItemDataRole.ToolTipRole)
         for kind in chunker_kinds():

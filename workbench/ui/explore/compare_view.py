@@ -9,13 +9,14 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span
 from workbench.ui.explore.compare_stats import side_line, summary_line
 from workbench.ui.explore.doc_view import DocumentPane
 from workbench.ui.explore.side_panel import SidePanel
 from workbench.ui.model import WorkbenchModel
+from workbench.ui.widgets.elided_label import ElidedLabel
 from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
+START_HINT = "Ask a question to see the passages each strategy returns."
 
 
 class CompareView(QWidget):
@@ -39,9 +41,8 @@ class CompareView(QWidget):
         self.compare = False
         self.a = SidePanel("A", workspace, model, store_jobs, search_jobs)
         self.b = SidePanel("B", workspace, model, store_jobs, search_jobs)
-        self.summary = QLabel("Ask a question to see the passages each strategy returns.")
+        self.summary = ElidedLabel(START_HINT)
         self.summary.setObjectName("summary")
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sides = QSplitter(Qt.Orientation.Horizontal)
         self.sides.setObjectName("sidesSplitter")
         self.sides.addWidget(self.a)
@@ -49,11 +50,12 @@ class CompareView(QWidget):
         self.sides.setStretchFactor(0, 1)  # A and B share the width evenly ...
         self.sides.setStretchFactor(1, 1)
         self._sides_moved = False  # ... until the divider is dragged (then B comes back at the dragged size)
+        self._focused_question = ""  # the question whose results last moved the document view
         self.sides.splitterMoved.connect(self._sides_dragged)
         self.doc_pane = DocumentPane(workspace)
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.doc_pane, "Document")
-        self.bottom_tabs.setMinimumHeight(90)  # the splitter may make it small: the passages come first
+        # (its minimum is its content's: the splitter may make it small, never cut its lines)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("resultsSplitter")
         self.split.addWidget(self.sides)
@@ -68,7 +70,8 @@ class CompareView(QWidget):
             side.resultShown.connect(self._result_shown)
             side.passageActivated.connect(self.open_passage)
             side.message.connect(self.message)
-        model.referenceChanged.connect(self._reference_changed)
+        model.referenceChanged.connect(self._question_changed)
+        model.questionChanged.connect(self._question_changed)
         self.set_compare(False)
 
     # ----- actions --------------------------------------------------------------------------
@@ -78,33 +81,31 @@ class CompareView(QWidget):
 
     @property
     def reference(self) -> list[Span]:
-        """The reference spans drawn (the model's)."""
+        """The reference spans of the question (the model's)."""
         return self.model.reference
 
     @property
     def searched_question(self) -> str:
-        """The question side A's passages answer ("" before the first search)."""
+        """The question side A last searched ("" before the first search)."""
         return self.a.controller.question
 
     def search(self) -> None:
         """Run the visible sides for the model's question."""
-        question = self.model.question
-        if not question:
+        if not self.model.question:
             self.message.emit("Type a question first.")
             return
         for side in self.sides_shown():
-            side.search(question)
+            side.search()
 
     def set_compare(self, on: bool) -> None:
-        """Show or hide side B (and run it on the current question)."""
+        """Show or hide side B (and run it on the current question once A has searched)."""
         self.compare = on
         self.b.setVisible(on)
         total = sum(self.sides.sizes())
         if on and not self._sides_moved and total > 0:
             self.sides.setSizes([total // 2, total - total // 2])
-        question = self.searched_question
-        if on and question and self.b.controller.question != question:
-            self.b.search(question)
+        if on and self.searched_question and self.model.question and self.model.current_result("B") is None:
+            self.b.search()
         self._update_summary()
         self._update_document()
 
@@ -112,10 +113,8 @@ class CompareView(QWidget):
         self._sides_moved = True
 
     def show_question(self, question: str, reference_spans: Iterable[Span | dict[str, Any]]) -> None:
-        """Show an evaluation question: set it, draw and score its reference spans, run the sides."""
-        self.model.set_reference(normalise_spans(self.ws, reference_spans))
-        self.model.mark_from_question_set(question)
-        self.model.set_question(question)
+        """Show an evaluation question: set it with its reference spans (drawn and scored), run the sides."""
+        self.model.open_question(question, normalise_spans(self.ws, reference_spans))
         self.search()
 
     def open_passage(self, result: SearchResult, passage: Passage) -> None:
@@ -167,29 +166,47 @@ class CompareView(QWidget):
         self._update_summary()
         self._update_document()
 
-    def _reference_changed(self, _spans: list) -> None:
+    def _question_changed(self, *_: object) -> None:
+        self._update_summary()
         self._update_document()
 
-    def results(self) -> tuple[object | None, object | None]:
-        """The shown results of A and (in side-by-side mode) B."""
-        ra = self.a.controller.result
-        rb = self.b.controller.result if self.compare else None
-        return ra, rb
+    def results(self) -> tuple[SearchResult | None, SearchResult | None]:
+        """The results of A and (in side-by-side mode) B that belong to the current question and strategies."""
+        return self.model.current_result("A"), self.model.current_result("B") if self.compare else None
 
     def _update_summary(self) -> None:
         ra, rb = self.results()
-        if ra is not None and rb is not None and ra.question == rb.question:
+        if ra is not None and rb is not None:
             self.summary.setText(summary_line(ra, rb))
         elif ra is not None:
-            self.summary.setText(f"A: {side_line(ra)}")
+            self.summary.setText(f"A: {side_line(ra)}" + ("   |   B: searching…" if self.compare else ""))
+        elif self.model.result("A") is not None:
+            self.summary.setText(self.model.stale_words("A", self.model.result("A"), "The passages shown are") + ".")
+        else:
+            self.summary.setText(START_HINT)
 
     def _update_document(self) -> None:
+        """The document view draws the current results; when there are none yet, the latest ones, greyed with
+        a note. Results of a new question move it to the question's first reference span, else to the first
+        passage."""
         ra, rb = self.results()
-        if rb is not None and ra is not None and ra.question != rb.question:
-            rb = None
+        note = ""
         if ra is None and rb is None:
-            return
-        self.doc_pane.set_results(ra, rb, self.model.reference)
+            ra = self.model.result("A")
+            rb = self.model.result("B") if self.compare else None
+            if rb is not None and ra is not None and rb.question != ra.question:
+                rb = None
+            if ra is None and rb is None:
+                return
+            note = self.model.stale_words("A" if ra is not None else "B", ra or rb, "Highlights")
+        shown = ra or rb
+        reference = self.model.reference if shown is not None and shown.question == self.model.question else []
+        focus = None
+        if shown is not None and shown.question != self._focused_question and not note:
+            self._focused_question = shown.question
+            first = min(reference, key=lambda s: (s.doc_id, s.start)) if reference else None
+            focus = first or (shown.passages[0].span if shown.passages else None)
+        self.doc_pane.set_results(ra, rb, reference, focus=focus, note=note)
 
 
 def normalise_spans(ws: Workspace, spans: Iterable[Span | dict[str, Any]]) -> list[Span]:

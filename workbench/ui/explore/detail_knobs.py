@@ -8,7 +8,7 @@ parents and parent reranking for parent-child); ``changes()`` gives the strategy
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from workbench.core.retrieve.expansions.base import FIELD_OWNER, ParamValue, knob_value
 from workbench.core.retrieve.expansions.tokens import WINDOW_EDGES
@@ -29,7 +29,7 @@ TIPS = {
 
 
 class DetailKnobs(QWidget):
-    """``Edge [shift] · ☐ Merge parents · ☐ LLM rerank ☐ parents · Whole doc ≤ [off]``."""
+    """``Edge [shift] · ☐ Merge parents`` over ``☐ LLM rerank ☐ parents · Whole doc ≤ [off]``."""
 
     changed = Signal()
 
@@ -51,19 +51,20 @@ class DetailKnobs(QWidget):
                             (self.rerank, "rerank"), (self.rerank_parents, "rerank_parents"),
                             (self.whole_doc, "whole_doc"), (whole_label, "whole_doc")):
             widget.setToolTip(TIPS[key])
-        lay = QHBoxLayout(self)
+        lay = QGridLayout(self)  # two short rows: a narrow side keeps every label whole
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(6)
-        for widget in (self.edge_label, self.edge):
-            lay.addWidget(widget)
-        lay.addSpacing(10)
-        lay.addWidget(self.merge)
-        lay.addSpacing(10)
-        lay.addWidget(self.rerank)
-        lay.addWidget(self.rerank_parents)
-        lay.addStretch(1)
-        lay.addWidget(whole_label)
-        lay.addWidget(self.whole_doc)
+        lay.setHorizontalSpacing(6)
+        lay.setVerticalSpacing(3)
+        lay.addWidget(self.edge_label, 0, 0)
+        lay.addWidget(self.edge, 0, 1)
+        lay.addWidget(self.merge, 0, 2, 1, 2)
+        lay.addWidget(self.rerank, 1, 0, 1, 2)
+        lay.addWidget(self.rerank_parents, 1, 2)
+        whole = QHBoxLayout()
+        whole.addWidget(whole_label)
+        whole.addWidget(self.whole_doc)
+        lay.addLayout(whole, 1, 3)
+        lay.setColumnStretch(4, 1)
         self.edge.currentIndexChanged.connect(self.changed)
         for box in (self.merge, self.rerank, self.rerank_parents):
             box.toggled.connect(self.changed)

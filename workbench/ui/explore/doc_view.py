@@ -16,23 +16,25 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
 from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
 from workbench.ui.explore.evidence import EVIDENCE_LABELS, evidence_layers
 from workbench.ui.explore.legend import Legend
-from workbench.ui.explore.render import chunk_markers, insert_layers, overlap_ranges
+from workbench.ui.explore.render import chunk_markers, every_second, insert_layers, overlap_ranges
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.text_view import LayeredTextView
+from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.passages import Passage
     from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
 
-SINGLE_KINDS = ["hit", "window", "boundary", "overlap", "heading"]
+SINGLE_KINDS = ["hit", "alt", "window", "boundary", "overlap", "heading"]
 COMPARE_KINDS = ["only_a", "only_b", "both", "hit_dark", "boundary", "heading"]
-EVIDENCE_VIEW_KINDS = ["evidence", "noise", "missed", "hit", "boundary", "heading"]
+EVIDENCE_VIEW_KINDS = ["evidence", "noise", "missed", "hit_evidence", "hit_noise", "boundary", "heading"]
 # picker entries: (label, evidence side, chunk-map side or "", needs reference spans)
 SINGLE_COLOURS = [("evidence", "A", True), ("returned text", "", False), ("chunks of A", "chunks:A", False)]
 COMPARE_COLOURS = [("returned by A / B", "", False), ("evidence of A", "A", True), ("evidence of B", "B", True),
@@ -69,21 +71,22 @@ class DocumentView(LayeredTextView):
         base = result_a if result_a is not None else result_b
         if chunk_map is not None:
             base = {"A": result_a, "B": result_b}.get(chunk_map) or base
-        self.runtime = self.ws.runtime(base.set_id) if base is not None else None
-        first, end = self.runtime.doc_rows(doc_id) if self.runtime is not None else (0, 0)
-        chunk_spans = [self.runtime.span(r) for r in range(first, end)]
+        rt = self.runtime = self.ws.runtime(base.set_id) if base is not None else None
+        chunk_spans = [rt.span(r) for r in range(*rt.doc_rows(doc_id))] if rt is not None else []
         layers: dict[str, list[tuple[int, int]]] = {
             "heading": [(h.start, h.end) for h in doc.headings],
             "overlap": overlap_ranges(chunk_spans),
             "reference": [(s.start, s.end) for s in reference if s.doc_id == doc_id],
             "hit": [(s.start, s.end) for s in _hits(result_a, doc_id) + _hits(result_b, doc_id)],
+            "alt": every_second(_hits(result_a, doc_id) if result_b is None else []),
         }
         side = {"A": result_a, "B": result_b}.get(evidence or "")
         if chunk_map is not None:
-            del layers["hit"], layers["overlap"]
+            del layers["hit"], layers["overlap"], layers["alt"]
             layers |= chunk_layers(chunk_spans)
         elif side is not None and reference:
             layers["hit"] = [(s.start, s.end) for s in _hits(side, doc_id)]
+            layers["alt"] = every_second(_hits(side, doc_id))
             layers |= evidence_layers(_spans(side, doc_id), reference, doc_id)
         elif result_b is not None and result_a is not None:
             for kind, spans in diff_layers(result_a, result_b, doc_id).items():
@@ -105,13 +108,14 @@ class DocumentPane(QWidget):
         super().__init__(parent)
         self.ws = workspace
         self.view = DocumentView(workspace)
-        self.picker = QComboBox()
+        self.view.setMinimumHeight(40)  # a short pane keeps a few lines of text: the passages above come first
+        self.picker = ElidedComboBox()
         self.picker.setToolTip("Documents with returned passages or reference spans")
         self.picker.setMinimumContentsLength(28)
         self.info = QLabel()
         self.info.setObjectName("muted")
-        self.legend = Legend(SINGLE_KINDS, labels=EVIDENCE_LABELS | CHUNK_MAP_LABELS)
-        self.colour = QComboBox()
+        self.legend = Legend(SINGLE_KINDS, labels=EVIDENCE_LABELS | CHUNK_MAP_LABELS | {"alt": "next hit chunk"})
+        self.colour = ElidedComboBox()
         self.colour.setToolTip("Colour the returned text; with reference spans one side's evidence (reference "
                                "text retrieved), noise (retrieved outside every reference) and missed reference "
                                "text; or one side's chunk map (its chunks, overlaps and boundary diagnostics)")
@@ -119,6 +123,11 @@ class DocumentPane(QWidget):
         self.chunk_summary = ChunkMapSummary(workspace)
         self.chunk_summary.hide()
         self._picked: str | None = None  # the picker's entry chosen by hand ("", "A" or "B")
+        self._scroll_to: int | None = None  # where the next drawing scrolls to (a new question's focus)
+        self.note = WrappedLabel("")  # why the highlights are not the current question's
+        self.note.setObjectName("staleNote")
+        self.note.setWordWrap(True)
+        self.note.hide()
         head = QHBoxLayout()
         head.addWidget(QLabel("Document"))
         head.addWidget(self.picker, 1)
@@ -127,15 +136,18 @@ class DocumentPane(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(head)
+        lay.addWidget(self.note)
         lay.addWidget(self.legend)
         body = QHBoxLayout()
         body.addWidget(self.view, 1)
         body.addWidget(self.chunk_summary)
         lay.addLayout(body, 1)
-        self.result_a = self.result_b = None
+        self.result_a: SearchResult | None = None
+        self.result_b: SearchResult | None = None
         self.reference: list[Span] = []
         self.doc_id: int | None = None
-        self._drawn: tuple | None = None  # what the view shows: (doc_id, result A, result B, reference)
+        # what the view shows: (doc_id, result A, result B, reference, evidence side, chunk-map side)
+        self._drawn: tuple[object, ...] | None = None
         self._dirty = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -145,9 +157,14 @@ class DocumentPane(QWidget):
         self.colour.activated.connect(lambda _i: self._colour_changed())
 
     def set_results(self, result_a: SearchResult | None, result_b: SearchResult | None = None,
-                    reference: Sequence[Span] = ()) -> None:
-        """New results (B is None outside side-by-side mode); redraws the shown document."""
+                    reference: Sequence[Span] = (), focus: Span | None = None, note: str = "") -> None:
+        """New results (B is None outside side-by-side mode); redraws the shown document. ``focus`` moves the
+        view to that span's document and start (a new question: its first reference span or first passage);
+        ``note`` says in words why the highlights are not the current question's (the view is greyed)."""
         self.result_a, self.result_b, self.reference = result_a, result_b, list(reference)
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
+        self.view.set_stale(bool(note))
         docs: dict[int, int] = {}
         for result in (result_a, result_b):
             for p in (result.passages if result is not None else ()):
@@ -163,7 +180,9 @@ class DocumentPane(QWidget):
         compare = result_a is not None and result_b is not None
         self._fill_colours(COMPARE_COLOURS if compare else SINGLE_COLOURS)
         self._set_legend()
-        if self.doc_id not in docs:
+        if focus is not None and focus.doc_id in docs:
+            self.doc_id, self._scroll_to = focus.doc_id, focus.start
+        elif self.doc_id not in docs:
             self.doc_id = next(iter(docs), None)
         if self.doc_id is None:
             self._timer.stop()
@@ -235,7 +254,8 @@ class DocumentPane(QWidget):
         if not self.isVisible():
             self._dirty = True  # drawn when the pane is shown again
             return
-        self.show_doc(self.doc_id)
+        offset, self._scroll_to = self._scroll_to, None
+        self.show_doc(self.doc_id, offset)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
         """Catch up with results that arrived while the pane was hidden."""

@@ -15,7 +15,8 @@ from workbench.core.spans import Span, intersect_spans, subtract_spans
 from workbench.ui.app.theme import EVIDENCE_KINDS
 
 # legend labels (shorter than the swatches' own, which name the whole rule)
-EVIDENCE_LABELS = {"evidence": "evidence", "noise": "noise", "missed": "missed reference"}
+EVIDENCE_LABELS = {"evidence": "evidence", "noise": "noise", "missed": "missed reference",
+                   "hit_evidence": "hit in a reference", "hit_noise": "hit outside"}
 
 
 def evidence_spans(retrieved: Sequence[Span], reference: Sequence[Span]) -> dict[str, list[Span]]:
@@ -37,5 +38,6 @@ def evidence_layers(retrieved: Sequence[Span], reference: Sequence[Span], doc_id
 def side_legend_kinds(reference: Sequence[Span], quotes: Sequence[Span] = ()) -> list[str]:
     """The kinds a side's results legend names: evidence and noise while reference spans are scored,
     the quoted sentences while an extractive answer quotes some."""
-    kinds = ["evidence", "noise", "hit", "boundary"] if reference else ["hit", "window", "boundary"]
+    kinds = (["evidence", "noise", "hit_evidence", "hit_noise", "boundary"] if reference
+             else ["hit", "alt", "window", "boundary"])
     return kinds + (["quote"] if quotes else [])

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
-from shiboken6 import isValid
 
 from workbench.core.consent import trust
 from workbench.core.index.embedder_pool import (
@@ -25,7 +24,8 @@ from workbench.core.index.embedder_pool import (
     model_label,
     normalise_model_spec,
 )
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.widgets.elided_combo import ElidedComboBox
+from workbench.ui.window.workers import JobRunner, Worker, while_alive
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink
@@ -111,8 +111,8 @@ class ModelKnob(QWidget):
             return lister()
 
         worker = Worker(job, "ollama embedding models")
-        worker.signals.result.connect(lambda specs: isValid(self) and self.set_ollama_models(specs))
-        worker.signals.finished.connect(lambda: isValid(self) and self._listed())
+        worker.signals.result.connect(while_alive(self, self.set_ollama_models))
+        worker.signals.finished.connect(while_alive(self, self._listed))
         self._worker, self._listed_at = worker, time.monotonic()
         return self.runner.start(worker)
 
@@ -133,7 +133,7 @@ class ModelKnob(QWidget):
         return index
 
 
-class ModelCombo(QComboBox):
+class ModelCombo(ElidedComboBox):
     """A combo that says when its list is about to open (the Ollama models are asked for then)."""
 
     def __init__(self, opening: Callable[[], None]) -> None:

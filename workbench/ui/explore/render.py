@@ -130,7 +130,7 @@ def insert_layers(cursor: QTextCursor, doc_id: int, text: str, start: int, end: 
     """Insert ``text[start:end]`` of document ``doc_id`` at ``cursor``, formatted by ``layers`` with a
     boundary marker before each offset in ``markers`` (strictly inside the range)."""
     marks = sorted({m for m in markers if start < m < end})
-    formats: dict[frozenset[str], object] = {}
+    formats: dict[frozenset[str], QTextCharFormat] = {}
     cursor.beginEditBlock()  # one layout pass at the end instead of one per piece
     try:
         for seg in segments(start, end, layers, marks):
@@ -183,6 +183,13 @@ def chunk_markers(spans: Sequence[Span], text: str) -> set[int]:
     return marks
 
 
+def every_second(spans: Sequence[Span]) -> list[tuple[int, int]]:
+    """The ranges of every second span in position order (the ``alt`` layer: adjacent hit chunks take two
+    shades, so two hits that touch still read as two chunks)."""
+    ordered = sorted(spans, key=lambda s: (s.doc_id, s.start, s.end))
+    return [(s.start, s.end) for s in ordered[1::2]]
+
+
 def overlap_ranges(spans: Sequence[Span]) -> list[tuple[int, int]]:
     """Ranges covered by two or more chunk spans (overlapping chunks)."""
     ordered = sorted(spans, key=lambda s: (s.start, s.end))
@@ -195,5 +202,5 @@ def overlap_ranges(spans: Sequence[Span]) -> list[tuple[int, int]]:
     return out
 
 
-__all__ = ["PositionMap", "Segment", "chunk_markers", "displayable", "insert_layers", "overlap_ranges",
-           "rendered_spans", "segments"]
+__all__ = ["PositionMap", "Segment", "chunk_markers", "displayable", "every_second", "insert_layers",
+           "overlap_ranges", "rendered_spans", "segments"]

@@ -13,15 +13,18 @@ import bisect
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, Signal
+from PySide6.QtCore import QPoint, QTimer, Signal
 from PySide6.QtGui import QColor, QTextCursor, QTextFrameFormat
 from PySide6.QtWidgets import QWidget
+from shiboken6 import isValid
 
 from workbench.core.spans import Span
 from workbench.ui.app.theme import ACCENT, BORDER, CARD, MUTED, plain_format
 from workbench.ui.explore.evidence import evidence_layers
-from workbench.ui.explore.render import chunk_markers, insert_layers, overlap_ranges
+from workbench.ui.explore.render import chunk_markers, every_second, insert_layers, overlap_ranges
 from workbench.ui.widgets.text_view import LayeredTextView
+
+FLASH_MS = 1400  # how long a followed citation's passage card stays lit
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.passages import Passage
@@ -36,7 +39,8 @@ class ResultsView(LayeredTextView):
 
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(workspace, parent)
-        self.result = None
+        self.result: SearchResult | None = None
+        self.flashed: int | None = None  # the passage whose card is flashing (a citation was followed)
         self.reference: list[Span] = []
         self.quotes: list[Span] = []
         self._card_starts: list[int] = []
@@ -45,12 +49,14 @@ class ResultsView(LayeredTextView):
         self.setPlaceholderText("Type a question above and press Enter.")
 
     # ----- content --------------------------------------------------------------------------
-    def show_result(self, result: SearchResult | None, reference: list[Span] | None = None) -> None:
-        """Draw ``result`` (a core ``SearchResult``); ``reference`` spans are underlined."""
+    def show_result(self, result: SearchResult, reference: list[Span] | None = None, keep_scroll: bool = False) -> None:
+        """Draw ``result`` (a core ``SearchResult``); ``reference`` spans are underlined and score the passages
+        as evidence and noise. A new result opens at its first passage; ``keep_scroll`` keeps the place (the
+        same question redrawn)."""
         self.result = result
         self.reference = list(reference or [])
         self.runtime = self.ws.runtime(result.set_id)
-        scroll = self.verticalScrollBar().value()
+        scroll = self.verticalScrollBar().value() if keep_scroll else 0
         cursor = self.begin()
         self._card_starts = []
         if result.warnings:
@@ -75,9 +81,12 @@ class ResultsView(LayeredTextView):
             return
         self.quotes = list(spans)
         if self.result is not None:
-            self.show_result(self.result, self.reference)
+            self.show_result(self.result, self.reference, keep_scroll=True)
 
     def _card(self, cursor: QTextCursor, index: int, passage: Passage) -> None:
+        rt, result = self.runtime, self.result
+        if rt is None or result is None:
+            return
         root = cursor.document().rootFrame()
         cursor.setPosition(root.lastPosition())
         frame_fmt = QTextFrameFormat()
@@ -91,8 +100,8 @@ class ResultsView(LayeredTextView):
         self._card_starts.append(cursor.position())
         cursor.insertFrame(frame_fmt)
         doc = self.ws.document(passage.span.doc_id)
-        rt = self.runtime
-        best = next((h for h in self.result.hits if h.chunk_id == passage.hit_chunk_ids[0]), None)
+        doc_id = passage.span.doc_id
+        best = next((h for h in result.hits if h.chunk_id == passage.hit_chunk_ids[0]), None)
         path = rt.heading_path(best.row) if best is not None else ()
         if path and path[0] == doc.title:
             path = path[1:]
@@ -112,14 +121,15 @@ class ResultsView(LayeredTextView):
         layers = {
             "window": [(passage.span.start, passage.span.end)],
             "hit": [(s.start, s.end) for s in passage.hit_spans],
+            "alt": every_second(passage.hit_spans),
             "heading": [(h.start, h.end) for h in doc.headings],
             "overlap": overlap_ranges(chunk_spans),
-            "reference": [(s.start, s.end) for s in self.reference if s.doc_id == doc.id],
-            "quote": [(s.start, s.end) for s in self.quotes if s.doc_id == doc.id],
+            "reference": [(s.start, s.end) for s in self.reference if s.doc_id == doc_id],
+            "quote": [(s.start, s.end) for s in self.quotes if s.doc_id == doc_id],
         }
         if self.reference:  # evidence / noise colouring of the passage against the reference spans
-            layers |= evidence_layers([passage.span], self.reference, doc.id, kinds=("evidence", "noise"))
-        insert_layers(cursor, doc.id, doc.text, passage.span.start, passage.span.end, layers,
+            layers |= evidence_layers([passage.span], self.reference, doc_id, kinds=("evidence", "noise"))
+        insert_layers(cursor, doc_id, doc.text, passage.span.start, passage.span.end, layers,
                       chunk_markers(chunk_spans, doc.text), self.pmap, tag=index)
         for reason in passage.reasons:
             cursor.insertBlock()
@@ -128,7 +138,7 @@ class ResultsView(LayeredTextView):
     # ----- reading back ---------------------------------------------------------------------
     def passage_texts(self) -> list[str]:
         """The document text of every shown passage (markers removed), in the order shown."""
-        by_tag: dict[int, list[str]] = {}
+        by_tag: dict[object, list[str]] = {}
         for e in self.pmap.entries:
             by_tag.setdefault(e.tag, []).append(e.text)
         return ["".join(by_tag.get(i, [])) for i in range(len(self._card_starts))]
@@ -139,6 +149,32 @@ class ResultsView(LayeredTextView):
         if self.result is None or i < 0 or i >= len(self.result.passages):
             return None
         return self.result.passages[i]
+
+    def show_passage(self, index: int, flash: bool = True) -> bool:
+        """Scroll passage ``index`` (0-based) to the top and flash its card's border; False when there is none."""
+        if self.result is None or not 0 <= index < len(self._card_starts):
+            return False
+        doc = self.document()
+        cursor = QTextCursor(doc)
+        cursor.setPosition(self._card_starts[index] + 1)  # inside the card's frame
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + self.cursorRect(cursor).top() - 6)
+        if flash:
+            frame = cursor.currentFrame()
+            normal = frame.frameFormat()
+            lit = frame.frameFormat()
+            lit.setBorder(3)
+            lit.setBorderBrush(QColor(ACCENT))
+            frame.setFrameFormat(lit)
+            self.flashed = index
+
+            def restore() -> None:
+                if isValid(self) and self.document() is doc and isValid(frame):
+                    frame.setFrameFormat(normal)
+                    self.flashed = None
+
+            QTimer.singleShot(FLASH_MS, restore)
+        return True
 
     def activate(self, index: int) -> None:
         """Emit ``passageActivated`` for the passage at ``index`` (0-based)."""
@@ -152,5 +188,5 @@ class ResultsView(LayeredTextView):
     def on_label_clicked(self, point: QPoint) -> None:
         """A click on a card's header opens that passage too."""
         passage = self.passage_at_position(self.cursorForPosition(point).position())
-        if passage is not None:
+        if passage is not None and self.result is not None:
             self.activate(self.result.passages.index(passage))

@@ -1,4 +1,6 @@
-"""One side (A or B) of the comparison: its strategy, its question and its latest result.
+"""The worker of one side (A or B): runs its searches and chunk-set builds. The side's strategy and its
+latest result live in the window's model (``ui/model.py``): the controller follows the model's strategy and
+question and writes each result there, tagged with the question and strategy that produced it.
 
 Cheap changes (window, top-k, budget, margin, hybrid) re-run the search at once on a worker: the chunk
 set is loaded and the question vector cached, so nothing is embedded. Chunk changes (size, overlap,
@@ -9,19 +11,20 @@ old result stays up (greyed); a chunk set that was built before is found at once
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from shiboken6 import isValid
 
 from workbench.core.consent import NotTrusted
 from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.retrieve.pipeline import SearchResult
 from workbench.core.retrieve.strategies import Strategy
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.model import WorkbenchModel, as_side
+from workbench.ui.window.workers import JobRunner, Worker, while_alive
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink
-    from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -32,8 +35,7 @@ NEEDS_BUILD = object()  # a search job's answer when its chunk set must be built
 class SideController(QObject):
     """Runs searches and chunk-set builds for one side; see the module docstring."""
 
-    resultReady = Signal(object)  # SearchResult
-    staleChanged = Signal(bool)  # True while the shown result is older than the strategy
+    staleChanged = Signal(bool)  # noqa: N815 - True while a newer result is being made (search or build)
     buildStarted = Signal(object)  # ChunkConfig
     buildProgress = Signal(object)  # ProgressEvent
     buildFinished = Signal(object)  # ChunkSetInfo
@@ -41,14 +43,13 @@ class SideController(QObject):
     failed = Signal(str)
     untrusted = Signal(str, str)  # (target, what): the strategy names code the user has not allowed
 
-    def __init__(self, workspace: Workspace, strategy: Strategy, store_jobs: JobRunner, search_jobs: JobRunner,
+    def __init__(self, workspace: Workspace, model: WorkbenchModel, store_jobs: JobRunner, search_jobs: JobRunner,
                  name: str = "A", parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.ws = workspace
-        self.name = name
-        self.strategy = strategy
-        self.question = ""
-        self.result = None
+        self.model = model
+        self.name = as_side(name)
+        self.question = ""  # the question of the last search asked for ("" before the first)
         self.stale = False
         self.store_jobs = store_jobs
         self.search_jobs = search_jobs
@@ -62,16 +63,31 @@ class SideController(QObject):
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(DEBOUNCE_MS)
         self._debounce.timeout.connect(self._start_build)
+        model.strategyChanged.connect(self._strategy_changed)
+
+    @property
+    def strategy(self) -> Strategy:
+        """The side's strategy (the model's)."""
+        return self.model.strategy(self.name)
+
+    @property
+    def result(self) -> SearchResult | None:
+        """The side's latest result (the model's), whatever question and strategy it was made for."""
+        return self.model.result(self.name)
 
     # ----- requests --------------------------------------------------------------------------
-    def search(self, question: str) -> None:
-        """Run the current strategy for ``question``."""
-        self.question = question.strip()
+    def search(self, question: str | None = None) -> None:
+        """Run the side's strategy for ``question`` (default: the model's question)."""
+        self.question = (self.model.question if question is None else question).strip()
         self.refresh()
 
-    def set_strategy(self, strategy: Strategy) -> None:
-        """Switch strategy: instant when its chunk set exists, else a debounced background build."""
-        self.strategy = strategy
+    def _strategy_changed(self, side: str, strategy: Strategy) -> None:
+        """The model gave this side a strategy: run it for the current question (once the side has searched),
+        instantly when its chunk set exists, else after a debounced background build."""
+        if side != self.name:
+            return
+        if self.question and self.model.question:
+            self.question = self.model.question
         if self._build_config is not None and (self._build_config, self._build_model) != (strategy.chunk,
                                                                                           strategy.model):
             self._cancel_build()
@@ -92,7 +108,7 @@ class SideController(QObject):
             self._start_build()
 
     def cancel_build(self) -> None:
-        """Stop a running re-chunk; the old result stays (and is no longer greyed)."""
+        """Stop a running re-chunk; the old result stays, marked as made for the previous strategy."""
         self._debounce.stop()
         self._cancel_build()
         self._set_stale(False)
@@ -145,8 +161,8 @@ class SideController(QObject):
             return ws.search(question, strategy, progress=progress, cancel=cancel)
 
         worker = Worker(job, f"search {self.name}")
-        worker.signals.result.connect(lambda value, g=gen: isValid(self) and self._search_done(g, value))
-        worker.signals.error.connect(lambda msg, _tb: isValid(self) and self._search_failed(msg))
+        worker.signals.result.connect(while_alive(self, partial(self._search_done, gen)))
+        worker.signals.error.connect(while_alive(self, lambda msg, _tb: self._search_failed(msg)))
         worker.signals.finished.connect(self._search_finished)
         self._search_worker = worker
         self.search_jobs.start(worker)
@@ -157,11 +173,10 @@ class SideController(QObject):
             self._set_stale(True)
             self._start_build()
             return
-        if gen != self._gen:
+        if gen != self._gen or not isinstance(value, SearchResult):
             return  # a newer request is pending; it will answer
-        self.result = value
         self._set_stale(self._build_worker is not None or self._debounce.isActive())
-        self.resultReady.emit(value)
+        self.model.set_result(self.name, value)
 
     def _search_failed(self, message: str) -> None:
         self._set_stale(False)
@@ -183,9 +198,9 @@ class SideController(QObject):
         worker = Worker(lambda progress, cancel: ws.ensure_chunk_set(config, progress, cancel, model=model),
                         f"chunk set {config.label()}")
         worker.signals.progress.connect(self.buildProgress)
-        worker.signals.result.connect(lambda info, w=worker: isValid(self) and self._build_done(w, info))
-        worker.signals.cancelled.connect(lambda w=worker: isValid(self) and self._build_stopped(w, None))
-        worker.signals.error.connect(lambda msg, _tb, w=worker: isValid(self) and self._build_stopped(w, msg))
+        worker.signals.result.connect(while_alive(self, partial(self._build_done, worker)))
+        worker.signals.cancelled.connect(while_alive(self, partial(self._build_stopped, worker, None)))
+        worker.signals.error.connect(while_alive(self, lambda msg, _tb: self._build_stopped(worker, msg)))
         self._build_worker, self._build_config, self._build_model = worker, config, model
         self.buildStarted.emit(config)
         self.store_jobs.start(worker)

@@ -1,19 +1,22 @@
-"""One side of the workbench (A or B): header, strategy knobs, re-chunk progress and the results."""
+"""One side of the workbench (A or B): header, strategy knobs, re-chunk progress and the results, a view of the
+window's model: it draws the side's latest result, with the question's reference spans scored and coloured
+only when the result belongs to the current question, and says in words when the passages shown are not the
+current question's or strategy's (greyed until the new ones arrive)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QMouseEvent, QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
-from workbench.core.index.embedder_pool import model_label
-from workbench.core.ingest.chunkers.choice import chunker_label, chunker_name
+from workbench.core.ingest.chunkers.choice import chunker_name
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy_names import chips
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
 from workbench.ui.app.trust_dialog import ask_to_trust
@@ -24,55 +27,58 @@ from workbench.ui.explore.model_knob import ModelKnob, side_model_knob
 from workbench.ui.explore.results_view import ResultsView
 from workbench.ui.explore.side_controller import SideController
 from workbench.ui.explore.strategy_panel import StrategyPanel
-from workbench.ui.model import WorkbenchModel
+from workbench.ui.model import WorkbenchModel, as_side
+from workbench.ui.widgets.elided_label import ElidedLabel
+from workbench.ui.widgets.wrapped_label import WrappedLabel
 from workbench.ui.window.job_progress import JobProgress
 from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
+    from workbench.core.jobs import ProgressEvent
+    from workbench.core.retrieve.passages import Passage
     from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
 
+LEGEND_LABELS = {"hit": "hit", "alt": "next hit", "window": "neighbours", "boundary": "chunk boundary",
+                 "quote": "quoted in the answer", **EVIDENCE_LABELS}
+
 
 class SidePanel(QWidget):
-    """Strategy panel + results of one side, driven by a ``SideController``."""
+    """Strategy panel + results of one side; its ``SideController`` runs the work, the model holds the state."""
 
-    resultShown = Signal(object)  # SearchResult, after the results view was redrawn
-    passageActivated = Signal(object, object)  # SearchResult, Passage
+    resultShown = Signal(object)  # noqa: N815 - SearchResult, after the results view was redrawn
+    passageActivated = Signal(object, object)  # noqa: N815 - SearchResult, Passage
     message = Signal(str)  # for the status bar
 
     def __init__(self, name: str, workspace: Workspace, model: WorkbenchModel, store_jobs: JobRunner,
                  search_jobs: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.name = name
+        self.name = as_side(name)
         self.model = model
         strategy = model.strategy(name)
-        self.reference: list[Span] = model.reference
-        self.controller = SideController(workspace, strategy, store_jobs, search_jobs, name, self)
+        self.controller = SideController(workspace, model, store_jobs, search_jobs, name, self)
         self.ask_trust: Callable[[QWidget | None, str, str], bool] = ask_to_trust  # tests answer it
-        self.strategy_panel = StrategyPanel(strategy)
+        self.strategy_panel = StrategyPanel(source=self.strategy)
         self.model_knob: ModelKnob = side_model_knob(workspace, strategy.model)
         self.results = ResultsView(workspace)
         self.progress = JobProgress()
-        self.progress.title.setMinimumWidth(60)  # a long chunk-set label is clipped, never widens the side
-        self.title = QLabel(f"<span style='color:{SIDE_COLOURS[name]}'>■</span> Strategy {name}")
+        self.title = QLabel(f"<span style='color:{SIDE_COLOURS[self.name]}'>■</span> Strategy {name}")
         self.title.setObjectName("sideTitle")
-        self.describe = ClickableLabel(knob_summary(strategy))
+        self.describe = ClickableLabel()
         self.describe.setObjectName("knobSummary")
-        self.describe.setToolTip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
         self.describe.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.describe.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.stats = QLabel("")
+        self.stats = ElidedLabel("")
         self.stats.setObjectName("stats")
-        self.legend = Legend(["hit", "window", "boundary"],
-                             labels={"hit": "hit", "window": "neighbours", "boundary": "boundary",
-                                     "quote": "quoted in the answer", **EVIDENCE_LABELS})
-        self.legend.setWordWrap(False)
-        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # clipped, never wider
-        self.legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.metrics = QLabel("")
         self.metrics.setObjectName("stats")
         self.metrics.hide()
-        self.banner = QLabel("")
+        self.legend = Legend(["hit", "window", "boundary"], labels=LEGEND_LABELS)
+        self.legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.stale_note = WrappedLabel("")  # why the passages shown are not the current question's or strategy's
+        self.stale_note.setObjectName("staleNote")
+        self.stale_note.setWordWrap(True)
+        self.stale_note.hide()
+        self.banner = WrappedLabel("")
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
         self.banner.hide()
@@ -85,8 +91,10 @@ class SidePanel(QWidget):
         self.toggle.setToolTip("Open or close the strategy knobs (Ctrl+K: both sides)")
         self.toggle.toggled.connect(self._toggle_knobs)
         self.describe.clicked.connect(self.toggle.toggle)
+        self._drawn: tuple[object, ...] | None = None  # what the results view shows: (result, reference, quotes)
         self._layout()
         self._wire()
+        self._show_strategy(strategy)
 
     def _layout(self) -> None:
         self.sets_row = QWidget()  # which chunk sets are searched: the embedding model, the coarse levels
@@ -103,16 +111,28 @@ class SidePanel(QWidget):
         head.addWidget(self.title)
         head.addWidget(self.describe, 1)
         head.addWidget(self.toggle)
+        knobs = QWidget()  # the knobs scroll when the side is too small for them, never crushing a label
+        col = QVBoxLayout(knobs)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(4)
+        col.addWidget(self.strategy_panel)
+        col.addWidget(self.sets_row)
+        self.knob_area = QScrollArea()
+        self.knob_area.setWidget(knobs)
+        self.knob_area.setWidgetResizable(True)
+        self.knob_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.knob_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.setSpacing(4)
         lay.addLayout(head)
-        lay.addWidget(self.strategy_panel)
-        lay.addWidget(self.sets_row)
+        lay.addWidget(self.knob_area)
         lay.addWidget(self.progress)
         lay.addWidget(self.banner)
-        stats = QHBoxLayout()
+        lay.addWidget(self.stale_note)
+        stats = QHBoxLayout()  # one line when there is room: the legend wraps below itself when there is not
         stats.addWidget(self.stats)
+        stats.addSpacing(10)
         stats.addWidget(self.metrics)
         stats.addSpacing(12)
         stats.addWidget(self.legend, 1)
@@ -121,85 +141,139 @@ class SidePanel(QWidget):
 
     def _wire(self) -> None:
         c = self.controller
-        self.strategy_panel.changed.connect(self._strategy_changed)
-        self.model_knob.changed.connect(lambda _spec: self._strategy_changed(self.strategy_panel.strategy()))
-        c.resultReady.connect(self._show_result)
-        c.staleChanged.connect(self.results.set_stale)
+        self.strategy_panel.changed.connect(self._strategy_edited)
+        self.model_knob.changed.connect(lambda _spec: self._strategy_edited(self.strategy_panel.strategy()))
         c.buildStarted.connect(self._build_started)
-        c.buildProgress.connect(self.progress.update_event)
-        c.buildFinished.connect(lambda _info: self.progress.finish())
-        c.buildCancelled.connect(self.progress.finish)
+        c.buildProgress.connect(self._build_progress)
+        c.buildFinished.connect(lambda _info: self._build_over())
+        c.buildCancelled.connect(self._build_over)
+        c.staleChanged.connect(lambda _busy: self.redraw())
         c.failed.connect(self._failed)
         c.untrusted.connect(self._untrusted)
         self.progress.cancelRequested.connect(c.cancel_build)
         self.results.passageActivated.connect(self.passageActivated)
         self.model.strategyChanged.connect(self._model_strategy)
-        self.model.referenceChanged.connect(self.set_reference)
+        self.model.resultChanged.connect(self._result_changed)
+        self.model.questionChanged.connect(lambda _q: self.redraw())
+        self.model.referenceChanged.connect(lambda _spans: self.redraw())
+        self.model.answerChanged.connect(self._result_changed)
 
     # ----- actions --------------------------------------------------------------------------
-    def search(self, question: str) -> None:
-        """Run this side's strategy for ``question``."""
+    def search(self, question: str | None = None) -> None:
+        """Run this side's strategy for ``question`` (default: the model's question)."""
         self.banner.hide()
         self.controller.search(question)
 
     def strategy(self) -> Strategy:
-        """The strategy shown in the knobs."""
-        return self.controller.strategy
+        """The side's strategy (the model's)."""
+        return self.model.strategy(self.name)
 
     def set_strategy(self, strategy: Strategy) -> None:
-        """Load a strategy into the knobs and run it."""
-        self.strategy_panel.set_strategy(strategy)
-        self.model_knob.set_model(strategy.model)
-        self._strategy_changed(self.strategy_panel.strategy())
+        """Give the side ``strategy`` (through the model: the knobs and the search follow)."""
+        self.model.set_strategy(self.name, strategy)
 
-    def set_reference(self, spans: Sequence[Span]) -> None:
-        """Reference spans of an evaluation question (drawn and scored); empty to clear."""
-        self.reference = list(spans)
-        if self.controller.result is not None:
-            self._show_result(self.controller.result)
-        else:
-            self.metrics.setVisible(bool(self.reference))
+    @property
+    def reference(self) -> list[Span]:
+        """The reference spans scored and drawn over the side's result ([] when its result is not the
+        current question's, or the question is not from a question set)."""
+        result = self.model.result(self.name)
+        if result is None or result.question != self.model.question:
+            return []
+        return self.model.reference
+
+    def quotes(self) -> list[Span]:
+        """The sentences the side's answer quoted (an extractive answer), while both the answer and the
+        result shown belong to the current question and the side's strategy; else none."""
+        answer = self.model.current_answer(self.name)
+        if answer is None or self.model.current_result(self.name) is None:
+            return []
+        return [Span(*q) for q in answer.quotes]
+
+    # ----- reactions ------------------------------------------------------------------------
+    def _strategy_edited(self, strategy: Strategy) -> None:
+        """A knob moved: the side's strategy (with the side's embedding model) goes to the model."""
+        if strategy.model != self.model_knob.model():  # the knobs keep the side's embedding model
+            strategy = replace(strategy, model=self.model_knob.model())
+        self.banner.hide()
+        self.model.set_strategy(self.name, strategy)
+
+    def _model_strategy(self, side: str, strategy: Strategy) -> None:
+        """The model's strategy of this side changed (a knob, a swap, the lab): show it in the knobs."""
+        if side != self.name:
+            return
+        self._show_strategy(strategy)
+        self.redraw()
+
+    def _show_strategy(self, strategy: Strategy) -> None:
+        if strategy != self.strategy_panel.strategy():
+            self.strategy_panel.set_strategy(strategy)
+        if strategy.model != self.model_knob.model():
+            self.model_knob.set_model(strategy.model)
+        self.describe.setText(knob_summary(strategy))
+        self.describe.set_tip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
+
+    def _result_changed(self, side: str) -> None:
+        if side == self.name:
+            self.redraw()
+
+    def redraw(self) -> None:
+        """Show the side's latest result as the model has it: scored and coloured against the reference spans
+        when it is the current question's, greyed with a note in words when it is not current."""
+        result = self.model.result(self.name)
+        if result is None:
+            self.stale_note.hide()
+            self.results.set_stale(False)
             self._update_legend()
-
-    def set_quotes(self, spans: Sequence[Span]) -> None:
-        """Sentences quoted by an extractive answer, highlighted in the results (the legend names their
-        colour while there are any); empty to clear."""
-        self.results.set_quotes(list(spans))
+            return
+        reference = self.reference
+        self.results.quotes = self.quotes()
+        key = (result, tuple(reference), tuple(self.results.quotes))
+        redraw = self._drawn is None or self._drawn[0] is not result or self._drawn[1:] != key[1:]
+        if redraw:
+            new_question = self._drawn is None or getattr(self._drawn[0], "question", None) != result.question
+            self.results.show_result(result, reference, keep_scroll=not new_question)
+            self._drawn = key
+            self.stats.setText(side_line(result))
+        self.metrics.setText(metrics_line(result.spans(), reference) if reference else "")
+        self.metrics.setVisible(bool(reference))
         self._update_legend()
+        words = self.model.stale_words(self.name, result, "Passages")
+        if words:
+            words += self._stale_reason(result)
+        self.stale_note.setText(words)
+        self.stale_note.setVisible(bool(words))
+        self.results.set_stale(bool(words))
+        if redraw:
+            self.resultShown.emit(result)
+
+    def _stale_reason(self, result: SearchResult) -> str:
+        c = self.controller
+        if c.building:
+            return " — re-chunking for the new strategy…"
+        if c.searching:
+            return " — searching…"
+        if result.question != self.model.question:
+            return " — press Enter (or Search) to search the question above."
+        return " — its new chunk set was not built."
 
     def _update_legend(self) -> None:
         kinds = side_legend_kinds(self.reference, self.results.quotes)
         if kinds != self.legend.kinds:
             self.legend.set_kinds(kinds)
 
-    def _strategy_changed(self, strategy: Strategy) -> None:
-        if strategy.model != self.model_knob.model():  # the knobs keep the side's embedding model
-            strategy = replace(strategy, model=self.model_knob.model())
-        self.describe.setText(knob_summary(strategy))
-        self.describe.setToolTip(f"{strategy.describe()}\nClick (or Ctrl+K) to open or close the knobs")
-        self.banner.hide()
-        self.controller.set_strategy(strategy)
-        self.model.set_strategy(self.name, strategy)
-
     def _build_started(self, config: ChunkConfig) -> None:
         """The re-chunk line names a registry chunker only (its parameters are in the tooltip and the chip:
         a long label would widen the side past a laptop screen)."""
         self.progress.start(f"Re-chunking ({chunker_name(config) if config.chunker else config.label()})")
         self.progress.setToolTip(f"Building the chunk set {config.label()}")
+        self.redraw()
 
-    def _model_strategy(self, side: str, strategy: Strategy) -> None:
-        """Another panel gave this side a strategy (swap, benchmark tour): load it into the knobs."""
-        if side == self.name and strategy != self.controller.strategy:
-            self.set_strategy(strategy)
+    def _build_progress(self, event: ProgressEvent) -> None:
+        self.progress.update_event(event)
 
-    def _show_result(self, result: SearchResult) -> None:
-        self.results.show_result(result, self.reference)
-        self.stats.setText(side_line(result))
-        if self.reference:
-            self.metrics.setText(metrics_line(result.spans(), self.reference))
-        self.metrics.setVisible(bool(self.reference))
-        self._update_legend()
-        self.resultShown.emit(result)
+    def _build_over(self) -> None:
+        self.progress.finish()
+        self.redraw()
 
     def _untrusted(self, target: str, what: str) -> None:
         """The strategy names code read from data: run it only when the user allows it here."""
@@ -214,6 +288,7 @@ class SidePanel(QWidget):
         self.banner.setText(message)
         self.banner.show()
         self.message.emit(message)
+        self.redraw()
 
     def set_knobs_shown(self, shown: bool) -> None:
         """Open the knobs, or collapse them to the one-line summary in the header."""
@@ -221,13 +296,55 @@ class SidePanel(QWidget):
         self._toggle_knobs(shown)
 
     def _toggle_knobs(self, shown: bool) -> None:
+        self.knob_area.setVisible(shown)
         self.strategy_panel.setVisible(shown)
         self.sets_row.setVisible(shown)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self._fit_knobs()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+        """The knobs take one or two columns by the side's width, and no more height than they need."""
+        super().resizeEvent(event)
+        self._fit_knobs()
+
+    def _fit_knobs(self) -> None:
+        if self.knob_area.isHidden():
+            return
+        area = self.knob_area
+        self.strategy_panel.fit_width(area.viewport().width() or area.width())
+        content = area.widget()
+        if content is None:
+            return
+        content.adjustSize()
+        need = content.sizeHint().height() + 2 * area.frameWidth()
+        if area.horizontalScrollBar().isVisible():
+            need += area.horizontalScrollBar().sizeHint().height()
+        area.setMaximumHeight(need)
+
+    def show_cited(self, span: Span) -> bool:
+        """Scroll to the passage holding ``span`` (a citation of this side's answer) and flash it; False (with
+        a message) when the passages shown are not the ones the answer read."""
+        result = self.model.current_result(self.name)
+        answer = self.model.current_answer(self.name)
+        if result is None or answer is None:
+            self.message.emit(f"The passages {self.name} shows are not the ones its answer read: ask again.")
+            return False
+        index = next((i for i, p in enumerate(result.passages) if p.span.doc_id == span.doc_id
+                      and p.span.start < span.end and span.start < p.span.end), None)
+        if index is None:
+            self.message.emit(f"The cited passage is not among {self.name}'s passages.")
+            return False
+        return self.results.show_passage(index)
+
+    def activate_passage(self, passage: Passage) -> None:
+        """Open ``passage`` of the shown result in the document view (as clicking its card does)."""
+        result = self.model.result(self.name)
+        if result is not None and passage in result.passages:
+            self.passageActivated.emit(result, passage)
 
 
-class ClickableLabel(QLabel):
-    """A label that emits ``clicked`` (the strategy summary opens the knobs)."""
+class ClickableLabel(ElidedLabel):
+    """The strategy summary: one line, elided when narrow; a click opens the knobs (``clicked``)."""
 
     clicked = Signal()
 
@@ -238,28 +355,9 @@ class ClickableLabel(QLabel):
         super().mousePressEvent(event)
 
 
-UNIT_SHORT = {"tokens": "tok", "words": "words", "sentences": "sent"}
-
-
 def knob_summary(strategy: Strategy) -> str:
     """The knobs in one line of chips, e.g. ``neighbours · 100 tok · ±1 · top-5 · no budget``."""
-    c = strategy.chunk
-    parts = [strategy.name or "custom"]
-    if c.chunker:
-        parts.append(chunker_label(c.chunker))
-    else:
-        parts.append(f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}")
-        if c.overlap:
-            parts.append(f"overlap {c.overlap}")
-    parts.append(strategy.expander.chip())
-    parts.append(f"top-{strategy.top_k}")
-    if strategy.search_config.mode != "dense":
-        parts.append(strategy.search_config.mode)
-    if c.heading_prefix:
-        parts.append("headings")
-    if c.contextual:
-        parts.append("contextual")
-    if strategy.model:
-        parts.append(model_label(strategy.model))
-    parts.append(f"budget {strategy.budget} tok" if strategy.budget else "no budget")
-    return " · ".join(parts)
+    return " · ".join([strategy.name or "custom", *(text for _aspect, text in chips(strategy))])
+
+
+__all__ = ["ClickableLabel", "SidePanel", "knob_summary"]

@@ -1,19 +1,22 @@
 """One side's strategy: a preset picker and the knobs, each with its number and a tooltip.
 
 The panel only edits a ``Strategy`` value and emits ``changed`` with the new one; the side controller
-decides what a change costs (an instant re-run, or a debounced re-chunk in the background).
+decides what a change costs (an instant re-run, or a debounced re-chunk in the background). The settings the
+knobs do not show come from ``source`` (in the window: the model's strategy of the side), so the panel keeps
+no strategy of its own there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QVBoxLayout,
@@ -36,6 +39,7 @@ from workbench.ui.explore.chunker_knobs import ChunkerKnobs, label_row, show_sli
 from workbench.ui.explore.coarse_field import CoarseField
 from workbench.ui.explore.detail_knobs import DetailKnobs
 from workbench.ui.explore.extent_control import ExtentControl
+from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.slider_row import SliderRow
 
 CUSTOM = "custom"
@@ -73,24 +77,27 @@ class StrategyPanel(QWidget):
 
     changed = Signal(object)  # Strategy
 
-    def __init__(self, strategy: Strategy | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, strategy: Strategy | None = None, parent: QWidget | None = None,
+                 source: Callable[[], Strategy] | None = None) -> None:
         super().__init__(parent)
-        self._base = strategy or PRESETS["plain"]
+        first = strategy or (source() if source is not None else PRESETS["plain"])
+        self._shown = first  # read only by a panel without a ``source`` (one on its own, as in tests)
+        self._source: Callable[[], Strategy] = source or (lambda: self._shown)
         self._saved: dict[str, Strategy] = {}  # strategies saved in the data folder (the advisor's picks)
-        self._built_in = self._base.chunk if not self._base.chunk.chunker else ChunkConfig()
+        self._built_in = first.chunk if not first.chunk.chunker else ChunkConfig()
         self._loading = False
-        self.preset = QComboBox()
+        self.preset = ElidedComboBox()
         self.preset.addItems([*PRESETS, CUSTOM])
-        self.unit = QComboBox()
+        self.unit = ElidedComboBox()
         self.unit.addItems(list(SIZE_RANGES))
         self.unit_label = QLabel("Unit")
         self.chunker = ChunkerKnobs()
-        self.expansion = QComboBox()
+        self.expansion = ElidedComboBox()
         for key, label in EXPANSIONS:
             self.expansion.addItem(label, key)
-        self.size = SliderRow("Chunk size", 16, 512, 200, TIPS["size"], step=8)
+        self.size_knob = SliderRow("Chunk size", 16, 512, 200, TIPS["size"], step=8)
         self.overlap = SliderRow("Overlap", 0, 256, 0, TIPS["overlap"])
-        self.window = SliderRow(WINDOW.label, int(WINDOW.minimum), int(WINDOW.maximum), 0, TIPS["window"],
+        self.window_knob = SliderRow(WINDOW.label, int(WINDOW.minimum), int(WINDOW.maximum), 0, TIPS["window"],
                                 step=int(WINDOW.step))
         self.top_k = SliderRow("Top-k", 1, 20, 5, TIPS["top_k"])
         self.budget = SliderRow("Budget", 0, 4000, 0, TIPS["budget"], step=100, suffix="tok",
@@ -107,6 +114,10 @@ class StrategyPanel(QWidget):
         self.coarse.hide()
         self.extent = ExtentControl()
         self.details = DetailKnobs()
+        self.error = QLabel("")  # why the knobs do not make a strategy (a chunker's parameters, coarse levels)
+        self.error.setObjectName("banner")
+        self.error.setWordWrap(True)
+        self.error.hide()
         for combo in (self.preset, self.unit, self.expansion, self.chunker.combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
@@ -115,13 +126,13 @@ class StrategyPanel(QWidget):
                        (self.contextual, "contextual")):
             w.setToolTip(TIPS[key])
         self._layout()
-        self.set_strategy(self._base)
+        self.set_strategy(first)
         self.preset.currentTextChanged.connect(self._preset_picked)
         self.unit.currentTextChanged.connect(self._unit_changed)
         self.chunker.picked.connect(self._chunker_picked)
         self.chunker.changed.connect(self._edited)
-        self.window.valueChanged.connect(self._window_moved)
-        self.size.valueChanged.connect(self._size_changed)
+        self.window_knob.valueChanged.connect(self._window_moved)
+        self.size_knob.valueChanged.connect(self._size_changed)
         for row in (self.overlap, self.top_k, self.budget):
             row.valueChanged.connect(self._edited)
         self.expansion.currentIndexChanged.connect(self._expansion_changed)
@@ -135,7 +146,8 @@ class StrategyPanel(QWidget):
         self.coarse.changed.connect(self._edited)
 
     def _layout(self) -> None:
-        """Two columns: chunking on the left (rebuilds a chunk set), retrieval on the right (instant)."""
+        """Two columns — chunking (rebuilds a chunk set) and retrieval (instant) — side by side when the side
+        is wide enough (``fit_width``), else one above the other; the rarer knobs and any error below both."""
         def labelled(text: str, widget: QWidget, tip: str) -> QHBoxLayout:
             label = QLabel(text)
             label.setMinimumWidth(70)
@@ -147,57 +159,75 @@ class StrategyPanel(QWidget):
             row.addWidget(widget, 1)
             return row
 
-        margin_row = QHBoxLayout()
-        margin_row.addWidget(self.hybrid)  # (the coarse field sits in the side's chunk-set row, beside the model)
-        margin_row.addStretch(1)
-        margin_row.addLayout(labelled(MARGIN.label, self.margin, TIPS["margin"]))
-        grid = QGridLayout()
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(18)
-        grid.setVerticalSpacing(3)
-        grid.addLayout(labelled("Strategy", self.preset, TIPS["preset"]), 0, 0)
+        def column(*rows: QWidget | QHBoxLayout) -> QWidget:
+            box = QWidget()
+            lay = QVBoxLayout(box)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.setSpacing(3)
+            for row in rows:
+                if isinstance(row, QWidget):
+                    lay.addWidget(row)
+                else:
+                    lay.addLayout(row)
+            lay.addStretch(1)
+            return box
+
         cut = labelled("Chunker", self.chunker.combo, self.chunker.combo.toolTip())
         self.unit_label.setBuddy(self.unit)
         cut.addWidget(self.unit_label)
         cut.addWidget(self.unit)
-        grid.addLayout(cut, 1, 0)
-        grid.addWidget(self.size, 2, 0)
-        grid.addWidget(self.overlap, 3, 0)
         flags = QHBoxLayout()
         flags.addWidget(self.heading)
         flags.addWidget(self.contextual)
         flags.addStretch(1)
-        grid.addLayout(flags, 4, 0)
-        grid.addLayout(labelled("Expansion", self.expansion, TIPS["expansion"]), 0, 1)
-        grid.addWidget(self.window, 1, 1)
-        grid.addWidget(self.top_k, 2, 1)
-        grid.addWidget(self.budget, 3, 1)
-        grid.addLayout(margin_row, 4, 1)
-        grid.addWidget(self.structure, 5, 0)
-        grid.addWidget(self.chunker, 5, 0)  # the chosen chunker's own parameters, in the structure box's place
-        grid.addWidget(self.extent, 5, 1)
-        grid.addWidget(self.details, 6, 0, 1, 2)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
+        margin_row = QHBoxLayout()
+        margin_row.addWidget(self.hybrid)  # (the coarse field sits in the side's chunk-set row, beside the model)
+        margin_row.addStretch(1)
+        margin_row.addLayout(labelled(MARGIN.label, self.margin, TIPS["margin"]))
+        # the chosen chunker's own parameters take the structure box's place
+        self.chunk_column = column(labelled("Strategy", self.preset, TIPS["preset"]), cut, self.size_knob, self.overlap,
+                                   flags, self.structure, self.chunker)
+        self.retrieve_column = column(labelled("Expansion", self.expansion, TIPS["expansion"]), self.window_knob,
+                                      self.top_k, self.budget, margin_row, self.extent)
+        self.columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.columns.setSpacing(18)
+        self.columns.addWidget(self.chunk_column, 1)
+        self.columns.addWidget(self.retrieve_column, 1)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(grid)
+        lay.setSpacing(3)
+        lay.addLayout(self.columns)
+        lay.addWidget(self.details)
+        lay.addWidget(self.error)  # whole lines across both columns
+
+    def two_column_width(self) -> int:
+        """The narrowest width that shows the two columns side by side with every label whole."""
+        return (self.chunk_column.minimumSizeHint().width() + self.retrieve_column.minimumSizeHint().width()
+                + self.columns.spacing())
+
+    def fit_width(self, width: int) -> None:
+        """Lay the columns side by side when ``width`` pixels hold them, else one above the other."""
+        direction = (QBoxLayout.Direction.LeftToRight if width >= self.two_column_width()
+                     else QBoxLayout.Direction.TopToBottom)
+        if self.columns.direction() != direction:
+            self.columns.setDirection(direction)
 
     # ----- value in / out ------------------------------------------------------------------
     def strategy(self) -> Strategy:
         """The strategy the controls describe (``ChunkerError`` when the chunker's parameters do not fit)."""
-        base = self._base
+        base = self._source()
         expansion = str(self.expansion.currentData())
-        cut = (self.chunker.chunk_changes(self.size.value(), self.overlap.value()) if self.chunker.name() else
-               dict(unit=self.unit.currentText(), size=self.size.value(), overlap=self.overlap.value(),
-                    structure_aware=self.structure.isChecked(), chunker=""))
-        chunk = ChunkConfig(unit=str(cut["unit"]), size=int(cut["size"]), overlap=int(cut["overlap"]),
+        cut: dict[str, object] = (
+            self.chunker.chunk_changes(self.size_knob.value(), self.overlap.value()) if self.chunker.name() else
+            dict(unit=self.unit.currentText(), size=self.size_knob.value(), overlap=self.overlap.value(),
+                 structure_aware=self.structure.isChecked(), chunker=""))
+        chunk = ChunkConfig(unit=str(cut["unit"]), size=int(str(cut["size"])), overlap=int(str(cut["overlap"])),
                             structure_aware=bool(cut["structure_aware"]), chunker=str(cut["chunker"]),
                             heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked())
         mode = "hybrid" if self.hybrid.isChecked() else ("dense" if base.search_config.mode == "hybrid"
                                                           else base.search_config.mode)
         search_config = replace(base.search_config, mode=mode, coarse=self.coarse.levels(expansion))
-        knobs: dict[str, ParamValue] = {"window": self.window.value(), "margin": round(self.margin.value(), 2),
+        knobs: dict[str, ParamValue] = {"window": self.window_knob.value(), "margin": round(self.margin.value(), 2),
                                         **self.extent.changes(), **self.details.changes(expansion)}
         expander = build_expansion(expansion, {k: v for k, v in knobs.items() if k in FIELD_OWNER}, base.expander)
         strategy = replace(base, chunk=chunk, search_config=search_config, expander=expander,
@@ -224,7 +254,7 @@ class StrategyPanel(QWidget):
         """Show ``strategy`` in the controls (emits nothing)."""
         self._loading = True
         try:
-            self._base = strategy
+            self._shown = strategy
             name = preset_name(strategy, self._saved)
             self.preset.setCurrentText(name)
             c = strategy.chunk
@@ -233,7 +263,7 @@ class StrategyPanel(QWidget):
             self._show_cut(c, self.chunker.show_chunker(c.chunker))
             kind = strategy.expander.kind
             self.expansion.setCurrentIndex(max(0, self.expansion.findData(kind)))
-            self.window.setValue(int(knob_value(strategy.expander, WINDOW.field)))
+            self.window_knob.setValue(int(knob_value(strategy.expander, WINDOW.field)))
             self.top_k.setValue(strategy.top_k)
             self.budget.setValue(strategy.budget)
             self.margin.setValue(float(knob_value(strategy.expander, MARGIN.field)))
@@ -247,21 +277,26 @@ class StrategyPanel(QWidget):
         finally:
             self._loading = False
 
+    def show_error(self, message: str) -> None:
+        """Say why the knobs do not make a strategy (``""`` hides it)."""
+        self.error.setText(message)
+        self.error.setVisible(bool(message))
+
     def _show_cut(self, c: ChunkConfig, values: dict[str, ParamValue]) -> None:
         """The size, overlap and unit knobs for the chosen chunker (built-in: ``c``'s own fields)."""
         kind = self.chunker.kind()
         for widget in (self.unit, self.unit_label, self.structure):
             widget.setVisible(kind is None)
         if kind is not None:
-            show_slider_params(kind, values, self.size, self.overlap)
+            show_slider_params(kind, values, self.size_knob, self.overlap)
             return
-        self.size.show()
+        self.size_knob.show()
         self.overlap.show()
-        label_row(self.size, "Chunk size", TIPS["size"])
+        label_row(self.size_knob, "Chunk size", TIPS["size"])
         label_row(self.overlap, "Overlap", TIPS["overlap"])
         self.unit.setCurrentText(c.unit)
         self._apply_size_range(c.unit)
-        self.size.setValue(c.size)
+        self.size_knob.setValue(c.size)
         self.overlap.setRange(0, max_overlap(c.size))
         self.overlap.setValue(c.overlap)
         self.structure.setChecked(c.structure_aware)
@@ -277,12 +312,12 @@ class StrategyPanel(QWidget):
         self._edited()
     def _apply_size_range(self, unit: str) -> None:
         lo, hi, step = SIZE_RANGES[unit]
-        self.size.setStep(step)
-        self.size.setRange(lo, hi)
+        self.size_knob.setStep(step)
+        self.size_knob.setRange(lo, hi)
 
     def _enable_for(self, expansion: str) -> None:
         window_kind = FIELD_OWNER[WINDOW.field]
-        self.window.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
+        self.window_knob.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
         self.margin.setEnabled(expansion == FIELD_OWNER[MARGIN.field])
         self.details.enable_for(expansion)
         self.coarse.set_expansion(expansion)
@@ -290,16 +325,17 @@ class StrategyPanel(QWidget):
     def _preset_picked(self, name: str) -> None:
         if self._loading or name == CUSTOM or not name:
             return
-        self.set_strategy(PRESETS[name] if name in PRESETS else self._saved[name])
-        self.changed.emit(self.strategy())
+        chosen = PRESETS[name] if name in PRESETS else self._saved[name]
+        self.set_strategy(chosen)
+        self.changed.emit(chosen)  # the whole strategy (its settings the knobs do not show too)
 
     def _unit_changed(self, unit: str) -> None:
         if self._loading:
             return
         self._loading = True
         self._apply_size_range(unit)
-        self.size.setValue(SIZE_RANGES[unit][0] if unit == "sentences" else self.size.value())
-        self.overlap.setRange(0, max_overlap(self.size.value()))
+        self.size_knob.setValue(SIZE_RANGES[unit][0] if unit == "sentences" else self.size_knob.value())
+        self.overlap.setRange(0, max_overlap(self.size_knob.value()))
         self._loading = False
         self._edited()
 
@@ -311,7 +347,7 @@ class StrategyPanel(QWidget):
 
     def _expansion_changed(self, *_: object) -> None:
         if not self._loading:
-            self.extent.show_strategy(self._base, self.expansion.currentData())
+            self.extent.show_strategy(self._source(), self.expansion.currentData())
         self._edited()
 
     def _window_moved(self, window: int) -> None:
@@ -329,9 +365,9 @@ class StrategyPanel(QWidget):
         try:
             strategy = self.strategy()
         except (ChunkerError, ValueError) as exc:  # e.g. a late chunker's base parameters that are no JSON
-            self.chunker.set_error(str(exc))
+            self.show_error(str(exc))
             return
-        self.chunker.set_error("")
+        self.show_error("")
         if not strategy.chunk.chunker:
             self._built_in = strategy.chunk
         self._loading = True

@@ -1,10 +1,11 @@
 """The welcome's benchmark path: a first run that shows gold spans, hits, windows and metrics.
 
-``start_benchmark_tour(window)`` takes one corpus of a bundled benchmark (Chroma's ``state_of_the_union``,
+``BenchmarkTour(window).start()`` takes one corpus of a bundled benchmark (Chroma's ``state_of_the_union``,
 76 questions with reference spans, from ``chroma-general``) through the window's own paths, in four steps:
 
 1. the library indexes the corpus file (its progress line, for the chunk sizes of strategies A and B);
-2. the Evaluation tab loads that corpus's questions and scores A and B on all of them (its progress bar);
+2. the Evaluation tab loads that corpus's questions and scores A and B on all of them (its progress bar),
+   whatever its own Sweep, Budgets and limit fields hold;
 3. the question table compares A with B and the tour picks a question (``pick_question``);
 4. the Evaluation tab's drill-down opens it side by side: reference spans drawn, recall / precision / IoU
    shown per side, the document view scrolled to the first reference span.
@@ -18,10 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from workbench.core.evaluate.datasets import load_question_set
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, compare_rows
@@ -29,8 +30,9 @@ from workbench.core.retrieve.strategies import PRESETS, Strategy
 
 if TYPE_CHECKING:
     from workbench.core.index.build import IngestReport
-    from workbench.core.retrieve.pipeline import SearchResult
-    from workbench.ui.window.main_window import MainWindow
+    from workbench.ui.evaluate.eval_view import EvalView
+    from workbench.ui.library.library_panel import LibraryPanel
+    from workbench.ui.model import WorkbenchModel
 
 log = logging.getLogger(__name__)
 BENCHMARK_SET = "chroma-general"
@@ -54,43 +56,57 @@ def contrasting(a: Strategy, b: Strategy) -> Strategy:
     return PRESETS["neighbours"] if a.to_dict() == PRESETS["plain"].to_dict() else PRESETS["plain"]
 
 
+class TourHost(Protocol):
+    """What the tour needs of the window: the model, the library, the lab, and the window's few moves."""
+
+    model: WorkbenchModel
+    library: LibraryPanel
+    eval_view: EvalView | None
+
+    def set_mode(self, mode: str) -> None: ...  # noqa: D102
+    def show_message(self, text: str) -> None: ...  # noqa: D102
+    def show_library_tab(self) -> None: ...  # noqa: D102
+    def show_side_by_side(self) -> None: ...  # noqa: D102
+    def show_document_tab(self) -> None: ...  # noqa: D102
+    def fit_to_screen(self) -> None: ...  # noqa: D102
+
+
 class BenchmarkTour(QObject):
-    """Runs the four steps of the module docstring on ``window``; ``finished(question)`` once the question
-    is shown on both sides, ``failed(message)`` when a step could not run."""
+    """Runs the four steps of the module docstring on ``host`` (the window, through ``TourHost``);
+    ``finished(question)`` once the question is shown on both sides, ``failed(message)`` when a step could
+    not run."""
 
     finished = Signal(str)
     failed = Signal(str)
 
-    def __init__(self, window: MainWindow, set_name: str = BENCHMARK_SET, corpus: str = BENCHMARK_CORPUS) -> None:
-        super().__init__(window)  # a child of the window: deleted with it, and no Python reference to it
+    def __init__(self, host: TourHost, set_name: str = BENCHMARK_SET, corpus: str = BENCHMARK_CORPUS,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
         self.set_name, self.corpus = set_name, corpus
         self.question = ""
         self.q_index: int | None = None
-        self._waiting: set[str] = set()
-
-    @property
-    def window(self) -> MainWindow:
-        """The window the tour runs on (its Qt parent)."""
-        return self.parent()
+        self._waiting = False
 
     # ----- step 1: index the corpus ------------------------------------------------------------
     def start(self) -> bool:
         """Begin with indexing; False (with a message) when the tour cannot start."""
-        window = self.window
-        if window.eval_view is None:
+        host = self.host
+        view = host.eval_view
+        if view is None:
             return self._fail("the Evaluation tab is not available")
-        if window.eval_view.running:
+        if view.running:
             return self._fail("an evaluation is already running; wait for it or cancel it first")
         try:
             qset = load_question_set(self.set_name).subset(corpus=self.corpus)
         except ValueError as exc:
             return self._fail(str(exc))
         path = qset.corpora[self.corpus]
-        model = window.model
+        model = host.model
         b = contrasting(model.strategy("A"), model.strategy("B"))
         if b is not model.strategy("B"):
             model.set_strategy("B", b)  # before indexing: the library builds both sides' chunk sizes
-        lib = window.library
+        lib = host.library
         for signal, slot in self._library_slots():
             signal.connect(slot)
         worker = lib.index_paths([str(path)], f"Indexing the benchmark corpus {self.corpus} "
@@ -98,13 +114,13 @@ class BenchmarkTour(QObject):
         if worker is None:
             self._disconnect_library()
             return self._fail("indexing is already running; wait for it or cancel it first")
-        window.left_tabs.setCurrentWidget(lib)
-        window.set_mode("explore")
-        window.show_message(f"Benchmark: indexing {self.corpus} for strategies A and B…")
+        host.show_library_tab()
+        host.set_mode("explore")
+        host.show_message(f"Benchmark: indexing {self.corpus} for strategies A and B…")
         return True
 
-    def _library_slots(self) -> list[tuple]:
-        lib = self.window.library
+    def _library_slots(self) -> list[tuple[SignalInstance, Callable[..., None]]]:
+        lib = self.host.library
         return [(lib.indexingFinished, self._indexed), (lib.indexingCancelled, self._index_cancelled),
                 (lib.indexingFailed, self._index_failed)]
 
@@ -128,83 +144,68 @@ class BenchmarkTour(QObject):
             bad = "; ".join(f"{r.path}: {r.reason}" for r in [*report.failed, *report.skipped])
             self._fail(f"the corpus could not be indexed: {bad}")
             return
-        view, model = self.window.eval_view, self.window.model
+        view, model = self.host.eval_view, self.host.model
+        if view is None:
+            self._fail("the Evaluation tab is not available")
+            return
         if not view.load_question_set(self.set_name, corpus=self.corpus):
             self._fail(view.status.text())
             return
-        self._show_evaluation_tab()
-        view.grid.clear()  # all questions, the two strategies as they are: no sweep, no limit
-        view.limit.setValue(0)
+        self.host.set_mode("evaluate")  # the lab has its own mode (whole window)
         view.runFinished.connect(self._scored)
-        if not view.start([model.strategy("A"), model.strategy("B")]):
+        # all questions, the two strategies as they are: whatever the lab's own fields hold
+        if not view.start([model.strategy("A"), model.strategy("B")], grid="", budgets="", limit=0):
             view.runFinished.disconnect(self._scored)
             self._fail(view.status.text())
             return
-        self.window.show_message(f"Benchmark: scoring strategies A and B on {len(view.qset.questions)} "
-                                 f"questions of {self.corpus}…")
-
-    def _show_evaluation_tab(self) -> None:
-        self.window.set_mode("evaluate")  # the lab has its own mode (whole window)
+        questions = len(view.qset.questions) if view.qset is not None else 0
+        self.host.show_message(f"Benchmark: scoring strategies A and B on {questions} questions of {self.corpus}…")
 
     # ----- steps 3 and 4: pick a question and open it side by side ----------------------------
     def _scored(self, _run_id: str) -> None:
-        view, window = self.window.eval_view, self.window
+        view, host = self.host.eval_view, self.host
+        if view is None:
+            return
         view.runFinished.disconnect(self._scored)
         results: list[ConfigResult] = view.results
         if len(results) < 2:
             self._fail("the evaluation did not score both strategies")
             return
-        view.summary.selectRow(0)
+        view.select_configuration(results[0].config.key)
         view.compare_to.setCurrentIndex(view.compare_to.findData(results[1].config.key))
         row = pick_question(results[0].rows, results[1].rows)
         if row is None:
             self._fail("no question of this corpus has reference spans")
             return
         self.question, self.q_index = row.question, row.q_index
-        window.side_by_side.setChecked(True)
-        self._waiting = {"A", "B"}
-        for side in (window.compare.a, window.compare.b):
-            side.resultShown.connect(self._side_shown)
+        host.show_side_by_side()
+        self._waiting = True
+        host.model.resultChanged.connect(self._side_shown)
         if not view.open_question(row.q_index):
             self._stop_waiting()
             self._fail(f"question {row.q_index} is not in the question table")
 
-    def _side_shown(self, result: SearchResult) -> None:
-        if result.question != self.question:
+    def _side_shown(self, _side: str) -> None:
+        model = self.host.model
+        if not self._waiting or model.question != self.question:
             return
-        for side in (self.window.compare.a, self.window.compare.b):
-            if side.controller.result is result:
-                self._waiting.discard(side.name)
-        if self._waiting:
+        if model.current_result("A") is None or model.current_result("B") is None:
             return
         self._stop_waiting()
-        compare, reference = self.window.compare, self.window.model.reference
-        compare.show_bottom_tab(compare.doc_pane)
-        self.window.fit_to_screen()  # side by side with the document: the library strip gives way on a laptop
-        if reference:
-            first = min(reference, key=lambda s: (s.doc_id, s.start))
-            compare.show_document_at(first.doc_id, first.start)
-        self.window.show_message(f"Benchmark: question {self.q_index} of {self.corpus}, side by side — "
-                                 "reference spans drawn, each side's recall / precision / IoU above its results. "
-                                 "Double-click another question in the Evaluation tab to open it.")
+        self.host.show_document_tab()  # the window's document view is at the question's first reference span
+        self.host.fit_to_screen()  # side by side with the document: the library strip gives way on a laptop
+        self.host.show_message(f"Benchmark: question {self.q_index} of {self.corpus}, side by side — reference "
+                               "spans drawn, each side's recall / precision / IoU above its results. Double-click "
+                               "another question in the Evaluation tab to open it.")
         self.finished.emit(self.question)
 
     def _stop_waiting(self) -> None:
-        self._waiting = set()
-        for side in (self.window.compare.a, self.window.compare.b):
-            with contextlib.suppress(RuntimeError, TypeError):
-                side.resultShown.disconnect(self._side_shown)
+        self._waiting = False
+        with contextlib.suppress(RuntimeError, TypeError):
+            self.host.model.resultChanged.disconnect(self._side_shown)
 
     def _fail(self, message: str) -> bool:
         log.warning("benchmark tour stopped: %s", message)
-        self.window.show_message(f"Benchmark: {message}")
+        self.host.show_message(f"Benchmark: {message}")
         self.failed.emit(message)
         return False
-
-
-def start_benchmark_tour(window: MainWindow) -> BenchmarkTour:
-    """Start the benchmark path on ``window`` (kept as ``window.benchmark_tour_``) and return it."""
-    tour = BenchmarkTour(window)
-    window.benchmark_tour_ = tour
-    tour.start()
-    return tour

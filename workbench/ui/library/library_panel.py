@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -61,8 +61,8 @@ class LibraryPanel(QWidget):
         self.store_jobs = store_jobs
         self.configs = configs
         self.worker: Worker | None = None
-        self.last_report = None
-        self._outcome: tuple = ("", self.indexingCancelled, ())
+        self.last_report: IngestReport | None = None
+        self._outcome: tuple[str, SignalInstance, tuple[object, ...]] = ("", self.indexingCancelled, ())
         self.table = LibraryTable()
         self.progress = JobProgress()
         self.progress.cancelRequested.connect(self.cancel)

@@ -4,10 +4,13 @@ with their reasons."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+
+from workbench.ui.app.wording import for_the_window
 
 STATUS_COLOURS = {"indexed": "#1a7f37", "skipped": "#9a6700", "failed": "#cf222e"}
 COLUMNS = ["Document", "Status", "Chunks", "Details"]
@@ -33,7 +36,8 @@ class LibraryTable(QTreeWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.setColumnWidth(0, 180)
 
-    def fill(self, documents: list[dict], problems: list[dict], chunk_counts: dict[int, int] | None) -> None:
+    def fill(self, documents: list[dict[str, Any]], problems: list[dict[str, Any]],
+             chunk_counts: dict[int, int] | None) -> None:
         """Replace the rows (``chunk_counts`` is None while the chunk set is not built)."""
         self.clear()
         for d in documents:
@@ -48,10 +52,11 @@ class LibraryTable(QTreeWidget):
             self._colour(item, "indexed")
             self.addTopLevelItem(item)
         for p in problems:
-            item = QTreeWidgetItem([Path(p["path"]).name, p["status"], "", p["reason"]])
+            reason = for_the_window(str(p["reason"]))
+            item = QTreeWidgetItem([Path(p["path"]).name, p["status"], "", reason])
             item.setData(0, PATH_ROLE, p["path"])
             item.setToolTip(0, p["path"])
-            item.setToolTip(3, f"{p['status']}: {p['reason']}")
+            item.setToolTip(3, f"{p['status']}: {reason}")
             self._colour(item, p["status"])
             self.addTopLevelItem(item)
 
@@ -59,17 +64,19 @@ class LibraryTable(QTreeWidget):
     def _colour(item: QTreeWidgetItem, status: str) -> None:
         item.setForeground(1, QBrush(QColor(STATUS_COLOURS.get(status, "#1d2329"))))
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, Any]]:
         """Every row as ``{title, status, chunks, details, doc_id, path}`` (for tests and exports)."""
         out = []
         for i in range(self.topLevelItemCount()):
             item = self.topLevelItem(i)
+            if item is None:
+                continue
             out.append({"title": item.text(0), "status": item.text(1), "chunks": item.text(2),
                         "details": item.text(3), "doc_id": item.data(0, DOC_ID_ROLE),
                         "path": item.data(0, PATH_ROLE)})
         return out
 
-    def selected(self) -> list[dict]:
+    def selected(self) -> list[dict[str, Any]]:
         """The selected rows."""
         rows = self.rows()
         return [rows[self.indexOfTopLevelItem(item)] for item in self.selectedItems()]

@@ -1,21 +1,31 @@
 """The welcome: a short dialog on the first start (and from Help → Welcome…).
 
 It offers a first library (the bundled sample corpus, a benchmark corpus with reference answers — see
-``benchmark_tour`` —, a folder of the user's own, or nothing for now),
-says which model will answer — an Ollama server on the configured host with its models, probed in the
-background so the dialog opens at once, or extractive answers (quoted sentences, no language model) and
-how to get generated ones — and where the data lives. ``open_welcome`` wires the choice to the window's library; the app
-calls it once on the first start (``first_start_welcome``), never during ``--self-test`` or in tests.
+``benchmark_tour`` —, a folder of the user's own, or nothing for now: Skip indexes nothing), says which model
+will answer — an Ollama server on the configured host with its models, probed in the background so the dialog
+opens at once, or extractive answers (quoted sentences, no language model) and how to get generated ones —
+and where the data lives. ``open_welcome`` calls back the window for the choice; the app opens it on the first
+start and whenever it starts on an empty library (``welcome_due``), never during ``--self-test`` or in tests.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtWidgets import QDialog, QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QGridLayout,
+    QLabel,
+    QLayout,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from workbench.ui.app import settings as prefs
 from workbench.ui.app.settings import LLMChoice
@@ -23,10 +33,8 @@ from workbench.ui.app.settings_dialog import Prober, probe_worker
 from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.window.workers import JobRunner
 
-if TYPE_CHECKING:
-    from workbench.ui.window.main_window import MainWindow
-
 SAMPLE, BENCHMARK, FOLDER, SKIP = "sample", "benchmark", "folder", "skip"
+WIDTH = 600  # the dialog's width in pixels: its texts wrap to it
 EMBEDDED = "the embedded SmolLM2-135M, a tiny plumbing demo that is not for real answers"
 EXTRACTIVE = "extractive answers (no language model) — start Ollama for generated answers"
 BETTER = ("For generated answers install Ollama, run `ollama serve` and `ollama pull llama3.2` "
@@ -92,20 +100,33 @@ class WelcomeDialog(QDialog):
         later = self._text("Change the data folder, embedding model or answering model in File → Settings… "
                            "(Ctrl+,); open this welcome again from Help → Welcome…")
         later.setObjectName("muted")
-        buttons = QHBoxLayout()
-        for b in (self.sample_button, self.benchmark_button, self.folder_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        buttons.addWidget(self.skip_button)
+        buttons = QGridLayout()  # the three first libraries two by two, Skip on its own at the right
+        buttons.addWidget(self.sample_button, 0, 0)
+        buttons.addWidget(self.benchmark_button, 0, 1)
+        buttons.addWidget(self.folder_button, 1, 0)
+        buttons.addWidget(self.skip_button, 1, 1, Qt.AlignmentFlag.AlignRight)
         lay = QVBoxLayout(self)
+        lay.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)  # never smaller than its buttons need
         for w in (title, intro):
             lay.addWidget(w)
         lay.addLayout(buttons)
         for w in (self._text("<b>Answers</b>"), self.ollama_status, self.host_warning, self._text("<b>Your data</b>"),
                   self.privacy, later):
             lay.addWidget(w)
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(WIDTH)
         self.probe(prober)
+        self.fit_text()
+
+    def fit_text(self) -> None:
+        """Grow the dialog to the lines its wrapped texts need at its width (the probe's answer is longer
+        than its question)."""
+        layout = self.layout()
+        if layout is None:
+            return
+        layout.activate()
+        need = layout.totalHeightForWidth(self.width()) if layout.hasHeightForWidth() else self.sizeHint().height()
+        if need > self.height():
+            self.resize(self.width(), need)
 
     @staticmethod
     def _text(text: str) -> QLabel:
@@ -135,6 +156,7 @@ class WelcomeDialog(QDialog):
         host, names = result
         line = ollama_line(host, names, self.choice)
         self.ollama_status.setText(line)
+        self.fit_text()
         self.probed.emit(line)
 
     # ----- choices ----------------------------------------------------------------------------
@@ -153,34 +175,32 @@ class WelcomeDialog(QDialog):
         self.chosen.emit(what, folder)
 
 
-def open_welcome(window: MainWindow, sample_dir: Path, sample_if_skipped: bool = False,
-                 prober: Prober | None = None) -> WelcomeDialog:
-    """Open the welcome over ``window`` (non-blocking) and act on the choice.
+@dataclass(frozen=True)
+class WelcomeChoices:
+    """What the window does for each first library the welcome offers (Skip does nothing)."""
 
-    "Load the sample corpus" indexes ``sample_dir``; "Try a benchmark with reference answers" starts the
-    benchmark tour (``benchmark_tour.start_benchmark_tour``); "Add a folder…" indexes the folder. With
-    ``sample_if_skipped`` (first start without ``--no-sample``) skipping still indexes the sample when the
-    library is empty, as a start without the welcome would.
-    """
-    dialog = WelcomeDialog(window.ws.data_dir, window.model.llm, prober, parent=window)
+    load_sample: Callable[[], object]
+    start_benchmark: Callable[[], object]
+    add_folder: Callable[[str], object]
+
+
+def open_welcome(parent: QWidget, data_dir: Path, llm: LLMChoice, choices: WelcomeChoices,
+                 prober: Prober | None = None) -> WelcomeDialog:
+    """Open the welcome over ``parent`` (non-blocking) and act on the choice: "Load the sample corpus" calls
+    ``choices.load_sample``, "Try a benchmark with reference answers" ``choices.start_benchmark`` (the
+    benchmark tour), "Add a folder…" ``choices.add_folder(folder)``. Skip indexes nothing."""
+    dialog = WelcomeDialog(data_dir, llm, prober, parent=parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    if sample_if_skipped:
-        dialog.skip_button.setToolTip("Close this welcome; an empty library still gets the sample corpus "
-                                      "(start with --no-sample to begin with an empty one)")
-    ws, library = window.ws, window.library
 
     def act(what: str, folder: str) -> None:
-        if what == SAMPLE or (what == SKIP and sample_if_skipped and not ws.documents()):
-            library.index_paths([str(sample_dir)], "Indexing the sample corpus")
+        if what == SAMPLE:
+            choices.load_sample()
         elif what == BENCHMARK:
-            from workbench.ui.library.benchmark_tour import start_benchmark_tour
-
-            start_benchmark_tour(window)
+            choices.start_benchmark()
         elif what == FOLDER:
-            library.index_paths([folder])
+            choices.add_folder(folder)
 
     dialog.chosen.connect(act)
-    window.welcome_ = dialog
     dialog.open()
     return dialog
 
@@ -190,11 +210,14 @@ def welcome_seen(settings: QSettings) -> bool:
     return prefs.flag(settings, prefs.WELCOME_SEEN)
 
 
-def first_start_welcome(window: MainWindow, sample_dir: Path, sample_if_skipped: bool,
-                        prober: Prober | None = None) -> WelcomeDialog | None:
-    """Show the welcome when it was never shown (and remember it); None when it was."""
-    if welcome_seen(window.settings):
-        return None
-    window.settings.setValue(prefs.WELCOME_SEEN, True)
-    window.settings.sync()
-    return open_welcome(window, sample_dir, sample_if_skipped, prober)
+def welcome_due(settings: QSettings, library_empty: bool, offer_on_empty: bool = True) -> bool:
+    """Whether the welcome opens at start: on the very first start, and on later starts while the library is
+    empty (a new data folder) unless ``offer_on_empty`` is off (``--no-sample``). Nothing is indexed without
+    the user choosing it there."""
+    return not welcome_seen(settings) or (library_empty and offer_on_empty)
+
+
+def mark_welcome_seen(settings: QSettings) -> None:
+    """Remember that the welcome was shown."""
+    settings.setValue(prefs.WELCOME_SEEN, True)
+    settings.sync()

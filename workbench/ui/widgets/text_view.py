@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, Qt, QUrl, Signal
-from PySide6.QtGui import QMouseEvent, QTextCursor, QTextDocument
+from PySide6.QtGui import QHelpEvent, QMouseEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QGraphicsOpacityEffect, QTextEdit, QToolTip, QWidget
 
 from workbench.core.spans import Span
@@ -16,6 +16,7 @@ from workbench.ui.explore.chunk_tooltip import chunk_tooltip
 from workbench.ui.explore.render import PositionMap, rendered_spans
 
 if TYPE_CHECKING:
+    from workbench.core.retrieve.loaded_set import LoadedSet
     from workbench.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ class LayeredTextView(QTextEdit):
         super().__init__(parent)
         self.ws = workspace
         self.pmap = PositionMap()
-        self.runtime = None
+        self.runtime: LoadedSet | None = None
         self.resource_requests: list[str] = []
         self.setReadOnly(True)
         self.setAcceptRichText(False)
@@ -48,11 +49,11 @@ class LayeredTextView(QTextEdit):
         self._stale_effect: QGraphicsOpacityEffect | None = None
 
     # ----- safety ---------------------------------------------------------------------------
-    def loadResource(self, kind: int, name: QUrl) -> object:  # noqa: N802 - Qt API
+    def loadResource(self, kind: int, name: QUrl | str) -> None:  # noqa: N802 - Qt API
         """Never load anything: document text is untrusted and the app is offline."""
-        self.resource_requests.append(name.toString())
-        log.warning("refused to load resource %s", name.toString())
-        return None
+        text = name.toString() if isinstance(name, QUrl) else str(name)
+        self.resource_requests.append(text)
+        log.warning("refused to load resource %s", text)
 
     # ----- content --------------------------------------------------------------------------
     def begin(self) -> QTextCursor:
@@ -90,14 +91,13 @@ class LayeredTextView(QTextEdit):
             self._stale_effect = QGraphicsOpacityEffect(self)
             self._stale_effect.setOpacity(0.38)
             self.setGraphicsEffect(self._stale_effect)
-        elif not stale and self._stale_effect is not None:
-            self.setGraphicsEffect(None)  # deletes the effect
-            self._stale_effect = None
+        if self._stale_effect is not None:
+            self._stale_effect.setEnabled(stale)
 
     @property
     def is_stale(self) -> bool:
         """True while the view is greyed."""
-        return self._stale_effect is not None
+        return self._stale_effect is not None and self._stale_effect.isEnabled()
 
     def scroll_to(self, doc_id: int, offset: int, tag: object = None) -> bool:
         """Scroll so that character ``offset`` of ``doc_id`` is visible near the top."""
@@ -137,13 +137,13 @@ class LayeredTextView(QTextEdit):
             return None
         doc_id, offset, _ = where
         row = self.chunk_row_at(doc_id, offset)
-        if row is None:
+        if row is None or self.runtime is None:
             return None
         return chunk_tooltip(self.runtime, row, self.ws.document(doc_id))
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
         """Show the chunk hover card on tooltip events."""
-        if event.type() == QEvent.Type.ToolTip:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             try:
                 text = self.hover_text(event.pos())
             except Exception:  # a hover must never break the view

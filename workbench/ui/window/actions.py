@@ -1,31 +1,21 @@
 """Menus and keyboard shortcuts of the main window, from one table.
 
 ``ACTIONS`` lists every action once (id, text, shortcut, menu, handler name, tip); ``install_actions``
-builds the menu bar and the shortcuts from it, in ``MENUS`` order. A handler is a function of this module
-registered under its name with ``@handler``; it gets the window and, for checkable actions, the new state.
-Every action names its shortcut in its tooltip.
+builds the menu bar and the shortcuts from it, in ``MENUS`` order, with the handlers the window gives it by
+name (a callable; for checkable actions it gets the new state). Every action names its shortcut in its
+tooltip. Nothing here knows the window's class.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
-from workbench.ui.answer.llm_tools import open_contextualize, open_make_questions
-from workbench.ui.app.about import AboutDialog
-from workbench.ui.app.qt_app import SAMPLE_DIR
-from workbench.ui.app.settings_dialog import open_settings_dialog
-from workbench.ui.library.welcome import open_welcome
-
-if TYPE_CHECKING:
-    from workbench.ui.window.main_window import MainWindow
-
 Shortcut = str | QKeySequence.StandardKey | None
+Handler = Callable[..., object]
 MENUS = ("&File", "&View", "&Answer", "&Tools", "&Help")
 
 
@@ -78,15 +68,6 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("logs", "Open log folder", None, "&Help", "open_logs"),
 )
 
-HANDLERS: dict[str, Callable[..., object]] = {}
-
-
-def handler(fn: Callable[..., object]) -> Callable[..., object]:
-    """Register ``fn`` as the handler named like it."""
-    HANDLERS[fn.__name__] = fn
-    return fn
-
-
 def spec(action_id: str) -> ActionSpec:
     """The table entry of ``action_id``."""
     return next(s for s in ACTIONS if s.id == action_id)
@@ -98,136 +79,11 @@ def shortcut_text(action_id: str) -> str:
     return QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText) if shortcut is not None else ""
 
 
-# ----- handlers (window: MainWindow) ---------------------------------------------------------------
-@handler
-def add_files(window: MainWindow) -> None:
-    window.library.choose_files()
-
-
-@handler
-def add_folder(window: MainWindow) -> None:
-    window.library.choose_folder()
-
-
-@handler
-def open_settings(window: MainWindow) -> None:
-    open_settings_dialog(window)
-
-
-@handler
-def quit_app(window: MainWindow) -> None:
-    window.close()
-
-
-@handler
-def explore(window: MainWindow) -> None:
-    window.set_mode("explore")
-
-
-@handler
-def evaluate(window: MainWindow) -> None:
-    window.set_mode("evaluate")
-
-
-@handler
-def side_by_side(window: MainWindow, checked: bool) -> None:
-    window.side_by_side.setChecked(checked)
-
-
-@handler
-def swap_sides(window: MainWindow) -> None:
-    """Exchange the strategies of A and B."""
-    window.model.swap_strategies()
-    window.show_message("Swapped strategies A and B.")
-
-
-@handler
-def toggle_knobs(window: MainWindow) -> None:
-    window.compare.set_knobs_shown(not window.compare.knobs_shown())
-
-
-@handler
-def toggle_library(window: MainWindow) -> None:
-    window.set_library_shown(window.left_tabs.isHidden())
-
-
-@handler
-def toggle_document(window: MainWindow) -> None:
-    window.compare.set_document_shown(not window.compare.document_shown())
-
-
-@handler
-def focus_question(window: MainWindow) -> None:
-    window.question.setFocus()
-    window.question.selectAll()
-
-
-def focus_side(window: MainWindow, name: str) -> None:
-    """Put the keyboard focus on side ``name``'s results (showing B when needed)."""
-    if name == "B" and not window.side_by_side.isChecked():
-        window.side_by_side.setChecked(True)
-    side = window.compare.a if name == "A" else window.compare.b
-    side.results.setFocus()
-
-
-@handler
-def focus_a(window: MainWindow) -> None:
-    focus_side(window, "A")
-
-
-@handler
-def focus_b(window: MainWindow) -> None:
-    focus_side(window, "B")
-
-
-@handler
-def focus_document(window: MainWindow) -> None:
-    window.compare.focus_document()
-
-
-@handler
-def ask(window: MainWindow) -> None:
-    window.compare.show_bottom_tab(window.answer)
-    window.answer.start()
-
-
-@handler
-def contextualize(window: MainWindow) -> None:
-    window.llm_dialog_ = open_contextualize(window)
-
-
-@handler
-def make_questions(window: MainWindow) -> None:
-    window.llm_dialog_ = open_make_questions(window)
-
-
-@handler
-def welcome(window: MainWindow) -> None:
-    open_welcome(window, SAMPLE_DIR)
-
-
-@handler
-def about(window: MainWindow) -> AboutDialog:
-    """Open the About box (non-blocking)."""
-    extra = [("Embedding model", window.ws.embedder.model_id), ("Data folder", str(window.ws.data_dir))]
-    if window.log_file:
-        extra.append(("Log file", str(window.log_file)))
-    dialog = AboutDialog(extra, window)
-    dialog.open()
-    return dialog
-
-
-
-@handler
-def open_logs(window: MainWindow) -> None:
-    if window.log_file:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(window.log_file.parent)))
-
-
 # ----- building ------------------------------------------------------------------------------------
-def make_action(window: QMainWindow, entry: ActionSpec) -> QAction:
-    """The QAction of one table entry, connected to its handler and added to ``window`` (shortcuts work
-    while the window has focus, even with the menu bar hidden)."""
+def make_action(window: QMainWindow, entry: ActionSpec, handlers: Mapping[str, Handler]) -> QAction:
+    """The QAction of one table entry, connected to its handler (``handlers[entry.handler]``; a checkable
+    action's gets the new state) and added to ``window`` (shortcuts work while the window has focus, even with
+    the menu bar hidden)."""
     action = QAction(entry.text, window)
     if entry.shortcut is not None:
         action.setShortcut(QKeySequence(entry.shortcut))
@@ -236,20 +92,22 @@ def make_action(window: QMainWindow, entry: ActionSpec) -> QAction:
     action.setToolTip(f"{tip} ({keys})" if keys else tip)
     action.setStatusTip(tip)
     action.setCheckable(entry.checkable)
-    fn = HANDLERS[entry.handler]
+    fn = handlers[entry.handler]
     if entry.checkable:
-        action.toggled.connect(lambda checked, f=fn: f(window, checked))
+        action.toggled.connect(fn)
     else:
-        action.triggered.connect(lambda _checked=False, f=fn: f(window))
+        action.triggered.connect(lambda _checked=False, f=fn: f())
     window.addAction(action)
     return action
 
 
-def install_actions(window: MainWindow) -> dict[str, QAction]:
-    """Build the menu bar and the shortcuts from ``ACTIONS``; returns the actions by id (also kept on
-    ``window.actions_``)."""
-    acts = {entry.id: make_action(window, entry) for entry in ACTIONS}
-    window.side_by_side.toggled.connect(acts["compare"].setChecked)
+def install_actions(window: QMainWindow, handlers: Mapping[str, Handler]) -> dict[str, QAction]:
+    """Build the menu bar and the shortcuts from ``ACTIONS`` with ``handlers`` (by handler name; every one the
+    table names is required); returns the actions by id."""
+    missing = sorted({e.handler for e in ACTIONS} - set(handlers))
+    if missing:
+        raise ValueError(f"no handler for {', '.join(missing)}")
+    acts = {entry.id: make_action(window, entry, handlers) for entry in ACTIONS}
     bar = window.menuBar()
     for title in MENUS:
         menu = bar.addMenu(title)
@@ -258,5 +116,4 @@ def install_actions(window: MainWindow) -> dict[str, QAction]:
             if entry.separator:
                 menu.addSeparator()
             menu.addAction(acts[entry.id])
-    window.actions_ = acts
     return acts

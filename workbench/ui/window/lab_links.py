@@ -1,14 +1,10 @@
 """The main window's links between the evaluation lab and Explore: a question, a configuration or a flip
-opened from the lab shows side by side, and the window stays on its screen."""
+opened from the lab shows side by side."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
-
-from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QApplication
-
-from workbench.ui.window import layout
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QPushButton, QTabWidget
@@ -20,7 +16,7 @@ if TYPE_CHECKING:
 
 
 class LabLinks:
-    """Mixed into ``MainWindow`` (which provides the attributes declared here)."""
+    """Mixed into ``MainWindow`` (which provides the attributes and methods declared here)."""
 
     model: WorkbenchModel
     compare: CompareView
@@ -37,32 +33,24 @@ class LabLinks:
     def set_library_shown(self, shown: bool) -> None:  # provided by MainWindow
         raise NotImplementedError
 
+    def show_document_tab(self) -> None:  # provided by MainWindow
+        raise NotImplementedError
+
+    def fit_to_screen(self) -> None:  # provided by MainWindow
+        raise NotImplementedError
+
     def _open_pair(self, strategy_a: Strategy, strategy_b: Strategy) -> None:
-        """A flip opened in the lab: its two configurations become strategies A and B."""
+        """A flip or a configuration opened in the lab: its two configurations become strategies A and B."""
         self.model.set_strategy("A", strategy_a)
         self.model.set_strategy("B", strategy_b)
 
-    def _drill_down(self, question: str, reference_spans: list[Span]) -> None:
-        """A question clicked in the lab: Explore it side by side with its reference spans drawn."""
+    def _drill_down(self, question: str, reference_spans: Sequence[Span]) -> None:
+        """A question clicked in the lab: Explore it side by side with its reference spans drawn and scored,
+        the document view on its first reference span."""
         self.side_by_side.setChecked(True)
         self.set_mode("explore")
         self.back_to_lab.show()
+        self.show_document_tab()
         self.fit_to_screen()
         self.compare.show_question(question, reference_spans)
         self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
-
-    def _drilled_strategies(self, strategy_a: object, strategy_b: object) -> None:
-        """A configuration opened from the lab: A runs the one it is compared with, B the configuration."""
-        self.compare.a.set_strategy(strategy_a)
-        self.compare.b.set_strategy(strategy_b)
-
-    def fit_to_screen(self) -> None:
-        """Keep the window on its screen: side by side on a screen narrower than ``WIDE_ENOUGH_FOR_LIBRARY``
-        (or wherever the window would not fit) collapses the library to its strip; then the window is shrunk
-        and moved inside the screen's available area."""
-        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # size hints of what was just shown
-        available = layout.available_rect(self)
-        narrow = self.compare.compare and not layout.library_starts_shown(available.width())
-        if self.left_tabs.isVisible() and (narrow or layout.too_wide(self, available)):
-            self.set_library_shown(False)
-        layout.move_inside(self, available)

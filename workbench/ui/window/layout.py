@@ -1,12 +1,15 @@
-"""Laptop-first window layout: an initial geometry that fits the screen, default splitter sizes that give
-the passages most of the height, and splitter sizes remembered per screen size.
+"""Laptop-first window layout: an initial geometry that fits the screen, a window that never grows past its
+screen's available area whatever is shown or loaded (``keep_on_screen``, after every layout change), default
+splitter sizes that give the passages most of the height, and splitter sizes remembered per screen size.
 
-The geometry rules are plain functions of rectangles so they can be tested with any "screen".
+The geometry rules are plain functions of rectangles (``fit_rect``, ``fitted_frame``) so they can be tested
+with any "screen".
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QRect, QSettings
+from PySide6.QtCore import QByteArray, QRect, QSettings, QSize
+from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QMainWindow, QSplitter, QWidget
 
 FIT_FRACTION = 0.9  # of the available screen area, when the stored geometry does not fit
@@ -29,12 +32,8 @@ def fit_rect(stored: QRect | None, available: QRect, fraction: float = FIT_FRACT
 
 def available_rect(window: QWidget) -> QRect:
     """The available area (without task bars and docks) of the screen ``window`` is on, else the primary."""
-    screen = window.screen()
-    if screen is None:
-        from PySide6.QtGui import QGuiApplication
-
-        screen = QGuiApplication.primaryScreen()
-    return screen.availableGeometry()
+    screen: QScreen | None = window.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else QRect(0, 0, 1366, 768)
 
 
 def screen_key(available: QRect) -> str:
@@ -43,16 +42,12 @@ def screen_key(available: QRect) -> str:
 
 
 def place_window(window: QMainWindow, settings: QSettings, available: QRect | None = None) -> QRect:
-    """Restore the stored geometry when it still fits ``available`` (default: the window's screen); otherwise
-    open at ``FIT_FRACTION`` of the available area, centred. Returns the frame rectangle chosen."""
+    """Restore the stored rectangle when it still fits ``available`` (default: the window's screen); otherwise
+    open at ``FIT_FRACTION`` of the available area, centred. Returns the rectangle chosen."""
     available = available if available is not None else available_rect(window)
-    stored = settings.value("window/geometry")
-    frame = None
-    if isinstance(stored, QByteArray) and not stored.isEmpty() and window.restoreGeometry(stored):
-        frame = window.frameGeometry() if window.isVisible() else window.geometry()
-    target = fit_rect(frame, available)
-    if frame is None or target != frame:
-        window.setGeometry(target)
+    stored = settings.value("window/rect")
+    target = fit_rect(stored if isinstance(stored, QRect) else None, available)
+    window.setGeometry(target)
     return target
 
 
@@ -89,15 +84,39 @@ def too_wide(window: QWidget, available: QRect) -> bool:
     return window.minimumSizeHint().width() + frame_extra > available.width()
 
 
+def fitted_frame(frame: QRect, available: QRect) -> QRect:
+    """The rule every window geometry obeys: ``frame`` shrunk to at most ``available``'s size and moved the
+    least distance that puts it inside ``available`` (``frame`` itself when it lies inside)."""
+    if available.contains(frame):
+        return QRect(frame)
+    width, height = min(frame.width(), available.width()), min(frame.height(), available.height())
+    x = min(max(frame.x(), available.left()), available.right() + 1 - width)
+    y = min(max(frame.y(), available.top()), available.bottom() + 1 - height)
+    return QRect(x, y, width, height)
+
+
 def move_inside(window: QWidget, available: QRect) -> None:
     """Shrink and move ``window`` so that its frame lies inside ``available`` (no change when it does)."""
     frame = window.frameGeometry()
-    if available.contains(frame):
+    target = fitted_frame(frame, available)
+    if target == frame:
         return
     extra_w = max(0, frame.width() - window.geometry().width())
     extra_h = max(0, frame.height() - window.geometry().height())
-    width, height = min(frame.width(), available.width()), min(frame.height(), available.height())
-    window.resize(width - extra_w, height - extra_h)
-    x = min(max(frame.x(), available.left()), available.right() + 1 - width)
-    y = min(max(frame.y(), available.top()), available.bottom() + 1 - height)
-    window.move(x, y)
+    window.resize(target.width() - extra_w, target.height() - extra_h)
+    window.move(target.x(), target.y())
+
+
+def keep_on_screen(window: QWidget) -> None:
+    """Cap ``window`` at its screen's available size (its frame included) and keep its frame inside that
+    area: what a panel shows or loads never widens the window past the screen (its layout then shares the
+    room out instead)."""
+    if not window.isWindow():
+        return
+    available = available_rect(window)
+    frame, inner = window.frameGeometry(), window.geometry()
+    extra_w, extra_h = max(0, frame.width() - inner.width()), max(0, frame.height() - inner.height())
+    cap = QSize(max(1, available.width() - extra_w), max(1, available.height() - extra_h))
+    if window.maximumSize() != cap:
+        window.setMaximumSize(cap)
+    move_inside(window, available)

@@ -1,19 +1,28 @@
 """The main window, in two modes. Explore: the library on the left (collapsible to a strip), the question
 bar on top, strategies A and B with their results in the middle, the document view and the answer panel
-below. Evaluate: the evaluation lab gets the whole window; a question opened there comes back to Explore."""
+below. Evaluate: the evaluation lab gets the whole window; a question opened there comes back to Explore.
+
+The window's state lives in its ``WorkbenchModel`` (``ui/model.py``); the panels are views of it. The dialogs
+and the benchmark tour are opened here with the model, the workspace and callbacks, and kept in
+``self.dialogs``; the window never grows past its screen (``layout.keep_on_screen``).
+"""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDesktopServices
 from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QMainWindow,
     QPushButton,
@@ -26,22 +35,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.spans import Span
 from workbench.ui.answer.answer_panel import AnswerPanel
+from workbench.ui.answer.llm_tools import open_contextualize, open_make_questions
 from workbench.ui.app import settings as prefs
+from workbench.ui.app.about import AboutDialog
+from workbench.ui.app.qt_app import SAMPLE_DIR
+from workbench.ui.app.settings import LLMChoice
+from workbench.ui.app.settings_dialog import Prober, SettingsDialog, open_settings_dialog
 from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.explore.compare_view import CompareView
+from workbench.ui.library.benchmark_tour import BenchmarkTour
 from workbench.ui.library.library_panel import LibraryPanel
+from workbench.ui.library.welcome import WelcomeChoices, WelcomeDialog, open_welcome
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.window import layout
-from workbench.ui.window.actions import install_actions, shortcut_text
+from workbench.ui.window.actions import Handler, install_actions, shortcut_text
 from workbench.ui.window.lab_links import LabLinks
-from workbench.ui.window.panel_links import (
-    answer_context,
-    judging_reference,
-    show_question_text,
-    show_side_quotes,
-)
-from workbench.ui.window.workers import JobRunner
+from workbench.ui.window.shortcuts import WindowShortcuts
+from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
@@ -50,10 +62,21 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+@dataclass
+class OpenDialogs:
+    """The window's non-blocking dialogs and its benchmark tour, while open (each replaced by the next)."""
+
+    welcome: WelcomeDialog | None = None
+    settings: SettingsDialog | None = None
+    tool: QDialog | None = None  # Contextualize chunks… or Make questions…
+    about: AboutDialog | None = None
+    tour: BenchmarkTour | None = None
+
+
 class MainWindow(LabLinks, QMainWindow):
     """The workbench window for one ``Workspace`` (injected, so tests use their own)."""
 
-    errorShown = Signal(str)
+    errorShown = Signal(str)  # noqa: N815 - Qt naming
 
     def __init__(self, workspace: Workspace, settings: QSettings | None = None, log_file: Path | None = None,
                  parent: QWidget | None = None) -> None:
@@ -66,20 +89,20 @@ class MainWindow(LabLinks, QMainWindow):
         self.store_jobs = JobRunner(1, self)  # everything that writes to the store, one at a time
         self.search_jobs = JobRunner(2, self)
         self.answer_jobs = JobRunner(1, self)
-        # what the panels share (question, reference spans, strategies A and B, answering model)
         self.model = WorkbenchModel(prefs.load_strategy(self.settings, "A"), prefs.load_strategy(self.settings, "B"),
                                     prefs.load_llm(self.settings), self)
+        self.dialogs = OpenDialogs()
         self.compare = CompareView(workspace, self.model, self.store_jobs, self.search_jobs)
-        # the panels get plain functions, not bound methods of the window (no reference cycles through it)
         self.library = LibraryPanel(workspace, self.store_jobs, self.model.chunk_configs)
         self.question = QLineEdit()  # the model's question, as typed
-        self.answer = AnswerPanel(workspace, partial(answer_context, self.model), self.answer_jobs,
-                                  backend=self.model.llm, judging=partial(judging_reference, self.model))
-        self.compare.bottom_tabs.addTab(self.answer, "Answer")
+        self.answer = AnswerPanel(workspace, self.model, self.answer_jobs)
+        self.answer_page = scrolling(self.answer)  # a short pane scrolls the answers rather than crushing them
+        self.compare.bottom_tabs.addTab(self.answer_page, "Answer")
         self.left_tabs = QTabWidget()
         self.left_tabs.addTab(self.library, "Library")
         self.modes = QStackedWidget()  # Explore (page 0) | Evaluate (page 1, the lab gets the whole window)
         self.mode_buttons: dict[str, QPushButton] = {}
+        self.lab_page: QScrollArea | None = None
         self.eval_view = self._evaluation_tab()
         self.saved_strategies_changed()
         self.question.setObjectName("question")
@@ -104,7 +127,9 @@ class MainWindow(LabLinks, QMainWindow):
         self.library_strip.setFixedWidth(16)
         self._layout()
         self._wire()
-        install_actions(self)
+        self.menu_actions = install_actions(self, self._handlers())
+        self.side_by_side.toggled.connect(self.menu_actions["compare"].setChecked)
+        self.shortcuts = WindowShortcuts(self, self.menu_actions.values())
         self._restore()
 
     # ----- construction ---------------------------------------------------------------------
@@ -114,19 +139,15 @@ class MainWindow(LabLinks, QMainWindow):
         except ImportError:
             return None
         try:
-            view = EvalView(self.ws, self.store_jobs)
+            view = EvalView(self.ws, self.store_jobs, self.model)
         except Exception as exc:  # someone else's view must not keep the workbench from starting
             log.exception("evaluation view failed to start")
             self.statusBar().showMessage(f"Evaluation view unavailable: {exc}")
             return None
-        holder = QScrollArea()  # a small window scrolls the lab rather than growing past the screen
-        holder.setWidget(view)
-        holder.setWidgetResizable(True)
-        holder.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.lab_page = holder
+        self.lab_page = scrolling(view)  # a small window scrolls the lab rather than growing past the screen
         view.flip_browser.pairActivated.connect(self._open_pair)
         view.questionActivated.connect(self._drill_down)
-        view.strategiesActivated.connect(self._drilled_strategies)
+        view.strategiesActivated.connect(self._open_pair)
         view.advise.useStrategy.connect(self.model.set_strategy)
         view.advise.strategySaved.connect(self.saved_strategies_changed)
         return view
@@ -167,7 +188,7 @@ class MainWindow(LabLinks, QMainWindow):
         row.addWidget(self.library_strip)
         row.addWidget(self.main_split, 1)
         self.modes.addWidget(body)
-        if self.eval_view is not None:
+        if self.lab_page is not None:
             self.modes.addWidget(self.lab_page)
         self.setCentralWidget(self.modes)
         switch = self.mode_switch = QWidget()  # in the menu bar's corner: the switch costs no height
@@ -194,6 +215,9 @@ class MainWindow(LabLinks, QMainWindow):
         self.mode_buttons["explore"].setChecked(True)
         self.menuBar().setCornerWidget(switch, Qt.Corner.TopRightCorner)
         self.statusBar().showMessage("Ready")
+        lay = self.layout()
+        if lay is not None:  # what the panels show never widens the window past its screen (keep_on_screen)
+            lay.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
 
     def _wire(self) -> None:
         self.question.returnPressed.connect(self.run_search)
@@ -201,16 +225,31 @@ class MainWindow(LabLinks, QMainWindow):
         self.side_by_side.toggled.connect(self.compare.set_compare)
         self.library_strip.toggled.connect(self.set_library_shown)
         self.question.textChanged.connect(self.model.set_question)
-        self.model.questionChanged.connect(partial(show_question_text, self.question))
-        self.model.llmChanged.connect(self.answer.set_backend)
+        self.model.questionChanged.connect(self._show_question_text)
         self.compare.message.connect(self.show_message)
         self.library.message.connect(self.show_message)
         self.library.libraryChanged.connect(self._library_changed)
         self.library.indexingFailed.connect(self.show_error)
         self.library.indexingStarted.connect(self._library_busy)
         self.answer.message.connect(self.show_message)
-        self.answer.sideQuotesChanged.connect(partial(show_side_quotes, self.compare))  # each in its side
         self.answer.sourceActivated.connect(lambda span: self.compare.show_document_at(span.doc_id, span.start))
+        self.answer.citationActivated.connect(self._citation)
+
+    def _handlers(self) -> dict[str, Handler]:
+        """The action table's handlers by name (``actions.ACTIONS``)."""
+        return {
+            "add_files": self.library.choose_files, "add_folder": self.library.choose_folder,
+            "open_settings": self.open_settings, "quit_app": self.close,
+            "explore": partial(self.set_mode, "explore"), "evaluate": partial(self.set_mode, "evaluate"),
+            "side_by_side": self.side_by_side.setChecked, "swap_sides": self.swap_sides,
+            "toggle_knobs": lambda: self.compare.set_knobs_shown(not self.compare.knobs_shown()),
+            "toggle_library": lambda: self.set_library_shown(self.left_tabs.isHidden()),
+            "toggle_document": lambda: self.compare.set_document_shown(not self.compare.document_shown()),
+            "focus_question": self.focus_question, "focus_a": partial(self.focus_side, "A"),
+            "focus_b": partial(self.focus_side, "B"), "focus_document": self.compare.focus_document,
+            "ask": self.ask, "contextualize": self.open_contextualize, "make_questions": self.open_make_questions,
+            "welcome": self.open_welcome, "about": self.open_about, "open_logs": self.open_logs,
+        }
 
     def _restore(self) -> None:
         s = self.settings
@@ -262,27 +301,69 @@ class MainWindow(LabLinks, QMainWindow):
         self.library_strip.blockSignals(False)
         self.library_strip.setArrowType(Qt.ArrowType.LeftArrow if shown else Qt.ArrowType.RightArrow)
 
+    def show_library_tab(self) -> None:
+        """Bring the library to the front of the left panel."""
+        self.left_tabs.setCurrentWidget(self.library)
+
+    def show_side_by_side(self) -> None:
+        """Show side B next to A."""
+        self.side_by_side.setChecked(True)
+
+    def show_document_tab(self) -> None:
+        """Bring the document view to the front of the bottom pane."""
+        self.compare.set_document_shown(True)
+        self.compare.show_bottom_tab(self.compare.doc_pane)
+
     def run_search(self) -> None:
         """Search the question with the visible strategies."""
-        text = self.model.question
-        if not text:
+        if not self.model.question:
             self.show_message("Type a question first.")
             return
         if not self.ws.documents() and not self.library.worker:
             self.show_message("The library is empty: add files or a folder first.")
             return
-        if text != self.compare.searched_question:
-            for side in (self.compare.a, self.compare.b):  # an answer's quotes belong to the question it answered
-                side.set_quotes([])
         self.compare.search()
 
-    def index_sample(self, folder: Path) -> None:
-        """Index the bundled sample corpus in the background (first start with an empty store)."""
-        self.library.index_paths([str(folder)], "Indexing the sample corpus")
+    def swap_sides(self) -> None:
+        """Exchange the strategies of A and B."""
+        self.model.swap_strategies()
+        self.show_message("Swapped strategies A and B.")
+
+    def focus_question(self) -> None:
+        """Put the keyboard focus in the question bar, its text selected."""
+        self.question.setFocus()
+        self.question.selectAll()
+
+    def focus_side(self, name: str) -> None:
+        """Put the keyboard focus on side ``name``'s results (showing B when needed)."""
+        if name == "B" and not self.side_by_side.isChecked():
+            self.side_by_side.setChecked(True)
+        (self.compare.a if name == "A" else self.compare.b).results.setFocus()
+
+    def ask(self) -> None:
+        """Answer the question (the Answer tab comes to the front)."""
+        self.compare.set_document_shown(True)
+        self.compare.show_bottom_tab(self.answer_page)
+        self.answer.start()
+
+    def _citation(self, side: str, span: Span) -> None:
+        """A citation ``[n]`` of ``side``'s answer: its passage scrolls into view and flashes."""
+        if side == "B" and not self.side_by_side.isChecked():
+            self.side_by_side.setChecked(True)
+        (self.compare.a if side == "A" else self.compare.b).show_cited(span)
+
+    def index_sample(self, folder: Path = SAMPLE_DIR) -> Worker | None:
+        """Index the bundled sample corpus in the background (the welcome's first choice)."""
+        return self.library.index_paths([str(folder)], "Indexing the sample corpus")
 
     def _library_changed(self) -> None:
         if self.compare.searched_question:
             self.compare.refresh()
+
+    def _show_question_text(self, question: str) -> None:
+        """Show the model's ``question`` in the question bar, unless it already says that."""
+        if self.question.text().strip() != question:
+            self.question.setText(question)
 
     def show_message(self, text: str) -> None:
         """A message in the status bar (and the log)."""
@@ -294,6 +375,78 @@ class MainWindow(LabLinks, QMainWindow):
         log.error("%s", text)
         self.statusBar().showMessage(f"Error: {text}")
         self.errorShown.emit(text)
+
+    # ----- dialogs and the benchmark tour ----------------------------------------------------
+    def open_welcome(self, prober: Prober | None = None) -> WelcomeDialog:
+        """Help → Welcome… (and the first start): pick a first library; nothing is indexed on Skip."""
+        choices = WelcomeChoices(self.index_sample, self.start_benchmark, lambda f: self.library.index_paths([f]))
+        self.dialogs.welcome = open_welcome(self, self.ws.data_dir, self.model.llm, choices, prober)
+        return self.dialogs.welcome
+
+    def start_benchmark(self) -> BenchmarkTour:
+        """The welcome's benchmark path (``benchmark_tour``) on this window."""
+        self.dialogs.tour = BenchmarkTour(self, parent=self)
+        self.dialogs.tour.start()
+        return self.dialogs.tour
+
+    def open_settings(self) -> SettingsDialog:
+        """File → Settings…: saving gives the model the answering backend at once."""
+        self.dialogs.settings = open_settings_dialog(self, self.settings, self.ws.data_dir,
+                                                     self.ws.embedder.model_id, self._settings_saved)
+        return self.dialogs.settings
+
+    def _settings_saved(self, choice: LLMChoice, restart: bool) -> None:
+        self.model.set_llm(choice)
+        self.show_message("Settings saved." + (" The data folder and embedding model change when the workbench "
+                                               "starts again." if restart else ""))
+
+    def open_contextualize(self) -> QDialog:
+        """Tools → Contextualize chunks… on strategy A's chunk configuration."""
+        self.dialogs.tool = open_contextualize(self, self.ws, self.model.strategy("A").chunk, self.store_jobs)
+        return self.dialogs.tool
+
+    def open_make_questions(self) -> QDialog:
+        """Tools → Make questions…; a finished set can be loaded in the lab."""
+        self.dialogs.tool = open_make_questions(self, self.ws, self.store_jobs, self.load_in_lab)
+        return self.dialogs.tool
+
+    def load_in_lab(self, folder: str) -> bool:
+        """Open a question set in the evaluation lab and show the lab."""
+        if self.eval_view is None or not self.eval_view.load_question_set(folder):
+            return False
+        self.set_mode("evaluate")
+        return True
+
+    def open_about(self) -> AboutDialog:
+        """Help → About (non-blocking)."""
+        extra = [("Embedding model", self.ws.embedder.model_id), ("Data folder", str(self.ws.data_dir))]
+        if self.log_file:
+            extra.append(("Log file", str(self.log_file)))
+        self.dialogs.about = AboutDialog(extra, self)
+        self.dialogs.about.open()
+        return self.dialogs.about
+
+    def open_logs(self) -> None:
+        """Help → Open log folder."""
+        if self.log_file:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.log_file.parent)))
+
+    # ----- the screen -----------------------------------------------------------------------
+    def fit_to_screen(self) -> None:
+        """Side by side on a screen narrower than ``WIDE_ENOUGH_FOR_LIBRARY`` collapses the library to its
+        strip; the window stays inside its screen's available area (``layout.keep_on_screen``)."""
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # size hints of what was just shown
+        available = layout.available_rect(self)
+        if self.left_tabs.isVisible() and self.compare.compare and not layout.library_starts_shown(available.width()):
+            self.set_library_shown(False)
+        layout.keep_on_screen(self)
+
+    def event(self, event: QEvent) -> bool:
+        """After every layout change the window is kept inside its screen's available area."""
+        handled = super().event(event)
+        if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize, QEvent.Type.Show):
+            layout.keep_on_screen(self)
+        return handled
 
     # ----- shutdown -------------------------------------------------------------------------
     def save_settings(self) -> None:
@@ -311,8 +464,11 @@ class MainWindow(LabLinks, QMainWindow):
         s.sync()
 
     def shutdown(self) -> None:
-        """Stop background jobs and wait for them (the store stays consistent)."""
-        for runner in (self.answer_jobs, self.search_jobs, self.store_jobs):
+        """Stop every background job of the window quietly and wait for them (the store stays consistent);
+        nothing new starts afterwards (a debounced build, a probe of a dialog)."""
+        for timer in self.findChildren(QTimer):
+            timer.stop()
+        for runner in (self.answer_jobs, self.search_jobs, *self.findChildren(JobRunner), self.store_jobs):
             runner.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
@@ -320,3 +476,15 @@ class MainWindow(LabLinks, QMainWindow):
         self.save_settings()
         self.shutdown()
         super().closeEvent(event)
+
+
+def scrolling(widget: QWidget) -> QScrollArea:
+    """``widget`` in a frameless scroll area that resizes it: a small space scrolls it instead of crushing it."""
+    holder = QScrollArea()
+    holder.setWidget(widget)
+    holder.setWidgetResizable(True)
+    holder.setFrameShape(QScrollArea.Shape.NoFrame)
+    return holder
+
+
+__all__ = ["MainWindow", "OpenDialogs", "scrolling"]

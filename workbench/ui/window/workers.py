@@ -4,7 +4,9 @@
 (``ProgressEvent`` values are forwarded to the ``progress`` signal); ``cancel`` is a core
 ``CancelToken``, set by ``Worker.cancel()``; a job that stops for it raises ``Cancelled``. The signals arrive in the thread that created the worker
 (the GUI thread), in this order: ``started``, any ``progress``, one of ``result`` / ``error`` /
-``cancelled``, then ``finished``.
+``cancelled``, then ``finished``. A worker whose signals object is gone (its window was closed and deleted
+while it ran) finishes quietly. ``JobRunner.shutdown`` cancels its workers, waits for them and refuses new
+ones, so closing a window never leaves a job running (nor a thread pool to wait for while Python is busy).
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, SignalInstance
+from shiboken6 import isValid
 
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent
+from workbench.ui.app.wording import for_the_window
 
 log = logging.getLogger(__name__)
 
@@ -56,33 +60,51 @@ class Worker(QRunnable):
         return self.token.cancelled
 
     def _progress(self, event: ProgressEvent) -> None:
-        self.signals.progress.emit(event)
+        self._emit(self.signals.progress, event)
+
+    def _emit(self, signal: SignalInstance, *args: object) -> None:
+        """Emit ``signal``, unless its object was deleted with a closed window (then the job is cancelled)."""
+        try:
+            signal.emit(*args)
+        except RuntimeError:  # "Signal source has been deleted": nobody is listening any more
+            self.token.cancel()
 
     def run(self) -> None:  # noqa: D102 - QRunnable API
         s = self.signals
-        s.started.emit()
+        self._emit(s.started)
         try:
             value = self.fn(self._progress, self.token)
         except Cancelled:
             log.info("%s cancelled", self.name)
-            s.cancelled.emit()
+            self._emit(s.cancelled)
         except Exception as exc:  # every failure is reported to the UI, never only to stderr
             log.exception("%s failed", self.name)
-            s.error.emit(_message(exc), traceback.format_exc())
+            self._emit(s.error, _message(exc), traceback.format_exc())
         else:
-            s.result.emit(value)  # a job that finished despite a late cancel still reports its result
+            self._emit(s.result, value)  # a job that finished despite a late cancel still reports its result
         finally:
             self.done = True
-            s.finished.emit()
+            self._emit(s.finished)
+
+
+def while_alive(owner: QObject, slot: Callable[..., object]) -> Callable[..., None]:
+    """``slot``, called only while the Qt object ``owner`` still exists (a worker may finish after the view
+    that started it was closed and deleted)."""
+    def call(*args: object) -> None:
+        if isValid(owner):
+            slot(*args)
+
+    return call
 
 
 def _message(exc: BaseException) -> str:
-    """One line for people: the message alone for errors the core words for users, else with the type."""
-    text = str(exc).strip()
+    """One line for people: the message alone for errors the core words for users, else with the type; the
+    command line's option names put in the window's words (``wording``)."""
+    text = " ".join(str(exc).split())
     if not text:
         return type(exc).__name__
     user_facing = isinstance(exc, (ValueError, RuntimeError)) or type(exc).__name__.endswith("StoreError")
-    return text if user_facing else f"{type(exc).__name__}: {text}"
+    return for_the_window(text if user_facing else f"{type(exc).__name__}: {text}")
 
 
 class JobRunner(QObject):
@@ -96,9 +118,15 @@ class JobRunner(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max_threads)
         self._active: set[Worker] = set()
+        self.closed = False  # after shutdown: nothing new starts
 
     def start(self, worker: Worker) -> Worker:
-        """Queue ``worker``; returns it (connect its signals before the event loop runs again)."""
+        """Queue ``worker``; returns it (connect its signals before the event loop runs again). After
+        ``shutdown`` the worker is not run."""
+        if self.closed:
+            log.info("%s not started: its window is closing", worker.name)
+            worker.cancel()
+            return worker
         self._active.add(worker)
         worker.signals.finished.connect(lambda w=worker: self._active.discard(w))
         self.pool.start(worker)
@@ -115,7 +143,8 @@ class JobRunner(QObject):
             w.cancel()
 
     def shutdown(self, timeout_ms: int = 30000) -> bool:
-        """Cancel everything and wait for the pool threads; True when all stopped in time."""
+        """Refuse new workers, cancel everything and wait for the pool threads; True when all stopped in time."""
+        self.closed = True
         self.cancel_all()
         self.pool.clear()
         return self.pool.waitForDone(timeout_ms)

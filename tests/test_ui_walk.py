@@ -1,0 +1,175 @@
+"""A newcomer's walk through the window on a laptop screen (pytest-qt, offscreen, hashed embedder).
+
+What it proves: on a screen whose available area is 1366 × 768 or 1280 × 720 (the window sizes itself against
+``layout.available_rect``, the screen's available geometry, which the test sets), along the path a new
+researcher takes — the welcome's benchmark, a lab sweep with budgets, a double click on a question, a
+hand-typed question, answers from A and B, a chunker change on B, Ctrl+K (both sides' knobs, pressed in the
+question bar), the library collapsed — after every step:
+
+* the window's frame lies inside the screen (nothing it shows or loads widens it);
+* nothing stale is shown: the question bar says the model's question, each side's passages, scores and
+  evidence colours belong to the current question and strategy or say in words that they do not, each answer
+  likewise, and the lab's tables show its current run and selected configuration;
+* no text is clipped: every visible label, button and combo box shows its whole text, or elides it with the
+  whole text in its tooltip; word-wrapped labels get the lines they need.
+"""
+
+from __future__ import annotations
+
+import pytest
+from ui_support import WAIT_MS, clipped_texts, off_screen, on_screen
+
+from workbench.ui.app.settings import LLMChoice
+
+pytest_plugins = ["ui_support"]
+TOUR_MS = 300_000
+TYPED = "What did the president say about inflation and prices?"
+
+
+def stale_shown(window) -> list[str]:  # noqa: ANN001
+    """What the window shows that is not the current question's or strategy's without saying so."""
+    model, compare, problems = window.model, window.compare, []
+    if window.question.text().strip() != model.question:
+        problems.append(f"question bar {window.question.text()!r} but the model's question is {model.question!r}")
+    for side, panel in (("A", compare.a), ("B", compare.b)):
+        result = model.result(side)
+        if result is None or not panel.isVisible():
+            continue
+        current = model.matches(side, result)
+        if current == panel.stale_note.isVisible() or current == panel.results.is_stale:
+            problems.append(f"{side}: passages {'current' if current else 'stale'} but the note says "
+                            f"{panel.stale_note.text()!r}")
+        if panel.metrics.isVisible() and (result.question != model.question or not model.reference):
+            problems.append(f"{side}: scores {panel.metrics.text()!r} for another question")
+        if (panel.results.rendered("evidence") or panel.results.rendered("noise")) and not model.reference:
+            problems.append(f"{side}: evidence colours without reference spans")
+    for side, column in window.answer.columns.items():
+        answer = model.answer(side)
+        if answer is None or not column.isVisibleTo(window.answer):
+            continue
+        if model.matches(side, answer) == column.stale_note.isVisibleTo(window.answer):
+            problems.append(f"answer {side}: note {column.stale_note.text()!r} does not match")
+    view, run = window.eval_view, model.run
+    if run is not None:
+        if view.summary.rowCount() != len(run.results):
+            problems.append("the summary table is not the current run's")
+        selected = model.selected_result()
+        shown = sorted(view.questions.item(i, 1).text() for i in range(view.questions.rowCount()))
+        if selected is not None and shown != sorted(r.question for r in selected.rows):
+            problems.append("the questions table is not the selected configuration's")
+    return problems
+
+
+def check(window, screen, step: str, *dialogs) -> None:  # noqa: ANN001, ANN002
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    QApplication.processEvents()
+    problems = [p for p in (off_screen(window, screen),) if p]
+    problems += stale_shown(window)
+    for root in (window, *dialogs):
+        problems += clipped_texts(root)
+    problems = list(dict.fromkeys(problems))  # a dialog over the window is also among its children
+    assert not problems, f"after {step}: " + "; ".join(problems)
+
+
+def settle(qtbot, window, sides=("A", "B")) -> None:  # noqa: ANN001
+    """Wait until each named side shows a result of the current question and strategy."""
+    qtbot.waitUntil(lambda: all(window.model.current_result(s) is not None for s in sides), timeout=WAIT_MS)
+    qtbot.wait(20)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(1366, 768), (1280, 720)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_newcomers_walk_stays_on_screen_current_and_unclipped(qtbot, monkeypatch, make_window, hash_ws,
+                                                                ui_settings, size):
+    import socket
+
+    from PySide6.QtCore import Qt
+
+    with socket.socket() as s:  # the welcome asks a loopback port where nothing listens for Ollama
+        s.bind(("127.0.0.1", 0))
+        ui_settings.setValue("llm/host", f"127.0.0.1:{s.getsockname()[1]}")
+    screen = on_screen(monkeypatch, *size)
+    window = make_window(hash_ws)
+    window.setGeometry(screen)  # as large as the screen allows
+    check(window, screen, "opening")
+
+    # 1. the welcome's benchmark path
+    dialog = window.open_welcome()
+    qtbot.waitUntil(lambda: "No Ollama server" in dialog.ollama_status.text(), timeout=WAIT_MS)
+    check(window, screen, "the welcome", dialog)
+    outcome: list[str] = []
+    dialog.benchmark_button.click()
+    window.dialogs.tour.finished.connect(outcome.append)
+    window.dialogs.tour.failed.connect(lambda msg: outcome.append(f"failed: {msg}"))
+    qtbot.waitUntil(lambda: bool(outcome), timeout=TOUR_MS)
+    assert not outcome[0].startswith("failed"), outcome
+    settle(qtbot, window)
+    check(window, screen, "the welcome's benchmark")
+
+    # 2. a lab sweep with budgets
+    view = window.eval_view
+    window.set_mode("evaluate")
+    view.set_checked(["plain", "neighbours"])
+    view.budgets.setText("250,500,1000")
+    view.limit.setValue(12)
+    with qtbot.waitSignal(view.runFinished, timeout=TOUR_MS):
+        view.run_button.click()
+    assert len(set(window.model.colours.values())) == 2, "one colour per configuration line"
+    check(window, screen, "a lab sweep with budgets")
+
+    # 3. a double click on a question of the lab
+    view.select_configuration(view.results[1].config.key)
+    row = next(i for i in range(view.questions.rowCount()) if view.questions.item(i, 2).text() != "-")
+    view.questions.itemActivated.emit(view.questions.item(row, 1))
+    settle(qtbot, window)
+    assert window.model.reference and window.compare.a.metrics.isVisible()
+    check(window, screen, "a double click on a question")
+
+    # 4. a hand-typed question (the window is the active one, as when a researcher types)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
+    window.question.clear()
+    qtbot.keyClicks(window.question, TYPED)
+    check(window, screen, "typing a question")  # the earlier passages say so until Enter
+    qtbot.keyClick(window.question, Qt.Key.Key_Return)
+    settle(qtbot, window)
+    assert not window.model.reference and not window.compare.a.metrics.isVisible()
+    check(window, screen, "a hand-typed question")
+
+    # 5. answers from A and B (Ctrl+Enter in the question bar)
+    window.model.set_llm(LLMChoice("extractive"))
+    window.answer.set_sides("A and B")
+    with qtbot.waitSignal(window.answer.runFinished, timeout=WAIT_MS):
+        qtbot.keyClick(window.question, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    window.answer.show_prompt.setChecked(True)
+    check(window, screen, "answers from A and B")
+
+    # 6. a chunker change on B
+    b = window.compare.b
+    b.set_knobs_shown(True)
+    combo = b.strategy_panel.chunker.combo
+    combo.setCurrentIndex(combo.findData("recursive"))
+    check(window, screen, "choosing a chunker on B")  # B's earlier passages say what they are meanwhile
+    qtbot.waitUntil(lambda: window.model.strategy("B").chunk.chunker != "", timeout=WAIT_MS)
+    settle(qtbot, window, ("B",))
+    check(window, screen, "a chunker change on B")
+
+    # 7. Ctrl+K in the question bar: both sides' knobs
+    window.question.setFocus()
+    qtbot.keyClick(window.question, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert window.compare.a.strategy_panel.isVisible() == window.compare.b.strategy_panel.isVisible()
+    check(window, screen, "Ctrl+K")
+
+    # 8. the library collapsed (and shown again)
+    shown = window.left_tabs.isVisible()
+    qtbot.keyClick(window.question, Qt.Key.Key_L,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert window.left_tabs.isVisible() is not shown
+    check(window, screen, "the library collapsed")
+    window.set_library_shown(True)
+    check(window, screen, "the library shown")
+    a, b = window.compare.a.width(), window.compare.b.width()
+    assert abs(a - b) <= 0.05 * (a + b), f"A and B share the width ({a} vs {b} px)"
