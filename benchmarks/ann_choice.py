@@ -57,7 +57,7 @@ def real(queries: int) -> tuple[np.ndarray, np.ndarray]:
     return emb.encode(texts), emb.encode(qs)
 
 
-def median_ms(index, queries: np.ndarray, k: int = 10) -> tuple[float, np.ndarray]:  # noqa: ANN001
+def median_ms(index, queries: np.ndarray, k: int = 10) -> tuple[float, np.ndarray]:
     times, found = [], []
     for q in queries:
         t0 = time.perf_counter()

@@ -20,29 +20,29 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.core.evaluate.bundled import bundled_path  # noqa: E402
-from workbench.core.evaluate.datasets import load_question_set  # noqa: E402
-from workbench.core.index.embedding import default_model_path  # noqa: E402
-from workbench.core.ingest.chunkers import ChunkerError, ChunkerResources, chunk_verified, chunker_kinds  # noqa: E402
-from workbench.core.ingest.chunkers.choice import size_param  # noqa: E402
-from workbench.core.ingest.chunking import chunk_document  # noqa: E402
-from workbench.core.ingest.documents import Document, load_file  # noqa: E402
-from workbench.core.ingest.tokens import counter_for_model  # noqa: E402
+from workbench.core.evaluate.bundled import bundled_path
+from workbench.core.evaluate.datasets import load_question_set
+from workbench.core.index.embedding import default_model_path
+from workbench.core.ingest.chunkers import ChunkerError, ChunkerResources, chunk_verified, chunker_kinds
+from workbench.core.ingest.chunkers.choice import size_param
+from workbench.core.ingest.chunking import chunk_document
+from workbench.core.ingest.documents import Document, load_file
+from workbench.core.ingest.tokens import counter_for_model
 
 
 def direct_call(name: str, chunker: Any) -> Callable[[Document], object] | None:
     """The library (or core function) the chunker wraps, called as a user of it would, or None."""
     if name in ("fixed", "sentence", "structure"):
-        config, counter = chunker.config, chunker._counter  # noqa: SLF001 - the same settings, no protocol
+        config, counter = chunker.config, chunker._counter  # the same settings, no protocol
         return lambda doc: chunk_document(doc.text, doc.headings, config, counter)
     if name == "langchain_recursive":
-        return lambda doc: chunker._splitter.create_documents([doc.text])  # noqa: SLF001
+        return lambda doc: chunker._splitter.create_documents([doc.text])
     if name == "langchain_markdown":
-        return lambda doc: chunker._splitter.split_text(doc.text)  # noqa: SLF001
+        return lambda doc: chunker._splitter.split_text(doc.text)
     if name.startswith("chonkie_"):
-        return lambda doc: chunker._chunker.chunk(doc.text)  # noqa: SLF001
+        return lambda doc: chunker._chunker.chunk(doc.text)
     if name == "semchunk":
-        return lambda doc: chunker._chunk(doc.text, offsets=True, overlap=chunker._overlap or None)  # noqa: SLF001
+        return lambda doc: chunker._chunk(doc.text, offsets=True, overlap=chunker._overlap or None)
     return None
 
 

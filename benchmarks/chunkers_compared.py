@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.core.evaluate.bundled import bundled_path  # noqa: E402
-from workbench.core.evaluate.datasets import index_corpora, load_question_set  # noqa: E402
-from workbench.core.evaluate.sweep import expand_grid, run_sweep  # noqa: E402
-from workbench.core.index.build import IngestReport  # noqa: E402
-from workbench.core.workspace import Workspace  # noqa: E402
+from workbench.core.evaluate.bundled import bundled_path
+from workbench.core.evaluate.datasets import index_corpora, load_question_set
+from workbench.core.evaluate.sweep import expand_grid, run_sweep
+from workbench.core.index.build import IngestReport
+from workbench.core.workspace import Workspace
 
 METRICS = ("recall", "precision", "iou", "context_tokens")
 

@@ -103,7 +103,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(rows, indent=2, default=str))
         return 0
-    print(f"\n{qset.name}/{args.corpus}: {len(qset.questions)} questions; chunks of {size} tokens, dense top-{args.top_k}; "
+    print(f"\n{qset.name}/{args.corpus}: {len(qset.questions)} questions; chunks of {size} tokens, "
+          f"dense top-{args.top_k}; "
           f"embedding {ws.embedder.model_id}; LLM {llm.name} {llm.model}")
     head = ["strategy", "chunks", "build s", "LLM calls", "LLM tokens", "LLM s", "over limit", "recall %",
             "precision %", "IoU %", "hit %", "MRR", "ctx tokens"]
@@ -116,7 +117,8 @@ def main() -> int:
                      f"{100 * r['hit_rate']:.1f}", f"{r['mrr']:.3f}", f"{r['context_tokens']:.0f}"])
     widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
     for cells in [head, ["-" * w for w in widths], *body]:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))))
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(cells, widths, strict=True))))
     if tmp is not None:
         ws.close()
         tmp.cleanup()

@@ -61,7 +61,7 @@ def questions(n: int) -> list[str]:
         return [row["question"] for row in csv.DictReader(fh)][:n]
 
 
-def where_time_goes(model, texts: list[str], repeats: int) -> None:  # noqa: ANN001
+def where_time_goes(model, texts: list[str], repeats: int) -> None:
     import torch
 
     tok = model.tokenizer
@@ -96,19 +96,22 @@ def where_time_goes(model, texts: list[str], repeats: int) -> None:  # noqa: ANN
     torch.set_num_threads(cores)
     print(f"## Where the time goes (exact fp32, batch 64, {len(texts)} texts, {real:,} tokens)\n")
     print("| part | value |\n|---|---|")
-    print(f"| tokenisation (fast tokenizer, all texts) | {t_tok * 1000:.0f} ms ({100 * t_tok / total:.1f}% of encode) |")
+    print(f"| tokenisation (fast tokenizer, all texts) | {t_tok * 1000:.0f} ms "
+          f"({100 * t_tok / total:.1f}% of encode) |")
     print(f"| padded positions, batches of 64 in document order | {100 * (padded(given, 64) - real) / real:.1f}% |")
     print(f"| padded positions, batches of 64 sorted by length (what encode does) | "
           f"{100 * (padded(by_length, 64) - real) / real:.1f}% |")
     print(f"| forward pass and pooling (encode minus tokenisation) | {100 * (total - t_tok) / total:.1f}% of encode |")
     for name, ts in runs.items():
-        print(f"| bulk encode, {name} | {len(texts) / min(ts):.1f} texts/s (median {len(texts) / statistics.median(ts):.1f}) |")
+        print(f"| bulk encode, {name} | {len(texts) / min(ts):.1f} texts/s "
+              f"(median {len(texts) / statistics.median(ts):.1f}) |")
     for threads, ms in one.items():
-        print(f"| one question, {threads} thread(s) | {statistics.median(ms):.1f} ms median, p90 {np.percentile(ms, 90):.1f} ms |")
+        print(f"| one question, {threads} thread(s) | {statistics.median(ms):.1f} ms median, "
+              f"p90 {np.percentile(ms, 90):.1f} ms |")
     print()
 
 
-def onnx_routes(model, texts: list[str], tmp: Path) -> dict[str, Callable[[], np.ndarray]]:  # noqa: ANN001
+def onnx_routes(model, texts: list[str], tmp: Path) -> dict[str, Callable[[], np.ndarray]]:
     """ONNX Runtime fp32 and per-channel int8 of the same weights (empty when onnxruntime is missing)."""
     try:
         import onnxruntime as ort
@@ -125,7 +128,7 @@ def onnx_routes(model, texts: list[str], tmp: Path) -> dict[str, Callable[[], np
             super().__init__()
             self.bert = bert
 
-        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN202
+        def forward(self, input_ids, attention_mask, token_type_ids):
             return self.bert(input_ids=input_ids, attention_mask=attention_mask,
                              token_type_ids=token_type_ids).last_hidden_state
 
@@ -138,12 +141,12 @@ def onnx_routes(model, texts: list[str], tmp: Path) -> dict[str, Callable[[], np
     quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True,
                      extra_options={"MatMulConstBOnly": True})
 
-    def session(path: Path):  # noqa: ANN202
+    def session(path: Path):
         options = ort.SessionOptions()
         options.intra_op_num_threads = torch.get_num_threads()
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
-    def encode(sess, batch: int = 16) -> np.ndarray:  # noqa: ANN001
+    def encode(sess, batch: int = 16) -> np.ndarray:
         out = np.zeros((len(texts), 384), dtype=np.float32)
         order = np.argsort([-len(t) for t in texts], kind="stable")
         for i in range(0, len(texts), batch):
@@ -157,14 +160,15 @@ def onnx_routes(model, texts: list[str], tmp: Path) -> dict[str, Callable[[], np
         return out
 
     s32, s8 = session(fp32), session(int8)
-    return {"ONNX Runtime fp32, batch 16": lambda: encode(s32), "ONNX Runtime int8 per channel, batch 16": lambda: encode(s8)}
+    return {"ONNX Runtime fp32, batch 16": lambda: encode(s32),
+            "ONNX Runtime int8 per channel, batch 16": lambda: encode(s8)}
 
 
-def routes(model, model_path: str, texts: list[str], repeats: int) -> None:  # noqa: ANN001
+def routes(model, model_path: str, texts: list[str], repeats: int) -> None:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    def st(m, batch: int, autocast: bool = False) -> np.ndarray:  # noqa: ANN001
+    def st(m, batch: int, autocast: bool = False) -> np.ndarray:
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
             v = m.encode(texts, batch_size=batch, convert_to_tensor=True, show_progress_bar=False)
         v = v.float().numpy()
@@ -202,7 +206,8 @@ def routes(model, model_path: str, texts: list[str], repeats: int) -> None:  # n
     print("|---|---:|---:|---:|---:|")
     for name, ts in times.items():
         cos = np.einsum("ij,ij->i", vectors[name], exact)
-        print(f"| {name} | {len(texts) / min(ts):.1f} | {base / min(ts):.2f} / {base_median / statistics.median(ts):.2f} "
+        print(f"| {name} | {len(texts) / min(ts):.1f} | {base / min(ts):.2f} / "
+              f"{base_median / statistics.median(ts):.2f} "
               f"| {cos.mean():.5f} | {cos.min():.5f} |")
 
 

@@ -47,8 +47,8 @@ def embed_corpora(paths: list[str], size: int, fast_spec: str) -> None:
         for f in discover([str(path)]).files:
             doc = load_file(f).document
             if doc is not None:
-                texts += [doc.text[p.start:p.end] for p in chunk_document(doc.text, doc.headings, ChunkConfig(size=size),
-                                                                          counter)]
+                texts += [doc.text[p.start:p.end]
+                          for p in chunk_document(doc.text, doc.headings, ChunkConfig(size=size), counter)]
         a, b = exact.encode(texts), fast.encode(texts)
         rows.append((f"{Path(path).name}, {size}-token chunks", np.einsum("ij,ij->i", a, b)))
     print(f"{exact.model_id} against {fast.model_id}\n")

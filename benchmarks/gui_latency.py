@@ -30,7 +30,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 QUESTION = "Why must the database migration run before the rollout?"
 
 
-def timed_change(app, panel, change, pane=None, timeout_s: float = 120.0) -> float:  # noqa: ANN001
+def timed_change(app, panel, change, pane=None, timeout_s: float = 120.0) -> float:
     """Milliseconds from ``change()`` until ``panel`` shows a new result (and, with ``pane``, until the
     document view has been redrawn too)."""
     shown: list[object] = []
@@ -88,7 +88,7 @@ def main() -> None:
         encoded = embedder.texts_encoded
         pane = window.compare.doc_pane
 
-        def flip(row, a: int, b: int):  # noqa: ANN001, ANN202 - a change that always changes the value
+        def flip(row, a: int, b: int):  # a change that always changes the value
             return lambda: row.setValue(b if row.value() == a else a)
 
         slider = [timed_change(app, side, flip(knobs.window_knob, 1, 2)) for _ in range(args.repeats)]

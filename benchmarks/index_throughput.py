@@ -82,7 +82,8 @@ def main() -> None:
     print(f"corpus: {', '.join(Path(c).name for c in args.corpus)}; {n_chunks} chunks of {config.label()}; "
           f"median of {args.repeats}, builds and raw encode interleaved")
     print("| figure | value |\n|---|---|")
-    print(f"| raw SentenceTransformer.encode (exact fp32, batch 64, {cores} threads: torch's default) | {r:.1f} chunks/s |")
+    print(f"| raw SentenceTransformer.encode (exact fp32, batch 64, {cores} threads: torch's default) "
+          f"| {r:.1f} chunks/s |")
     print(f"| raw SentenceTransformer.encode on 1 thread (the better of the two when another program is busy) "
           f"| {r1:.1f} chunks/s |")
     for spec in models:
@@ -100,7 +101,7 @@ def main() -> None:
               f"{statistics.median(first_build) / statistics.median(rechunk):.0f}× |")
 
 
-def estimates(corpus: list[str], config, embedder):  # noqa: ANN001, ANN201
+def estimates(corpus: list[str], config, embedder):
     """The cost estimate against the build it describes: in a fresh data folder (no rate kept: measured on a
     few texts first), then another chunk size (the rate the first build kept)."""
     from workbench.core.index.build import ingest_files

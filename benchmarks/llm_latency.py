@@ -88,7 +88,8 @@ def main() -> int:
             "ttft_s": statistics.median(r["time_to_first_token_s"] for r in runs),
             "tokens_per_s": statistics.median(r["tokens_per_s"] for r in runs),
             "output_tokens": statistics.median(r["output_tokens"] for r in runs),
-            "prompt_tokens_per_s": runs[0]["prompt_tokens"] / statistics.median(r["time_to_first_token_s"] for r in runs),
+            "prompt_tokens_per_s": (runs[0]["prompt_tokens"]
+                                    / statistics.median(r["time_to_first_token_s"] for r in runs)),
             "runs": runs,
         }
         rows.append(row)

@@ -5,8 +5,8 @@ of the same documents, small (100 tokens) and large (200 tokens), fused by recip
 two ranked lists, and their text added in fused order (text already taken is not counted twice) until the
 context budget is spent. Compared at the same budget with each granularity alone and with the shipped
 ``budgeted-neighbours`` preset and with ``multi-granularity`` (neighbour windows over small chunks plus the
-best coarse hits, the same idea inside the pipeline). Recall is the evaluation lab's character-span recall; context tokens are
-counted with the embedding model's tokenizer, as the lab counts them.
+best coarse hits, the same idea inside the pipeline). Recall is the evaluation lab's character-span recall;
+context tokens are counted with the embedding model's tokenizer, as the lab counts them.
 
     .venv/bin/python benchmarks/multi_granularity.py --data-dir /tmp/rse-data [--budget 1000] [--limit N]
 """
@@ -21,12 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.core.evaluate.bundled import resolve_dataset  # noqa: E402
-from workbench.core.evaluate.datasets import index_corpora, load_question_set  # noqa: E402
-from workbench.core.evaluate.metrics import span_scores  # noqa: E402
-from workbench.core.retrieve.strategies import resolve  # noqa: E402
-from workbench.core.spans import Span, merge_spans, subtract_spans  # noqa: E402
-from workbench.core.workspace import Workspace  # noqa: E402
+from workbench.core.evaluate.bundled import resolve_dataset
+from workbench.core.evaluate.datasets import index_corpora, load_question_set
+from workbench.core.evaluate.metrics import span_scores
+from workbench.core.retrieve.strategies import resolve
+from workbench.core.spans import Span, merge_spans, subtract_spans
+from workbench.core.workspace import Workspace
 
 FIT = {"chatlogs", "finance"}  # the corpora the presets were fitted on
 
@@ -35,7 +35,8 @@ def _pct(values: list[float]) -> str:
     return f"{100 * statistics.mean(values):.1f}" if values else "–"
 
 
-def fused_context(ranked_lists: list[list[Span]], ws: Workspace, budget: int, rrf_k: int = 60) -> tuple[list[Span], int]:
+def fused_context(ranked_lists: list[list[Span]], ws: Workspace, budget: int,
+                  rrf_k: int = 60) -> tuple[list[Span], int]:
     """Spans in RRF order, each added minus the text already taken, while the token budget allows."""
     scores: dict[Span, float] = defaultdict(float)
     for ranked in ranked_lists:

@@ -29,7 +29,8 @@ CORPORA = ROOT / "workbench/datasets/chroma-general/corpora"
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--li-python", default="/tmp/li-venv/bin/python")
-    ap.add_argument("--corpus", nargs="*", default=[str(CORPORA / "state_of_the_union.md"), str(CORPORA / "chatlogs.md")])
+    ap.add_argument("--corpus", nargs="*",
+                    default=[str(CORPORA / "state_of_the_union.md"), str(CORPORA / "chatlogs.md")])
     ap.add_argument("--questions", type=int, default=30)
     args = ap.parse_args()
     with open(CORPORA.parent / "questions.csv", encoding="utf-8") as fh:

@@ -24,21 +24,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.core.evaluate.bundled import resolve_dataset  # noqa: E402
-from workbench.core.evaluate.datasets import index_corpora, load_question_set  # noqa: E402
-from workbench.core.evaluate.metrics import span_scores  # noqa: E402
-from workbench.core.retrieve import passages  # noqa: E402
-from workbench.core.retrieve.expansions import neighbours, none  # noqa: E402
-from workbench.core.retrieve.strategies import resolve  # noqa: E402
-from workbench.core.spans import Span, merge_spans, subtract_spans  # noqa: E402
-from workbench.core.workspace import Workspace  # noqa: E402
+from workbench.core.evaluate.bundled import resolve_dataset
+from workbench.core.evaluate.datasets import index_corpora, load_question_set
+from workbench.core.evaluate.metrics import span_scores
+from workbench.core.retrieve import passages
+from workbench.core.retrieve.expansions import neighbours, none
+from workbench.core.retrieve.strategies import resolve
+from workbench.core.spans import Span, merge_spans, subtract_spans
+from workbench.core.workspace import Workspace
 
 FIT = {"chatlogs", "finance"}  # the corpora the presets were fitted on
 
 
-def shaped_windows(before: int, after: int):  # noqa: ANN201
+def shaped_windows(before: int, after: int):
     """A ``neighbour_windows`` replacement with ``before`` / ``after`` chunks instead of ±w."""
-    def windows(runtime, hits, w, doc_text=None):  # noqa: ANN001, ANN202
+    def windows(runtime, hits, w, doc_text=None):
         if w == 0:
             return none.no_expansion(runtime, hits)
         out = []
@@ -111,7 +111,8 @@ def main() -> None:
         tokens.append(result.context.tokens + extra)
         missed_where += where_missed(subtract_spans(refs, got), got)
         reference_chars += sum(r.end - r.start for r in refs)
-    shape = f" windows -{args.before or 0}/+{args.after or 0}" if args.before is not None or args.after is not None else ""
+    shape = (f" windows -{args.before or 0}/+{args.after or 0}"
+             if args.before is not None or args.after is not None else "")
     print(f"{strategy.name}{shape}{f', gaps < {args.fill_gaps} chars filled' if args.fill_gaps else ''}; "
           f"{args.corpora} corpora, {len(recalls)} questions: recall {100 * statistics.mean(recalls):.1f}, "
           f"mean context tokens {statistics.mean(tokens):.0f}")

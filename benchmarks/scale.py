@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import QueryTimedEmbedder, SyntheticEmbedder, write_corpus  # noqa: E402
+from synthetic import QueryTimedEmbedder, SyntheticEmbedder, write_corpus
 
 CHUNK_TOKENS = 48
 
@@ -39,7 +39,7 @@ def p95(xs: list[float]) -> float:
 TIMED_PRESETS = ("hybrid", "budgeted-neighbours", "multi-granularity", "segments-balanced", "segments-recall")
 
 
-def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -> dict:  # noqa: ANN001
+def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -> dict:
     from dataclasses import replace
 
     from workbench.core.ingest.chunking import ChunkConfig
@@ -113,7 +113,7 @@ def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -
     return row
 
 
-def approx_recall(rt, ws, qs) -> float:  # noqa: ANN001
+def approx_recall(rt, ws, qs) -> float:
     """recall@10 of the approximate index against exact search over the same vectors."""
     from workbench.core.index.vectors import VectorIndex
 
@@ -150,7 +150,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         rec = f"{r['recall_at_10']:.3f}" if "recall_at_10" in r else "exact"
-        print(f"| {r['chunks']:,} | {r['index_kind']} | {r['index_s']:.1f} s ({r['chunks'] / r['index_s']:.0f} chunks/s) "
+        print(f"| {r['chunks']:,} | {r['index_kind']} | {r['index_s']:.1f} s "
+              f"({r['chunks'] / r['index_s']:.0f} chunks/s) "
               f"| {r['open_s']:.2f} s | {r['query_ms_median']:.1f} ms | {r['change_ms_median']:.1f} / "
               f"{r['change_ms_p95']:.1f} ms | {rec} |")
     print()

@@ -82,7 +82,8 @@ def main() -> None:
         proc.wait()
     r = max(results, key=lambda x: x["peak_rss"])
     print("| figure | value |\n|---|---|")
-    print(f"| GUI cold start to a usable window (median of {args.repeats}; target ≤ 3 s) | {statistics.median(starts):.2f} s |")
+    print(f"| GUI cold start to a usable window (median of {args.repeats}; target ≤ 3 s) "
+          f"| {statistics.median(starts):.2f} s |")
     print(f"| torch imported before the window was shown | {'yes' if r['torch_at_show'] else 'no'} |")
     print(f"| first search after start ({r['chunks']:,} chunks: load set + embed question) | {r['search_s']:.2f} s |")
     print(f"| peak memory, window open + {r['chunks']:,} chunks loaded (target ≤ 1.5 GB) | "

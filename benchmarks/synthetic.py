@@ -18,7 +18,8 @@ def sentences() -> list[str]:
     """Real sentences from the Chroma corpora (the raw material for synthetic documents)."""
     out: list[str] = []
     for f in sorted(CORPORA.glob("*.md")):
-        out += [s.strip() for s in re.split(r"(?<=[.!?])\s+", f.read_text(encoding="utf-8")) if 20 < len(s.strip()) < 400]
+        out += [s.strip() for s in re.split(r"(?<=[.!?])\s+", f.read_text(encoding="utf-8"))
+                if 20 < len(s.strip()) < 400]
     return out
 
 
@@ -56,7 +57,7 @@ class SyntheticEmbedder:
         self.calls = 0
         self._centres = np.random.default_rng(42).normal(size=(clusters, dim)).astype(np.float32)
 
-    def encode(self, texts, progress=None, cancel=None) -> np.ndarray:  # noqa: ANN001
+    def encode(self, texts, progress=None, cancel=None) -> np.ndarray:
         seeds = [int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "little") for t in texts]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for i, s in enumerate(seeds):
@@ -71,10 +72,10 @@ class SyntheticEmbedder:
 class QueryTimedEmbedder(SyntheticEmbedder):
     """Synthetic vectors for chunks, but questions go through the real MiniLM model (its cost is real)."""
 
-    def __init__(self, real) -> None:  # noqa: ANN001
+    def __init__(self, real) -> None:
         super().__init__(dim=384, model_path=real.model_path)
         self.real = real
 
-    def encode(self, texts, progress=None, cancel=None) -> np.ndarray:  # noqa: ANN001
+    def encode(self, texts, progress=None, cancel=None) -> np.ndarray:
         self.real.encode(texts)  # pay the real cost of embedding the question
         return super().encode(texts, progress, cancel)

@@ -6,7 +6,8 @@ process; then "Try a benchmark with reference answers" is clicked and the clock 
 question is shown side by side with its reference spans and metrics. Prints one line per step.
 
     QT_QPA_PLATFORM=offscreen python benchmarks/welcome_benchmark_path.py
-    QT_QPA_PLATFORM=offscreen python benchmarks/welcome_benchmark_path.py --screenshot docs/screenshots/welcome-benchmark.png
+    QT_QPA_PLATFORM=offscreen python benchmarks/welcome_benchmark_path.py \\
+        --screenshot docs/screenshots/welcome-benchmark.png
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ fixed and semchunk chunks, two sizes, hybrid, three expansions, top-5/10, a 1,00
 confirm table and verdict (``advise-tab.png``).
 
 Run from the repository root (offscreen is enough: the window is grabbed, not the screen):
-    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshot_advise.py [OUT_DIR]
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=offscreen \\
+    .venv/bin/python scripts/screenshot_advise.py [OUT_DIR]
 """
 
 from __future__ import annotations

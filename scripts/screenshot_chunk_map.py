@@ -3,7 +3,8 @@ chunks (smaller, overlapping) painted in the document view with the size histogr
 diagnostics beside it (``chunk-map.png``).
 
 Run from the repository root (offscreen is enough: the window is grabbed, not the screen):
-    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshot_chunk_map.py [OUT_DIR]
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=offscreen \\
+    .venv/bin/python scripts/screenshot_chunk_map.py [OUT_DIR]
 """
 
 from __future__ import annotations

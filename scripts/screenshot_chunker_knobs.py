@@ -19,7 +19,7 @@ def main() -> None:
     window = shot.window
     a, b = window.compare.a, window.compare.b
 
-    def idle(side) -> bool:  # noqa: ANN001
+    def idle(side) -> bool:
         c = side.controller
         return not c.building and not c.searching and c.result is not None
 
@@ -37,7 +37,7 @@ def main() -> None:
     a.strategy_panel.size_knob.setValue(512)
     a.strategy_panel.overlap.setValue(50)
     pick(b, "semantic")
-    b.strategy_panel.chunker._controls["percentile"].widget.setValue(90)  # noqa: SLF001 - the control as a user
+    b.strategy_panel.chunker._controls["percentile"].widget.setValue(90)  # the control as a user
     shot.wait(lambda: idle(a) and idle(b) and _cut(a) and _cut(b), 600.0, banners)
     shot.settle(1.0)
     heights = {s: getattr(window.compare, s).results.height() for s in "ab"}
@@ -46,13 +46,13 @@ def main() -> None:
     shot.close()
 
 
-def pick(side, name: str) -> None:  # noqa: ANN001
+def pick(side, name: str) -> None:
     """Choose the chunker ``name`` on one side."""
     combo = side.strategy_panel.chunker.combo
     combo.setCurrentIndex(combo.findData(name))
 
 
-def _cut(side) -> bool:  # noqa: ANN001
+def _cut(side) -> bool:
     """True once the side's shown result was searched with the chunker its knobs name."""
     result = side.controller.result
     return result is not None and result.strategy.chunk == side.controller.strategy.chunk

@@ -40,7 +40,7 @@ def main() -> None:
     shot.close()
 
 
-def lab(window, out: Path, wait, settle) -> None:  # noqa: ANN001
+def lab(window, out: Path, wait, settle) -> None:
     """Sweep two strategies over one corpus of the bundled benchmark in the lab and save ``laptop-lab.png``."""
     view = window.eval_view
     window.set_mode("evaluate")
@@ -56,7 +56,7 @@ def lab(window, out: Path, wait, settle) -> None:  # noqa: ANN001
     print(f"screenshot: {path}")
 
 
-def run_sweep(view, wait) -> None:  # noqa: ANN001
+def run_sweep(view, wait) -> None:
     """Start the lab's sweep and wait until it has finished."""
     finished = []
     view.runFinished.connect(finished.append)
@@ -64,7 +64,7 @@ def run_sweep(view, wait) -> None:  # noqa: ANN001
     wait(lambda: finished, 900.0)
 
 
-def lab_curves(window, out: Path, wait, settle) -> None:  # noqa: ANN001
+def lab_curves(window, out: Path, wait, settle) -> None:
     """Sweep four strategies at five budgets over the same corpus and save ``lab-curves.png`` (the curves tab,
     a point of budgeted-neighbours clicked: its questions below)."""
     view = window.eval_view

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's workbench, not an installed one
-from workbench.ui.app.launch import SAMPLE_DIR, SELF_TEST_QUESTION, make_app  # noqa: E402
+from workbench.ui.app.launch import SAMPLE_DIR, SELF_TEST_QUESTION, make_app
 
 WIDTH, HEIGHT = 1366, 768
 __all__ = ["HEIGHT", "SELF_TEST_QUESTION", "WIDTH", "LaptopWindow", "output_dir"]

@@ -13,8 +13,8 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.pop("WORKBENCH_DATA", None)
 os.environ.pop("OLLAMA_HOST", None)
 
-import pytest  # noqa: E402
-from hypothesis import settings  # noqa: E402
+import pytest
+from hypothesis import settings
 
 # Property tests draw the same examples on every run (a red CI is a regression, never a newly drawn example);
 # WORKBENCH_HYPOTHESIS=explore draws fresh random examples to hunt for new failures.
@@ -52,8 +52,8 @@ def _real_models_only_in_slow_tests(request, monkeypatch):
 
     loaded: list[str] = []
 
-    def refuse(what):  # noqa: ANN001, ANN202
-        def load(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def refuse(what):
+        def load(*args, **kwargs):
             loaded.append(what)
             raise RuntimeError(f"a test outside the slow tier loads {what}")
         return load
@@ -133,7 +133,7 @@ def hash_cli(monkeypatch, hash_embedder):
 
     real = pool.open_embedder
 
-    def open_embedder(spec, host=None, allow_remote=False):  # noqa: ANN001, ANN202
+    def open_embedder(spec, host=None, allow_remote=False):
         return hash_embedder if not pool.normalise_model_spec(spec) else real(spec, host, allow_remote)
 
     monkeypatch.setattr(pool, "open_embedder", open_embedder)
@@ -152,7 +152,7 @@ def standin_llm(monkeypatch):
     llm = StandInLLM()
     real = opener._embedded
 
-    def embedded(model):  # noqa: ANN001, ANN202
+    def embedded(model):
         return real(model) if model is not None and not Path(model).is_file() else llm
 
     monkeypatch.setattr(opener, "_embedded", embedded)

@@ -30,9 +30,9 @@ SAMPLE_QUESTIONS = {
 }
 
 
-def mask_metrics(retrieved, references) -> dict:  # noqa: ANN001
+def mask_metrics(retrieved, references) -> dict:
     """Recall, precision, IoU by painting characters: spans are (doc, start, end) tuples or Span values."""
-    def as_tuples(spans):  # noqa: ANN001, ANN202
+    def as_tuples(spans):
         return [(s.doc_id, s.start, s.end) if hasattr(s, "doc_id") else tuple(s) for s in spans]
 
     retrieved, references = as_tuples(retrieved), as_tuples(references)
@@ -56,7 +56,7 @@ def mask_metrics(retrieved, references) -> dict:  # noqa: ANN001
     }
 
 
-def first_touching_rank(passages, references):  # noqa: ANN001, ANN201
+def first_touching_rank(passages, references):
     """Rank (1-based) of the first passage sharing a character with any reference, by brute force."""
     refs = {(s.doc_id, c) for s in references for c in range(s.start, s.end)}
     for rank, p in enumerate(passages, start=1):
@@ -65,7 +65,7 @@ def first_touching_rank(passages, references):  # noqa: ANN001, ANN201
     return None
 
 
-def sample_questions(corpus_ids=None) -> tuple[list[dict], dict[str, Path]]:  # noqa: ANN001
+def sample_questions(corpus_ids=None) -> tuple[list[dict], dict[str, Path]]:
     """Questions over the sample corpus (references found by phrase) and the corpus files they use."""
     questions, corpora = [], {}
     for cid, items in SAMPLE_QUESTIONS.items():
@@ -103,7 +103,7 @@ def sotu_set(tmp_path: Path, limit: int | None = None) -> Path:
 _BUILT: dict[str, tuple[Path, Path]] = {}
 
 
-def sotu_workspace(tmp_path_factory, embedder) -> tuple[Path, Path]:  # noqa: ANN001
+def sotu_workspace(tmp_path_factory, embedder) -> tuple[Path, Path]:
     """``(question set folder, data folder)``: the state-of-the-union set with its corpus indexed at 100- and
     200-token chunks by ``embedder``, built once per test session and embedder (copy the data folder before
     changing it)."""
@@ -123,7 +123,7 @@ def sotu_workspace(tmp_path_factory, embedder) -> tuple[Path, Path]:  # noqa: AN
     return _BUILT[key]
 
 
-def copy_workspace(data: Path, tmp_path: Path, embedder):  # noqa: ANN001, ANN201
+def copy_workspace(data: Path, tmp_path: Path, embedder):
     """A private Workspace over a copy of ``data``."""
     from workbench.core.workspace import Workspace
 

@@ -17,14 +17,14 @@ def write_guide(folder: Path, name: str, topics: list[str] | tuple[str, ...], no
     return path
 
 
-def index_guides(ws, folder: Path, names: tuple[str, ...], topics, notes: int):  # noqa: ANN001, ANN201
+def index_guides(ws, folder: Path, names: tuple[str, ...], topics, notes: int):
     """``ws`` with one guide per name indexed (every file accepted)."""
     paths = [str(write_guide(folder, name, topics, notes)) for name in names]
     assert not ws.add_paths(paths).failed
     return ws
 
 
-def section_reference(ws, doc_id: int, heading: str, length: int) -> list[Span]:  # noqa: ANN001
+def section_reference(ws, doc_id: int, heading: str, length: int) -> list[Span]:
     """A reference span of ``length`` characters starting at ``heading`` in the document."""
     start = ws.doc_text(doc_id).index(heading)
     return [Span(doc_id, start, start + length)]

@@ -30,7 +30,7 @@ def use_hashed_embedder() -> None:
     delay = float(os.environ.get("WORKBENCH_TEST_EMBED_DELAY", "0"))
 
     class SlowHashEmbedder(HashEmbedder):
-        def encode(self, texts, progress=None, cancel=None):  # noqa: ANN001, ANN201
+        def encode(self, texts, progress=None, cancel=None):
             report = Reporter(progress, "embedding", len(texts))
             for i in range(0, len(texts), 16):  # progress as the real model reports it, 16 texts at a time
                 if cancel is not None:
@@ -42,7 +42,7 @@ def use_hashed_embedder() -> None:
     fake = SlowHashEmbedder()
     real = pool.open_embedder
 
-    def open_embedder(spec, host=None, allow_remote=False):  # noqa: ANN001, ANN202
+    def open_embedder(spec, host=None, allow_remote=False):
         return fake if not pool.normalise_model_spec(spec) else real(spec, host, allow_remote)
 
     pool.open_embedder = open_embedder

@@ -67,7 +67,7 @@ class StandInLLM(BackendBase):
         return sum(estimate_tokens(m["content"]) + 4 for m in messages)
 
     def generate(self, messages: Sequence[Message], options: GenerateOptions | None = None, stream: bool = True,
-                 cancel=None) -> Generation:  # noqa: ANN001 - a CancelToken
+                 cancel=None) -> Generation:  # a CancelToken
         """Stream ``reply(messages)`` word by word (see the module docstring)."""
         o = options or GenerateOptions()
         with self._lock:

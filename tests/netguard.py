@@ -9,22 +9,22 @@ import socket
 class NetGuard:
     """Patch ``socket.socket.connect``/``connect_ex`` and ``socket.create_connection`` via monkeypatch."""
 
-    def __init__(self, monkeypatch) -> None:  # noqa: ANN001
+    def __init__(self, monkeypatch) -> None:
         self.seen: list[object] = []
         self.blocked: list[object] = []
         real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
         real_create = socket.create_connection
         guard = self
 
-        def connect(sock, address):  # noqa: ANN001, ANN202
+        def connect(sock, address):
             guard._check(address)
             return real_connect(sock, address)
 
-        def connect_ex(sock, address):  # noqa: ANN001, ANN202
+        def connect_ex(sock, address):
             guard._check(address)
             return real_connect_ex(sock, address)
 
-        def create_connection(address, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        def create_connection(address, *args, **kwargs):
             guard._check(address)
             return real_create(address, *args, **kwargs)
 
@@ -33,7 +33,7 @@ class NetGuard:
         monkeypatch.setattr(socket, "create_connection", create_connection)
 
     @staticmethod
-    def is_local(address) -> bool:  # noqa: ANN001
+    def is_local(address) -> bool:
         """Unix sockets and loopback addresses are local."""
         if isinstance(address, (str, bytes)):
             return True
@@ -45,7 +45,7 @@ class NetGuard:
         except ValueError:
             return False
 
-    def _check(self, address) -> None:  # noqa: ANN001
+    def _check(self, address) -> None:
         self.seen.append(address)
         if not self.is_local(address):
             self.blocked.append(address)

@@ -52,7 +52,7 @@ class OllamaHandler(BaseHTTPRequestHandler):
         pass
 
     @property
-    def s(self):  # noqa: ANN201 - the stand-in object of the server
+    def s(self):  # the stand-in object of the server
         return self.server.standin
 
     def _json(self, status: int, obj: dict) -> None:

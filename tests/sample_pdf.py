@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from pdfgen import make_pdf  # noqa: E402
+from pdfgen import make_pdf
 
 PDF_PATH = Path(__file__).resolve().parents[1] / "resources" / "sample" / "greenhouse-sensors.pdf"
 

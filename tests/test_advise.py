@@ -27,10 +27,11 @@ from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.store import Scope
 from workbench.core.workspace import Workspace
 
-WORDS = ["harbour", "lantern", "copper", "meadow", "quartz", "ember", "willow", "falcon", "granite", "orchid", "thistle", "cobalt", "saffron", "glacier", "juniper", "basalt", "marble", "cedar", "tundra", "lagoon"]
+WORDS = ["harbour", "lantern", "copper", "meadow", "quartz", "ember", "willow", "falcon", "granite", "orchid",
+         "thistle", "cobalt", "saffron", "glacier", "juniper", "basalt", "marble", "cedar", "tundra", "lagoon"]
 
 
-def topic_set(root, documents=10, per_doc=3, seed=1):  # noqa: ANN001, ANN201
+def topic_set(root, documents=10, per_doc=3, seed=1):
     """A question set of ``documents`` corpora, each of three paragraphs of its own words; every question asks
     with one paragraph's words and references that paragraph."""
     rng = random.Random(seed)
@@ -180,7 +181,7 @@ def test_the_time_limit_is_honoured_and_a_stopped_run_resumes_without_running_tr
     qset = topic_set(tmp_path / "set", documents=DOCUMENT_GROUPS)
     token = CancelToken()
 
-    def stop_after_three(event):  # noqa: ANN001
+    def stop_after_three(event):
         if re.match(r"trial 3: .* → recall", event.message):
             token.cancel()
 
@@ -225,12 +226,12 @@ def test_a_configuration_whose_chunk_sets_cannot_be_built_in_time_is_skipped(tmp
 
 
 # ----- the verdict ---------------------------------------------------------------------------------------
-def _rows(values):  # noqa: ANN001, ANN202
+def _rows(values):
     return [QuestionResult(i, f"q{i}", "c", [], QuestionMetrics(v, v, v, v > 0, 1.0, 1, 900, 3600, 10, 10,
                                                                  round(10 * v))) for i, v in enumerate(values)]
 
 
-def _judge(pick_recall, hybrid_recall, n=60):  # noqa: ANN001, ANN202
+def _judge(pick_recall, hybrid_recall, n=60):
     rng = np.random.default_rng(4)
     noise = rng.normal(0, 0.05, n)
     pick = _rows(np.clip(pick_recall + noise, 0, 1))
@@ -239,7 +240,8 @@ def _judge(pick_recall, hybrid_recall, n=60):  # noqa: ANN001, ANN202
     comps = {"#1 x": {"plain@1000": compare_paired(plain, pick, ("recall", "context_tokens")),
                       "hybrid@1000": compare_paired(hybrid, pick, ("recall", "context_tokens"))}}
     holm_adjust(list(comps["#1 x"].values()))
-    rows = [ConfirmRow("#1 x", "pick (best on fit)", baseline("hybrid", 1000), float(np.mean(pick_recall)), 900, 0.9, 900),
+    rows = [ConfirmRow("#1 x", "pick (best on fit)", baseline("hybrid", 1000), float(np.mean(pick_recall)),
+                       900, 0.9, 900),
             ConfirmRow("plain@1000", "baseline", baseline("plain", 1000), 0.5, 900),
             ConfirmRow("hybrid@1000", "baseline", baseline("hybrid", 1000), float(hybrid_recall), 900)]
     return _verdict(rows, comps, 1000, n)
@@ -266,7 +268,7 @@ def test_the_best_preset_stays_the_pick_unless_the_fit_half_tells_a_better_one_a
     rng = np.random.default_rng(7)
     base = np.clip(rng.normal(0.8, 0.2, 80), 0, 1)
 
-    def trial(number, params, values):  # noqa: ANN001, ANN202
+    def trial(number, params, values):
         t = Trial(number, params, "done", float(np.mean(values)), 900.0)
         return t, ConfigResult(SweepConfig(t.key, space.strategy(params), "advise", params), _rows(values))
 

@@ -28,7 +28,7 @@ class SlowEmbedder(HashEmbedder):
         super().__init__()
         self.per_char = per_char
 
-    def encode(self, texts, progress=None, cancel=None):  # noqa: ANN001, ANN201
+    def encode(self, texts, progress=None, cancel=None):
         time.sleep(self.per_char * sum(len(t) for t in texts))
         return super().encode(texts, progress, cancel)
 

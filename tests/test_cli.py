@@ -22,7 +22,8 @@ def test_index_search_docs_json(capsys, tmp_path, hash_cli):
     assert hits and hits[0]["rank"] == 1
     docs = {d["id"]: d for d in json.loads(_docs(capsys, data))["documents"]}
     for h in hits:
-        text = (SAMPLE / h["doc_path"].split("/")[-1]).read_text(encoding="utf-8") if h["doc_path"].endswith(".md") else None
+        text = ((SAMPLE / h["doc_path"].split("/")[-1]).read_text(encoding="utf-8")
+                if h["doc_path"].endswith(".md") else None)
         assert {"rank", "score", "doc_path", "chunk_start", "chunk_end", "start", "end", "text"} <= set(h)
         assert (h["start"], h["end"]) == (h["chunk_start"], h["chunk_end"]), "window 0 returns the chunk itself"
         if text is not None:

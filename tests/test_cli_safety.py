@@ -45,7 +45,7 @@ def _no_raw(text: str) -> None:
     assert not [c for c in RAW if c in text], ascii(text)
 
 
-def _evil_folder(tmp_path):  # noqa: ANN001, ANN202
+def _evil_folder(tmp_path):
     folder = tmp_path / "evil"
     folder.mkdir()
     name = "evil\x1b[31mred\u202egnp.md"
@@ -92,4 +92,5 @@ def test_safe_text_escapes_controls_but_keeps_newlines_tabs_and_text():
 
     assert safe_text("a\tb\nc") == "a\tb\nc"
     assert safe_text("é ü 日本 שלום") == "é ü 日本 שלום"
-    assert safe_text("\x1b[2J\x00\x7f\x85\u202a\u202e\u2066\u2069") == "\\x1b[2J\\x00\\x7f\\x85\\u202a\\u202e\\u2066\\u2069"
+    assert (safe_text("\x1b[2J\x00\x7f\x85\u202a\u202e\u2066\u2069")
+            == "\\x1b[2J\\x00\\x7f\\x85\\u202a\\u202e\\u2066\\u2069")

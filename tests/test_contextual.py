@@ -61,7 +61,7 @@ class ScriptedLLM:
                  cancel_on: tuple[int, CancelToken] | None = None) -> None:
         self.text, self.calls, self.cancel_on = text, 0, cancel_on
 
-    def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):  # noqa: ANN001
+    def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):
         self.calls += 1
         assert len(messages[-1]["content"]) < ctx.CONTEXT_CHARS + ctx.CHUNK_CHARS + 400
         if self.cancel_on and self.calls == self.cancel_on[0]:
@@ -69,7 +69,7 @@ class ScriptedLLM:
         return self.text
 
 
-def situating_reply(messages) -> str:  # noqa: ANN001
+def situating_reply(messages) -> str:
     """What a model might answer to ``ctx.situate_messages``: a labelled, quoted sentence and more words."""
     user = messages[-1]["content"]
     where = user.split("\n", 1)[0].removeprefix("Document: ")
@@ -105,7 +105,7 @@ def ctx_data(tmp_path_factory, hash_embedder, llm):
     return root / "data", info, calls, events
 
 
-def prefixes(ws, set_id):  # noqa: ANN001, ANN201
+def prefixes(ws, set_id):
     rows = ws.store.db.execute('SELECT doc_id, start, "end", prefix FROM chunks WHERE set_id = ? ORDER BY id',
                                [set_id]).fetchall()
     return [(d, s, e, p) for d, s, e, p in rows]
@@ -218,7 +218,7 @@ def test_no_local_llm_is_one_clear_error(hash_ws, tmp_path, monkeypatch):
     import workbench.core.llm as llm_pkg
     from workbench.core.llm import BackendUnavailable
 
-    def unavailable(*a, **k):  # noqa: ANN002, ANN003, ANN202
+    def unavailable(*a, **k):
         raise BackendUnavailable("no Ollama server and no embedded model")
 
     monkeypatch.setattr(llm_pkg, "open_backend", unavailable)

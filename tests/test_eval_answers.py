@@ -50,7 +50,7 @@ class Server(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, *args) -> None:  # noqa: ANN002
+    def log_message(self, *args) -> None:
         pass
 
     def _json(self, obj: dict) -> None:
@@ -61,14 +61,14 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server API
+    def do_GET(self) -> None:
         if self.path == "/api/version":
             return self._json({"version": "0.12.6"})
         details = {"format": "gguf", "family": "llama", "parameter_size": "1B", "quantization_level": "Q4"}
         return self._json({"models": [{"name": m, "model": m, "size": 1, "modified_at": "2025-01-01T00:00:00Z",
                                        "digest": "0" * 64, "details": details} for m in (ANSWERER, JUDGE)]})
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server API
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         if self.path == "/api/show":
             return self._json({"template": "{{ .System }}{{ .Prompt }}", "details": {"family": "llama"},

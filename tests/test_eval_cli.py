@@ -70,10 +70,12 @@ def test_eval_json_table_out_runs_compare_rerun(capsys, tmp_path, dataset, hash_
     strip = lambda rs: [{k: v for k, v in r.items() if k != "run_id"} for r in rs]  # noqa: E731
     assert code == 0 and strip(again) == strip(rows), "a re-run gives the same numbers"
 
-    code, stdout, _ = run_cli(capsys, "runs", "--show", first, "--out", tmp_path / "shown", "--data-dir", data, "--json")
+    code, stdout, _ = run_cli(capsys, "runs", "--show", first, "--out", tmp_path / "shown", "--data-dir", data,
+                              "--json")
     assert code == 0 and strip(json.loads(stdout)) == strip(rows), "a reopened run shows the recorded numbers"
     shown = json.loads((tmp_path / "shown" / "questions.json").read_text())
-    assert [(r["q_index"], r["spans"], r["recall"]) for r in shown] == [(r["q_index"], r["spans"], r["recall"]) for r in per_q]
+    assert ([(r["q_index"], r["spans"], r["recall"]) for r in shown]
+            == [(r["q_index"], r["spans"], r["recall"]) for r in per_q])
 
     code, _, err = run_cli(capsys, "eval", "--compare", first, runs[0]["id"], "--data-dir", data)
     assert code == 1 and "RUN:N" in err

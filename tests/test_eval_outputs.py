@@ -31,7 +31,7 @@ def one_line(err: str, *needles: str) -> bool:
 
 
 @pytest.fixture
-def dataset(tmp_path):  # noqa: ANN001, ANN201
+def dataset(tmp_path):
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
     return tmp_path / "qs"
@@ -87,7 +87,7 @@ class _FullDisk(io.RawIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, b) -> int:  # noqa: ANN001
+    def write(self, b) -> int:
         data = bytes(b)
         if len(data) > self.room[0]:
             self.fh.write(data[: self.room[0]])
@@ -101,11 +101,11 @@ class _FullDisk(io.RawIOBase):
         super().close()
 
 
-def full_disk(monkeypatch, room: int) -> None:  # noqa: ANN001
+def full_disk(monkeypatch, room: int) -> None:
     """Every file the export module opens for writing sits on a disk with ``room`` bytes left in all."""
     left = [room]
 
-    def fake_open(path, mode="r", encoding=None, newline=None):  # noqa: ANN001, ANN202
+    def fake_open(path, mode="r", encoding=None, newline=None):
         raw = _FullDisk(os.fspath(path), left)
         if "b" in mode:
             return io.BufferedWriter(raw)
@@ -115,7 +115,7 @@ def full_disk(monkeypatch, room: int) -> None:  # noqa: ANN001
 
 
 @pytest.fixture
-def sweep(hash_ws, dataset):  # noqa: ANN001, ANN201
+def sweep(hash_ws, dataset):
     qset = load_question_set(dataset).subset(2)
     return run_sweep(hash_ws, qset, expand_grid(["plain"]))
 

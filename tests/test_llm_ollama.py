@@ -4,7 +4,8 @@ No Ollama server can exist in CI, so these tests run a loopback stand-in: ``http
 127.0.0.1 (random port) implementing Ollama's API — ``/api/version``, ``/api/tags``, ``/api/show``,
 ``/api/chat`` and ``/api/generate`` streaming newline-delimited JSON, ``/api/embed``, and Ollama's error
 bodies (``{"error": "model 'x' not found"}`` with 404). Answers come from the deterministic stand-in LLM
-(``llm_standin``), embeddings from the hashed embedder: the client and the protocol are the point here. Failure modes: connection refused, a model that is not pulled, a stream
+(``llm_standin``), embeddings from the hashed embedder: the client and the protocol are the point here.
+Failure modes: connection refused, a model that is not pulled, a stream
 cut mid-answer, a server slower than the client's timeout, and a prompt longer than ``num_ctx``.
 """
 
@@ -40,7 +41,7 @@ SHORT = [{"role": "system", "content": "Be brief."}, {"role": "user", "content":
 class StandIn:
     """A loopback server speaking Ollama's API, answering with ``backend`` (the stand-in LLM)."""
 
-    def __init__(self, backend: StandInLLM, embedder) -> None:  # noqa: ANN001
+    def __init__(self, backend: StandInLLM, embedder) -> None:
         self.backend, self.embedder = backend, embedder
         self.mode = "normal"  # "cut": drop the connection after 3 tokens; "slow": wait before answering
         self.requests: list[tuple[str, dict]] = []
@@ -93,7 +94,7 @@ class _Handler(OllamaHandler):
             seed=opts.get("seed", 0)), stream=body.get("stream", True))
         started = time.perf_counter_ns()
 
-        def line(piece: str, done: bool, **extra) -> dict:  # noqa: ANN003
+        def line(piece: str, done: bool, **extra) -> dict:
             now = datetime.now(timezone.utc).isoformat()
             part = {"message": {"role": "assistant", "content": piece}} if chat else {"response": piece}
             return {"model": MODEL, "created_at": now, **part, "done": done, **extra}
@@ -123,7 +124,7 @@ class _Handler(OllamaHandler):
         self.wfile.flush()
 
 
-def _final(gen, started: int) -> dict:  # noqa: ANN001
+def _final(gen, started: int) -> dict:
     s = gen.stats
     return {"done_reason": "length" if s.stop_reason == "length" else "stop",
             "total_duration": time.perf_counter_ns() - started, "prompt_eval_count": s.prompt_tokens,

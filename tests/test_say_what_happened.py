@@ -18,7 +18,7 @@ from workbench.core.llm.base import BackendBase
 
 
 @pytest.fixture
-def dataset(tmp_path):  # noqa: ANN001, ANN201
+def dataset(tmp_path):
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
     return tmp_path / "qs"
@@ -31,11 +31,11 @@ class BrokenLLM(BackendBase):
     label = "broken test LLM"
     model = "broken"
 
-    def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):  # noqa: ANN001, ANN201, ARG002
+    def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):
         raise RuntimeError("connection reset")
 
 
-def _extractive():  # noqa: ANN202
+def _extractive():
     from workbench.core.llm.no_model import ExtractiveBackend
 
     return ExtractiveBackend()
@@ -56,7 +56,7 @@ def test_eval_of_an_llm_step_without_an_llm_is_refused_before_any_work(capsys, t
     assert not (data / "workbench.sqlite3").exists() or not list_runs_at(data), "no run may be recorded"
 
 
-def list_runs_at(data):  # noqa: ANN001, ANN201
+def list_runs_at(data):
     from workbench.core.workspace import Workspace
 
     ws = Workspace(data)
@@ -117,7 +117,7 @@ def test_eval_table_marks_a_configuration_whose_step_failed(capsys, tmp_path, da
 
 # ----- search: duplicates and warnings --------------------------------------------------------------------
 @pytest.fixture
-def duplicated(tmp_path, capsys, hash_cli):  # noqa: ANN001, ANN201
+def duplicated(tmp_path, capsys, hash_cli):
     """Five notes files sharing the same sentences: most passages repeat another's text."""
     folder = tmp_path / "dup"
     folder.mkdir()

@@ -75,7 +75,8 @@ def test_segments_knobs_are_checked_and_round_trip():
         override(s, max_segment_chunks=0)
 
 
-@pytest.mark.parametrize("expansion", [dict(expansion="neighbours", window=2), dict(expansion="tokens", window_tokens=80),
+@pytest.mark.parametrize("expansion", [dict(expansion="neighbours", window=2),
+                                       dict(expansion="tokens", window_tokens=80),
                                        dict(expansion="selective", margin=0.5), dict(expansion="none")])
 @pytest.mark.parametrize("budget", [30, 90, 200])
 def test_budget_aware_assembly_never_drops_a_hit_while_a_window_can_shrink(small_ws, expansion, budget):

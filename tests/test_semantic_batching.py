@@ -23,16 +23,16 @@ class CallRecorder(HashEmbedder):
         super().__init__()
         self.batches: list[list[str]] = []
 
-    def encode(self, texts, progress=None, cancel=None):  # noqa: ANN001, ANN201
+    def encode(self, texts, progress=None, cancel=None):
         self.batches.append(list(texts))
         return super().encode(texts, progress, cancel)
 
 
-def semantic(**params):  # noqa: ANN003, ANN201
+def semantic(**params):
     return resolve({"chunker": {"name": "semantic", **params}}).chunk
 
 
-def sentence_windows(ws: Workspace, config) -> dict[int, list[str]]:  # noqa: ANN001
+def sentence_windows(ws: Workspace, config) -> dict[int, list[str]]:
     """Each stored document's sentence windows under ``config``'s semantic chunker."""
     cutter = SetCutter(config, ws.store, ws.embedder, ws.counter)
     docs = [ws.store.document(d["id"]) for d in ws.documents()]

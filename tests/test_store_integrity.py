@@ -53,7 +53,7 @@ def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, hash_embe
                 store.documents()
                 reader_stop.wait(0.05)
             store.close()
-        except BaseException as exc:  # noqa: BLE001 - surfaced below
+        except BaseException as exc:  # surfaced below
             reader_errors.append(exc)
 
     reader = threading.Thread(target=second_store_reader)
@@ -70,7 +70,7 @@ def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, hash_embe
             try:
                 ws.add_paths([str(f)])
                 ws.close()
-            except BaseException as exc:  # noqa: BLE001 - surfaced below
+            except BaseException as exc:  # surfaced below
                 worker_errors.append(exc)
 
         t = threading.Thread(target=work)
@@ -320,8 +320,9 @@ def test_full_disk_is_one_line_and_loses_nothing(hash_sample_ws, tmp_path):
     assert saved.returncode == 1 and "the disk is full" in saved.stdout and "nothing was lost" in saved.stdout
     assert not list((data / "indexes").glob("*.tmp*")), "the temporary FAISS file is removed"
     new = write_notes(tmp_path / "more", "more", 40)
-    run = subprocess.run([sys.executable, "-c", FSIZE_RUNNER, str(64_000), "cli", str(TESTS), "index", str(new[0].parent),
-                          "--data-dir", str(data), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, "-c", FSIZE_RUNNER, str(64_000), "cli", str(TESTS), "index",
+                          str(new[0].parent), "--data-dir", str(data), "--quiet"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 1, run
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert "nothing was lost" in run.stderr and "MB free" in run.stderr

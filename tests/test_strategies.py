@@ -34,9 +34,11 @@ def test_heading_path_embedding_finds_the_monthly_pass(prices_ws, capsys):
         rt = prices_ws.runtime(result.set_id)
         return next(h.score for h in result.hits if rt.heading_path(h.row)[-1] == heading)
 
+    plain_rank = [_h for _h in plain.hits
+                  if prices_ws.runtime(plain.set_id).heading_path(_h.row)[-1] == "Monthly pass"][0].rank
     with capsys.disabled():
         print(f"\n  monthly-pass chunk score: plain {score_of(plain, 'Monthly pass'):.3f} "
-              f"(rank {[_h for _h in plain.hits if prices_ws.runtime(plain.set_id).heading_path(_h.row)[-1] == 'Monthly pass'][0].rank}), "
+              f"(rank {plain_rank}), "
               f"heading-path {score_of(headed, 'Monthly pass'):.3f} (rank 1)")
     # the embedded text differs from the display text, and both are stored
     rt = prices_ws.runtime(headed.set_id)
@@ -65,7 +67,8 @@ def test_sentence_window_is_symmetric(hash_sample_ws):
     p = res.passages[0]
     hit_row = res.hits[0].row
     first, end = hash_sample_ws.runtime(res.set_id).doc_rows(p.span.doc_id)
-    assert first < hit_row - s.expander.window and hit_row + s.expander.window < end - 1, "pick a question whose hit is mid-document"
+    assert (first < hit_row - s.expander.window
+            and hit_row + s.expander.window < end - 1), "pick a question whose hit is mid-document"
     assert p.chunk_rows == (hit_row - s.expander.window, hit_row + s.expander.window)
     assert p.chunk_count == 2 * s.expander.window + 1
 
@@ -77,7 +80,8 @@ def test_parent_child_returns_whole_parents_ranked_by_best_child(hash_sample_ws)
         parents = hash_sample_ws.parents_of(p.span.doc_id, PRESETS["parent-child"].expander.parent_size)
         assert p.span.start in {a for a, _ in parents}
         assert all(p.span.contains(s) for s in p.hit_spans)
-    sections = hash_sample_ws.search("What does the monthly pass include?", override(PRESETS["parent-child"], parent_size=0))
+    sections = hash_sample_ws.search("What does the monthly pass include?",
+                                     override(PRESETS["parent-child"], parent_size=0))
     doc = hash_sample_ws.document(sections.passages[0].span.doc_id)
     assert any(h.start == sections.passages[0].span.start for h in doc.headings) or sections.passages[0].span.start == 0
 
@@ -93,7 +97,8 @@ def test_hybrid_bm25_finds_exact_terms_and_quotes_user_text(hash_sample_ws):
 def test_budget_keeps_rank_order_and_reports_tokens(hash_sample_ws):
     free = hash_sample_ws.search("How do I restore a backup?", override(PRESETS["neighbours"], top_k=6))
     budget = max(p.tokens for p in free.passages[:2]) + 1
-    capped = hash_sample_ws.search("How do I restore a backup?", override(PRESETS["neighbours"], top_k=6, budget=budget))
+    capped = hash_sample_ws.search("How do I restore a backup?",
+                                   override(PRESETS["neighbours"], top_k=6, budget=budget))
     assert capped.context.tokens <= budget
     # budget-aware assembly (issue #16): the weakest windows shrink before any hit is dropped
     assert capped.context.dropped or any("trimmed" in r for p in capped.passages for r in p.reasons)
@@ -130,7 +135,8 @@ def test_window_change_does_not_embed(hash_sample_ws, hash_embedder):
 
 
 def test_non_bmp_text_keeps_offsets(hash_ws, tmp_path):
-    text = "# Emoji 😀 notes\n\n🌧️ Rain 𝔘𝔫𝔦 falls. " * 3 + "\n\n## Umbrellas ☂️\n\nCarry an umbrella 🌂 when it rains 🌧️.\n"
+    text = ("# Emoji 😀 notes\n\n🌧️ Rain 𝔘𝔫𝔦 falls. " * 3
+            + "\n\n## Umbrellas ☂️\n\nCarry an umbrella 🌂 when it rains 🌧️.\n")
     (tmp_path / "emoji.md").write_text(text, encoding="utf-8")
     hash_ws.add_paths([str(tmp_path / "emoji.md")], from_dict({"size": 12}).chunk)
     res = hash_ws.search("umbrella", from_dict({"size": 12, "window": 1, "expansion": "neighbours"}))

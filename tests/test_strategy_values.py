@@ -88,7 +88,8 @@ def test_the_pipeline_runs_on_a_context_with_its_own_caches(hash_sample_ws):
 def test_old_flat_json_still_loads_and_records_are_still_written_flat():
     s = resolve(OLD_FLAT)
     assert s == PRESETS["token-window"]
-    assert s.expander == TokenWindow(window_tokens=384) and s.expander.kind == "tokens" and s.expander.window_tokens == 384
+    assert (s.expander == TokenWindow(window_tokens=384) and s.expander.kind == "tokens"
+            and s.expander.window_tokens == 384)
     assert to_flat_dict(s) == json.loads(OLD_FLAT), "records keep the flat form earlier versions read"
     assert json.loads(s.to_json())["expansion"] == {"kind": "tokens", "window_tokens": 384, "window_edge": "shift"}
 

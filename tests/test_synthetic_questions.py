@@ -20,7 +20,7 @@ REASONS = {"no_question", "not_a_question", "no_excerpt", "excerpt_not_found", "
            "two_part_one_excerpt", "two_part_same_part"}
 
 
-def passage_lines(messages) -> list[str]:  # noqa: ANN001
+def passage_lines(messages) -> list[str]:
     """The numbered lines of the passage in the last user message (without their numbers)."""
     return [re.sub(r"^\[\d+\] ", "", ln) for ln in messages[-1]["content"].splitlines() if ln.startswith("[")]
 
@@ -30,10 +30,10 @@ class ScriptedLLM:
 
     name, model, label = "scripted", "scripted-v1", "scripted stand-in"
 
-    def __init__(self, script) -> None:  # noqa: ANN001
+    def __init__(self, script) -> None:
         self.script, self.calls = list(script), 0
 
-    def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):  # noqa: ANN001
+    def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):
         self.calls += 1
         return self.script.pop(0)(passage_lines(messages))
 
@@ -95,7 +95,8 @@ def test_drops_with_reasons_and_set_loads_back(docs_ws, tmp_path):
     doc = docs_ws.document(deploy)
     for q in qset.questions:
         (ref,) = q.references
-        assert ref.content == doc.text[ref.start : ref.end] == qset.corpora[q.corpus_id].read_text()[ref.start : ref.end]
+        assert (ref.content == doc.text[ref.start : ref.end]
+                == qset.corpora[q.corpus_id].read_text()[ref.start : ref.end])
     assert " ".join(qset.questions[1].references[0].content.split()) in " ".join(doc.text.split())
 
     run = list_runs(docs_ws)[0]

@@ -46,7 +46,7 @@ def reply(prompt: str) -> str:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, *args) -> None:  # noqa: ANN002
+    def log_message(self, *args) -> None:
         pass
 
     def _send(self, body: bytes, kind: str = "application/json") -> None:
@@ -56,14 +56,15 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server API
+    def do_GET(self) -> None:
         if self.path == "/api/version":
             return self._send(json.dumps({"version": "0.12.6"}).encode())
         details = {"format": "gguf", "family": "llama", "parameter_size": "1B", "quantization_level": "Q4"}
         return self._send(json.dumps({"models": [{"name": MODEL, "model": MODEL, "size": 1, "details": details,
-                                                  "modified_at": "2025-01-01T00:00:00Z", "digest": "0" * 64}]}).encode())
+                                                  "modified_at": "2025-01-01T00:00:00Z",
+                                                  "digest": "0" * 64}]}).encode())
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server API
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         if self.path == "/api/show":
             return self._send(json.dumps({"template": "{{ .System }}{{ .Prompt }}", "details": {"family": "llama"},
@@ -96,7 +97,7 @@ def ws(corpus, hash_ws):  # noqa: F811 - the imported fixture is used here
     return hash_ws
 
 
-def reference_span(ws) -> Span:  # noqa: ANN001
+def reference_span(ws) -> Span:
     """The "why the migration runs first" section of deploy.md: the reference of QUESTION."""
     doc = next(d for d in ws.store.documents() if d["path"].endswith("deploy.md"))
     text = ws.doc_text(doc["id"])
@@ -122,7 +123,7 @@ def ask_both(qtbot, panel) -> list:
     return jobs
 
 
-def passage_spans(side) -> set:  # noqa: ANN001 - SidePanel
+def passage_spans(side) -> set:  # SidePanel
     return {(p.span.doc_id, p.span.start, p.span.end) for p in side.controller.result.passages}
 
 

@@ -35,7 +35,7 @@ def quiet_llm_host(ui_settings):
     ui_settings.setValue("llm/host", f"127.0.0.1:{port}")
 
 
-def _label(m) -> str:  # noqa: ANN001 - QuestionMetrics
+def _label(m) -> str:  # QuestionMetrics
     return f"recall {m.recall:.2f} · precision {m.precision:.2f} · IoU {m.iou:.2f}"
 
 
@@ -152,7 +152,7 @@ def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot
     assert contrasting(plain, plain) == neighbours and contrasting(neighbours, neighbours) == plain
     ref = [Span(1, 100, 200)]
 
-    def row(i: int, got: list[Span], refs=ref) -> QuestionResult:  # noqa: ANN001
+    def row(i: int, got: list[Span], refs=ref) -> QuestionResult:
         return QuestionResult(i, f"q{i}", "c", got, question_metrics(got, refs))
 
     a = [row(0, [Span(1, 0, 50)], []), row(1, [Span(1, 100, 150)]), row(2, [Span(1, 100, 200)])]

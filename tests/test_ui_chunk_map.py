@@ -22,7 +22,7 @@ def guide_ws(hash_ws, tmp_path):
     return index_guides(hash_ws, tmp_path, ("guide", "atlas"), TOPICS, 14)
 
 
-def _chunks(ws, result, doc_id):  # noqa: ANN001, ANN202
+def _chunks(ws, result, doc_id):
     rt = ws.runtime(result.set_id)
     first, end = rt.doc_rows(doc_id)
     return rt, [rt.span(r) for r in range(first, end)]

@@ -55,7 +55,8 @@ def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instant
     with qtbot.waitSignal(a.controller.buildStarted, timeout=10_000) as started:
         _pick(a, "langchain_recursive")
         assert a.controller.stale and a.results.graphicsEffect() is not None, "the old result is greyed"
-        assert not a.strategy_panel.unit.isVisibleTo(a.strategy_panel) and a.strategy_panel.size_knob.label.text() == "Max tokens"
+        assert (not a.strategy_panel.unit.isVisibleTo(a.strategy_panel)
+                and a.strategy_panel.size_knob.label.text() == "Max tokens")
         a.strategy_panel.size_knob.setValue(512)
         a.strategy_panel.overlap.setValue(50)
     assert parse_chunker(started.args[0].chunker)[0] == "langchain_recursive"

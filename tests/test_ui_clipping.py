@@ -14,7 +14,7 @@ from workbench.ui.app.settings import LLMChoice
 pytest_plugins = ["ui_support"]
 
 
-def _laptop(qtbot, monkeypatch, make_window, ws):  # noqa: ANN001, ANN202
+def _laptop(qtbot, monkeypatch, make_window, ws):
     screen = on_screen(monkeypatch, 1280, 720)
     window = make_window(ws)
     window.setGeometry(screen)

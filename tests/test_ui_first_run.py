@@ -31,10 +31,10 @@ REMOTE = "192.0.2.10:11434"  # TEST-NET-1: never routed; the network guard refus
 class _Tags(BaseHTTPRequestHandler):
     """The two read-only endpoints of Ollama's API the workbench probes."""
 
-    def log_message(self, *args) -> None:  # noqa: ANN002
+    def log_message(self, *args) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server API
+    def do_GET(self) -> None:
         if self.path == "/api/version":
             body = {"version": "0.12.6"}
         elif self.path == "/api/tags":
@@ -132,7 +132,7 @@ def test_welcome_on_first_start_only_and_says_ollama_is_not_found(qtbot, start_a
     assert not [w for w in again.findChildren(object) if type(w).__name__ == "WelcomeDialog"]
 
 
-def _welcome(window):  # noqa: ANN001, ANN202 - the welcome dialog open over ``window``, or None
+def _welcome(window):  # the welcome dialog open over ``window``, or None
     return next((w for w in window.findChildren(object) if type(w).__name__ == "WelcomeDialog" and w.isVisible()),
                 None)
 

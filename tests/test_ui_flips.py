@@ -38,7 +38,7 @@ def _pair(judged: bool = False) -> tuple[ConfigResult, ConfigResult]:
     return a, b
 
 
-def _refs(q_index, question):  # noqa: ANN001, ANN202 - the lab's reference_spans(q_index, question)
+def _refs(q_index, question):  # the lab's reference_spans(q_index, question)
     return REFS
 
 
@@ -108,7 +108,7 @@ def guide_ws(hash_ws, tmp_path):
     return index_guides(hash_ws, tmp_path, ("guide",), TOPICS, 25)
 
 
-def _format_at(view, doc_id: int, offset: int):  # noqa: ANN202
+def _format_at(view, doc_id: int, offset: int):
     """``(layer kinds, background colour)`` of the character at ``offset`` as drawn."""
     from PySide6.QtGui import QTextCursor
 
@@ -211,7 +211,8 @@ def test_a_flip_opened_in_the_lab_shows_the_pair_side_by_side(qtbot, make_window
     a, b = _pair()
     lab = window.eval_view
     lab.show_results("run-1", [a, b])
-    assert lab.lower_tabs.indexOf(lab.flip_browser) >= 0 and lab.flip_browser.flips, "the Flips tab lists the run's pair"
+    assert (lab.lower_tabs.indexOf(lab.flip_browser) >= 0
+            and lab.flip_browser.flips), "the Flips tab lists the run's pair"
     window.set_mode("evaluate")
     with qtbot.waitSignals([window.compare.a.resultShown, window.compare.b.resultShown], timeout=WAIT_MS):
         lab.flip_browser.open_flip(lab.flip_browser.shown_flips()[0])

@@ -20,7 +20,7 @@ class SlowEmbedder(HashEmbedder):
     """The hashed embedder at about 200 texts a second (the real model embeds 15–25 a second on a laptop),
     honouring cancel between texts and, like the real one, reporting progress only when a batch is done."""
 
-    def encode(self, texts, progress=None, cancel=None):  # noqa: ANN001, ANN201
+    def encode(self, texts, progress=None, cancel=None):
         for _text in texts:
             if cancel is not None and cancel.cancelled:
                 raise Cancelled()

@@ -32,7 +32,7 @@ def test_contextualize_dialog_runs_and_cancels(qtbot, hash_ws, tmp_path):
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
 
     class SlowLLM(ScriptedLLM):
-        def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):  # noqa: ANN001
+        def complete(self, messages, max_tokens=256, temperature=0.0, cancel=None):
             self.calls += 1
             deadline = time.monotonic() + 20
             while not (cancel is not None and cancel.cancelled) and time.monotonic() < deadline:

@@ -1,6 +1,6 @@
-"""The Compare side's "Embedding model" knob: its entries (the default, the fast bf16 model, Settings folders, Ollama's embedding
-models listed from a loopback stand-in server) and a side whose strategy searches the chunk set of the
-chosen model."""
+"""The Compare side's "Embedding model" knob: its entries (the default, the fast bf16 model, Settings
+folders, Ollama's embedding models listed from a loopback stand-in server) and a side whose strategy
+searches the chunk set of the chosen model."""
 
 from __future__ import annotations
 

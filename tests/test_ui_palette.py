@@ -42,7 +42,8 @@ def test_each_views_backgrounds_differ_by_the_stated_margin_for_every_vision(vie
                                               ({"only_b", "hit"}, "hit_b"), ({"both", "hit", "alt"}, "hit_both"),
                                               ({"window", "noise", "hit"}, "hit_noise"),
                                               ({"window", "evidence", "hit"}, "hit_evidence"),
-                                              ({"missed"}, "missed"), ({"chunk_odd", "chunk_overlap"}, "chunk_overlap")])
+                                              ({"missed"}, "missed"),
+                                              ({"chunk_odd", "chunk_overlap"}, "chunk_overlap")])
 def test_the_text_formats_draw_the_palette_checked_above(kinds, shown):
     from workbench.ui.app.theme import SWATCHES, VIEW_BACKGROUNDS, kinds_format
 
@@ -58,7 +59,8 @@ def test_the_quote_is_a_text_style_not_a_colour_to_tell_from_evidence():
     quoted = kinds_format({"evidence", "quote"})
     plain = kinds_format({"evidence"})
     assert quoted.background() == plain.background()
-    assert quoted.fontWeight() == QFont.Weight.Bold and quoted.underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline
+    assert (quoted.fontWeight() == QFont.Weight.Bold
+            and quoted.underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline)
 
 
 def test_configuration_colours_are_distinct_and_colour_blind_safe_first():

@@ -19,11 +19,11 @@ pytest_plugins = ["ui_support"]
 TYPED = "How do I flush the cache?"
 
 
-def _stale_words(widget) -> list[str]:  # noqa: ANN001
+def _stale_words(widget) -> list[str]:
     return [t for t in shown_texts(widget) if "earlier question" in t or "previous strategy" in t]
 
 
-def _open_set_question(qtbot, window, question, reference):  # noqa: ANN001
+def _open_set_question(qtbot, window, question, reference):
     """A double click in the lab: the question opens side by side with its reference spans."""
     compare = window.compare
     with qtbot.waitSignals([compare.a.resultShown, compare.b.resultShown], timeout=WAIT_MS):
@@ -31,7 +31,7 @@ def _open_set_question(qtbot, window, question, reference):  # noqa: ANN001
     qtbot.waitUntil(lambda: all(_current(window, s) for s in "AB"), timeout=WAIT_MS)
 
 
-def _current(window, side: str) -> bool:  # noqa: ANN001
+def _current(window, side: str) -> bool:
     result = window.model.result(side) if hasattr(window.model, "result") else None
     if result is None:  # (the views before the model owned results)
         panel = window.compare.a if side == "A" else window.compare.b

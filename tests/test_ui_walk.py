@@ -26,7 +26,7 @@ TOUR_MS = 300_000
 TYPED = "What did the president say about inflation and prices?"
 
 
-def stale_shown(window) -> list[str]:  # noqa: ANN001
+def stale_shown(window) -> list[str]:
     """What the window shows that is not the current question's or strategy's without saying so."""
     model, compare, problems = window.model, window.compare, []
     if window.question.text().strip() != model.question:
@@ -60,7 +60,7 @@ def stale_shown(window) -> list[str]:  # noqa: ANN001
     return problems
 
 
-def check(window, screen, step: str, *dialogs) -> None:  # noqa: ANN001, ANN002
+def check(window, screen, step: str, *dialogs) -> None:
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
 
@@ -74,7 +74,7 @@ def check(window, screen, step: str, *dialogs) -> None:  # noqa: ANN001, ANN002
     assert not problems, f"after {step}: " + "; ".join(problems)
 
 
-def settle(qtbot, window, sides=("A", "B")) -> None:  # noqa: ANN001
+def settle(qtbot, window, sides=("A", "B")) -> None:
     """Wait until each named side shows a result of the current question and strategy."""
     qtbot.waitUntil(lambda: all(window.model.current_result(s) is not None for s in sides), timeout=WAIT_MS)
     qtbot.wait(20)

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QEvent  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-from shiboken6 import getCppPointer, isValid  # noqa: E402
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QApplication
+from shiboken6 import getCppPointer, isValid
 
 QUESTION = "Why must the database migration run before the rollout?"
 WAIT_MS = 60_000
@@ -148,7 +148,7 @@ def clipped_texts(root) -> list[str]:
 
     from workbench.ui.widgets.elided_label import ElidedLabel
 
-    def shown(w) -> bool:  # noqa: ANN001
+    def shown(w) -> bool:
         return w.isVisible() and w.width() > 0 and not w.visibleRegion().isEmpty()
 
     out: list[str] = []
@@ -196,7 +196,7 @@ def clipped_texts(root) -> list[str]:
     return out
 
 
-def off_screen(window, screen) -> str:  # noqa: ANN001
+def off_screen(window, screen) -> str:
     """"" when ``window``'s frame lies inside ``screen`` (a QRect), else what sticks out."""
     frame = window.frameGeometry()
     return "" if screen.contains(frame) else f"window frame {frame} outside the screen {screen}"

@@ -47,7 +47,8 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
 
     def fmt(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
 
     return "\n".join([fmt(head), fmt(["-" * w for w in widths]), *map(fmt, body), SD_NOTE])
 

@@ -207,7 +207,8 @@ def run_eval(args: argparse.Namespace) -> int:
         llm_model, judge_model = backend_name(backend), backend_name(judge)
         answer_and_judge(ws, backend, qset, sweep, progress, judge=judge)
     run_id = save_run(ws, qset, sweep, label=args.label or qset.name, kind="answers" if args.answers else "retrieval",
-                      llm_model=llm_model, selection={"limit": args.limit, "corpus": args.corpus, "budgets": args.budgets},
+                      llm_model=llm_model,
+                      selection={"limit": args.limit, "corpus": args.corpus, "budgets": args.budgets},
                       judge_model=judge_model)
     _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions", shown=[duplicates])
     return 0
@@ -275,7 +276,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="question set: a bundled name (see workbench datasets) or a folder in Chroma format")
     add_strategy_options(p, repeatable=True)
     p.add_argument("--grid", help='sweep, e.g. "window=0,1,2 chunk_size=100,200 top_k=3,5"; chunkers and '
-                                  'embedding models too: "chunker=fixed,recursive model=default,ollama:nomic-embed-text"')
+                                  'embedding models too: "chunker=fixed,recursive '
+                                  'model=default,ollama:nomic-embed-text"')
     p.add_argument("--budgets", metavar="N,N,...",
                    help="run every strategy at each context budget (tokens), e.g. 250,500,1000,1500,2000: "
                         "recall / IoU per budget, recall at 1,000 tokens and the area under the recall curve up "

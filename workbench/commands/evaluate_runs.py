@@ -87,7 +87,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--show", metavar="RUN", help="reopen a recorded run (its table; with --out its exports)")
     r.add_argument("--out", type=Path, help="with --show: write CSV + JSON and the trade-off plot here")
     r.add_argument("--delete", metavar="RUN",
-                   help=f"delete a recorded run: its full id or a unique prefix of at least {MIN_DELETE_PREFIX} characters")
+                   help=f"delete a recorded run: its full id or a unique prefix of at least {MIN_DELETE_PREFIX} "
+                        "characters")
     r.add_argument("--yes", action="store_true", help="with --delete: accept a shorter unique prefix")
     r.add_argument("--baseline", metavar="N|KEY",
                    help="with --show: the configuration the others are compared with (default the first)")

@@ -131,7 +131,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("index", help="add files/folders (txt, md, html, pdf) and embed their chunks")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (folders are read recursively)")
     p.add_argument("--strict", action="store_true",
-                   help=f"exit with status {EXIT_PROBLEMS} when any file was skipped or failed (after indexing the rest)")
+                   help=f"exit with status {EXIT_PROBLEMS} when any file was skipped or failed "
+                        "(after indexing the rest)")
     p.add_argument("--max-file-mb", type=finite_float, default=None,
                    help="skip files larger than this many MB (default 20; 0 = no limit)")
     p.add_argument("--follow-links", action="store_true",

@@ -432,7 +432,8 @@ class Workspace(CorpusLookups):
         The FAISS file must match the sha256 recorded when it was written; a damaged or stale file is
         rebuilt from the cached vectors under the writer lock. A loaded set is kept while its chunks and the
         documents they were cut from stay the same (checked when the store's generation moves, in this
-        process or another: the cached document texts are then dropped too), else it is loaded again. While another thread or process writes, the
+        process or another: the cached document texts are then dropped too), else it is loaded again. While
+        another thread or process writes, the
         verified file on disk is read (nothing is written), and while the writer is between replacing that
         file and recording its digest this waits for it (``progress`` hears "waiting for another writer…"
         once), for at most ``SNAPSHOT_WAIT_S``.
@@ -497,7 +498,8 @@ class Workspace(CorpusLookups):
         for config in strategy.chunk_configs():
             chunker_spec(config)
 
-    def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None, progress: ProgressSink | None = None,
+    def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None,
+               progress: ProgressSink | None = None,
                cancel: CancelToken | None = None, scope: Scope | None = None) -> SearchResult:
         """Run ``strategy`` for ``question``; builds the chunk set first when it does not exist yet. With
         ``scope`` only those documents are searched (their own chunk sets: the top-k is the top-k within the

@@ -33,17 +33,17 @@ class Produced(Protocol):
     """What a result or an answer says about its origin: the question and the strategy it was made for."""
 
     @property
-    def question(self) -> str: ...  # noqa: D102
+    def question(self) -> str: ...
 
     @property
-    def strategy(self) -> Strategy | None: ...  # noqa: D102
+    def strategy(self) -> Strategy | None: ...
 
 
 class Answer(Produced, Protocol):
     """An answer of one side: besides its origin, the sentences it quotes (extractive answers)."""
 
     @property
-    def quotes(self) -> Sequence[tuple[int, int, int]]: ...  # noqa: D102
+    def quotes(self) -> Sequence[tuple[int, int, int]]: ...
 
 
 @dataclass(frozen=True)
@@ -84,14 +84,14 @@ class WorkbenchModel(QObject):
       ``selectionChanged(str)``: the configuration selected in the lab ("" for none).
     """
 
-    questionChanged = Signal(str)  # noqa: N815 - Qt naming
-    referenceChanged = Signal(list)  # noqa: N815 - list[Span]
-    strategyChanged = Signal(str, object)  # noqa: N815 - side, Strategy
-    resultChanged = Signal(str)  # noqa: N815 - side
-    answerChanged = Signal(str)  # noqa: N815 - side
-    llmChanged = Signal(object)  # noqa: N815 - LLMChoice
-    runChanged = Signal()  # noqa: N815
-    selectionChanged = Signal(str)  # noqa: N815 - configuration key
+    questionChanged = Signal(str)
+    referenceChanged = Signal(list)  # list[Span]
+    strategyChanged = Signal(str, object)  # side, Strategy
+    resultChanged = Signal(str)  # side
+    answerChanged = Signal(str)  # side
+    llmChanged = Signal(object)  # LLMChoice
+    runChanged = Signal()
+    selectionChanged = Signal(str)  # configuration key
 
     def __init__(self, strategy_a: Strategy | None = None, strategy_b: Strategy | None = None,
                  llm: LLMChoice | None = None, parent: QObject | None = None) -> None:

@@ -164,7 +164,8 @@ def extractive_answer(ws: AnswerWorkspace | None, prompt: Prompt, backend: Extra
         joint = ""
         if i:
             before = sentences[i - 1]
-            same_run = before.number == s.number and not ws.doc_text(s.span.doc_id)[before.span.end:s.span.start].strip()
+            same_run = (before.number == s.number
+                        and not ws.doc_text(s.span.doc_id)[before.span.end:s.span.start].strip())
             joint = " " if same_run else "\n"
         body = f"{joint}{display(s.text)} "
         mark = f"[{s.number}]"

@@ -99,7 +99,8 @@ def _offset(value: object, what: str) -> int:
 def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_links: bool = False,
                       max_file_mb: float = MAX_FILE_MB) -> QuestionSet:
     """Read and check a question set. Every ``corpora/*.md`` file is a corpus of the set, whether a question
-    refers to it or not (a distractor is searched like the others). Every reference must satisfy ``text[start:end] == content``;
+    refers to it or not (a distractor is searched like the others). Every reference must satisfy
+    ``text[start:end] == content``;
     mismatches are collected in ``mismatches`` and, when ``strict``, raised as one ``DatasetError``. Offsets
     must be whole numbers; a UTF-8 byte-order mark at the start of ``questions.csv`` is accepted; questions
     asked twice are kept and reported by ``QuestionSet.duplicate_note``.

@@ -74,7 +74,8 @@ def question_metrics(
     if not ref:
         return QuestionMetrics(None, None, None, None, None, None, context_tokens, chars, got, 0, 0)
     refs = merge_spans(references)  # once, not per passage
-    first = next((rank for rank, p in enumerate(passages, start=1) if p.length and any(p.overlaps(r) for r in refs)), None)
+    first = next((rank for rank, p in enumerate(passages, start=1)
+                  if p.length and any(p.overlaps(r) for r in refs)), None)
     rr = 1.0 / first if first else 0.0
     return QuestionMetrics(recall, precision, iou, first is not None, rr, first, context_tokens, chars, got, ref,
                            covered)

@@ -159,8 +159,8 @@ def run_config(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, seed: i
     }
 
 
-def record_run(ws: EvalWorkspace, kind: str, label: str, config: dict[str, Any], summary: dict[str, Any], dataset_hash: str = "",
-               started: datetime | None = None, finished: datetime | None = None) -> str:
+def record_run(ws: EvalWorkspace, kind: str, label: str, config: dict[str, Any], summary: dict[str, Any],
+               dataset_hash: str = "", started: datetime | None = None, finished: datetime | None = None) -> str:
     """Store a run that is not a sweep (no per-question rows), e.g. a question-generation run (kind
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
     finished = finished or datetime.now(timezone.utc)

@@ -326,7 +326,8 @@ def compare_paired(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionRe
                 va[i, j], vb[i, j] = x, y
     valid = ~np.isnan(va)
     stats = paired_tests(np.nan_to_num(va), np.nan_to_num(vb), valid, resamples, seed, alpha)
-    diffs = {name: MetricDifference(name, METRICS[name][1], alpha=alpha, **s) for name, s in zip(names, stats, strict=True)}
+    diffs = {name: MetricDifference(name, METRICS[name][1], alpha=alpha, **s)
+             for name, s in zip(names, stats, strict=True)}
     tests = {}
     for outcome, get in BINARY.items():
         if outcome == "answered" and not judged:

@@ -189,7 +189,8 @@ def run_sweep(
     numbers in any data folder.
 
     Refused before any work when a configuration's embedding model folder does not exist (``ValueError``) or
-    it has a step that needs a generative LLM and the workspace has none (``MissingLLM``). What a step reports while searching (an LLM call that failed, …) is counted per
+    it has a step that needs a generative LLM and the workspace has none (``MissingLLM``). What a step reports
+    while searching (an LLM call that failed, …) is counted per
     configuration in ``ConfigResult.notes``."""
     if not configs:
         raise ValueError("nothing to run: no strategy configuration")
@@ -211,7 +212,8 @@ def run_sweep(
     if duplicates:  # recorded with the run: the means weigh those questions more than once
         result.warnings.append(duplicates)
     result.warnings += qset.skipped
-    for chunk, model in dict.fromkeys((chunk, c.strategy.model) for c in configs for chunk in c.strategy.chunk_configs()):
+    for chunk, model in dict.fromkeys((chunk, c.strategy.model)
+                                      for c in configs for chunk in c.strategy.chunk_configs()):
         built = IngestReport()  # documents a chunker could not cut are left out of its set, with a warning
         ws.ensure_chunk_set(chunk, progress, cancel, report=built, model=model, scope=scope)
         result.warnings += built.warnings

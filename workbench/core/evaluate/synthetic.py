@@ -4,7 +4,8 @@ Passages (structure-aware chunks of the stored documents) are picked at random o
 (seeded). For each, the LLM writes a question and copies the excerpt(s) that answer it; each excerpt is
 located by exact match inside that passage's own span only (whitespace- and quote-normalised matching is
 mapped back to exact offsets; see ``excerpts``), never by searching the corpus. The prompt shows the passage
-one numbered sentence per line after one worked example: a small model copies a line far more faithfully. Questions whose excerpt is not found, is too
+one numbered sentence per line after one worked example: a small model copies a line far more faithfully.
+Questions whose excerpt is not found, is too
 short or too long, or that duplicate an earlier question are dropped, and every drop keeps its reason.
 ``two_part`` asks for questions needing two separate parts of a window (the "why, then how" kind).
 

@@ -2,7 +2,8 @@
 (the passages' sentences closest to the question, no language model); or, chosen explicitly, llama.cpp
 embedded in the process with a tiny model (a plumbing demo). Nothing leaves the machine.
 
-``open_backend(LLMChoice(...))`` (``open.py``, the one way to open an LLM) picks a backend; every backend has ``name``, ``model``, ``label``,
+``open_backend(LLMChoice(...))`` (``open.py``, the one way to open an LLM) picks a backend; every backend has
+``name``, ``model``, ``label``,
 ``generate(messages, options, stream, cancel) -> Generation`` and ``complete(messages, ...) -> str``.
 Heavy libraries (xllamacpp, ollama, httpx) are imported on first use.
 """

@@ -182,7 +182,8 @@ class EmbeddedBackend(BackendBase):
         return self.engine.n_ctx
 
     def chat_messages(self, messages: Sequence[Message]) -> list[Message]:
-        """Messages as sent to the model: system folded into the first user turn when the template has no system role."""
+        """Messages as sent to the model: system folded into the first user turn when the template has no
+        system role."""
         return list(messages) if self.supports_system_role else fold_system(messages)
 
     def render_prompt(self, messages: Sequence[Message]) -> str:
@@ -201,7 +202,8 @@ class EmbeddedBackend(BackendBase):
         eng = self.engine
         msgs = self.chat_messages(messages)
         stats = self.new_stats()
-        payload: dict[str, Any] = {"messages": msgs, "max_tokens": o.max_tokens, "temperature": o.temperature, "stream": stream}
+        payload: dict[str, Any] = {"messages": msgs, "max_tokens": o.max_tokens, "temperature": o.temperature,
+                                   "stream": stream}
         if stream:
             payload["stream_options"] = {"include_usage": True}
         payload["repeat_penalty"] = o.repeat_penalty if o.repeat_penalty is not None else REPEAT_PENALTY

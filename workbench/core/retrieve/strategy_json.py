@@ -127,7 +127,8 @@ def _search_config(data: dict[str, object], base: SearchConfig) -> SearchConfig:
     if not given:
         return base
     v = {name: checked("search" if name == "mode" else name, SEARCH_TYPES[name], x) for name, x in given.items()}
-    return SearchConfig(mode=str(v.get("mode", base.mode)), dense_weight=float(v.get("dense_weight", base.dense_weight)),
+    return SearchConfig(mode=str(v.get("mode", base.mode)),
+                        dense_weight=float(v.get("dense_weight", base.dense_weight)),
                         bm25_weight=float(v.get("bm25_weight", base.bm25_weight)),
                         rrf_k=int(v.get("rrf_k", base.rrf_k)),
                         coarse=parse_coarse(str(v["coarse"])) if "coarse" in v else base.coarse)

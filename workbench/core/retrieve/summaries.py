@@ -71,7 +71,8 @@ def section_summaries(
             if cancel is not None:
                 cancel.check()
             path = heading_path_at(doc.headings, span.start)
-            summary = llm.complete(summary_messages(doc.title, " > ".join(path), text), max_tokens=SUMMARY_TOKENS).strip()
+            summary = llm.complete(summary_messages(doc.title, " > ".join(path), text),
+                                   max_tokens=SUMMARY_TOKENS).strip()
             summary = summary or " ".join(text.split())[:200]
             corpus.store.put_llm_cached("summary", key, llm.model, summary)
         out.append((span, summary))

@@ -57,7 +57,8 @@ class AnswerJob:
 class BackendHolder:
     """Opens the answering backend once (on first use, on a worker thread) and keeps it.
 
-    ``kind`` is a core ``LLMChoice``, or with ``model``, ``host`` and ``allow_remote`` makes the one it opens ("" or None:
+    ``kind`` is a core ``LLMChoice``, or with ``model``, ``host`` and ``allow_remote`` makes the one it opens
+    ("" or None:
     the backend's default; ``allow_remote`` is the user's Settings consent for a non-loopback host, checked
     again by core); ``blocked`` is a reason not to open it at all (a non-loopback host never allowed).
     """

@@ -45,8 +45,8 @@ class AnswerColumn(QWidget):
     """The answer from one side's passages. Double-clicking a cited passage emits ``sourceActivated(Span)``;
     clicking a citation ``[n]`` in the text emits ``citationActivated(n)``."""
 
-    sourceActivated = Signal(object)  # noqa: N815 - Qt naming; Span of a cited passage
-    citationActivated = Signal(int)  # noqa: N815 - the number n of a citation [n] clicked in the text
+    sourceActivated = Signal(object)
+    citationActivated = Signal(int)  # the number n of a citation [n] clicked in the text
 
     def __init__(self, side: str, placeholder: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -67,11 +67,11 @@ class AnswerPanel(QWidget):
     of a run; ``citationActivated(side, span)`` when a citation ``[n]`` of a side's answer is clicked.
     """
 
-    sourceActivated = Signal(object)  # noqa: N815 - Span of a cited passage
-    citationActivated = Signal(str, object)  # noqa: N815 - side, Span of the passage cited
+    sourceActivated = Signal(object)  # Span of a cited passage
+    citationActivated = Signal(str, object)  # side, Span of the passage cited
     message = Signal(str)
     answered = Signal(object)  # AnswerJob
-    runFinished = Signal(list)  # noqa: N815 - Qt naming; [AnswerJob] of the run, in side order
+    runFinished = Signal(list)
     stopped = Signal()
 
     def __init__(self, workspace: Workspace, model: WorkbenchModel, jobs: JobRunner,
@@ -202,7 +202,7 @@ class AnswerPanel(QWidget):
         self.stop.setEnabled(running)
         self.sides.setEnabled(not running)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """Two answers side by side when there is room, stacked otherwise."""
         wide = event.size().width() >= STACK_BELOW_PX
         self.column_box.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)

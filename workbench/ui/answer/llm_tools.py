@@ -60,7 +60,7 @@ def open_local_llm(ws: Workspace, kind: str) -> Backend:
 class _ToolDialog(QDialog):
     """A form, a Start button, a progress line with Cancel and a status line; runs one job at a time."""
 
-    jobFinished = Signal(object)  # noqa: N815 - Qt naming; the job's result
+    jobFinished = Signal(object)
 
     def __init__(self, ws: Workspace, title: str, runner: JobRunner | None, llm_factory: LLMFactory | None,
                  parent: QWidget | None) -> None:
@@ -141,7 +141,7 @@ class _ToolDialog(QDialog):
         self.progress.finish()
         self.start_button.setEnabled(True)
 
-    def done(self, code: int) -> None:  # noqa: D102 - QDialog API: closing cancels the job
+    def done(self, code: int) -> None:  # QDialog API: closing cancels the job
         self.cancel()
         super().done(code)
 
@@ -190,7 +190,7 @@ class ContextualizeDialog(_ToolDialog):
 
         return run
 
-    def describe(self, result: object) -> str:  # noqa: D102
+    def describe(self, result: object) -> str:
         if not isinstance(result, dict):
             return ""
         u = result["llm"]
@@ -201,7 +201,7 @@ class ContextualizeDialog(_ToolDialog):
 class MakeQuestionsDialog(_ToolDialog):
     """Write a synthetic question set from the library with the local LLM; offers to load it when done."""
 
-    loadRequested = Signal(str)  # noqa: N815 - the question set folder to open in the evaluation view
+    loadRequested = Signal(str)  # the question set folder to open in the evaluation view
 
     def __init__(self, ws: Workspace, runner: JobRunner | None = None, llm_factory: LLMFactory | None = None,
                  parent: QWidget | None = None) -> None:
@@ -255,7 +255,7 @@ class MakeQuestionsDialog(_ToolDialog):
 
         return run
 
-    def describe(self, result: object) -> str:  # noqa: D102
+    def describe(self, result: object) -> str:
         from workbench.core.evaluate.synthetic import GenerationResult
 
         if not isinstance(result, GenerationResult) or result.qset is None:

@@ -298,14 +298,14 @@ class SettingsDialog(QDialog):
         s.sync()
         return choice, restart
 
-    def accept(self) -> None:  # noqa: D102 - QDialog API: saves first
+    def accept(self) -> None:  # QDialog API: saves first
         if not self.validate():
             return
         choice, restart = self.save()
         self.saved.emit(choice, restart)
         super().accept()
 
-    def done(self, result: int) -> None:  # noqa: D102 - QDialog API: no probe starts after closing
+    def done(self, result: int) -> None:  # QDialog API: no probe starts after closing
         self._probe_timer.stop()
         super().done(result)
 

@@ -97,7 +97,7 @@ class ParetoPlot(QWidget):
     """Recall against mean context tokens of every configuration tried on the fit half; the front as a line.
     ``pointClicked(trial)`` when a point is clicked."""
 
-    pointClicked = Signal(object)  # noqa: N815 - Qt naming; a Trial
+    pointClicked = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -135,7 +135,7 @@ class ParetoPlot(QWidget):
     def _trial(self, number: object) -> Trial | None:
         return next((t for t in self.trials if t.number == number), None)
 
-    def _tip(self, x: float, y: float, data: object) -> str:  # noqa: ARG002 - pyqtgraph's tip signature
+    def _tip(self, x: float, y: float, data: object) -> str:  # pyqtgraph's tip signature
         t = self._trial(data)
         return "" if t is None else f"{t.key}\nrecall {100 * (t.recall or 0):.1f}% at {t.tokens:.0f} tokens (fit half)"
 
@@ -150,10 +150,10 @@ class AdviseView(QWidget):
     """The *Advise* tab (see the module docstring). ``question_set()`` is the lab's loaded set;
     ``reference_spans(q_index)`` its reference spans in stored documents."""
 
-    strategiesActivated = Signal(object, object)  # noqa: N815 - (A, B) to open side by side
-    questionActivated = Signal(str, list)  # noqa: N815 - a question to drill into, with its reference spans
-    useStrategy = Signal(str, object)  # noqa: N815 - ("A" or "B", Strategy)
-    strategySaved = Signal(str)  # noqa: N815 - the name the pick was saved under
+    strategiesActivated = Signal(object, object)  # (A, B) to open side by side
+    questionActivated = Signal(str, list)  # a question to drill into, with its reference spans
+    useStrategy = Signal(str, object)  # ("A" or "B", Strategy)
+    strategySaved = Signal(str)  # the name the pick was saved under
 
     def __init__(self, workspace: Workspace, jobs: JobRunner, question_set: Callable[[], QuestionSet | None],
                  reference_spans: Callable[[int], list[Span]] | None = None, parent: QWidget | None = None) -> None:
@@ -323,7 +323,8 @@ class AdviseView(QWidget):
         for r in list_runs(self.ws):
             if r.kind == "advice":
                 state = r.summary.get("state", "")
-                self.recorded.addItem(f"{r.id}  {r.label}  ({state}{', pick ' + r.summary['pick'] if r.summary.get('pick') else ''})",
+                self.recorded.addItem(f"{r.id}  {r.label}  "
+                                      f"({state}{', pick ' + r.summary['pick'] if r.summary.get('pick') else ''})",
                                       r.id)
         self.open_button.setEnabled(self.recorded.count() > 0)
 
@@ -363,7 +364,8 @@ class AdviseView(QWidget):
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), MAX_KEY_WIDTH))
         verdict = report.get("verdict") or confirm.get("verdict") or ""
         pick = report.get("pick") or ""
-        self.verdict.setPlainText(f"Verdict: {verdict}" + (f"  — saved as “{pick}”." if pick else "") if verdict else "")
+        self.verdict.setPlainText(f"Verdict: {verdict}" + (f"  — saved as “{pick}”." if pick else "")
+                                  if verdict else "")
         if self.rows:
             self.table.selectRow(0)
 

@@ -3,9 +3,10 @@ tokens per question, y = recall %, one curve per strategy (the core's ``budget_c
 
 The curve starts at (0, 0) as the core's summary figures read it (a dashed segment up to the first point);
 the 1,000-token line is marked. The axes are fixed (recall 0–100 %, tokens from 0) and nothing is drawn over
-the data: the curves' names and colours are listed beside the plot (``CurvePanel``'s figures table). Hovering a point shows its strategy, budget, recall, IoU and tokens; clicking
-one emits ``pointClicked(key)`` with its configuration key (points that coincide share one tooltip). ``point_position(key)`` is where a point is
-drawn (tests click there).
+the data: the curves' names and colours are listed beside the plot (``CurvePanel``'s figures table).
+Hovering a point shows its strategy, budget, recall, IoU and tokens; clicking one emits ``pointClicked(key)``
+with its configuration key (points that coincide share one tooltip). ``point_position(key)`` is where a
+point is drawn (tests click there).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def _step(span: float) -> int:
 class CurvePlot(QWidget):
     """Recall against mean context tokens, one curve per strategy; ``set_curves(curves, colours)``."""
 
-    pointClicked = Signal(str)  # noqa: N815 - Qt naming; a configuration key
+    pointClicked = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -127,7 +128,7 @@ class CurvePlot(QWidget):
             return True
         return super().event(event)
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         """A left click on a point emits ``pointClicked`` with its configuration key (of the point drawn on top
         where points coincide)."""
         hits = self.points_at(event.position()) if event.button() == Qt.MouseButton.LeftButton else []
@@ -136,14 +137,14 @@ class CurvePlot(QWidget):
             return
         self.pointClicked.emit(str(hits[0][1]["key"]))
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
+    def changeEvent(self, event: QEvent) -> None:
         """Repaint in the new colours when the system switches between light and dark."""
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self.update()
 
     # ----- painting ------------------------------------------------------------------------------
-    def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, _event: QPaintEvent) -> None:
         """Axes, grid, the 1,000-token line and the curves with their points."""
         palette = current_palette()
         painter = QPainter(self)
@@ -177,7 +178,8 @@ class CurvePlot(QWidget):
             painter.drawLine(QPointF(r.left(), y), QPointF(r.right(), y))
             painter.setPen(text)
             label = str(pct)
-            painter.drawText(QPointF(r.left() - metrics.horizontalAdvance(label) - 5, y + metrics.ascent() / 2 - 1), label)
+            painter.drawText(QPointF(r.left() - metrics.horizontalAdvance(label) - 5, y + metrics.ascent() / 2 - 1),
+                             label)
         painter.setPen(QPen(text, 1))
         painter.drawRect(r)
         at = self.to_pixel(AT_TOKENS, 0).x()

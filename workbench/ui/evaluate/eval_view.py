@@ -70,9 +70,9 @@ if TYPE_CHECKING:
 class EvalView(QWidget):
     """Evaluation lab: strategies × sweep over a question set, with table, plot, drill-down and export."""
 
-    questionActivated = Signal(str, list)  # noqa: N815 - Qt naming
-    runFinished = Signal(str)  # noqa: N815 - run id
-    strategiesActivated = Signal(object, object)  # noqa: N815 - (A, B): a configuration opened in Explore
+    questionActivated = Signal(str, list)
+    runFinished = Signal(str)  # run id
+    strategiesActivated = Signal(object, object)  # (A, B): a configuration opened in Explore
 
     def __init__(self, workspace: Workspace, store_jobs: JobRunner | None = None,
                  model: WorkbenchModel | None = None, parent: QWidget | None = None) -> None:
@@ -346,7 +346,7 @@ class EvalView(QWidget):
         if total > 0 and self.top_split.sizes()[0] < need:
             self.top_split.setSizes([need, max(1, total - need)])
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """Keep the summary's columns in view when the lab is resized."""
         super().resizeEvent(event)
         if self.results:

@@ -50,8 +50,8 @@ def _score(flip: Flip, side: str, by: str) -> str:
 class FlipBrowser(QWidget):
     """Two configuration pickers, a winner filter, and the flips of the pair as a sortable table."""
 
-    questionActivated = Signal(str, list)  # noqa: N815 - question, reference spans (as the lab's table)
-    pairActivated = Signal(object, object)  # noqa: N815 - Strategy of A, Strategy of B
+    questionActivated = Signal(str, list)  # question, reference spans (as the lab's table)
+    pairActivated = Signal(object, object)  # Strategy of A, Strategy of B
 
     def __init__(self, reference_spans: ReferenceLookup | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -42,7 +42,7 @@ class TradeoffPlot(QWidget):
     """Two plots side by side (``recall_plot``, ``iou_plot``) in pyqtgraph's graphics view (``view``) and the
     legend below them; ``draw(rows, colours)`` shows a sweep's summary rows."""
 
-    pointClicked = Signal(str)  # noqa: N815 - Qt naming; a configuration key
+    pointClicked = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, palette: Palette | None = None) -> None:
         super().__init__(parent)
@@ -79,10 +79,11 @@ class TradeoffPlot(QWidget):
         if self.rows:
             self.draw(self.rows, self.colours)
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
+    def changeEvent(self, event: QEvent) -> None:
         """A system switch between light and dark (a palette or theme change) redraws in the new palette."""
         super().changeEvent(event)
-        if getattr(self, "_follows_system", False) and event.type() in SCHEME_EVENTS and current_palette() != self.palette_used:
+        if (getattr(self, "_follows_system", False) and event.type() in SCHEME_EVENTS
+                and current_palette() != self.palette_used):
             self.apply_palette(current_palette())
 
     def draw(self, rows: Sequence[dict[str, Any]], colours: Mapping[str, str]) -> None:
@@ -111,7 +112,7 @@ class TradeoffPlot(QWidget):
                 item.scatter.setAcceptHoverEvents(True)
                 item.sigPointsClicked.connect(self._clicked)
 
-    def _tip(self, x: float, y: float, data: object) -> str:  # noqa: ARG002 - pyqtgraph's tip signature
+    def _tip(self, x: float, y: float, data: object) -> str:  # pyqtgraph's tip signature
         row = next((r for r in self.rows if r["key"] == data), None)
         return point_tip(row) if row is not None else ""
 

@@ -50,7 +50,7 @@ class SizeHistogram(QWidget):
         self.setMinimumSize(120, 64)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+    def sizeHint(self) -> QSize:
         """Compact: a strip of bars with a line of axis labels."""
         return QSize(200, 72)
 
@@ -64,7 +64,7 @@ class SizeHistogram(QWidget):
         self.setToolTip("Chunk sizes (tokens)\n" + "\n".join(bins))
         self.update()
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, event: QPaintEvent) -> None:
         """Bars scaled to the tallest set bin; axis labels at both ends."""
         painter = QPainter(self)
         try:

@@ -82,7 +82,7 @@ class ChunkerCombo(ElidedComboBox):
     """The chunker picker. A chunker whose library is missing is greyed out with its install hint (checked
     when the list opens, so a window does not import every library to start)."""
 
-    def showPopup(self) -> None:  # noqa: N802 - Qt API
+    def showPopup(self) -> None:
         """Grey out unavailable chunkers, then open the list."""
         self.refresh_availability()
         super().showPopup()

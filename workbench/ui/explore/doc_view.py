@@ -257,7 +257,7 @@ class DocumentPane(QWidget):
         offset, self._scroll_to = self._scroll_to, None
         self.show_doc(self.doc_id, offset)
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+    def showEvent(self, event: QShowEvent) -> None:
         """Catch up with results that arrived while the pane was hidden."""
         super().showEvent(event)
         if self._dirty:

@@ -142,7 +142,7 @@ class ModelCombo(ElidedComboBox):
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(14)
 
-    def showPopup(self) -> None:  # noqa: N802 - Qt API
+    def showPopup(self) -> None:
         """Ask for the Ollama models, then open the list."""
         self._opening()
         super().showPopup()

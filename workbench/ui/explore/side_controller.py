@@ -35,7 +35,7 @@ NEEDS_BUILD = object()  # a search job's answer when its chunk set must be built
 class SideController(QObject):
     """Runs searches and chunk-set builds for one side; see the module docstring."""
 
-    staleChanged = Signal(bool)  # noqa: N815 - True while a newer result is being made (search or build)
+    staleChanged = Signal(bool)  # True while a newer result is being made (search or build)
     buildStarted = Signal(object)  # ChunkConfig
     buildProgress = Signal(object)  # ProgressEvent
     buildFinished = Signal(object)  # ChunkSetInfo

@@ -46,8 +46,8 @@ LEGEND_LABELS = {"hit": "hit", "alt": "next hit", "window": "neighbours", "bound
 class SidePanel(QWidget):
     """Strategy panel + results of one side; its ``SideController`` runs the work, the model holds the state."""
 
-    resultShown = Signal(object)  # noqa: N815 - SearchResult, after the results view was redrawn
-    passageActivated = Signal(object, object)  # noqa: N815 - SearchResult, Passage
+    resultShown = Signal(object)  # SearchResult, after the results view was redrawn
+    passageActivated = Signal(object, object)  # SearchResult, Passage
     message = Signal(str)  # for the status bar
 
     def __init__(self, name: str, workspace: Workspace, model: WorkbenchModel, store_jobs: JobRunner,
@@ -302,7 +302,7 @@ class SidePanel(QWidget):
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         self._fit_knobs()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """The knobs take one or two columns by the side's width, and no more height than they need."""
         super().resizeEvent(event)
         self._fit_knobs()
@@ -348,7 +348,7 @@ class ClickableLabel(ElidedLabel):
 
     clicked = Signal()
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         """Emit ``clicked`` on a left click."""
         if event.button() == Qt.MouseButton.LeftButton:
             self.clicked.emit()

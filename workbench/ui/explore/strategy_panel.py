@@ -121,8 +121,9 @@ class StrategyPanel(QWidget):
         for combo in (self.preset, self.unit, self.expansion, self.chunker.combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
-        for w, key in ((self.preset, "preset"), (self.unit, "unit"), (self.unit_label, "unit"), (self.expansion, "expansion"),
-                       (self.margin, "margin"), (self.heading, "heading"), (self.structure, "structure"), (self.hybrid, "hybrid"),
+        for w, key in ((self.preset, "preset"), (self.unit, "unit"), (self.unit_label, "unit"),
+                       (self.expansion, "expansion"), (self.margin, "margin"), (self.heading, "heading"),
+                       (self.structure, "structure"), (self.hybrid, "hybrid"),
                        (self.contextual, "contextual")):
             w.setToolTip(TIPS[key])
         self._layout()

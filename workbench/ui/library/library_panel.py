@@ -227,12 +227,12 @@ class LibraryPanel(QWidget):
         signal.emit(*args)
 
     # ----- drag and drop --------------------------------------------------------------------
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt API
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         """Accept local files and folders."""
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt API
+    def dropEvent(self, event: QDropEvent) -> None:
         """Index what was dropped."""
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:

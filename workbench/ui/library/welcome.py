@@ -72,7 +72,8 @@ class WelcomeDialog(QDialog):
                            "strategies on the same question. Start with some documents:")
         self.sample_button = QPushButton("Load the sample corpus")
         self.sample_button.setObjectName("primary")
-        self.sample_button.setToolTip("Index the six bundled sample documents (deploy guide, field guide, HTML, PDF …): each explains why, then how")
+        self.sample_button.setToolTip("Index the six bundled sample documents (deploy guide, field guide, "
+                                      "HTML, PDF …): each explains why, then how")
         self.benchmark_button = QPushButton("Try a benchmark with reference answers")
         self.benchmark_button.setToolTip(
             "Index one corpus of Chroma's chunking benchmark (State of the Union, 76 questions with reference "
@@ -169,7 +170,7 @@ class WelcomeDialog(QDialog):
         if folder:  # cancelled: the welcome stays open
             self._choose(FOLDER, folder)
 
-    def done(self, result: int) -> None:  # noqa: D102 - QDialog API: every way out announces the choice
+    def done(self, result: int) -> None:  # QDialog API: every way out announces the choice
         what, folder = (self.what, self.folder) if result == QDialog.DialogCode.Accepted else (SKIP, "")
         super().done(result)
         self.chosen.emit(what, folder)

@@ -16,7 +16,7 @@ class ElidedComboBox(QComboBox):
         self._tip = ""
         self.currentIndexChanged.connect(lambda _i: self._update_tip())
 
-    def setToolTip(self, tip: str) -> None:  # noqa: N802 - Qt API
+    def setToolTip(self, tip: str) -> None:
         """The box's own tooltip (the whole current text goes above it while elided)."""
         self._tip = tip
         self._update_tip()
@@ -38,12 +38,12 @@ class ElidedComboBox(QComboBox):
         text = self.currentText() if self.is_elided() and not self.isEditable() else ""
         super().setToolTip("\n\n".join(t for t in (text, self._tip) if t))
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """The tooltip follows whether the text fits."""
         super().resizeEvent(event)
         self._update_tip()
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, event: QPaintEvent) -> None:
         """The box as the style draws it, its text elided to the room it has."""
         if self.isEditable() or not self.is_elided():
             super().paintEvent(event)

@@ -18,7 +18,7 @@ class ElidedLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)  # its text's width if it can
         self.setText(text)
 
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt API
+    def setText(self, text: str) -> None:
         """Show ``text`` (elided when it does not fit)."""
         super().setText(text)
         self._update_tip()
@@ -28,7 +28,7 @@ class ElidedLabel(QLabel):
         self._tip = tip
         self._update_tip()
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+    def minimumSizeHint(self) -> QSize:
         """Any width (the text elides), one line high."""
         return QSize(0, super().minimumSizeHint().height())
 
@@ -42,12 +42,12 @@ class ElidedLabel(QLabel):
             parts.append(self._tip)
         self.setToolTip("\n".join(parts))
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """The tooltip follows whether the text fits."""
         super().resizeEvent(event)
         self._update_tip()
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+    def paintEvent(self, event: QPaintEvent) -> None:
         """The label's frame, then its text elided to the width."""
         if not self.is_elided():
             super().paintEvent(event)

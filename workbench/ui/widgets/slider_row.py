@@ -43,11 +43,11 @@ class SliderRow(QWidget):
         self.slider.valueChanged.connect(lambda i: self._set(self._minimum + i * self._step))
         self.spin.valueChanged.connect(self._set)
 
-    def setStep(self, step: int) -> None:  # noqa: N802 - Qt naming
+    def setStep(self, step: int) -> None:
         """Slider increment (call ``setRange`` afterwards to apply it)."""
         self._step = max(1, step)
 
-    def setRange(self, minimum: int, maximum: int) -> None:  # noqa: N802 - Qt naming
+    def setRange(self, minimum: int, maximum: int) -> None:
         """Allowed values (the slider moves in ``step`` increments from ``minimum``)."""
         self._minimum, self._maximum = minimum, maximum
         self.slider.blockSignals(True)
@@ -64,7 +64,7 @@ class SliderRow(QWidget):
         """The current value."""
         return self._value if self._value is not None else self._minimum
 
-    def setValue(self, value: int) -> None:  # noqa: N802 - Qt naming
+    def setValue(self, value: int) -> None:
         """Set the value (clamped); emits ``valueChanged`` when it changes."""
         self._set(value)
 

@@ -49,7 +49,7 @@ class LayeredTextView(QTextEdit):
         self._stale_effect: QGraphicsOpacityEffect | None = None
 
     # ----- safety ---------------------------------------------------------------------------
-    def loadResource(self, kind: int, name: QUrl | str) -> None:  # noqa: N802 - Qt API
+    def loadResource(self, kind: int, name: QUrl | str) -> None:
         """Never load anything: document text is untrusted and the app is offline."""
         text = name.toString() if isinstance(name, QUrl) else str(name)
         self.resource_requests.append(text)
@@ -141,7 +141,7 @@ class LayeredTextView(QTextEdit):
             return None
         return chunk_tooltip(self.runtime, row, self.ws.document(doc_id))
 
-    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
+    def viewportEvent(self, event: QEvent) -> bool:
         """Show the chunk hover card on tooltip events."""
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             try:
@@ -157,12 +157,12 @@ class LayeredTextView(QTextEdit):
             return True
         return super().viewportEvent(event)
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         """Remember where a click starts (a drag selects text instead)."""
         self._press = event.position().toPoint()
         super().mousePressEvent(event)
 
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         """A click (not a drag) emits ``clicked`` for the text under the mouse."""
         super().mouseReleaseEvent(event)
         start, self._press = self._press, None

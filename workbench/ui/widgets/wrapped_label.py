@@ -16,14 +16,14 @@ class WrappedLabel(QLabel):
         self.setWordWrap(True)
         self._lines_height = 0
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+    def minimumSizeHint(self) -> QSize:
         """As wide as its longest word; as high as its lines at the current width."""
         hint = super().minimumSizeHint()
         if self.width() > 0 and self.text():
             return QSize(hint.width(), max(hint.height(), self.heightForWidth(self.width())))
         return hint
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt API
+    def resizeEvent(self, event: QResizeEvent) -> None:
         """A new width may need another number of lines: the layout hears of it."""
         super().resizeEvent(event)
         height = self.heightForWidth(self.width())
@@ -31,7 +31,7 @@ class WrappedLabel(QLabel):
             self._lines_height = height
             self.updateGeometry()
 
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt API
+    def setText(self, text: str) -> None:
         """Show ``text`` (the layout hears of its lines)."""
         super().setText(text)
         self._lines_height = 0

@@ -76,7 +76,7 @@ class OpenDialogs:
 class MainWindow(LabLinks, QMainWindow):
     """The workbench window for one ``Workspace`` (injected, so tests use their own)."""
 
-    errorShown = Signal(str)  # noqa: N815 - Qt naming
+    errorShown = Signal(str)
 
     def __init__(self, workspace: Workspace, settings: QSettings | None = None, log_file: Path | None = None,
                  parent: QWidget | None = None) -> None:
@@ -471,7 +471,7 @@ class MainWindow(LabLinks, QMainWindow):
         for runner in (self.answer_jobs, self.search_jobs, *self.findChildren(JobRunner), self.store_jobs):
             runner.shutdown()
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+    def closeEvent(self, event: QCloseEvent) -> None:
         """Save settings, stop jobs, then close."""
         self.save_settings()
         self.shutdown()

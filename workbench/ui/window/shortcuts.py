@@ -32,7 +32,7 @@ class WindowShortcuts(QObject):
         """True when ``event``'s key sequence is one of the window's shortcuts."""
         return QKeySequence(event.keyCombination()).toString() in self.sequences
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Withhold the shortcut override of the window's key sequences from the focused widget, so the
         window's action runs (the event stays unaccepted)."""
         return (event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent)

@@ -2,7 +2,8 @@
 
 ``Worker(fn)`` runs ``fn(progress, cancel)`` on a pool thread. ``progress`` is a core progress sink
 (``ProgressEvent`` values are forwarded to the ``progress`` signal); ``cancel`` is a core
-``CancelToken``, set by ``Worker.cancel()``; a job that stops for it raises ``Cancelled``. The signals arrive in the thread that created the worker
+``CancelToken``, set by ``Worker.cancel()``; a job that stops for it raises ``Cancelled``. The signals arrive
+in the thread that created the worker
 (the GUI thread), in this order: ``started``, any ``progress``, one of ``result`` / ``error`` /
 ``cancelled``, then ``finished``. A worker whose signals object is gone (its window was closed and deleted
 while it ran) finishes quietly. ``JobRunner.shutdown`` cancels its workers, waits for them and refuses new
@@ -69,7 +70,7 @@ class Worker(QRunnable):
         except RuntimeError:  # "Signal source has been deleted": nobody is listening any more
             self.token.cancel()
 
-    def run(self) -> None:  # noqa: D102 - QRunnable API
+    def run(self) -> None:  # QRunnable API
         s = self.signals
         self._emit(s.started)
         try:

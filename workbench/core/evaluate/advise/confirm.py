@@ -138,7 +138,8 @@ def confirm(ws: EvalWorkspace, half: QuestionSet, ranked: Sequence[Trial], space
     """Run the first ``CANDIDATES`` of ``ranked`` (the pick first: ``selection.select``), the baselines and the
     references on ``half`` and judge them (see the module docstring); ``chosen`` says how the pick was chosen
     (default: best on fit)."""
-    candidates = [(f"#{i + 1} {t.key}", ROLES[i], space.strategy(t.params), t) for i, t in enumerate(ranked[:CANDIDATES])]
+    candidates = [(f"#{i + 1} {t.key}", ROLES[i], space.strategy(t.params), t)
+                  for i, t in enumerate(ranked[:CANDIDATES])]
     others = [(key, role, strategy, None) for key, role, strategy in fixed_rows(space.budget)]
     configs = [SweepConfig(key, strategy, role, dict(t.params) if t else {})
                for key, role, strategy, t in [*candidates, *others]]

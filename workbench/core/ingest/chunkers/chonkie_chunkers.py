@@ -135,7 +135,8 @@ CHONKIE_TOKEN = ChunkerKind("chonkie_token", "chonkie TokenChunker: windows of N
 CHONKIE_SENTENCE = ChunkerKind("chonkie_sentence", "chonkie SentenceChunker: whole sentences up to N model tokens "
                                "(a longer sentence is cut to fit)",
                                (_MAX, _OVERLAP, ParamSpec("min_characters", 12, 1, 10_000, help=(
-                                   "sentences shorter than this join the next (characters)"))), _build_sentence, LIBRARY, _version, _available,
+                                   "sentences shorter than this join the next (characters)"))),
+                               _build_sentence, LIBRARY, _version, _available,
                                needs=("counter",))
 CHONKIE_RECURSIVE = ChunkerKind(
     "chonkie_recursive", "chonkie RecursiveChunker: paragraphs, sentences, words to N model tokens",

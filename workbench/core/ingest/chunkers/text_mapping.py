@@ -90,7 +90,8 @@ def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_n
 
     The rule: chunk ``i + 1`` starts after chunk ``i`` starts and no later than the first non-space
     character after chunk ``i`` ends (nothing is skipped; it may overlap chunk ``i``), and ends after chunk
-    ``i`` ends (each chunk brings new text). There its words must appear with any white space between them. Among the places that
+    ``i`` ends (each chunk brings new text). There its words must appear with any white space between them.
+    Among the places that
     fit, the library's own offset (``hints[i]``, when given) is taken, else the latest one (the least
     overlap: right after the previous chunk for a library that does not overlap). Repeated text therefore
     never sends a chunk to an earlier copy. When no place fits (a library that dropped text), the chunk is

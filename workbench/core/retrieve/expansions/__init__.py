@@ -11,5 +11,5 @@ from workbench.core.retrieve.expansions.segments import Segments
 from workbench.core.retrieve.expansions.selective import Selective
 from workbench.core.retrieve.expansions.tokens import TokenWindow
 
-__all__ = ["EXPANSION_TYPES", "Expansion", "Knob", "NoExpansion", "Neighbours", "Parent", "Segments", "Selective", "TokenWindow",
-           "register"]
+__all__ = ["EXPANSION_TYPES", "Expansion", "Knob", "NoExpansion", "Neighbours", "Parent", "Segments", "Selective",
+           "TokenWindow", "register"]

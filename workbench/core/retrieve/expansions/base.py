@@ -109,7 +109,8 @@ def register(cls: type[Expansion]) -> type[Expansion]:
         raise ValueError(f"expansion kind {cls.kind!r} is empty or registered twice")
     for f in fields(cls):
         if f.name in FIELD_OWNER:
-            raise ValueError(f"expansion field {f.name!r} of {cls.kind!r} is already a field of {FIELD_OWNER[f.name]!r}")
+            raise ValueError(f"expansion field {f.name!r} of {cls.kind!r} is already a field of "
+                             f"{FIELD_OWNER[f.name]!r}")
         FIELD_OWNER[f.name] = cls.kind
     EXPANSION_TYPES[cls.kind] = cls
     ordered = sorted(EXPANSION_TYPES.values(), key=lambda c: c.order)

@@ -31,7 +31,8 @@ precision (penalty 0.25, decay 10, at most 4 chunks) keeps short segments of cle
 balanced (0.18, 20, 8) is dsRAG's middle ground; recall (0.10, 40, 16) keeps long segments and lets weak
 chunks ride along with strong ones. The token budget is the caller's context budget, not part of a preset.
 
-*As an expansion* (``Segments``). Every chunk within ``max_segment_chunks - 1`` positions of a hit (same document) is a candidate; its
+*As an expansion* (``Segments``). Every chunk within ``max_segment_chunks - 1`` positions of a hit (same
+document) is a candidate; its
 similarity is the cosine of its stored vector with the question vector (read back from the chunk set's
 vector index, never re-embedded). ``extract_segments`` then values the chunks (similarity
 discounted by rank, minus ``penalty``) and takes the best non-overlapping segments, most valuable first,
