@@ -58,3 +58,16 @@ class HashEmbedder:
             if (row + 1) % 64 == 0 or row + 1 == len(texts):
                 report(row + 1)
         return out
+
+
+class RecordingEmbedder(HashEmbedder):
+    """The hashed embedder, remembering the texts of every encode call (``batches``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def encode(self, texts: Sequence[str], progress: ProgressSink | None = None,
+               cancel: CancelToken | None = None) -> np.ndarray:
+        self.batches.append(list(texts))
+        return super().encode(texts, progress, cancel)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import SAMPLE
-from fake_embedder import HashEmbedder
+from fake_embedder import RecordingEmbedder
 
 from workbench.cli import main
 from workbench.core.index.embedder_pool import (
@@ -106,16 +106,6 @@ def test_bulk_jobs_run_on_the_thread_setting_measured_faster():
     assert ThreadChooser(cores=1).choose() == 1
 
 
-class RecordingEmbedder(HashEmbedder):
-    """The hashed embedder, remembering the texts of every encode call."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.batches: list[list[str]] = []
-
-    def encode(self, texts, progress=None, cancel=None):
-        self.batches.append(list(texts))
-        return super().encode(texts, progress, cancel)
 
 
 def test_one_embedding_job_is_ordered_by_length_across_its_commits(hash_ws):

@@ -7,25 +7,13 @@ from __future__ import annotations
 import math
 
 from conftest import SAMPLE
-from fake_embedder import HashEmbedder
+from fake_embedder import RecordingEmbedder
 
 from workbench.core.index.chunker_build import SetCutter
 from workbench.core.index.embedding import SAVE_EVERY, text_hash
 from workbench.core.ingest.chunkers.vector_cache import text_key
 from workbench.core.retrieve.strategies import resolve
 from workbench.core.workspace import Workspace
-
-
-class CallRecorder(HashEmbedder):
-    """The hashed embedder, remembering the texts of each encode call."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.batches: list[list[str]] = []
-
-    def encode(self, texts, progress=None, cancel=None):
-        self.batches.append(list(texts))
-        return super().encode(texts, progress, cancel)
 
 
 def semantic(**params):
@@ -40,7 +28,7 @@ def sentence_windows(ws: Workspace, config) -> dict[int, list[str]]:
 
 
 def test_sentences_of_many_documents_are_embedded_in_one_job(tmp_path):
-    emb = CallRecorder()
+    emb = RecordingEmbedder()
     ws = Workspace(tmp_path / "data", embedder=emb)
     ws.add_paths([str(SAMPLE)])
     config = semantic(percentile=90)
@@ -58,7 +46,7 @@ def test_sentences_of_many_documents_are_embedded_in_one_job(tmp_path):
 
 
 def test_each_sentence_is_embedded_once_per_model_across_thresholds_sizes_and_chunkers(tmp_path):
-    emb = CallRecorder()
+    emb = RecordingEmbedder()
     ws = Workspace(tmp_path / "data", embedder=emb)
     ws.add_paths([str(SAMPLE)])
     ws.ensure_chunk_set(semantic(percentile=90))
@@ -74,7 +62,7 @@ def test_each_sentence_is_embedded_once_per_model_across_thresholds_sizes_and_ch
     keys = [text_key(emb.model_id, t) for texts in sentence_windows(ws, semantic(percentile=90)).values()
             for t in texts]
     assert all(k in ws.sentence_vectors for k in keys), "the workspace's shared cache holds every sentence"
-    other = Workspace(tmp_path / "data", embedder=CallRecorder())  # a later session: the store remembers
+    other = Workspace(tmp_path / "data", embedder=RecordingEmbedder())  # a later session: the store remembers
     other.ensure_chunk_set(semantic(percentile=50))
     assert not {text_hash(t) for b in other.embedder.batches for t in b} & set(
         t for texts in sentence_windows(ws, semantic(percentile=90)).values() for t in map(text_hash, texts))

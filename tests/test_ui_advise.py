@@ -54,3 +54,14 @@ def test_advise_tab_runs_saves_and_opens_strategies(qtbot, make_window, hash_ws,
     run_id = view.recorded.currentData()
     view.table.setRowCount(0)
     assert view.open_record(run_id) and view.table.rowCount() == 6
+
+    # Resume continues the recorded run in place: its trials are given back, none is run again
+    runs_before = view.recorded.count()
+    view.limit.setValue(1)
+    with qtbot.waitSignal(view.strategySaved, timeout=180_000):
+        qtbot.mouseClick(view.resume_button, Qt.MouseButton.LeftButton)
+        assert view.running and not view.resume_button.isEnabled() and not view.run_button.isEnabled()
+    assert f"resuming advice run {run_id}" in view.log.toPlainText()
+    assert view.recorded.count() == runs_before, "the same run, not a new one"
+    assert view.progress.value() == view.progress.maximum(), "a finished run's bar is full"
+    assert "--" not in view.status.text(), "the window names no command-line option"

@@ -7,7 +7,7 @@ How a CPU embeds fastest was measured (``benchmarks/embedding_routes.py``, docs/
 pass is the whole cost (tokenisation under 1%), batches of 16 run faster than 64 (activations stay in cache),
 the thread count that suits the machine changes with what else runs (``threads``: one for a question; for a
 bulk job the faster of one and every core, measured as it runs), and bf16 matrix products (``precision="bf16"``,
-torch autocast) embed about twice as fast with vectors that agree with fp32 to a cosine of 0.99998. bf16 is
+torch autocast) embed about 1.5× as fast with vectors that agree with fp32 to a cosine of 0.99998. bf16 is
 another model identity (``model_id`` + ``+bf16``): its vectors are cached and its chunk sets built apart.
 """
 
@@ -144,7 +144,7 @@ def precision_context(precision: str) -> Iterator[None]:
 class SentenceTransformerEmbedder:
     """A local sentence-transformers model; the model is loaded on first use (lazy torch import).
 
-    ``precision="bf16"`` embeds with bf16 matrix products (about 2x faster on a CPU with bf16 instructions)
+    ``precision="bf16"`` embeds with bf16 matrix products (about 1.5x faster on a CPU with bf16 instructions)
     under its own ``model_id``, so its vectors never mix with the exact model's.
     """
 

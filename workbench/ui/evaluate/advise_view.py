@@ -45,6 +45,7 @@ from workbench.core.evaluate.records import find_run, list_runs
 from workbench.core.jobs import ProgressEvent
 from workbench.core.retrieve.strategies import Strategy, from_dict
 from workbench.ui.app.theme import current_palette
+from workbench.ui.app.wording import for_the_window
 from workbench.ui.evaluate.eval_tables import make_table, pct
 from workbench.ui.window.workers import JobRunner, Worker
 
@@ -72,6 +73,18 @@ def advise_job(ws: Workspace, qset: QuestionSet, space: Space, seed: int, limit_
         for line in plan.lines():
             progress(ProgressEvent("advising", 0, 0, line))
         return run_advice(ws, plan, progress, cancel, started=started)
+    finally:
+        ws.close()
+
+
+def resume_job(ws: Workspace, run_id: str, limit_s: float, progress: ProgressSink,
+               cancel: CancelToken) -> AdviceResult:
+    """Continue a recorded advice run for another ``limit_s`` seconds (its split, space and trials kept), on a
+    pool thread."""
+    from workbench.core.evaluate.advise.advice import resume_advice
+
+    try:
+        return resume_advice(ws, run_id, limit_s, progress, cancel)
     finally:
         ws.close()
 
@@ -130,7 +143,10 @@ class ParetoPlot(QWidget):
             self.view.addItem(scatter)
         if len(on_front) > 1:
             self.view.plot([t.tokens for t in on_front], [100 * (t.recall or 0) for t in on_front],
-                      pen=pg.mkPen(FRONT, width=2))
+                           pen=pg.mkPen(FRONT, width=2))
+        tokens = [t.tokens for t in self.trials if t.tokens is not None]
+        self.view.setYRange(0, 100, padding=0.02)  # recall in percent, 0–100 unless the user zooms
+        self.view.setXRange(0, max([*tokens, 1.0]) * 1.08, padding=0.02)
 
     def _trial(self, number: object) -> Trial | None:
         return next((t for t in self.trials if t.number == number), None)
@@ -172,13 +188,13 @@ class AdviseView(QWidget):
     # ----- layout ------------------------------------------------------------------------------------
     def _build(self) -> None:
         self.budget = QSpinBox(minimum=100, maximum=20000, singleStep=100, value=1000, suffix=" tokens")
-        self.budget.setToolTip("The context budget every configuration runs at (as advise --budget)")
+        self.budget.setToolTip("The context budget every configuration runs at (tokens sent to the model)")
         self.limit = QSpinBox(minimum=1, maximum=600, value=30, suffix=" min")
         self.limit.setToolTip("How long to search; the confirm half's time is kept aside within it")
         self.seed = QSpinBox(minimum=0, maximum=10**6, value=0, prefix="seed ")
         self.seed.setToolTip("Seed of the fit/confirm split and of the optimiser")
         self.name = QLineEdit(placeholderText="advised-SET")
-        self.name.setToolTip("The name the pick is saved under (--strategy NAME, both sides' lists, the lab)")
+        self.name.setToolTip("The name the pick is saved under: it joins both sides' strategy lists and the lab's")
         self.run_button, self.cancel_button = QPushButton("Advise"), QPushButton("Cancel")
         self.run_button.setObjectName("primary")
         self.cancel_button.setEnabled(False)
@@ -187,6 +203,9 @@ class AdviseView(QWidget):
         self.recorded = QComboBox()
         self.recorded.setToolTip("Advice runs recorded in this data folder")
         self.open_button = QPushButton("Open")
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setToolTip("Continue the selected recorded run for another Time limit: its split, space "
+                                      "and trials are kept, and none is run again")
         self.status = QLabel("Load a question set in the Sweep tab, then press Advise.")
         self.verdict = QPlainTextEdit(readOnly=True)  # wraps without asking the scrolling lab for more height
         self.verdict.setFrameShape(QPlainTextEdit.Shape.NoFrame)
@@ -215,6 +234,7 @@ class AdviseView(QWidget):
         runs.addWidget(QLabel("Recorded"))
         runs.addWidget(self.recorded, 1)
         runs.addWidget(self.open_button)
+        runs.addWidget(self.resume_button)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -241,6 +261,7 @@ class AdviseView(QWidget):
         self.run_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
         self.open_button.clicked.connect(lambda: self.open_record(self.recorded.currentData()))
+        self.resume_button.clicked.connect(lambda: self.resume(self.recorded.currentData()))
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.use_a.clicked.connect(lambda: self._use("A"))
         self.use_b.clicked.connect(lambda: self._use("B"))
@@ -262,13 +283,27 @@ class AdviseView(QWidget):
             self.status.setText("Load a question set in the Sweep tab first.")
             return False
         space = self.space_for(self.budget.value())
-        ws, seed, name = self.ws, self.seed.value(), self.name.text().strip()
-        self._limit = 60.0 * self.limit.value()
+        ws, seed, name, limit = self.ws, self.seed.value(), self.name.text().strip(), 60.0 * self.limit.value()
+        self._begin(Worker(lambda progress, cancel: advise_job(ws, qset, space, seed, limit, name, progress, cancel),
+                           "advice"), limit, f"advising on {qset.name} ({len(qset.questions)} questions), at most "
+                                             f"{self.limit.value()} min…")
+        return True
+
+    def resume(self, run_id: str | None) -> bool:
+        """Continue the recorded advice run ``run_id`` for another *Time limit*; False when one is running or
+        none is chosen."""
+        if self._task is not None or not run_id:
+            return False
+        ws, limit = self.ws, 60.0 * self.limit.value()
+        self._begin(Worker(lambda progress, cancel: resume_job(ws, run_id, limit, progress, cancel), "advice"),
+                    limit, f"resuming advice {run_id}, at most {self.limit.value()} min more…")
+        return True
+
+    def _begin(self, task: Worker, limit: float, status: str) -> None:
+        self._task = task
+        self._limit = limit
         self._started = time.monotonic()
-        limit = self._limit
-        self._task = Worker(lambda progress, cancel: advise_job(ws, qset, space, seed, limit, name, progress, cancel),
-                            "advice")
-        s = self._task.signals
+        s = task.signals
         s.progress.connect(self._on_progress)
         s.result.connect(self._on_finished)
         s.error.connect(self._on_error)
@@ -278,14 +313,13 @@ class AdviseView(QWidget):
         self.progress.setRange(0, int(self._limit))
         self.progress.setValue(0)
         self.run_button.setEnabled(False)
+        self.resume_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.status.setText(f"advising on {qset.name} ({len(qset.questions)} questions), at most "
-                            f"{self.limit.value()} min…")
-        self.jobs.start(self._task)
-        return True
+        self.status.setText(status)
+        self.jobs.start(task)
 
     def cancel(self) -> None:
-        """Stop the run; it is recorded and resumes with ``workbench advise --resume``."""
+        """Stop the run; it is recorded, and *Resume* continues it."""
         if self._task is not None:
             self._task.cancel()
 
@@ -299,17 +333,19 @@ class AdviseView(QWidget):
     def _done(self, message: str) -> None:
         self._task = None
         self.run_button.setEnabled(True)
+        self.resume_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
-        self.status.setText(message)
+        self.status.setText(for_the_window(message))
 
     def _on_error(self, message: str, _traceback: str) -> None:
         self._done(f"advice failed: {message}")
 
     def _on_cancelled(self) -> None:
-        self._done("advice cancelled; it is recorded: workbench advise --resume last continues it")
+        self._done("advice cancelled; it is recorded: choose it under Recorded and press Resume to continue it")
         self.refresh_records()
 
     def _on_finished(self, result: AdviceResult) -> None:
+        self.progress.setValue(self.progress.maximum())
         self.progress.setFormat(f"done in {result.seconds:.0f} s")
         self._done(f"advice {result.run_id} done: saved as {result.pick!r}")
         self.show_report(result.to_dict(), result.plan.space.budget, list(result.plan.split.confirm))
@@ -364,7 +400,7 @@ class AdviseView(QWidget):
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), MAX_KEY_WIDTH))
         verdict = report.get("verdict") or confirm.get("verdict") or ""
         pick = report.get("pick") or ""
-        self.verdict.setPlainText(f"Verdict: {verdict}" + (f"  — saved as “{pick}”." if pick else "")
+        self.verdict.setPlainText(f"Verdict: {verdict}" + (f" — saved as “{pick}”." if pick else "")
                                   if verdict else "")
         if self.rows:
             self.table.selectRow(0)
