@@ -10,6 +10,7 @@ and the benchmark tour are opened here with the model, the workspace and callbac
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -51,11 +52,11 @@ from workbench.ui.library.welcome import WelcomeChoices, WelcomeDialog, open_wel
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.window import layout
 from workbench.ui.window.actions import Handler, install_actions, shortcut_text
-from workbench.ui.window.lab_links import LabLinks
 from workbench.ui.window.shortcuts import WindowShortcuts
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
+    from workbench.core.retrieve.strategies import Strategy
     from workbench.core.workspace import Workspace
     from workbench.ui.evaluate.eval_view import EvalView
 
@@ -73,7 +74,7 @@ class OpenDialogs:
     tour: BenchmarkTour | None = None
 
 
-class MainWindow(LabLinks, QMainWindow):
+class MainWindow(QMainWindow):
     """The workbench window for one ``Workspace`` (injected, so tests use their own)."""
 
     errorShown = Signal(str)
@@ -151,6 +152,22 @@ class MainWindow(LabLinks, QMainWindow):
         view.advise.useStrategy.connect(self.model.set_strategy)
         view.advise.strategySaved.connect(self.saved_strategies_changed)
         return view
+
+    def _open_pair(self, strategy_a: Strategy, strategy_b: Strategy) -> None:
+        """A flip or a configuration opened in the lab: its two configurations become strategies A and B."""
+        self.model.set_strategy("A", strategy_a)
+        self.model.set_strategy("B", strategy_b)
+
+    def _drill_down(self, question: str, reference_spans: Sequence[Span]) -> None:
+        """A question clicked in the lab: Explore it side by side with its reference spans drawn and scored,
+        the document view on its first reference span."""
+        self.side_by_side.setChecked(True)
+        self.set_mode("explore")
+        self.back_to_lab.show()
+        self.show_document_tab()
+        self.fit_to_screen()
+        self.compare.show_question(question, reference_spans)
+        self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
 
     def saved_strategies_changed(self, _name: str = "") -> None:
         """List the strategies saved in the data folder (an advice run just saved one) on both sides and in the
