@@ -59,16 +59,22 @@ class BuildEstimate:
         return f"~{self.chunks:,} chunks, {embed}, {about(self.seconds)}"
 
 
-def about(seconds: float) -> str:
-    """A duration for people: ``under a second``, ``about 25 s``, ``about 4 min``, ``about 1 h 20 min``."""
+def duration(seconds: float) -> str:
+    """A duration for people: ``under a second``, ``25 s``, ``4 min``, ``1 h 20 min``."""
     if seconds < 1:
         return "under a second"
     if seconds < 90:
-        return f"about {seconds:.0f} s"
+        return f"{seconds:.0f} s"
     minutes = seconds / 60
     if minutes < 90:
-        return f"about {minutes:.0f} min"
-    return f"about {int(minutes // 60)} h {minutes % 60:.0f} min"
+        return f"{minutes:.0f} min"
+    return f"{int(minutes // 60)} h {minutes % 60:.0f} min"
+
+
+def about(seconds: float) -> str:
+    """An expected duration: ``under a second``, ``about 25 s``, ``about 4 min``, ``about 1 h 20 min``."""
+    said = duration(seconds)
+    return said if seconds < 1 else f"about {said}"
 
 
 @dataclass

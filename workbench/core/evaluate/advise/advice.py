@@ -34,7 +34,7 @@ from workbench.core.evaluate.metrics import summary_to_dict
 from workbench.core.evaluate.question_set import QuestionSet
 from workbench.core.evaluate.records import code_version, find_run, list_runs, question_rows, run_config
 from workbench.core.evaluate.sweep import SweepResult
-from workbench.core.index.estimate import BuildEstimate
+from workbench.core.index.estimate import BuildEstimate, about, duration
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.store import Scope
 
@@ -77,31 +77,23 @@ class AdvicePlan:
         out = [f"advice for {self.qset.name}: {self.split.describe()}",
                f"space: {self.space.describe()}",
                f"chunk sets: {len(self.chunkings)} chunkings, {len(ready)} built already; building all the others "
-               f"would take about {_duration(self.expected_build_s())} (estimated before building)"]
+               f"would take {about(self.expected_build_s())} (estimated before building)"]
         for chunker in self.space.chunkers:
-            costs = [f"{size}: {_duration(e.seconds) if e.seconds else 'built'}"
+            costs = [f"{size}: {duration(e.seconds) if e.seconds else 'built'}"
                      for (c, size), e in self.chunkings.items() if c == chunker]
             out.append(f"  {chunker:<20} {', '.join(costs)}")
         _, half = self.halves()
         reserve = confirm_reserve(self, len(half.questions))
-        out.append(f"time limit {_duration(self.time_limit_s)}: each trial searches {len(fit.questions)} fit "
-                   f"questions (about {_duration(per_trial)} once its chunk sets exist); the best {CANDIDATES} are "
-                   f"then confirmed on the other half against plain and hybrid at the same budget (about "
-                   f"{_duration(reserve)} kept aside for it)")
+        out.append(f"time limit {duration(self.time_limit_s)}: each trial searches {len(fit.questions)} fit "
+                   f"questions ({about(per_trial)} once its chunk sets exist); the best {CANDIDATES} are "
+                   f"then confirmed on the other half against plain and hybrid at the same budget "
+                   f"({about(reserve)} kept aside for it)")
         notes = list(self.notes)
         if reserve >= self.time_limit_s:
-            notes.append(f"the confirm half alone needs about {_duration(reserve)} (its baselines' chunk sets are "
+            notes.append(f"the confirm half alone needs {about(reserve)} (its baselines' chunk sets are "
                          "not built yet): the run will take longer than the time limit and try nothing on the fit "
                          "half")
         return out + [f"note: {n}" for n in notes]
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def confirm_reserve(plan: AdvicePlan, questions: int) -> float:
