@@ -88,7 +88,7 @@ BINARY = {"hit": _hit, "answered": _answered}
 
 
 # ----- results -------------------------------------------------------------------------------------------
-def _num(x: float, unit: str) -> str:
+def signed_value(x: float, unit: str) -> str:
     """Signed, with a real minus sign; points to one decimal, scores (MRR) to three, tokens whole (one
     decimal under 10)."""
     v = x * 100 if unit == "points" else x
@@ -108,11 +108,11 @@ def format_p(p: float) -> str:
     return f"p = {p:.2g}" if p < 0.1 else f"p = {p:.2f}"
 
 
-def _bound(x: float, unit: str) -> str:
+def interval_end(x: float, unit: str) -> str:
     """An interval end: ``±∞`` when unbounded (too few questions to reject any shift)."""
     if math.isinf(x):
         return "+∞" if x > 0 else "−∞"
-    return _num(x, unit)
+    return signed_value(x, unit)
 
 
 @dataclass(frozen=True)
@@ -180,8 +180,9 @@ class MetricDifference:
         if self.ci_level is not None and self.ci_level != self.alpha:
             ci += f" (Holm-adjusted: {_level(self.ci_level)} level)"
         unit = "" if self.unit == "score" else f" {self.unit}"
-        return (f"B − A {title} {_num(self.diff, self.unit)}{unit}, {ci} [{_bound(self.ci_low, self.unit)}, "
-                f"{_bound(self.ci_high, self.unit)}], {p} over {self.n} questions: {self.verdict}")
+        return (f"B − A {title} {signed_value(self.diff, self.unit)}{unit}, {ci} "
+                f"[{interval_end(self.ci_low, self.unit)}, {interval_end(self.ci_high, self.unit)}], {p} over "
+                f"{self.n} questions: {self.verdict}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (NaN and ±∞ as None), with ``verdict`` and ``sentence``. Rates are fractions (0–1):
@@ -261,7 +262,8 @@ class PairedComparison:
 
     def mdd_sentence(self) -> str:
         """The minimum detectable differences in one line."""
-        parts = [f"{METRICS[m.metric][2]} {_num(m.mdd, m.unit).lstrip('+')}{'' if m.unit == 'score' else ' ' + m.unit}"
+        parts = [f"{METRICS[m.metric][2]} {signed_value(m.mdd, m.unit).lstrip('+')}"
+                 f"{'' if m.unit == 'score' else ' ' + m.unit}"
                  for m in self.metrics.values() if m.n > 1 and not math.isnan(m.mdd)]
         return (f"minimum detectable difference (80% power, α = {self.alpha:g}, ≈ 2.8 × SE of the paired "
                 f"differences): " + (", ".join(parts) or "n/a"))

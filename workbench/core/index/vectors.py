@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.core.index.embedding import normalised
 from workbench.core.store.errors import from_os_error
 
 APPROX_THRESHOLD = 20_000
@@ -205,10 +206,7 @@ def pseudo_questions(vectors: np.ndarray, count: int, seed: int = 0) -> np.ndarr
     between two topics (so its nearest chunks lie in several lists, as a question's do)."""
     rng = np.random.default_rng(seed)
     pairs = rng.integers(0, len(vectors), size=(count, 2))
-    queries = vectors[pairs[:, 0]] + vectors[pairs[:, 1]]
-    norms = np.linalg.norm(queries, axis=1, keepdims=True)
-    out: np.ndarray = (queries / np.where(norms == 0, 1.0, norms)).astype(np.float32)
-    return out
+    return normalised(vectors[pairs[:, 0]] + vectors[pairs[:, 1]])
 
 
 def calibrate_nprobe(ivf: Any, vectors: np.ndarray, target: float = RECALL_TARGET,

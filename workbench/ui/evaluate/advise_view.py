@@ -17,6 +17,7 @@ A recorded advice run (``workbench advise`` or this tab) opens from the *Recorde
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ from PySide6.QtWidgets import (
 from workbench.core.evaluate.advise.optimise import Trial
 from workbench.core.evaluate.advise.space import Space, baseline
 from workbench.core.evaluate.records import find_run, list_runs
+from workbench.core.evaluate.statistics import interval_end, signed_value
 from workbench.core.jobs import ProgressEvent
 from workbench.core.retrieve.strategies import Strategy, from_dict
 from workbench.ui.app.theme import current_palette
@@ -98,12 +100,10 @@ def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int) -
     if m["diff"] is None:
         return ""
 
-    def points(x: float | None, end: str) -> str:
-        if x is None:
-            return end
-        return f"{100 * x:+.1f}".replace("-", "−")
-
-    return f"{points(m['diff'], '')} [{points(m['ci_low'], '−∞')}, {points(m['ci_high'], '+∞')}]"
+    low = -math.inf if m["ci_low"] is None else m["ci_low"]  # JSON keeps an unbounded end as None
+    high = math.inf if m["ci_high"] is None else m["ci_high"]
+    return (f"{signed_value(m['diff'], 'points')} [{interval_end(low, 'points')}, "
+            f"{interval_end(high, 'points')}]")
 
 
 class ParetoPlot(QWidget):

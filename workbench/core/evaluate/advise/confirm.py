@@ -20,7 +20,13 @@ from workbench.core.evaluate.advise.optimise import Trial
 from workbench.core.evaluate.advise.space import Space, baseline
 from workbench.core.evaluate.baseline import holm_adjust
 from workbench.core.evaluate.question_set import QuestionSet
-from workbench.core.evaluate.statistics import PairedComparison, compare_paired, format_p
+from workbench.core.evaluate.statistics import (
+    PairedComparison,
+    compare_paired,
+    format_p,
+    interval_end,
+    signed_value,
+)
 from workbench.core.evaluate.sweep import SweepConfig, SweepResult, run_sweep
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.strategies import Strategy
@@ -102,18 +108,12 @@ class Confirmation:
                 "pick": self.pick.key, "verdict": self.verdict, "mdd": _clean(self.mdd)}
 
 
-def _points(x: float) -> str:
-    return f"{'+' if x > 0 else '−' if x < 0 else ''}{abs(100 * x):.1f}"
-
-
-def _bound(x: float) -> str:
-    return ("+∞" if x > 0 else "−∞") if math.isinf(x) else _points(x)
-
 
 def _against(comp: PairedComparison, base: str) -> str:
     """How the pick did against one baseline on the confirm half, in words that never overclaim."""
     m = comp.metrics["recall"]
-    figures = f"{_points(m.diff)} points, CI [{_bound(m.ci_low)}, {_bound(m.ci_high)}], {format_p(m.p)}"
+    figures = (f"{signed_value(m.diff, 'points')} points, CI [{interval_end(m.ci_low, 'points')}, "
+               f"{interval_end(m.ci_high, 'points')}], {format_p(m.p)}")
     if m.verdict == "B better":
         return f"better than {base} ({figures})"
     if m.verdict == "A better":

@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -257,24 +257,27 @@ class Search:
             return None
         if len(configs) < 2 or self.costs.is_built(configs[0]):
             return None
-        for best in done_trials(self.trials):
-            other = {**params, **{k: best.params[k] for k in ("search", "expansion", "top_k")}}
+        for other in self._with_best_settings(params):
             if other["expansion"] != "multi-granularity" and self._key(other) not in results \
                     and self._in_space(other):
                 return other
         return None
 
+    def _with_best_settings(self, params: Params) -> Iterator[Params]:
+        """The chunking of ``params`` with the retrieval settings of each trial done so far, best first."""
+        for best in done_trials(self.trials):
+            yield {**params, **{k: best.params[k] for k in ("search", "expansion", "top_k")}}
+
     def _together(self, study: Any, params: Params, results: dict[tuple[Any, ...], Trial]) -> None:
         """Queue the best retrieval settings so far on the chunking ``params`` just built (those that need a
         coarse chunk set not built yet are left to the sampler)."""
         queued = 0
-        for best in done_trials(self.trials):
-            other = {**params, **{k: best.params[k] for k in ("search", "expansion", "top_k")}}
+        for other in self._with_best_settings(params):
             key = self._key(other)
             if key in results or key in self.queued or not self._in_space(other):
                 continue
             try:
-                if self.costs.build_seconds(self.space.strategy(other).chunk_configs()) > 0:
+                if not all(self.costs.is_built(c) for c in self.space.strategy(other).chunk_configs()):
                     continue
             except ValueError:
                 continue

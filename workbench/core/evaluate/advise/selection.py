@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.evaluate.advise.optimise import Trial, done_trials
 from workbench.core.evaluate.advise.space import Space, label, preset_params
 from workbench.core.evaluate.question_set import QuestionSet
-from workbench.core.evaluate.statistics import MetricDifference, compare_paired, format_p
+from workbench.core.evaluate.statistics import (
+    MetricDifference,
+    compare_paired,
+    format_p,
+    interval_end,
+    signed_value,
+)
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, run_sweep
 from workbench.core.jobs import CancelToken
 
@@ -46,7 +52,8 @@ class Selection:
         d = self.difference
         return (f"the best preset on fit ({on_fit}), kept because the best on fit, {self.best.key} "
                 f"({100 * (self.best.recall or 0):.1f}), could not be told apart from it there "
-                f"({_signed(d.diff)} points, CI [{_signed(d.ci_low)}, {_signed(d.ci_high)}], {format_p(d.p)})")
+                f"({signed_value(d.diff, 'points')} points, CI [{interval_end(d.ci_low, 'points')}, "
+                f"{interval_end(d.ci_high, 'points')}], {format_p(d.p)})")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -55,13 +62,6 @@ class Selection:
                 "difference": self.difference.to_dict() if self.difference else None,
                 "rule": "the best preset stays the pick unless the best configuration is distinguishably better "
                         "on the fit half (paired sign-flip test on recall, alpha 0.05)"}
-
-
-def _signed(x: float) -> str:
-    """A fraction as signed points with a real minus sign (±∞ for an unbounded end)."""
-    if x in (float("inf"), float("-inf")):
-        return "+∞" if x > 0 else "−∞"
-    return f"{100 * x:+.1f}".replace("-", "−")
 
 
 def select(ws: EvalWorkspace, fit: QuestionSet, trials: Sequence[Trial], space: Space, seed: int = 0,
