@@ -161,3 +161,20 @@ def test_the_sides_build_line_shows_the_estimate(qtbot, make_window, hash_sample
     qtbot.waitUntil(lambda: any(m.startswith("80 tokens") for m in seen) and not side.controller.building,
                     timeout=20_000)
     assert all(" chunks, " in m for m in seen), seen
+
+
+def test_an_estimate_made_just_before_a_build_is_the_one_the_build_says(hash_ws, monkeypatch):
+    import workbench.core.workspace as workspace
+
+    hash_ws.add_paths([str(SAMPLE)])
+    config = ChunkConfig(size=90)
+    calls = []
+    real = workspace.estimate_build
+    monkeypatch.setattr(workspace, "estimate_build", lambda *a, **k: calls.append(1) or real(*a, **k))
+    estimate = hash_ws.estimate_chunk_set(config)
+    said: list[ProgressEvent] = []
+    hash_ws.ensure_chunk_set(config, said.append)
+    assert len(calls) == 1, "the dry run is not made twice"
+    assert [e.message for e in said if e.stage == "estimate"] == [f"{config.label()}: {estimate.describe()}"]
+    hash_ws.ensure_chunk_set(ChunkConfig(size=91), said.append)
+    assert len(calls) == 2, "a set nobody estimated is estimated before its build"

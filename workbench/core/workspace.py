@@ -32,6 +32,7 @@ from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder, embed_cached
 from workbench.core.index.estimate import BuildEstimate, estimate_build
 from workbench.core.index.locking import FileLock, LockBusy
+from workbench.core.index.rates import embedding_rate
 from workbench.core.index.removal import remove_under
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
 from workbench.core.index.vectors import VectorIndex
@@ -71,6 +72,7 @@ class Workspace(CorpusLookups):
         self._init_lookups()
         self.writer = FileLock(self.data_dir / "write.lock")
         self.retriever = Retriever()  # runs strategies; owns the hit cache and the section cache
+        self._estimates: dict[str, tuple[Any, BuildEstimate]] = {}  # set id → (its state, the last estimate)
         self.sentence_vectors = LruVectors()  # lent to every embedding chunker built here (model|text → vector)
         self._current: dict[str, int] = {}
         self._generation_seen = -1  # the store generation the cached document texts belong to
@@ -410,14 +412,35 @@ class Workspace(CorpusLookups):
         kept for the build)."""
         embedder = self.embedder_for(model)
         counter = counter_for_model(getattr(embedder, "model_path", None))
-        return estimate_build(self.store, config, embedder, counter, scope=self.set_scope(scope))
+        return self._estimate(config, embedder, counter, self.set_scope(scope))
+
+    def _estimate(self, config: ChunkConfig, embedder: Embedder, counter: TokenCounter, scope: Scope | None,
+                  reuse: bool = False) -> BuildEstimate:
+        """The estimate of a chunk set; with ``reuse``, the one ``estimate_chunk_set`` made last for this set
+        while its documents, its chunked documents and the kept rate stay as they were (a caller that
+        estimated just before building, such as the advisor, does not pay for the dry run twice)."""
+        set_id = config.set_id(embedder.model_id, scope.key if scope else "")
+
+        def state() -> tuple[Any, ...]:
+            return (tuple(sorted(self.store.document_shas().items())),
+                    tuple(sorted(self.store.chunked_docs(set_id).items())),
+                    embedding_rate(self.store, embedder.model_id))
+
+        kept = self._estimates.pop(set_id, None)
+        if reuse and kept is not None and kept[0] == state():
+            return kept[1]
+        estimate = estimate_build(self.store, config, embedder, counter, scope=scope,
+                                  vector_cache=self.sentence_vectors)
+        if not reuse:  # after the estimate: a first estimate measures and keeps the model's rate
+            self._estimates[set_id] = (state(), estimate)
+        return estimate
 
     def _say_estimate(self, config: ChunkConfig, embedder: Embedder, counter: TokenCounter,
                       progress: ProgressSink, scope: Scope | None) -> None:
         """Tell ``progress`` what the build about to start will cost (an ``estimate`` notice), when it has
         documents to cut; an estimate that cannot be made says nothing (the build then says why)."""
         try:
-            estimate = estimate_build(self.store, config, embedder, counter, scope=scope)
+            estimate = self._estimate(config, embedder, counter, scope, reuse=True)
         except (ChunkerError, LLMError, ValueError):
             return
         if estimate.to_embed or estimate.seconds >= 1:

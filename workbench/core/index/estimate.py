@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections import ChainMap
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -122,10 +123,12 @@ def sample_documents(doc_ids: Sequence[int], sizes: dict[int, int], budget: int 
 
 
 def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counter: TokenCounter,
-                   calibrate: bool = True, scope: Scope | None = None) -> BuildEstimate:
+                   calibrate: bool = True, scope: Scope | None = None,
+                   vector_cache: MutableMapping[str, np.ndarray] | None = None) -> BuildEstimate:
     """The cost of bringing the chunk set of ``config`` and ``embedder`` up to date (see the module docstring);
     ``calibrate``: measure the model's rate on a few texts when none is kept yet; ``scope``: the set covers
-    those documents only (a scoped set, ``Workspace.set_scope``)."""
+    those documents only (a scoped set, ``Workspace.set_scope``); ``vector_cache``: the in-memory vectors an
+    embedding chunker may read (the dry run's stand-ins never enter it)."""
     set_id = config.set_id(embedder.model_id, scope.key if scope else "")
     shas = store.document_shas()
     if scope is not None:
@@ -139,7 +142,9 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
     sizes = store.document_sizes(todo)
     sample = sample_documents(todo, sizes)
     dry = DryEmbed(store, embedder.model_id)
-    cutter = SetCutter(config, store, embedder, counter, vector_cache=LruVectors(), embed=dry)
+    private = LruVectors()  # stand-in vectors stay here; reads fall through to the shared cache
+    vectors = private if vector_cache is None else ChainMap(private, vector_cache)
+    cutter = SetCutter(config, store, embedder, counter, vector_cache=vectors, embed=dry)
     chunks = 0
     keyed: dict[str, str] = {}  # vector-cache key → the text embedded under it
     fresh: list[str] = []  # texts no cache can hold yet (a contextual set's sentences are not written)
