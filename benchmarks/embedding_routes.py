@@ -8,7 +8,8 @@ vectors are compared with the exact ones (fp32, sentence-transformers ``encode``
 
 Parts: (1) where the time goes for the exact model (tokenisation, padding, the forward pass, threads for a bulk
 job and for one question); (2) the routes: exact fp32 at other batch sizes, bf16 (autocast, and bf16 weights),
-torch dynamic int8 quantisation of the Linear layers, and ONNX Runtime fp32 / int8 when ``onnxruntime`` and
+torch dynamic int8 quantisation of the Linear layers, the workbench's own lanes (a forward pass per core, each on
+one torch thread: what a chunk-set build runs, fp32 and bf16), and ONNX Runtime fp32 / int8 when ``onnxruntime`` and
 ``onnx`` are installed (``pip install onnxruntime onnx``; the packaged MiniLM is exported with torch.onnx, offline).
 """
 
@@ -168,7 +169,12 @@ def routes(model, model_path: str, texts: list[str], repeats: int) -> None:
     import torch
     from sentence_transformers import SentenceTransformer
 
+    from workbench.core.index.embedding import SentenceTransformerEmbedder
+
+    cores = torch.get_num_threads()
+
     def st(m, batch: int, autocast: bool = False) -> np.ndarray:
+        torch.set_num_threads(cores)  # torch's own threads (a lane route before left it at one)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
             v = m.encode(texts, batch_size=batch, convert_to_tensor=True, show_progress_bar=False)
         v = v.float().numpy()
@@ -176,6 +182,7 @@ def routes(model, model_path: str, texts: list[str], repeats: int) -> None:
 
     bf16_weights = SentenceTransformer(model_path, device="cpu", local_files_only=True,
                                        model_kwargs={"dtype": torch.bfloat16})
+    lanes_exact, lanes_bf16 = (SentenceTransformerEmbedder(model_path, precision=p) for p in ("fp32", "bf16"))
     int8 = torch.ao.quantization.quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8)
     candidates: dict[str, Callable[[], np.ndarray]] = {
         "exact fp32, batch 64 (raw encode)": lambda: st(model, 64),
@@ -186,6 +193,8 @@ def routes(model, model_path: str, texts: list[str], repeats: int) -> None:
         "bf16 autocast, batch 64": lambda: st(model, 64, autocast=True),
         "bf16 weights, batch 16": lambda: st(bf16_weights, 16),
         "torch dynamic int8 (Linear), batch 16": lambda: st(int8, 16),
+        "exact fp32, a lane per core, batch 16 (the default model's build)": lambda: lanes_exact.encode(texts),
+        "bf16 autocast, a lane per core, batch 16 (minilm-bf16's build)": lambda: lanes_bf16.encode(texts),
     }
     with tempfile.TemporaryDirectory() as tmp:
         candidates |= onnx_routes(model, texts, Path(tmp))

@@ -33,10 +33,12 @@ def main() -> None:
     args = ap.parse_args()
     models = args.model or ["default", "minilm-bf16"]
 
+    import torch
+
     from workbench.core.index.build import chunk_texts
     from workbench.core.index.embedder_pool import EmbedderPool
-    from workbench.core.index.threads import chooser, set_threads
     from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.lanes import cores as torch_cores
     from workbench.core.workspace import Workspace
 
     pool = EmbedderPool()
@@ -47,7 +49,7 @@ def main() -> None:
     ours: dict[str, list[float]] = {spec: [] for spec in models}
     raw: list[float] = []  # every core (torch's default)
     raw_one: list[float] = []  # one thread
-    cores = chooser().options[0]
+    cores = torch_cores()
     first_build: list[float] = []
     rechunk: list[float] = []
     n_chunks = 0
@@ -64,7 +66,7 @@ def main() -> None:
                 ours[spec].append(len(texts) / t_ours)
                 if spec == models[0]:  # the exact model's raw encode on the same texts, once a round
                     for threads in (cores, 1):
-                        set_threads(threads)
+                        torch.set_num_threads(threads)
                         t0 = time.perf_counter()
                         exact.model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
                                            show_progress_bar=False)

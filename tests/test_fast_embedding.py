@@ -1,8 +1,12 @@
 """Faster embedding with the same vectors: the bf16 model ``minilm-bf16`` (its own identity, agreeing with the
-exact model), one torch thread for a question and every core for a bulk job, and texts ordered by length over
-a whole embedding job. The real MiniLM where vectors are the point; the hashed embedder for the plumbing."""
+exact model), one torch thread for a question and a lane per core for a bulk job (batches side by side, the
+vectors unchanged), and texts ordered by length over a whole embedding job. The real MiniLM where vectors are
+the point; the hashed embedder for the plumbing."""
 
 from __future__ import annotations
+
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -10,6 +14,7 @@ from conftest import SAMPLE
 from fake_embedder import RecordingEmbedder
 
 from workbench.cli import main
+from workbench.core import lanes
 from workbench.core.index.embedder_pool import (
     FAST_MODEL,
     EmbedderPool,
@@ -20,6 +25,7 @@ from workbench.core.index.embedder_pool import (
 )
 from workbench.core.index.embedding import embed_cached
 from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.workspace import Workspace
 
 
@@ -90,22 +96,64 @@ def test_a_question_runs_on_one_thread(embedder):
     assert torch.get_num_threads() == 1
 
 
-def test_bulk_jobs_run_on_the_thread_setting_measured_faster():
-    from workbench.core.index.threads import ThreadChooser
+def test_lanes_keep_the_items_order_and_run_side_by_side(monkeypatch):
+    monkeypatch.setattr(lanes, "lane_count", lambda: 2)
+    running, most = [0], [0]
+    guard = threading.Lock()
 
-    chooser = ThreadChooser(cores=2, retry_every=4)
-    assert chooser.choose() == 2, "every core first"
-    chooser.record(2, 1000, 2.0)  # another program holds a core: two threads wait for each other
-    assert chooser.choose() == 1, "then one thread, once"
-    chooser.record(1, 1000, 0.8)
-    picks = [chooser.choose() for _ in range(8)]
-    assert picks.count(1) == 6 and picks.count(2) == 2, "the faster one, the other retried now and then"
-    for _ in range(3):  # the machine is idle again: two threads become faster
-        chooser.record(2, 1000, 0.4)
-    assert chooser.choose() == 2
-    assert ThreadChooser(cores=1).choose() == 1
+    def work(i: int) -> int:
+        with guard:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.02 if i % 2 else 0.05)  # uneven batches: later items finish first on the other lane
+        with guard:
+            running[0] -= 1
+        return i * i
+
+    assert list(lanes.in_lanes(work, list(range(12)))) == [i * i for i in range(12)]
+    assert most[0] == 2, "two batches ran at once"
+    import torch
+
+    assert torch.get_num_threads() == 1, "each lane runs its batch on one torch thread"
 
 
+def test_a_cancel_stops_the_lanes_batches_not_yet_started(monkeypatch):
+    monkeypatch.setattr(lanes, "lane_count", lambda: 2)
+    cancel, started = CancelToken(), []
+
+    def work(i: int) -> int:
+        started.append(i)
+        time.sleep(0.02)
+        return i
+
+    results = []
+    with pytest.raises(Cancelled):
+        for value in lanes.in_lanes(work, list(range(40)), cancel):
+            results.append(value)
+            if value == 3:
+                cancel.cancel()
+    assert results == list(range(len(results))) and len(results) < 8, "the batches begun before the cancel, in order"
+    assert len(started) < 10, "the queued batches were dropped, not run"
+
+
+def test_an_error_in_a_lane_is_raised_as_it_was(monkeypatch):
+    monkeypatch.setattr(lanes, "lane_count", lambda: 2)
+
+    def work(i: int) -> int:
+        if i == 5:
+            raise ValueError("batch 5 is broken")
+        return i
+
+    with pytest.raises(ValueError, match="batch 5"):
+        list(lanes.in_lanes(work, list(range(10))))
+
+
+@pytest.mark.slow
+def test_lanes_give_the_vectors_of_one_encode_call(embedder):
+    texts = sample_texts(40)
+    expected = embedder.model.encode(texts, batch_size=64, normalize_embeddings=True)
+    got = embedder.encode(texts)
+    assert np.abs(got - expected).max() < 1e-5, "same model, same vectors, whatever lane ran the batch"
 
 
 def test_one_embedding_job_is_ordered_by_length_across_its_commits(hash_ws):

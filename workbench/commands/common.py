@@ -176,7 +176,7 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="data folder (default: $WORKBENCH_DATA or the per-user data folder)")
     p.add_argument("--model", help="embedding model: a local sentence-transformers folder, ollama:NAME (the "
                                    "Ollama server's /api/embed), or minilm-bf16 (the packaged model with bf16 "
-                                   "matrix products: about 1.5x faster where the CPU has bf16 instructions, its own "
+                                   "matrix products: about twice as fast where the CPU has bf16 instructions, its own "
                                    "chunk sets; default: packaged "
                                    "all-MiniLM-L6-v2)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")

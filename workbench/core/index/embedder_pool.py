@@ -3,7 +3,7 @@
 A *model spec* names an embedding model: ``""`` (or ``"default"``) is the workspace's default (the packaged
 all-MiniLM-L6-v2 unless ``--model`` / Settings chose another), ``"ollama:NAME"`` embeds through the local
 Ollama server's ``/api/embed``, ``"minilm-bf16"`` is the packaged model run with bf16 matrix products (about
-1.5× as fast on a CPU with bf16 instructions, vectors agreeing with the exact model's to a mean cosine of
+twice as fast on a CPU with bf16 instructions, vectors agreeing with the exact model's to a mean cosine of
 0.99998; measured in docs/performance.md), anything else is a local sentence-transformers folder. A chunk set is a
 chunking configuration *and* a model (``ChunkConfig.set_id(model_id)``), so each model has its own chunk
 sets and its own cached vectors; the pool opens each model once, lazily, and finds the open embedder of a
@@ -27,9 +27,9 @@ DEFAULT_NAMES = ("", "default")
 FAST_MODEL = "minilm-bf16"
 # Models the workbench names itself (packaged, so no consent is asked): spec → (precision, what people read).
 NAMED_MODELS = {
-    FAST_MODEL: ("bf16", "the packaged all-MiniLM-L6-v2 with bf16 matrix products: about 1.5x faster to build "
-                         "with on a CPU with bf16 instructions; its vectors agree with the exact model's (mean cosine "
-                         "0.99998) and it keeps chunk sets and cached vectors of its own"),
+    FAST_MODEL: ("bf16", "the packaged all-MiniLM-L6-v2 with bf16 matrix products: about twice as fast to "
+                         "build with on a CPU with bf16 instructions; its vectors agree with the exact model's "
+                         "(mean cosine 0.99998) and it keeps chunk sets and cached vectors of its own"),
 }
 
 

@@ -5,10 +5,10 @@ sentence-transformers folder can be used instead. Nothing is ever downloaded.
 
 How a CPU embeds fastest was measured (``benchmarks/embedding_routes.py``, docs/performance.md): the forward
 pass is the whole cost (tokenisation under 1%), batches of 16 run faster than 64 (activations stay in cache),
-the thread count that suits the machine changes with what else runs (``threads``: one for a question; for a
-bulk job the faster of one and every core, measured as it runs), and bf16 matrix products (``precision="bf16"``,
-torch autocast) embed about 1.5× as fast with vectors that agree with fp32 to a cosine of 0.99998. bf16 is
-another model identity (``model_id`` + ``+bf16``): its vectors are cached and its chunk sets built apart.
+whole batches run side by side on one torch thread per core (``lanes``) rather than each batch on every core,
+and bf16 matrix products (``precision="bf16"``, torch autocast) embed about twice as fast with vectors that
+agree with fp32 to a cosine of 0.99998. bf16 is another model identity (``model_id`` + ``+bf16``): its vectors
+are cached and its chunk sets built apart.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from workbench.core.index.threads import chooser, set_threads
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
+from workbench.core.lanes import in_lanes
 
 if TYPE_CHECKING:
     from workbench.core.store import Store
@@ -36,7 +36,6 @@ DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 SAVE_EVERY = 64  # vectors committed to the cache per transaction while embedding
 BATCH_SIZE = 16  # texts per forward pass: faster than 64 on this CPU (benchmarks/embedding_routes.py)
 PRECISIONS = ("fp32", "bf16")
-SMALL_JOB_CHARS = 2_000  # up to this many characters in all (a question or a few) are embedded on one thread
 
 
 def ensure_offline() -> None:
@@ -144,7 +143,7 @@ def precision_context(precision: str) -> Iterator[None]:
 class SentenceTransformerEmbedder:
     """A local sentence-transformers model; the model is loaded on first use (lazy torch import).
 
-    ``precision="bf16"`` embeds with bf16 matrix products (about 1.5x faster on a CPU with bf16 instructions)
+    ``precision="bf16"`` embeds with bf16 matrix products (about twice as fast on a CPU with bf16 instructions)
     under its own ``model_id``, so its vectors never mix with the exact model's.
     """
 
@@ -196,28 +195,25 @@ class SentenceTransformerEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        small = sum(len(t) for t in texts) <= SMALL_JOB_CHARS
-        threads = chooser()
         report = Reporter(progress, "embedding", len(texts))
         # Sort by length once so each batch pads little (what encode() does inside one call).
         order = np.argsort([-len(t) for t in texts], kind="stable")
-        step = max(self.batch_size * 4, 256)
-        for i in range(0, len(texts), step):
-            if cancel is not None:
-                cancel.check()
-            idx = order[i : i + step]
-            batch = [texts[j] for j in idx]
-            n_threads = 1 if small else threads.choose()
-            set_threads(n_threads)
-            started = time.perf_counter()
+        batches = [order[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+
+        def forward(idx: np.ndarray) -> np.ndarray:
+            """One batch on the calling lane (autocast and grad mode are per thread: set here)."""
             with self.inference():
-                vecs = model.encode(batch, batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=False)
-            if not small:
-                threads.record(n_threads, sum(len(t) for t in batch), time.perf_counter() - started)
-            out[idx] = normalised(vecs.float().cpu().numpy())
-            self.calls += 1
+                vecs = model.encode([texts[j] for j in idx], batch_size=len(idx), convert_to_tensor=True,
+                                    show_progress_bar=False)
+            return normalised(vecs.float().cpu().numpy())
+
+        done = 0
+        for idx, vecs in zip(batches, in_lanes(forward, batches, cancel), strict=True):
+            out[idx] = vecs
+            done += len(idx)
             self.texts_encoded += len(idx)
-            report(min(len(texts), i + step))
+            report(done)
+        self.calls += 1
         return out
 
 

@@ -98,8 +98,8 @@ class SettingsDialog(QDialog):
         self.data_dir = QLineEdit(self._initial_data)
         self.data_dir.setToolTip("The folder holding the index (SQLite + FAISS files) and the embedding cache")
         self.default_model = QRadioButton("Installed default (all-MiniLM-L6-v2)")
-        self.fast_model = QRadioButton(f"Installed default with bf16 matrix products ({FAST_MODEL}): about 1.5× "
-                                       "faster to index")
+        self.fast_model = QRadioButton(f"Installed default with bf16 matrix products ({FAST_MODEL}): about twice "
+                                       "as fast to index")
         self.fast_model.setToolTip(NAMED_MODELS[FAST_MODEL][1])
         self.local_model = QRadioButton("Local sentence-transformers folder:")
         named = is_named_model(self._initial_model)

@@ -36,6 +36,7 @@ from workbench.core.ingest.chunkers.protocol import (
 )
 from workbench.core.ingest.headings import Heading
 from workbench.core.jobs import CancelToken
+from workbench.core.lanes import in_lanes, lane_count
 
 BLOCK_CHARS = 60_000  # the text is tokenized this many characters at a time (cut at white space)
 POOL_BLOCK = 4_096  # token vectors pooled this many at a time by ``pool_chunk_vectors``
@@ -173,17 +174,25 @@ def token_vector_blocks(embedder: Any, ids: np.ndarray, batch_size: int = 8) -> 
     size = int(model.max_seq_length) - len(specials)
     spans = windows(n, size, size // 4)
     dim = _dimension(model)
+    lanes = lane_count()
+    inference = getattr(embedder, "inference", contextlib.nullcontext)  # the embedder's precision
     done = 0  # tokens before this one were handed out
     held = np.zeros((0, dim), dtype=np.float32)  # vectors of tokens done .. done + len(held)
     room_held = np.zeros(0, dtype=np.int64)  # each held token's distance to its window's nearer edge
     for first in range(0, len(spans), batch_size):
         batch = spans[first:first + batch_size]
         rows = [head + ids[a:b].tolist() + tail for a, b in batch]
-        features = tokenizer.pad({"input_ids": rows}, return_tensors="pt")
-        features = {k: v.to(model.device) for k, v in features.items()}
-        inference = getattr(embedder, "inference", contextlib.nullcontext)  # the embedder's precision
-        with torch.no_grad(), inference():
-            hidden = model.forward(features)["token_embeddings"].float().cpu().numpy()
+        parts = [rows[i::lanes] for i in range(min(lanes, len(rows)))]  # one share of the windows per lane
+        features = [{k: v.to(model.device) for k, v in tokenizer.pad({"input_ids": part}, return_tensors="pt").items()}
+                    for part in parts]
+
+        def forward(part: dict[str, Any]) -> np.ndarray:
+            """One share of the windows' token vectors (grad mode and precision are per thread: set here)."""
+            with torch.no_grad(), inference():
+                return np.asarray(model.forward(part)["token_embeddings"].float().cpu().numpy())
+
+        shares = list(in_lanes(forward, features))
+        hidden = [shares[i % len(parts)][i // len(parts)] for i in range(len(rows))]  # the windows' own order
         grow = batch[-1][1] - (done + len(held))
         if grow > 0:
             held = np.vstack([held, np.zeros((grow, dim), dtype=np.float32)])
