@@ -273,3 +273,27 @@ def test_semchunk_overlap_never_returns_a_chunk_over_the_limit():
     spans = chunk_verified(get_kind("semchunk").make(_resources(), max_tokens=12, overlap=3), text, [], "digits.txt")
     assert spans and all(_size(text, span, "tokens") <= 12 for span in spans)
     assert "".join(text[a:b] for a, b in spans).count("7") >= 14
+
+
+def test_a_documents_offsets_are_kept_for_its_next_cut():
+    from workbench.core.ingest.tokens import HFTokenCounter, OffsetsMemo
+
+    counter = HFTokenCounter(f"{default_model_path()}/tokenizer.json")
+    tokenized: list[int] = []
+    inner = counter._offsets
+    counter._offsets = lambda text: (tokenized.append(len(text)), inner(text))[1]  # type: ignore[method-assign]
+    doc = " ".join(f"word{i} is here." for i in range(2_000))
+    first = counter.offsets(doc)
+    again = counter.offsets(doc)
+    assert again is first and len(tokenized) == 1, "the second cut reads the kept offsets"
+    assert not first.flags.writeable, "kept offsets cannot be changed by a caller"
+    other = doc.replace("word1 ", "wordX ", 1)  # same length, another text: never a hit
+    assert np.array_equal(counter.offsets(other), inner(other)) and len(tokenized) == 2
+    counter.offsets("a short text")
+    assert counter.offsets("a short text").flags.writeable and len(tokenized) == 4, "short texts are not kept"
+
+    memo = OffsetsMemo(max_tokens=10)
+    memo.put("a" * 5, np.zeros((6, 2), dtype=np.int64))
+    memo.put("b" * 5, np.zeros((6, 2), dtype=np.int64))  # 12 tokens: the older one goes
+    assert memo.get("a" * 5) is None and memo.get("b" * 5) is not None
+    assert counter_for_model(str(default_model_path())) is COUNTER, "one counter per model folder"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 _WORDISH = re.compile(r"\w+|[^\w\s]")
 _BLOCK_CHARS = 60_000
 MAX_TOKEN_CHARS = 16  # a "token" longer than this (an [UNK] for a long unbroken run) counts as several
+MEMO_MIN_CHARS = 4_000  # a text at least this long (a document) keeps its offsets for the next cut
+MEMO_TOKENS = 4_000_000  # offsets kept in all, per counter (16 bytes a token: 64 MB)
 
 
 def split_long(spans: np.ndarray, max_chars: int) -> np.ndarray:
@@ -82,8 +86,46 @@ class RegexTokenCounter:
         return len(self.offsets(text))
 
 
+class OffsetsMemo:
+    """The token offsets of the documents cut last, so cutting them again at another size (the window's chunk
+    size slider, a sweep, the advisor) does not tokenize them again: least recently used first out, at most
+    ``max_tokens`` offsets in all. A hit is the same text, compared whole; the arrays are read-only."""
+
+    def __init__(self, max_tokens: int = MEMO_TOKENS) -> None:
+        self.max_tokens = max_tokens
+        self._entries: OrderedDict[int, tuple[str, np.ndarray]] = OrderedDict()
+        self._tokens = 0
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> np.ndarray | None:
+        """The offsets kept for ``text``, or None."""
+        with self._lock:
+            entry = self._entries.get(hash(text))
+            if entry is None or entry[0] != text:
+                return None
+            self._entries.move_to_end(hash(text))
+            return entry[1]
+
+    def put(self, text: str, offsets: np.ndarray) -> np.ndarray:
+        """Keep ``offsets`` for ``text`` (made read-only) and return them."""
+        offsets.flags.writeable = False
+        if len(offsets) > self.max_tokens:
+            return offsets
+        with self._lock:
+            old = self._entries.pop(hash(text), None)
+            if old is not None:
+                self._tokens -= len(old[1])
+            self._entries[hash(text)] = (text, offsets)
+            self._tokens += len(offsets)
+            while self._tokens > self.max_tokens:
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self._tokens -= len(dropped)
+        return offsets
+
+
 class HFTokenCounter:
-    """Tokens of a Hugging Face fast tokenizer loaded from a local ``tokenizer.json``."""
+    """Tokens of a Hugging Face fast tokenizer loaded from a local ``tokenizer.json``; a document's offsets
+    are kept for its next cut (``OffsetsMemo``)."""
 
     def __init__(self, tokenizer_file: str | Path, name: str | None = None) -> None:
         from tokenizers import Tokenizer
@@ -92,6 +134,7 @@ class HFTokenCounter:
         self._tok.no_truncation()
         self._tok.no_padding()
         self.name = name or Path(tokenizer_file).parent.name
+        self.memo = OffsetsMemo()
 
     def _encode_offsets(self, text: str, shift: int = 0) -> np.ndarray:
         enc = self._tok.encode(text, add_special_tokens=False)
@@ -103,7 +146,14 @@ class HFTokenCounter:
         """Token offsets as an ``(n, 2)`` array; long texts are tokenized in blocks cut at white space,
         so memory stays proportional to the number of tokens (16 bytes each), not to Python tuples.
         The offsets are tiled over the text (``boundaries.tile_spans``): characters the tokenizer drops
-        (control characters, an uncased model's combining marks) belong to the token next to them."""
+        (control characters, an uncased model's combining marks) belong to the token next to them. A
+        document's offsets are kept for its next cut, read-only."""
+        if len(text) < MEMO_MIN_CHARS:
+            return self._offsets(text)
+        kept = self.memo.get(text)
+        return kept if kept is not None else self.memo.put(text, self._offsets(text))
+
+    def _offsets(self, text: str) -> np.ndarray:
         if len(text) <= _BLOCK_CHARS:
             return tile_spans(text, split_long(self._encode_offsets(text), MAX_TOKEN_CHARS), in_place=True)
         out: list[np.ndarray] = []
@@ -146,8 +196,10 @@ def match_spans(pattern: re.Pattern[str], text: str) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
+@lru_cache(maxsize=8)
 def counter_for_model(model_path: str | None) -> TokenCounter:
-    """The token counter of a local sentence-transformers model folder (regex fallback if none)."""
+    """The token counter of a local sentence-transformers model folder (regex fallback if none), one per
+    folder in the process (its tokenizer is read once, and documents' offsets are kept across cuts)."""
     if model_path:
         path = Path(model_path) / "tokenizer.json"
         if path.exists():
