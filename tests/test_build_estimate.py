@@ -93,6 +93,16 @@ def test_keep_rate_follows_the_machine_without_jumping(hash_ws):
     assert keep_rate(hash_ws.store, "m", EmbedMeter(chars=10, texts=1, seconds=0.01)) is None, "too little to tell"
 
 
+def test_a_rate_weighs_each_measurement_by_the_seconds_behind_it(hash_ws):
+    probe = EmbedMeter(chars=500, texts=32, seconds=1.0)  # the short measurement before a first build
+    assert keep_rate(hash_ws.store, "m", probe, least_seconds=0.0) == 500.0
+    build = EmbedMeter(chars=60_000, texts=1_000, seconds=60.0)  # the build itself: twice as fast
+    kept = keep_rate(hash_ws.store, "m", build)
+    assert kept == pytest.approx(500 + (1000 - 500) * 60 / 61), "the build outweighs the probe"
+    busy = EmbedMeter(chars=30_000, texts=1_000, seconds=60.0)  # one slow build of a minute: halfway, no more
+    assert keep_rate(hash_ws.store, "m", busy) == pytest.approx((kept + 500) / 2)
+
+
 def test_semantic_estimate_is_exact_once_its_sentences_are_cached(hash_ws):
     hash_ws.add_paths([str(SAMPLE)])
     first = resolve({"chunker": {"name": "semantic", "percentile": 90}}).chunk

@@ -37,7 +37,7 @@ from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.store import Scope, Store
 
 SAMPLE_CHARS = 400_000  # characters cut by the dry run at most; larger corpora are sampled and scaled
-CALIBRATION_TEXTS = 24  # texts embedded to measure a model's rate before its first build
+CALIBRATION_TEXTS = 32  # texts embedded to measure a model's rate before its first build (whole batches)
 ASSUMED_CHARS_PER_S = 3_000.0  # ~750 tokens/s: MiniLM on a busy 2-core laptop, when nothing was measured
 CONTEXT_PREFIX_CHARS = 200  # about what an LLM's situating sentence adds to each embedded text
 LATE_OVERLAP = 4 / 3  # late chunking reads each token about this many times (windows overlap by a quarter)

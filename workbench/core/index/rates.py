@@ -1,8 +1,10 @@
 """This machine's measured embedding rate per model, kept in the data folder (the store's meta table).
 
 Every chunk-set build adds up the characters it embedded and the seconds the model took (``EmbedMeter``);
-``keep_rate`` folds that into the kept rate (half the old, half the new, so it follows the machine without
-jumping on one busy run). The cost estimate of the next build (``estimate``) divides the characters it
+``keep_rate`` folds that into the kept rate, each side weighed by the seconds of embedding behind it (the kept
+side counts at most ``EVIDENCE_CAP_S``): a build of a minute moves an established rate halfway, so the rate
+follows the machine without jumping on one busy run, and the first real build outweighs the second-long
+measurement taken before it. The cost estimate of the next build (``estimate``) divides the characters it
 expects to embed by this rate.
 """
 
@@ -11,7 +13,12 @@ from __future__ import annotations
 from workbench.core.index.embedding import EmbedMeter
 from workbench.core.store import Store
 
-KEEP_WEIGHT = 0.5  # share of a new measurement in the kept rate
+EVIDENCE_CAP_S = 60.0  # seconds of embedding a kept rate stands for, at most
+
+
+def evidence_name(model_id: str) -> str:
+    """The meta key of the seconds of embedding behind a model's kept rate."""
+    return f"embed_seconds:{model_id}"
 
 
 def rate_name(model_id: str) -> str:
@@ -31,6 +38,9 @@ def keep_rate(store: Store, model_id: str, meter: EmbedMeter, least_seconds: flo
     if measured is None:
         return None
     old = embedding_rate(store, model_id)
-    new = measured if old is None else (1 - KEEP_WEIGHT) * old + KEEP_WEIGHT * measured
+    behind = 0.0 if old is None else min(EVIDENCE_CAP_S, store.rate(evidence_name(model_id)) or EVIDENCE_CAP_S)
+    weight = meter.seconds / (meter.seconds + behind) if behind > 0 else 1.0
+    new = measured if old is None else (1 - weight) * old + weight * measured
     store.keep_rate(rate_name(model_id), new)
+    store.keep_rate(evidence_name(model_id), min(EVIDENCE_CAP_S, behind + meter.seconds))
     return new
