@@ -4,9 +4,10 @@ torch's own threads split every matrix product across the cores and meet after e
 pass moves at the pace of its slowest core. A lane is one Python thread running whole forward passes on one
 torch thread; a job's batches wait in one queue and each lane takes the next when it is free (torch releases
 the interpreter lock while it computes). Measured on this machine (``benchmarks/embedding_routes.py``,
-docs/performance.md): a lane per core embeds 1.26× as fast as torch's threads in fp32 and 2.3× (bf16 autocast)
-against the exact model on torch's threads, and a core that another program holds only makes its lane take
-fewer batches, where torch's threads would all wait for it. A question (one small batch) runs on the caller's
+docs/performance.md): a lane per core embeds at 1.24× the rate of torch's threads in fp32, and bf16 autocast
+on the lanes at 2.1–2.3× the exact model on torch's threads; with another program holding a core, the lanes
+embedded 17.0 texts/s against 10.1 on torch's threads (``benchmarks/busy_core.py``): a busy core only makes
+its lane take fewer batches, where torch's threads all wait for it. A question (one small batch) runs on the caller's
 thread, also on one torch thread.
 
 torch's thread count is one per process: from the first call here it is one, and the lanes are shared by every
