@@ -136,6 +136,21 @@ def test_a_cancel_stops_the_lanes_batches_not_yet_started(monkeypatch):
     assert len(started) < 10, "the queued batches were dropped, not run"
 
 
+def test_work_on_a_lane_that_asks_for_lanes_runs_there(monkeypatch):
+    monkeypatch.setattr(lanes, "lane_count", lambda: 2)
+
+    def outer(i: int) -> list[int]:
+        return list(lanes.in_lanes(lambda j: i * 10 + j, [0, 1, 2]))
+
+    done = threading.Event()
+    result: list[list[list[int]]] = []
+    worker = threading.Thread(target=lambda: (result.append(list(lanes.in_lanes(outer, [1, 2, 3, 4]))), done.set()),
+                              daemon=True)
+    worker.start()
+    assert done.wait(20), "every lane waiting for a lane would never finish"
+    assert result[0] == [[10, 11, 12], [20, 21, 22], [30, 31, 32], [40, 41, 42]]
+
+
 def test_an_error_in_a_lane_is_raised_as_it_was(monkeypatch):
     monkeypatch.setattr(lanes, "lane_count", lambda: 2)
 

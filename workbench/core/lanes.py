@@ -59,17 +59,24 @@ def one_torch_thread() -> None:
 def _pool(lanes: int) -> ThreadPoolExecutor:
     with _GUARD:
         if lanes not in _POOLS:
-            _POOLS[lanes] = ThreadPoolExecutor(max_workers=lanes, thread_name_prefix="lane")
+            _POOLS[lanes] = ThreadPoolExecutor(max_workers=lanes, thread_name_prefix=_LANE_PREFIX)
         return _POOLS[lanes]
+
+
+_LANE_PREFIX = "workbench-lane"
+
+
+def _on_a_lane() -> bool:
+    return threading.current_thread().name.startswith(_LANE_PREFIX)
 
 
 def in_lanes(work: Callable[[T], R], items: Sequence[T], cancel: CancelToken | None = None) -> Iterator[R]:
     """``work(item)`` for every item, run on the lanes, the results yielded in the items' order as they are
     ready. A cancel stops the batches not yet started and raises once the running ones are done; so does the
-    first error, which is raised as it was."""
+    first error, which is raised as it was. Called from a lane, the items run on that lane, one after another."""
     one_torch_thread()
     lanes = lane_count()
-    if lanes == 1 or len(items) <= 1:
+    if lanes == 1 or len(items) <= 1 or _on_a_lane():  # a lane waiting for lanes could wait for itself
         for item in items:
             if cancel is not None:
                 cancel.check()
