@@ -8,34 +8,27 @@ The CLI, the GUI and the evaluation lab all go through this one facade, so they 
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from workbench.core.data_folder import resolve_data_dir
 from workbench.core.index.build import (
     IngestReport,
     Situator,
     build_chunk_set,
-    index_path,
     ingest_files,
     sync_index,
 )
 from workbench.core.index.embedder_pool import EmbedderPool
-from workbench.core.index.embedding import Embedder, embed_cached
+from workbench.core.index.embedding import Embedder
 from workbench.core.index.estimate import BuildEstimate, estimate_build
-from workbench.core.index.locking import FileLock, LockBusy
+from workbench.core.index.locking import FileLock
 from workbench.core.index.rates import embedding_rate
 from workbench.core.index.removal import remove_under
-from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
-from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunkers.choice import chunker_spec
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
@@ -49,13 +42,13 @@ from workbench.core.retrieve.inputs import SearchInputs
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
-from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
-from workbench.core.store import DB_NAME, ChunkSetInfo, ChunkTable, DocumentGone, Scope, Store, StoreError
+from workbench.core.retrieve.strategies import Strategy
+from workbench.core.store import DB_NAME, ChunkSetInfo, DocumentGone, Scope, Store
+from workbench.core.workspace_loading import SetLoading
+from workbench.core.workspace_records import StoredRecords
 
-SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 
-
-class Workspace(CorpusLookups):
+class Workspace(StoredRecords, SetLoading, CorpusLookups):
     """A data folder opened for indexing and searching."""
 
     def __init__(
@@ -149,91 +142,6 @@ class Workspace(CorpusLookups):
     def _writer_busy(self) -> bool:
         """True when another thread or process writes (a store that refuses writes takes no lock)."""
         return self.store.writable and self.writer.is_busy()
-
-    # ----- what is stored (the store's reads and writes callers need, without reaching into it) ------
-    def documents(self) -> list[dict[str, Any]]:
-        """Metadata rows of the stored documents (id, path, title, sha256 …; no text), by path."""
-        return self.store.documents()
-
-    def problems(self) -> list[dict[str, Any]]:
-        """Files that were skipped or failed, with the reason."""
-        return self.store.problems()
-
-    def document_by_path(self, path: str) -> dict[str, Any] | None:
-        """The id and sha256 of the document stored for ``path``, or None."""
-        return self.store.document_by_path(path)
-
-    def embed_texts(self, texts: Sequence[str], cancel: CancelToken | None = None) -> np.ndarray:
-        """Vectors of ``texts`` by the default model, read from (and added to) the vector cache."""
-        return embed_cached(self.store, self.embedder, texts, cancel=cancel)
-
-    def cached_llm_output(self, kind: str, key: str, model: str) -> str | None:
-        """An LLM output cached under ``(kind, key, model)``, or None."""
-        return self.store.llm_cached(kind, key, model)
-
-    def cache_llm_output(self, kind: str, key: str, model: str, value: str) -> None:
-        """Keep an LLM output (skipped where the store cannot be written)."""
-        self.store.put_llm_cached(kind, key, model, value)
-
-    def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
-        """Store an experiment run and its question rows, in one transaction."""
-        self.store.insert_run(run, questions)
-
-    def run_rows(self) -> list[dict[str, Any]]:
-        """Every recorded run, newest first."""
-        return self.store.run_rows()
-
-    def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
-        """The question rows of one run, in question order."""
-        return self.store.run_question_rows(run_id)
-
-    def delete_run(self, run_id: str) -> None:
-        """Remove a run and its question rows."""
-        self.store.delete_run(run_id)
-
-    def update_run(self, run_id: str, fields: dict[str, Any]) -> None:
-        """Change some columns of a recorded run (``summary_json``, ``finished`` …)."""
-        self.store.update_run(run_id, fields)
-
-    def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
-        """Store a run and its question rows in place of the earlier record with its id, in one transaction."""
-        self.store.replace_run(run, questions)
-
-    # ----- strategies saved by name ------------------------------------------------------------------
-    def saved_strategies(self) -> dict[str, Strategy]:
-        """The strategies saved in this data folder, by name (read as data: naming a custom chunker or a model
-        folder loads nothing until the user allows it; ``check_code_allowed``). One that no longer reads is
-        left out."""
-        out: dict[str, Strategy] = {}
-        for row in self.store.saved_strategies():
-            try:
-                out[row["name"]] = replace(from_dict(json.loads(row["strategy_json"])), name=row["name"])
-            except (ValueError, TypeError, RecursionError):
-                continue
-        return out
-
-    def saved_strategy_rows(self) -> list[dict[str, Any]]:
-        """The saved strategies' rows (name, strategy_json, source run, note, created)."""
-        return self.store.saved_strategies()
-
-    def save_strategy(self, name: str, strategy: Strategy, source: str = "", note: str = "") -> Strategy:
-        """Keep ``strategy`` under ``name`` in the data folder (``--strategy NAME``, both sides' lists, the lab);
-        ``source`` names the run it came from. A preset's name is refused."""
-        check_saved_name(name)
-        saved = replace(strategy, name=name)
-        self.store.save_strategy(name, saved.to_json(), source, note)
-        return saved
-
-    def delete_saved_strategy(self, name: str) -> bool:
-        """Forget a saved strategy; False when there was none."""
-        return self.store.delete_saved_strategy(name)
-
-    def resolve_strategy(self, spec: Strategy | str | dict[str, Any] | None) -> Strategy:
-        """A strategy from a preset's or a saved strategy's name, JSON (``{"preset": NAME, ...}`` works with
-        both) or a Strategy (``strategies.resolve`` with this folder's saved strategies)."""
-        if spec is None or isinstance(spec, Strategy):
-            return resolve(spec)
-        return resolve(spec, self.saved_strategies())
 
     # ----- indexing --------------------------------------------------------------------------
     def add_paths(
@@ -445,74 +353,6 @@ class Workspace(CorpusLookups):
             return
         if estimate.to_embed or estimate.seconds >= 1:
             progress(ProgressEvent("estimate", 0, 0, f"{config.label()}: {estimate.describe()}"))
-
-    def _has_snapshot(self, info: ChunkSetInfo) -> bool:
-        return info.id in self._runtimes or index_path(self.data_dir, info.id).exists()
-
-    def runtime(self, set_id: str, progress: ProgressSink | None = None) -> LoadedSet:
-        """The chunk set loaded in memory (FAISS verified against the database, rebuilt if needed).
-
-        The FAISS file must match the sha256 recorded when it was written; a damaged or stale file is
-        rebuilt from the cached vectors under the writer lock. A loaded set is kept while its chunks and the
-        documents they were cut from stay the same (checked when the store's generation moves, in this
-        process or another: the cached document texts are then dropped too), else it is loaded again. While
-        another thread or process writes, the
-        verified file on disk is read (nothing is written), and while the writer is between replacing that
-        file and recording its digest this waits for it (``progress`` hears "waiting for another writer…"
-        once), for at most ``SNAPSHOT_WAIT_S``.
-        On a read-only store a file that does not match its digest is reported as such.
-        """
-        generation = self.store.generation()
-        info = self.store.chunk_set(set_id)
-        with self._lock:
-            if generation != self._generation_seen:  # another process may have changed documents' texts
-                self._generation_seen = generation
-                self._forget_documents()
-            rt = self._runtimes.get(set_id)
-            if rt is not None and rt.generation == generation:
-                return rt
-            chunked = self.store.chunked_docs(set_id)  # read before the chunks: a change after it reloads
-            if rt is not None and (rt.info.chunk_count, rt.info.state, rt.chunked) == (info.chunk_count, info.state,
-                                                                                        chunked):
-                rt.generation = generation  # the change was elsewhere (another set, other documents)
-                return rt
-            if not self.store.writable:
-                table, index = read_only_snapshot(self.store, self.data_dir, set_id)
-            else:
-                table, index = self._load_while_writers_work(set_id, info, progress)
-            rt = LoadedSet(info, table, index, generation, chunked)
-            self._runtimes[set_id] = rt
-            self.retriever.forget_hits()  # cached hits hold rows of the previous snapshot
-            self.retriever.forget_sections()
-            return rt
-
-    def _load_while_writers_work(self, set_id: str, info: ChunkSetInfo,
-                                 progress: ProgressSink | None) -> tuple[ChunkTable, VectorIndex]:
-        """The chunks and FAISS index of ``set_id``: synced under the writer lock when it is free, else the
-        verified snapshot on disk, waiting while a writer is mid-save (see ``runtime``)."""
-        deadline = time.monotonic() + SNAPSHOT_WAIT_S
-        noticed = False
-        while True:
-            try:
-                with self.writer.held(timeout=0):
-                    table = self.store.chunk_table(set_id)
-                    embedder = self.models.by_model_id(info.model_id) or self.embedder
-                    return table, sync_index(self.store, self.data_dir, set_id, embedder)
-            except LockBusy:
-                pass
-            snapshot = try_snapshot(self.store, self.data_dir, set_id)
-            if snapshot is not None:
-                return snapshot
-            if time.monotonic() > deadline:
-                raise StoreError(f"another process has been writing chunk set {set_id} for over "
-                                 f"{SNAPSHOT_WAIT_S:.0f} s and its vector index is not complete yet; nothing "
-                                 "was lost. Try again when it has finished.")
-            if not noticed and progress is not None:
-                who = self.writer.holder_pid()
-                progress(ProgressEvent("waiting", 0, 0, "waiting for another writer"
-                                       + (f" (pid {who})" if who else "") + "…"))
-                noticed = True
-            time.sleep(0.1)
 
     def check_code_allowed(self, strategy: Strategy) -> None:
         """Raise ``NotTrusted`` (nothing imported) when ``strategy`` names a custom chunker or a model folder
