@@ -3,13 +3,13 @@
 Every SQL statement of the application lives in this package, one method per operation; callers outside it go
 through ``workbench.core.workspace.Workspace`` or a narrow protocol. All writes that belong together happen in
 one transaction, so a crash leaves the previous state. A chunk set is visible to search only when its
-``state`` is ``ready``. Opening, read-only and damage rules are ``StoreConnection``'s.
+``state`` is ``ready``. Opening, read-only and damage rules are ``StoreConnection``'s; the caches are
+``CacheTables``' (``caches``) and the run records ``RunTables``' (``runs``).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -18,13 +18,15 @@ import numpy as np
 from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import Heading
-from workbench.core.store.connection import StoreConnection, cache_write, now, writes
+from workbench.core.store.caches import CacheTables
+from workbench.core.store.connection import now, writes
+from workbench.core.store.runs import RunTables
 from workbench.core.store.values import ID_BATCH, ChunkSetInfo, ChunkTable, DocumentGone, Scope
 
 DB_NAME = "workbench.sqlite3"
 
 
-class Store(StoreConnection):
+class Store(CacheTables, RunTables):
     """A workbench database file: documents, headings, chunk sets, chunks, FAISS checksums, caches and runs.
     One instance per thread (SQLite connections are not shared)."""
 
@@ -315,145 +317,6 @@ class Store(StoreConnection):
     def commit_index_file(self, set_id: str) -> None:
         """The new FAISS file is in place: only its digest is valid from now on."""
         self.db.execute("UPDATE index_files SET previous_sha256 = NULL WHERE set_id = ?", [set_id])
-
-    # ----- embedding cache -------------------------------------------------------------------
-    def cached_vectors(self, model_id: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
-        """Vectors already computed for these embedded-text hashes."""
-        wanted = list(dict.fromkeys(text_hashes))
-        found: dict[str, np.ndarray] = {}
-        for i in range(0, len(wanted), ID_BATCH):
-            part = wanted[i : i + ID_BATCH]
-            marks = ",".join("?" * len(part))
-            for h, blob in self.db.execute(
-                f"SELECT text_hash, vector FROM embeddings WHERE model_id = ? AND text_hash IN ({marks})",
-                [model_id, *part],
-            ):
-                found[h] = np.frombuffer(blob, dtype=np.float32)
-        return found
-
-    def cached_hashes(self, model_id: str, text_hashes: Iterable[str]) -> set[str]:
-        """Which of these embedded-text hashes have a cached vector (no vector is read)."""
-        wanted = list(dict.fromkeys(text_hashes))
-        found: set[str] = set()
-        for i in range(0, len(wanted), ID_BATCH):
-            part = wanted[i : i + ID_BATCH]
-            marks = ",".join("?" * len(part))
-            found |= {r[0] for r in self.db.execute(
-                f"SELECT text_hash FROM embeddings WHERE model_id = ? AND text_hash IN ({marks})", [model_id, *part])}
-        return found
-
-    def vector_dim(self, model_id: str) -> int | None:
-        """The dimension of ``model_id``'s cached vectors (None when none is cached)."""
-        row = self.db.execute("SELECT length(vector) FROM embeddings WHERE model_id = ? LIMIT 1", [model_id]).fetchone()
-        return int(row[0]) // 4 if row else None
-
-    @cache_write
-    def put_vectors(self, model_id: str, vectors: dict[str, np.ndarray]) -> None:
-        """Add vectors to the cache (one transaction)."""
-        with self.transaction():
-            self.db.conn.executemany(
-                "INSERT OR IGNORE INTO embeddings (model_id, text_hash, vector) VALUES (?, ?, ?)",
-                [(model_id, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()],
-            )
-
-    def embedding_count(self, model_id: str | None = None) -> int:
-        """Number of cached vectors (for one model, or all)."""
-        if model_id is None:
-            return int(self.db.table("embeddings").count)
-        return int(self.db.table("embeddings").count_where("model_id = ?", [model_id]))
-
-    # ----- measured rates of this machine (``workbench.core.index.rates``) ---------------------------
-    def rate(self, name: str) -> float | None:
-        """A kept measurement (e.g. characters embedded per second by one model), or None."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [f"rate:{name}"]).fetchone()
-        try:
-            value = float(row[0]) if row else None
-        except ValueError:
-            return None
-        return value if value is not None and math.isfinite(value) and value > 0 else None
-
-    @cache_write
-    def keep_rate(self, name: str, value: float) -> None:
-        """Keep a measurement under ``name`` (replacing the one before); not a change of documents or sets."""
-        self.db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
-                        "value = excluded.value", [f"rate:{name}", repr(float(value))])
-
-    # ----- LLM output cache (summaries, contextual sentences) ---------------------------------
-    def llm_cached(self, kind: str, key: str, model: str) -> str | None:
-        """A cached LLM output, or None."""
-        row = self.db.execute(
-            "SELECT value FROM llm_cache WHERE kind = ? AND key = ? AND model = ?", [kind, key, model]
-        ).fetchone()
-        value: str | None = row[0] if row else None
-        return value
-
-    @cache_write
-    def put_llm_cached(self, kind: str, key: str, model: str, value: str) -> None:
-        """Remember an LLM output."""
-        self.db.execute(
-            "INSERT OR REPLACE INTO llm_cache (kind, key, model, value, created) VALUES (?, ?, ?, ?, ?)",
-            [kind, key, model, value, now()],
-        )
-
-    # ----- evaluation runs ----------------------------------------------------------------------
-    @writes
-    def insert_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
-        """Store one run row and its question rows, in one transaction."""
-        with self.transaction():
-            self.db.table("runs").insert(run)
-            self.db.table("run_questions").insert_all(questions)
-
-    @writes
-    def update_run(self, run_id: str, fields: dict[str, Any]) -> None:
-        """Change some columns of one run row (an advice run records its trials as it goes)."""
-        allowed = {"label", "config_json", "summary_json", "finished", "dataset_hash"}
-        unknown = set(fields) - allowed
-        if unknown:
-            raise ValueError(f"runs has no updatable column {sorted(unknown)[0]!r}")
-        if fields:
-            self.db.table("runs").update(run_id, fields)
-
-    @writes
-    def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
-        """Store a run row and its question rows in place of any earlier ones with its id, in one transaction."""
-        with self.transaction():
-            self.db.execute("DELETE FROM run_questions WHERE run_id = ?", [run["id"]])
-            self.db.execute("DELETE FROM runs WHERE id = ?", [run["id"]])
-            self.db.table("runs").insert(run)
-            self.db.table("run_questions").insert_all(questions)
-
-    def run_rows(self) -> list[dict[str, Any]]:
-        """Every run row, newest first."""
-        return list(self.db.query("SELECT * FROM runs ORDER BY started DESC, rowid DESC"))
-
-    def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
-        """The question rows of one run, in question order."""
-        return list(self.db.query("SELECT * FROM run_questions WHERE run_id = ? ORDER BY q_index", [run_id]))
-
-    @writes
-    def delete_run(self, run_id: str) -> None:
-        """Remove a run and its question rows, in one transaction."""
-        with self.transaction():
-            self.db.execute("DELETE FROM run_questions WHERE run_id = ?", [run_id])
-            self.db.execute("DELETE FROM runs WHERE id = ?", [run_id])
-
-    # ----- strategies saved by name (the advisor's picks) ----------------------------------------------
-    @writes
-    def save_strategy(self, name: str, strategy_json: str, source: str = "", note: str = "") -> None:
-        """Keep a strategy under ``name`` (replacing one saved under it before)."""
-        self.db.execute(
-            "INSERT OR REPLACE INTO saved_strategies (name, strategy_json, source, note, created) "
-            "VALUES (?, ?, ?, ?, ?)", [name, strategy_json, source, note, now()])
-
-    def saved_strategies(self) -> list[dict[str, Any]]:
-        """Every saved strategy row (name, strategy_json, source, note, created), by name."""
-        return list(self.db.query(
-            "SELECT name, strategy_json, source, note, created FROM saved_strategies ORDER BY name"))
-
-    @writes
-    def delete_saved_strategy(self, name: str) -> bool:
-        """Forget the strategy saved under ``name``; False when there was none."""
-        return self.db.execute("DELETE FROM saved_strategies WHERE name = ?", [name]).rowcount > 0
 
     # ----- consistency checks (``workbench.core.index.verify``) ----------------------------------
     def quick_check(self, limit: int) -> list[str]:
