@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.evaluate.curves import budget_curves, has_budgets, sweep_configs
+from workbench.core.evaluate.curves import budget_curves, has_budgets
 from workbench.core.evaluate.datasets import QuestionSet, corpus_documents, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
@@ -53,16 +53,16 @@ from workbench.ui.evaluate.eval_tables import (
 )
 from workbench.ui.evaluate.flip_browser import FlipBrowser
 from workbench.ui.evaluate.lab_inputs import LabInputs, fill_bundled_menu
-from workbench.ui.evaluate.sweep_job import export_line, sweep_and_record
+from workbench.ui.evaluate.sweep_job import export_line
+from workbench.ui.evaluate.sweep_run import SweepRun
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.elided_combo import ElidedComboBox
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QResizeEvent
 
-    from workbench.core.jobs import ProgressEvent
     from workbench.core.spans import Span
     from workbench.core.workspace import Workspace
 
@@ -83,8 +83,9 @@ class EvalView(QWidget):
         self.doc_ids: dict[str, int] = {}  # corpus id → stored document, found per corpus as questions ask
         self.jobs = store_jobs if store_jobs is not None else JobRunner(1, self)  # the one store writer
         self.pool = self.jobs.pool
-        self._task: Worker | None = None
         self.inputs = LabInputs()
+        self.sweep = SweepRun(workspace, self.inputs, self.jobs, lambda: self.qset, lambda: self.run_id,
+                              self._on_recorded)
         i = self.inputs
         self.open_button, self.bundled_button, self.bundled_menu = i.open_button, i.bundled_button, i.bundled_menu
         self.set_label, self.limit, self.strategies, self.grid, self.budgets = (i.set_label, i.limit, i.strategies,
@@ -201,82 +202,23 @@ class EvalView(QWidget):
         """Check exactly these presets."""
         self.inputs.set_checked(names)
 
-    # ----- running ---------------------------------------------------------------------------
+    # ----- running (``SweepRun``) ---------------------------------------------------------------
     def start(self, strategies: Sequence[Strategy] | None = None, grid: str | None = None,
               budgets: str | None = None, limit: int | None = None) -> bool:
-        """Start the sweep in the background; False (with a status message) when inputs are missing.
-
-        Each argument left None is read from the lab's own field (the checked strategies, *Sweep*, *Budgets*,
-        the question limit); the welcome's benchmark path gives all four, so it never depends on what the lab
-        was last run with. With budgets every configuration runs at each budget (recorded with the run).
-        """
-        if self._task is not None:
-            return False
-        if self.qset is None:
-            self.status.setText("load a question set first")
-            return False
-        warnings: list[str] = []
-        grid = self.grid.text() if grid is None else grid
-        budgets = (self.budgets.text() if budgets is None else budgets).strip()
-        limit = self.limit.value() if limit is None else limit
-        try:
-            chosen = list(strategies) if strategies is not None else [
-                self.ws.resolve_strategy(name) for name in self.checked_strategies()]
-            configs = sweep_configs(chosen, grid, budgets or None, warnings, budgets_field="Budgets")
-        except ValueError as exc:
-            self.status.setText(for_the_window(str(exc)))
-            return False
-        if not configs:
-            self.status.setText("check at least one strategy")
-            return False
-        qset = self.qset.subset(limit or None)
-        ws = self.ws
-        selection = {"budgets": budgets} if budgets else None
-        self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel, selection),
-                            "evaluation sweep")
-        s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep this view alive
-        s.progress.connect(self._on_progress_event)
-        s.result.connect(self._on_finished)
-        s.error.connect(self._on_error)
-        s.cancelled.connect(self._on_cancelled)
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.status.setText(f"running {len(configs)} configuration(s) on {len(qset.questions)} questions"
-                            + (f" ({'; '.join(warnings)})" if warnings else ""))
-        self.jobs.start(self._task)
-        return True
+        """Start the sweep in the background (``SweepRun.start``); False (with a status message) when inputs
+        are missing."""
+        return self.sweep.start(strategies, grid, budgets, limit)
 
     @property
     def running(self) -> bool:
         """True while a sweep runs."""
-        return self._task is not None
+        return self.sweep.running
 
     def cancel(self) -> None:
         """Ask the running sweep to stop."""
-        if self._task is not None:
-            self._task.cancel()
+        self.sweep.cancel()
 
-    def _on_progress_event(self, event: ProgressEvent) -> None:
-        self.progress.setMaximum(max(event.total, 1))
-        self.progress.setValue(event.done)
-        self.progress.setFormat(f"{event.stage} %v/%m")
-
-    def _on_error(self, message: str, _traceback: str) -> None:
-        kept = f"; the tables still show run {self.run_id}" if self.run_id else ""
-        self._done(f"failed: {message}{kept}")
-
-    def _on_cancelled(self) -> None:
-        self._done("cancelled")
-
-    def _done(self, message: str) -> None:
-        self._task = None
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.status.setText(message)
-
-    def _on_finished(self, payload: tuple[str, list[ConfigResult]]) -> None:
-        run_id, results = payload
-        self._done(f"run {run_id} recorded")
+    def _on_recorded(self, run_id: str, results: list[ConfigResult]) -> None:
         self.show_results(run_id, results)
         self.refresh_runs()
         self.runFinished.emit(run_id)

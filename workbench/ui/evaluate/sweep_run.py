@@ -1,0 +1,115 @@
+"""Running the lab's sweep: one at a time, in the background on the store's job queue, from the lab's inputs
+(strategies, *Sweep*, *Budgets*, the question limit), with its progress, status line and buttons."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from workbench.core.evaluate.curves import sweep_configs
+from workbench.core.evaluate.sweep import ConfigResult
+from workbench.core.retrieve.strategies import Strategy
+from workbench.ui.app.wording import for_the_window
+from workbench.ui.evaluate.lab_inputs import LabInputs
+from workbench.ui.evaluate.sweep_job import sweep_and_record
+from workbench.ui.window.workers import JobRunner, Worker
+
+if TYPE_CHECKING:
+    from workbench.core.evaluate.datasets import QuestionSet
+    from workbench.core.jobs import ProgressEvent
+    from workbench.core.workspace import Workspace
+
+
+class SweepRun:
+    """The lab's sweep: ``start`` reads the inputs and queues the job; a recorded run goes to ``recorded(run id,
+    results)``. ``question_set`` and ``shown_run`` read the lab's loaded set and the run its tables show."""
+
+    def __init__(self, workspace: Workspace, inputs: LabInputs, jobs: JobRunner,
+                 question_set: Callable[[], QuestionSet | None], shown_run: Callable[[], str],
+                 recorded: Callable[[str, list[ConfigResult]], None]) -> None:
+        self.ws = workspace
+        self.inputs = inputs
+        self.jobs = jobs
+        self.question_set = question_set
+        self.shown_run = shown_run
+        self.recorded = recorded
+        self._task: Worker | None = None
+
+    def start(self, strategies: Sequence[Strategy] | None = None, grid: str | None = None,
+              budgets: str | None = None, limit: int | None = None) -> bool:
+        """Start the sweep in the background; False (with a status message) when inputs are missing.
+
+        Each argument left None is read from the lab's own field (the checked strategies, *Sweep*, *Budgets*,
+        the question limit); the welcome's benchmark path gives all four, so it never depends on what the lab
+        was last run with. With budgets every configuration runs at each budget (recorded with the run).
+        """
+        if self._task is not None:
+            return False
+        question_set = self.question_set()
+        if question_set is None:
+            self.inputs.status.setText("load a question set first")
+            return False
+        warnings: list[str] = []
+        grid = self.inputs.grid.text() if grid is None else grid
+        budgets = (self.inputs.budgets.text() if budgets is None else budgets).strip()
+        limit = self.inputs.limit.value() if limit is None else limit
+        try:
+            chosen = list(strategies) if strategies is not None else [
+                self.ws.resolve_strategy(name) for name in self.inputs.checked_strategies()]
+            configs = sweep_configs(chosen, grid, budgets or None, warnings, budgets_field="Budgets")
+        except ValueError as exc:
+            self.inputs.status.setText(for_the_window(str(exc)))
+            return False
+        if not configs:
+            self.inputs.status.setText("check at least one strategy")
+            return False
+        qset = question_set.subset(limit or None)
+        ws = self.ws
+        selection = {"budgets": budgets} if budgets else None
+        self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel, selection),
+                            "evaluation sweep")
+        s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep the lab alive
+        s.progress.connect(self._on_progress_event)
+        s.result.connect(self._on_finished)
+        s.error.connect(self._on_error)
+        s.cancelled.connect(self._on_cancelled)
+        self.inputs.run_button.setEnabled(False)
+        self.inputs.cancel_button.setEnabled(True)
+        self.inputs.status.setText(f"running {len(configs)} configuration(s) on {len(qset.questions)} questions"
+                            + (f" ({'; '.join(warnings)})" if warnings else ""))
+        self.jobs.start(self._task)
+        return True
+
+    @property
+    def running(self) -> bool:
+        """True while a sweep runs."""
+        return self._task is not None
+
+    def cancel(self) -> None:
+        """Ask the running sweep to stop."""
+        if self._task is not None:
+            self._task.cancel()
+
+    def _on_progress_event(self, event: ProgressEvent) -> None:
+        self.inputs.progress.setMaximum(max(event.total, 1))
+        self.inputs.progress.setValue(event.done)
+        self.inputs.progress.setFormat(f"{event.stage} %v/%m")
+
+    def _on_error(self, message: str, _traceback: str) -> None:
+        shown = self.shown_run()
+        kept = f"; the tables still show run {shown}" if shown else ""
+        self._done(f"failed: {message}{kept}")
+
+    def _on_cancelled(self) -> None:
+        self._done("cancelled")
+
+    def _done(self, message: str) -> None:
+        self._task = None
+        self.inputs.run_button.setEnabled(True)
+        self.inputs.cancel_button.setEnabled(False)
+        self.inputs.status.setText(message)
+
+    def _on_finished(self, payload: tuple[str, list[ConfigResult]]) -> None:
+        run_id, results = payload
+        self._done(f"run {run_id} recorded")
+        self.recorded(run_id, results)
