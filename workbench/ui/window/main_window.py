@@ -3,24 +3,22 @@ bar on top, strategies A and B with their results in the middle, the document vi
 below. Evaluate: the evaluation lab gets the whole window; a question opened there comes back to Explore.
 
 The window's state lives in its ``WorkbenchModel`` (``ui/model.py``); the panels are views of it. The dialogs
-and the benchmark tour are opened here with the model, the workspace and callbacks, and kept in
-``self.dialogs``; the window never grows past its screen (``layout.keep_on_screen``).
+and the benchmark tour are opened by ``self.dialogs`` (``dialogs.WindowDialogs``) with the model, the workspace
+and callbacks, and kept there while open; the window never grows past its screen (``layout.keep_on_screen``).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QDialog,
     QHBoxLayout,
     QLabel,
     QLayout,
@@ -38,20 +36,19 @@ from PySide6.QtWidgets import (
 
 from workbench.core.spans import Span
 from workbench.ui.answer.answer_panel import AnswerPanel
-from workbench.ui.answer.llm_tools import open_contextualize, open_make_questions
 from workbench.ui.app import settings as prefs
-from workbench.ui.app.about import AboutDialog
 from workbench.ui.app.qt_app import SAMPLE_DIR
-from workbench.ui.app.settings import LLMChoice
-from workbench.ui.app.settings_dialog import Prober, SettingsDialog, open_settings_dialog
+from workbench.ui.app.settings_dialog import Prober
 from workbench.ui.app.theme import app_stylesheet
 from workbench.ui.explore.compare_view import CompareView
 from workbench.ui.library.benchmark_tour import BenchmarkTour
 from workbench.ui.library.library_panel import LibraryPanel
-from workbench.ui.library.welcome import WelcomeChoices, WelcomeDialog, open_welcome
+from workbench.ui.library.welcome import WelcomeDialog
 from workbench.ui.model import WorkbenchModel
+from workbench.ui.widgets.scrolling import scrolling
 from workbench.ui.window import layout
 from workbench.ui.window.actions import Handler, install_actions, shortcut_text
+from workbench.ui.window.dialogs import WindowDialogs
 from workbench.ui.window.shortcuts import WindowShortcuts
 from workbench.ui.window.workers import JobRunner, Worker
 
@@ -61,17 +58,6 @@ if TYPE_CHECKING:
     from workbench.ui.evaluate.eval_view import EvalView
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class OpenDialogs:
-    """The window's non-blocking dialogs and its benchmark tour, while open (each replaced by the next)."""
-
-    welcome: WelcomeDialog | None = None
-    settings: SettingsDialog | None = None
-    tool: QDialog | None = None  # Contextualize chunks… or Make questions…
-    about: AboutDialog | None = None
-    tour: BenchmarkTour | None = None
 
 
 class MainWindow(QMainWindow):
@@ -92,7 +78,7 @@ class MainWindow(QMainWindow):
         self.answer_jobs = JobRunner(1, self)
         self.model = WorkbenchModel(prefs.load_strategy(self.settings, "A"), prefs.load_strategy(self.settings, "B"),
                                     prefs.load_llm(self.settings), self)
-        self.dialogs = OpenDialogs()
+        self.dialogs = WindowDialogs(self, self)
         self.compare = CompareView(workspace, self.model, self.store_jobs, self.search_jobs)
         self.library = LibraryPanel(workspace, self.store_jobs, self.model.chunk_configs)
         self.question = QLineEdit()  # the model's question, as typed
@@ -256,7 +242,7 @@ class MainWindow(QMainWindow):
         """The action table's handlers by name (``actions.ACTIONS``)."""
         return {
             "add_files": self.library.choose_files, "add_folder": self.library.choose_folder,
-            "open_settings": self.open_settings, "quit_app": self.close,
+            "open_settings": self.dialogs.open_settings, "quit_app": self.close,
             "explore": partial(self.set_mode, "explore"), "evaluate": partial(self.set_mode, "evaluate"),
             "side_by_side": self.side_by_side.setChecked, "swap_sides": self.swap_sides,
             "toggle_knobs": lambda: self.compare.set_knobs_shown(not self.compare.knobs_shown()),
@@ -264,8 +250,9 @@ class MainWindow(QMainWindow):
             "toggle_document": lambda: self.compare.set_document_shown(not self.compare.document_shown()),
             "focus_question": self.focus_question, "focus_a": partial(self.focus_side, "A"),
             "focus_b": partial(self.focus_side, "B"), "focus_document": self.compare.focus_document,
-            "ask": self.ask, "contextualize": self.open_contextualize, "make_questions": self.open_make_questions,
-            "welcome": self.open_welcome, "about": self.open_about, "open_logs": self.open_logs,
+            "ask": self.ask, "contextualize": self.dialogs.open_contextualize,
+            "make_questions": self.dialogs.open_make_questions, "welcome": self.open_welcome,
+            "about": self.dialogs.open_about, "open_logs": self.dialogs.open_logs,
         }
 
     def _restore(self) -> None:
@@ -393,39 +380,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Error: {text}")
         self.errorShown.emit(text)
 
-    # ----- dialogs and the benchmark tour ----------------------------------------------------
+    # ----- dialogs and the benchmark tour (``WindowDialogs``) --------------------------------------
     def open_welcome(self, prober: Prober | None = None) -> WelcomeDialog:
         """Help → Welcome… (and the first start): pick a first library; nothing is indexed on Skip."""
-        choices = WelcomeChoices(self.index_sample, self.start_benchmark, lambda f: self.library.index_paths([f]))
-        self.dialogs.welcome = open_welcome(self, self.ws.data_dir, self.model.llm, choices, prober)
-        return self.dialogs.welcome
+        return self.dialogs.open_welcome(prober)
 
     def start_benchmark(self) -> BenchmarkTour:
         """The welcome's benchmark path (``benchmark_tour``) on this window."""
-        self.dialogs.tour = BenchmarkTour(self, parent=self)
-        self.dialogs.tour.start()
-        return self.dialogs.tour
-
-    def open_settings(self) -> SettingsDialog:
-        """File → Settings…: saving gives the model the answering backend at once."""
-        self.dialogs.settings = open_settings_dialog(self, self.settings, self.ws.data_dir,
-                                                     self.ws.embedder.model_id, self._settings_saved)
-        return self.dialogs.settings
-
-    def _settings_saved(self, choice: LLMChoice, restart: bool) -> None:
-        self.model.set_llm(choice)
-        self.show_message("Settings saved." + (" The data folder and embedding model change when the workbench "
-                                               "starts again." if restart else ""))
-
-    def open_contextualize(self) -> QDialog:
-        """Tools → Contextualize chunks… on strategy A's chunk configuration."""
-        self.dialogs.tool = open_contextualize(self, self.ws, self.model.strategy("A").chunk, self.store_jobs)
-        return self.dialogs.tool
-
-    def open_make_questions(self) -> QDialog:
-        """Tools → Make questions…; a finished set can be loaded in the lab."""
-        self.dialogs.tool = open_make_questions(self, self.ws, self.store_jobs, self.load_in_lab)
-        return self.dialogs.tool
+        return self.dialogs.start_benchmark()
 
     def load_in_lab(self, folder: str) -> bool:
         """Open a question set in the evaluation lab and show the lab."""
@@ -433,20 +395,6 @@ class MainWindow(QMainWindow):
             return False
         self.set_mode("evaluate")
         return True
-
-    def open_about(self) -> AboutDialog:
-        """Help → About (non-blocking)."""
-        extra = [("Embedding model", self.ws.embedder.model_id), ("Data folder", str(self.ws.data_dir))]
-        if self.log_file:
-            extra.append(("Log file", str(self.log_file)))
-        self.dialogs.about = AboutDialog(extra, self)
-        self.dialogs.about.open()
-        return self.dialogs.about
-
-    def open_logs(self) -> None:
-        """Help → Open log folder."""
-        if self.log_file:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.log_file.parent)))
 
     # ----- the screen -----------------------------------------------------------------------
     def fit_to_screen(self) -> None:
@@ -495,13 +443,4 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def scrolling(widget: QWidget) -> QScrollArea:
-    """``widget`` in a frameless scroll area that resizes it: a small space scrolls it instead of crushing it."""
-    holder = QScrollArea()
-    holder.setWidget(widget)
-    holder.setWidgetResizable(True)
-    holder.setFrameShape(QScrollArea.Shape.NoFrame)
-    return holder
-
-
-__all__ = ["MainWindow", "OpenDialogs", "scrolling"]
+__all__ = ["MainWindow"]
