@@ -28,7 +28,7 @@ import numpy as np
 
 from workbench.core.index.build import embedded_texts
 from workbench.core.index.chunker_build import SetCutter, late_key
-from workbench.core.index.embedding import Embedder, EmbedMeter, embed_cached, text_hash
+from workbench.core.index.embedding import BATCH_SIZE, Embedder, EmbedMeter, embed_cached, text_hash
 from workbench.core.index.rates import embedding_rate, keep_rate
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
@@ -37,7 +37,7 @@ from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.store import Scope, Store
 
 SAMPLE_CHARS = 400_000  # characters cut by the dry run at most; larger corpora are sampled and scaled
-CALIBRATION_TEXTS = 32  # texts embedded to measure a model's rate before its first build (whole batches)
+CALIBRATION_TEXTS = 2 * BATCH_SIZE  # texts embedded to measure a model's rate before its first build
 ASSUMED_CHARS_PER_S = 3_000.0  # ~750 tokens/s: MiniLM on a busy 2-core laptop, when nothing was measured
 CONTEXT_PREFIX_CHARS = 200  # about what an LLM's situating sentence adds to each embedded text
 LATE_OVERLAP = 4 / 3  # late chunking reads each token about this many times (windows overlap by a quarter)

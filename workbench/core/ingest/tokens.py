@@ -99,11 +99,12 @@ class OffsetsMemo:
 
     def get(self, text: str) -> np.ndarray | None:
         """The offsets kept for ``text``, or None."""
+        key = hash(text)
         with self._lock:
-            entry = self._entries.get(hash(text))
+            entry = self._entries.get(key)
             if entry is None or entry[0] != text:
                 return None
-            self._entries.move_to_end(hash(text))
+            self._entries.move_to_end(key)
             return entry[1]
 
     def put(self, text: str, offsets: np.ndarray) -> np.ndarray:
@@ -111,11 +112,12 @@ class OffsetsMemo:
         offsets.flags.writeable = False
         if len(offsets) > self.max_tokens:
             return offsets
+        key = hash(text)
         with self._lock:
-            old = self._entries.pop(hash(text), None)
+            old = self._entries.pop(key, None)
             if old is not None:
                 self._tokens -= len(old[1])
-            self._entries[hash(text)] = (text, offsets)
+            self._entries[key] = (text, offsets)
             self._tokens += len(offsets)
             while self._tokens > self.max_tokens:
                 _, (_, dropped) = self._entries.popitem(last=False)
