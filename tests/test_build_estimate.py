@@ -188,3 +188,13 @@ def test_an_estimate_made_just_before_a_build_is_the_one_the_build_says(hash_ws,
     assert [e.message for e in said if e.stage == "estimate"] == [f"{config.label()}: {estimate.describe()}"]
     hash_ws.ensure_chunk_set(ChunkConfig(size=91), said.append)
     assert len(calls) == 2, "a set nobody estimated is estimated before its build"
+
+
+def test_a_build_counts_the_texts_its_estimate_embedded(tmp_path):
+    ws = Workspace(tmp_path / "data", embedder=HashEmbedder())  # a fresh folder: no rate kept yet
+    events: list[ProgressEvent] = []
+    report = ws.add_paths([str(SAMPLE)], ChunkConfig(), progress=events.append)
+    assert any(e.stage == "estimate" for e in events), "the rate was measured before the build"
+    embedded = ws.store.embedding_count(ws.embedder.model_id)
+    assert report.chunks_embedded == embedded == report.chunks_total, "every chunk was embedded by this command"
+    ws.close()

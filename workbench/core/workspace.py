@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.data_folder import resolve_data_dir
@@ -305,7 +306,9 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         with self.writing(progress):
             counter = counter_for_model(getattr(embedder, "model_path", None))
             if progress is not None:
-                self._say_estimate(config, embedder, counter, progress, scope)
+                measured = self._say_estimate(config, embedder, counter, progress, scope)
+                if report is not None:  # the texts the estimate embedded are this build's work too
+                    report.chunks_embedded += measured
             info = build_chunk_set(self.store, self.data_dir, config, embedder, counter, progress, cancel, report,
                                    situate=situate, vector_cache=self.sentence_vectors, scope=scope)
         with self._lock:
@@ -336,7 +339,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
 
         kept = self._estimates.pop(set_id, None)
         if reuse and kept is not None and kept[0] == state():
-            return kept[1]
+            return replace(kept[1], measured=0)  # its rate was measured by the call that made it
         estimate = estimate_build(self.store, config, embedder, counter, scope=scope,
                                   vector_cache=self.sentence_vectors)
         if not reuse:  # after the estimate: a first estimate measures and keeps the model's rate
@@ -344,15 +347,17 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         return estimate
 
     def _say_estimate(self, config: ChunkConfig, embedder: Embedder, counter: TokenCounter,
-                      progress: ProgressSink, scope: Scope | None) -> None:
+                      progress: ProgressSink, scope: Scope | None) -> int:
         """Tell ``progress`` what the build about to start will cost (an ``estimate`` notice), when it has
-        documents to cut; an estimate that cannot be made says nothing (the build then says why)."""
+        documents to cut; an estimate that cannot be made says nothing (the build then says why). Returns the
+        texts embedded to make it (measuring the model's rate)."""
         try:
             estimate = self._estimate(config, embedder, counter, scope, reuse=True)
         except (ChunkerError, LLMError, ValueError):
-            return
+            return 0
         if estimate.to_embed or estimate.seconds >= 1:
             progress(ProgressEvent("estimate", 0, 0, f"{config.label()}: {estimate.describe()}"))
+        return estimate.measured
 
     def check_code_allowed(self, strategy: Strategy) -> None:
         """Raise ``NotTrusted`` (nothing imported) when ``strategy`` names a custom chunker or a model folder

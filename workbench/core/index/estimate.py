@@ -48,11 +48,13 @@ STAND_IN_DIM = 64
 class BuildEstimate:
     """What building a chunk set will cost: ``chunks`` it will hold, ``to_embed`` of their texts (and an
     embedding chunker's sentences) not in the vector cache yet, and ``seconds`` of wall time on this machine
-    (chunking and embedding)."""
+    (chunking and embedding); ``measured``: texts embedded (and cached) to measure the model's rate while
+    estimating, which the build then finds cached."""
 
     chunks: int
     to_embed: int
     seconds: float
+    measured: int = 0
 
     def describe(self) -> str:
         """One line for people, e.g. ``~1,240 chunks, 310 to embed, about 25 s``."""
@@ -171,12 +173,13 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
     scale = sum(sizes.get(d, 0) for d in todo) / max(1, sum(sizes.get(d, 0) for d in sample))
     rate = embedding_rate(store, embedder.model_id)
     to_embed = len(missing) * scale
+    measured: list[str] = []
     if rate is None and calibrate and missing:
         rate, measured = measure_rate(store, embedder, missing)
         to_embed -= len(measured)  # embedded (and cached) already: the build will not embed them again
         chars -= sum(len(t) for t in measured) / scale
     seconds = chunking_s * scale + max(0.0, chars) * scale / (rate or ASSUMED_CHARS_PER_S)
-    return BuildEstimate(held + round(chunks * scale), max(0, round(to_embed)), seconds)
+    return BuildEstimate(held + round(chunks * scale), max(0, round(to_embed)), seconds, len(measured))
 
 
 def measure_rate(store: Store, embedder: Embedder, texts: Sequence[str]) -> tuple[float | None, list[str]]:
