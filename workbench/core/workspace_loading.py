@@ -5,45 +5,33 @@ set replaces).
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
 from workbench.core.index.build import index_path, sync_index
 from workbench.core.index.embedder_pool import EmbedderPool
-from workbench.core.index.embedding import Embedder
 from workbench.core.index.locking import FileLock, LockBusy
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.jobs import ProgressEvent, ProgressSink
+from workbench.core.retrieve.corpus_lookups import WorkspaceParts
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.pipeline import Retriever
-from workbench.core.store import ChunkSetInfo, ChunkTable, Store, StoreError
+from workbench.core.store import ChunkSetInfo, ChunkTable, StoreError
 
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 
 
-class SetLoading:
-    """Chunk sets loaded in memory; the class using it provides the attributes below and ``store``,
-    ``embedder`` and ``_forget_documents``."""
+class SetLoading(WorkspaceParts):
+    """Chunk sets loaded in memory; the workspace provides ``WorkspaceParts``, the attributes below and
+    ``_forget_documents``."""
 
     data_dir: Path
     writer: FileLock
     models: EmbedderPool
     retriever: Retriever
-    _lock: threading.RLock
     _runtimes: dict[str, LoadedSet]
     _generation_seen: int
-
-    @property
-    def store(self) -> Store:  # pragma: no cover - provided by the workspace
-        """This thread's connection to the store."""
-        raise NotImplementedError
-
-    @property
-    def embedder(self) -> Embedder:  # pragma: no cover - provided by the workspace
-        """The default embedding model."""
-        raise NotImplementedError
 
     def _forget_documents(self) -> None:  # pragma: no cover - provided by the workspace
         raise NotImplementedError

@@ -12,24 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from workbench.core.index.embedding import Embedder, embed_cached
+from workbench.core.index.embedding import embed_cached
 from workbench.core.jobs import CancelToken
+from workbench.core.retrieve.corpus_lookups import WorkspaceParts
 from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
-from workbench.core.store import Store
 
 
-class StoredRecords:
-    """The store's reads and writes callers need; the class using it provides ``store`` and ``embedder``."""
-
-    @property
-    def store(self) -> Store:  # pragma: no cover - provided by the workspace
-        """This thread's connection to the store."""
-        raise NotImplementedError
-
-    @property
-    def embedder(self) -> Embedder:  # pragma: no cover - provided by the workspace
-        """The default embedding model."""
-        raise NotImplementedError
+class StoredRecords(WorkspaceParts):
+    """The store's reads and writes callers need (the workspace provides ``WorkspaceParts``)."""
 
     def documents(self) -> list[dict[str, Any]]:
         """Metadata rows of the stored documents (id, path, title, sha256 …; no text), by path."""

@@ -22,9 +22,9 @@ from workbench.core.retrieve.lru import LRU
 from workbench.core.store import Store
 
 
-class CorpusLookups:
-    """Cached reads of the corpus; the class using it provides ``store``, ``embedder``, ``counter`` and
-    ``_lock`` and calls ``_init_lookups`` once."""
+class WorkspaceParts:
+    """What ``core.workspace.Workspace`` provides to the parts it is made of (``CorpusLookups`` here, its
+    ``workspace_records`` and ``workspace_loading``): the store, the embedders, the token counter, its lock."""
 
     _lock: threading.RLock
 
@@ -46,6 +46,11 @@ class CorpusLookups:
     def counter(self) -> TokenCounter:  # pragma: no cover - provided by the workspace
         """Token counter of the embedding model's tokenizer."""
         raise NotImplementedError
+
+
+class CorpusLookups(WorkspaceParts):
+    """Cached reads of the corpus; the class using it provides ``WorkspaceParts`` and calls ``_init_lookups``
+    once."""
 
     def _init_lookups(self) -> None:
         self._query_vectors: LRU[tuple[str, str], np.ndarray] = LRU(4096)  # (model id, question)
