@@ -143,7 +143,7 @@ def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(
     guard = NetGuard(monkeypatch)
     monkeypatch.setenv("OLLAMA_HOST", REMOTE)
     from workbench.core.llm.ollama_backend import remote_refusal
-    from workbench.ui.app.settings import LLMChoice
+    from workbench.ui.basics.settings import LLMChoice
 
     line = remote_refusal(None)
     assert line and "10.1.2.3" in line

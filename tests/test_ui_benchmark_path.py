@@ -133,7 +133,7 @@ def test_bundled_menu_loads_chroma_general(qtbot, hash_ws):
 
 
 def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot, make_window, hash_ws):
-    from workbench.ui.library.benchmark_tour import contrasting, pick_question
+    from workbench.ui.window.benchmark_tour import contrasting, pick_question
 
     window = make_window(hash_ws)
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):

@@ -24,7 +24,7 @@ def _customs():
 
 def test_the_benchmark_path_after_a_lab_run_with_budgets_ignores_the_lab_fields(qtbot, make_window, hash_ws,
                                                                                 tmp_path):
-    from workbench.ui.library.benchmark_tour import BenchmarkTour
+    from workbench.ui.window.benchmark_tour import BenchmarkTour
 
     root = sample_set(tmp_path)
     window = make_window(hash_ws)

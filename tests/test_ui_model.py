@@ -6,7 +6,7 @@ from ui_support import QUESTION, WAIT_MS
 
 from workbench.core.retrieve.strategies import PRESETS
 from workbench.core.spans import Span
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics.settings import LLMChoice
 
 pytest_plugins = ["ui_support"]
 
@@ -111,6 +111,6 @@ def test_the_evaluation_lab_writes_on_the_window_store_queue(make_window, hash_w
 def test_the_sample_corpus_is_where_the_app_looks():
     from conftest import SAMPLE
 
-    from workbench.ui.app.qt_app import SAMPLE_DIR
+    from workbench.ui.basics.bundled import SAMPLE_DIR
 
     assert SAMPLE_DIR == SAMPLE and SAMPLE_DIR.is_dir()

@@ -21,8 +21,8 @@ from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
 from workbench.core.retrieve.strategies import PRESETS, Strategy
 from workbench.core.spans import Span
-from workbench.ui.app.colours import configuration_colours
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics.colours import configuration_colours
+from workbench.ui.basics.settings import LLMChoice
 
 Side = Literal["A", "B"]
 SIDES: tuple[Side, Side] = ("A", "B")

@@ -37,7 +37,7 @@ from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.retrieve.strategies import Strategy
-from workbench.ui.app.wording import for_the_window
+from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.advise_view import AdviseView
 from workbench.ui.evaluate.baseline_panel import BaselinePanel
 from workbench.ui.evaluate.curve_panel import CurvePanel
@@ -56,9 +56,9 @@ from workbench.ui.evaluate.lab_inputs import LabInputs, fill_bundled_menu
 from workbench.ui.evaluate.sweep_job import export_line
 from workbench.ui.evaluate.sweep_run import SweepRun
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
+from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.elided_combo import ElidedComboBox
-from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QResizeEvent

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from workbench.core.evaluate.curves import sweep_configs
 from workbench.core.evaluate.sweep import ConfigResult
 from workbench.core.retrieve.strategies import Strategy
-from workbench.ui.app.wording import for_the_window
+from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.lab_inputs import LabInputs
 from workbench.ui.evaluate.sweep_job import sweep_and_record
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.jobs.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.datasets import QuestionSet

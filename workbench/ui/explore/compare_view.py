@@ -15,9 +15,9 @@ from workbench.core.spans import Span
 from workbench.ui.explore.compare_stats import side_line, summary_line
 from workbench.ui.explore.doc_view import DocumentPane
 from workbench.ui.explore.side_panel import SidePanel
+from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.elided_label import ElidedLabel
-from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.passages import Passage

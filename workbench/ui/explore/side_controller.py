@@ -20,8 +20,8 @@ from workbench.core.consent import NotTrusted
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
 from workbench.core.retrieve.strategies import Strategy
+from workbench.ui.jobs.workers import JobRunner, Worker, while_alive
 from workbench.ui.model import WorkbenchModel, as_side
-from workbench.ui.window.workers import JobRunner, Worker, while_alive
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink

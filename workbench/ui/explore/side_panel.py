@@ -18,8 +18,8 @@ from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.retrieve.strategy_names import chips
 from workbench.core.spans import Span
-from workbench.ui.app.theme import SIDE_COLOURS
-from workbench.ui.app.trust_dialog import ask_to_trust
+from workbench.ui.basics.theme import SIDE_COLOURS
+from workbench.ui.dialogs.trust_dialog import ask_to_trust
 from workbench.ui.explore.compare_stats import metrics_line, side_line
 from workbench.ui.explore.evidence import EVIDENCE_LABELS, side_legend_kinds
 from workbench.ui.explore.legend import Legend
@@ -27,11 +27,11 @@ from workbench.ui.explore.model_knob import ModelKnob, side_model_knob
 from workbench.ui.explore.results_view import ResultsView
 from workbench.ui.explore.side_controller import SideController
 from workbench.ui.explore.strategy_panel import StrategyPanel
+from workbench.ui.jobs.job_progress import JobProgress
+from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel, as_side
 from workbench.ui.widgets.elided_label import ElidedLabel
 from workbench.ui.widgets.wrapped_label import WrappedLabel
-from workbench.ui.window.job_progress import JobProgress
-from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
     from workbench.core.jobs import ProgressEvent

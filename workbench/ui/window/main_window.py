@@ -36,21 +36,21 @@ from PySide6.QtWidgets import (
 
 from workbench.core.spans import Span
 from workbench.ui.answer.answer_panel import AnswerPanel
-from workbench.ui.app import settings as prefs
-from workbench.ui.app.qt_app import SAMPLE_DIR
-from workbench.ui.app.settings_dialog import Prober
-from workbench.ui.app.theme import app_stylesheet
+from workbench.ui.basics import settings as prefs
+from workbench.ui.basics.bundled import SAMPLE_DIR
+from workbench.ui.basics.theme import app_stylesheet
+from workbench.ui.dialogs.settings_dialog import Prober
 from workbench.ui.explore.compare_view import CompareView
-from workbench.ui.library.benchmark_tour import BenchmarkTour
+from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.library.welcome import WelcomeDialog
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.scrolling import scrolling
 from workbench.ui.window import layout
 from workbench.ui.window.actions import Handler, install_actions, shortcut_text
+from workbench.ui.window.benchmark_tour import BenchmarkTour
 from workbench.ui.window.dialogs import WindowDialogs
 from workbench.ui.window.shortcuts import WindowShortcuts
-from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.strategies import Strategy
