@@ -296,8 +296,9 @@ def test_overlap_of_half_the_size_is_refused(capsys, tmp_path):
 def test_strategy_panel_clamps_overlap_below_half_the_size(qtbot):
     from workbench.core.retrieve.strategies import PRESETS
     from workbench.ui.explore.strategy_panel import StrategyPanel
+    from workbench.ui.model import WorkbenchModel
 
-    panel = StrategyPanel(PRESETS["plain"])
+    panel = StrategyPanel(WorkbenchModel(PRESETS["plain"]), "A")
     qtbot.addWidget(panel)
     panel.size_knob.setValue(200)
     assert panel.overlap.spin.maximum() == 99
