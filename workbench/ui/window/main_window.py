@@ -42,6 +42,7 @@ from workbench.ui.basics.theme import app_stylesheet
 from workbench.ui.dialogs.settings_dialog import Prober
 from workbench.ui.explore.compare_view import CompareView
 from workbench.ui.jobs.workers import JobRunner, Worker
+from workbench.ui.library.folder_watch import FolderWatch
 from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.library.welcome import WelcomeDialog
 from workbench.ui.model import WorkbenchModel
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
         self.dialogs = WindowDialogs(self, self)
         self.compare = CompareView(workspace, self.model, self.store_jobs, self.search_jobs)
         self.library = LibraryPanel(workspace, self.store_jobs, self.model.chunk_configs)
+        self.folder_watch = FolderWatch(workspace, self.model, self)  # the library tells what the folder holds
         self.question = QLineEdit()  # the model's question, as typed
         self.answer = AnswerPanel(workspace, self.model, self.answer_jobs)
         self.answer_page = scrolling(self.answer)  # a short pane scrolls the answers rather than crushing them
@@ -229,7 +231,9 @@ class MainWindow(QMainWindow):
         self.model.questionChanged.connect(self._show_question_text)
         self.compare.message.connect(self.show_message)
         self.library.message.connect(self.show_message)
-        self.library.libraryChanged.connect(self._library_changed)
+        self.library.libraryChanged.connect(self.folder_watch.poll)  # a library job: read the folder now
+        self.model.folderChanged.connect(self._folder_changed)
+        self.model.documentsChanged.connect(self._library_changed)
         self.library.indexingFailed.connect(self.show_error)
         self.library.indexingStarted.connect(lambda: self.set_library_shown(True))
         self.answer.message.connect(self.show_message)
@@ -358,6 +362,11 @@ class MainWindow(QMainWindow):
     def index_sample(self, folder: Path = SAMPLE_DIR) -> Worker | None:
         """Index the bundled sample corpus in the background (the welcome's first choice)."""
         return self.library.index_paths([str(folder)], "Indexing the sample corpus")
+
+    def _folder_changed(self, _version: int) -> None:
+        """Documents or chunk sets changed (a job here, or another process): the library lists them."""
+        if self.library.worker is None:  # a running library job refreshes it when it ends
+            self.library.refresh()
 
     def _library_changed(self) -> None:
         if self.model.searched("A"):
