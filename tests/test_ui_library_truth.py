@@ -64,7 +64,6 @@ def test_the_library_follows_a_job_of_the_window_that_is_not_its_own(qtbot, make
                                                                       cancel=cancel))
     with qtbot.waitSignal(worker.signals.finished, timeout=WAIT_MS):
         window.store_jobs.start(worker)
-    window.folder_watch.poll()
     assert _listed(window) == before | {"sweep-corpus.md"}
 
 

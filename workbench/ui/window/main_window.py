@@ -231,7 +231,7 @@ class MainWindow(QMainWindow):
         self.model.questionChanged.connect(self._show_question_text)
         self.compare.message.connect(self.show_message)
         self.library.message.connect(self.show_message)
-        self.library.libraryChanged.connect(self.folder_watch.poll)  # a library job: read the folder now
+        self.store_jobs.jobFinished.connect(self.folder_watch.poll)  # any job that wrote: read the folder now
         self.model.folderChanged.connect(self._folder_changed)
         self.model.documentsChanged.connect(self._library_changed)
         self.library.indexingFailed.connect(self.show_error)
