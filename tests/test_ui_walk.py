@@ -17,7 +17,7 @@ question bar), the library collapsed — after every step:
 from __future__ import annotations
 
 import pytest
-from ui_support import WAIT_MS, clipped_texts, off_screen, on_screen
+from ui_support import WAIT_MS, clipped_texts, narrow_inputs, off_screen, on_screen, sideways_scrolling
 
 from workbench.ui.basics.settings import LLMChoice
 
@@ -60,6 +60,22 @@ def stale_shown(window) -> list[str]:
     return problems
 
 
+def cramped(window) -> list[str]:
+    """The layout rules of a laptop screen: a side whose knobs are closed keeps half the window's height for
+    its passages (the splitter not moved by hand; open knobs take their room from the passages), the library
+    lists every stored document."""
+    problems = []
+    if window.model.mode == "explore":
+        for name, side in (("A", window.compare.a), ("B", window.compare.b)):
+            if side.isVisible() and not side.knob_area.isVisible() and side.results.height() < window.height() // 2:
+                problems.append(f"{name}'s passages {side.results.height()} px of {window.height()}")
+    listed = {int(r["doc_id"]) for r in window.library.table.rows() if r["doc_id"] is not None}
+    stored = {d["id"] for d in window.ws.documents()}
+    if listed != stored:
+        problems.append(f"the library lists {len(listed)} of {len(stored)} stored documents")
+    return problems
+
+
 def check(window, screen, step: str, *dialogs) -> None:
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
@@ -68,8 +84,9 @@ def check(window, screen, step: str, *dialogs) -> None:
     QApplication.processEvents()
     problems = [p for p in (off_screen(window, screen),) if p]
     problems += stale_shown(window)
+    problems += cramped(window)
     for root in (window, *dialogs):
-        problems += clipped_texts(root)
+        problems += clipped_texts(root) + narrow_inputs(root) + sideways_scrolling(root)
     problems = list(dict.fromkeys(problems))  # a dialog over the window is also among its children
     assert not problems, f"after {step}: " + "; ".join(problems)
 
