@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,27 @@ class QuestionSet:
             qs = qs[: max(0, limit)]
         return QuestionSet(self.root, qs, dict(self.corpora), dict(self.corpus_hashes), self.questions_hash,
                            list(self.mismatches), self.max_file_mb, searched, list(self.skipped))
+
+    def stratified(self, n: int, seed: int = 0) -> QuestionSet:
+        """``n`` of the questions as a stratified sample: each corpus gives its share of ``n`` (largest
+        remainders round), drawn from its own questions shuffled by ``seed``; question order and indexes are
+        kept. The first ``n`` would all come from one corpus of a set ordered by corpus."""
+        if n >= len(self.questions):
+            return self.subset()
+        groups: dict[str, list[int]] = {}
+        for q in self.questions:
+            groups.setdefault(q.corpus_id, []).append(q.index)
+        total = len(self.questions)
+        shares = {c: n * len(ix) / total for c, ix in groups.items()}
+        counts = {c: int(share) for c, share in shares.items()}
+        for c in sorted(groups, key=lambda c: (counts[c] - shares[c], c))[: n - sum(counts.values())]:
+            counts[c] += 1
+        chosen: list[int] = []
+        for c in sorted(groups):
+            indexes = list(groups[c])
+            random.Random(f"{seed}:{c}").shuffle(indexes)
+            chosen += indexes[: counts[c]]
+        return self.subset(indexes=chosen)
 
     def searched_corpora(self) -> list[str]:
         """The corpus ids evaluation searches, sorted: every corpus of the set (those no question refers to
