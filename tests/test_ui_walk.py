@@ -62,13 +62,15 @@ def stale_shown(window) -> list[str]:
 
 def cramped(window) -> list[str]:
     """The layout rules of a laptop screen: a side whose knobs are closed keeps half the window's height for
-    its passages (the splitter not moved by hand; open knobs take their room from the passages), the library
-    lists every stored document."""
+    its passages (the splitter not moved by hand; open knobs take their room from the passages), the lab needs
+    no outer scrolling, the library lists every stored document."""
     problems = []
     if window.model.mode == "explore":
         for name, side in (("A", window.compare.a), ("B", window.compare.b)):
             if side.isVisible() and not side.knob_area.isVisible() and side.results.height() < window.height() // 2:
                 problems.append(f"{name}'s passages {side.results.height()} px of {window.height()}")
+    elif window.lab_page is not None and window.lab_page.verticalScrollBar().isVisible():
+        problems.append("the lab needs the outer scrollbar")
     listed = {int(r["doc_id"]) for r in window.library.table.rows() if r["doc_id"] is not None}
     stored = {d["id"] for d in window.ws.documents()}
     if listed != stored:
@@ -136,6 +138,15 @@ def test_a_newcomers_walk_stays_on_screen_current_and_unclipped(qtbot, monkeypat
         view.run_button.click()
     assert len(set(window.model.colours.values())) == 2, "one colour per configuration line"
     check(window, screen, "a lab sweep with budgets")
+    for tab in range(view.lower_tabs.count()):  # questions, flips, against a baseline
+        view.lower_tabs.setCurrentIndex(tab)
+        check(window, screen, f"the lab's {view.lower_tabs.tabText(tab)!r} tab")
+    view.lower_tabs.setCurrentIndex(0)
+    view.plot_tabs.setCurrentIndex(1)
+    check(window, screen, "the lab's curves by budget")
+    view.lab_tabs.setCurrentWidget(view.advise)
+    check(window, screen, "the lab's Advise tab")
+    view.lab_tabs.setCurrentIndex(0)
 
     # 3. a double click on a question of the lab
     view.select_configuration(view.results[1].config.key)

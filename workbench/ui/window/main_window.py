@@ -46,7 +46,7 @@ from workbench.ui.library.folder_watch import FolderWatch
 from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.library.welcome import WelcomeDialog
 from workbench.ui.model import WorkbenchModel
-from workbench.ui.widgets.scrolling import scrolling
+from workbench.ui.widgets.scrolling import fitted, scrolling
 from workbench.ui.window import layout
 from workbench.ui.window.actions import Handler, install_actions, shortcut_text
 from workbench.ui.window.benchmark_tour import BenchmarkTour
@@ -133,7 +133,7 @@ class MainWindow(QMainWindow):
             log.exception("evaluation view failed to start")
             self.statusBar().showMessage(f"Evaluation view unavailable: {exc}")
             return None
-        self.lab_page = scrolling(view)  # a small window scrolls the lab rather than growing past the screen
+        self.lab_page = fitted(view)  # the lab fills the window; one smaller than its least scrolls
         view.flip_browser.pairActivated.connect(self._open_pair)
         view.questionActivated.connect(self._drill_down)
         view.strategiesActivated.connect(self._open_pair)
