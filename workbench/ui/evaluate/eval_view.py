@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.evaluate.curves import budget_curves, has_budgets
 from workbench.core.evaluate.datasets import corpus_documents, load_question_set
-from workbench.core.evaluate.export import export_results, summary_rows
+from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.retrieve.strategies import Strategy
@@ -409,5 +409,16 @@ class EvalView(QWidget):
             self.status.setText(export_line(lambda: self.export_to(folder)))
 
     def export_to(self, folder: str | Path) -> dict[str, Path]:
-        """Write summary/questions CSV + JSON and the trade-off plot (PNG, SVG) into ``folder``."""
-        return export_results(folder, self.results, title=f"run {self.run_id}", extra={"run_id": self.run_id})
+        """Write summary/questions CSV + JSON and the trade-off plot (SVG) into ``folder``, and every plot as
+        the lab shows it: ``tradeoff.png`` (its colours, ranges, zoom and legend) and, with budgets,
+        ``curves.png``."""
+        written = export_results(folder, self.results, title=f"run {self.run_id}", extra={"run_id": self.run_id})
+        shown = {"plot_png": ("tradeoff.png", self.plot.view)}
+        if self.curve_plot.curves:
+            shown["curves_png"] = ("curves.png", self.curve_plot)
+        for key, (name, widget) in shown.items():
+            path = Path(folder) / name
+            if not widget.grab().save(str(path), "PNG"):
+                raise ExportError(f"cannot write {path}")
+            written[key] = path
+        return written
