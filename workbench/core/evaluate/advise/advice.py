@@ -160,6 +160,8 @@ class AdviceResult:
             out += ["", *self.confirmation.lines()]
         if self.pick:
             out.append(f"saved as {self.pick!r} in the data folder (--strategy {self.pick}); record {self.run_id}")
+        else:
+            out.append(f"{NOTHING_SAVED}; record {self.run_id}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -174,6 +176,7 @@ class AdviceResult:
                 "verdict": self.confirmation.verdict if self.confirmation else "", "units": UNITS}
 
 
+NOTHING_SAVED = "nothing saved: no configuration was tried in the time limit (give it more time)"
 UNITS = "recall is a fraction 0-1 (the text shows percent); tokens are mean context tokens per question"
 STOPPED = {"time": "the time limit", "exhausted": "no untried configuration the time left allows",
            "cancelled": "cancelled"}
@@ -223,8 +226,10 @@ def run_advice(ws: AdviceWorkspace, plan: AdvicePlan, progress: ProgressSink | N
     except BaseException:
         record.write(search.trials, "stopped", search.stopped or "cancelled")
         raise
-    saved = ws.save_strategy(plan.name, confirmation.pick.strategy, source=run_id, note=confirmation.verdict)
-    result = AdviceResult(run_id, plan, search.trials, pareto_front(search.trials), confirmation, saved.name,
+    pick = ""
+    if done_trials(search.trials):  # a run that tried nothing has nothing of its own to recommend: no pick saved
+        pick = ws.save_strategy(plan.name, confirmation.pick.strategy, source=run_id, note=confirmation.verdict).name
+    result = AdviceResult(run_id, plan, search.trials, pareto_front(search.trials), confirmation, pick,
                           search.stopped, time.monotonic() - started, selection)
     record.finish(result, half)
     return result
