@@ -237,6 +237,7 @@ class MainWindow(QMainWindow):
         self.library.indexingFailed.connect(self.show_error)
         self.library.indexingStarted.connect(lambda: self.set_library_shown(True))
         self.answer.message.connect(self.show_message)
+        self.answer.asked.connect(self._answers_in_view)
         self.answer.sourceActivated.connect(lambda span: self.compare.show_document_at(span.doc_id, span.start))
         self.answer.citationActivated.connect(self._citation)
 
@@ -352,6 +353,13 @@ class MainWindow(QMainWindow):
         self.compare.set_document_shown(True)
         self.compare.show_bottom_tab(self.answer_page)
         self.answer.start()
+
+    def _answers_in_view(self) -> None:
+        """A new Ask: the Answer tab in front, scrolled to the answers (after Show prompt it stayed on the
+        prompt)."""
+        self.compare.set_document_shown(True)
+        self.compare.show_bottom_tab(self.answer_page)
+        self.answer_page.verticalScrollBar().setValue(0)
 
     def _citation(self, side: str, span: Span) -> None:
         """A citation ``[n]`` of ``side``'s answer: its passage scrolls into view and flashes."""
