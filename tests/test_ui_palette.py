@@ -114,3 +114,5 @@ def test_evidence_noise_and_reference_colours_are_never_a_or_bs():
             assert delta_e(colour, side) >= 2 * PALETTE_MARGIN, f"{colour} reads as A / B's {side}"
             worst = min(delta_e(colour, side, vision) for vision in VISIONS)
             assert worst >= 10, f"{colour} and A / B's {side}: ΔE {worst:.1f} for some vision"
+    overlap = SWATCHES["chunk_overlap"].background  # the chunk map's overlap is not noise's pink either
+    assert all(delta_e(overlap, colour) >= 2 * PALETTE_MARGIN for colour in judged)

@@ -46,7 +46,7 @@ SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
     Swatch("hit_noise", "hit chunk outside every reference", background="#b14983"),
     Swatch("chunk_odd", "chunks 1, 3, 5 … of the chunk map", background="#d3e5fb"),
     Swatch("chunk_even", "chunks 2, 4, 6 … of the chunk map", background="#fbe8c2"),
-    Swatch("chunk_overlap", "chunk overlap: text in two chunks", background="#f2a7cf"),
+    Swatch("chunk_overlap", "chunk overlap: text in two chunks", background="#d27c7d"),
 ]}
 
 # Paint order: later kinds win for the background.
