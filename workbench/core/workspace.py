@@ -44,7 +44,7 @@ from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategies import Strategy
-from workbench.core.store import DB_NAME, ChunkSetInfo, DocumentGone, Scope, Store
+from workbench.core.store import DB_NAME, ChunkSetInfo, DocumentGone, Scope, Store, WriteRefused
 from workbench.core.workspace_loading import SetLoading
 from workbench.core.workspace_records import StoredRecords
 
@@ -315,6 +315,27 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
             self._runtimes.pop(info.id, None)
         return info
 
+    def _searchable_set(self, config: ChunkConfig, progress: ProgressSink | None, cancel: CancelToken | None,
+                        model: str, scope: Scope | None, warnings: list[str]) -> str:
+        """The id of the chunk set a search of ``config`` reads: brought up to date (``ensure_chunk_set``), or,
+        when the data folder refuses the writes that needs (a full disk, a read-only folder), as it was last
+        complete, with a warning in ``warnings`` (documents added or changed since are not searched)."""
+        try:
+            return self.ensure_chunk_set(config, progress, cancel, model=model, scope=scope).id
+        except WriteRefused as exc:
+            scope = self.set_scope(scope)
+            set_id = config.set_id(self.embedder_for(model).model_id, scope.key if scope else "")
+            try:
+                info = self.store.chunk_set(set_id)
+            except KeyError:
+                raise exc from None
+            if not self._has_snapshot(info):
+                raise
+            reason = str(exc).split(";")[0].split(":")[0]
+            warnings.append(f"chunk set {info.id} could not be brought up to date because {reason}; searched as "
+                            "it was last complete, without the documents added or changed since")
+            return info.id
+
     def estimate_chunk_set(self, config: ChunkConfig, model: str = "", scope: Scope | None = None) -> BuildEstimate:
         """What building (or bringing up to date) the chunk set of ``config`` and embedding ``model`` over
         ``scope`` (None: every stored document) would cost, before any work: chunks it will hold, texts to
@@ -388,7 +409,8 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
     def _search(self, question: str, strategy: Strategy, progress: ProgressSink | None,
                 cancel: CancelToken | None, scope: Scope | None) -> SearchResult:
         t0 = time.perf_counter()
-        own, *coarse = (self.ensure_chunk_set(config, progress, cancel, model=strategy.model, scope=scope).id
+        warnings: list[str] = []
+        own, *coarse = (self._searchable_set(config, progress, cancel, strategy.model, scope, warnings)
                         for config in strategy.chunk_configs())
         coarse_runtimes = tuple(self.runtime(set_id, progress) for set_id in coarse)
         rt = self.runtime(own, progress)
@@ -398,6 +420,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         ctx = SearchInputs(rt, question, qvec, self, embedder=self.embedder_for(strategy.model),
                                coarse=coarse_runtimes)
         result = self.retriever.run(ctx, strategy, self.pipeline_llm, progress, cancel)
+        result.warnings[:0] = warnings
         result.timings = {"prepare_ms": (t1 - t0) * 1000, "embed_ms": (t2 - t1) * 1000, **result.timings,
                           "total_ms": (time.perf_counter() - t0) * 1000}
         return result

@@ -17,7 +17,7 @@ from workbench.core.jobs import ProgressEvent, ProgressSink
 from workbench.core.retrieve.corpus_lookups import WorkspaceParts
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.pipeline import Retriever
-from workbench.core.store import ChunkSetInfo, ChunkTable, StoreError
+from workbench.core.store import ChunkSetInfo, ChunkTable, StoreError, WriteRefused
 
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 
@@ -87,7 +87,13 @@ class SetLoading(WorkspaceParts):
                 with self.writer.held(timeout=0):
                     table = self.store.chunk_table(set_id)
                     embedder = self.models.by_model_id(info.model_id) or self.embedder
-                    return table, sync_index(self.store, self.data_dir, set_id, embedder)
+                    try:
+                        return table, sync_index(self.store, self.data_dir, set_id, embedder)
+                    except WriteRefused:  # a full disk: the verified file on disk is the last complete state
+                        snapshot = try_snapshot(self.store, self.data_dir, set_id)
+                        if snapshot is None:
+                            raise
+                        return snapshot
             except LockBusy:
                 pass
             snapshot = try_snapshot(self.store, self.data_dir, set_id)

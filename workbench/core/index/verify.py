@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from workbench.core.index.build import index_path, sync_index
-from workbench.core.index.vectors import IndexDamaged, VectorIndex
+from workbench.core.index.vectors import RECALL_TARGET, IndexDamaged, VectorIndex
 from workbench.core.jobs import ProgressSink
 from workbench.core.llm.base import LLMError
 from workbench.core.store import StoreError
@@ -39,6 +39,8 @@ class VerifiedFolder(Protocol):
     def writing(self, progress: ProgressSink | None = None) -> AbstractContextManager[None]:
         """Hold the data folder's writer lock."""
         ...
+
+RECALL_SLACK = 0.005  # re-measuring gives the calibrated figure exactly; this only absorbs float rounding
 
 SQLITE_ADVICE = ("SQLite damage cannot be repaired: move the data folder away and index your files again "
                  "(the cached embeddings are lost), or restore the folder from a backup")
@@ -103,6 +105,27 @@ def _orphans(store: Store) -> list[str]:
     return out
 
 
+def _update_pending(store: Store, info: ChunkSetInfo) -> bool:
+    """True when documents changed (or went) since the set was brought up to date: the designed lazy update,
+    which the next search of the set completes (it re-cuts those documents and takes their earlier chunks'
+    ids out of the FAISS file)."""
+    return info.covers(store.document_shas()) != store.chunked_docs(info.id)
+
+
+def nprobe_problem(index: VectorIndex) -> str | None:
+    """For an IVF index: its kept ``nprobe`` re-measured against the recall target it was calibrated for
+    (the same pseudo-questions from its own vectors as ``calibrate_nprobe``); a problem when it falls
+    short (a lowered nprobe silently loses recall). None for an exact index or a sufficient nprobe."""
+    if index.kind != "ivf" or index.size == 0:
+        return None
+    recall = index.measured_recall()
+    if recall >= RECALL_TARGET - RECALL_SLACK:
+        return None
+    return (f"its approximate index scans {index.nprobe} list(s) per query (nprobe), which reaches recall@10 "
+            f"{recall:.3f} against exact search, below the {RECALL_TARGET} it was calibrated for (lowered "
+            "outside the workbench?): `workbench verify --repair` rebuilds it and measures nprobe again")
+
+
 def _check_set(ws: VerifiedFolder, info: ChunkSetInfo, notes: list[str]) -> list[str]:
     """Problems of one ready chunk set: vectors missing from the cache, FAISS file damaged or stale. A file
     written before checksums were recorded is checked by its ids and a probe search (a note, not a problem,
@@ -123,13 +146,21 @@ def _check_set(ws: VerifiedFolder, info: ChunkSetInfo, notes: list[str]) -> list
     if not np.array_equal(held, db_ids):
         extra = len(np.setdiff1d(held, db_ids))
         lost = len(np.setdiff1d(db_ids, held))
-        found.append(f"FAISS holds {extra} id(s) with no chunk and lacks {lost} chunk id(s)")
+        if lost == 0 and _update_pending(store, info):
+            notes.append(f"chunk set {info.id} ({info.config.label()}): documents changed since it was last "
+                         f"searched; its FAISS file still holds {extra} id(s) of their earlier chunks, which no "
+                         "search returns: it is up to date after the next search")
+        else:
+            found.append(f"FAISS holds {extra} id(s) with no chunk and lacks {lost} chunk id(s)")
     probes = store.probe_vectors(info.id, info.model_id, 3)
     try:
         for blob in probes:
             index.search(np.frombuffer(blob, dtype=np.float32), 10)
     except IndexDamaged as exc:
         found.append(str(exc).split(":")[0])
+    lowered = nprobe_problem(index)
+    if lowered:
+        found.append(lowered)
     if not checksums and not found:
         notes.append(f"chunk set {info.id}: index file {path.name} was written by an older version (no recorded "
                      "checksum); it holds exactly the set's chunks and answers a probe search, and the next "

@@ -23,6 +23,7 @@ import sqlite_utils
 from workbench.core.store.errors import (
     BUSY_TIMEOUT_S,
     StoreError,
+    WriteRefused,
     damaged_message,
     describe,
     folder_writable,
@@ -230,9 +231,9 @@ class StoreConnection:
         return self.refusal is None
 
     def check_writable(self) -> None:
-        """Raise ``StoreError`` with the reason when this store refuses writes."""
+        """Raise ``WriteRefused`` with the reason when this store refuses writes."""
         if self.refusal:
-            raise StoreError(self.refusal)
+            raise WriteRefused(self.refusal)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
