@@ -166,6 +166,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
                 self._drop_stale_vectors()
             info = self.ensure_chunk_set(config or ChunkConfig(), progress, cancel, report=report)
             report.chunks_total = info.chunk_count
+        report.warnings += [w for w in self.store.bad_values.messages() if w not in report.warnings]
         report.seconds = time.perf_counter() - started
         return report
 
@@ -420,7 +421,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         ctx = SearchInputs(rt, question, qvec, self, embedder=self.embedder_for(strategy.model),
                                coarse=coarse_runtimes)
         result = self.retriever.run(ctx, strategy, self.pipeline_llm, progress, cancel)
-        result.warnings[:0] = warnings
+        result.warnings[:0] = warnings + [w for w in self.store.bad_values.messages() if w not in result.warnings]
         result.timings = {"prepare_ms": (t1 - t0) * 1000, "embed_ms": (t2 - t1) * 1000, **result.timings,
                           "total_ms": (time.perf_counter() - t0) * 1000}
         return result

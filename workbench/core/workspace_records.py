@@ -5,7 +5,6 @@ store and the default embedder), so callers never reach into the store.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -16,6 +15,7 @@ from workbench.core.index.embedding import embed_cached
 from workbench.core.jobs import CancelToken
 from workbench.core.retrieve.corpus_lookups import WorkspaceParts
 from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
+from workbench.core.store.readback import json_object, shown
 
 
 class StoredRecords(WorkspaceParts):
@@ -76,10 +76,15 @@ class StoredRecords(WorkspaceParts):
         left out."""
         out: dict[str, Strategy] = {}
         for row in self.store.saved_strategies():
+            name = str(row["name"])
+            data, problem = json_object(row["strategy_json"])
             try:
-                out[row["name"]] = replace(from_dict(json.loads(row["strategy_json"])), name=row["name"])
-            except (ValueError, TypeError, RecursionError):
-                continue
+                if data is not None:
+                    out[name] = replace(from_dict(data), name=name)
+                    continue
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+                problem = f"is not a strategy ({str(exc)[:160]})"
+            self.store.bad_values.note(f"saved strategy {shown(name)}", f"strategy_json {problem}; it is left out")
         return out
 
     def saved_strategy_rows(self) -> list[dict[str, Any]]:
@@ -103,5 +108,10 @@ class StoredRecords(WorkspaceParts):
         both) or a Strategy (``strategies.resolve`` with this folder's saved strategies)."""
         if spec is None or isinstance(spec, Strategy):
             return resolve(spec)
-        return resolve(spec, self.saved_strategies())
+        saved = self.saved_strategies()
+        if isinstance(spec, str) and spec not in saved:
+            damaged = self.store.bad_values.find(f"saved strategy {shown(spec)}")
+            if damaged:  # say why the name is unknown, not just that it is
+                raise ValueError(damaged)
+        return resolve(spec, saved)
 

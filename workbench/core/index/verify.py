@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from workbench.core.index.build import index_path, sync_index
+from workbench.core.index.rates import RATE_PREFIX, embedding_rate, evidence_name
 from workbench.core.index.vectors import RECALL_TARGET, IndexDamaged, VectorIndex
 from workbench.core.jobs import ProgressSink
 from workbench.core.llm.base import LLMError
@@ -67,6 +68,15 @@ def verify_store(ws: VerifiedFolder, repair: bool = False) -> dict[str, Any]:
     if unrepairable:
         notes.append(SQLITE_ADVICE)
     problems += unrepairable
+    if not unrepairable:
+        meta = _check_values(store, notes)
+        problems += meta
+        if meta and repair:
+            try:
+                with ws.writing():
+                    repaired += _repair_values(store, meta)
+            except StoreError as exc:
+                unrepairable.append(f"stored values not repaired ({exc})")
     if store.refusal and not unrepairable:
         notes.append(store.refusal)
     for info in sets:
@@ -95,6 +105,31 @@ def verify_store(ws: VerifiedFolder, repair: bool = False) -> dict[str, Any]:
             unrepairable.append(f"{label}: not rebuilt while the database is damaged")
     return {"consistent": not problems, "problems": problems, "notes": notes, "repaired": repaired,
             "unrepaired": unrepairable if repair else [], "chunk_sets": len(sets), "documents": documents}
+
+
+def _check_values(store: Store, notes: list[str]) -> list[str]:
+    """Stored values that do not read back (``store.readback``): returns the meta table's (its counter and
+    rates: problems, which ``--repair`` mends); a damaged run record or saved strategy becomes a note (it is
+    left out wherever it would be read; ``workbench runs --delete`` removes a run)."""
+    found = store.audit_values()
+    for name in store.rate_names():
+        if name.startswith(RATE_PREFIX):
+            embedding_rate(store, name.removeprefix(RATE_PREFIX))  # notes one outside the plausible range
+    found += [m for m in store.bad_values.messages() if m not in found]
+    notes += [m for m in found if not m.startswith("meta ")]
+    return [m for m in found if m.startswith("meta ")]
+
+
+def _repair_values(store: Store, meta: list[str]) -> list[str]:
+    """Mend the meta values ``meta`` names: the counter rewritten as a number, a rate forgotten (this machine's
+    rate is measured again by the next build). Returns what was done."""
+    done = store.repair_meta()
+    for name in store.rate_names():
+        if name.startswith(RATE_PREFIX) and any(f"'rate:{name}'" in m for m in meta):
+            store.forget_rate(name)
+            store.forget_rate(evidence_name(name.removeprefix(RATE_PREFIX)))
+            done.append(f"meta 'rate:{name}' forgotten (measured again by the next build)")
+    return done
 
 
 def _orphans(store: Store) -> list[str]:

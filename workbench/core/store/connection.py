@@ -32,6 +32,7 @@ from workbench.core.store.errors import (
     out_of_space,
     read_only_message,
 )
+from workbench.core.store.readback import BadValues, counter
 from workbench.core.store.schema import SCHEMA_VERSION, foreign_tables, migrate
 
 # Integrity of each database file is checked once per process and file version:
@@ -97,6 +98,7 @@ class StoreConnection:
         self.path = Path(path)
         self.folder = self.path.parent
         self.refusal: str | None = None
+        self.bad_values = BadValues()  # unreadable values met (``readback``): named, replaced or skipped
         existed = self.path.exists()
         writable = folder_writable(self.folder) and (not existed or os.access(self.path, os.W_OK))
         if not writable:
@@ -273,7 +275,13 @@ class StoreConnection:
     def generation(self) -> int:
         """A counter that grows with every change to documents or chunk sets (not to the caches)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return int(row[0]) if row else 0
+        if not row:
+            return 0
+        value, problem = counter(row[0])
+        if value is None:  # read as 0: the next change writes a number (``_bump`` casts the text to 0)
+            self.bad_values.note("meta 'generation'", f"{problem}; read as 0 until the next change rewrites it")
+            return 0
+        return value
 
     def _bump(self) -> None:
         self.db.execute(
