@@ -11,6 +11,7 @@ from workbench.core.index.rates import MAX_CHARS_PER_S, MIN_CHARS_PER_S, embeddi
 from workbench.core.index.verify import verify_store
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy import Strategy
 from workbench.core.workspace import Workspace
 
 DATASET = "workbench/datasets/sample"
@@ -115,3 +116,23 @@ def test_a_damaged_saved_strategy_is_named_and_the_others_still_read(hash_sample
         assert "saved strategy 'broken'" in str(exc)
     else:
         raise AssertionError("a damaged saved strategy resolved")
+
+
+def test_an_unreadable_chunk_set_row_is_named_left_out_and_removed_by_repair(hash_sample_ws):
+    ws = hash_sample_ws
+    other = ws.ensure_chunk_set(ChunkConfig(size=120))
+    damaged = next(i for i in ws.store.chunk_sets() if i.id != other.id)
+    ws.store.db.execute("UPDATE chunk_sets SET config_json = '{\"size\": -5}' WHERE id = ?", [damaged.id])
+    assert [i.id for i in ws.store.chunk_sets()] == [other.id]
+    try:
+        ws.search("how are backups kept?", "plain")
+    except Exception as exc:  # one line naming the set and the field, not a TypeError of ChunkConfig
+        assert damaged.id in str(exc) and "config_json" in str(exc) and "--repair" in str(exc)
+    else:
+        raise AssertionError("searched a chunk set whose row does not read")
+    assert ws.search("how are backups kept?", Strategy(chunk=other.config)).passages, "the other set is unaffected"
+    report = verify_store(ws)
+    assert not report["consistent"] and any(damaged.id in p for p in report["problems"])
+    assert any(damaged.id in r for r in verify_store(ws, repair=True)["repaired"])
+    assert ws.search("how are backups kept?", "plain").passages, "rebuilt when next used"
+

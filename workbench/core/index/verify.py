@@ -41,6 +41,7 @@ class VerifiedFolder(Protocol):
         """Hold the data folder's writer lock."""
         ...
 
+REPAIRABLE = ("meta ", "chunk set ")  # unreadable values ``--repair`` mends: problems; others are notes
 RECALL_SLACK = 0.005  # re-measuring gives the calibrated figure exactly; this only absorbs float rounding
 
 SQLITE_ADVICE = ("SQLite damage cannot be repaired: move the data folder away and index your files again "
@@ -74,7 +75,7 @@ def verify_store(ws: VerifiedFolder, repair: bool = False) -> dict[str, Any]:
         if meta and repair:
             try:
                 with ws.writing():
-                    repaired += _repair_values(store, meta)
+                    repaired += _repair_values(store, ws.data_dir, meta)
             except StoreError as exc:
                 unrepairable.append(f"stored values not repaired ({exc})")
     if store.refusal and not unrepairable:
@@ -116,14 +117,19 @@ def _check_values(store: Store, notes: list[str]) -> list[str]:
         if name.startswith(RATE_PREFIX):
             embedding_rate(store, name.removeprefix(RATE_PREFIX))  # notes one outside the plausible range
     found += [m for m in store.bad_values.messages() if m not in found]
-    notes += [m for m in found if not m.startswith("meta ")]
-    return [m for m in found if m.startswith("meta ")]
+    notes += [m for m in found if not m.startswith(REPAIRABLE)]
+    return [m for m in found if m.startswith(REPAIRABLE)]
 
 
-def _repair_values(store: Store, meta: list[str]) -> list[str]:
-    """Mend the meta values ``meta`` names: the counter rewritten as a number, a rate forgotten (this machine's
-    rate is measured again by the next build). Returns what was done."""
+def _repair_values(store: Store, data_dir: Path, meta: list[str]) -> list[str]:
+    """Mend the values ``meta`` names: the counter rewritten as a number, a rate forgotten (this machine's rate
+    is measured again by the next build), an unreadable chunk set removed (rebuilt when next used). Returns
+    what was done."""
     done = store.repair_meta()
+    for set_id in store.unreadable_chunk_sets():
+        store.drop_chunk_set(set_id)
+        index_path(data_dir, set_id).unlink(missing_ok=True)
+        done.append(f"chunk set {set_id!r} removed (it is rebuilt when next used)")
     for name in store.rate_names():
         if name.startswith(RATE_PREFIX) and any(f"'rate:{name}'" in m for m in meta):
             store.forget_rate(name)
