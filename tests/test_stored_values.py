@@ -76,7 +76,7 @@ def test_implausible_rates_are_clamped_and_named(hash_ws):
     store.keep_rate(rate_name(model), 1e-10)
     assert embedding_rate(store, model) == MIN_CHARS_PER_S
     estimate = hash_ws.estimate_chunk_set(ChunkConfig(size=120))
-    assert 0 < estimate.seconds < 10_000, estimate  # the sample's ~35k characters at the slowest plausible rate
+    assert 0 < estimate.seconds < 1_000, estimate  # the sample's ~35k characters at the slowest plausible rate
     store.keep_rate(rate_name(model), 1e300)
     assert embedding_rate(store, model) == MAX_CHARS_PER_S
     store.keep_rate(rate_name(model), 5_000.0)
@@ -136,3 +136,17 @@ def test_an_unreadable_chunk_set_row_is_named_left_out_and_removed_by_repair(has
     assert any(damaged.id in r for r in verify_store(ws, repair=True)["repaired"])
     assert ws.search("how are backups kept?", "plain").passages, "rebuilt when next used"
 
+
+
+def test_the_advisors_plan_with_an_implausible_rate_tries_configurations_and_names_the_rate(hash_cli, capsys,
+                                                                                          tmp_path):
+    """A kept 1e-10 characters/s planned 'about 115341666666 h' and tried nothing."""
+    data = tmp_path / "d"
+    assert run_cli(capsys, "index", SAMPLE, "--data-dir", data, "--quiet")[0] == 0
+    _sql(data, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1e-10')",
+         f"rate:{rate_name(hash_cli.model_id)}")
+    code, out, err = run_cli(capsys, "advise", DATASET, "--plan-only", "--chunkers", "fixed", "--sizes", "64",
+                             "--data-dir", data)
+    assert code == 0, err
+    assert "1e-10 characters/s is outside the plausible" in out + err
+    assert "115341666666" not in out and "try nothing" not in out, out

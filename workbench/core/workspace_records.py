@@ -87,6 +87,11 @@ class StoredRecords(WorkspaceParts):
             self.store.bad_values.note(f"saved strategy {shown(name)}", f"strategy_json {problem}; it is left out")
         return out
 
+    def stored_value_warnings(self) -> list[str]:
+        """The unreadable stored values this thread's store connection met so far (``store.readback``): each
+        named, read as a safe default or left out."""
+        return self.store.bad_values.messages()
+
     def saved_strategy_rows(self) -> list[dict[str, Any]]:
         """The saved strategies' rows (name, strategy_json, source run, note, created)."""
         return self.store.saved_strategies()

@@ -16,10 +16,10 @@ from workbench.core.store import Store
 EVIDENCE_CAP_S = 60.0  # seconds of embedding a kept rate stands for, at most
 # The plausible range of a kept rate, in characters per second. Measured: MiniLM ~5,200 on a busy 2-core
 # laptop (docs/performance.md: ~1,300 tokens/s), the hashed test embedder ~3,000,000. The bounds leave a
-# wide margin each way (a large model on a slow Ollama server, a far faster machine); a kept value outside
-# them (a damaged or hand-edited table) is clamped with a warning, so no estimate divides by ~0 or plans
-# years of work.
-MIN_CHARS_PER_S = 10.0
+# wide margin each way (a model 50x slower than MiniLM, such as a large one on a slow Ollama server; a far
+# faster machine); a kept value outside them (a damaged or hand-edited table) is clamped with a warning, so
+# no estimate divides by ~0 or plans years of work.
+MIN_CHARS_PER_S = 100.0
 MAX_CHARS_PER_S = 1e8
 
 

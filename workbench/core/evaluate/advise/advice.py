@@ -131,6 +131,7 @@ def plan_advice(ws: AdviceWorkspace, qset: QuestionSet, space: Space | None = No
             cancel.check()
         say(progress, f"estimating {chunker} {size}")
         plan.chunkings[(chunker, size)] = costs.estimate(chunk_config(chunker, size))
+    plan.notes += [w for w in ws.stored_value_warnings() if w not in plan.notes]  # e.g. a clamped rate
     return plan
 
 

@@ -28,6 +28,10 @@ class AdviceWorkspace(EvalWorkspace, Protocol):
         """What building (or bringing up to date) ``config``'s chunk set over ``scope`` costs."""
         ...
 
+    def stored_value_warnings(self) -> list[str]:
+        """The unreadable stored values met so far (named; read as safe defaults or left out)."""
+        ...
+
     def update_run(self, run_id: str, fields: dict[str, Any]) -> None:
         """Change some columns of a recorded run."""
         ...
