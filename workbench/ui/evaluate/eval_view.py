@@ -108,7 +108,7 @@ class EvalView(QWidget):
         self.top_split = QSplitter(Qt.Orientation.Horizontal)
         self.advise = AdviseView(self.ws, self.jobs, lambda: self.qset, self.reference_spans)
         self.lab_tabs = QTabWidget()
-        self.set_saved(self.ws.saved_strategies())
+        self.set_saved(self.ws.records.saved_strategies())
         self._layout()
         self._wire()
         fill_bundled_menu(self.bundled_menu, self.load_question_set)
