@@ -69,17 +69,17 @@ def test_implausible_rates_are_clamped_and_named(hash_ws):
     """5e-324 characters/s failed every build ('cannot convert float NaN to integer'); 1e-10 made the
     advisor's plan take 'about 115341666666 h'."""
     store, model = hash_ws.store, hash_ws.embedder.model_id
-    store.keep_rate(rate_name(model), 5e-324)
+    store.caches.keep_rate(rate_name(model), 5e-324)
     report = hash_ws.add_paths([str(SAMPLE)], progress=lambda event: None)  # with its cost estimate, as `index`
     assert report.chunks_total > 0 and not report.failed
     assert any("5e-324" in w and "outside the plausible" in w for w in report.warnings), report.warnings
-    store.keep_rate(rate_name(model), 1e-10)
+    store.caches.keep_rate(rate_name(model), 1e-10)
     assert embedding_rate(store, model) == MIN_CHARS_PER_S
-    estimate = hash_ws.estimate_chunk_set(ChunkConfig(size=120))
+    estimate = hash_ws.sets.estimate_chunk_set(ChunkConfig(size=120))
     assert 0 < estimate.seconds < 1_000, estimate  # the sample's ~35k characters at the slowest plausible rate
-    store.keep_rate(rate_name(model), 1e300)
+    store.caches.keep_rate(rate_name(model), 1e300)
     assert embedding_rate(store, model) == MAX_CHARS_PER_S
-    store.keep_rate(rate_name(model), 5_000.0)
+    store.caches.keep_rate(rate_name(model), 5_000.0)
     assert embedding_rate(store, model) == 5_000.0
 
 
@@ -101,17 +101,17 @@ def test_an_unreadable_generation_counter_is_read_as_zero_named_and_reported_by_
 
 def test_a_damaged_saved_strategy_is_named_and_the_others_still_read(hash_sample_ws, capsys, hash_cli):
     ws = hash_sample_ws
-    ws.save_strategy("mine", resolve("neighbours"))
-    ws.store.save_strategy("broken", "[1]")
-    ws.store.save_strategy("deep", "[" * 5000)
-    assert list(ws.saved_strategies()) == ["mine"]
+    ws.records.save_strategy("mine", resolve("neighbours"))
+    ws.store.runs.save_strategy("broken", "[1]")
+    ws.store.runs.save_strategy("deep", "[" * 5000)
+    assert list(ws.records.saved_strategies()) == ["mine"]
     assert "'broken'" in str(ws.store.bad_values.messages())
     code, out, err = run_cli(capsys, "strategies", "--data-dir", ws.data_dir)
     assert code == 0 and "mine" in out and "broken" not in out
     assert "saved strategy 'broken': strategy_json is JSON list, not an object" in err
     assert "saved strategy 'deep': strategy_json is JSON nested too deeply" in err
     try:
-        ws.resolve_strategy("broken")
+        ws.records.resolve_strategy("broken")
     except ValueError as exc:
         assert "saved strategy 'broken'" in str(exc)
     else:
@@ -120,10 +120,10 @@ def test_a_damaged_saved_strategy_is_named_and_the_others_still_read(hash_sample
 
 def test_an_unreadable_chunk_set_row_is_named_left_out_and_removed_by_repair(hash_sample_ws):
     ws = hash_sample_ws
-    other = ws.ensure_chunk_set(ChunkConfig(size=120))
-    damaged = next(i for i in ws.store.chunk_sets() if i.id != other.id)
+    other = ws.sets.ensure_chunk_set(ChunkConfig(size=120))
+    damaged = next(i for i in ws.store.sets.chunk_sets() if i.id != other.id)
     ws.store.db.execute("UPDATE chunk_sets SET config_json = '{\"size\": -5}' WHERE id = ?", [damaged.id])
-    assert [i.id for i in ws.store.chunk_sets()] == [other.id]
+    assert [i.id for i in ws.store.sets.chunk_sets()] == [other.id]
     try:
         ws.search("how are backups kept?", "plain")
     except Exception as exc:  # one line naming the set and the field, not a TypeError of ChunkConfig

@@ -22,7 +22,7 @@ def _two_sets_one_edit(ws, folder):
     with open(folder / "lab-safety.md", "a", encoding="utf-8") as fh:
         fh.write("\nOne more rule, added after the first index.\n")
     ws.add_paths([str(folder)], config=ChunkConfig(size=100))
-    return next(i for i in ws.store.chunk_sets() if i.config.size == 250)
+    return next(i for i in ws.store.sets.chunk_sets() if i.config.size == 250)
 
 
 def test_a_pending_lazy_update_is_reported_as_such_not_as_damage(hash_ws, tmp_path):
@@ -32,7 +32,7 @@ def test_a_pending_lazy_update_is_reported_as_such_not_as_damage(hash_ws, tmp_pa
     shutil.copytree(SAMPLE, folder)
     big = _two_sets_one_edit(hash_ws, folder)
     held = VectorIndex.load(index_path(hash_ws.data_dir, big.id)).ids()
-    assert len(np.setdiff1d(held, hash_ws.store.chunk_ids(big.id))), "the premise: stale ids wait in the file"
+    assert len(np.setdiff1d(held, hash_ws.store.sets.chunk_ids(big.id))), "the premise: stale ids wait in the file"
     report = verify_store(hash_ws)
     assert report["consistent"], report["problems"]
     assert any("up to date after the next search" in n and big.id in n for n in report["notes"]), report["notes"]
@@ -51,12 +51,12 @@ def test_real_damage_is_still_reported_while_an_update_is_pending(hash_ws, tmp_p
     big = _two_sets_one_edit(hash_ws, folder)
     store, path = hash_ws.store, index_path(hash_ws.data_dir, big.id)
     index = VectorIndex.load(path)
-    index.index.remove_ids(store.chunk_ids(big.id)[:2])
+    index.index.remove_ids(store.sets.chunk_ids(big.id)[:2])
     save_index(store, index, path, big.id)
     report = verify_store(hash_ws)
     assert not report["consistent"] and any("lacks 2 chunk id(s)" in p for p in report["problems"])
 
-    small = next(i for i in store.chunk_sets() if i.config.size == 100)  # up to date
+    small = next(i for i in store.sets.chunk_sets() if i.config.size == 100)  # up to date
     spath = index_path(hash_ws.data_dir, small.id)
     sindex = VectorIndex.load(spath)
     sindex.index.add_with_ids(normalised(np.ones((1, hash_ws.embedder.dim), dtype=np.float32)),

@@ -45,7 +45,7 @@ def run_runs(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     if args.delete:
         info = _run_to_delete(ws, args.delete, args.yes)
-        ws.delete_run(info.id)
+        ws.records.delete_run(info.id)
         emit(args, {"deleted": info.id}, f"deleted run {info.id}")
         return 0
     if args.show:

@@ -39,7 +39,7 @@ def rate_name(model_id: str) -> str:
 def embedding_rate(store: Store, model_id: str) -> float | None:
     """Characters per second this machine embedded with ``model_id`` (None before any measurement), within
     the plausible range: a kept value outside it is clamped and named in ``store.bad_values``."""
-    rate = store.rate(rate_name(model_id))
+    rate = store.caches.rate(rate_name(model_id))
     if rate is None:
         return None
     clamped = min(MAX_CHARS_PER_S, max(MIN_CHARS_PER_S, rate))
@@ -52,7 +52,7 @@ def embedding_rate(store: Store, model_id: str) -> float | None:
 
 def _evidence(store: Store, model_id: str) -> float:
     """The seconds of embedding behind the kept rate, within (0, ``EVIDENCE_CAP_S``]."""
-    seconds = store.rate(evidence_name(model_id))
+    seconds = store.caches.rate(evidence_name(model_id))
     return EVIDENCE_CAP_S if seconds is None else min(EVIDENCE_CAP_S, seconds)
 
 
@@ -63,11 +63,11 @@ def keep_rate(store: Store, model_id: str, meter: EmbedMeter, least_seconds: flo
     if measured is None:
         return None
     old = embedding_rate(store, model_id)
-    if old is not None and old != store.rate(rate_name(model_id)):
+    if old is not None and old != store.caches.rate(rate_name(model_id)):
         old = None  # a kept value outside the plausible range is replaced by this measurement, not blended
     behind = 0.0 if old is None else _evidence(store, model_id)
     weight = meter.seconds / (meter.seconds + behind) if behind > 0 else 1.0
     new = measured if old is None else (1 - weight) * old + weight * measured
-    store.keep_rate(rate_name(model_id), new)
-    store.keep_rate(evidence_name(model_id), min(EVIDENCE_CAP_S, behind + meter.seconds))
+    store.caches.keep_rate(rate_name(model_id), new)
+    store.caches.keep_rate(evidence_name(model_id), min(EVIDENCE_CAP_S, behind + meter.seconds))
     return new

@@ -61,8 +61,8 @@ def verify_store(ws: VerifiedFolder, repair: bool = False) -> dict[str, Any]:
         if rows != ["ok"]:
             unrepairable.append(f"SQLite integrity check failed: {'; '.join(rows)[:300]}")
         unrepairable += _orphans(store)
-        sets = store.chunk_sets()
-        documents = len(store.documents())
+        sets = store.sets.chunk_sets()
+        documents = len(store.documents.rows())
     except sqlite3.DatabaseError as exc:
         unrepairable.append(f"the database cannot be read ({exc})")
         sets, documents = [], 0
@@ -113,7 +113,7 @@ def _check_values(store: Store, notes: list[str]) -> list[str]:
     rates: problems, which ``--repair`` mends); a damaged run record or saved strategy becomes a note (it is
     left out wherever it would be read; ``workbench runs --delete`` removes a run)."""
     found = store.audit_values()
-    for name in store.rate_names():
+    for name in store.caches.rate_names():
         if name.startswith(RATE_PREFIX):
             embedding_rate(store, name.removeprefix(RATE_PREFIX))  # notes one outside the plausible range
     found += [m for m in store.bad_values.messages() if m not in found]
@@ -126,21 +126,21 @@ def _repair_values(store: Store, data_dir: Path, meta: list[str]) -> list[str]:
     is measured again by the next build), an unreadable chunk set removed (rebuilt when next used). Returns
     what was done."""
     done = store.repair_meta()
-    for set_id in store.unreadable_chunk_sets():
-        store.drop_chunk_set(set_id)
+    for set_id in store.sets.unreadable_chunk_sets():
+        store.sets.drop_chunk_set(set_id)
         index_path(data_dir, set_id).unlink(missing_ok=True)
         done.append(f"chunk set {set_id!r} removed (it is rebuilt when next used)")
-    for name in store.rate_names():
+    for name in store.caches.rate_names():
         if name.startswith(RATE_PREFIX) and any(f"'rate:{name}'" in m for m in meta):
-            store.forget_rate(name)
-            store.forget_rate(evidence_name(name.removeprefix(RATE_PREFIX)))
+            store.caches.forget_rate(name)
+            store.caches.forget_rate(evidence_name(name.removeprefix(RATE_PREFIX)))
             done.append(f"meta 'rate:{name}' forgotten (measured again by the next build)")
     return done
 
 
 def _orphans(store: Store) -> list[str]:
     out = []
-    orphans = store.orphan_chunk_count()
+    orphans = store.sets.orphan_chunk_count()
     if orphans:
         out.append(f"{orphans} chunk(s) belong to no document")
     return out
@@ -150,7 +150,7 @@ def _update_pending(store: Store, info: ChunkSetInfo) -> bool:
     """True when documents changed (or went) since the set was brought up to date: the designed lazy update,
     which the next search of the set completes (it re-cuts those documents and takes their earlier chunks'
     ids out of the FAISS file)."""
-    return info.covers(store.document_shas()) != store.chunked_docs(info.id)
+    return info.covers(store.documents.document_shas()) != store.sets.chunked_docs(info.id)
 
 
 def nprobe_problem(index: VectorIndex) -> str | None:
@@ -173,16 +173,16 @@ def _check_set(ws: VerifiedFolder, info: ChunkSetInfo, notes: list[str]) -> list
     when both pass)."""
     store = ws.store
     found = []
-    missing_vectors = store.chunks_without_vector_count(info.id, info.model_id)
+    missing_vectors = store.sets.chunks_without_vector_count(info.id, info.model_id)
     if missing_vectors:
         found.append(f"{missing_vectors} chunk(s) have no cached vector")
-    checksums = store.index_checksums(info.id)
+    checksums = store.sets.index_checksums(info.id)
     path = index_path(ws.data_dir, info.id)
     try:
         index = VectorIndex.load(path, checksums or None)
     except ValueError as exc:  # missing, unreadable, or IndexDamaged
         return [*found, str(exc)]
-    db_ids = store.chunk_ids(info.id)
+    db_ids = store.sets.chunk_ids(info.id)
     held = index.ids()
     if not np.array_equal(held, db_ids):
         extra = len(np.setdiff1d(held, db_ids))
@@ -193,7 +193,7 @@ def _check_set(ws: VerifiedFolder, info: ChunkSetInfo, notes: list[str]) -> list
                          "search returns: it is up to date after the next search")
         else:
             found.append(f"FAISS holds {extra} id(s) with no chunk and lacks {lost} chunk id(s)")
-    probes = store.probe_vectors(info.id, info.model_id, 3)
+    probes = store.sets.probe_vectors(info.id, info.model_id, 3)
     try:
         for blob in probes:
             index.search(np.frombuffer(blob, dtype=np.float32), 10)
