@@ -37,7 +37,7 @@ def test_the_labs_limit_runs_a_stratified_sample_and_says_so(qtbot, make_window,
     corpora = {q.corpus_id for q in whole.questions}
     view.limit.setValue(len(corpora))
     with qtbot.waitSignal(view.runFinished, timeout=180_000):
-        assert view.start([hash_ws.resolve_strategy("plain")], grid="")
+        assert view.start([hash_ws.records.resolve_strategy("plain")], grid="")
         status = view.sweep.inputs.status.text()
     assert f"{len(corpora)} of {len(whole.questions)} questions, stratified by corpus" in status
     asked = {r.question for r in view.results[0].rows}

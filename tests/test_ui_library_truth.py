@@ -19,7 +19,7 @@ def _listed(window) -> set[str]:
 
 
 def _stored(ws) -> set[str]:
-    return {Path(d["path"]).name for d in ws.documents()}
+    return {Path(d["path"]).name for d in ws.records.documents()}
 
 
 def _cli(*args: str) -> None:

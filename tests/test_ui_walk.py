@@ -72,7 +72,7 @@ def cramped(window) -> list[str]:
     elif window.lab_page is not None and window.lab_page.verticalScrollBar().isVisible():
         problems.append("the lab needs the outer scrollbar")
     listed = {int(r["doc_id"]) for r in window.library.table.rows() if r["doc_id"] is not None}
-    stored = {d["id"] for d in window.ws.documents()}
+    stored = {d["id"] for d in window.ws.records.documents()}
     if listed != stored:
         problems.append(f"the library lists {len(listed)} of {len(stored)} stored documents")
     return problems

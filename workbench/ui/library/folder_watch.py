@@ -25,7 +25,7 @@ POLL_MS = 2000  # one SELECT of one row: a few microseconds every two seconds
 
 
 class FolderWatch(QObject):
-    """Polls ``workspace.data_version()`` (every ``POLL_MS`` and when the application is activated) and hands
+    """Polls ``workspace.records.data_version()`` (every ``POLL_MS`` and when the application is activated) and hands
     the folder to ``model`` when it moved."""
 
     def __init__(self, workspace: Workspace, model: WorkbenchModel, parent: QObject | None = None) -> None:
@@ -45,10 +45,10 @@ class FolderWatch(QObject):
         """Read the folder's version; when it moved, read its documents and give both to the model. Returns
         whether it moved. A folder that cannot be read now is tried again at the next poll."""
         try:
-            version = self.ws.data_version()
+            version = self.ws.records.data_version()
             if version == self.model.folder.version:
                 return False
-            documents = tuple((int(d["id"]), str(d["sha256"])) for d in self.ws.documents())
+            documents = tuple((int(d["id"]), str(d["sha256"])) for d in self.ws.records.documents())
         except Exception:  # a busy or damaged store: the library says so when it refreshes
             log.debug("data folder poll failed", exc_info=True)
             return False
