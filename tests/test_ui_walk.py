@@ -11,7 +11,11 @@ question bar), the library collapsed — after every step:
   evidence colours belong to the current question and strategy or say in words that they do not, each answer
   likewise, and the lab's tables show its current run and selected configuration;
 * no text is clipped: every visible label, button and combo box shows its whole text, or elides it with the
-  whole text in its tooltip; word-wrapped labels get the lines they need.
+  whole text in its tooltip; word-wrapped labels get the lines they need; legends keep to one line; no spin box
+  is narrower than its widest value; no scroll area (the knobs included) scrolls sideways;
+* a side whose knobs are closed keeps at least half the window's height for its passages;
+* the lab (each of its tabs) needs no outer scrollbar;
+* the library lists every document the data folder holds (the benchmark's corpora included).
 """
 
 from __future__ import annotations
