@@ -15,7 +15,7 @@ from workbench.core.index.estimate import BuildEstimate, about
 from workbench.core.index.rates import embedding_rate, keep_rate, rate_name
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.jobs import ProgressEvent
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.workspace import Workspace
 
 pytest_plugins = ["ui_support"]

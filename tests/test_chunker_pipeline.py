@@ -18,7 +18,7 @@ from workbench.core.ingest.chunkers import ChunkerError
 from workbench.core.ingest.chunkers.catalog import chunker_catalog
 from workbench.core.ingest.chunkers.choice import apply_chunker, chunker_name, chunker_spec
 from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import PRESETS, resolve
+from workbench.core.retrieve.strategy.presets import PRESETS, resolve
 
 AVAILABLE = [k["name"] for k in chunker_catalog() if k["available"] and k["name"] != "late"]
 

@@ -23,7 +23,7 @@ from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.llm import BackendUnavailable, ModelNotFound
 from workbench.core.llm.base import RemoteHostRefused
 from workbench.core.llm.ollama_backend import OllamaEmbedder
-from workbench.core.retrieve.strategies import PRESETS, override, resolve
+from workbench.core.retrieve.strategy.presets import PRESETS, override, resolve
 
 OLLAMA = f"ollama:{EMBED_MODEL}"
 QUESTION = "How much does a monthly transit pass cost?"

@@ -19,7 +19,7 @@ from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.discovery import discover
 from workbench.core.ingest.documents import LoadError, LoadResult, decode_text, load_file
 from workbench.core.ingest.filenames import fs_path, shown
-from workbench.core.retrieve.strategies import from_dict
+from workbench.core.retrieve.strategy.presets import from_dict
 
 LATIN1_NAME = os.fsdecode(b"caf\xe9.txt")  # a file name that is not UTF-8 (surrogate-escaped in Python)
 TOPICS = {

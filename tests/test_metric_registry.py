@@ -36,8 +36,13 @@ def test_register_refuses_a_taken_name():
 
 def test_a_registered_metric_reaches_the_cli_table_export_statistics_and_the_lab(registered, capsys, tmp_path,
                                                                                   hash_cli, qtbot):
-    from workbench.ui.evaluate.eval_tables import fill_questions, fill_summary, make_table, question_columns, \
-        summary_columns
+    from workbench.ui.evaluate.eval_tables import (
+        fill_questions,
+        fill_summary,
+        make_table,
+        question_columns,
+        summary_columns,
+    )
 
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)

@@ -12,7 +12,7 @@ from workbench.core.evaluate.datasets import corpus_documents, load_question_set
 from workbench.core.evaluate.metrics import span_scores
 from workbench.core.ingest.chunking import ChunkConfig, chunk_document
 from workbench.core.ingest.documents import load_file
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 SHORT_ON_PURPOSE = {"transit-prices.md"}  # a one-screen price list: the heading-path tests rank its sections
 

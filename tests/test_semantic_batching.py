@@ -12,7 +12,7 @@ from fake_embedder import RecordingEmbedder
 from workbench.core.index.chunker_build import SetCutter
 from workbench.core.index.embedding import SAVE_EVERY, text_hash
 from workbench.core.ingest.chunkers.vector_cache import text_key
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.workspace import Workspace
 
 

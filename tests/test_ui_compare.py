@@ -107,7 +107,7 @@ def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_w
 
 
 def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, hash_sample_ws):
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
 
     window = make_window(hash_sample_ws)
     window.side_by_side.click()
@@ -158,7 +158,7 @@ def test_structure_aware_box_rechunks_side_b(qtbot, make_window, hash_sample_ws)
 def test_a_side_runs_multi_granularity_search(qtbot, make_window, hash_sample_ws):
     """The preset from the picker: its coarse chunk sets are built, coarse hits join as windows, and the
     budget holds (hashed vectors: plumbing, not ranking)."""
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
 
     window = make_window(hash_sample_ws)
     side = window.compare.a

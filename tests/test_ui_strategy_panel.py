@@ -1,6 +1,6 @@
 """The strategy panel's expansion-size knob and per-document cap edit the strategy the core runs."""
 
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 from workbench.ui.explore.strategy_panel import StrategyPanel
 
 

@@ -19,7 +19,7 @@ from workbench.commands.common import (
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
 from workbench.core.index.embedder_pool import missing_model_folder
-from workbench.core.retrieve.strategies import Strategy, override, resolve
+from workbench.core.retrieve.strategy.presets import Strategy, override, resolve
 
 if TYPE_CHECKING:
     from workbench.core.ingest.documents import Document

@@ -43,7 +43,7 @@ from workbench.core.retrieve.inputs import SearchInputs
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import DB_NAME, ChunkSetInfo, DocumentGone, Scope, Store
 from workbench.core.workspace_loading import SetLoading
 from workbench.core.workspace_records import StoredRecords

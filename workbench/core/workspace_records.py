@@ -15,7 +15,7 @@ import numpy as np
 from workbench.core.index.embedding import embed_cached
 from workbench.core.jobs import CancelToken
 from workbench.core.retrieve.corpus_lookups import WorkspaceParts
-from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
+from workbench.core.retrieve.strategy.presets import Strategy, check_saved_name, from_dict, resolve
 
 
 class StoredRecords(WorkspaceParts):

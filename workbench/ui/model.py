@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Signal
 from workbench.core.evaluate.sweep import ConfigResult
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.colours import configuration_colours
 from workbench.ui.app.settings import LLMChoice

@@ -18,7 +18,7 @@ from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.llm.base import Backend
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import ChunkSetInfo, Scope
 
 

@@ -27,8 +27,8 @@ from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepCon
 from workbench.core.evaluate.sweep_checks import note_lines
 from workbench.core.ingest.documents import MAX_FILE_MB
 from workbench.core.jobs import CancelToken, ProgressSink
-from workbench.core.retrieve.strategies import from_dict
-from workbench.core.retrieve.strategy_json import to_flat_dict
+from workbench.core.retrieve.strategy.json_form import to_flat_dict
+from workbench.core.retrieve.strategy.presets import from_dict
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:

@@ -21,9 +21,9 @@ from workbench.core.index.embedder_pool import normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
-from workbench.core.retrieve.search_config import parse_coarse
-from workbench.core.retrieve.strategies import Strategy, override, resolve
-from workbench.core.retrieve.strategy_names import run_names
+from workbench.core.retrieve.strategy.names import run_names
+from workbench.core.retrieve.strategy.presets import Strategy, override, resolve
+from workbench.core.retrieve.strategy.search_config import parse_coarse
 from workbench.core.spans import Span
 from workbench.core.store import Scope
 

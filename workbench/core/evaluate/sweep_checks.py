@@ -12,7 +12,7 @@ from workbench.core.index.embedder_pool import missing_model_folder
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
     from workbench.core.evaluate.sweep import ConfigResult, SweepConfig
-    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.retrieve.strategy.presets import Strategy
 
 
 def llm_steps(strategy: Strategy) -> list[str]:

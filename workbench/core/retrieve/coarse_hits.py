@@ -23,7 +23,7 @@ from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.search import Hit
-from workbench.core.retrieve.search_config import CoarseLevel
+from workbench.core.retrieve.strategy.search_config import CoarseLevel
 
 COARSE_EXPANSIONS = ("none", "neighbours")  # coarse hits are windows already; other expansions grow a chunk
 

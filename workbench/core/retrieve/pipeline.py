@@ -23,8 +23,8 @@ from workbench.core.retrieve.lru import LRU
 from workbench.core.retrieve.passages import Passage
 from workbench.core.retrieve.rerank import llm_rerank, llm_rerank_passages
 from workbench.core.retrieve.search import Hit, bm25_search, cap_per_document, dense_search, fuse_rrf
-from workbench.core.retrieve.search_config import SearchConfig
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
+from workbench.core.retrieve.strategy.search_config import SearchConfig
 from workbench.core.retrieve.summaries import SectionCache, top_sections
 from workbench.core.retrieve.whole_documents import whole_documents
 from workbench.core.spans import Span

@@ -36,7 +36,7 @@ from workbench.core.evaluate.datasets import QuestionSet, corpus_documents, load
 from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.app.wording import for_the_window
 from workbench.ui.evaluate.advise_view import AdviseView
 from workbench.ui.evaluate.baseline_panel import BaselinePanel

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from workbench.core.evaluate.curves import sweep_configs
 from workbench.core.evaluate.sweep import ConfigResult
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.app.wording import for_the_window
 from workbench.ui.evaluate.lab_inputs import LabInputs
 from workbench.ui.evaluate.sweep_job import sweep_and_record

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QL
 
 from workbench.core.retrieve.expansions.base import FIELD_OWNER, ParamValue, knob_value
 from workbench.core.retrieve.expansions.tokens import WINDOW_EDGES
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 
 WHOLE_DOC_MAX = 100_000
 TIPS = {

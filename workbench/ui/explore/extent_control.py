@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from workbench.core.retrieve.expansions import EXPANSION_TYPES, Knob
 from workbench.core.retrieve.expansions.base import knob_value
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 
 CAP_TIP = "At most this many hits per document, so one long document cannot take over the context. Instant."
 

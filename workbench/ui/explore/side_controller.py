@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from workbench.core.consent import NotTrusted
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.model import WorkbenchModel, as_side
 from workbench.ui.window.workers import JobRunner, Worker, while_alive
 

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QToolButton, QVB
 
 from workbench.core.ingest.chunkers.choice import chunker_name
 from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import Strategy
-from workbench.core.retrieve.strategy_names import chips
+from workbench.core.retrieve.strategy.names import chips
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.spans import Span
 from workbench.ui.app.theme import SIDE_COLOURS
 from workbench.ui.app.trust_dialog import ask_to_trust

@@ -34,7 +34,7 @@ from workbench.core.retrieve.expansions.base import (
     knob_for,
     knob_value,
 )
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 from workbench.ui.explore.chunker_knobs import ChunkerKnobs, label_row, show_slider_params
 from workbench.ui.explore.coarse_field import CoarseField
 from workbench.ui.explore.detail_knobs import DetailKnobs

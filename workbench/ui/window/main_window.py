@@ -53,7 +53,7 @@ from workbench.ui.window.shortcuts import WindowShortcuts
 from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.retrieve.strategy.presets import Strategy
     from workbench.core.workspace import Workspace
     from workbench.ui.evaluate.eval_view import EvalView
 

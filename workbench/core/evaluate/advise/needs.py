@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from workbench.core.evaluate.needs import EvalWorkspace
 from workbench.core.index.estimate import BuildEstimate
 from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import ChunkSetInfo, Scope
 
 

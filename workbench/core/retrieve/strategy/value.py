@@ -16,7 +16,7 @@ from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.retrieve.coarse_hits import check_coarse, coarse_configs
 from workbench.core.retrieve.expansions import Expansion, NoExpansion
 from workbench.core.retrieve.expansions.base import ParamValue, with_changes
-from workbench.core.retrieve.search_config import SearchConfig
+from workbench.core.retrieve.strategy.search_config import SearchConfig
 
 RERANKS = ("none", "llm")
 StrategyJson = dict[str, object]  # a JSON-ready strategy (``to_dict``)

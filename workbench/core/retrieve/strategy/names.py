@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from workbench.core.index.embedder_pool import model_label
 from workbench.core.ingest.chunkers.choice import chunker_label
-from workbench.core.retrieve.strategies import PRESETS
-from workbench.core.retrieve.strategy import Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS
+from workbench.core.retrieve.strategy.value import Strategy
 
 UNIT_SHORT = {"tokens": "tok", "words": "words", "sentences": "sent"}
 CUSTOM = "custom"

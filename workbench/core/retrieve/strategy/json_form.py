@@ -25,9 +25,9 @@ from workbench.core.retrieve.expansions.base import (
     field_types,
     with_changes,
 )
-from workbench.core.retrieve.field_checks import checked
-from workbench.core.retrieve.search_config import SearchConfig, coarse_text, parse_coarse
-from workbench.core.retrieve.strategy import Strategy, StrategyJson
+from workbench.core.retrieve.strategy.field_checks import checked
+from workbench.core.retrieve.strategy.search_config import SearchConfig, coarse_text, parse_coarse
+from workbench.core.retrieve.strategy.value import Strategy, StrategyJson
 
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
 CHUNK_TYPES = {f.name: str(f.type) for f in fields(ChunkConfig)}
