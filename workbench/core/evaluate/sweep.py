@@ -21,6 +21,7 @@ from workbench.core.index.embedder_pool import normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
+from workbench.core.retrieve.steps.base import step_knobs
 from workbench.core.retrieve.strategy.names import run_names
 from workbench.core.retrieve.strategy.presets import Strategy, override, resolve
 from workbench.core.retrieve.strategy.search_config import parse_coarse
@@ -34,9 +35,14 @@ if TYPE_CHECKING:
 GRID_KEYS = {
     "chunk_size": "size", "size": "size", "overlap": "overlap", "window": "window", "top_k": "top_k",
     "k": "top_k", "budget": "budget", "window_tokens": "window_tokens", "parent_size": "parent_size",
-    "per_doc_cap": "per_doc_cap", "candidate_k": "candidate_k", "chunker": "chunker", "model": "model",
-    "coarse": "coarse",
+    "candidate_k": "candidate_k", "chunker": "chunker", "model": "model", "coarse": "coarse",
 }
+
+
+def grid_keys() -> dict[str, str]:
+    """Every grid key: ``GRID_KEYS`` and the number knobs of the registered later steps (``per_doc_cap`` …)."""
+    steps = {knob.field: knob.field for _, knob in step_knobs() if not knob.choices and knob.maximum > 1}
+    return GRID_KEYS | steps
 TEXT_KEYS = {"chunker", "model", "coarse"}  # grid keys whose values are names, not numbers
 DISPLAY = {"size": "chunk_size"}
 
@@ -111,13 +117,14 @@ def parse_grid(text: str | None) -> dict[str, list[int | str]]:
     sentence-transformers folder also works): one chunk set, and one row, per model.
     ``coarse=none,100:1+200:1`` takes multi-granularity levels (``none``: the fine set alone)."""
     grid: dict[str, list[int | str]] = {}
+    keys = grid_keys()
     for part in (text or "").replace(";", " ").split():
         name, sep, values = part.partition("=")
         name = name.strip().replace("-", "_")
         if not sep or not values.strip():
             raise ValueError(f"grid entry {part!r} must look like name=1,2,3")
-        if name not in GRID_KEYS:
-            raise ValueError(f"unknown grid parameter {name!r}; use {', '.join(sorted(GRID_KEYS))}")
+        if name not in keys:
+            raise ValueError(f"unknown grid parameter {name!r}; use {', '.join(sorted(keys))}")
         nums: list[int | str]
         if name == "model":
             nums = [normalise_model_spec(v) or "default" for v in values.split(",") if v.strip()]
@@ -131,7 +138,7 @@ def parse_grid(text: str | None) -> dict[str, list[int | str]]:
             nums = [get_kind(v.strip()).name for v in values.split(",") if v.strip()]  # unknown: refused
         else:
             nums = _numbers(name, values)
-        canonical = DISPLAY.get(GRID_KEYS[name], GRID_KEYS[name])
+        canonical = DISPLAY.get(keys[name], keys[name])
         grid[canonical] = list(dict.fromkeys(grid.get(canonical, []) + nums))
     return grid
 
@@ -157,12 +164,13 @@ def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequenc
     if isinstance(grid, str) or grid is None:
         grid = parse_grid(grid)
     names = list(grid)
+    keys = grid_keys()
     configs: list[SweepConfig] = []
     bases = [resolve(spec) for spec in strategies]
     for base, name in zip(bases, run_names(bases), strict=True):
         for values in itertools.product(*(grid[n] for n in names)):
             params = dict(zip(names, values, strict=True))
-            changes = {GRID_KEYS[n]: ("" if n == "coarse" and v == "none" else v) for n, v in params.items()}
+            changes = {keys[n]: ("" if n == "coarse" and v == "none" else v) for n, v in params.items()}
             try:
                 strategy = _with_chunker(override(base, **{k: v for k, v in changes.items() if k != "chunker"}),
                                          changes.get("chunker"), changes.get("size"))

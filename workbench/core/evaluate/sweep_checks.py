@@ -42,12 +42,7 @@ class Noted(Protocol):
 
 def llm_steps(strategy: Strategy) -> list[str]:
     """The steps of ``strategy`` that need a generative LLM while it searches (LLM rerank, summaries)."""
-    steps = []
-    if strategy.rerank == "llm":
-        steps.append("LLM rerank")
-    if strategy.summary:
-        steps.append("section summaries")
-    return steps
+    return strategy.llm_steps()
 
 
 class MissingLLM(ValueError):
