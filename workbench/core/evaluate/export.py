@@ -16,11 +16,11 @@ import json
 import math
 import os
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.core.evaluate.answer_report import answer_summaries
+from workbench.core.evaluate.answer_report import LabelSummary, answer_summaries
 from workbench.core.evaluate.metrics import METRICS, QuestionMetrics
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig
 
@@ -32,7 +32,7 @@ PER_QUESTION_FIELDS = ("recall", "precision", "iou", "hit", "reciprocal_rank", "
 _RECORDED = frozenset(QuestionMetrics.__dataclass_fields__) | {"hit_rate", "mrr"}  # as ``hit``, ``reciprocal_rank``
 
 
-def per_question_values(m: QuestionMetrics) -> dict[str, Any]:
+def per_question_values(m: QuestionMetrics) -> dict[str, float | int | bool | None]:
     """One question's exported values: the recorded fields (``PER_QUESTION_FIELDS``), then the value of every
     registered metric that is not one of them (``metrics.METRICS``)."""
     row = {f: getattr(m, f) for f in PER_QUESTION_FIELDS}
@@ -58,14 +58,14 @@ def summary_rows(results: Sequence[ConfigResult]) -> list[dict[str, Any]]:
     return out
 
 
-def question_rows(results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None) -> list[dict[str, Any]]:
+def question_rows(results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None) -> list[dict[str, object]]:
     """One dict per question per configuration (spans as ``doc:start-end`` joined by ``;``)."""
     names = doc_names or {}
     rows = []
     for cr in results:
         for r in cr.rows:
-            row = {"key": cr.config.key, "strategy": cr.config.base, **cr.config.params, "q_index": r.q_index,
-                   "question": r.question, "corpus_id": r.corpus_id}
+            row: dict[str, object] = {"key": cr.config.key, "strategy": cr.config.base, **cr.config.params,
+                                      "q_index": r.q_index, "question": r.question, "corpus_id": r.corpus_id}
             row |= per_question_values(r.metrics)
             row["spans"] = ";".join(f"{names.get(s.doc_id, s.doc_id)}:{s.start}-{s.end}" for s in r.spans)
             row |= {"answer": r.answer, "label": r.label, **r.extra}
@@ -77,7 +77,7 @@ class ExportError(Exception):
     """An export that could not be written; the message says why and what was (not) written."""
 
 
-def write_csv(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
+def write_csv(rows: Sequence[Mapping[str, object]], path: str | Path) -> Path:
     """Write dict rows as CSV (columns: union of keys in first-seen order)."""
     path = Path(path)
     fields: dict[str, None] = {}
@@ -220,7 +220,7 @@ def tradeoff_figure(rows: Sequence[dict[str, Any]], title: str = "") -> Figure:
     return fig
 
 
-def answer_table_row(key: str, a: dict[str, Any]) -> dict[str, Any]:
+def answer_table_row(key: str, a: LabelSummary) -> dict[str, object]:
     """One configuration's row of seed 000's answer table, flat for CSV."""
     return {"key": key, **{f"covered_{k}": v for k, v in a["covered"].items()},
             **{f"not_covered_{k}": v for k, v in a["not_covered"].items()}, "unjudged": a["unjudged"],

@@ -14,7 +14,7 @@ import hashlib
 import json
 import subprocess
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.evaluate.answer_report import label_summary
 from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_question_set
 from workbench.core.evaluate.metrics import QuestionMetrics, summary_to_dict
-from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig, SweepResult, run_sweep
+from workbench.core.evaluate.sweep import (
+    ConfigResult,
+    JudgeNotes,
+    QuestionResult,
+    SweepConfig,
+    SweepResult,
+    run_sweep,
+)
 from workbench.core.evaluate.sweep_checks import note_lines
 from workbench.core.ingest.documents import MAX_FILE_MB
 from workbench.core.jobs import CancelToken, ProgressSink
@@ -201,7 +208,7 @@ def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
                for c in info.config["configs"]}
     for row in ws.run_question_rows(info.id):
         m = json.loads(row["metrics_json"])
-        extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
+        extra = judge_notes(m)
         results[row["config_key"]].rows.append(QuestionResult(
             row["q_index"], row["question"], m.get("corpus_id", ""),
             [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
@@ -210,6 +217,20 @@ def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
         if key in results:
             results[key].notes = {str(k): int(v) for k, v in notes.items()}
     return info, list(results.values())
+
+
+def judge_notes(recorded: Mapping[str, object]) -> JudgeNotes:
+    """The judge's notes among one question's recorded metrics (older runs: whichever of them it has)."""
+    notes = JudgeNotes()
+    if isinstance(reason := recorded.get("reason"), str):
+        notes["reason"] = reason
+    if isinstance(tokens := recorded.get("input_tokens"), int):
+        notes["input_tokens"] = tokens
+    if isinstance(attempts := recorded.get("judge_attempts"), int):
+        notes["judge_attempts"] = attempts
+    if isinstance(covered := recorded.get("covered"), bool):
+        notes["covered"] = covered
+    return notes
 
 
 def delete_run(ws: EvalWorkspace, ref: str) -> None:

@@ -11,7 +11,7 @@ import itertools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
 from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
@@ -47,6 +47,18 @@ TEXT_KEYS = {"chunker", "model", "coarse"}  # grid keys whose values are names, 
 DISPLAY = {"size": "chunk_size"}
 
 
+GridValue = int | str  # a grid value: a number, or a name (chunker, model, coarse levels)
+
+
+class JudgeNotes(TypedDict, total=False):
+    """What answering and judging one question recorded beside its label (``judge.answer_and_judge``)."""
+
+    reason: str  # the judge's reason
+    input_tokens: int  # the answer prompt's tokens
+    judge_attempts: int
+    covered: bool  # the corpus answers the question
+
+
 @dataclass(frozen=True)
 class SweepConfig:
     """One point of a sweep: a base strategy with some grid values applied."""
@@ -54,7 +66,7 @@ class SweepConfig:
     key: str
     strategy: Strategy
     base: str
-    params: dict[str, Any] = field(default_factory=dict[str, Any], hash=False, compare=False)
+    params: dict[str, GridValue] = field(default_factory=dict[str, GridValue], hash=False, compare=False)
 
 
 @dataclass
@@ -68,7 +80,7 @@ class QuestionResult:
     metrics: QuestionMetrics
     answer: str | None = None
     label: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict[str, Any])
+    extra: JudgeNotes = field(default_factory=lambda: JudgeNotes())
 
 
 @dataclass
