@@ -253,8 +253,9 @@ def test_long_question_is_refused_in_core_and_cli(hash_sample_ws, capsys, hash_s
 
 
 def test_unbroken_run_is_counted_and_chunked_by_its_length(counter):
-    from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+    from workbench.core.ingest.chunking import chunk_document
     from workbench.core.ingest.tokens import MAX_TOKEN_CHARS, RegexTokenCounter
+    from workbench.core.ingest.values import ChunkConfig
 
     text = "start " + "x" * 1_000_000 + " end"
     for c in (counter, RegexTokenCounter()):

@@ -8,7 +8,7 @@ import pytest
 
 from workbench.commands.search import add_strategy_options, strategy_from_args
 from workbench.core.evaluate.sweep import expand_grid, parse_grid
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.coarse_hits import as_fine_hit, fuse_granularities
 from workbench.core.retrieve.strategy.json_form import to_flat_dict
 from workbench.core.retrieve.strategy.presets import PRESETS, from_dict, override, resolve

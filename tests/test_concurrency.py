@@ -143,7 +143,7 @@ def test_a_writer_beside_searches_and_evaluations_fails_no_job(tmp_path):
     until = time.time() + SOAK_SECONDS
     writer = f"""
         import json, random
-        from workbench.core.ingest.chunking import ChunkConfig
+        from workbench.core.ingest.values import ChunkConfig
         ws = Workspace({str(data)!r}, embedder=HashEmbedder())
         jobs = failed = 0
         errors = []

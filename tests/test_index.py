@@ -5,7 +5,7 @@ from conftest import SAMPLE
 
 from workbench.core.index.build import index_path
 from workbench.core.index.verify import verify_store
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.strategy.presets import from_dict
 
 

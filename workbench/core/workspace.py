@@ -32,9 +32,10 @@ from workbench.core.index.rates import embedding_rate
 from workbench.core.index.removal import remove_under
 from workbench.core.ingest.chunkers.choice import chunker_spec
 from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.identity import chunk_set_id, chunking_label
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend, LLMError
 from workbench.core.llm.open import pipeline_backend
@@ -258,7 +259,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
 
     def _set_id(self, config: ChunkConfig, model_id: str, scope: Scope | None) -> str:
         scope = self.set_scope(scope)
-        return config.set_id(model_id, scope.key if scope else "")
+        return chunk_set_id(config, model_id, scope.key if scope else "")
 
     def find_chunk_set(self, config: ChunkConfig, model: str | None = "",
                        scope: Scope | None = None) -> ChunkSetInfo | None:
@@ -291,7 +292,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         embedder = self.embedder_for(model)
         scope = self.set_scope(scope)
         try:
-            info: ChunkSetInfo | None = self.store.chunk_set(config.set_id(embedder.model_id,
+            info: ChunkSetInfo | None = self.store.chunk_set(chunk_set_id(config, embedder.model_id,
                                                                            scope.key if scope else ""))
         except KeyError:
             info = None
@@ -330,7 +331,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         """The estimate of a chunk set; with ``reuse``, the one ``estimate_chunk_set`` made last for this set
         while its documents, its chunked documents and the kept rate stay as they were (a caller that
         estimated just before building, such as the advisor, does not pay for the dry run twice)."""
-        set_id = config.set_id(embedder.model_id, scope.key if scope else "")
+        set_id = chunk_set_id(config, embedder.model_id, scope.key if scope else "")
 
         def state() -> tuple[Any, ...]:
             return (tuple(sorted(self.store.document_shas().items())),
@@ -356,7 +357,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         except (ChunkerError, LLMError, ValueError):
             return 0
         if estimate.to_embed or estimate.seconds >= 1:
-            progress(ProgressEvent("estimate", 0, 0, f"{config.label()}: {estimate.describe()}"))
+            progress(ProgressEvent("estimate", 0, 0, f"{chunking_label(config)}: {estimate.describe()}"))
         return estimate.measured
 
     def check_code_allowed(self, strategy: Strategy) -> None:

@@ -17,7 +17,7 @@ from typing import Literal, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from workbench.core.evaluate.sweep import ConfigResult
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
 from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 from workbench.core.spans import Span

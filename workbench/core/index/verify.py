@@ -16,6 +16,7 @@ import numpy as np
 
 from workbench.core.index.build import index_path, sync_index
 from workbench.core.index.vectors import IndexDamaged, VectorIndex
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.jobs import ProgressSink
 from workbench.core.llm.base import LLMError
 from workbench.core.store import StoreError
@@ -68,7 +69,7 @@ def verify_store(ws: VerifiedFolder, repair: bool = False) -> dict[str, Any]:
     if store.refusal and not unrepairable:
         notes.append(store.refusal)
     for info in sets:
-        label = f"chunk set {info.id} ({info.config.label()})"
+        label = f"chunk set {info.id} ({chunking_label(info.config)})"
         if info.state != "ready":
             notes.append(f"{label} is incomplete (state '{info.state}'): not visible to search; "
                          "the next search or index run completes it")

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from workbench.core.index.embedding import Embedder, embed_cached
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import section_spans
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.lru import LRU
 from workbench.core.store import Store

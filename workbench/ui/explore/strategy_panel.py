@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.ingest.chunkers import ChunkerError
 from workbench.core.ingest.chunkers.protocol import ParamValue
-from workbench.core.ingest.chunking import ChunkConfig, max_overlap
+from workbench.core.ingest.values import ChunkConfig, max_overlap
 from workbench.core.retrieve.expansions import EXPANSION_TYPES
 from workbench.core.retrieve.expansions.base import (
     FIELD_OWNER,

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from workbench.core.evaluate.needs import EvalWorkspace
 from workbench.core.index.estimate import BuildEstimate
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import ChunkSetInfo, Scope
 

@@ -18,9 +18,10 @@ from workbench.core.ingest.chunkers.protocol import (
     Cut,
     ParamSpec,
 )
-from workbench.core.ingest.chunking import UNITS, ChunkConfig, chunk_document
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import UNITS, ChunkConfig
 
 
 class ConfigChunker:

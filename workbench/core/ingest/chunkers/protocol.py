@@ -24,9 +24,9 @@ from workbench.core.ingest.chunkers.errors import ChunkerError as ChunkerError
 from workbench.core.ingest.chunkers.errors import snippet
 from workbench.core.ingest.chunkers.text_mapping import Cut as Cut
 from workbench.core.ingest.chunkers.text_mapping import spans_from_texts
-from workbench.core.ingest.chunking import ChunkPiece
 from workbench.core.ingest.headings import Heading, heading_path_at
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkPiece
 
 ParamValue = int | float | str | bool
 

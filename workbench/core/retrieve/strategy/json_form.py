@@ -15,7 +15,7 @@ from dataclasses import asdict, fields, replace
 
 from workbench.core.ingest.chunkers.choice import apply_chunker, with_chunk_size
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.expansions import EXPANSION_TYPES
 from workbench.core.retrieve.expansions.base import (
     FIELD_OWNER,

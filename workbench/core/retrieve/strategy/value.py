@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 
 from workbench.core.index.embedder_pool import model_label, normalise_model_spec
 from workbench.core.ingest.chunkers.choice import chunk_size, with_chunk_size
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.coarse_hits import check_coarse, coarse_configs
 from workbench.core.retrieve.expansions import Expansion, NoExpansion
 from workbench.core.retrieve.expansions.base import ParamValue, with_changes
@@ -113,7 +114,7 @@ class Strategy:
     # ----- for people and JSON ----------------------------------------------------------------
     def describe(self) -> str:
         """One line for people."""
-        parts = [self.search_config.describe(self.top_k), self.chunk.label()]
+        parts = [self.search_config.describe(self.top_k), chunking_label(self.chunk)]
         if self.model:
             parts.append(f"embedded by {model_label(self.model)}")
         expansion = self.expander.describe(self.chunk.unit)
