@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from workbench.core.spans import Span, merge_spans, overlap_length, total_length
 
@@ -178,10 +178,18 @@ def summarize(rows: Sequence[QuestionMetrics]) -> dict[str, Stat]:
     return out
 
 
-def summary_to_dict(summary: dict[str, Stat]) -> dict[str, dict[str, Any]]:
+class StatRecord(TypedDict):
+    """A ``Stat`` as JSON (NaN written as None)."""
+
+    mean: float | None
+    std: float | None
+    n: int
+
+
+def summary_to_dict(summary: dict[str, Stat]) -> dict[str, StatRecord]:
     """JSON-ready ``{metric: {mean, std, n}}`` (NaN written as None)."""
     def clean(x: float) -> float | None:
         return None if math.isnan(x) else x
 
-    return {k: {"mean": clean(s.mean), "std": clean(s.std), "n": s.n} for k, s in summary.items()}
+    return {k: StatRecord(mean=clean(s.mean), std=clean(s.std), n=s.n) for k, s in summary.items()}
 

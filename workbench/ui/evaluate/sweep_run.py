@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from workbench.core.evaluate.curves import sweep_configs
+from workbench.core.evaluate.records import Selection
 from workbench.core.evaluate.sweep import ConfigResult
 from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.app.wording import for_the_window
@@ -65,7 +66,7 @@ class SweepRun:
             return False
         qset = question_set.subset(limit or None)
         ws = self.ws
-        selection = {"budgets": budgets} if budgets else None
+        selection = Selection(budgets=budgets) if budgets else None
         self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel, selection),
                             "evaluation sweep")
         s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep the lab alive

@@ -32,7 +32,7 @@ from workbench.core.evaluate.advise.split import Split, split_questions
 from workbench.core.evaluate.datasets import DatasetError, index_corpora, load_question_set
 from workbench.core.evaluate.metrics import summary_to_dict
 from workbench.core.evaluate.question_set import QuestionSet
-from workbench.core.evaluate.records import code_version, find_run, list_runs, question_rows, run_config
+from workbench.core.evaluate.records import RunConfig, code_version, find_run, list_runs, question_rows, run_config
 from workbench.core.evaluate.sweep import SweepResult
 from workbench.core.index.estimate import BuildEstimate, about, duration
 from workbench.core.jobs import CancelToken, ProgressSink
@@ -237,7 +237,7 @@ class _Record:
         self.ws, self.plan, self.run_id, self.started = ws, plan, run_id, started
         self.written = False
 
-    def config(self, half: QuestionSet, sweep: SweepResult | None) -> dict[str, Any]:
+    def config(self, half: QuestionSet, sweep: SweepResult | None) -> RunConfig:
         empty = SweepResult([], {}, scope=self.plan.scope)
         config = run_config(self.ws, half, sweep or empty, self.plan.seed,
                             {"questions": list(self.plan.split.confirm)})
