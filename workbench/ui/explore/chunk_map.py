@@ -17,7 +17,7 @@ from workbench.core.ingest.chunk_diagnostics import ChunkDiagnostics, counts_in_
 from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.retrieve.chunk_map import document_diagnostics, reference_splits, set_diagnostics
 from workbench.core.spans import Span
-from workbench.ui.app.theme import MUTED, SIDE_COLOURS
+from workbench.ui.basics.theme import MUTED, SIDE_COLOURS
 from workbench.ui.explore.render import overlap_ranges
 
 if TYPE_CHECKING:
