@@ -79,16 +79,18 @@ def test_a_registered_step_gets_its_control_in_the_window(registered, qtbot):
     from PySide6.QtWidgets import QCheckBox
 
     from workbench.ui.explore.strategy_panel import StrategyPanel
+    from workbench.ui.model import WorkbenchModel
 
-    panel = StrategyPanel(PRESETS["plain"])
+    model = WorkbenchModel(PRESETS["plain"], PRESETS["plain"])
+    panel = StrategyPanel(model, "A")
     qtbot.addWidget(panel)
     seen = []
-    panel.changed.connect(seen.append)
+    model.strategyChanged.connect(lambda side, strategy: seen.append(strategy) if side == "A" else None)
     control = panel.steps.controls["reverse_hits"]
     assert isinstance(control, QCheckBox) and control.text() == "Reverse" and control.toolTip() == "Reverse the hits."
     control.setChecked(True)
     assert seen[-1].setting("reverse_hits") is True
-    panel.set_strategy(from_dict({"reverse_hits": False}, seen[-1]))
+    model.set_strategy("A", from_dict({"reverse_hits": False}, seen[-1]))
     assert not control.isChecked()
 
 

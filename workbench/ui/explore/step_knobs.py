@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QCheckBox, QGridLayout, QHBoxLayout, QLabel, QSpin
 
 from workbench.core.retrieve.expansions.base import Expansion
 from workbench.core.retrieve.knobs import Knob, ParamValue
-from workbench.core.retrieve.steps.base import Step, step_field_types, step_knobs, with_step_changes
+from workbench.core.retrieve.steps.base import Step, all_steps, step_field_types, step_knobs, with_step_changes
 from workbench.core.retrieve.strategy.presets import Strategy
 
 PER_ROW = 3  # controls per row: a narrow side keeps every label whole
@@ -80,8 +80,7 @@ class StepKnobs(QWidget):
 
     def enable_for(self, expander: Expansion) -> None:
         """Enable the controls that change anything with ``expander`` and the values shown."""
-        steps = with_step_changes(self._steps, self.changes())
-        for step in steps:
+        for step in all_steps(with_step_changes(self._steps, self.changes())):
             for knob in step.knobs:
                 self.controls[knob.field].setEnabled(step.applies(knob.field, expander))
 
