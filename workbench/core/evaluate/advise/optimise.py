@@ -226,11 +226,12 @@ class Search:
                 if self.costs.is_built(config):
                     continue
                 estimate = self.costs.estimate(config)
-                say(progress, f"trial {number}: building {chunking_label(config)} ({estimate.describe()})")
-                self.ws.ensure_chunk_set(config, _building(progress, started, limit_s, number, chunking_label(config)),
-                                         token, scope=self.costs.scope)
+                cut = chunking_label(config)
+                say(progress, f"trial {number}: building {cut} ({estimate.describe()})")
+                self.ws.sets.ensure_chunk_set(config, _building(progress, started, limit_s, number, cut),
+                                              token, scope=self.costs.scope)
                 self.costs.built.add(config)
-                built.append(chunking_label(config))
+                built.append(cut)
             s0 = time.monotonic()
             sweep = run_sweep(self.ws, self.fit, [SweepConfig(label(params), strategy, "advise", dict(params))],
                               None, token)
