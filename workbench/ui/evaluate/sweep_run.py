@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 from workbench.core.evaluate.curves import sweep_configs
 from workbench.core.evaluate.question_set import QuestionSet
+from workbench.core.evaluate.records import Selection
 from workbench.core.evaluate.sweep import ConfigResult
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.lab_inputs import LabInputs
 from workbench.ui.evaluate.sweep_job import sweep_and_record
@@ -75,9 +76,10 @@ class SweepRun:
         qset = question_set.stratified(limit, SAMPLE_SEED) if limit else question_set
         sampled = len(qset.questions) < len(question_set.questions)
         ws = self.ws
-        selection: dict[str, object] = {"budgets": budgets} if budgets else {}
+        selection = Selection(budgets=budgets) if budgets else Selection()
         if sampled:  # the run says which questions, so it can be run again
-            selection |= {"questions": [q.index for q in qset.questions], "sample": f"stratified, seed {SAMPLE_SEED}"}
+            selection["questions"] = [q.index for q in qset.questions]
+            selection["sample"] = f"stratified, seed {SAMPLE_SEED}"
         self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel,
                                                                       selection or None),
                             "evaluation sweep")
