@@ -9,6 +9,7 @@ import re
 import time
 from pathlib import Path
 
+from workbench.commands.cluster_options import add_cluster_options
 from workbench.commands.common import (
     UserError,
     add_common,
@@ -142,4 +143,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                                    "trials; 'last' for the newest advice run)")
     p.add_argument("--plan-only", action="store_true", help="show what would be tried and its cost, then stop")
     add_common(p)
+    add_cluster_options(p)
     p.set_defaults(func=run_advise)

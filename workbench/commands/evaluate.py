@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.commands.cluster_options import add_cluster_options
 from workbench.commands.common import (
     UserError,
     add_common,
@@ -304,4 +305,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "the first) with intervals and Holm-adjusted p-values")
     add_common(p)
     add_llm_options(p)  # --llm answers and judges for --answers (extractive is refused: a judge needs a model)
+    add_cluster_options(p)
     p.set_defaults(func=run_eval)

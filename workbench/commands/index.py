@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from workbench.commands.cluster_options import add_cluster_options
 from workbench.commands.common import (
     EXIT_PROBLEMS,
     UserError,
@@ -140,6 +141,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "(default: report them as skipped)")
     add_chunk_options(p)
     add_common(p)
+    add_cluster_options(p)
     p.set_defaults(func=run)
     p = sub.add_parser("remove", help="take the documents at or under files/folders out of the index (also of "
                                       "folders deleted from disk); files are not touched")

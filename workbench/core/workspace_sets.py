@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.index.build import IngestReport, Situator, build_chunk_set, index_path, sync_index
+from workbench.core.index.cluster import Cluster
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder
 from workbench.core.index.estimate import BuildEstimate, estimate_build
@@ -56,6 +57,7 @@ class ChunkSets:
         self._cache = cache
         self._sentence_vectors = sentence_vectors
         self._situator = situator
+        self.cluster: Cluster | None = None  # set (``--cluster``, Settings): chunk sets are embedded there
 
     @property
     def _store(self) -> Store:
@@ -145,7 +147,8 @@ class ChunkSets:
                 measured = self._say_estimate(config, embedder, counter, progress, scope)
                 if report is not None:  # the texts the estimate embedded are this build's work too
                     report.chunks_embedded += measured
-            info = build_chunk_set(self._store, self._data_dir, config, embedder, counter, progress, cancel,
+            builder = self.cluster.embedder(embedder) if self.cluster is not None else embedder
+            info = build_chunk_set(self._store, self._data_dir, config, builder, counter, progress, cancel,
                                    report, situate=situate, vector_cache=self._sentence_vectors, scope=scope)
         self._cache.invalidate(info.id)
         return info
