@@ -24,6 +24,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -189,6 +190,7 @@ class Cluster:
         self._ray: Any = None
         self._temp: str | None = None
         self._workers: dict[str, list[Any]] = {}  # model_id → its actors
+        self._lock = threading.RLock()  # builds of several threads (a sweep's) share one cluster
 
     @property
     def started(self) -> bool:
@@ -201,9 +203,10 @@ class Cluster:
 
     def ray(self) -> Any:
         """The ``ray`` module, with this cluster started or joined (the first call does it)."""
-        if self._ray is None:
-            self._ray = self._start()
-        return self._ray
+        with self._lock:
+            if self._ray is None:
+                self._ray = self._start()
+            return self._ray
 
     def _start(self) -> Any:
         if self.address.is_local:
@@ -245,22 +248,26 @@ class Cluster:
     def workers(self, model_id: str, recipe: Callable[[], Embedder]) -> list[Any]:
         """The actors embedding with ``model_id`` (created on first use: one per worker slot)."""
         ray = self.ray()
-        actors = self._workers.get(model_id)
-        if actors is None:
-            count = self.address.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-            cls = ray.remote(num_cpus=1, max_restarts=RESTARTS, max_task_retries=RESTARTS)(EmbedWorker)
-            actors = [cls.remote(recipe) for _ in range(count)]
-            self._workers[model_id] = actors
+        with self._lock:
+            return self._workers.get(model_id) or self._create_workers(ray, model_id, recipe)
+
+    def _create_workers(self, ray: Any, model_id: str, recipe: Callable[[], Embedder]) -> list[Any]:
+        """One actor per worker slot (``local:N``: N; a remote cluster: one per CPU it has)."""
+        count = self.address.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        cls = ray.remote(num_cpus=1, max_restarts=RESTARTS, max_task_retries=RESTARTS)(EmbedWorker)
+        actors = [cls.remote(recipe) for _ in range(count)]
+        self._workers[model_id] = actors
         return actors
 
     def close(self) -> None:
         """Shut down what this cluster started (a joined remote cluster keeps running) and remove its files."""
-        if self._ray is not None:
-            with contextlib.suppress(Exception):  # already gone: nothing left to stop
-                self._ray.shutdown()
-            self._ray = None
-        self._workers.clear()
-        self._cleanup()
+        with self._lock:
+            if self._ray is not None:
+                with contextlib.suppress(Exception):  # already gone: nothing left to stop
+                    self._ray.shutdown()
+                self._ray = None
+            self._workers.clear()
+            self._cleanup()
 
     def _cleanup(self) -> None:
         if self._temp is not None:
