@@ -9,13 +9,15 @@ import time
 import pytest
 from conftest import SAMPLE
 from fake_embedder import HashEmbedder
+from ui_support import WAIT_MS
 
 from workbench.core.index.embedding import EmbedMeter
 from workbench.core.index.estimate import BuildEstimate, about
 from workbench.core.index.rates import embedding_rate, keep_rate, rate_name
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import ProgressEvent
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.workspace import Workspace
 
 pytest_plugins = ["ui_support"]
@@ -171,7 +173,7 @@ def test_the_sides_build_line_shows_the_estimate(qtbot, make_window, hash_sample
     side.controller.search(QUESTION)
     side.set_strategy(resolve({"preset": "plain", "size": 80}))  # a chunk set not built yet
     qtbot.waitUntil(lambda: any(m.startswith("80 tokens") for m in seen) and not side.controller.building,
-                    timeout=20_000)
+                    timeout=WAIT_MS)
     assert all(" chunks, " in m for m in seen), seen
 
 
@@ -187,7 +189,7 @@ def test_an_estimate_made_just_before_a_build_is_the_one_the_build_says(hash_ws,
     said: list[ProgressEvent] = []
     hash_ws.sets.ensure_chunk_set(config, said.append)
     assert len(calls) == 1, "the dry run is not made twice"
-    assert [e.message for e in said if e.stage == "estimate"] == [f"{config.label()}: {estimate.describe()}"]
+    assert [e.message for e in said if e.stage == "estimate"] == [f"{chunking_label(config)}: {estimate.describe()}"]
     hash_ws.sets.ensure_chunk_set(ChunkConfig(size=91), said.append)
     assert len(calls) == 2, "a set nobody estimated is estimated before its build"
 

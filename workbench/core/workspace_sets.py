@@ -21,14 +21,24 @@ from workbench.core.index.rates import embedding_rate
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.identity import chunk_set_id, chunking_label
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import LLMError
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.workspace_cache import WorkspaceCache
-from workbench.core.store import ChunkSetInfo, ChunkTable, DocumentGone, Scope, Store, StoreError, ThreadStores
+from workbench.core.store import (
+    ChunkSetInfo,
+    ChunkTable,
+    DocumentGone,
+    Scope,
+    Store,
+    StoreError,
+    ThreadStores,
+    WriteRefused,
+)
 
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 
@@ -98,7 +108,7 @@ class ChunkSets:
 
     def _set_id(self, config: ChunkConfig, model_id: str, scope: Scope | None) -> str:
         scope = self.set_scope(scope)
-        return config.set_id(model_id, scope.key if scope else "")
+        return chunk_set_id(config, model_id, scope.key if scope else "")
 
     def find_chunk_set(self, config: ChunkConfig, model: str | None = "",
                        scope: Scope | None = None) -> ChunkSetInfo | None:
@@ -131,7 +141,7 @@ class ChunkSets:
         embedder = self._models.get(model)
         scope = self.set_scope(scope)
         try:
-            info: ChunkSetInfo | None = self._store.sets.chunk_set(config.set_id(embedder.model_id,
+            info: ChunkSetInfo | None = self._store.sets.chunk_set(chunk_set_id(config, embedder.model_id,
                                                                                 scope.key if scope else ""))
         except KeyError:
             info = None
@@ -153,6 +163,27 @@ class ChunkSets:
         self._cache.invalidate(info.id)
         return info
 
+    def searchable_set(self, config: ChunkConfig, progress: ProgressSink | None, cancel: CancelToken | None,
+                       model: str | None, scope: Scope | None, warnings: list[str]) -> str:
+        """The id of the chunk set a search of ``config`` reads: brought up to date (``ensure_chunk_set``), or,
+        when the data folder refuses the writes that needs (a full disk, a read-only folder), as it was last
+        complete, with a warning in ``warnings`` (documents added or changed since are not searched)."""
+        try:
+            return self.ensure_chunk_set(config, progress, cancel, model=model, scope=scope).id
+        except WriteRefused as exc:
+            scope = self.set_scope(scope)
+            set_id = chunk_set_id(config, self._models.get(model).model_id, scope.key if scope else "")
+            try:
+                info = self._store.sets.chunk_set(set_id)
+            except KeyError:
+                raise exc from None
+            if not self._has_snapshot(info):
+                raise
+            reason = str(exc).split(";")[0].split(":")[0]
+            warnings.append(f"chunk set {info.id} could not be brought up to date because {reason}; searched as "
+                            "it was last complete, without the documents added or changed since")
+            return info.id
+
     def estimate_chunk_set(self, config: ChunkConfig, model: str = "", scope: Scope | None = None) -> BuildEstimate:
         """What building (or bringing up to date) the chunk set of ``config`` and embedding ``model`` over
         ``scope`` (None: every stored document) would cost, before any work: chunks it will hold, texts to
@@ -168,7 +199,7 @@ class ChunkSets:
         """The estimate of a chunk set; with ``reuse``, the one ``estimate_chunk_set`` made last for this set
         while its documents, its chunked documents and the kept rate stay as they were (a caller that
         estimated just before building, such as the advisor, does not pay for the dry run twice)."""
-        set_id = config.set_id(embedder.model_id, scope.key if scope else "")
+        set_id = chunk_set_id(config, embedder.model_id, scope.key if scope else "")
 
         def state() -> tuple[Any, ...]:
             return (tuple(sorted(self._store.documents.document_shas().items())),
@@ -194,7 +225,7 @@ class ChunkSets:
         except (ChunkerError, LLMError, ValueError):
             return 0
         if estimate.to_embed or estimate.seconds >= 1:
-            progress(ProgressEvent("estimate", 0, 0, f"{config.label()}: {estimate.describe()}"))
+            progress(ProgressEvent("estimate", 0, 0, f"{chunking_label(config)}: {estimate.describe()}"))
         return estimate.measured
 
     def drop_stale_vectors(self) -> None:
@@ -262,7 +293,13 @@ class ChunkSets:
                 with self._writer.held(timeout=0):
                     table = self._store.sets.chunk_table(set_id)
                     embedder = self._models.by_model_id(info.model_id) or self._models.default
-                    return table, sync_index(self._store, self._data_dir, set_id, embedder)
+                    try:
+                        return table, sync_index(self._store, self._data_dir, set_id, embedder)
+                    except WriteRefused:  # a full disk: the verified file on disk is the last complete state
+                        snapshot = try_snapshot(self._store, self._data_dir, set_id)
+                        if snapshot is None:
+                            raise
+                        return snapshot
             except LockBusy:
                 pass
             snapshot = try_snapshot(self._store, self._data_dir, set_id)

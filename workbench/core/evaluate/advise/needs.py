@@ -11,13 +11,17 @@ from typing import Any, Protocol
 
 from workbench.core.evaluate.needs import EvalRecords, EvalSets, EvalWorkspace
 from workbench.core.index.estimate import BuildEstimate
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import ChunkSetInfo, Scope
 
 
 class AdviceRecords(EvalRecords, Protocol):
     """The workspace's records as the advisor sees them."""
+
+    def stored_value_warnings(self) -> list[str]:
+        """The unreadable stored values met so far (named; read as safe defaults or left out)."""
+        ...
 
     def update_run(self, run_id: str, fields: dict[str, Any]) -> None:
         """Change some columns of a recorded run."""
