@@ -58,7 +58,7 @@ def open_model(spec: str) -> Any:
 def build(corpus: list[str], embedder: Any, chunk_size: int, cluster: Any = None) -> dict[str, float]:
     """One chunk-set build of ``corpus`` from an empty data folder (documents stored first, not timed)."""
     from workbench.core.index.build import IngestReport
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.workspace import Workspace
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -238,7 +238,7 @@ def test_a_worker_lost_mid_build_is_restarted_by_ray(capsys, tmp_path, hash_cli)
 def test_cancel_stops_the_clusters_tasks(tmp_path, hash_embedder):
     import sqlite3
 
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.jobs import Cancelled, CancelToken
     from workbench.core.workspace import Workspace
 
@@ -268,7 +268,7 @@ def test_cancel_stops_the_clusters_tasks(tmp_path, hash_embedder):
 
 @pytest.mark.slow
 def test_minilm_vectors_built_on_a_cluster_agree_with_the_local_ones(tmp_path, embedder):
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.workspace import Workspace
 
     config = ChunkConfig(size=64)

@@ -83,7 +83,7 @@ def test_a_local_cluster_build_listens_on_loopback_only_and_leaves_nothing_behin
     from cluster_support import descendants, listening_addresses
 
     from workbench.core.index.cluster import Cluster, ClusterAddress
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.workspace import Workspace
 
     home = tmp_path / "home"
