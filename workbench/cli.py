@@ -10,7 +10,7 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
 from workbench.commands.common import (
@@ -20,9 +20,11 @@ from workbench.commands.common import (
     EXIT_PROBLEMS,
     EXIT_STATUSES,
     EXIT_USAGE,
+    UsageError,
     UserError,
     allow_named_code,
     check_common_paths,
+    check_not_empty,
     exit_status_text,
     safe_text,
     say,
@@ -43,6 +45,11 @@ class SafeParser(argparse.ArgumentParser):
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         super()._print_message(safe_text(message) if message else message, file)
+
+    def error(self, message: str) -> NoReturn:
+        """One line on stderr and exit status 2 (the usage is in ``--help``, not repeated here)."""
+        self.exit(EXIT_USAGE, safe_text(f"{self.prog}: error: {message} (see '{self.prog} --help')"
+                                        .replace("\n", " ")) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,10 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workbench.core.store.errors import StoreError
 
     try:
+        check_not_empty(args)
         resolve_llm_options(args)
         allow_named_code(args)
         check_common_paths(args)
         return int(args.func(args) or 0)
+    except UsageError as exc:
+        say(f"workbench: error: {exc}", err=True)
+        return EXIT_USAGE
     except (UserError, StoreError, LLMError) as exc:  # LLMError: e.g. an ollama: embedding model's server
         say(f"workbench: error: {exc}", err=True)
         return EXIT_ERROR

@@ -17,6 +17,7 @@ from workbench.commands.common import (
     open_workspace,
     progress_printer,
     say,
+    whole_number,
 )
 from workbench.core.evaluate.advise.space import CHUNKERS, EXPANSIONS, SEARCHES, SIZES, TOP_KS, Space
 
@@ -117,12 +118,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("dataset", nargs="?", metavar="DATASET",
                    help="question set: a bundled name (see workbench datasets), a folder in Chroma format, or one "
                         "made with workbench make-questions")
-    p.add_argument("--budget", type=int, default=1000, help="context budget in tokens every configuration runs "
-                                                            "at (default 1000)")
+    p.add_argument("--budget", type=whole_number(0), default=1000,
+                   help="context budget in tokens every configuration runs at (default 1000)")
     p.add_argument("--time-limit", type=parse_duration, default=None, metavar="DURATION",
                    help="how long to search: seconds or a duration such as 90s, 5m or 1h30m (default 30m; with "
                         "--resume: the recorded limit); the confirm half's time is kept aside within it")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fit/confirm split and the optimiser (default 0)")
+    p.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=0,
+                   help="seed of the fit/confirm split and the optimiser (default 0)")
     p.add_argument("--name", help="save the pick under this name (default advised-SETNAME); use it as --strategy "
                                   "NAME")
     p.add_argument("--chunkers", type=lambda t: _names(t, CHUNKERS, "--chunkers"), metavar="A,B,...",
@@ -137,7 +139,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help=f"top-k values to try (default {','.join(map(str, TOP_KS))})")
     p.add_argument("--corpus", action="append", metavar="ID",
                    help="only this corpus's questions and documents (repeatable)")
-    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--limit", type=whole_number(1), help="only the first N questions")
     p.add_argument("--resume", metavar="RUN", help="continue a recorded advice run (its split, space, seed and "
                                                    "trials; 'last' for the newest advice run)")
     p.add_argument("--plan-only", action="store_true", help="show what would be tried and its cost, then stop")

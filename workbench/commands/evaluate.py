@@ -19,6 +19,8 @@ from workbench.commands.common import (
     output_dir,
     progress_printer,
     say,
+    size_mb,
+    whole_number,
 )
 from workbench.commands.eval_tables import against_baseline, answers_table, format_table, note_table_lines
 from workbench.commands.llm_options import (
@@ -156,10 +158,10 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.answers or any(needs_llm(s) for s in _strategies(args)):
         check_llm_host(choice)
     if args.compare:
-        return run_compare(args, open_workspace(args))
+        return run_compare(args, open_workspace(args, existing=True))
     progress = progress_printer(args.quiet)
     if args.rerun:
-        ws = open_workspace(args)
+        ws = open_workspace(args, existing=True)
         backend = judge = None
         if _recorded_kind(ws, args.rerun) == "answers":  # an answers run answers and judges again
             backend = _judge_backend(choice)
@@ -282,11 +284,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="run every strategy at each context budget (tokens), e.g. 250,500,1000,1500,2000: "
                         "recall / IoU per budget, recall at 1,000 tokens and the area under the recall curve up "
                         "to 2,000 tokens (with --json: {rows, curves})")
-    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--limit", type=whole_number(1), help="only the first N questions")
     p.add_argument("--follow-links", action="store_true",
                    help="accept corpus files that are links to outside the question set's folder")
     p.add_argument("--corpus", action="append", metavar="ID", help="only questions of this corpus (repeatable)")
-    p.add_argument("--max-file-mb", type=finite_float, default=None,
+    p.add_argument("--max-file-mb", type=size_mb, default=None,
                    help="refuse corpus files larger than this many MB, before reading them (default 20; 0 = no limit)")
     p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here")
     p.add_argument("--label", help="a label for the recorded run")

@@ -41,7 +41,7 @@ def run_runs(args: argparse.Namespace) -> int:
     if args.out is not None and not args.show:
         raise UserError("--out needs --show RUN")
     output_dir(args.out)
-    ws = open_workspace(args)
+    ws = open_workspace(args, existing=True)
     if args.delete:
         from workbench.core.evaluate.records import delete_run
 

@@ -15,6 +15,7 @@ from workbench.commands.common import (
     open_workspace,
     progress_printer,
     say,
+    whole_number,
 )
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
@@ -37,17 +38,17 @@ def add_strategy_options(p: argparse.ArgumentParser, repeatable: bool = False) -
     else:
         p.add_argument("--strategy", default=None,
                        help="a named strategy (see 'workbench strategies') or a JSON object (default: plain)")
-    p.add_argument("--top-k", type=int, help="hits to return")
-    p.add_argument("--window", type=int, help="neighbour window ±W chunks (0 = the hit chunk only)")
-    p.add_argument("--budget", type=int, help="context budget in tokens (0 = no limit)")
+    p.add_argument("--top-k", type=whole_number(1), help="hits to return")
+    p.add_argument("--window", type=whole_number(0), help="neighbour window ±W chunks (0 = the hit chunk only)")
+    p.add_argument("--budget", type=whole_number(0), help="context budget in tokens (0 = no limit)")
     p.add_argument("--search-mode", choices=["dense", "bm25", "hybrid"], help="first-stage search")
     p.add_argument("--coarse", metavar="SIZE:HITS+…",
                    help="multi-granularity search: also take the best HITS of the same documents cut at SIZE "
                         "(e.g. 100:1+200:1; '' = off), fused with the hits as windows of the strategy's chunks")
-    p.add_argument("--per-doc-cap", type=int, help="at most N hits per document")
+    p.add_argument("--per-doc-cap", type=whole_number(0), help="at most N hits per document")
     p.add_argument("--window-edge", choices=["shift", "clip"],
                    help="token windows at a document edge: shift inward to keep their size (default) or clip")
-    p.add_argument("--whole-doc-tokens", type=int,
+    p.add_argument("--whole-doc-tokens", type=whole_number(0),
                    help="return the whole document for hits in documents of at most N tokens (0 = off); "
                         "longer documents use the strategy's expansion")
     p.add_argument("--merge-parents", action="store_true", default=None,
@@ -164,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     choice = llm_choice(args)
     if needs_llm(strategy):
         check_llm_host(choice)
-    ws = open_workspace(args)
+    ws = open_workspace(args, existing=True)
     ws.use_llm(opener_for(choice))
     if not ws.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace
+from workbench.commands.common import UserError, add_common, emit, open_workspace, require_store
 from workbench.core.retrieve.strategies import PRESETS
 
 
@@ -14,6 +14,8 @@ def run_strategies(args: argparse.Namespace) -> int:
     from workbench.core.store import DB_NAME
 
     folder = resolve_data_dir(args.data_dir)
+    if args.data_dir or args.delete:  # a folder named (or a strategy to forget) must hold a store
+        require_store(args)
     ws = open_workspace(args) if (folder / DB_NAME).exists() else None  # listing never creates a data folder
     if args.delete:
         if ws is None or not ws.delete_saved_strategy(args.delete):
@@ -31,6 +33,9 @@ def run_strategies(args: argparse.Namespace) -> int:
         for name, s in saved.items():
             source = f" (from run {rows[name]['source']})" if rows[name]["source"] else ""
             lines.append(f"{name:<20} {s.describe()}{source}")
+    problems = ws.saved_strategy_problems() if ws is not None else []
+    data += [{"name": name, "saved": True, "problem": why} for name, why in problems]
+    lines += [f"warning: saved strategy {name!r}: {why}" for name, why in problems]
     emit(args, data, "\n".join(lines))
     return 0
 

@@ -15,7 +15,7 @@ import numpy as np
 from workbench.core.index.embedding import embed_cached
 from workbench.core.jobs import CancelToken
 from workbench.core.retrieve.corpus_lookups import WorkspaceParts
-from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
+from workbench.core.retrieve.strategies import PRESETS, Strategy, check_saved_name, from_dict, resolve
 
 
 class StoredRecords(WorkspaceParts):
@@ -72,14 +72,32 @@ class StoredRecords(WorkspaceParts):
     # ----- strategies saved by name ------------------------------------------------------------------
     def saved_strategies(self) -> dict[str, Strategy]:
         """The strategies saved in this data folder, by name (read as data: naming a custom chunker or a model
-        folder loads nothing until the user allows it; ``check_code_allowed``). One that no longer reads is
+        folder loads nothing until the user allows it; ``check_code_allowed``). One that no longer reads, or
+        whose name a strategy could not be saved under (``saved_strategy_problems`` says which and why), is
         left out."""
-        out: dict[str, Strategy] = {}
+        return {name: strategy for name, strategy, _ in self._read_saved() if strategy is not None}
+
+    def saved_strategy_problems(self) -> list[tuple[str, str]]:
+        """``(name, why)`` for each saved row that is not used: a name holding ``:`` or a path separator, or
+        a preset's name (written into the database by something other than ``save_strategy``), or a strategy
+        that no longer reads."""
+        return [(name, problem) for name, _, problem in self._read_saved() if problem]
+
+    def _read_saved(self) -> list[tuple[str, Strategy | None, str]]:
+        out: list[tuple[str, Strategy | None, str]] = []
         for row in self.store.saved_strategies():
+            name = str(row["name"])
             try:
-                out[row["name"]] = replace(from_dict(json.loads(row["strategy_json"])), name=row["name"])
-            except (ValueError, TypeError, RecursionError):
+                check_saved_name(name)
+            except ValueError as exc:
+                shadowed = name in PRESETS or name == "custom"
+                out.append((name, None, "shadowed by the preset of that name: the preset is used" if shadowed
+                            else f"not used: {exc}"))
                 continue
+            try:
+                out.append((name, replace(from_dict(json.loads(row["strategy_json"])), name=name), ""))
+            except (ValueError, TypeError, RecursionError) as exc:
+                out.append((name, None, f"not used: its strategy does not read ({str(exc)[:120]})"))
         return out
 
     def saved_strategy_rows(self) -> list[dict[str, Any]]:
