@@ -25,6 +25,7 @@ from workbench.commands.common import (
     allow_named_code,
     check_common_paths,
     check_not_empty,
+    exception_sentence,
     exit_status_text,
     safe_text,
     say,
@@ -106,9 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = resolve_data_dir(getattr(args, "data_dir", None)) if hasattr(args, "data_dir") else Path.cwd()
         say(f"workbench: error: {database_failure(exc, folder)}", err=True)
         return EXIT_ERROR
-    except (ValueError, KeyError) as exc:
-        msg = exc.args[0] if exc.args else str(exc)
-        say(f"workbench: error: {msg}", err=True)
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError, UnicodeError) as exc:
+        say(f"workbench: error: {exception_sentence(exc)}", err=True)
         return EXIT_ERROR
     except Cancelled:
         print("workbench: cancelled", file=sys.stderr)
@@ -121,6 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a file or folder the command met could not be read or written
+        say(f"workbench: error: {exception_sentence(exc)}", err=True)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -69,6 +69,34 @@ def check_not_empty(args: argparse.Namespace) -> None:
                                  "(nothing was done)")
 
 
+def exception_sentence(exc: BaseException) -> str:
+    """What went wrong, as a sentence a person can act on: never an exception's bare name or key (a
+    ``KeyError('fit')`` said "error: fit", a ``UnicodeDecodeError`` "error: utf-8")."""
+    if isinstance(exc, UnicodeError):
+        where = getattr(exc, "object", b"")
+        return (f"the input is not valid {getattr(exc, 'encoding', 'UTF-8')} text"
+                f"{f' (at byte {exc.start} of {len(where):,})' if hasattr(exc, 'start') else ''}; "
+                "save it as UTF-8 and try again")
+    if isinstance(exc, KeyError):
+        key = exc.args[0] if exc.args else "?"
+        return f"a record or value this command read lacks its {str(key)[:60]!r} field (it may be damaged)"
+    if isinstance(exc, RecursionError):
+        return "a value this command read is nested too deeply to read (damaged or hostile data)"
+    if isinstance(exc, OverflowError):
+        return "a number this command read is too large to use (e.g. 1e400 where a whole number is meant)"
+    if isinstance(exc, TypeError):
+        return f"a value this command read has the wrong type ({str(exc)[:160]}); it may be damaged"
+    if isinstance(exc, OSError):
+        name = str(exc.filename or "")
+        shown = name if len(name) <= 120 else name[:60] + "…" + name[-40:]
+        return f"{exc.strerror or 'cannot read or write a file'}{f': {shown}' if shown else ''}"
+    text = str(exc.args[0]) if exc.args else ""
+    if not text or (" " not in text.strip() and len(text) < 40):  # a bare word is no message
+        return f"the value {text!r} could not be used ({type(exc).__name__})" if text else \
+            f"a value could not be used ({type(exc).__name__})"
+    return text
+
+
 # What must not reach a terminal raw: C0 controls but tab and newline, DEL, C1 controls (ESC sequences start
 # with \x1b or \x9b), bidi embeddings/overrides (U+202A-202E) and isolates (U+2066-2069).
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

@@ -308,15 +308,28 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
         info = find_run(ws, ref)
     if info.kind != KIND:
         raise ValueError(f"run {info.id} is a {info.kind} run, not an advice run")
-    advice = info.config["advice"]
-    qset = load_question_set(info.config["dataset"]["path"])
-    recorded = info.config["dataset"].get("corpora", {})
+    try:  # every recorded value read and checked before any work: a damaged record is named, not a traceback
+        advice, dataset = info.config["advice"], info.config["dataset"]
+        path, recorded = dataset["path"], dataset.get("corpora", {})
+        if not isinstance(path, str) or not isinstance(recorded, dict):
+            raise TypeError("dataset.path must be a folder's path and dataset.corpora an object")
+        rows = info.summary.get("trials", [])
+        if not isinstance(rows, list) or not all(isinstance(t, dict) for t in rows):
+            raise TypeError("trials must be a list of objects")
+        trials = [Trial.from_dict(t) for t in rows]
+        space, split = Space.from_dict(advice["space"]), Split.from_dict(advice["split"])
+        seed, name = int(advice["seed"]), str(advice["name"])
+        limit = float(time_limit_s or advice["time_limit_s"])
+    except KeyError as exc:
+        raise ValueError(f"advice run {info.id} cannot be resumed: its record lacks the field "
+                         f"{str(exc.args[0])[:60]!r} (damaged)") from None
+    except (TypeError, ValueError, AttributeError, OverflowError, RecursionError) as exc:
+        raise ValueError(f"advice run {info.id} cannot be resumed: its record is damaged "
+                         f"({str(exc)[:160] or type(exc).__name__})") from None
+    qset = load_question_set(path)
     if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in recorded.items()):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
-    trials = [Trial.from_dict(t) for t in info.summary.get("trials", [])]
     say(progress, f"resuming advice run {info.id}: {len(trials)} trials recorded, "
                   f"{len(done_trials(trials))} of them ran")
-    plan = plan_advice(ws, qset, Space.from_dict(advice["space"]), int(advice["seed"]),
-                       float(time_limit_s or advice["time_limit_s"]), str(advice["name"]),
-                       Split.from_dict(advice["split"]), progress, cancel)
+    plan = plan_advice(ws, qset, space, seed, limit, name, split, progress, cancel)
     return run_advice(ws, plan, progress, cancel, info.id, trials, started)
