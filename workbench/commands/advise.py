@@ -8,10 +8,12 @@ import argparse
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.commands.common import (
     UserError,
     add_common,
+    add_yes,
     emit,
     existing_path,
     open_workspace,
@@ -20,6 +22,9 @@ from workbench.commands.common import (
     whole_number,
 )
 from workbench.core.evaluate.advise.space import CHUNKERS, EXPANSIONS, SEARCHES, SIZES, TOP_KS, Space
+
+if TYPE_CHECKING:
+    from workbench.core.evaluate.advise.advice import AdvicePlan
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(min|sec|h|m|s)?", re.IGNORECASE)
 _UNITS = {None: 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}
@@ -68,6 +73,26 @@ def _space(args: argparse.Namespace) -> Space:
         raise UserError(str(exc)) from None
 
 
+ADVICE_UNASKED_S = 4 * 3600.0  # an advice run planned to take longer than this asks first (--yes)
+
+
+def check_plan_size(plan: AdvicePlan, confirmed: bool) -> None:
+    """An advice plan whose time limit is over ``ADVICE_UNASKED_S``, or whose confirm half alone would
+    overrun the limit, is refused without ``--yes`` (its estimate was printed just before)."""
+    from workbench.core.evaluate.advise.advice import confirm_reserve
+    from workbench.core.index.estimate import about, duration
+
+    if confirmed:
+        return
+    reserve = confirm_reserve(plan, len(plan.halves()[1].questions))
+    if plan.time_limit_s > ADVICE_UNASKED_S:
+        raise UserError(f"this advice run may take up to {duration(plan.time_limit_s)} (its time limit); more than "
+                        f"{duration(ADVICE_UNASKED_S)} needs --yes to start")
+    if reserve > max(plan.time_limit_s, 600.0):
+        raise UserError(f"the confirm half alone needs {about(reserve)}, more than the time limit of "
+                        f"{duration(plan.time_limit_s)}; add --yes to start anyway, or choose a smaller space")
+
+
 def run_advise(args: argparse.Namespace) -> int:
     from workbench.core.evaluate.advise.advice import plan_advice, resume_advice, run_advice
     from workbench.core.evaluate.datasets import DatasetError, load_question_set
@@ -102,6 +127,7 @@ def run_advise(args: argparse.Namespace) -> int:
                 if args.json:
                     emit(args, {"plan": plan.lines()}, "")
                 return 0
+            check_plan_size(plan, args.yes)
             result = run_advice(ws, plan, progress, started=started)
     except (DatasetError, KeyError) as exc:
         raise UserError(str(exc.args[0] if exc.args else exc)) from None
@@ -143,5 +169,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--resume", metavar="RUN", help="continue a recorded advice run (its split, space, seed and "
                                                    "trials; 'last' for the newest advice run)")
     p.add_argument("--plan-only", action="store_true", help="show what would be tried and its cost, then stop")
+    add_yes(p)
     add_common(p)
     p.set_defaults(func=run_advise)

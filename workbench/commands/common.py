@@ -304,10 +304,20 @@ def add_chunk_options(p: argparse.ArgumentParser) -> None:
                    help="split on headings and paragraphs before size")
     p.add_argument("--heading-path", action="store_true", default=None,
                    help="embed 'title > headings: text' (heading-path contextual embedding)")
+    add_yes(p)
     p.add_argument("--chunker", metavar="NAME_OR_JSON",
                    help="cut with a registry chunker ('workbench chunkers' lists them): a name with default "
                         "parameters, or a JSON object such as '{\"name\": \"recursive\", \"max_tokens\": 256, "
                         "\"overlap\": 32}'; --chunk-size/--overlap then set its size/overlap parameters")
+
+
+YES_HELP = ("go ahead without asking with work that states a large estimate first: a chunking that would make "
+            "far more chunks than its size implies, a sweep of many configurations, a long advice run")
+
+
+def add_yes(p: argparse.ArgumentParser) -> None:
+    """``--yes``: confirm the costly work a command states its estimate for and otherwise refuses."""
+    p.add_argument("--yes", action="store_true", help=YES_HELP)
 
 
 def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
@@ -366,6 +376,7 @@ def open_workspace(args: argparse.Namespace, existing: bool = False) -> Workspac
     except OSError as exc:  # the data folder cannot be created (e.g. under /proc)
         where = args.data_dir or "the default data folder"
         raise UserError(f"--data-dir {where}: cannot open or create it ({exc.strerror or exc})") from None
+    ws.refuse_oversized = hasattr(args, "yes") and not args.yes  # a costly chunking asks first (--yes)
     # ollama: embedding models go to the answering LLM's host, with its remote consent
     ws.models.use_ollama_host(getattr(args, "llm_host", None), bool(getattr(args, "allow_remote", False)))
     return ws

@@ -45,7 +45,14 @@ from workbench.core.evaluate.judge import answer_and_judge, backend_name
 from workbench.core.evaluate.records import load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired
 from workbench.core.evaluate.sweep import compare_rows, run_sweep
-from workbench.core.evaluate.sweep_checks import MissingLLM, llm_step_problem, llm_steps, model_problem
+from workbench.core.evaluate.sweep_checks import (
+    SWEEP_UNASKED,
+    MissingLLM,
+    llm_step_problem,
+    llm_steps,
+    model_problem,
+    sweep_size_problem,
+)
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.records import RunInfo
@@ -192,6 +199,7 @@ def run_eval(args: argparse.Namespace) -> int:
     problem = model_problem(configs)  # a grid's model=/folder or a strategy's "model": before any work
     if problem:
         raise UserError(problem)
+    check_sweep_size(configs, len(qset.questions), args.yes)
     if args.baseline is not None:
         try:
             resolve_baseline([c.key for c in configs], args.baseline)
@@ -214,6 +222,14 @@ def run_eval(args: argparse.Namespace) -> int:
                       judge_model=judge_model)
     _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions", shown=[duplicates])
     return 0
+
+
+def check_sweep_size(configs: Sequence[SweepConfig], questions: int, confirmed: bool) -> None:
+    """A sweep of more than ``SWEEP_UNASKED`` configurations states its size and is refused without
+    ``--yes``, before the store is opened (``sweep_checks.sweep_size_problem``)."""
+    problem = sweep_size_problem(configs, questions)
+    if problem and not confirmed:
+        raise UserError(f"{problem}; more than {SWEEP_UNASKED} configurations need --yes to start")
 
 
 def _step_llm(choice: LLMChoice, configs: Sequence[SweepConfig]) -> Backend | None:

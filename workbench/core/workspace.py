@@ -26,7 +26,7 @@ from workbench.core.index.build import (
 )
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder
-from workbench.core.index.estimate import BuildEstimate, estimate_build
+from workbench.core.index.estimate import BuildEstimate, OversizedChunking, estimate_build
 from workbench.core.index.locking import FileLock
 from workbench.core.index.rates import embedding_rate
 from workbench.core.index.removal import remove_under
@@ -67,6 +67,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         self.writer = FileLock(self.data_dir / "write.lock")
         self.retriever = Retriever()  # runs strategies; owns the hit cache and the section cache
         self._estimates: dict[str, tuple[Any, BuildEstimate]] = {}  # set id → (its state, the last estimate)
+        self.refuse_oversized = False  # the command line sets it unless --yes (estimate.OversizedChunking)
         self.sentence_vectors = LruVectors()  # lent to every embedding chunker built here (model|text → vector)
         self._current: dict[str, int] = {}
         self._generation_seen = -1  # the store generation the cached document texts belong to
@@ -305,7 +306,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
             situate = make_situator(self, progress=progress, cancel=cancel)
         with self.writing(progress):
             counter = counter_for_model(getattr(embedder, "model_path", None))
-            if progress is not None:
+            if progress is not None or self.refuse_oversized:
                 measured = self._say_estimate(config, embedder, counter, progress, scope)
                 if report is not None:  # the texts the estimate embedded are this build's work too
                     report.chunks_embedded += measured
@@ -347,15 +348,18 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         return estimate
 
     def _say_estimate(self, config: ChunkConfig, embedder: Embedder, counter: TokenCounter,
-                      progress: ProgressSink, scope: Scope | None) -> int:
+                      progress: ProgressSink | None, scope: Scope | None) -> int:
         """Tell ``progress`` what the build about to start will cost (an ``estimate`` notice), when it has
         documents to cut; an estimate that cannot be made says nothing (the build then says why). Returns the
-        texts embedded to make it (measuring the model's rate)."""
+        texts embedded to make it (measuring the model's rate). With ``refuse_oversized``, a chunking making
+        far more chunks than its size implies raises ``OversizedChunking`` before anything is embedded."""
         try:
             estimate = self._estimate(config, embedder, counter, scope, reuse=True)
         except (ChunkerError, LLMError, ValueError):
             return 0
-        if estimate.to_embed or estimate.seconds >= 1:
+        if self.refuse_oversized and estimate.oversized():
+            raise OversizedChunking(estimate.oversize_text(config.label()))
+        if progress is not None and (estimate.to_embed or estimate.seconds >= 1):
             progress(ProgressEvent("estimate", 0, 0, f"{config.label()}: {estimate.describe()}"))
         return estimate.measured
 
