@@ -81,6 +81,9 @@ class BuildEstimate:
     def describe(self) -> str:
         """One line for people, e.g. ``~1,240 chunks, 310 to embed, about 25 s``."""
         embed = f"{self.to_embed:,} to embed" if self.to_embed else "nothing to embed"
+        if self.measured:  # the rate probe embedded these: the build's own count and the total both add up
+            embed = (f"{self.to_embed + self.measured:,} to embed ({self.measured:,} embedded now to measure this "
+                     f"machine's rate, {self.to_embed:,} by the build)")
         return f"~{self.chunks:,} chunks, {embed}, {about(self.seconds)}"
 
 

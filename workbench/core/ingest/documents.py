@@ -112,7 +112,7 @@ def _utf16_without_bom(data: bytes) -> tuple[str, str] | None:
 def _pdf_text(data: bytes) -> str:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError, PdfReadError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -127,6 +127,9 @@ def _pdf_text(data: bytes) -> str:
         pages = [(page.extract_text() or "").strip() for page in reader.pages]
     except LoadError:
         raise
+    except LimitReachedError:  # a compressed stream that unpacks past pypdf's limits: a "PDF bomb"
+        raise LoadError("too large unpacked (a compressed stream in it expands past the PDF reader's limit; "
+                        "a PDF bomb or an unusually large page)") from None
     except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
         raise LoadError(f"malformed PDF ({type(exc).__name__}: {exc})") from None
     except Exception as exc:  # pypdf raises many exception types on broken files
