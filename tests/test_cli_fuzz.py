@@ -38,7 +38,8 @@ deep = "[" * 5000 + "]" * 5000
 BAD_VALUES = st.one_of(
     st.sampled_from(["", " ", "-1", "0", "-0", "1e400", "-1e400", "nan", "NaN", "inf", "-inf", "9" * 300,
                      "1" * 20, "2.5", "0x10", "1_000", "\x00", "\x1b[31m", "\u202e", "é", "😀" * 3, "{",
-                     '{"name": 1}', deep, json.dumps({"a": json.loads("[" * 50 + "]" * 50)}), "custom:os:system",
+                     '{"name": 1}', deep, json.dumps({"a": json.loads("[" * 50 + "]" * 50)}),
+                     "custom:no_such_module_xyz:cut", "fast-custom:no_such_module_xyz:cut",
                      '{"name": "recursive", "max_tokens": 1e400}', '{"chunk": {"size": 1e400}}',
                      '{"name": "late", "base": {"name": "recursive", "max_tokens": 1e400}}', "a=1e400",
                      "window=" + ",".join(map(str, range(50))), "/", "/dev/zero", "..", "x" * 5000]),
@@ -110,7 +111,9 @@ def test_every_option_of_a_slow_command_takes_bad_values_without_a_traceback(cap
     ["index", str(SAMPLE), "--chunker", '{"name": "recursive", "max_tokens": 1e400}'],
     ["search", "q", "--chunker", '{"name": "recursive", "max_tokens": 1e400}'],
     ["search", "q", "--strategy", '{"chunker": {"name": "recursive", "max_tokens": 1e400}}'],
-    ["search", "q", "--strategy", '{"chunker": {"name": "late", "base": {"name": "recursive", "max_tokens": 1e400}}}'],
+    ["search", "q", "--chunker", '{"name": "late", "base": "recursive", "base_params": {"max_tokens": 1e400}}'],
+    ["search", "q", "--strategy",
+     '{"chunker": {"name": "late", "base": "recursive", "base_params": "{\\"max_tokens\\": 1e400}"}}'],
     ["chunk-stats", "--chunker", '{"name": "recursive", "max_tokens": 1e400}'],
     ["index", str(SAMPLE), "--chunker", '{"name": "recursive", "max_tokens": 10000000000000000000000}'],
 ])

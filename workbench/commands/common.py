@@ -276,7 +276,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(TRUST_OPTION, action="append", metavar="TARGET", default=None,
                    help="allow a custom chunker (module:function) or a local embedding model folder that data "
                         "read by this run names (a run record, saved settings, a strategy); such code is "
-                        "refused otherwise. Targets named in this command's own options are allowed already")
+                        "refused otherwise. A --chunker value that is exactly custom:M:F, a strategy JSON's chunker "
+                        "field and a --model folder are allowed already; nothing else typed is")
 
 
 def allow_named_code(args: argparse.Namespace) -> None:

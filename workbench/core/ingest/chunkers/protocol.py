@@ -117,6 +117,8 @@ class ParamSpec:
         try:
             if kind is bool and not isinstance(value, bool):
                 raise TypeError
+            if kind is str and isinstance(value, dict | list):  # an object given for a JSON text (late's base_params)
+                value = json.dumps(value)
             if kind in (int, float) and isinstance(value, float) and not math.isfinite(value):
                 raise ValueError  # 1e400 reads as infinity: no whole number, no range
             coerced = kind(value)  # type: ignore[call-overload,arg-type,call-arg,unused-ignore]
