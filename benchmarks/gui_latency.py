@@ -63,11 +63,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=15)
     args = ap.parse_args()
 
+    from workbench.ui.app.settings import open_settings
+
     from workbench.core.index.embedding import SentenceTransformerEmbedder
     from workbench.core.retrieve.strategies import PRESETS
     from workbench.core.workspace import Workspace
     from workbench.ui.app.launch import make_app
-    from workbench.ui.app.settings import open_settings
     from workbench.ui.window.main_window import MainWindow
 
     app = make_app()

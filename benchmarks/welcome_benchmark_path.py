@@ -34,8 +34,9 @@ def main() -> int:
 
         layout.available_rect = lambda _window: QRect(0, 0, 1366, 768)
     t0 = time.perf_counter()
-    from workbench.ui.app.launch import make_app, parse_args, start_window
     from workbench.ui.app.settings import open_settings
+
+    from workbench.ui.app.launch import make_app, parse_args, start_window
 
     app = make_app()
     with tempfile.TemporaryDirectory(prefix="workbench-benchmark-path-") as tmp:

@@ -146,7 +146,7 @@ def test_the_cli_says_the_estimate_before_building(tmp_path, capsys, hash_cli):
 
 
 def test_progress_lines_keep_the_estimate_while_the_job_runs(qtbot):
-    from workbench.ui.window.job_progress import JobProgress
+    from workbench.ui.jobs.job_progress import JobProgress
 
     line = JobProgress()
     qtbot.addWidget(line)

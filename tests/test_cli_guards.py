@@ -143,7 +143,7 @@ def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(
     guard = NetGuard(monkeypatch)
     monkeypatch.setenv("OLLAMA_HOST", REMOTE)
     from workbench.core.llm.ollama_backend import remote_refusal
-    from workbench.ui.app.settings import LLMChoice
+    from workbench.ui.basics.settings import LLMChoice
 
     line = remote_refusal(None)
     assert line and "10.1.2.3" in line
@@ -296,8 +296,9 @@ def test_overlap_of_half_the_size_is_refused(capsys, tmp_path):
 def test_strategy_panel_clamps_overlap_below_half_the_size(qtbot):
     from workbench.core.retrieve.strategies import PRESETS
     from workbench.ui.explore.strategy_panel import StrategyPanel
+    from workbench.ui.model import WorkbenchModel
 
-    panel = StrategyPanel(PRESETS["plain"])
+    panel = StrategyPanel(WorkbenchModel(PRESETS["plain"]), "A")
     qtbot.addWidget(panel)
     panel.size_knob.setValue(200)
     assert panel.overlap.spin.maximum() == 99

@@ -88,7 +88,7 @@ def test_a_record_naming_a_custom_chunker_is_shown_and_refused_never_imported(ta
 
 
 def test_a_saved_strategy_naming_a_custom_chunker_loads_but_does_not_run(hash_sample_ws, payload, ui_settings):
-    from workbench.ui.app.settings import load_strategy
+    from workbench.ui.basics.settings import load_strategy
 
     target, mark = payload
     ui_settings.setValue("strategy/A", json.dumps(_custom(resolve("plain").to_dict(), target)))

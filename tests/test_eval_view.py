@@ -48,7 +48,7 @@ def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, hash_ws):
         view.questions.itemActivated.emit(item)
     question, spans = activated.args
     assert question == item.text() and spans and all(isinstance(s, Span) for s in spans)
-    q = next(q for q in view.qset.questions if q.question == question)
+    q = next(q for q in view.model.question_set.questions if q.question == question)
     assert [hash_ws.doc_text(s.doc_id)[s.start : s.end] for s in spans] == [r.content for r in q.references]
 
     files = view.export_to(tmp_path / "export")

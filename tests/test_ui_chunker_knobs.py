@@ -94,22 +94,24 @@ def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instant
 
 def test_a_strategy_with_a_chunker_loads_into_the_knobs(qtbot):
     from workbench.ui.explore.strategy_panel import StrategyPanel
+    from workbench.ui.model import WorkbenchModel
 
-    panel = StrategyPanel(PRESETS["plain"])
+    model = WorkbenchModel(PRESETS["plain"])
+    panel = StrategyPanel(model, "A")
     qtbot.addWidget(panel)
     loaded = from_dict({"name": "mine", "top_k": 3, "heading_prefix": True,
                         "chunker": {"name": "semantic", "percentile": 80, "max_tokens": 300}})
-    panel.set_strategy(loaded)
+    model.set_strategy("A", loaded)
     knobs = panel.chunker
     assert knobs.name() == "semantic" and knobs.combo.currentText() == "semantic"
     assert knobs._controls["percentile"].widget.value() == 80.0 and panel.size_knob.value() == 300
     assert not panel.overlap.isVisibleTo(panel), "semantic has no overlap"
     assert panel.strategy().chunk == loaded.chunk and panel.heading.isChecked()
     seen = []
-    panel.changed.connect(seen.append)
+    model.strategyChanged.connect(lambda _side, strategy: seen.append(strategy))
     knobs._controls["window"].widget.setValue(2)
     assert parse_chunker(seen[-1].chunk.chunker)[1] == {"max_tokens": 300, "percentile": 80.0, "window": 2}
-    panel.set_strategy(PRESETS["plain"])
+    model.set_strategy("A", PRESETS["plain"])
     assert knobs.name() == "" and panel.unit.isVisibleTo(panel) and panel.size_knob.label.text() == "Chunk size"
     assert panel.strategy().to_dict() == PRESETS["plain"].to_dict()
 

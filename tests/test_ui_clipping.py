@@ -9,7 +9,7 @@ from __future__ import annotations
 from ui_support import WAIT_MS, clipped_texts, on_screen, search
 
 from workbench.core.spans import Span
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics.settings import LLMChoice
 
 pytest_plugins = ["ui_support"]
 

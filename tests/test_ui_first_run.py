@@ -20,8 +20,8 @@ from netguard import NetGuard
 from ui_support import WAIT_MS, _live_top_levels
 
 from workbench.core.llm.ollama_backend import remote_refusal
-from workbench.ui.app import settings as prefs
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics import settings as prefs
+from workbench.ui.basics.settings import LLMChoice
 
 pytest_plugins = ["ui_support"]
 MODELS = ["llama3.2:latest", "qwen2.5:0.5b"]
@@ -175,7 +175,7 @@ def test_load_sample_skip_and_help_menu(qtbot, make_window, hash_ws, ui_settings
 
 
 def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_settings, tmp_path, ollama_standin):
-    from workbench.ui.app.settings_dialog import SettingsDialog
+    from workbench.ui.dialogs.settings_dialog import SettingsDialog
     from workbench.ui.library.welcome import WelcomeDialog
 
     welcome = WelcomeDialog(tmp_path, LLMChoice(host=ollama_standin))
@@ -195,7 +195,7 @@ def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_sett
 
 def test_settings_round_trip_and_validation(qtbot, ui_settings, tmp_path, closed_host):
     from workbench.core.index.embedding import default_model_path
-    from workbench.ui.app.settings_dialog import SettingsDialog
+    from workbench.ui.dialogs.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(ui_settings, tmp_path / "data")
     qtbot.addWidget(dialog)
@@ -229,7 +229,7 @@ def test_settings_round_trip_and_validation(qtbot, ui_settings, tmp_path, closed
 
 def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, hash_ws, ui_settings, tmp_path,
                                                    monkeypatch):
-    from workbench.ui.app.settings_dialog import SettingsDialog
+    from workbench.ui.dialogs.settings_dialog import SettingsDialog
 
     guard = NetGuard(monkeypatch)
     dialog = SettingsDialog(ui_settings, tmp_path / "data")

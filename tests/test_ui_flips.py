@@ -112,7 +112,7 @@ def _format_at(view, doc_id: int, offset: int):
     """``(layer kinds, background colour)`` of the character at ``offset`` as drawn."""
     from PySide6.QtGui import QTextCursor
 
-    from workbench.ui.app.theme import KINDS_PROPERTY
+    from workbench.ui.basics.theme import KINDS_PROPERTY
 
     cursor = QTextCursor(view.document())
     cursor.setPosition(view.pmap.position_of(doc_id, offset) + 1)  # the format of the character before
@@ -121,7 +121,7 @@ def _format_at(view, doc_id: int, offset: int):
 
 
 def test_document_view_colours_evidence_noise_and_missed_at_known_offsets(qtbot, guide_ws):
-    from workbench.ui.app.theme import SWATCHES
+    from workbench.ui.basics.theme import SWATCHES
     from workbench.ui.explore.doc_view import DocumentPane
 
     # neighbours ±1 around one hit: the passage's first chunk is a neighbour (not a hit), so plain colours

@@ -61,7 +61,7 @@ def test_a_build_due_when_the_window_closes_never_starts(qtbot, make_window, slo
     from dataclasses import replace
 
     from workbench.ui.explore.side_controller import DEBOUNCE_MS
-    from workbench.ui.window.workers import JobRunner
+    from workbench.ui.jobs.workers import JobRunner
 
     assert not slow_ws.add_paths([str(SAMPLE / "deploy-guide.md")]).failed
     window = make_window(slow_ws)

@@ -130,7 +130,7 @@ def test_swatches_match_plot_colours_and_tooltips_show_exact_values(qtbot, lab):
 def test_dark_scheme_gives_dark_plots_and_light_stays_light(qtbot):
     from PySide6.QtCore import Qt
 
-    from workbench.ui.app.theme import DARK, LIGHT, palette_for, stylesheet
+    from workbench.ui.basics.theme import DARK, LIGHT, palette_for, stylesheet
     from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
 
     assert palette_for(Qt.ColorScheme.Dark) is DARK

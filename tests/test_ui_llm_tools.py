@@ -71,7 +71,8 @@ def test_make_questions_dialog_and_menu(qtbot, make_window, hash_ws, tmp_path):
     assert dialog.load_button.isEnabled() and "kept" in dialog.status.text()
     dialog.loadRequested.connect(lambda folder: window.eval_view.load_question_set(folder))
     dialog.load_button.click()
-    assert window.eval_view.qset is not None and window.eval_view.qset.root == (tmp_path / "qs").resolve()
+    loaded = window.model.question_set
+    assert loaded is not None and loaded.root == (tmp_path / "qs").resolve()
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
     assert not dialog.start() and "exists" in dialog.status.text(), "the folder holds a set now: refused"
 

@@ -13,7 +13,7 @@ import pytest
 from ui_support import QUESTION, WAIT_MS, run_lab, sample_set, search, shown_texts
 
 from workbench.core.spans import Span
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics.settings import LLMChoice
 
 pytest_plugins = ["ui_support"]
 TYPED = "How do I flush the cache?"

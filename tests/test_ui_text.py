@@ -6,7 +6,7 @@ from __future__ import annotations
 from ui_support import WAIT_MS, search
 
 from workbench.core.spans import Span, merge_spans
-from workbench.ui.app.theme import MARKER
+from workbench.ui.basics.theme import MARKER
 from workbench.ui.explore.render import displayable, insert_layers, rendered_spans
 from workbench.ui.widgets.utf16 import Utf16Map, to_code_point, to_utf16, utf16_len
 

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.ingest.chunking import ChunkConfig
-from workbench.ui.window.job_progress import JobProgress
-from workbench.ui.window.workers import JobFn, JobRunner, Worker
+from workbench.ui.jobs.job_progress import JobProgress
+from workbench.ui.jobs.workers import JobFn, JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.synthetic import GenerationResult

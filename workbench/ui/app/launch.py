@@ -61,7 +61,7 @@ def startup_choices(args: argparse.Namespace, settings: QSettings) -> tuple[str 
     the per-user default (None). The embedding model is the stored local folder when it is still a model
     folder, else the installed default (None).
     """
-    from workbench.ui.app import settings as prefs
+    from workbench.ui.basics import settings as prefs
 
     data_dir = args.data_dir or os.environ.get("WORKBENCH_DATA") or prefs.text(settings, prefs.DATA_DIR) or None
     model = prefs.text(settings, prefs.EMBEDDING_MODEL) or None
@@ -135,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     log_file = setup_logging()
     app = make_app()
-    from workbench.ui.app.settings import open_settings
+    from workbench.ui.basics.settings import open_settings
 
     started = start_window(args, open_settings(), log_file)
     if isinstance(started, int):

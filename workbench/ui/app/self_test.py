@@ -44,7 +44,7 @@ def run_self_test(timeout_s: float = TIMEOUT_S) -> int:
     setup_logging()
     app = make_app()
     from workbench.core.workspace import Workspace
-    from workbench.ui.app.settings import open_settings
+    from workbench.ui.basics.settings import open_settings
     from workbench.ui.window.main_window import MainWindow
 
     with tempfile.TemporaryDirectory(prefix="workbench-self-test-") as tmp:

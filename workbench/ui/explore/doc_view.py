@@ -23,8 +23,8 @@ from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, Ch
 from workbench.ui.explore.evidence import EVIDENCE_LABELS, evidence_layers
 from workbench.ui.explore.legend import Legend
 from workbench.ui.explore.render import chunk_markers, every_second, insert_layers, overlap_ranges
+from workbench.ui.explore.text_view import LayeredTextView
 from workbench.ui.widgets.elided_combo import ElidedComboBox
-from workbench.ui.widgets.text_view import LayeredTextView
 from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:

@@ -19,10 +19,10 @@ from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
 from workbench.core.spans import Span
-from workbench.ui.app.theme import ACCENT, BORDER, CARD, MUTED, plain_format
+from workbench.ui.basics.theme import ACCENT, BORDER, CARD, MUTED, plain_format
 from workbench.ui.explore.evidence import evidence_layers
 from workbench.ui.explore.render import chunk_markers, every_second, insert_layers, overlap_ranges
-from workbench.ui.widgets.text_view import LayeredTextView
+from workbench.ui.explore.text_view import LayeredTextView
 
 FLASH_MS = 1400  # how long a followed citation's passage card stays lit
 

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVB
 
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.documents import SUPPORTED_SUFFIXES
+from workbench.ui.jobs.job_progress import JobProgress
+from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.library.library_table import LibraryTable
-from workbench.ui.window.job_progress import JobProgress
-from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.index.build import IngestReport

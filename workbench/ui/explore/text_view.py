@@ -11,7 +11,7 @@ from PySide6.QtGui import QHelpEvent, QMouseEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QGraphicsOpacityEffect, QTextEdit, QToolTip, QWidget
 
 from workbench.core.spans import Span
-from workbench.ui.app.theme import text_font
+from workbench.ui.basics.theme import text_font
 from workbench.ui.explore.chunk_tooltip import chunk_tooltip
 from workbench.ui.explore.render import PositionMap, rendered_spans
 

@@ -158,7 +158,8 @@ class BenchmarkTour(QObject):
             view.runFinished.disconnect(self._scored)
             self._fail(view.status.text())
             return
-        questions = len(view.qset.questions) if view.qset is not None else 0
+        qset = model.question_set
+        questions = len(qset.questions) if qset is not None else 0
         self.host.show_message(f"Benchmark: scoring strategies A and B on {questions} questions of {self.corpus}…")
 
     # ----- steps 3 and 4: pick a question and open it side by side ----------------------------
