@@ -67,7 +67,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         self.writer = FileLock(self.data_dir / "write.lock")
         self.retriever = Retriever()  # runs strategies; owns the hit cache and the section cache
         self._estimates: dict[str, tuple[Any, BuildEstimate]] = {}  # set id → (its state, the last estimate)
-        self.refuse_oversized = False  # the command line sets it unless --yes (estimate.OversizedChunking)
+        self._refuse_oversized = False  # refuse_oversized_chunkings: the command line, unless --yes
         self.sentence_vectors = LruVectors()  # lent to every embedding chunker built here (model|text → vector)
         self._current: dict[str, int] = {}
         self._generation_seen = -1  # the store generation the cached document texts belong to
@@ -306,7 +306,7 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
             situate = make_situator(self, progress=progress, cancel=cancel)
         with self.writing(progress):
             counter = counter_for_model(getattr(embedder, "model_path", None))
-            if progress is not None or self.refuse_oversized:
+            if progress is not None or self._refuse_oversized:
                 measured = self._say_estimate(config, embedder, counter, progress, scope)
                 if report is not None:  # the texts the estimate embedded are this build's work too
                     report.chunks_embedded += measured
@@ -315,6 +315,12 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         with self._lock:
             self._runtimes.pop(info.id, None)
         return info
+
+    def refuse_oversized_chunkings(self, refuse: bool = True) -> None:
+        """From now on (``refuse``), a build whose chunking would make far more chunks than its size implies
+        (``BuildEstimate.oversized``) raises ``OversizedChunking`` before anything is built: the command line
+        asks for ``--yes`` first."""
+        self._refuse_oversized = refuse
 
     def estimate_chunk_set(self, config: ChunkConfig, model: str = "", scope: Scope | None = None) -> BuildEstimate:
         """What building (or bringing up to date) the chunk set of ``config`` and embedding ``model`` over
@@ -351,13 +357,13 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
                       progress: ProgressSink | None, scope: Scope | None) -> int:
         """Tell ``progress`` what the build about to start will cost (an ``estimate`` notice), when it has
         documents to cut; an estimate that cannot be made says nothing (the build then says why). Returns the
-        texts embedded to make it (measuring the model's rate). With ``refuse_oversized``, a chunking making
+        texts embedded to make it (measuring the model's rate). With ``refuse_oversized_chunkings``, a chunking making
         far more chunks than its size implies raises ``OversizedChunking`` before anything is embedded."""
         try:
             estimate = self._estimate(config, embedder, counter, scope, reuse=True)
         except (ChunkerError, LLMError, ValueError):
             return 0
-        if self.refuse_oversized and estimate.oversized():
+        if self._refuse_oversized and estimate.oversized():
             raise OversizedChunking(estimate.oversize_text(config.label()))
         if progress is not None and (estimate.to_embed or estimate.seconds >= 1):
             progress(ProgressEvent("estimate", 0, 0, f"{config.label()}: {estimate.describe()}"))
