@@ -30,7 +30,7 @@ BASE: dict[str, list[str]] = {
     "models": ["models"], "make-questions": ["make-questions", "--out", "OUT", "--n", "1", "--llm", "extractive"],
     "contextualize": ["contextualize", "--llm", "extractive"],
 }
-SLOW = {"eval", "make-questions", "contextualize", "ask"}  # each example runs a sweep or an LLM step
+SLOW = {"eval", "make-questions", "contextualize", "ask"}  # an example may run a sweep or an LLM step: fewer
 NO_DATA_DIR = {"chunkers", "datasets", "models"}
 SKIP_DESTS = {"help", "version", "json", "quiet", "data_dir", "llm_host", "old_host"}  # hosts: the network guard
 
@@ -100,9 +100,8 @@ def test_every_option_of_a_fast_command_takes_bad_values_without_a_traceback(cap
     _fuzz(command, 60)(capsys, tmp_path, data)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(SLOW))
-def test_every_option_of_a_slow_command_takes_bad_values_without_a_traceback(capsys, tmp_path, data, hash_cli,
+def test_every_option_of_a_slower_command_takes_bad_values_without_a_traceback(capsys, tmp_path, data, hash_cli,
                                                                              command, standin_llm):
     _fuzz(command, 25)(capsys, tmp_path, data)
 
