@@ -217,15 +217,15 @@ def test_a_grid_or_a_strategy_name_never_grants_but_the_whole_chunker_value_does
 def test_a_saved_strategy_name_with_a_colon_or_a_separator_is_refused_when_saved(hash_ws):
     for name in ("fast-custom:a:b", "a/b", "a\\b", "plain"):
         with pytest.raises(ValueError):
-            hash_ws.save_strategy(name, resolve("plain"))
-    assert hash_ws.saved_strategy_rows() == []
+            hash_ws.records.save_strategy(name, resolve("plain"))
+    assert hash_ws.records.saved_strategy_rows() == []
 
 
 def test_a_planted_strategy_named_like_a_preset_is_listed_as_shadowed(hash_sample_ws, capsys):
     ws = hash_sample_ws
     _plant(ws, "plain", dict(resolve("plain").to_dict(), top_k=9))
-    assert "plain" not in ws.saved_strategies()
-    assert ws.saved_strategy_problems()[0][0] == "plain"
+    assert "plain" not in ws.records.saved_strategies()
+    assert ws.records.saved_strategy_problems()[0][0] == "plain"
     data = str(ws.data_dir)
     ws.close()
     code = main(["strategies", "--data-dir", data])

@@ -377,7 +377,7 @@ def open_workspace(args: argparse.Namespace, existing: bool = False) -> Workspac
     except OSError as exc:  # the data folder cannot be created (e.g. under /proc)
         where = args.data_dir or "the default data folder"
         raise UserError(f"--data-dir {where}: cannot open or create it ({exc.strerror or exc})") from None
-    ws.refuse_oversized_chunkings(hasattr(args, "yes") and not args.yes)  # a costly chunking asks first (--yes)
+    ws.sets.refuse_oversized(hasattr(args, "yes") and not args.yes)  # a costly chunking asks first (--yes)
     # ollama: embedding models go to the answering LLM's host, with its remote consent
     ws.models.use_ollama_host(getattr(args, "llm_host", None), bool(getattr(args, "allow_remote", False)))
     return ws
