@@ -103,3 +103,14 @@ def test_every_exception_shown_is_a_sentence_not_its_name(exc, bad):
     """Issue #35 item 9: "error: utf-8", "error: fit", "error: advice", "error: number"."""
     text = exception_sentence(exc)
     assert text != bad and len(text.split()) >= 5, text
+
+
+def test_strategies_lists_the_presets_when_the_default_folder_cannot_be_read(capsys, tmp_path, monkeypatch):
+    folder = tmp_path / "default"
+    folder.mkdir()
+    (folder / "workbench.sqlite3").write_bytes(b"not a database" * 100)
+    monkeypatch.setenv("WORKBENCH_DATA", str(folder))
+    code, out, err = run_cli(capsys, "strategies", "--json")
+    assert code == 0 and "sentence-window" in out and err.startswith("warning: saved strategies not listed")
+    code, _, err = run_cli(capsys, "strategies", "--data-dir", folder)
+    assert code == 1 and "not a SQLite database" in err

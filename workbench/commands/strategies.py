@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace, require_store
+from workbench.commands.common import UserError, add_common, emit, open_workspace, require_store, say
 from workbench.core.retrieve.strategies import PRESETS
 
 
@@ -16,7 +16,14 @@ def run_strategies(args: argparse.Namespace) -> int:
     folder = resolve_data_dir(args.data_dir)
     if args.data_dir or args.delete:  # a folder named (or a strategy to forget) must hold a store
         require_store(args)
-    ws = open_workspace(args) if (folder / DB_NAME).exists() else None  # listing never creates a data folder
+    ws = None
+    if (folder / DB_NAME).exists():  # listing never creates a data folder
+        try:
+            ws = open_workspace(args)
+        except UserError as exc:  # the default folder unreadable: the presets are still listed
+            if args.data_dir or args.delete:
+                raise
+            say(f"warning: saved strategies not listed: {exc}", err=True)
     if args.delete:
         if ws is None or not ws.records.delete_saved_strategy(args.delete):
             raise UserError(f"no strategy saved as {args.delete!r} in {folder}")
