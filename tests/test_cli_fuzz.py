@@ -141,12 +141,12 @@ ADVICE = {"budget": 1000, "name": "x", "seed": 0, "time_limit_s": 5.0,
 
 
 @pytest.mark.parametrize("config, summary, field", [
-    ({"advice": ADVICE, "dataset": {"path": 5}}, {"trials": []}, "dataset.path"),
-    ({"advice": ADVICE, "dataset": {"path": "sample"}}, {"trials": [1, "x", None]}, "trials"),
-    ({"advice": ADVICE, "dataset": {"path": "sample"}}, {"trials": "abc"}, "trials"),
+    ({"advice": ADVICE, "dataset": {"path": 5}}, {"trials": []}, "dataset path 5"),
+    ({"advice": ADVICE, "dataset": {"path": "sample"}}, {"trials": [1, "x", None]}, "summary_json"),
+    ({"advice": ADVICE, "dataset": {"path": "sample"}}, {"trials": "abc"}, "summary_json"),
     ({"dataset": {"path": "sample"}}, {"trials": []}, "'advice'"),
     ({"advice": {**ADVICE, "split": {"confirm": [0]}}, "dataset": {"path": "sample"}}, {"trials": []}, "'fit'"),
-    ([1, 2], {}, "damaged"),
+    ([1, 2], {}, "config_json"),
 ])
 def test_resuming_a_damaged_advice_record_names_the_record_and_field(capsys, data, hash_cli, config, summary, field):
     """Issue #35: ``advise --resume`` of a record whose dataset.path is an integer or whose trials hold
@@ -154,4 +154,4 @@ def test_resuming_a_damaged_advice_record_names_the_record_and_field(capsys, dat
     run_id = _plant_advice(data, config, summary)
     code, _, err = run_cli(capsys, "advise", "--resume", run_id, "--data-dir", data, "--quiet")
     assert code == 1 and len(err.strip().splitlines()) == 1, err
-    assert f"advice run {run_id} cannot be resumed" in err and field in err, err
+    assert f"run '{run_id}'" in err and field in err and "runs --delete" in err, err

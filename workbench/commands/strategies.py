@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace, require_store, say
+from workbench.commands.common import UserError, add_common, emit, open_workspace, require_store, safe_text, say
 from workbench.core.retrieve.strategies import PRESETS
 
 
@@ -43,6 +43,8 @@ def run_strategies(args: argparse.Namespace) -> int:
     problems = ws.records.saved_strategy_problems() if ws is not None else []
     data += [{"name": name, "saved": True, "problem": why} for name, why in problems]
     lines += [f"warning: saved strategy {name!r}: {why}" for name, why in problems]
+    for message in ws.store.bad_values.messages() if ws is not None else []:  # a damaged record, named
+        say(f"warning: {safe_text(message)}", err=True)
     emit(args, data, "\n".join(lines))
     return 0
 

@@ -4,13 +4,13 @@ LLM outputs, experiment runs and strategies saved by name, so callers never reac
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from workbench.core.retrieve.strategies import PRESETS, Strategy, check_saved_name, from_dict, resolve
 from workbench.core.store import Store, ThreadStores
+from workbench.core.store.readback import json_object, shown
 
 
 class Records:
@@ -92,11 +92,20 @@ class Records:
                 out.append((name, None, "shadowed by the preset of that name: the preset is used" if shadowed
                             else f"not used: {exc}"))
                 continue
+            data, problem = json_object(row["strategy_json"])
             try:
-                out.append((name, replace(from_dict(json.loads(row["strategy_json"])), name=name), ""))
-            except (ValueError, TypeError, RecursionError) as exc:
-                out.append((name, None, f"not used: its strategy does not read ({str(exc)[:120]})"))
+                if data is not None:
+                    out.append((name, replace(from_dict(data), name=name), ""))
+                    continue
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+                problem = f"is not a strategy ({str(exc)[:160]})"
+            self._store.bad_values.note(f"saved strategy {shown(name)}", f"strategy_json {problem}; it is left out")
         return out
+
+    def stored_value_warnings(self) -> list[str]:
+        """The unreadable stored values this thread's store connection met so far (``store.readback``): each
+        named, read as a safe default or left out."""
+        return self._store.bad_values.messages()
 
     def saved_strategy_rows(self) -> list[dict[str, Any]]:
         """The saved strategies' rows (name, strategy_json, source run, note, created)."""
@@ -119,5 +128,10 @@ class Records:
         both) or a Strategy (``strategies.resolve`` with this folder's saved strategies)."""
         if spec is None or isinstance(spec, Strategy):
             return resolve(spec)
-        return resolve(spec, self.saved_strategies())
+        saved = self.saved_strategies()
+        if isinstance(spec, str) and spec not in saved:
+            damaged = self._store.bad_values.find(f"saved strategy {shown(spec)}")
+            if damaged:  # say why the name is unknown, not just that it is
+                raise ValueError(damaged)
+        return resolve(spec, saved)
 
