@@ -20,9 +20,10 @@ from workbench.core.index.rates import embedding_rate
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.identity import chunk_set_id, chunking_label
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import LLMError
 from workbench.core.retrieve.loaded_set import LoadedSet
@@ -106,7 +107,7 @@ class ChunkSets:
 
     def _set_id(self, config: ChunkConfig, model_id: str, scope: Scope | None) -> str:
         scope = self.set_scope(scope)
-        return config.set_id(model_id, scope.key if scope else "")
+        return chunk_set_id(config, model_id, scope.key if scope else "")
 
     def find_chunk_set(self, config: ChunkConfig, model: str | None = "",
                        scope: Scope | None = None) -> ChunkSetInfo | None:
@@ -139,7 +140,7 @@ class ChunkSets:
         embedder = self._models.get(model)
         scope = self.set_scope(scope)
         try:
-            info: ChunkSetInfo | None = self._store.sets.chunk_set(config.set_id(embedder.model_id,
+            info: ChunkSetInfo | None = self._store.sets.chunk_set(chunk_set_id(config, embedder.model_id,
                                                                                 scope.key if scope else ""))
         except KeyError:
             info = None
@@ -175,7 +176,7 @@ class ChunkSets:
             return self.ensure_chunk_set(config, progress, cancel, model=model, scope=scope).id
         except WriteRefused as exc:
             scope = self.set_scope(scope)
-            set_id = config.set_id(self._models.get(model).model_id, scope.key if scope else "")
+            set_id = chunk_set_id(config, self._models.get(model).model_id, scope.key if scope else "")
             try:
                 info = self._store.sets.chunk_set(set_id)
             except KeyError:
@@ -202,7 +203,7 @@ class ChunkSets:
         """The estimate of a chunk set; with ``reuse``, the one ``estimate_chunk_set`` made last for this set
         while its documents, its chunked documents and the kept rate stay as they were (a caller that
         estimated just before building, such as the advisor, does not pay for the dry run twice)."""
-        set_id = config.set_id(embedder.model_id, scope.key if scope else "")
+        set_id = chunk_set_id(config, embedder.model_id, scope.key if scope else "")
 
         def state() -> tuple[Any, ...]:
             return (tuple(sorted(self._store.documents.document_shas().items())),
@@ -229,9 +230,9 @@ class ChunkSets:
         except (ChunkerError, LLMError, ValueError):
             return 0
         if self._refuse_oversized and estimate.oversized():
-            raise OversizedChunking(estimate.oversize_text(config.label()))
+            raise OversizedChunking(estimate.oversize_text(chunking_label(config)))
         if progress is not None and (estimate.to_embed or estimate.seconds >= 1):
-            progress(ProgressEvent("estimate", 0, 0, f"{config.label()}: {estimate.describe()}"))
+            progress(ProgressEvent("estimate", 0, 0, f"{chunking_label(config)}: {estimate.describe()}"))
         return estimate.measured
 
     def drop_stale_vectors(self) -> None:

@@ -15,11 +15,11 @@ import numpy as np
 
 from workbench.core.answer.needs import AnswerCorpus, AnswerWorkspace
 from workbench.core.index.build import IngestReport, Situator
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.llm.base import Backend
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import ChunkSetInfo, Scope
 
 

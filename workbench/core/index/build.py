@@ -22,11 +22,11 @@ from workbench.core.index.heading_prefix import heading_prefix
 from workbench.core.index.rates import keep_rate
 from workbench.core.index.vectors import APPROX_THRESHOLD, VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.discovery import discover
 from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, load_file
 from workbench.core.ingest.filenames import fs_path, is_inside, shown
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig, ChunkPiece
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 from workbench.core.store import ChunkSetInfo, Scope, Store
 
