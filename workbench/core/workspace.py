@@ -46,6 +46,7 @@ from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategies import Strategy
 from workbench.core.store import DB_NAME, ChunkSetInfo, DocumentGone, Scope, Store
 from workbench.core.workspace_loading import SetLoading
+from workbench.core.workspace_questions import QuestionBank
 from workbench.core.workspace_records import StoredRecords
 
 
@@ -71,6 +72,8 @@ class Workspace(StoredRecords, SetLoading, CorpusLookups):
         self._current: dict[str, int] = {}
         self._generation_seen = -1  # the store generation the cached document texts belong to
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
+        # The question sets stored here (documents read fresh: a reference is checked against the stored text).
+        self.questions = QuestionBank(lambda: self.store, lambda doc_id: self.store.document(doc_id))
         self.llm: Backend | None = None  # an answering backend, used by LLM rerank and summaries when set
         # How ws.llm is opened on first use (the GUI's Settings choice); None: 'auto'.
         self.llm_opener: Callable[[], Backend] | None = None

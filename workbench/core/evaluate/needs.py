@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from workbench.core.answer.needs import AnswerWorkspace
+from workbench.core.evaluate.stored_sets import StoredSetView
 from workbench.core.index.build import IngestReport, Situator
 from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter
@@ -22,10 +23,23 @@ from workbench.core.retrieve.strategies import Strategy
 from workbench.core.store import ChunkSetInfo, Scope
 
 
+class StoredSets(Protocol):
+    """The question sets stored in the data folder (``core.workspace_questions.QuestionBank``)."""
+
+    def question_set(self, name: str, reviewed_only: bool = False) -> StoredSetView:
+        """A stored set as evaluation runs on it."""
+        ...
+
+
 class EvalWorkspace(AnswerWorkspace, Protocol):
     """The workspace as the evaluation lab sees it."""
 
     data_dir: Path
+
+    @property
+    def questions(self) -> StoredSets:
+        """The question sets stored in the data folder."""
+        ...
 
     @property
     def counter(self) -> TokenCounter:

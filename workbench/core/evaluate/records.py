@@ -143,7 +143,9 @@ def run_config(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, seed: i
     return {
         "dataset": {"path": str(qset.root), "name": qset.name, "questions": len(qset.questions),
                     "questions_sha256": qset.questions_hash, "corpora": qset.corpus_hashes,
-                    "selection": selection or {}},
+                    "selection": selection or {},
+                    **({"stored": True, "provenance": {str(i): p for i, p in sorted(qset.provenance.items())}}
+                       if qset.stored_docs else {})},
         "configs": [{"key": cr.config.key, "base": cr.config.base, "params": cr.config.params,
                      "strategy": to_flat_dict(cr.config.strategy), "description": cr.config.strategy.describe()}
                     for cr in sweep.results],
@@ -231,7 +233,10 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
     if info.kind == "answers" and backend is None:
         raise ValueError(f"run {info.id} judged answers: re-running it needs an answering model")
     ds = info.config["dataset"]
-    qset = load_question_set(dataset_dir or ds["path"], max_file_mb=max_file_mb)
+    if ds.get("stored") and not dataset_dir:  # a set stored in the data folder, by name
+        qset = ws.questions.question_set(ds["name"]).qset
+    else:
+        qset = load_question_set(dataset_dir or ds["path"], max_file_mb=max_file_mb)
     if not allow_changed and (qset.questions_hash != ds["questions_sha256"]
                               or any(qset.corpus_hashes.get(c) != h for c, h in ds["corpora"].items())):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")

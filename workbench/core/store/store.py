@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import Heading
 from workbench.core.store.caches import CacheTables
 from workbench.core.store.connection import now, writes
+from workbench.core.store.question_sets import QuestionSetTables
 from workbench.core.store.runs import RunTables
 from workbench.core.store.values import ID_BATCH, ChunkSetInfo, ChunkTable, DocumentGone, Scope
 
@@ -30,6 +32,10 @@ class Store(CacheTables, RunTables):
     """A workbench database file: documents, headings, chunk sets, chunks, FAISS checksums, caches and runs.
     One instance per thread (SQLite connections are not shared)."""
 
+    @cached_property
+    def question_sets(self) -> QuestionSetTables:
+        """The question-set tables (a part over this connection)."""
+        return QuestionSetTables(self)
 
     # ----- documents, headings and problems -------------------------------------------------
     def document_by_path(self, path: str) -> dict[str, Any] | None:
