@@ -20,7 +20,9 @@ from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.retrieve.strategies import Strategy
+from workbench.core.spans import Span
 from workbench.core.store import ChunkSetInfo, Scope
+from workbench.core.store.question_sets import NewQuestion, NewReference, StoredSetInfo
 
 
 class StoredSets(Protocol):
@@ -28,6 +30,22 @@ class StoredSets(Protocol):
 
     def question_set(self, name: str, reviewed_only: bool = False) -> StoredSetView:
         """A stored set as evaluation runs on it."""
+        ...
+
+    def names(self) -> list[str]:
+        """The stored sets' names."""
+        ...
+
+    def create(self, name: str, note: str = "") -> StoredSetInfo:
+        """A new empty set."""
+        ...
+
+    def references(self, spans: Sequence[Span]) -> tuple[NewReference, ...]:
+        """Spans checked against the stored text as references to write."""
+        ...
+
+    def add_many(self, name: str, questions: Sequence[NewQuestion]) -> None:
+        """Append questions already checked."""
         ...
 
 

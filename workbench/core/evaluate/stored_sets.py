@@ -177,3 +177,27 @@ def check_names_free(name: str, taken: Sequence[str]) -> None:
     check_set_name(name)
     if name in taken:
         raise DatasetError(f"a question set called {name!r} exists already")
+
+
+def check_lines(questions: Sequence[StoredQuestion], docs: Mapping[int, Document]) -> list[str]:
+    """Every problem of a set, one line each: a reference outside its document or empty, one that needs review,
+    a question with no reference, questions asked twice, references given twice."""
+    out: list[str] = []
+    seen: dict[str, int] = {}
+    for number, q in enumerate(questions, start=1):
+        if not q.references:
+            out.append(f"question {number}: has no reference (the corpus does not answer it)")
+        spans = [(r.doc_id, r.start, r.end) for r in q.references]
+        if len(set(spans)) < len(spans):
+            out.append(f"question {number}: the same reference is given twice")
+        for r in q.references:
+            problem = span_problem(Span(r.doc_id, r.start, r.end), docs.get(r.doc_id))
+            if problem:
+                out.append(f"question {number}: {problem}")
+            elif r.status != OK:
+                out.append(f"question {number}: reference {r.doc_id}:{r.start}:{r.end} needs review ({r.status_note})")
+        key = " ".join(q.text.split()).casefold()
+        if key in seen:
+            out.append(f"question {number} asks the same as question {seen[key]}")
+        seen.setdefault(key, number)
+    return out

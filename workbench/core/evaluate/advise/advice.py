@@ -309,7 +309,9 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
     if info.kind != KIND:
         raise ValueError(f"run {info.id} is a {info.kind} run, not an advice run")
     advice = info.config["advice"]
-    qset = load_question_set(info.config["dataset"]["path"])
+    ds = info.config["dataset"]
+    qset = (ws.questions.question_set(ds["name"]).qset if ds.get("stored")  # a set stored in the data folder
+            else load_question_set(ds["path"]))
     recorded = info.config["dataset"].get("corpora", {})
     if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in recorded.items()):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
