@@ -48,6 +48,10 @@ class StoredSets(Protocol):
         """Append questions already checked."""
         ...
 
+    def add_documents(self, name: str, doc_ids: Sequence[int]) -> None:
+        """Make these stored documents part of the set."""
+        ...
+
 
 class EvalWorkspace(AnswerWorkspace, Protocol):
     """The workspace as the evaluation lab sees it."""
