@@ -64,15 +64,8 @@ def _spans(ws: Workspace, args: argparse.Namespace) -> list[Span] | None:
 
 
 def summary_lines(s: SetSummary) -> list[str]:
-    """What a set holds and what it can tell, in two lines (``questions show``, ``questions list``)."""
-    from workbench.core.evaluate.set_power import power_line
-
-    kinds = [f"{s.by_hand} by hand", f"{s.drafted_reviewed} drafts reviewed", f"{s.unreviewed} unreviewed",
-             f"{s.imported} imported"]
-    review = f"; {s.needs_review} need review (left out of scoring)" if s.needs_review else ""
-    scored = s.questions - s.needs_review
-    return [f"{s.name}: {s.questions} questions over {s.documents} documents ({', '.join(kinds)}){review}",
-            f"  {power_line(scored)}"]
+    """What a set holds and what it can tell (``SetSummary.lines``)."""
+    return s.lines()
 
 
 def _question_lines(number: int, q: StoredQuestion, titles: dict[int, str]) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from workbench.core.evaluate.question_set import DatasetError
+from workbench.core.evaluate.set_power import power_line
 from workbench.core.evaluate.stored_sets import (
     StoredSetView,
     as_question_set,
@@ -48,6 +49,14 @@ class SetSummary:
     unreviewed: int
     imported: int
     needs_review: int
+
+    def lines(self) -> list[str]:
+        """What the set holds and what it can tell, in two lines (``questions show``, the Questions tab)."""
+        kinds = [f"{self.by_hand} by hand", f"{self.drafted_reviewed} drafts reviewed", f"{self.unreviewed} unreviewed",
+                 f"{self.imported} imported"]
+        review = f"; {self.needs_review} need review (left out of scoring)" if self.needs_review else ""
+        return [f"{self.name}: {self.questions} questions over {self.documents} documents ({', '.join(kinds)})"
+                f"{review}", f"  {power_line(self.questions - self.needs_review)}"]
 
 
 class QuestionBank:
