@@ -38,7 +38,7 @@ def test_tab_lists_sets_questions_and_what_the_set_can_tell(lab, qtbot):
     view, tab, doc = lab
     assert view.lab_tabs.tabText(view.lab_tabs.count() - 1) == "Questions"
     assert tab.current_set == "mine" and tab.table.rowCount() == 3
-    assert "3 questions over 1 documents (1 by hand, 0 drafts reviewed, 2 unreviewed" in tab.summary.text()
+    assert "3 questions over 1 documents (1 by hand, 0 reviewed drafts, 2 unreviewed" in tab.summary.text()
     assert "look like noise" in tab.summary.text()
     with qtbot.waitSignal(view.questionActivated) as shown:
         tab.table.selectRow(0)

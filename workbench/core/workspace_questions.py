@@ -52,7 +52,8 @@ class SetSummary:
 
     def lines(self) -> list[str]:
         """What the set holds and what it can tell, in two lines (``questions show``, the Questions tab)."""
-        kinds = [f"{self.by_hand} by hand", f"{self.drafted_reviewed} drafts reviewed", f"{self.unreviewed} unreviewed",
+        kinds = [f"{self.by_hand} by hand", f"{self.drafted_reviewed} reviewed drafts",
+                 f"{self.unreviewed} unreviewed",
                  f"{self.imported} imported"]
         review = f"; {self.needs_review} need review (left out of scoring)" if self.needs_review else ""
         return [f"{self.name}: {self.questions} questions over {self.documents} documents ({', '.join(kinds)})"
