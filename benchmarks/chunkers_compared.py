@@ -56,7 +56,7 @@ def main() -> int:
         if config is not configs[0]:
             started = time.perf_counter()
         report = IngestReport()
-        info = ws.ensure_chunk_set(config.strategy.chunk, report=report)
+        info = ws.sets.ensure_chunk_set(config.strategy.chunk, report=report)
         builds[config.key] = (time.perf_counter() - started, info.chunk_count, report.chunks_embedded)
         print(f"built {config.key}: {info.chunk_count} chunks in {builds[config.key][0]:.1f}s "
               f"({report.chunks_embedded} texts embedded, the rest cached)", file=sys.stderr)

@@ -51,7 +51,7 @@ def overflow(ws: Workspace, set_id: str) -> float:
     """Share of a chunk set's chunks whose embedded text is longer than the embedding model reads."""
     limit = getattr(ws.embedder, "max_tokens", None) or 256
     rows = ws.store.db.execute("SELECT prefix, tokens FROM chunks WHERE set_id = ?", [set_id]).fetchall()
-    over = sum(1 for prefix, tokens in rows if ws.count_tokens(prefix) + tokens + 2 > limit)
+    over = sum(1 for prefix, tokens in rows if ws.corpus.count_tokens(prefix) + tokens + 2 > limit)
     return over / len(rows) if rows else 0.0
 
 
@@ -85,11 +85,11 @@ def main() -> int:
         usage = None
         if name == "plain":
             index_corpora(ws, qset, config, progress)
-            info = ws.ensure_chunk_set(config)
+            info = ws.sets.ensure_chunk_set(config)
         elif config.contextual:
             info, usage = build_contextual_set(ws, config, llm, progress)
         else:
-            info = ws.ensure_chunk_set(config, progress)
+            info = ws.sets.ensure_chunk_set(config, progress)
         build[name] = {"set_id": info.id, "chunks": info.chunk_count, "seconds": time.perf_counter() - t0,
                        "llm": usage.as_dict() if usage else {"calls": 0, "cached": 0, "tokens": 0, "seconds": 0.0},
                        "overflow": overflow(ws, info.id)}

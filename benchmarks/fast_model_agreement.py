@@ -62,10 +62,10 @@ def compare_folders(exact_dir: str, fast_dir: str, fast_spec: str) -> None:
     exact_ws, fast_ws = Workspace(exact_dir), Workspace(fast_dir)
     fast_id = named_model_id(fast_spec)
     rows = []
-    for info in exact_ws.store.chunk_sets():
-        hashes = sorted(set(exact_ws.store.chunk_table(info.id).text_hashes))
-        a = exact_ws.store.cached_vectors(info.model_id, hashes)
-        b = fast_ws.store.cached_vectors(fast_id, hashes)
+    for info in exact_ws.store.sets.chunk_sets():
+        hashes = sorted(set(exact_ws.store.sets.chunk_table(info.id).text_hashes))
+        a = exact_ws.store.caches.cached_vectors(info.model_id, hashes)
+        b = fast_ws.store.caches.cached_vectors(fast_id, hashes)
         common = [h for h in hashes if h in a and h in b]
         if common:
             rows.append((f"chunk set {info.config.label()}", np.array([float(a[h] @ b[h]) for h in common])))

@@ -103,7 +103,7 @@ def main() -> None:
             t0 = time.perf_counter()
             ws.search(QUESTION, strategy)
             core.append((time.perf_counter() - t0) * 1000)
-        chunks = {size: len(ws.runtime(ws.find_chunk_set(base.chunk.__class__(size=size)).id))
+        chunks = {size: len(ws.sets.runtime(ws.sets.find_chunk_set(base.chunk.__class__(size=size)).id))
                   for size in (100, 64)}
         window.close()
         ws.close()

@@ -46,7 +46,7 @@ def fused_context(ranked_lists: list[list[Span]], ws: Workspace, budget: int,
     tokens = 0
     for span in sorted(scores, key=lambda s: -scores[s]):
         new = subtract_spans([span], taken)
-        cost = sum(ws.counter.count(ws.document(p.doc_id).text[p.start : p.end]) for p in new)
+        cost = sum(ws.counter.count(ws.corpus.document(p.doc_id).text[p.start : p.end]) for p in new)
         if not new or tokens + cost > budget:
             continue
         taken = merge_spans([*taken, *new])

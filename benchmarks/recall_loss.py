@@ -56,7 +56,7 @@ def fill_gaps(spans: list[Span], gap: int, ws: Workspace) -> tuple[list[Span], i
     extra = 0
     for s in sorted(spans, key=lambda s: (s.doc_id, s.start)):
         if out and out[-1].doc_id == s.doc_id and 0 <= s.start - out[-1].end <= gap:
-            extra += ws.counter.count(ws.doc_text(s.doc_id)[out[-1].end : s.start])
+            extra += ws.counter.count(ws.corpus.doc_text(s.doc_id)[out[-1].end : s.start])
             out[-1] = Span(s.doc_id, out[-1].start, max(out[-1].end, s.end))
         else:
             out.append(s)

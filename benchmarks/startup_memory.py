@@ -30,7 +30,7 @@ from workbench.core.workspace import Workspace
 from workbench.ui.window.main_window import MainWindow
 app = make_app()
 from workbench.core.store import Store
-synthetic = any(s.model_id.startswith("synthetic") for s in Store(sys.argv[1] + "/workbench.sqlite3").chunk_sets())
+synthetic = any(s.model_id.startswith("synthetic") for s in Store(sys.argv[1] + "/workbench.sqlite3").sets.chunk_sets())
 embedder = None
 if synthetic:  # a scale data folder: synthetic chunk vectors, real MiniLM for the question
     sys.path.insert(0, "benchmarks")
@@ -45,7 +45,8 @@ def shown():
     torch_loaded = "torch" in sys.modules
     t0 = time.perf_counter()
     from workbench.core.ingest.chunking import ChunkConfig
-    info = next((s for s in ws.store.chunk_sets() if s.state == "ready" and s.model_id == ws.embedder.model_id), None)
+    info = next((s for s in ws.store.sets.chunk_sets() if s.state == "ready" and s.model_id == ws.embedder.model_id),
+                None)
     chunks = 0
     if info is not None:
         from workbench.core.retrieve.strategies import from_dict

@@ -68,7 +68,7 @@ def main() -> int:
         ok = bool(done) and not done[0].startswith("FAILED")
         for name, t in sorted(marks.items(), key=lambda kv: kv[1]):
             print(f"{t - t0:6.1f} s  {name}")
-        docs = window.ws.store.documents()
+        docs = window.ws.store.documents.rows()
         print(f"question: {done[0] if done else 'timeout'}")
         print(f"{len(docs)} document(s); A: {window.compare.a.metrics.text()}; B: {window.compare.b.metrics.text()}")
         window.close()

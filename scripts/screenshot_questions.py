@@ -41,7 +41,7 @@ def main() -> None:
 
     ws = shot.ws
     ws.add_documents([str(p) for p in sorted(SAMPLE_DIR.iterdir()) if p.suffix in (".md", ".txt")])
-    ids = {row["path"].rsplit("/", 1)[-1]: int(row["id"]) for row in ws.documents()}
+    ids = {row["path"].rsplit("/", 1)[-1]: int(row["id"]) for row in ws.records.documents()}
     bank = ws.questions
     bank.create("orbit and lab")
     for doc, question, quote in BY_HAND:

@@ -117,7 +117,7 @@ def sotu_workspace(tmp_path_factory, embedder) -> tuple[Path, Path]:
         data = tmp_path_factory.mktemp("sotu-data")
         ws = Workspace(data, embedder=embedder)
         index_corpora(ws, load_question_set(root), ChunkConfig(size=100))
-        ws.ensure_chunk_set(ChunkConfig(size=200))
+        ws.sets.ensure_chunk_set(ChunkConfig(size=200))
         ws.close()
         _BUILT[key] = (root, data)
     return _BUILT[key]

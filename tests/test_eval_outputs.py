@@ -44,7 +44,7 @@ def _documents(data: Path) -> int:
         return 0
     ws = Workspace(data)
     try:
-        return len(ws.store.documents())
+        return len(ws.store.documents.rows())
     finally:
         ws.close()
 
@@ -181,4 +181,4 @@ def test_sweep_refuses_a_missing_model_folder_before_indexing(hash_ws, dataset):
                SweepConfig("gone", override(PRESETS["plain"], model="/nonexistent"), "plain")]
     with pytest.raises(ValueError, match="'gone'.*/nonexistent"):
         run_sweep(hash_ws, load_question_set(dataset), configs)
-    assert hash_ws.store.documents() == []
+    assert hash_ws.store.documents.rows() == []

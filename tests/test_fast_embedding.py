@@ -63,14 +63,14 @@ def test_fast_model_keeps_its_own_chunk_sets_and_cached_vectors(tmp_path, embedd
     ws = Workspace(tmp_path / "data", embedder=embedder)
     config = ChunkConfig()
     ws.add_paths([str(SAMPLE)], config)
-    exact_set = ws.find_chunk_set(config)
-    cached_exact = ws.store.embedding_count(embedder.model_id)
-    fast_set = ws.ensure_chunk_set(config, model=FAST_MODEL)
+    exact_set = ws.sets.find_chunk_set(config)
+    cached_exact = ws.store.caches.embedding_count(embedder.model_id)
+    fast_set = ws.sets.ensure_chunk_set(config, model=FAST_MODEL)
     fast_id = ws.embedder_for(FAST_MODEL).model_id
     assert fast_set.id != exact_set.id and fast_set.model_id == fast_id
     assert fast_set.chunk_count == exact_set.chunk_count, "the same chunks, embedded by another model"
-    assert ws.store.embedding_count(fast_id) >= fast_set.chunk_count
-    assert ws.store.embedding_count(embedder.model_id) == cached_exact, "the exact cache is untouched"
+    assert ws.store.caches.embedding_count(fast_id) >= fast_set.chunk_count
+    assert ws.store.caches.embedding_count(embedder.model_id) == cached_exact, "the exact cache is untouched"
     result = ws.search("How much does a monthly transit pass cost?", {"preset": "plain", "model": FAST_MODEL})
     assert result.set_id == fast_set.id and result.hits
     ws.close()
@@ -83,7 +83,7 @@ def test_index_command_takes_the_fast_model(tmp_path, capsys, embedder):
                  "--json", "--quiet"]) == 0
     capsys.readouterr()
     ws = Workspace(data, embedder=embedder)
-    assert {info.model_id for info in ws.store.chunk_sets()} == {embedder.model_id + "+bf16"}
+    assert {info.model_id for info in ws.store.sets.chunk_sets()} == {embedder.model_id + "+bf16"}
     ws.close()
 
 

@@ -25,12 +25,12 @@ def two_docs(hash_ws, tmp_path):
     (folder / "alpha.md").write_text(TEXT_A, encoding="utf-8")
     (folder / "beta.md").write_text(TEXT_B, encoding="utf-8")
     hash_ws.add_documents([str(folder / "alpha.md"), str(folder / "beta.md")])
-    ids = {r["path"].rsplit("/", 1)[-1]: int(r["id"]) for r in hash_ws.documents()}
+    ids = {r["path"].rsplit("/", 1)[-1]: int(r["id"]) for r in hash_ws.records.documents()}
     return hash_ws, folder, ids["alpha.md"], ids["beta.md"]
 
 
 def span_of(ws, doc_id, quote):
-    text = ws.store.document(doc_id).text
+    text = ws.store.documents.document(doc_id).text
     start = text.index(quote)
     return Span(doc_id, start, start + len(quote))
 
@@ -73,7 +73,7 @@ def test_a_span_outside_or_empty_is_refused_and_nothing_written(two_docs):
 def test_quote_located_exactly_or_refused_with_candidates(two_docs):
     ws, _, a, b = two_docs
     span = ws.questions.locate("Snow blocks the road", [a, b])
-    assert ws.store.document(b).text[span.start:span.end] == "Snow blocks the road"
+    assert ws.store.documents.document(b).text[span.start:span.end] == "Snow blocks the road"
     with pytest.raises(DatasetError, match="appears 2 times"):
         ws.questions.locate("The ", [a, b])
     with pytest.raises(DatasetError, match="is not in"):
@@ -91,7 +91,7 @@ def test_reindexed_document_relocates_unchanged_text_and_flags_changed(two_docs)
         "Farmers plant rice", "Farmers sow rice"), encoding="utf-8")
     ws.add_documents([str(folder / "alpha.md")])
     moved, changed = bank.read("s").questions
-    text = ws.store.document(a).text
+    text = ws.store.documents.document(a).text
     ref = moved.references[0]
     assert ref.status == OK and text[ref.start:ref.end] == "The river floods in spring." and ref.start > 9
     assert changed.references[0].status == NEEDS_REVIEW and changed.needs_review

@@ -45,7 +45,7 @@ def test_full_disk_is_one_line_and_loses_nothing(hash_sample_ws, tmp_path):
     from workbench.core.index.verify import verify_store
 
     data = hash_sample_ws.data_dir
-    docs_before = {d["path"] for d in hash_sample_ws.store.documents()}
+    docs_before = {d["path"] for d in hash_sample_ws.store.documents.rows()}
     hash_sample_ws.close()
     (data / "indexes" / "keep.faiss").write_bytes(b"previous")
     saved = subprocess.run([sys.executable, "-c", FSIZE_RUNNER, str(400_000), "save", str(data)], cwd=ROOT,
@@ -62,7 +62,7 @@ def test_full_disk_is_one_line_and_loses_nothing(hash_sample_ws, tmp_path):
     assert not list((data / "indexes").glob("*.tmp*"))
     ws = Workspace(data, embedder=hash_sample_ws.embedder)
     assert ws.store.db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-    assert docs_before <= {d["path"] for d in ws.store.documents()}
+    assert docs_before <= {d["path"] for d in ws.store.documents.rows()}
     assert verify_store(ws)["consistent"]
     ws.close()
 
@@ -117,7 +117,7 @@ def test_waiting_writer_reports_the_holder_once(hash_ws, tmp_path):
     holder.wait()
     waits = [e for e in events if e.stage == "waiting"]
     assert [e.message for e in waits] == [f"waiting for another writer (pid {holder.pid})…"]
-    assert len(hash_ws.store.documents()) == 1
+    assert len(hash_ws.store.documents.rows()) == 1
 
 
 def test_holder_pid_uses_the_held_descriptor(tmp_path, monkeypatch):

@@ -99,8 +99,8 @@ def ws(corpus, hash_ws):  # noqa: F811 - the imported fixture is used here
 
 def reference_span(ws) -> Span:
     """The "why the migration runs first" section of deploy.md: the reference of QUESTION."""
-    doc = next(d for d in ws.store.documents() if d["path"].endswith("deploy.md"))
-    text = ws.doc_text(doc["id"])
+    doc = next(d for d in ws.store.documents.rows() if d["path"].endswith("deploy.md"))
+    text = ws.corpus.doc_text(doc["id"])
     start = text.index("The new release reads")
     return Span(doc["id"], start, text.index("## How to roll out"))
 

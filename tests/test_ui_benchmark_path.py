@@ -82,8 +82,8 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
     assert [view.questions.item(i.row(), 0).data(0) for i in selected] == [q.index]
 
     # (c) the reference spans drawn are exactly the question's, as offsets into the stored corpus text
-    doc = next(d for d in hash_ws.store.documents() if d["path"] == str(corpus_path))
-    text = hash_ws.doc_text(doc["id"])
+    doc = next(d for d in hash_ws.store.documents.rows() if d["path"] == str(corpus_path))
+    text = hash_ws.corpus.doc_text(doc["id"])
     assert text == read_corpus(corpus_path)
     reference = [Span(doc["id"], r.start, r.end) for r in q.references]
     assert [text[s.start : s.end] for s in reference] == [r.content for r in q.references]
@@ -145,7 +145,7 @@ def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot
         tour.failed.connect(failed.append)
         assert not tour.start() and "already running" in failed[-1]
         assert "already running" in window.statusBar().currentMessage()
-    assert not [d for d in hash_ws.store.documents() if CORPUS in d["path"]], "nothing indexed for the tour"
+    assert not [d for d in hash_ws.store.documents.rows() if CORPUS in d["path"]], "nothing indexed for the tour"
     assert window.model.question_set is None
 
     plain, neighbours = PRESETS["plain"], PRESETS["neighbours"]

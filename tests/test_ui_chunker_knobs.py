@@ -32,7 +32,7 @@ def _pick(side, name: str) -> None:
 
 def _cut_by(ws, result) -> tuple[str, dict]:
     """``(chunker name, parameters)`` of the chunk set ``result`` was searched in (``""``: built-in)."""
-    chunker = ws.store.chunk_set(result.set_id).config.chunker
+    chunker = ws.store.sets.chunk_set(result.set_id).config.chunker
     return parse_chunker(chunker) if chunker else ("", {})
 
 
@@ -41,7 +41,7 @@ def _assert_exact_passages(ws, side, result) -> None:
     assert result.passages and len(texts) == len(result.passages)
     for text, passage in zip(texts, result.passages):
         span = passage.span
-        assert text == ws.document(span.doc_id).text[span.start:span.end]
+        assert text == ws.corpus.document(span.doc_id).text[span.start:span.end]
 
 
 def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instantly(qtbot, make_window, guide_ws):

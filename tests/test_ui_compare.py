@@ -40,7 +40,7 @@ def test_side_by_side_summary_and_diff_colouring(qtbot, make_window, hash_sample
         assert view.rendered("both") == intersect_spans(a, b)
         hits = [s for r in (ra, rb) for p in r.passages for s in p.hit_spans if s.doc_id == doc_id]
         assert view.rendered("hit") == merge_spans(hits)
-        runtime = hash_sample_ws.runtime(ra.set_id)
+        runtime = hash_sample_ws.sets.runtime(ra.set_id)
         first, end = runtime.doc_rows(doc_id)
         assert view.document().toPlainText().count("\u00a6") >= end - first - 1, "every chunk boundary marked"
     assert pane.legend.kinds[:3] == ["only_a", "only_b", "both"]
@@ -75,8 +75,8 @@ def test_clicking_a_passage_opens_its_document_scrolled_to_it(qtbot, make_window
 def test_evaluation_question_draws_and_scores_reference_spans(qtbot, make_window, hash_sample_ws):
     window = make_window(hash_sample_ws)
     window.side_by_side.click()
-    deploy = next(d for d in hash_sample_ws.store.documents() if d["path"].endswith("deploy-guide.md"))
-    text = hash_sample_ws.doc_text(deploy["id"])
+    deploy = next(d for d in hash_sample_ws.store.documents.rows() if d["path"].endswith("deploy-guide.md"))
+    text = hash_sample_ws.corpus.doc_text(deploy["id"])
     start = text.index("The database schema must be migrated")
     end = text.index("stall halfway.") + len("stall halfway.")
     reference = [Span(deploy["id"], start, end)]
@@ -99,7 +99,7 @@ def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_w
     window = make_window(hash_sample_ws)
     if window.eval_view is None:
         pytest.skip("workbench.ui.evaluate.eval_view is not installed")
-    doc_id = hash_sample_ws.store.documents()[0]["id"]
+    doc_id = hash_sample_ws.store.documents.rows()[0]["id"]
     with qtbot.waitSignal(window.compare.a.resultShown, timeout=WAIT_MS):
         window.eval_view.questionActivated.emit(QUESTION, [Span(doc_id, 0, 40)])
     assert window.question.text() == QUESTION

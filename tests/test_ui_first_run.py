@@ -148,12 +148,12 @@ def test_nothing_is_indexed_without_the_researcher_choosing_it(qtbot, start_app,
     assert dialog is not None
     dialog.skip_button.click()  # Skip means skip
     QApplication.processEvents()
-    assert window.library.worker is None and not window.ws.documents(), "Skip indexed the sample corpus"
+    assert window.library.worker is None and not window.ws.records.documents(), "Skip indexed the sample corpus"
     start_app.stop()
     ui_settings.setValue(prefs.DATA_DIR, str(tmp_path / "new-folder"))  # a profile, and a new data folder
     again = start_app([])
     QApplication.processEvents()
-    assert again.library.worker is None and not again.ws.documents(), "a new data folder was indexed silently"
+    assert again.library.worker is None and not again.ws.records.documents(), "a new data folder was indexed silently"
     assert _welcome(again) is not None, "an empty library offers its first documents"
 
 
@@ -170,8 +170,8 @@ def test_load_sample_skip_and_help_menu(qtbot, make_window, hash_ws, ui_settings
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS) as done:
         dialog.sample_button.click()
     assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted on close)
-    assert len(done.args[0].added) == len(hash_ws.store.documents()) == len(list(SAMPLE.iterdir()))
-    assert window.library.table.topLevelItemCount() >= len(hash_ws.store.documents())
+    assert len(done.args[0].added) == len(hash_ws.store.documents.rows()) == len(list(SAMPLE.iterdir()))
+    assert window.library.table.topLevelItemCount() >= len(hash_ws.store.documents.rows())
 
 
 def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_settings, tmp_path, ollama_standin):

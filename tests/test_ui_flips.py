@@ -186,8 +186,8 @@ def test_side_metrics_and_evidence_follow_the_knobs(qtbot, make_window, guide_ws
 
     window = make_window(guide_ws)
     side = window.compare.a
-    doc_id = guide_ws.store.documents()[0]["id"]
-    text = guide_ws.doc_text(doc_id)
+    doc_id = guide_ws.store.documents.rows()[0]["id"]
+    text = guide_ws.corpus.doc_text(doc_id)
     start = text.index("## Orchard")
     reference = [Span(doc_id, start, start + 1200)]
     with qtbot.waitSignal(side.resultShown, timeout=WAIT_MS):

@@ -81,7 +81,7 @@ def test_a_storage_error_is_one_line_and_the_previous_tables_stay(qtbot, make_wi
     def refuse(*_args, **_kwargs):
         raise sqlite3.IntegrityError("UNIQUE constraint failed: run_questions.run_id, run_questions.config_key")
 
-    monkeypatch.setattr(type(hash_ws), "record_run", refuse)
+    monkeypatch.setattr(type(hash_ws.records), "record_run", refuse)
     view.set_checked(["plain", "neighbours"])
     assert view.start()
     qtbot.waitUntil(lambda: not view.running, timeout=180_000)

@@ -117,7 +117,7 @@ def test_panels_follow_the_model(qtbot, make_window, hash_sample_ws):
     assert model.strategy("A") == compare.a.strategy() and model.strategy("A").top_k == top_k.value()
     window.question.setText("  typed  ")
     assert model.question == "typed"
-    doc_id = hash_sample_ws.store.documents()[0]["id"]
+    doc_id = hash_sample_ws.store.documents.rows()[0]["id"]
     with qtbot.waitSignal(compare.a.resultShown, timeout=WAIT_MS):
         window.eval_view.questionActivated.emit(QUESTION, [Span(doc_id, 0, 40)])
     assert model.question == window.question.text() == model.searched("A") == QUESTION

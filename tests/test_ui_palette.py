@@ -84,7 +84,7 @@ def test_adjacent_hit_chunks_keep_their_boundaries_inside_a_merged_passage(qtbot
     side = window.compare.a
     merged = [p for p in result.passages if len(p.hit_spans) >= 2]
     assert merged, "top-12 with ±2 windows merges neighbouring hits into one passage"
-    rt = hash_sample_ws.runtime(result.set_id)
+    rt = hash_sample_ws.sets.runtime(result.set_id)
     document = side.results.document()
     for index, passage in enumerate(result.passages):
         chunk_starts = {rt.span(r).start for r in rt.chunks_in(passage.span)} - {passage.span.start}

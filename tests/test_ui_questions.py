@@ -20,7 +20,7 @@ def lab(qtbot, hash_ws, tmp_path):
     path = tmp_path / "rivers.md"
     path.write_text(TEXT, encoding="utf-8")
     hash_ws.add_documents([str(path)])
-    doc = int(hash_ws.documents()[0]["id"])
+    doc = int(hash_ws.records.documents()[0]["id"])
     bank = hash_ws.questions
     bank.create("mine")
     bank.add("mine", "When does the river flood?", [bank.locate("The river floods in spring.", [doc])])
@@ -44,7 +44,7 @@ def test_tab_lists_sets_questions_and_what_the_set_can_tell(lab, qtbot):
         tab.table.selectRow(0)
     question, spans = shown.args
     assert question == "When does the river flood?"
-    assert [view.ws.doc_text(s.doc_id)[s.start:s.end] for s in spans] == ["The river floods in spring."]
+    assert [view.ws.corpus.doc_text(s.doc_id)[s.start:s.end] for s in spans] == ["The river floods in spring."]
 
 
 def test_selection_added_as_reference_then_removed_and_undone(lab):
@@ -67,7 +67,7 @@ def test_document_view_selection_maps_utf16_to_code_points(qtbot, hash_ws, tmp_p
     path = tmp_path / "rivers.md"
     path.write_text(TEXT, encoding="utf-8")
     hash_ws.add_paths([str(path)])  # chunked: the view draws a document with its chunks
-    doc = int(hash_ws.documents()[0]["id"])
+    doc = int(hash_ws.records.documents()[0]["id"])
     dv = DocumentView(hash_ws)
     qtbot.addWidget(dv)
     dv.show_document(doc, hash_ws.search("dam", None))

@@ -80,12 +80,12 @@ def run(args: argparse.Namespace) -> int:
             existing_path(args.questions, "question set folder", "dir")
     ws = open_workspace(args)
     references = _references(ws, args.questions, args)
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     records, lines = [], []
     for value, config in zip(args.chunker or ["(default)"], configs, strict=True):
-        info = ws.ensure_chunk_set(config, progress_printer(args.quiet))
-        diagnostics = set_diagnostics(ws.runtime(info.id), ws.document, references or ())
+        info = ws.sets.ensure_chunk_set(config, progress_printer(args.quiet))
+        diagnostics = set_diagnostics(ws.sets.runtime(info.id), ws.corpus.document, references or ())
         records.append({"chunker": value, "chunk_set": config.label(), "set_id": info.id,
                         **diagnostics.as_dict()})
         lines += [f"{config.label()}:", *diagnostics_lines(diagnostics), ""]

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     choice = llm_choice(args)
     check_llm_host(choice)
     ws = open_workspace(args)
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     llm = open_llm(choice, needs="contextualize")
     if not args.quiet:

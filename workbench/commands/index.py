@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     lines += problem_lines(report.skipped, report.failed)
     lines += [f"warning: {w}" for w in report.warnings]
     emit(args, data, "\n".join(lines))
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("nothing was indexed: no readable .txt, .md, .html or .pdf files were found")
     if args.strict and (report.skipped or report.failed):
         print(f"workbench: --strict: {len(report.skipped)} file(s) skipped, {len(report.failed)} failed "

@@ -27,7 +27,7 @@ def _doc_id(ws: Workspace, doc: str) -> int:
     """A document by id or by (unique) file name or path."""
     if doc.isdigit():
         return int(doc)
-    rows = ws.documents()
+    rows = ws.records.documents()
     exact = [r for r in rows if r["path"] == doc]
     named = exact or [r for r in rows if Path(r["path"]).name == doc or r["path"].endswith("/" + doc)]
     if len(named) == 1:
@@ -54,7 +54,7 @@ def _spans(ws: Workspace, args: argparse.Namespace) -> list[Span] | None:
     if quotes:
         from workbench.core.evaluate.question_set import DatasetError
 
-        docs = [_doc_id(ws, d) for d in args.doc] if args.doc else [int(r["id"]) for r in ws.documents()]
+        docs = [_doc_id(ws, d) for d in args.doc] if args.doc else [int(r["id"]) for r in ws.records.documents()]
         for quote in quotes:
             try:
                 out.append(ws.questions.locate(quote, docs))
@@ -222,7 +222,7 @@ def run_review(args: argparse.Namespace, ws: Workspace) -> int:
         number -= removed
         say(f"\n{done} of {total} reviewed — question {number}: {q.text}")
         for r in q.references:
-            doc = ws.document(r.doc_id)
+            doc = ws.corpus.document(r.doc_id)
             before, after = doc.text[max(0, r.start - 80):r.start], doc.text[r.end:r.end + 80]
             say(f"  {Path(doc.path).name} {r.start}:{r.end}\n  …{' '.join(before.split())} "
                 f">>>{' '.join(r.content.split())}<<< {' '.join(after.split())}…")

@@ -69,7 +69,7 @@ def saved_strategies(args: argparse.Namespace) -> dict[str, Strategy]:
         if (resolve_data_dir(args.data_dir) / DB_NAME).exists():  # an unknown name never creates a data folder
             ws = open_workspace(args)
             try:
-                saved = ws.saved_strategies()
+                saved = ws.records.saved_strategies()
             finally:
                 ws.close()
         args.saved_strategies = saved
@@ -121,7 +121,7 @@ def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]
     describes the whole result."""
     out = []
     for p in result.passages:
-        doc = ws.document(p.span.doc_id)
+        doc = ws.corpus.document(p.span.doc_id)
         best = next(h for h in result.hits if h.chunk_id == p.hit_chunk_ids[0])
         out.append({
             "rank": p.rank, "score": round(p.score, 6), "doc_id": doc.id, "doc_path": doc.path,
@@ -142,14 +142,14 @@ def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]
 
 
 def _heading_path(ws: Workspace, result: SearchResult, hit: Hit) -> tuple[str, ...]:
-    return ws.runtime(result.set_id).heading_path(hit.row)
+    return ws.sets.runtime(result.set_id).heading_path(hit.row)
 
 
 def _chunk_texts(ws: Workspace, result: SearchResult, hit: Hit, doc: Document) -> dict[str, str]:
     """The best hit's chunk as embedded (prefix + text) and as displayed (``[file] heading - text``)."""
     from workbench.core.index.heading_prefix import display_text
 
-    rt = ws.runtime(result.set_id)
+    rt = ws.sets.runtime(result.set_id)
     body = doc.text[hit.span.start : hit.span.end]
     source = Path(doc.path).name if doc.path else doc.title
     return {"embedded_text": rt.table.prefixes[hit.row] + body,
@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         check_llm_host(choice)
     ws = open_workspace(args)
     ws.use_llm(opener_for(choice))
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     result = ws.search(args.question, strategy, progress=progress_printer(args.quiet))
     records = passage_records(ws, result)

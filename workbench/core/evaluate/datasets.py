@@ -217,7 +217,7 @@ def corpus_documents(ws: EvalWorkspace, qset: QuestionSet) -> dict[str, int]:
 
     Raises ``DatasetError`` when such a corpus is not indexed, or is stored with other content.
     """
-    docs = ws.documents()
+    docs = ws.records.documents()
     if qset.stored_docs:  # a set stored in the data folder names its documents
         shas = {int(d["id"]): d["sha256"] for d in docs}
         for cid in qset.searched_corpora():
@@ -250,7 +250,7 @@ def index_corpora(ws: EvalWorkspace, qset: QuestionSet, config: ChunkConfig | No
     except DatasetError:
         doc_ids = _store_corpora(ws, qset, progress, cancel)
     if config is not None:
-        ws.ensure_chunk_set(config, progress, cancel, scope=Scope.of(doc_ids.values()))
+        ws.sets.ensure_chunk_set(config, progress, cancel, scope=Scope.of(doc_ids.values()))
     return doc_ids
 
 
@@ -345,7 +345,7 @@ def add_question_from_spans(root: str | os.PathLike[str], ws: EvalWorkspace, que
     corpora: dict[str, str] = {}
     refs = []
     for span in spans:
-        doc = ws.document(span.doc_id)
+        doc = ws.corpus.document(span.doc_id)
         cid = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(doc.path).stem).lstrip(".") or f"doc{span.doc_id}"
         existing = root / CORPORA_DIR / f"{cid}.md"
         if existing.exists() and read_corpus(existing) != doc.text:

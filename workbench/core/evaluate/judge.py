@@ -194,7 +194,7 @@ def answer_and_judge(ws: EvalWorkspace, backend: Any, qset: QuestionSet, sweep: 
             q = questions[row.q_index]
             result = ws.search(q.question, cr.config.strategy, cancel=cancel, scope=sweep.scope)
             messages = answer_prompt(ws, q.question, result, backend, max_answer_tokens)
-            tokens = sum(ws.count_tokens(m["content"]) for m in messages)
+            tokens = sum(ws.corpus.count_tokens(m["content"]) for m in messages)
             try:
                 row.answer = backend.complete(messages, max_tokens=max_answer_tokens, temperature=0.0).strip()
                 verdict = judge_answer(judge, q.question, row.answer, [r.content for r in q.references],

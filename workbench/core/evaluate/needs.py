@@ -1,7 +1,8 @@
 """What evaluation needs of a workspace: storing a question set's corpora, chunk sets scoped to them, searching,
-the pipeline's LLM, cached LLM outputs and experiment records.
+the pipeline's LLM, and of its parts the records (documents, cached LLM outputs, experiment runs), the chunk sets
+and the corpus.
 
-A narrow protocol, so this stage never imports the workspace above it; ``core.workspace.Workspace`` has it.
+Narrow protocols, so this stage never imports the workspace above it; ``core.workspace.Workspace`` has them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from workbench.core.answer.needs import AnswerWorkspace
+from workbench.core.answer.needs import AnswerCorpus, AnswerWorkspace
 from workbench.core.evaluate.stored_sets import StoredSetView
 from workbench.core.index.build import IngestReport, Situator
 from workbench.core.ingest.chunking import ChunkConfig
@@ -25,8 +26,70 @@ from workbench.core.store import ChunkSetInfo, Scope
 from workbench.core.store.question_sets import NewQuestion, NewReference, StoredSetInfo
 
 
+class EvalRecords(Protocol):
+    """The workspace's records (``ws.records``) as evaluation sees them."""
+
+    def documents(self) -> list[dict[str, Any]]:
+        """Metadata rows of the stored documents."""
+        ...
+
+    def cached_llm_output(self, kind: str, key: str, model: str) -> str | None:
+        """A cached LLM output, or None."""
+        ...
+
+    def cache_llm_output(self, kind: str, key: str, model: str, value: str) -> None:
+        """Keep an LLM output."""
+        ...
+
+    def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+        """Store an experiment run and its question rows."""
+        ...
+
+    def run_rows(self) -> list[dict[str, Any]]:
+        """Every recorded run, newest first."""
+        ...
+
+    def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
+        """The question rows of one run."""
+        ...
+
+    def delete_run(self, run_id: str) -> None:
+        """Remove a run and its question rows."""
+        ...
+
+
+class EvalSets(Protocol):
+    """The workspace's chunk sets (``ws.sets``) as evaluation sees them."""
+
+    def ensure_chunk_set(
+        self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+        report: IngestReport | None = None, situate: Situator | None = None, model: str | None = "",
+        scope: Scope | None = None,
+    ) -> ChunkSetInfo:
+        """The chunk set for ``config`` and ``model`` (over ``scope``'s documents), built or brought up to date."""
+        ...
+
+
+class EvalCorpus(AnswerCorpus, Protocol):
+    """The workspace's corpus (``ws.corpus``) as evaluation sees it."""
+
+    @property
+    def counter(self) -> TokenCounter:
+        """Token counter of the default embedding model's tokenizer."""
+        ...
+
+    def query_vectors(self, questions: Sequence[str], progress: ProgressSink | None = None,
+                      cancel: CancelToken | None = None, model: str | None = "") -> np.ndarray:
+        """Embeddings of many questions (cached)."""
+        ...
+
+    def token_offsets(self, doc_id: int) -> np.ndarray:
+        """Token offsets of a whole document."""
+        ...
+
+
 class StoredSets(Protocol):
-    """The question sets stored in the data folder (``core.workspace_questions.QuestionBank``)."""
+    """The question sets stored in the data folder (``ws.questions``, ``core.workspace_questions.QuestionBank``)."""
 
     def question_set(self, name: str, reviewed_only: bool = False) -> StoredSetView:
         """A stored set as evaluation runs on it."""
@@ -64,8 +127,18 @@ class EvalWorkspace(AnswerWorkspace, Protocol):
         ...
 
     @property
-    def counter(self) -> TokenCounter:
-        """Token counter of the default embedding model's tokenizer."""
+    def records(self) -> EvalRecords:
+        """Documents, cached LLM outputs and runs."""
+        ...
+
+    @property
+    def sets(self) -> EvalSets:
+        """Chunk sets."""
+        ...
+
+    @property
+    def corpus(self) -> EvalCorpus:
+        """Stored documents, embeddings and token offsets."""
         ...
 
     def add_documents(
@@ -75,55 +148,10 @@ class EvalWorkspace(AnswerWorkspace, Protocol):
         """Load files into the store without building any chunk set."""
         ...
 
-    def ensure_chunk_set(
-        self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-        report: IngestReport | None = None, situate: Situator | None = None, model: str | None = "",
-        scope: Scope | None = None,
-    ) -> ChunkSetInfo:
-        """The chunk set for ``config`` and ``model`` (over ``scope``'s documents), built or brought up to date."""
-        ...
-
     def check_code_allowed(self, strategy: Strategy) -> None:
         """Refuse a strategy that names code the user has not allowed in this run."""
         ...
 
-    def query_vectors(self, questions: Sequence[str], progress: ProgressSink | None = None,
-                      cancel: CancelToken | None = None, model: str | None = "") -> np.ndarray:
-        """Embeddings of many questions (cached)."""
-        ...
-
-    def token_offsets(self, doc_id: int) -> np.ndarray:
-        """Token offsets of a whole document."""
-        ...
-
     def pipeline_llm(self) -> tuple[Backend | None, str]:
         """The pipeline steps' LLM, or (None, reason)."""
-        ...
-
-    def documents(self) -> list[dict[str, Any]]:
-        """Metadata rows of the stored documents."""
-        ...
-
-    def cached_llm_output(self, kind: str, key: str, model: str) -> str | None:
-        """A cached LLM output, or None."""
-        ...
-
-    def cache_llm_output(self, kind: str, key: str, model: str, value: str) -> None:
-        """Keep an LLM output."""
-        ...
-
-    def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
-        """Store an experiment run and its question rows."""
-        ...
-
-    def run_rows(self) -> list[dict[str, Any]]:
-        """Every recorded run, newest first."""
-        ...
-
-    def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
-        """The question rows of one run."""
-        ...
-
-    def delete_run(self, run_id: str) -> None:
-        """Remove a run and its question rows."""
         ...

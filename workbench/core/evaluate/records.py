@@ -112,7 +112,7 @@ def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: st
         summary["notes"] = notes
     if any(r.label for cr in sweep.results for r in cr.rows):
         summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
-    ws.record_run(
+    ws.records.record_run(
         {"id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
          "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
          "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True)},
@@ -136,8 +136,8 @@ def run_config(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, seed: i
     """The ``config`` of a run record: the question set and its selection, every configuration's strategy,
     the embedding model, the LLMs, the seed and the documents searched (path, sha256, corpus id: exactly the
     set's searched corpora)."""
-    emb = ws.embedder
-    doc_rows = {d["id"]: d for d in ws.documents()}
+    emb = ws.corpus.embedder
+    doc_rows = {d["id"]: d for d in ws.records.documents()}
     corpus_of = {v: k for k, v in sweep.doc_ids.items()}
     used = {s.doc_id for cr in sweep.results for r in cr.rows for s in r.spans} | set(corpus_of)
     return {
@@ -167,7 +167,7 @@ def record_run(ws: EvalWorkspace, kind: str, label: str, config: dict[str, Any],
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
     finished = finished or datetime.now(timezone.utc)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
-    ws.record_run({
+    ws.records.record_run({
         "id": run_id, "kind": kind, "label": label, "config_json": json.dumps(config, sort_keys=True),
         "dataset_hash": dataset_hash, "code_version": code_version(), "started": _iso(started or finished),
         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
@@ -182,7 +182,7 @@ def _info(row: dict[str, Any]) -> RunInfo:
 
 def list_runs(ws: EvalWorkspace) -> list[RunInfo]:
     """Every recorded run, newest first."""
-    return [_info(r) for r in ws.run_rows()]
+    return [_info(r) for r in ws.records.run_rows()]
 
 
 def find_run(ws: EvalWorkspace, ref: str) -> RunInfo:
@@ -201,7 +201,7 @@ def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     info = find_run(ws, ref)
     results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
                for c in info.config["configs"]}
-    for row in ws.run_question_rows(info.id):
+    for row in ws.records.run_question_rows(info.id):
         m = json.loads(row["metrics_json"])
         extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
         results[row["config_key"]].rows.append(QuestionResult(
@@ -217,7 +217,7 @@ def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
 def delete_run(ws: EvalWorkspace, ref: str) -> None:
     """Remove a run and its questions."""
     info = find_run(ws, ref)
-    ws.delete_run(info.id)
+    ws.records.delete_run(info.id)
 
 
 def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,
@@ -251,7 +251,7 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
 
         answer_and_judge(ws, backend, qset, sweep, progress, cancel, judge=judge)
         llm_model, judge_model = backend_name(backend), backend_name(judge if judge is not None else backend)
-    if ws.embedder.model_id != info.config["embedding"]["model_id"]:
+    if ws.corpus.embedder.model_id != info.config["embedding"]["model_id"]:
         sweep.warnings.append(f"embedding model differs from the recorded run ({info.config['embedding']['model_id']})")
     kind = "retrieval" if info.kind == "advice" else info.kind  # an advice run's confirm half, run again
     new_id = save_run(ws, qset, sweep, label=f"re-run of {info.id}", kind=kind, seed=info.config.get("seed", 0),

@@ -1,7 +1,7 @@
 """Sweeps: run strategies × a parameter grid over a question set, and compare runs question by question.
 
 Chunk sets are built once per chunk configuration (cached embeddings are reused by the workspace), the
-questions are embedded once, in one batch (``Workspace.query_vectors``, cached in the store), and
+questions are embedded once, in one batch (``ws.corpus.query_vectors``, cached in the store), and
 everything right of the search step runs in memory.
 """
 
@@ -205,7 +205,7 @@ def run_sweep(
     started = time.perf_counter()
     doc_ids = index_corpora(ws, qset, None, progress, cancel)
     scope = Scope.of(doc_ids.values())
-    other = len(ws.documents()) - len(scope)
+    other = len(ws.records.documents()) - len(scope)
     result = SweepResult([ConfigResult(c) for c in configs], doc_ids, scope=scope,
                          scope_line=qset.scope_line(max(0, other)))
     duplicates = qset.duplicate_note()
@@ -215,10 +215,10 @@ def run_sweep(
     for chunk, model in dict.fromkeys((chunk, c.strategy.model)
                                       for c in configs for chunk in c.strategy.chunk_configs()):
         built = IngestReport()  # documents a chunker could not cut are left out of its set, with a warning
-        ws.ensure_chunk_set(chunk, progress, cancel, report=built, model=model, scope=scope)
+        ws.sets.ensure_chunk_set(chunk, progress, cancel, report=built, model=model, scope=scope)
         result.warnings += built.warnings
     for model in dict.fromkeys(c.strategy.model for c in configs):  # one batch per model, then cached
-        ws.query_vectors([q.question for q in qset.questions], progress, cancel, model=model)
+        ws.corpus.query_vectors([q.question for q in qset.questions], progress, cancel, model=model)
     report = Reporter(progress, "evaluating", len(qset.questions) * len(configs))
     done = 0
     for q in qset.questions:

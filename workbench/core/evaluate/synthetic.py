@@ -112,9 +112,9 @@ def candidate_passages(ws: EvalWorkspace, doc_ids: Sequence[int],
     config = ChunkConfig(size=passage_tokens, structure_aware=True)
     out: dict[int, list[tuple[int, int]]] = {}
     for doc_id in doc_ids:
-        doc = ws.document(doc_id)
-        spans = [(p.start, p.end) for p in chunk_document(doc.text, doc.headings, config, ws.counter,
-                                                          units=ws.token_offsets(doc_id))]
+        doc = ws.corpus.document(doc_id)
+        spans = [(p.start, p.end) for p in chunk_document(doc.text, doc.headings, config, ws.corpus.counter,
+                                                          units=ws.corpus.token_offsets(doc_id))]
         out[doc_id] = [s for s in spans if len(doc.text[s[0] : s[1]].strip()) >= MIN_PASSAGE_CHARS]
     return out
 
@@ -201,7 +201,7 @@ def generate_questions(ws: EvalWorkspace, llm: Backend, n: int = 50, seed: int =
     passages were tried. Nothing is written; see ``make_question_set``."""
     started = time.perf_counter()
     result = GenerationResult(model=llm.model, backend=getattr(llm, "name", ""))
-    ids = list(doc_ids) if doc_ids is not None else [d["id"] for d in ws.documents()]
+    ids = list(doc_ids) if doc_ids is not None else [d["id"] for d in ws.records.documents()]
     units = sample_units(candidate_passages(ws, ids, passage_tokens), seed, stratified, two_part)
     limit = min(len(units), max_attempts if max_attempts is not None else 4 * n)
     keys: list[frozenset[str]] = []
@@ -210,13 +210,13 @@ def generate_questions(ws: EvalWorkspace, llm: Backend, n: int = 50, seed: int =
             break
         if cancel is not None:
             cancel.check()
-        doc = ws.document(doc_id)
+        doc = ws.corpus.document(doc_id)
         texts = [doc.text[a:b] for a, b in spans]
         title = doc.title or Path(doc.path).stem
         messages = two_part_messages(title, *texts) if two_part else question_messages(title, texts[0])
         key = hashlib.sha256(json.dumps([PROMPT_VERSION, messages]).encode()).hexdigest()
         result.attempts += 1
-        raw = ws.cached_llm_output(KIND, key, llm.model)
+        raw = ws.records.cached_llm_output(KIND, key, llm.model)
         if raw is None:
             try:
                 call = call_llm(llm, messages, 160 if two_part else 120, cancel)
@@ -228,7 +228,7 @@ def generate_questions(ws: EvalWorkspace, llm: Backend, n: int = 50, seed: int =
             raw = call.text
             result.usage.add(LLMUsage(calls=1, prompt_tokens=call.prompt_tokens, output_tokens=call.output_tokens,
                                       seconds=call.seconds))
-            ws.cache_llm_output(KIND, key, llm.model, raw)
+            ws.records.cache_llm_output(KIND, key, llm.model, raw)
         else:
             result.usage.cached += 1
         parsed = parse_generation(raw)

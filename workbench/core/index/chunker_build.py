@@ -124,7 +124,7 @@ class SetCutter:
         if not self.late or self.spec is None:
             return None
         keys = [late_key(self.spec, doc.sha256, p.start, p.end) for p in pieces]
-        if keys and len(self.store.cached_vectors(self.embedder.model_id, keys)) < len(set(keys)):
+        if keys and len(self.store.caches.cached_vectors(self.embedder.model_id, keys)) < len(set(keys)):
             vectors = late_chunk_vectors(self.embedder, doc.text, [(p.start, p.end) for p in pieces], cancel=cancel)
-            self.store.put_vectors(self.embedder.model_id, dict(zip(keys, vectors, strict=True)))
+            self.store.caches.put_vectors(self.embedder.model_id, dict(zip(keys, vectors, strict=True)))
         return keys

@@ -28,7 +28,7 @@ def rate_name(model_id: str) -> str:
 
 def embedding_rate(store: Store, model_id: str) -> float | None:
     """Characters per second this machine embedded with ``model_id`` (None before any measurement)."""
-    return store.rate(rate_name(model_id))
+    return store.caches.rate(rate_name(model_id))
 
 
 def keep_rate(store: Store, model_id: str, meter: EmbedMeter, least_seconds: float = 1.0) -> float | None:
@@ -38,9 +38,9 @@ def keep_rate(store: Store, model_id: str, meter: EmbedMeter, least_seconds: flo
     if measured is None:
         return None
     old = embedding_rate(store, model_id)
-    behind = 0.0 if old is None else min(EVIDENCE_CAP_S, store.rate(evidence_name(model_id)) or EVIDENCE_CAP_S)
+    behind = 0.0 if old is None else min(EVIDENCE_CAP_S, store.caches.rate(evidence_name(model_id)) or EVIDENCE_CAP_S)
     weight = meter.seconds / (meter.seconds + behind) if behind > 0 else 1.0
     new = measured if old is None else (1 - weight) * old + weight * measured
-    store.keep_rate(rate_name(model_id), new)
-    store.keep_rate(evidence_name(model_id), min(EVIDENCE_CAP_S, behind + meter.seconds))
+    store.caches.keep_rate(rate_name(model_id), new)
+    store.caches.keep_rate(evidence_name(model_id), min(EVIDENCE_CAP_S, behind + meter.seconds))
     return new

@@ -46,6 +46,13 @@ MAX_SENTENCE_CHARS = 220
 SYSTEM = "You write one short sentence that situates a passage within its document, to help search find it."
 
 
+class SituatingSets(Protocol):
+    """What building a contextual chunk set needs of the workspace's chunk sets (``ws.sets``)."""
+
+    def ensure_chunk_set(self, config: ChunkConfig, progress: ProgressSink | None = None,
+                         cancel: CancelToken | None = None, *, situate: Situator | None = None) -> ChunkSetInfo: ...
+
+
 class SituatingWorkspace(Protocol):
     """What situating chunks needs of a workspace (``core.workspace.Workspace`` has it)."""
 
@@ -62,8 +69,8 @@ class SituatingWorkspace(Protocol):
     @property
     def counter(self) -> TokenCounter: ...
 
-    def ensure_chunk_set(self, config: ChunkConfig, progress: ProgressSink | None = None,
-                         cancel: CancelToken | None = None, *, situate: Situator | None = None) -> ChunkSetInfo: ...
+    @property
+    def sets(self) -> SituatingSets: ...
 
 
 class ContextualError(ValueError):
@@ -193,7 +200,7 @@ class ContextualSituator:
         chunk = doc.text[piece.start : piece.end]
         key = cache_key(chunk, doc.sha256)
         store = self.ws.store
-        cached = store.llm_cached(KIND, key, llm.model)
+        cached = store.caches.llm_cached(KIND, key, llm.model)
         if cached is not None:
             self._count(LLMUsage(cached=1))
             return cached
@@ -212,7 +219,7 @@ class ContextualSituator:
         text = clean_sentence(call.text)
         self._count(LLMUsage(calls=1, prompt_tokens=call.prompt_tokens, output_tokens=call.output_tokens,
                              seconds=call.seconds, empty=int(not text)))
-        store.put_llm_cached(KIND, key, llm.model, text)
+        store.caches.put_llm_cached(KIND, key, llm.model, text)
         return text
 
     def __call__(self, doc: Document, pieces: Sequence[ChunkPiece]) -> list[str]:
@@ -231,20 +238,20 @@ class ContextualSituator:
 
 def make_situator(ws: SituatingWorkspace, llm: Backend | None = None, progress: ProgressSink | None = None,
                   cancel: CancelToken | None = None, total: int | None = None) -> ContextualSituator:
-    """The default situator of ``Workspace.ensure_chunk_set`` for contextual chunk sets."""
+    """The default situator of ``ws.sets.ensure_chunk_set`` for contextual chunk sets."""
     return ContextualSituator(ws, llm, progress, cancel, total)
 
 
 def pending_chunks(ws: SituatingWorkspace, config: ChunkConfig) -> int:
     """How many chunks building ``config``'s chunk set will situate (documents not chunked in it yet)."""
-    shas = ws.store.document_shas()
+    shas = ws.store.documents.document_shas()
     try:
-        done = ws.store.chunked_docs(config.set_id(ws.embedder.model_id))
+        done = ws.store.sets.chunked_docs(config.set_id(ws.embedder.model_id))
     except KeyError:
         done = {}
     total = 0
     for doc_id in (d for d, sha in shas.items() if done.get(d) != sha):
-        doc = ws.store.document(doc_id)
+        doc = ws.store.documents.document(doc_id)
         total += len(chunk_document(doc.text, doc.headings, config, ws.counter))
     return total
 
@@ -259,5 +266,5 @@ def build_contextual_set(ws: SituatingWorkspace, config: ChunkConfig, llm: Backe
     if not config.contextual:
         config = replace(config, contextual=True)
     situator = make_situator(ws, llm, progress, cancel, total=pending_chunks(ws, config))
-    info = ws.ensure_chunk_set(config, progress, cancel, situate=situator)
+    info = ws.sets.ensure_chunk_set(config, progress, cancel, situate=situator)
     return info, situator.usage

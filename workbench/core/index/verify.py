@@ -57,8 +57,8 @@ def verify_store(ws: VerifiedFolder, repair: bool = False) -> dict[str, Any]:
         if rows != ["ok"]:
             unrepairable.append(f"SQLite integrity check failed: {'; '.join(rows)[:300]}")
         unrepairable += _orphans(store)
-        sets = store.chunk_sets()
-        documents = len(store.documents())
+        sets = store.sets.chunk_sets()
+        documents = len(store.documents.rows())
     except sqlite3.DatabaseError as exc:
         unrepairable.append(f"the database cannot be read ({exc})")
         sets, documents = [], 0
@@ -97,7 +97,7 @@ def verify_store(ws: VerifiedFolder, repair: bool = False) -> dict[str, Any]:
 
 def _orphans(store: Store) -> list[str]:
     out = []
-    orphans = store.orphan_chunk_count()
+    orphans = store.sets.orphan_chunk_count()
     if orphans:
         out.append(f"{orphans} chunk(s) belong to no document")
     return out
@@ -109,22 +109,22 @@ def _check_set(ws: VerifiedFolder, info: ChunkSetInfo, notes: list[str]) -> list
     when both pass)."""
     store = ws.store
     found = []
-    missing_vectors = store.chunks_without_vector_count(info.id, info.model_id)
+    missing_vectors = store.sets.chunks_without_vector_count(info.id, info.model_id)
     if missing_vectors:
         found.append(f"{missing_vectors} chunk(s) have no cached vector")
-    checksums = store.index_checksums(info.id)
+    checksums = store.sets.index_checksums(info.id)
     path = index_path(ws.data_dir, info.id)
     try:
         index = VectorIndex.load(path, checksums or None)
     except ValueError as exc:  # missing, unreadable, or IndexDamaged
         return [*found, str(exc)]
-    db_ids = store.chunk_ids(info.id)
+    db_ids = store.sets.chunk_ids(info.id)
     held = index.ids()
     if not np.array_equal(held, db_ids):
         extra = len(np.setdiff1d(held, db_ids))
         lost = len(np.setdiff1d(db_ids, held))
         found.append(f"FAISS holds {extra} id(s) with no chunk and lacks {lost} chunk id(s)")
-    probes = store.probe_vectors(info.id, info.model_id, 3)
+    probes = store.sets.probe_vectors(info.id, info.model_id, 3)
     try:
         for blob in probes:
             index.search(np.frombuffer(blob, dtype=np.float32), 10)

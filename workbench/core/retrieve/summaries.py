@@ -66,7 +66,7 @@ def section_summaries(
         doc = corpus.document(span.doc_id)
         text = doc.text[span.start : span.end]
         key = hashlib.sha256(f"{PROMPT_VERSION}\n{text}".encode()).hexdigest()
-        summary = corpus.store.llm_cached("summary", key, llm.model)
+        summary = corpus.store.caches.llm_cached("summary", key, llm.model)
         if summary is None:
             if cancel is not None:
                 cancel.check()
@@ -74,7 +74,7 @@ def section_summaries(
             summary = llm.complete(summary_messages(doc.title, " > ".join(path), text),
                                    max_tokens=SUMMARY_TOKENS).strip()
             summary = summary or " ".join(text.split())[:200]
-            corpus.store.put_llm_cached("summary", key, llm.model, summary)
+            corpus.store.caches.put_llm_cached("summary", key, llm.model, summary)
         out.append((span, summary))
         tick(i + 1)
     return out

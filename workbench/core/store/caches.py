@@ -11,12 +11,12 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from workbench.core.store.connection import StoreConnection, cache_write, now
+from workbench.core.store.connection import Tables, cache_write, now
 from workbench.core.store.values import ID_BATCH
 
 
-class CacheTables(StoreConnection):
-    """The ``embeddings``, ``meta`` rate and ``llm_cache`` tables of a workbench database."""
+class CacheTables(Tables):
+    """The ``embeddings``, ``meta`` rate and ``llm_cache`` tables of a workbench database (``store.caches``)."""
 
     # ----- embedding cache -------------------------------------------------------------------
     def cached_vectors(self, model_id: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
@@ -52,7 +52,7 @@ class CacheTables(StoreConnection):
     @cache_write
     def put_vectors(self, model_id: str, vectors: dict[str, np.ndarray]) -> None:
         """Add vectors to the cache (one transaction)."""
-        with self.transaction():
+        with self.connection.transaction():
             self.db.conn.executemany(
                 "INSERT OR IGNORE INTO embeddings (model_id, text_hash, vector) VALUES (?, ?, ?)",
                 [(model_id, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()],

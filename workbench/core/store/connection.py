@@ -1,7 +1,8 @@
 """Opening a workbench database safely: only through SQLite, read-only when the folder or file is, refusing
 writes to a damaged file (``quick_check`` once per process and file version), storage errors worded.
 
-``StoreConnection`` is the base of ``workbench.core.store.Store``, which holds the tables' operations.
+``StoreConnection`` is the base of ``workbench.core.store.Store``; each group of tables is a ``Tables`` part
+that shares the store's one connection (``store.documents``, ``store.sets``, ``store.caches``, ``store.runs``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def now() -> str:
 
 Params = ParamSpec("Params")
 Result = TypeVar("Result")
-Conn = TypeVar("Conn", bound="StoreConnection")
+Conn = TypeVar("Conn", bound="Tables")
 
 
 def writes(method: Callable[Concatenate[Conn, Params], Result]) -> Callable[Concatenate[Conn, Params], Result]:
@@ -55,7 +56,7 @@ def writes(method: Callable[Concatenate[Conn, Params], Result]) -> Callable[Conc
 
     @functools.wraps(method)
     def wrapper(self: Conn, /, *args: Params.args, **kwargs: Params.kwargs) -> Result:
-        with self.writing(), self.transaction():
+        with self.connection.writing(), self.connection.transaction():
             return method(self, *args, **kwargs)
 
     return wrapper
@@ -70,10 +71,10 @@ def cache_write(
 
     @functools.wraps(method)
     def wrapper(self: Conn, /, *args: Params.args, **kwargs: Params.kwargs) -> Result | None:
-        if self.refusal:
+        if self.connection.refusal:
             return None
         try:
-            with self.writing(), self.transaction():
+            with self.connection.writing(), self.connection.transaction():
                 return method(self, *args, **kwargs)
         except StoreError:
             return None
@@ -274,8 +275,22 @@ class StoreConnection:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return int(row[0]) if row else 0
 
-    def _bump(self) -> None:
+    def bump_generation(self) -> None:
+        """Count a change to documents or chunk sets (call inside the write transaction that makes it)."""
         self.db.execute(
             "INSERT INTO meta (key, value) VALUES ('generation', '1') "
             "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
         )
+
+
+class Tables:
+    """A group of tables of one database (a part of ``Store``): its operations over the store's one connection,
+    which every part shares (like sqlite-utils' ``Table`` objects handed out by one ``Database``)."""
+
+    def __init__(self, connection: StoreConnection) -> None:
+        self.connection = connection
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The connection's sqlite-utils database."""
+        return self.connection.db

@@ -181,7 +181,7 @@ class ContextualizeDialog(_ToolDialog):
         from workbench.core.index.situating import build_contextual_set
 
         config, ws, factory = self.config(), self.ws, self.llm_factory
-        if not ws.documents():
+        if not ws.records.documents():
             raise ValueError("the library is empty: add documents first")
 
         def run(progress: ProgressSink, cancel: CancelToken) -> dict[str, Any]:
@@ -244,7 +244,7 @@ class MakeQuestionsDialog(_ToolDialog):
             raise ValueError("choose an output folder")
         if (out / QUESTIONS_FILE).exists():
             raise ValueError(f"{out / QUESTIONS_FILE} exists: choose another output folder")
-        if not ws.documents():
+        if not ws.records.documents():
             raise ValueError("the library is empty: add documents first")
         n, seed, two_part = self.n.value(), self.seed.value(), self.two_part.isChecked()
         self.load_button.setEnabled(False)

@@ -112,7 +112,7 @@ def start_window(args: argparse.Namespace, settings: QSettings,
     log.info("started with data folder %s", ws.data_dir)
     if note:
         window.show_message(note)
-    if welcome_due(settings, library_empty=not ws.documents(), offer_on_empty=not args.no_sample):
+    if welcome_due(settings, library_empty=not ws.records.documents(), offer_on_empty=not args.no_sample):
         mark_welcome_seen(settings)
         window.open_welcome()
     return window, app_lock

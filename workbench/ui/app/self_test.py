@@ -63,7 +63,7 @@ def run_self_test(timeout_s: float = TIMEOUT_S) -> int:
             if not _wait(app, lambda: bool(outcome), timeout_s) or outcome[0] != "ok":
                 print(f"self-test: indexing did not finish ({outcome or 'timeout'})", file=sys.stderr)
                 return 1
-            print(f"self-test: indexed {len(ws.documents())} documents in "
+            print(f"self-test: indexed {len(ws.records.documents())} documents in "
                   f"{time.perf_counter() - started:.1f} s")
             shown: list[SearchResult] = []
             window.compare.a.resultShown.connect(shown.append)

@@ -109,7 +109,7 @@ class EvalView(QWidget):
         self.advise = AdviseView(self.ws, self.jobs, self.model, self.reference_spans)
         self.questions_tab = QuestionsView(self.ws)
         self.lab_tabs = QTabWidget()
-        self.model.set_saved(self.ws.saved_strategies())
+        self.model.set_saved(self.ws.records.saved_strategies())
         self._show_saved()
         self._layout()
         self._wire()

@@ -53,7 +53,7 @@ class SweepRun:
         limit = self.inputs.limit.value() if limit is None else limit
         try:
             chosen = list(strategies) if strategies is not None else [
-                self.ws.resolve_strategy(name) for name in self.inputs.checked_strategies()]
+                self.ws.records.resolve_strategy(name) for name in self.inputs.checked_strategies()]
             configs = sweep_configs(chosen, grid, budgets or None, warnings, budgets_field="Budgets")
         except ValueError as exc:
             self.inputs.status.setText(for_the_window(str(exc)))

@@ -154,12 +154,12 @@ class ChunkMapSummary(QWidget):
         key = (rt.info.id, len(rt))
         base = self._set_cache.get(key)
         if base is None:
-            base = self._set_cache[key] = set_diagnostics(rt, self.ws.document)
-        return with_references(base, *reference_splits(rt, self.ws.document, reference)) if reference else base
+            base = self._set_cache[key] = set_diagnostics(rt, self.ws.corpus.document)
+        return with_references(base, *reference_splits(rt, self.ws.corpus.document, reference)) if reference else base
 
     def show_map(self, side: str, rt: LoadedSet, doc_id: int, reference: Sequence[Span]) -> None:
         """Summarise side ``side``'s chunk set ``rt`` for document ``doc_id`` and the whole set."""
-        doc = document_diagnostics(rt, doc_id, self.ws.document(doc_id), reference)
+        doc = document_diagnostics(rt, doc_id, self.ws.corpus.document(doc_id), reference)
         whole = self.whole_set(rt, reference)
         self.document, self.whole = doc, whole
         colour = SIDE_COLOURS.get(side, SIDE_COLOURS["A"])

@@ -210,7 +210,7 @@ def normalise_spans(ws: Workspace, spans: Iterable[Span | dict[str, Any]]) -> li
                 out.append(item)
                 continue
             if by_path is None:
-                by_path = {d["path"]: d["id"] for d in ws.documents()}
+                by_path = {d["path"]: d["id"] for d in ws.records.documents()}
             doc_id = by_path.get(str(item["doc_path"]))
             if doc_id is None:
                 continue

@@ -131,7 +131,7 @@ class SideController(QObject):
     # ----- searches --------------------------------------------------------------------------
     def _chunk_set_ready(self, strategy: Strategy) -> bool:
         try:
-            return self.ws.find_chunk_set(strategy.chunk, strategy.model) is not None
+            return self.ws.sets.find_chunk_set(strategy.chunk, strategy.model) is not None
         except NotTrusted as exc:  # named by data: the panel asks (nothing was imported)
             self.untrusted.emit(exc.target, exc.what)
             return False
@@ -161,7 +161,7 @@ class SideController(QObject):
         gen, question, strategy, ws = self._gen, self.question, self.strategy, self.ws
 
         def job(progress: ProgressSink, cancel: CancelToken) -> SearchResult | object:
-            if ws.find_chunk_set(strategy.chunk, strategy.model) is None:
+            if ws.sets.find_chunk_set(strategy.chunk, strategy.model) is None:
                 return NEEDS_BUILD
             return ws.search(question, strategy, progress=progress, cancel=cancel)
 
@@ -200,7 +200,7 @@ class SideController(QObject):
             return
         self._cancel_build()
         ws = self.ws
-        worker = Worker(lambda progress, cancel: ws.ensure_chunk_set(config, progress, cancel, model=model),
+        worker = Worker(lambda progress, cancel: ws.sets.ensure_chunk_set(config, progress, cancel, model=model),
                         f"chunk set {config.label()}")
         worker.signals.progress.connect(self.buildProgress)
         worker.signals.result.connect(while_alive(self, partial(self._build_done, worker)))

@@ -161,7 +161,7 @@ class LayeredTextView(QTextEdit):
         row = self.chunk_row_at(doc_id, offset)
         if row is None or self.runtime is None:
             return None
-        return chunk_tooltip(self.runtime, row, self.ws.document(doc_id))
+        return chunk_tooltip(self.runtime, row, self.ws.corpus.document(doc_id))
 
     def viewportEvent(self, event: QEvent) -> bool:
         """Show the chunk hover card on tooltip events."""

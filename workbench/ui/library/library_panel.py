@@ -102,8 +102,8 @@ class LibraryPanel(QWidget):
     def refresh(self) -> None:
         """Reload the document list from the store."""
         try:
-            docs = self.ws.documents()
-            problems = self.ws.problems()
+            docs = self.ws.records.documents()
+            problems = self.ws.records.problems()
             counts = self._chunk_counts()
         except Exception as exc:
             log.exception("library refresh failed")
@@ -117,10 +117,10 @@ class LibraryPanel(QWidget):
         self._update_buttons()
 
     def _chunk_counts(self) -> dict[int, int] | None:
-        info = self.ws.find_chunk_set(self.configs()[0])
+        info = self.ws.sets.find_chunk_set(self.configs()[0])
         if info is None:
             return None
-        return dict(self.ws.runtime(info.id).doc_row_count)
+        return dict(self.ws.sets.runtime(info.id).doc_row_count)
 
     def _update_buttons(self) -> None:
         idle = self.worker is None
@@ -153,7 +153,7 @@ class LibraryPanel(QWidget):
         def job(progress: ProgressSink, cancel: CancelToken) -> IngestReport:
             report = ws.add_paths(paths, configs[0], progress=progress, cancel=cancel)
             for config in configs[1:]:
-                ws.ensure_chunk_set(config, progress, cancel)
+                ws.sets.ensure_chunk_set(config, progress, cancel)
             return report
 
         worker = Worker(job, "indexing")

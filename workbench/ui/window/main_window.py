@@ -169,7 +169,7 @@ class MainWindow(QMainWindow):
     def saved_strategies_changed(self, _name: str = "") -> None:
         """The strategies saved in the data folder (an advice run just saved one) go to the model: both sides
         and the lab list them."""
-        self.model.set_saved(self.ws.saved_strategies())
+        self.model.set_saved(self.ws.records.saved_strategies())
 
     def _layout(self) -> None:
         bar = QHBoxLayout()
@@ -274,7 +274,7 @@ class MainWindow(QMainWindow):
             self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, frame.width() - layout.LIBRARY_WIDTH)])
         if "results" not in restored:
             self.compare.split.setSizes(layout.default_results_sizes(max(200, frame.height() - 170)))
-        empty = not self.ws.documents()  # a new user sees where documents go
+        empty = not self.ws.records.documents()  # a new user sees where documents go
         self.set_library_shown(prefs.flag(s, "view/library", empty or layout.library_starts_shown(frame.width())))
         self.compare.set_knobs_shown(prefs.flag(s, "view/knobs", False))
         self.compare.set_document_shown(prefs.flag(s, "view/document", True))
@@ -333,7 +333,7 @@ class MainWindow(QMainWindow):
         if not self.model.question:
             self.show_message("Type a question first.")
             return
-        if not self.ws.documents() and not self.library.worker:
+        if not self.ws.records.documents() and not self.library.worker:
             self.show_message("The library is empty: add files or a folder first.")
             return
         self.compare.search()

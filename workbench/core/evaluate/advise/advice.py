@@ -110,7 +110,7 @@ def plan_advice(ws: AdviceWorkspace, qset: QuestionSet, space: Space | None = No
     if time_limit_s <= 0:
         raise ValueError("the time limit must be positive")
     space = space or Space()
-    usable, notes = usable_chunkers(space.chunkers, hasattr(ws.embedder, "model"))
+    usable, notes = usable_chunkers(space.chunkers, hasattr(ws.corpus.embedder, "model"))
     if not usable:
         raise ValueError("none of the chunkers asked for can run here: " + "; ".join(notes))
     space = Space(tuple(usable), space.sizes, space.searches, space.expansions, space.top_ks, space.budget)
@@ -223,7 +223,7 @@ def run_advice(ws: AdviceWorkspace, plan: AdvicePlan, progress: ProgressSink | N
     except BaseException:
         record.write(search.trials, "stopped", search.stopped or "cancelled")
         raise
-    saved = ws.save_strategy(plan.name, confirmation.pick.strategy, source=run_id, note=confirmation.verdict)
+    saved = ws.records.save_strategy(plan.name, confirmation.pick.strategy, source=run_id, note=confirmation.verdict)
     result = AdviceResult(run_id, plan, search.trials, pareto_front(search.trials), confirmation, saved.name,
                           search.stopped, time.monotonic() - started, selection)
     record.finish(result, half)
@@ -242,7 +242,7 @@ class _Record:
         config = run_config(self.ws, half, sweep or empty, self.plan.seed,
                             {"questions": list(self.plan.split.confirm)})
         if sweep is None:  # while searching: the documents the search covers
-            docs = {int(d["id"]): d for d in self.ws.documents()}
+            docs = {int(d["id"]): d for d in self.ws.records.documents()}
             config["documents"] = {str(i): {"path": docs[i]["path"], "sha256": docs[i]["sha256"],
                                             "corpus_id": None} for i in self.plan.scope.doc_ids if i in docs}
         config["dataset"]["path"] = str(self.plan.qset.root)
@@ -258,13 +258,13 @@ class _Record:
     def write(self, trials: list[Trial], state: str, stopped: str = "") -> None:
         summary = json.dumps(self.summary(trials, state, stopped), sort_keys=True)
         if self.written:
-            self.ws.update_run(self.run_id, {"summary_json": summary})
+            self.ws.records.update_run(self.run_id, {"summary_json": summary})
             return
         try:
             find_run(self.ws, self.run_id)
-            self.ws.update_run(self.run_id, {"summary_json": summary, "finished": None})
+            self.ws.records.update_run(self.run_id, {"summary_json": summary, "finished": None})
         except KeyError:
-            self.ws.record_run({"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
+            self.ws.records.record_run({"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
                                 "config_json": json.dumps(self.config(self.plan.split.halves(self.plan.qset)[1], None),
                                                           sort_keys=True),
                                 "dataset_hash": self.plan.qset.dataset_hash, "code_version": code_version(),
@@ -279,7 +279,7 @@ class _Record:
             "selection": result.selection.to_dict() if result.selection else None,
             "configs": {cr.config.key: summary_to_dict(cr.summary) for cr in conf.sweep.results},
             "seconds": round(result.seconds, 1), "warnings": conf.sweep.warnings}
-        self.ws.replace_run(
+        self.ws.records.replace_run(
             {"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
              "config_json": json.dumps(self.config(half, conf.sweep), sort_keys=True),
              "dataset_hash": self.plan.qset.dataset_hash, "code_version": code_version(),

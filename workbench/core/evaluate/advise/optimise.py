@@ -226,7 +226,7 @@ class Search:
                     continue
                 estimate = self.costs.estimate(config)
                 say(progress, f"trial {number}: building {config.label()} ({estimate.describe()})")
-                self.ws.ensure_chunk_set(config, _building(progress, started, limit_s, number, config.label()),
+                self.ws.sets.ensure_chunk_set(config, _building(progress, started, limit_s, number, config.label()),
                                          token, scope=self.costs.scope)
                 self.costs.built.add(config)
                 built.append(config.label())

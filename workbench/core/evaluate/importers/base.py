@@ -190,7 +190,7 @@ def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
     if problems:
         raise DatasetError("documents could not be indexed: " + "; ".join(f"{r.path}: {r.reason}"
                                                                           for r in problems[:3]))
-    ids = {row["path"]: int(row["id"]) for row in ws.documents()}
+    ids = {row["path"]: int(row["id"]) for row in ws.records.documents()}
     doc_ids = {k: ids[path_key(p)] for k, p in paths.items()}
     texts: dict[int, str] = {}
     out = ImportReport(set_name, skipped=Counter(parsed.skipped), documents=len(set(doc_ids.values())))
@@ -204,7 +204,7 @@ def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
                 break
             d = doc_ids[ev.doc]
             if d not in texts:
-                texts[d] = ws.doc_text(d)
+                texts[d] = ws.corpus.doc_text(d)
             span, moved, why = _locate(ev, texts[d])
             if span is None:
                 short = " ".join(ev.text.split())[:50]
