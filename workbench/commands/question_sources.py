@@ -40,8 +40,8 @@ def check_dataset(args: argparse.Namespace, dataset: str) -> None:
         return
     if stored_set_exists(args, dataset) or bundled_path(dataset) is not None:
         return
-    raise UserError(f"no such question set: {dataset} (not a folder, a set stored in the data folder "
-                    "(workbench questions list) or a bundled set (workbench datasets))")
+    raise UserError(f"no such question set folder: {dataset} (nor a set stored in the data folder: workbench "
+                    "questions list; nor a bundled set: workbench datasets)")
 
 
 def load_dataset(args: argparse.Namespace, ws: Workspace, dataset: str, reviewed_only: bool = False,
