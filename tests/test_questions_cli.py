@@ -110,3 +110,15 @@ def test_review_accepts_rejects_and_edits_drafts_one_key_each(data, capsys, monk
     code, out, _ = q(capsys, data, "show", "drafts", "--json")
     got = [(x["question"], x["provenance"]["reviewed"]) for x in json.loads(out)["questions"]]
     assert got == [("Draft one?", True), ("What floods in spring?", True)]
+
+
+def test_advise_plans_on_a_stored_set_by_name(data, capsys):
+    q(capsys, data, "new", "mine")
+    q(capsys, data, "add", "mine", "When does the river flood?", "--quote", "The river floods")
+    q(capsys, data, "add", "mine", "When does the pass close?", "--quote", "The mountain pass closes")
+    code, out, err = run_cli(capsys, "advise", "mine", "--plan-only", "--time-limit", "60", "--chunkers", "fixed",
+                             "--sizes", "64", "--data-dir", data)
+    assert code == 0, err
+    assert "advice for mine: 0 fit / 2 confirm questions" in out
+    code, _, err = run_cli(capsys, "advise", "nosuch", "--plan-only", "--data-dir", data)
+    assert code == 1 and "no such question set folder" in err

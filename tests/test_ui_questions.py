@@ -99,3 +99,16 @@ def test_review_queue_one_key_each_and_evaluate_this_set(lab, qtbot):
     assert view.model.question_set is not None and view.model.question_set.name == "mine"
     assert view.summary.rowCount() == 1 and view.lab_tabs.currentIndex() == 0
     assert "2 questions" in view.set_label.text() and "look like noise" in view.set_label.text()
+
+
+def test_lab_loads_a_stored_set_from_the_menu_and_reviewed_only_leaves_drafts_out(lab):
+    view, _, _ = lab
+    view.fill_bundled_menu()
+    stored = [a for a in view.bundled_menu.actions() if a.data() == "stored:mine"]
+    assert len(stored) == 1 and "3 questions" in stored[0].text()
+    stored[0].trigger()
+    assert view.stored_set == "mine" and len(view.model.question_set.questions) == 3
+    assert "2 unreviewed draft(s) are scored with the rest" in view.status.text()
+    view.inputs.reviewed_only.setChecked(True)
+    assert len(view.model.question_set.questions) == 1
+    assert "2 unreviewed draft(s) left out" in view.status.text()
