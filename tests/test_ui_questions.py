@@ -12,6 +12,8 @@ from workbench.core.spans import Span
 from workbench.core.store.question_sets import Provenance
 from workbench.ui.evaluate.eval_view import EvalView
 
+pytest_plugins = ["ui_support"]
+
 TEXT = "# Rivers 🌊\n\nThe river floods in spring. Farmers plant rice after the flood.\n\nThe dam holds water.\n"
 
 
@@ -112,3 +114,19 @@ def test_lab_loads_a_stored_set_from_the_menu_and_reviewed_only_leaves_drafts_ou
     view.inputs.reviewed_only.setChecked(True)
     assert len(view.model.question_set.questions) == 1
     assert "2 unreviewed draft(s) left out" in view.status.text()
+
+
+def test_window_adds_the_document_views_selection_as_a_reference(qtbot, make_window, hash_sample_ws):
+    ws = hash_sample_ws
+    ws.questions.create("mine")
+    window = make_window(ws)
+    doc = next(int(r["id"]) for r in ws.records.documents() if r["path"].endswith("deploy-guide.md"))
+    tab = window.eval_view.questions_tab
+    tab.refresh(choose="mine")
+    tab.question_box.setText("Why must the migration run first?")
+    text = ws.corpus.doc_text(doc)
+    start = text.index("The database schema must be migrated")
+    window.compare.doc_pane.view.referenceRequested.emit([Span(doc, start, start + 36)])
+    q = ws.questions.question("mine", 1)
+    assert q.text == "Why must the migration run first?"
+    assert [r.content for r in q.references] == ["The database schema must be migrated"]
