@@ -9,6 +9,7 @@ import time
 import pytest
 from conftest import SAMPLE
 from fake_embedder import HashEmbedder
+from ui_support import WAIT_MS
 
 from workbench.core.index.embedding import EmbedMeter
 from workbench.core.index.estimate import BuildEstimate, about
@@ -171,7 +172,7 @@ def test_the_sides_build_line_shows_the_estimate(qtbot, make_window, hash_sample
     side.controller.search(QUESTION)
     side.set_strategy(resolve({"preset": "plain", "size": 80}))  # a chunk set not built yet
     qtbot.waitUntil(lambda: any(m.startswith("80 tokens") for m in seen) and not side.controller.building,
-                    timeout=20_000)
+                    timeout=WAIT_MS)
     assert all(" chunks, " in m for m in seen), seen
 
 

@@ -9,6 +9,7 @@ remove); vectors come from the hashed embedder. The caching and the plumbing are
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -72,8 +73,8 @@ class ScriptedLLM:
 def situating_reply(messages) -> str:
     """What a model might answer to ``ctx.situate_messages``: a labelled, quoted sentence and more words."""
     user = messages[-1]["content"]
-    where = user.split("\n", 1)[0].removeprefix("Document: ")
-    passage = user.split("<passage>\n", 1)[1].split("\n</passage>", 1)[0]
+    where = user.split("Title: ", 1)[1].split("\n", 1)[0]
+    passage = re.split(r"<passage-[0-9a-f]+>\n", user, maxsplit=1)[1].split("\n</passage-", 1)[0]
     return f'Sentence: "In {where}, the passage on {" ".join(passage.split()[:6])}." I hope this helps.'
 
 

@@ -53,8 +53,9 @@ def test_a_set_made_shown_checked_exported_and_evaluated_by_name(data, capsys, t
     code, out, err = run_cli(capsys, "eval", "mine", "--data-dir", data, "--json", "--quiet")
     assert code == 0, err
     assert json.loads(out)[0]["questions"] == 2
-    code, out, _ = run_cli(capsys, "runs", "--data-dir", data, "--json")
-    assert code == 0
+    code, out, err = run_cli(capsys, "eval", "--rerun", "last", "--data-dir", data, "--json", "--quiet")
+    assert code == 0, err  # a stored set is found again by its name
+    assert json.loads(out)[0]["questions"] == 2
 
 
 def test_bad_input_is_one_line_and_changes_nothing(data, capsys):

@@ -193,3 +193,26 @@ def test_search_reads_on_a_full_disk_and_writes_are_refused_in_words(small_disk,
     with pytest.raises(StoreError, match="disk is full"):
         ws.add_paths([str(SAMPLE)])
     ws.close()
+
+
+def test_search_after_a_failed_build_on_a_full_disk_reads_the_last_complete_set(small_disk, hash_embedder, tmp_path):
+    """Documents stored but their chunk set not brought up to date (an index that failed on a full disk left
+    the set 'building'): a search cannot write the update, so it reads the set as it was last complete and
+    says so, instead of failing with 'disk is full'."""
+    from conftest import SAMPLE
+
+    data = small_disk / "data"
+    ws = Workspace(data, embedder=hash_embedder)
+    ws.add_paths([str(SAMPLE)])
+    before = ws.search(QUESTIONS[0], "plain")
+    more = write_notes(tmp_path / "more", "more", 20)
+    ws.add_documents([str(more[0].parent)])  # stored, not yet chunked into the set
+    ws.store.sets.set_state(before.set_id, "building")  # as the failed build left it
+    _fill(small_disk)
+    result = ws.search(QUESTIONS[0], "plain")
+    assert [h.chunk_id for h in result.hits] == [h.chunk_id for h in before.hits]
+    assert any("could not be brought up to date because the disk is full" in w for w in result.warnings)
+    ws.close()
+    again = Workspace(data, embedder=hash_embedder)
+    assert again.search(QUESTIONS[1], "plain").passages, "a new process reads it too"
+    again.close()

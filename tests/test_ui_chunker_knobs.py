@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from guide_corpus import index_guides
-from ui_support import search, wait_settled
+from ui_support import WAIT_MS, search, wait_settled
 
 from workbench.core.ingest.chunkers.choice import parse_chunker
 from workbench.core.retrieve.strategies import PRESETS, from_dict
@@ -52,7 +52,7 @@ def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instant
     built_in_set = first_a.set_id
     assert _cut_by(guide_ws, first_a) == ("", {}) and a.strategy_panel.chunker.name() == ""
 
-    with qtbot.waitSignal(a.controller.buildStarted, timeout=10_000) as started:
+    with qtbot.waitSignal(a.controller.buildStarted, timeout=WAIT_MS) as started:
         _pick(a, "langchain_recursive")
         assert a.controller.stale and a.results.graphicsEffect() is not None, "the old result is greyed"
         assert (not a.strategy_panel.unit.isVisibleTo(a.strategy_panel)

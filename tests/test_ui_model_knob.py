@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ollama_embed_standin import EMBED_MODEL, EmbedStandIn
 from PySide6.QtCore import Qt
-from ui_support import QUESTION, wait_settled
+from ui_support import QUESTION, WAIT_MS, wait_settled
 
 from workbench.core.index.embedder_pool import FAST_MODEL, ollama_embedding_models
 
@@ -39,7 +39,7 @@ def test_knob_entries_and_choice(qtbot, standin, tmp_path):
     assert "bf16" in knob.combo.itemData(1, Qt.ItemDataRole.ToolTipRole), "the fast model says what it is"
     seen: list[str] = []
     knob.changed.connect(seen.append)
-    with qtbot.waitSignal(knob.list_ollama().signals.finished, timeout=10_000):
+    with qtbot.waitSignal(knob.list_ollama().signals.finished, timeout=WAIT_MS):
         pass
     assert knob.models() == ["", FAST_MODEL, folder, OLLAMA, "ollama:mxbai-embed-large"] and not seen
     knob.combo.setCurrentIndex(knob.combo.findData(OLLAMA))

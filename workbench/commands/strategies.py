@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace
+from workbench.commands.common import UserError, add_common, emit, open_workspace, safe_text, say
 from workbench.core.retrieve.strategies import PRESETS
 
 
@@ -31,6 +31,8 @@ def run_strategies(args: argparse.Namespace) -> int:
         for name, s in saved.items():
             source = f" (from run {rows[name]['source']})" if rows[name]["source"] else ""
             lines.append(f"{name:<20} {s.describe()}{source}")
+    for message in ws.store.bad_values.messages() if ws is not None else []:  # a damaged record, named
+        say(f"warning: {safe_text(message)}", err=True)
     emit(args, data, "\n".join(lines))
     return 0
 

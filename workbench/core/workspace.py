@@ -156,6 +156,7 @@ class Workspace:
                 self.sets.drop_stale_vectors()
             info = self.sets.ensure_chunk_set(config or ChunkConfig(), progress, cancel, report=report)
             report.chunks_total = info.chunk_count
+        report.warnings += [w for w in self.store.bad_values.messages() if w not in report.warnings]
         report.seconds = time.perf_counter() - started
         return report
 
@@ -223,7 +224,8 @@ class Workspace:
     def _search(self, question: str, strategy: Strategy, progress: ProgressSink | None,
                 cancel: CancelToken | None, scope: Scope | None) -> SearchResult:
         t0 = time.perf_counter()
-        own, *coarse = (self.sets.ensure_chunk_set(config, progress, cancel, model=strategy.model, scope=scope).id
+        warnings: list[str] = []
+        own, *coarse = (self.sets.searchable_set(config, progress, cancel, strategy.model, scope, warnings)
                         for config in strategy.chunk_configs())
         coarse_runtimes = tuple(self.sets.runtime(set_id, progress) for set_id in coarse)
         rt = self.sets.runtime(own, progress)
@@ -233,6 +235,7 @@ class Workspace:
         ctx = SearchInputs(rt, question, qvec, self.corpus, embedder=self.embedder_for(strategy.model),
                            coarse=coarse_runtimes)
         result = self.retriever.run(ctx, strategy, self.pipeline_llm, progress, cancel)
+        result.warnings[:0] = warnings + [w for w in self.store.bad_values.messages() if w not in result.warnings]
         result.timings = {"prepare_ms": (t1 - t0) * 1000, "embed_ms": (t2 - t1) * 1000, **result.timings,
                           "total_ms": (time.perf_counter() - t0) * 1000}
         return result

@@ -4,13 +4,13 @@ LLM outputs, experiment runs and strategies saved by name, so callers never reac
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
 from workbench.core.store import Store, ThreadStores
+from workbench.core.store.readback import json_object, shown
 
 
 class Records:
@@ -74,11 +74,21 @@ class Records:
         left out."""
         out: dict[str, Strategy] = {}
         for row in self._store.runs.saved_strategies():
+            name = str(row["name"])
+            data, problem = json_object(row["strategy_json"])
             try:
-                out[row["name"]] = replace(from_dict(json.loads(row["strategy_json"])), name=row["name"])
-            except (ValueError, TypeError, RecursionError):
-                continue
+                if data is not None:
+                    out[name] = replace(from_dict(data), name=name)
+                    continue
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+                problem = f"is not a strategy ({str(exc)[:160]})"
+            self._store.bad_values.note(f"saved strategy {shown(name)}", f"strategy_json {problem}; it is left out")
         return out
+
+    def stored_value_warnings(self) -> list[str]:
+        """The unreadable stored values this thread's store connection met so far (``store.readback``): each
+        named, read as a safe default or left out."""
+        return self._store.bad_values.messages()
 
     def saved_strategy_rows(self) -> list[dict[str, Any]]:
         """The saved strategies' rows (name, strategy_json, source run, note, created)."""
@@ -101,5 +111,10 @@ class Records:
         both) or a Strategy (``strategies.resolve`` with this folder's saved strategies)."""
         if spec is None or isinstance(spec, Strategy):
             return resolve(spec)
-        return resolve(spec, self.saved_strategies())
+        saved = self.saved_strategies()
+        if isinstance(spec, str) and spec not in saved:
+            damaged = self._store.bad_values.find(f"saved strategy {shown(spec)}")
+            if damaged:  # say why the name is unknown, not just that it is
+                raise ValueError(damaged)
+        return resolve(spec, saved)
 

@@ -27,7 +27,16 @@ from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import LLMError
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.workspace_cache import WorkspaceCache
-from workbench.core.store import ChunkSetInfo, ChunkTable, DocumentGone, Scope, Store, StoreError, ThreadStores
+from workbench.core.store import (
+    ChunkSetInfo,
+    ChunkTable,
+    DocumentGone,
+    Scope,
+    Store,
+    StoreError,
+    ThreadStores,
+    WriteRefused,
+)
 
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 
@@ -150,6 +159,27 @@ class ChunkSets:
         self._cache.invalidate(info.id)
         return info
 
+    def searchable_set(self, config: ChunkConfig, progress: ProgressSink | None, cancel: CancelToken | None,
+                       model: str | None, scope: Scope | None, warnings: list[str]) -> str:
+        """The id of the chunk set a search of ``config`` reads: brought up to date (``ensure_chunk_set``), or,
+        when the data folder refuses the writes that needs (a full disk, a read-only folder), as it was last
+        complete, with a warning in ``warnings`` (documents added or changed since are not searched)."""
+        try:
+            return self.ensure_chunk_set(config, progress, cancel, model=model, scope=scope).id
+        except WriteRefused as exc:
+            scope = self.set_scope(scope)
+            set_id = config.set_id(self._models.get(model).model_id, scope.key if scope else "")
+            try:
+                info = self._store.sets.chunk_set(set_id)
+            except KeyError:
+                raise exc from None
+            if not self._has_snapshot(info):
+                raise
+            reason = str(exc).split(";")[0].split(":")[0]
+            warnings.append(f"chunk set {info.id} could not be brought up to date because {reason}; searched as "
+                            "it was last complete, without the documents added or changed since")
+            return info.id
+
     def estimate_chunk_set(self, config: ChunkConfig, model: str = "", scope: Scope | None = None) -> BuildEstimate:
         """What building (or bringing up to date) the chunk set of ``config`` and embedding ``model`` over
         ``scope`` (None: every stored document) would cost, before any work: chunks it will hold, texts to
@@ -259,7 +289,13 @@ class ChunkSets:
                 with self._writer.held(timeout=0):
                     table = self._store.sets.chunk_table(set_id)
                     embedder = self._models.by_model_id(info.model_id) or self._models.default
-                    return table, sync_index(self._store, self._data_dir, set_id, embedder)
+                    try:
+                        return table, sync_index(self._store, self._data_dir, set_id, embedder)
+                    except WriteRefused:  # a full disk: the verified file on disk is the last complete state
+                        snapshot = try_snapshot(self._store, self._data_dir, set_id)
+                        if snapshot is None:
+                            raise
+                        return snapshot
             except LockBusy:
                 pass
             snapshot = try_snapshot(self._store, self._data_dir, set_id)

@@ -51,7 +51,7 @@ def defuse(text: str, nonce: str) -> str:
 
 def fence(p: NumberedPassage, nonce: str) -> str:
     """The passage as written into a prompt with fences ``nonce``: its ``[n] label`` line and text inside."""
-    return f'<passage-{nonce} id="{p.number}">\n{defuse(p.block, nonce)}\n</passage-{nonce}>'
+    return fences.fenced("passage", nonce, p.block, f'id="{p.number}"')
 
 
 @dataclass(frozen=True)

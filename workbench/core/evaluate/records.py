@@ -14,7 +14,8 @@ import hashlib
 import json
 import subprocess
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -30,6 +31,7 @@ from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.strategies import from_dict
 from workbench.core.retrieve.strategy_json import to_flat_dict
 from workbench.core.spans import Span
+from workbench.core.store.readback import json_object, shown
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
@@ -175,42 +177,99 @@ def record_run(ws: EvalWorkspace, kind: str, label: str, config: dict[str, Any],
     return run_id
 
 
-def _info(row: dict[str, Any]) -> RunInfo:
-    return RunInfo(row["id"], row["kind"], row["label"], json.loads(row["config_json"]), row["dataset_hash"],
-                   row["code_version"], row["started"], row["finished"], json.loads(row["summary_json"] or "{}"))
+class RunUnreadable(ValueError):
+    """A recorded run whose stored fields do not read back; the message names the run and the field."""
+
+
+def _info(row: dict[str, Any]) -> RunInfo | str:
+    """The run of a ``runs`` row, or a message naming the run and the field that does not read."""
+    run_id = str(row["id"])
+    config, problem = json_object(row["config_json"])
+    if config is None:
+        return f"run {shown(run_id)}: config_json {problem}"
+    summary, problem = json_object(row["summary_json"] or "{}")
+    if summary is None:
+        return f"run {shown(run_id)}: summary_json {problem}"
+    configs, dataset = config.get("configs", []), config.get("dataset", {})
+    if not isinstance(configs, list) or not all(isinstance(c, dict) and isinstance(c.get("key"), str)
+                                                for c in configs):
+        return f"run {shown(run_id)}: config_json's 'configs' is not a list of configurations"
+    if not isinstance(dataset, dict):
+        return f"run {shown(run_id)}: config_json's 'dataset' is not an object"
+    return RunInfo(run_id, str(row["kind"]), str(row["label"] or ""), config, str(row["dataset_hash"] or ""),
+                   str(row["code_version"] or ""), str(row["started"] or ""),
+                   None if row["finished"] is None else str(row["finished"]), summary)
+
+
+def read_runs(ws: EvalWorkspace) -> tuple[list[RunInfo], dict[str, str]]:
+    """Every recorded run that reads, newest first, and ``{run id: message}`` of those that do not (named,
+    left out: one damaged record affects no other)."""
+    runs: list[RunInfo] = []
+    unreadable: dict[str, str] = {}
+    for row in ws.records.run_rows():
+        info = _info(row)
+        if isinstance(info, str):
+            unreadable[str(row["id"])] = f"{info}; it is left out (`workbench runs --delete ID` removes it)"
+        else:
+            runs.append(info)
+    return runs, unreadable
 
 
 def list_runs(ws: EvalWorkspace) -> list[RunInfo]:
-    """Every recorded run, newest first."""
-    return [_info(r) for r in ws.records.run_rows()]
+    """Every recorded run that reads, newest first (``read_runs`` names those that do not)."""
+    return read_runs(ws)[0]
 
 
 def find_run(ws: EvalWorkspace, ref: str) -> RunInfo:
-    """A run by id, unique id prefix, or ``last`` / ``latest``."""
-    runs = list_runs(ws)
+    """A run by id, unique id prefix, or ``last`` / ``latest``; a run whose record does not read is refused
+    with ``RunUnreadable`` naming the field."""
+    runs, unreadable = read_runs(ws)
     if ref in ("last", "latest") and runs:
         return runs[0]
     matches = [r for r in runs if r.id == ref] or [r for r in runs if r.id.startswith(ref)]
+    bad = [m for i, m in unreadable.items() if i == ref] or (
+        [] if matches else [m for i, m in unreadable.items() if i.startswith(ref)])
+    if len(bad) == 1 and not matches:
+        raise RunUnreadable(bad[0])
     if len(matches) != 1:
         raise KeyError(f"no run {ref!r}" if not matches else f"run {ref!r} is ambiguous ({len(matches)} match)")
     return matches[0]
 
 
+@contextmanager
+def recorded(info: RunInfo, field: str = "config_json") -> Iterator[None]:
+    """Decoding part of a run record: a value of the wrong shape becomes ``RunUnreadable`` naming the run and
+    the field (a bare ``KeyError`` or ``TypeError`` never reaches a person)."""
+    try:
+        yield
+    except RunUnreadable:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError, OverflowError, RecursionError) as exc:
+        if isinstance(exc, DatasetError):
+            raise
+        what = f"lacks {exc}" if isinstance(exc, KeyError) else f"holds a value of the wrong shape ({exc})"
+        raise RunUnreadable(f"run {shown(info.id)}: {field} {what[:200]}; the run cannot be used "
+                            "(`workbench runs --delete ID` removes it)") from None
+
+
 def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     """Reopen a run: its record and per-configuration question rows (same shape as a fresh sweep)."""
     info = find_run(ws, ref)
-    results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
-               for c in info.config["configs"]}
+    with recorded(info):
+        results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
+                   for c in info.config["configs"]}
     for row in ws.records.run_question_rows(info.id):
-        m = json.loads(row["metrics_json"])
-        extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
-        results[row["config_key"]].rows.append(QuestionResult(
-            row["q_index"], row["question"], m.get("corpus_id", ""),
-            [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
-            row["label"], extra))
-    for key, notes in (info.summary.get("notes") or {}).items():
-        if key in results:
-            results[key].notes = {str(k): int(v) for k, v in notes.items()}
+        with recorded(info, f"question {row['q_index']} ({row['config_key']})"):
+            m = json.loads(row["metrics_json"])
+            extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
+            results[row["config_key"]].rows.append(QuestionResult(
+                row["q_index"], row["question"], m.get("corpus_id", ""),
+                [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
+                row["label"], extra))
+    with recorded(info, "summary_json"):
+        for key, notes in (info.summary.get("notes") or {}).items():
+            if key in results:
+                results[key].notes = {str(k): int(v) for k, v in notes.items()}
     return info, list(results.values())
 
 
@@ -232,17 +291,22 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
     info = find_run(ws, ref)
     if info.kind == "answers" and backend is None:
         raise ValueError(f"run {info.id} judged answers: re-running it needs an answering model")
-    ds = info.config["dataset"]
-    if ds.get("stored") and not dataset_dir:  # a set stored in the data folder, by name
-        qset = ws.questions.question_set(ds["name"]).qset
-    else:
-        qset = load_question_set(dataset_dir or ds["path"], max_file_mb=max_file_mb)
+    with recorded(info):
+        ds = info.config["dataset"]
+        path, corpora, sel = dataset_dir or ds["path"], dict(ds["corpora"]), ds.get("selection") or {}
+        if not isinstance(path, str):
+            raise TypeError(f"dataset path {shown(path)} is not text")
+        configs = [SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"])
+                   for c in info.config["configs"]]
+        recorded_model = str(info.config["embedding"]["model_id"])
+        stored = str(ds["name"]) if ds.get("stored") and not dataset_dir else ""  # a set stored in the data folder
+    qset = (ws.questions.question_set(stored).qset if stored
+            else load_question_set(path, max_file_mb=max_file_mb))
     if not allow_changed and (qset.questions_hash != ds["questions_sha256"]
-                              or any(qset.corpus_hashes.get(c) != h for c, h in ds["corpora"].items())):
+                              or any(qset.corpus_hashes.get(c) != h for c, h in corpora.items())):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
-    sel = ds.get("selection") or {}
-    qset = qset.subset(sel.get("limit"), sel.get("corpus"), sel.get("questions"))
-    configs = [SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]) for c in info.config["configs"]]
+    with recorded(info):
+        qset = qset.subset(sel.get("limit"), sel.get("corpus"), sel.get("questions"))
     started = datetime.now(timezone.utc)
     sweep = run_sweep(ws, qset, configs, progress, cancel)
     llm_model = judge_model = None
@@ -251,8 +315,8 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
 
         answer_and_judge(ws, backend, qset, sweep, progress, cancel, judge=judge)
         llm_model, judge_model = backend_name(backend), backend_name(judge if judge is not None else backend)
-    if ws.corpus.embedder.model_id != info.config["embedding"]["model_id"]:
-        sweep.warnings.append(f"embedding model differs from the recorded run ({info.config['embedding']['model_id']})")
+    if ws.corpus.embedder.model_id != recorded_model:
+        sweep.warnings.append(f"embedding model differs from the recorded run ({recorded_model})")
     kind = "retrieval" if info.kind == "advice" else info.kind  # an advice run's confirm half, run again
     new_id = save_run(ws, qset, sweep, label=f"re-run of {info.id}", kind=kind, seed=info.config.get("seed", 0),
                       started=started, selection=sel, llm_model=llm_model, judge_model=judge_model)

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from workbench.core.ingest.documents import Document
 
 KIND = "questions"
-PROMPT_VERSION = "questions-v1"
+PROMPT_VERSION = "questions-v2"  # v2: fenced with a nonce
 MAX_EXCERPT_CHARS = 800
 MIN_PASSAGE_CHARS = 150
 
@@ -214,7 +214,8 @@ def generate_questions(ws: EvalWorkspace, llm: Backend, n: int = 50, seed: int =
         texts = [doc.text[a:b] for a, b in spans]
         title = doc.title or Path(doc.path).stem
         messages = two_part_messages(title, *texts) if two_part else question_messages(title, texts[0])
-        key = hashlib.sha256(json.dumps([PROMPT_VERSION, messages]).encode()).hexdigest()
+        # keyed on the inputs, not the prompt: its fences' nonce is keyed per process (``core.llm.fences``)
+        key = hashlib.sha256(json.dumps([PROMPT_VERSION, two_part, title, texts]).encode()).hexdigest()
         result.attempts += 1
         raw = ws.records.cached_llm_output(KIND, key, llm.model)
         if raw is None:
@@ -297,8 +298,8 @@ def make_question_set(ws: EvalWorkspace, out_dir: str | Path, llm: Backend, n: i
     config = {"dataset": {"path": str(result.qset.root), "name": result.qset.name,
                           "questions": len(result.questions)},
               "llm": {"backend": result.backend, "model": result.model}, "prompt_version": PROMPT_VERSION,
-              "prompt": two_part_messages("TITLE", "PART A", "PART B") if two_part
-              else question_messages("TITLE", "PASSAGE"),
+              "prompt": two_part_messages("TITLE", "PART A", "PART B", nonce="NONCE") if two_part
+              else question_messages("TITLE", "PASSAGE", nonce="NONCE"),
               "settings": settings, "seed": seed}
     summary = {"kept": len(result.questions), "dropped": len(result.dropped), "attempts": result.attempts,
                "reasons": result.reasons, "llm": result.usage.as_dict(), "seconds": round(result.seconds, 3)}

@@ -28,6 +28,7 @@ from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at, section_end
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend, Message
+from workbench.core.llm.fences import data_rule, fenced, new_nonce
 from workbench.core.llm.open import LLMUsage, call_llm
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ if TYPE_CHECKING:
     from workbench.core.store import ChunkSetInfo, Store
 
 KIND = "situate"
-PROMPT_VERSION = "situate-v1"
+PROMPT_VERSION = "situate-v2"  # v2: fenced with a nonce (part of the cache key)
+FENCE_TAGS = ("document", "passage")
 CONTEXT_CHARS = 1500
 HEAD_CHARS = 300
 CHUNK_CHARS = 700
@@ -119,13 +121,19 @@ def document_context(doc: Document, start: int, end: int, limit: int = CONTEXT_C
     return "\n".join(parts)
 
 
-def situate_messages(title: str, heading_path: Sequence[str], context: str, chunk: str) -> list[Message]:
-    """The chat messages asking for the situating sentence."""
+def situate_messages(title: str, heading_path: Sequence[str], context: str, chunk: str,
+                     nonce: str | None = None) -> list[Message]:
+    """The chat messages asking for the situating sentence. The document's title, its context and the chunk
+    are fenced (``core.llm.fences``) with ``nonce`` (default: a keyed hash of them), so a document cannot
+    close a fence or pose as the instructions."""
     where = " > ".join([title, *heading_path]) if heading_path else title
+    passage = chunk[:CHUNK_CHARS]
+    nonce = nonce or new_nonce(where, context, passage)
+    document = fenced("document", nonce, f"Title: {where}\n\n{context}", tags=FENCE_TAGS)
     return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"Document: {where}\n<document>\n{context}\n</document>\n\n"
-                                    f"Passage:\n<passage>\n{chunk[:CHUNK_CHARS]}\n</passage>\n\n"
+        {"role": "system", "content": f"{SYSTEM} {data_rule(nonce, FENCE_TAGS)}"},
+        {"role": "user", "content": f"Document:\n{document}\n\n"
+                                    f"Passage:\n{fenced('passage', nonce, passage, tags=FENCE_TAGS)}\n\n"
                                     "In one short sentence, say what this passage is about within the document. "
                                     "Sentence:"},
     ]
@@ -145,7 +153,7 @@ def clean_sentence(raw: str, limit: int = MAX_SENTENCE_CHARS) -> str:
     if not lines:
         return ""
     line = _LABEL.sub("", lines[0])
-    line = re.sub(r"[*_`]{1,3}|</?\w+>", "", line).strip()
+    line = re.sub(r"[*_`]{1,3}|</?\w+(?:-[0-9a-f]+)?>", "", line).strip()
     m = re.search(r"[.!?][\"”’']?(?=\s+[\"“]?[A-Z])", line[20:])  # the first sentence (not a tiny fragment)
     if m:
         line = line[: 20 + m.end()]

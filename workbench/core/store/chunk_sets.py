@@ -13,6 +13,8 @@ import numpy as np
 from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.documents import Document
 from workbench.core.store.connection import Tables, now, writes
+from workbench.core.store.errors import StoreError
+from workbench.core.store.readback import counter, json_object, shown
 from workbench.core.store.values import ID_BATCH, ChunkSetInfo, ChunkTable, Scope
 
 
@@ -40,15 +42,52 @@ class ChunkSetTables(Tables):
         rows = list(self.db.query("SELECT * FROM chunk_sets WHERE id = ?", [set_id]))
         if not rows:
             raise KeyError(f"no chunk set {set_id}")
-        r = rows[0]
+        info = self._chunk_set_info(rows[0])
+        if isinstance(info, str):
+            raise StoreError(info)
+        return info
+
+    def _chunk_set_info(self, r: dict[str, Any]) -> ChunkSetInfo | str:
+        """The chunk set of a ``chunk_sets`` row, or the message naming its unreadable field (noted in the
+        connection's ``bad_values``)."""
+        set_id = r["id"]
+        data, problem = json_object(r["config_json"])
+        config = None
+        if data is not None:
+            try:
+                config = ChunkConfig(**data)
+            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+                problem = f"is not a chunking ({str(exc)[:120]})"
+        count = counter(r["chunk_count"])[0]
+        if config is None or not isinstance(r["model_id"], str) or count is None:
+            field = "config_json" if config is None else "model_id" if not isinstance(r["model_id"], str) \
+                else "chunk_count"
+            why = problem if config is None else f"is {shown(r[field])}"
+            return self.connection.bad_values.note(
+                f"chunk set {shown(set_id)}", f"{field} {why}; the set is left out (`workbench verify --repair` "
+                "removes it; it is rebuilt when next used)")
         scope = tuple(x[0] for x in self.db.execute(
             "SELECT doc_id FROM chunk_set_scopes WHERE set_id = ? ORDER BY doc_id", [set_id]))
-        return ChunkSetInfo(r["id"], ChunkConfig(**json.loads(r["config_json"])), r["model_id"], r["state"],
-                            r["chunk_count"], scope)
+        return ChunkSetInfo(str(set_id), config, r["model_id"], str(r["state"]), count, scope)
 
     def chunk_sets(self) -> list[ChunkSetInfo]:
-        """Every chunk set."""
-        return [self.chunk_set(r["id"]) for r in self.db.query("SELECT id FROM chunk_sets ORDER BY created")]
+        """Every chunk set that reads (one whose row does not is named in ``bad_values`` and left out)."""
+        infos = (self._chunk_set_info(r) for r in self.db.query("SELECT * FROM chunk_sets ORDER BY created"))
+        return [i for i in infos if not isinstance(i, str)]
+
+    def unreadable_chunk_sets(self) -> list[str]:
+        """Ids of the chunk sets whose rows do not read (``chunk_sets`` leaves them out)."""
+        return [str(r["id"]) for r in self.db.query("SELECT * FROM chunk_sets ORDER BY created")
+                if isinstance(self._chunk_set_info(r), str)]
+
+    @writes
+    def drop_chunk_set(self, set_id: str) -> None:
+        """Remove a chunk set's row, chunks, scope and FAISS checksum, in one transaction (its FAISS file is
+        the caller's; the set is rebuilt when next used)."""
+        for table in ("chunks", "chunk_set_docs", "chunk_set_scopes", "index_files"):
+            self.db.execute(f"DELETE FROM {table} WHERE set_id = ?", [set_id])
+        self.db.execute("DELETE FROM chunk_sets WHERE id = ?", [set_id])
+        self.connection.bump_generation()
 
     @writes
     def set_state(self, set_id: str, state: str) -> None:

@@ -24,6 +24,7 @@ import sqlite_utils
 from workbench.core.store.errors import (
     BUSY_TIMEOUT_S,
     StoreError,
+    WriteRefused,
     damaged_message,
     describe,
     folder_writable,
@@ -32,6 +33,7 @@ from workbench.core.store.errors import (
     out_of_space,
     read_only_message,
 )
+from workbench.core.store.readback import BadValues, counter
 from workbench.core.store.schema import SCHEMA_VERSION, foreign_tables, migrate
 
 # Integrity of each database file is checked once per process and file version:
@@ -97,6 +99,7 @@ class StoreConnection:
         self.path = Path(path)
         self.folder = self.path.parent
         self.refusal: str | None = None
+        self.bad_values = BadValues()  # unreadable values met (``readback``): named, replaced or skipped
         existed = self.path.exists()
         writable = folder_writable(self.folder) and (not existed or os.access(self.path, os.W_OK))
         if not writable:
@@ -231,9 +234,9 @@ class StoreConnection:
         return self.refusal is None
 
     def check_writable(self) -> None:
-        """Raise ``StoreError`` with the reason when this store refuses writes."""
+        """Raise ``WriteRefused`` with the reason when this store refuses writes."""
         if self.refusal:
-            raise StoreError(self.refusal)
+            raise WriteRefused(self.refusal)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -273,7 +276,13 @@ class StoreConnection:
     def generation(self) -> int:
         """A counter that grows with every change to documents or chunk sets (not to the caches)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return int(row[0]) if row else 0
+        if not row:
+            return 0
+        value, problem = counter(row[0])
+        if value is None:  # read as 0: the next change writes a number (``_bump`` casts the text to 0)
+            self.bad_values.note("meta 'generation'", f"{problem}; read as 0 until the next change rewrites it")
+            return 0
+        return value
 
     def bump_generation(self) -> None:
         """Count a change to documents or chunk sets (call inside the write transaction that makes it)."""

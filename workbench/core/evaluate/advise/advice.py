@@ -32,7 +32,14 @@ from workbench.core.evaluate.advise.split import Split, split_questions
 from workbench.core.evaluate.datasets import DatasetError, index_corpora, load_question_set
 from workbench.core.evaluate.metrics import summary_to_dict
 from workbench.core.evaluate.question_set import QuestionSet
-from workbench.core.evaluate.records import code_version, find_run, list_runs, question_rows, run_config
+from workbench.core.evaluate.records import (
+    code_version,
+    find_run,
+    list_runs,
+    question_rows,
+    recorded,
+    run_config,
+)
 from workbench.core.evaluate.sweep import SweepResult
 from workbench.core.index.estimate import BuildEstimate, about, duration
 from workbench.core.jobs import CancelToken, ProgressSink
@@ -124,6 +131,7 @@ def plan_advice(ws: AdviceWorkspace, qset: QuestionSet, space: Space | None = No
             cancel.check()
         say(progress, f"estimating {chunker} {size}")
         plan.chunkings[(chunker, size)] = costs.estimate(chunk_config(chunker, size))
+    plan.notes += [w for w in ws.records.stored_value_warnings() if w not in plan.notes]  # e.g. a clamped rate
     return plan
 
 
@@ -308,17 +316,20 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
         info = find_run(ws, ref)
     if info.kind != KIND:
         raise ValueError(f"run {info.id} is a {info.kind} run, not an advice run")
-    advice = info.config["advice"]
-    ds = info.config["dataset"]
-    qset = (ws.questions.question_set(ds["name"]).qset if ds.get("stored")  # a set stored in the data folder
-            else load_question_set(ds["path"]))
-    recorded = info.config["dataset"].get("corpora", {})
-    if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in recorded.items()):
+    with recorded(info):
+        advice = info.config["advice"]
+        path, corpora = info.config["dataset"]["path"], dict(info.config["dataset"].get("corpora", {}))
+        stored = str(info.config["dataset"]["name"]) if info.config["dataset"].get("stored") else ""
+        if not isinstance(path, str):
+            raise TypeError(f"dataset path {path!r} is not text")
+        space, split = Space.from_dict(advice["space"]), Split.from_dict(advice["split"])
+        seed, limit_s, name = int(advice["seed"]), float(time_limit_s or advice["time_limit_s"]), str(advice["name"])
+    with recorded(info, "summary_json"):
+        trials = [Trial.from_dict(t) for t in info.summary.get("trials", [])]
+    qset = ws.questions.question_set(stored).qset if stored else load_question_set(path)  # stored: by name
+    if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in corpora.items()):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
-    trials = [Trial.from_dict(t) for t in info.summary.get("trials", [])]
     say(progress, f"resuming advice run {info.id}: {len(trials)} trials recorded, "
                   f"{len(done_trials(trials))} of them ran")
-    plan = plan_advice(ws, qset, Space.from_dict(advice["space"]), int(advice["seed"]),
-                       float(time_limit_s or advice["time_limit_s"]), str(advice["name"]),
-                       Split.from_dict(advice["split"]), progress, cancel)
+    plan = plan_advice(ws, qset, space, seed, limit_s, name, split, progress, cancel)
     return run_advice(ws, plan, progress, cancel, info.id, trials, started)

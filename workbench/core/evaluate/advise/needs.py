@@ -19,6 +19,10 @@ from workbench.core.store import ChunkSetInfo, Scope
 class AdviceRecords(EvalRecords, Protocol):
     """The workspace's records as the advisor sees them."""
 
+    def stored_value_warnings(self) -> list[str]:
+        """The unreadable stored values met so far (named; read as safe defaults or left out)."""
+        ...
+
     def update_run(self, run_id: str, fields: dict[str, Any]) -> None:
         """Change some columns of a recorded run."""
         ...
