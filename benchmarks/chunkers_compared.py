@@ -23,6 +23,7 @@ from workbench.core.evaluate.bundled import bundled_path
 from workbench.core.evaluate.datasets import index_corpora, load_question_set
 from workbench.core.evaluate.sweep import expand_grid, run_sweep
 from workbench.core.index.build import IngestReport
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.workspace import Workspace
 
 METRICS = ("recall", "precision", "iou", "context_tokens")
@@ -65,7 +66,8 @@ def main() -> int:
     for result in sweep.results:
         seconds, count, embedded = builds[result.config.key]
         summary = result.summary
-        rows.append({"chunker": str(result.config.params.get("chunker")), "label": result.config.strategy.chunk.label(),
+        rows.append({"chunker": str(result.config.params.get("chunker")),
+                     "label": chunking_label(result.config.strategy.chunk),
                      **{m: round(summary[m].mean, 4) for m in METRICS if m in summary},
                      "chunks": count, "embedded": embedded, "build_s": round(seconds, 1),
                      "chunks_per_s": round(count / seconds, 1) if seconds > 0 else None})

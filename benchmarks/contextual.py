@@ -31,9 +31,10 @@ from workbench.core.evaluate.datasets import index_corpora, load_question_set  #
 from workbench.core.evaluate.export import summary_rows  # noqa: E402
 from workbench.core.evaluate.sweep import SweepConfig, run_sweep  # noqa: E402
 from workbench.core.index.situating import build_contextual_set  # noqa: E402
-from workbench.core.ingest.chunking import ChunkConfig  # noqa: E402
+from workbench.core.ingest.chunkers.identity import chunking_label  # noqa: E402
+from workbench.core.ingest.values import ChunkConfig  # noqa: E402
 from workbench.core.jobs import ProgressEvent  # noqa: E402
-from workbench.core.retrieve.strategies import Strategy  # noqa: E402
+from workbench.core.retrieve.strategy.presets import Strategy  # noqa: E402
 from workbench.core.workspace import Workspace  # noqa: E402
 
 DATASET = ROOT / "workbench" / "datasets" / "chroma-general"
@@ -80,7 +81,7 @@ def main() -> int:
                "contextual+heading": ChunkConfig(size=size, contextual=True, heading_prefix=True)}
     build: dict[str, dict] = {}
     for name, config in configs.items():
-        print(f"building {name} ({config.label()})", file=sys.stderr)
+        print(f"building {name} ({chunking_label(config)})", file=sys.stderr)
         t0 = time.perf_counter()
         usage = None
         if name == "plain":

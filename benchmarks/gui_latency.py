@@ -66,7 +66,7 @@ def main() -> None:
     from workbench.ui.app.settings import open_settings
 
     from workbench.core.index.embedding import SentenceTransformerEmbedder
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
     from workbench.core.workspace import Workspace
     from workbench.ui.app.launch import make_app
     from workbench.ui.window.main_window import MainWindow

@@ -37,7 +37,8 @@ def main() -> None:
 
     from workbench.core.index.build import chunk_texts
     from workbench.core.index.embedder_pool import EmbedderPool
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.chunkers.identity import chunking_label
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.lanes import cores as torch_cores
     from workbench.core.workspace import Workspace
 
@@ -81,7 +82,7 @@ def main() -> None:
                 del report
                 ws.close()
     r, r1 = statistics.median(raw), statistics.median(raw_one)
-    print(f"corpus: {', '.join(Path(c).name for c in args.corpus)}; {n_chunks} chunks of {config.label()}; "
+    print(f"corpus: {', '.join(Path(c).name for c in args.corpus)}; {n_chunks} chunks of {chunking_label(config)}; "
           f"median of {args.repeats}, builds and raw encode interleaved")
     print("| figure | value |\n|---|---|")
     print(f"| raw SentenceTransformer.encode (exact fp32, batch 64, {cores} threads: torch's default) "
@@ -107,7 +108,8 @@ def estimates(corpus: list[str], config, embedder):
     """The cost estimate against the build it describes: in a fresh data folder (no rate kept: measured on a
     few texts first), then another chunk size (the rate the first build kept)."""
     from workbench.core.index.build import ingest_files
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.chunkers.identity import chunking_label
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.workspace import Workspace
 
     out = []
@@ -120,7 +122,7 @@ def estimates(corpus: list[str], config, embedder):
             before = embedder.texts_encoded
             t0 = time.perf_counter()
             info = ws.sets.ensure_chunk_set(cfg)
-            out.append((f"{label} ({cfg.label()})", guess, info.chunk_count, embedder.texts_encoded - before,
+            out.append((f"{label} ({chunking_label(cfg)})", guess, info.chunk_count, embedder.texts_encoded - before,
                         time.perf_counter() - t0))
         ws.close()
     return out

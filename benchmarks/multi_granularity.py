@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workbench.core.evaluate.bundled import resolve_dataset
 from workbench.core.evaluate.datasets import index_corpora, load_question_set
 from workbench.core.evaluate.metrics import span_scores
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.spans import Span, merge_spans, subtract_spans
 from workbench.core.workspace import Workspace
 

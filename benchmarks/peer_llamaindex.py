@@ -40,8 +40,8 @@ def main() -> None:
     from dataclasses import replace
 
     from workbench.core.index.embedding import SentenceTransformerEmbedder
-    from workbench.core.ingest.chunking import ChunkConfig
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.ingest.values import ChunkConfig
+    from workbench.core.retrieve.strategy.presets import PRESETS
     from workbench.core.workspace import Workspace
 
     embedder = SentenceTransformerEmbedder()

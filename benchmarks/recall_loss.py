@@ -29,7 +29,7 @@ from workbench.core.evaluate.datasets import index_corpora, load_question_set
 from workbench.core.evaluate.metrics import span_scores
 from workbench.core.retrieve import passages
 from workbench.core.retrieve.expansions import neighbours, none
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.spans import Span, merge_spans, subtract_spans
 from workbench.core.workspace import Workspace
 

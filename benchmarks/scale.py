@@ -42,9 +42,9 @@ TIMED_PRESETS = ("hybrid", "budgeted-neighbours", "multi-granularity", "segments
 def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -> dict:
     from dataclasses import replace
 
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.retrieve.expansions import NoExpansion
-    from workbench.core.retrieve.strategies import from_dict, override, resolve
+    from workbench.core.retrieve.strategy.presets import from_dict, override, resolve
     from workbench.core.workspace import Workspace
 
     docs, data = work / f"{n_chunks}" / "docs", work / f"{n_chunks}" / "data"

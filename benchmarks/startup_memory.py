@@ -44,12 +44,12 @@ def shown():
     print("SHOWN", flush=True)
     torch_loaded = "torch" in sys.modules
     t0 = time.perf_counter()
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
     info = next((s for s in ws.store.sets.chunk_sets() if s.state == "ready" and s.model_id == ws.embedder.model_id),
                 None)
     chunks = 0
     if info is not None:
-        from workbench.core.retrieve.strategies import from_dict
+        from workbench.core.retrieve.strategy.presets import from_dict
         question = f"What did the president say about prices? ({sys.argv[3]})"  # new each run: really embedded
         res = ws.search(question, from_dict({**info.config.__dict__, "top_k": 10}))
         chunks = info.chunk_count

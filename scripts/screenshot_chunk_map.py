@@ -16,7 +16,7 @@ def main() -> None:
     """Index the sample corpus, search side by side with a reference span and save ``chunk-map.png``."""
     out = output_dir()
     shot = LaptopWindow("chunk-map")
-    from workbench.core.retrieve.strategies import PRESETS, override
+    from workbench.core.retrieve.strategy.presets import PRESETS, override
     from workbench.core.spans import Span
 
     window, ws, wait, settle = shot.window, shot.ws, shot.wait, shot.settle

@@ -110,7 +110,7 @@ def sotu_workspace(tmp_path_factory, embedder) -> tuple[Path, Path]:
     key = f"sotu:{embedder.model_id}"
     if key not in _BUILT:
         from workbench.core.evaluate.datasets import index_corpora, load_question_set
-        from workbench.core.ingest.chunking import ChunkConfig
+        from workbench.core.ingest.values import ChunkConfig
         from workbench.core.workspace import Workspace
 
         root = sotu_set(tmp_path_factory.mktemp("sotu-qs"))

@@ -108,7 +108,7 @@ def test_every_configuration_runs_at_the_budget_and_the_presets_are_points_of_it
     assert sizes == set(space.sizes)
     assert coarse_levels(64) == "100:1+200:1", "multi-granularity over 64-token chunks is the preset's"
     multi = space.strategy(preset_params(1000, space)[2])
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
 
     assert multi.chunk_configs() == PRESETS["multi-granularity"].chunk_configs()
     plain = baseline("plain", 1000)
@@ -286,7 +286,7 @@ def test_the_best_preset_stays_the_pick_unless_the_fit_half_tells_a_better_one_a
 # ----- saved strategies are data ---------------------------------------------------------------------------
 def test_a_saved_strategy_names_no_code_that_runs_without_consent(tmp_path, advice_ws, capsys, hash_cli):
     from workbench.core.consent import NotTrusted
-    from workbench.core.retrieve.strategies import resolve
+    from workbench.core.retrieve.strategy.presets import resolve
 
     custom = resolve({"preset": "plain", "chunker": "custom:no_such_module_xyz:cut"})
     advice_ws.records.save_strategy("mine", custom, source="test")

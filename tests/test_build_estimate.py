@@ -14,9 +14,10 @@ from ui_support import WAIT_MS
 from workbench.core.index.embedding import EmbedMeter
 from workbench.core.index.estimate import BuildEstimate, about
 from workbench.core.index.rates import embedding_rate, keep_rate, rate_name
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import ProgressEvent
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.workspace import Workspace
 
 pytest_plugins = ["ui_support"]
@@ -188,7 +189,7 @@ def test_an_estimate_made_just_before_a_build_is_the_one_the_build_says(hash_ws,
     said: list[ProgressEvent] = []
     hash_ws.sets.ensure_chunk_set(config, said.append)
     assert len(calls) == 1, "the dry run is not made twice"
-    assert [e.message for e in said if e.stage == "estimate"] == [f"{config.label()}: {estimate.describe()}"]
+    assert [e.message for e in said if e.stage == "estimate"] == [f"{chunking_label(config)}: {estimate.describe()}"]
     hash_ws.sets.ensure_chunk_set(ChunkConfig(size=91), said.append)
     assert len(calls) == 2, "a set nobody estimated is estimated before its build"
 

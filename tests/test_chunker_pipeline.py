@@ -17,8 +17,9 @@ from workbench.core.index.embedding import text_hash
 from workbench.core.ingest.chunkers import ChunkerError
 from workbench.core.ingest.chunkers.catalog import chunker_catalog
 from workbench.core.ingest.chunkers.choice import apply_chunker, chunker_name, chunker_spec
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import PRESETS, resolve
+from workbench.core.ingest.chunkers.identity import chunk_set_id
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import PRESETS, resolve
 
 AVAILABLE = [k["name"] for k in chunker_catalog() if k["available"] and k["name"] != "late"]
 
@@ -37,13 +38,13 @@ def corpus(tmp_path):
 
 def test_old_strategies_keep_their_chunk_set_identity():
     # ids computed by the version before chunkers were part of the identity
-    assert ChunkConfig().set_id("m") == "c9929563a3744ccc"
-    assert ChunkConfig(unit="words", size=80, overlap=10, structure_aware=True,
-                       heading_prefix=True).set_id("x") == "ccaccd0077cc17dc"
-    assert ChunkConfig(contextual=True).set_id("m") == "ec2eb4b54250d5f3"
+    assert chunk_set_id(ChunkConfig(), "m") == "c9929563a3744ccc"
+    assert chunk_set_id(ChunkConfig(unit="words", size=80, overlap=10, structure_aware=True,
+                       heading_prefix=True), "x") == "ccaccd0077cc17dc"
+    assert chunk_set_id(ChunkConfig(contextual=True), "m") == "ec2eb4b54250d5f3"
     old = json.loads(PRESETS["plain"].to_json())
     assert "chunker" not in old["chunk"], "an unset chunker stays out of stored JSON"
-    assert resolve(json.dumps(old)).chunk.set_id("m") == "c9929563a3744ccc"
+    assert chunk_set_id(resolve(json.dumps(old)).chunk, "m") == "c9929563a3744ccc"
     # the built-in chunkers by name are the old configurations
     assert resolve({"chunker": "fixed"}).chunk == ChunkConfig()
     assert resolve({"chunker": "structure", "size": 100}).chunk == ChunkConfig(size=100, structure_aware=True)
@@ -54,9 +55,11 @@ def test_a_registry_chunker_is_part_of_the_identity():
     a = resolve({"chunker": "recursive"})
     b = resolve({"chunker": {"name": "recursive", "max_tokens": 128, "overlap": 16}})
     same = resolve({"chunker": json.dumps({"overlap": 0, "name": "recursive"})})
-    assert a.chunk.set_id("m") != b.chunk.set_id("m") != ChunkConfig().set_id("m")
-    assert a.chunk == same.chunk and a.chunk.set_id("m") == same.chunk.set_id("m"), "defaults filled in, key order free"
-    assert a.chunk.set_id("m") != a.chunk.set_id("other-model"), "a chunk set is (chunker, embedding model)"
+    assert chunk_set_id(a.chunk, "m") != chunk_set_id(b.chunk, "m") != chunk_set_id(ChunkConfig(), "m")
+    assert a.chunk == same.chunk and chunk_set_id(a.chunk, "m") == chunk_set_id(same.chunk, "m"), \
+        "defaults filled in, key order free"
+    assert chunk_set_id(a.chunk, "m") != chunk_set_id(a.chunk, "other-model"), \
+        "a chunk set is (chunker, embedding model)"
     spec = chunker_spec(b.chunk)
     assert spec is not None and spec.param_dict == {"max_tokens": 128, "overlap": 16} and spec.version
     assert "recursive (max_tokens=128, overlap=16)" in b.describe()
@@ -160,7 +163,7 @@ def test_sweep_gives_one_row_per_chunker(hash_ws):
     sweep = run_sweep(hash_ws, qset, configs)
     assert [r.config.params["chunker"] for r in sweep.results] == ["fixed", "recursive", "semchunk"]
     assert all(len(r.rows) == 5 for r in sweep.results)
-    assert len({r.config.strategy.chunk.set_id(hash_ws.embedder.model_id) for r in sweep.results}) == 3
+    assert len({chunk_set_id(r.config.strategy.chunk, hash_ws.embedder.model_id) for r in sweep.results}) == 3
 
 
 def test_cli_index_search_and_eval_grid_with_chunkers(capsys, tmp_path, corpus, hash_cli):

@@ -8,11 +8,11 @@ import pytest
 
 from workbench.commands.search import add_strategy_options, strategy_from_args
 from workbench.core.evaluate.sweep import expand_grid, parse_grid
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.coarse_hits import as_fine_hit, fuse_granularities
-from workbench.core.retrieve.search_config import parse_coarse
-from workbench.core.retrieve.strategies import PRESETS, from_dict, override, resolve
-from workbench.core.retrieve.strategy_json import to_flat_dict
+from workbench.core.retrieve.strategy.json_form import to_flat_dict
+from workbench.core.retrieve.strategy.presets import PRESETS, from_dict, override, resolve
+from workbench.core.retrieve.strategy.search_config import parse_coarse
 
 QUESTIONS = ["How do I roll back a deployment?", "Which chemicals must be stored apart?",
              "What does the monthly pass cost?", "Who do I call after a spill?"]

@@ -143,7 +143,7 @@ def test_a_writer_beside_searches_and_evaluations_fails_no_job(tmp_path):
     until = time.time() + SOAK_SECONDS
     writer = f"""
         import json, random
-        from workbench.core.ingest.chunking import ChunkConfig
+        from workbench.core.ingest.values import ChunkConfig
         ws = Workspace({str(data)!r}, embedder=HashEmbedder())
         jobs = failed = 0
         errors = []
@@ -168,7 +168,7 @@ def test_a_writer_beside_searches_and_evaluations_fails_no_job(tmp_path):
         from workbench.core.evaluate.datasets import load_question_set
         from workbench.core.evaluate.records import save_run
         from workbench.core.evaluate.sweep import expand_grid, run_sweep
-        from workbench.core.retrieve.strategies import resolve
+        from workbench.core.retrieve.strategy.presets import resolve
         ws = Workspace({str(data)!r}, embedder=HashEmbedder())
         qset = load_question_set({str(tmp_path / "qs")!r})
         jobs = failed = 0
@@ -210,7 +210,7 @@ def test_a_search_waits_for_a_writer_between_saving_an_index_and_recording_it(ha
     from workbench.core.index.build import index_path
     from workbench.core.index.vectors import VectorIndex
     from workbench.core.jobs import ProgressEvent
-    from workbench.core.retrieve.strategies import resolve
+    from workbench.core.retrieve.strategy.presets import resolve
     from workbench.core.workspace import Workspace
 
     ws = hash_sample_ws

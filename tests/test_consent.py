@@ -16,7 +16,7 @@ from workbench.core.consent import NotTrusted, is_trusted, named_targets, trust
 from workbench.core.evaluate.datasets import load_question_set, save_question_set
 from workbench.core.evaluate.records import find_run, load_run, rerun, save_run
 from workbench.core.evaluate.sweep import expand_grid, run_sweep
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 
 pytest_plugins = ["ui_support"]
 QUESTION = "How do I roll back a bad deployment?"

@@ -16,7 +16,7 @@ import pytest
 from llm_standin import StandInLLM
 
 from workbench.core.index import situating as ctx
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.llm import open_backend
 from workbench.core.workspace import Workspace

@@ -15,7 +15,7 @@ import pytest
 from conftest import CHROMA, ROOT, SAMPLE, TESTS
 
 from workbench.core.index.verify import verify_store
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.store import Store
 from workbench.core.workspace import Workspace
 

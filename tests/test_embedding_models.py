@@ -19,11 +19,12 @@ from workbench.cli import main
 from workbench.core.evaluate.datasets import save_question_set
 from workbench.core.evaluate.sweep import expand_grid, parse_grid, run_sweep
 from workbench.core.index.embedder_pool import model_label, normalise_model_spec, open_embedder
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunk_set_id
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.llm import BackendUnavailable, ModelNotFound
 from workbench.core.llm.base import RemoteHostRefused
 from workbench.core.llm.ollama_backend import OllamaEmbedder
-from workbench.core.retrieve.strategies import PRESETS, override, resolve
+from workbench.core.retrieve.strategy.presets import PRESETS, override, resolve
 
 OLLAMA = f"ollama:{EMBED_MODEL}"
 QUESTION = "How much does a monthly transit pass cost?"
@@ -103,12 +104,12 @@ def test_one_chunk_set_per_model_searched_by_its_own_model(hash_sample_ws, stand
     ws.models.use_ollama_host(standin.host)
     plain = PRESETS["plain"]
     other = override(plain, model=OLLAMA)
-    default_set = ChunkConfig().set_id(hash_embedder.model_id)  # the identity of the existing chunk set is kept
+    default_set = chunk_set_id(ChunkConfig(), hash_embedder.model_id)  # the identity of the existing chunk set is kept
 
     a = ws.search(QUESTION, plain)
     assert a.set_id == default_set and not standin.requests, "the default model never talks to Ollama"
     b = ws.search(QUESTION, other)
-    assert b.set_id == ChunkConfig().set_id(OLLAMA) != a.set_id
+    assert b.set_id == chunk_set_id(ChunkConfig(), OLLAMA) != a.set_id
     infos = {i.id: i for i in ws.store.sets.chunk_sets()}
     assert infos[a.set_id].model_id == hash_embedder.model_id and infos[b.set_id].model_id == OLLAMA
     assert infos[b.set_id].state == "ready" and infos[b.set_id].chunk_count > 0

@@ -18,7 +18,7 @@ import workbench.core.evaluate.export as export
 from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
 from workbench.core.evaluate.export import ExportError, export_results
 from workbench.core.evaluate.sweep import SweepConfig, expand_grid, run_sweep
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 EXPORTS = {"summary.csv", "summary.json", "questions.csv", "questions.json", "tradeoff.png", "tradeoff.svg"}
 

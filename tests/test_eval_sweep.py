@@ -13,7 +13,7 @@ from workbench.core.evaluate.sweep import (
     parse_grid,
     run_sweep,
 )
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.spans import Span
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from fake_embedder import HashEmbedder
 
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 
 
 def test_vectors_are_unit_deterministic_and_overlap_scores_higher():

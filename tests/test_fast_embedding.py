@@ -24,7 +24,7 @@ from workbench.core.index.embedder_pool import (
     normalise_model_spec,
 )
 from workbench.core.index.embedding import embed_cached
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.workspace import Workspace
 

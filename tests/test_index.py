@@ -5,8 +5,8 @@ from conftest import SAMPLE
 
 from workbench.core.index.build import index_path
 from workbench.core.index.verify import verify_store
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import from_dict
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import from_dict
 
 
 def test_repeated_configuration_reuses_cached_embeddings(hash_ws):

@@ -15,11 +15,11 @@ from conftest import ROOT, TESTS
 from workbench.commands.index import LISTED_PROBLEMS, problem_lines
 from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
 from workbench.core.index.verify import verify_store
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.discovery import discover
 from workbench.core.ingest.documents import LoadError, LoadResult, decode_text, load_file
 from workbench.core.ingest.filenames import fs_path, shown
-from workbench.core.retrieve.strategies import from_dict
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import from_dict
 
 LATIN1_NAME = os.fsdecode(b"caf\xe9.txt")  # a file name that is not UTF-8 (surrogate-escaped in Python)
 TOPICS = {

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.lexical import LexicalIndex, question_words
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 from workbench.core.store.tokenizer import FtsTokenizer
 
 QUESTIONS = [

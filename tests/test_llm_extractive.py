@@ -29,7 +29,7 @@ from workbench.core.llm.no_model import (
     ExtractiveBackend,
     NotGenerative,
 )
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.spans import Span
 
 QUESTION = "Why must the database migration run before the rollout?"

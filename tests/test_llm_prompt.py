@@ -19,7 +19,7 @@ from workbench.core.answer.prompt import (
 )
 from workbench.core.llm import open_backend
 from workbench.core.llm.base import fold_system
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 from workbench.core.spans import Span
 
 P1 = NumberedPassage(1, 1, Span(7, 100, 180), "[deploy-guide.md] Flushing the cache",

@@ -22,7 +22,7 @@ from workbench.core.ingest.chunkers.late import late_chunk_vectors, pool_chunk_v
 from workbench.core.ingest.chunkers.recursive import TokenRuler
 from workbench.core.ingest.chunking import unit_spans
 from workbench.core.ingest.tokens import counter_for_model
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 
 COUNTER = counter_for_model(str(default_model_path()))
 EMBEDDER = HashEmbedder()

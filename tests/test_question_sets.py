@@ -10,7 +10,7 @@ import pytest
 
 from workbench.core.evaluate.question_set import DatasetError
 from workbench.core.evaluate.sweep import SweepConfig, run_sweep
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.spans import Span
 from workbench.core.store.question_sets import NEEDS_REVIEW, OK, Provenance
 

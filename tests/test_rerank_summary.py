@@ -3,7 +3,7 @@
 import pytest
 
 from workbench.core.retrieve.rerank import parse_ranking
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,10 @@ from sample_pdf import PAGES
 from workbench.core.evaluate.bundled import bundled_path
 from workbench.core.evaluate.datasets import corpus_documents, load_question_set
 from workbench.core.evaluate.metrics import span_scores
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import load_file
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 SHORT_ON_PURPOSE = {"transit-prices.md"}  # a one-screen price list: the heading-path tests rank its sections
 

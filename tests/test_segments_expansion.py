@@ -3,7 +3,7 @@ vectors: fast, no model) and on the sample corpus where meaning matters."""
 
 import pytest
 
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 TOPICS = ["backup restore archive", "kernel scheduler thread", "garden tomato soil", "invoice payment tax",
           "rocket orbit fuel", "violin concert music"]

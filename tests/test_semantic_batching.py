@@ -11,8 +11,9 @@ from fake_embedder import RecordingEmbedder
 
 from workbench.core.index.chunker_build import SetCutter
 from workbench.core.index.embedding import SAVE_EVERY, text_hash
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.chunkers.vector_cache import text_key
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.workspace import Workspace
 
 
@@ -55,7 +56,7 @@ def test_each_sentence_is_embedded_once_per_model_across_thresholds_sizes_and_ch
         emb.batches.clear()
         info = ws.sets.ensure_chunk_set(config)
         again = {text_hash(t) for b in emb.batches for t in b} & embedded
-        assert not again, f"{config.label()} embedded {len(again)} text(s) a second time"
+        assert not again, f"{chunking_label(config)} embedded {len(again)} text(s) a second time"
         assert set(ws.store.sets.chunk_table(info.id).text_hashes) <= embedded | {text_hash(t) for b in emb.batches
                                                                              for t in b}
         embedded |= {text_hash(t) for b in emb.batches for t in b}

@@ -182,7 +182,7 @@ def test_verify_cli_reports_checksum_and_repair_rebuilds(hash_sample_ws, capsys,
 
 def test_verify_text_prints_its_notes(hash_sample_ws, capsys, hash_cli):
     from workbench.cli import main
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
 
     hash_sample_ws.store.sets.ensure_chunk_set_row(ChunkConfig(size=33), hash_sample_ws.embedder.model_id)
     data = str(hash_sample_ws.data_dir)

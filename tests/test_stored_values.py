@@ -9,9 +9,9 @@ from conftest import SAMPLE
 
 from workbench.core.index.rates import MAX_CHARS_PER_S, MIN_CHARS_PER_S, embedding_rate, rate_name
 from workbench.core.index.verify import verify_store
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import resolve
-from workbench.core.retrieve.strategy import Strategy
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import resolve
+from workbench.core.retrieve.strategy.value import Strategy
 from workbench.core.workspace import Workspace
 
 DATASET = "workbench/datasets/sample"

@@ -6,7 +6,7 @@ import json
 import pytest
 from conftest import SAMPLE
 
-from workbench.core.retrieve.strategies import PRESETS, from_dict, override, resolve
+from workbench.core.retrieve.strategy.presets import PRESETS, from_dict, override, resolve
 from workbench.core.workspace import Workspace
 
 PRICE_QUESTION = "How much is the monthly pass?"

@@ -21,9 +21,9 @@ from workbench.core.retrieve.expansions.base import FIELD_OWNER
 from workbench.core.retrieve.inputs import SearchInputs
 from workbench.core.retrieve.lru import LRU
 from workbench.core.retrieve.pipeline import Retriever, hit_key
-from workbench.core.retrieve.search_config import SearchConfig
-from workbench.core.retrieve.strategies import PRESETS, Strategy, from_dict, override, resolve
-from workbench.core.retrieve.strategy_json import to_flat_dict
+from workbench.core.retrieve.strategy.json_form import to_flat_dict
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy, from_dict, override, resolve
+from workbench.core.retrieve.strategy.search_config import SearchConfig
 
 # what `workbench strategies --json` and run records wrote before strategies were composed
 OLD_FLAT = ('{"bm25_weight": 1.0, "budget": 0, "candidate_k": 0, "chunk": {"contextual": false, "heading_prefix": '

@@ -19,7 +19,7 @@ import pytest
 from test_llm_extractive import DEPLOY, QUESTION, corpus  # noqa: F401 - corpus is a fixture
 from ui_support import WAIT_MS
 
-from workbench.core.retrieve.strategies import Strategy, override
+from workbench.core.retrieve.strategy.presets import Strategy, override
 from workbench.core.spans import Span, merge_spans
 
 pytest_plugins = ["ui_support"]

@@ -18,7 +18,7 @@ from workbench.core.evaluate.bundled import bundled_sets
 from workbench.core.evaluate.datasets import load_question_set, read_corpus
 from workbench.core.evaluate.metrics import question_metrics
 from workbench.core.evaluate.sweep import QuestionResult
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategy.presets import PRESETS
 from workbench.core.spans import Span, merge_spans
 
 pytest_plugins = ["ui_support"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from guide_corpus import index_guides, section_reference
 
-from workbench.core.retrieve.strategies import Strategy, override
+from workbench.core.retrieve.strategy.presets import Strategy, override
 from workbench.core.spans import Span, merge_spans
 
 pytest_plugins = ["ui_support"]

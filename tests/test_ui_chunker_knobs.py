@@ -9,7 +9,7 @@ from guide_corpus import index_guides
 from ui_support import WAIT_MS, search, wait_settled
 
 from workbench.core.ingest.chunkers.choice import parse_chunker
-from workbench.core.retrieve.strategies import PRESETS, from_dict
+from workbench.core.retrieve.strategy.presets import PRESETS, from_dict
 
 pytest_plugins = ["ui_support"]
 

@@ -107,7 +107,7 @@ def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_w
 
 
 def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, hash_sample_ws):
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
 
     window = make_window(hash_sample_ws)
     window.side_by_side.click()
@@ -115,26 +115,27 @@ def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, hash
     search(qtbot, window, sides=("a", "b"))
     side_a = window.compare.a.strategy()
     knobs = side.strategy_panel.details
+    steps = side.strategy_panel.steps
     side.set_strategy(PRESETS["token-window"])
     wait_settled(qtbot, side, lambda r: r.strategy.expander.kind == "tokens")
     knobs.edge.setCurrentText("clip")
     clipped = wait_settled(qtbot, side, lambda r: r.strategy.expander.window_edge == "clip")
     assert side.strategy().expander.window_edge == "clip" == clipped.strategy.expander.window_edge
-    knobs.whole_doc.setValue(100_000)
-    whole = wait_settled(qtbot, side, lambda r: r.strategy.whole_doc_tokens == 100_000)
-    assert side.strategy().whole_doc_tokens == 100_000 == whole.strategy.whole_doc_tokens
+    steps.controls["whole_doc_tokens"].setValue(100_000)
+    whole = wait_settled(qtbot, side, lambda r: r.strategy.setting("whole_doc_tokens") == 100_000)
+    assert side.strategy().setting("whole_doc_tokens") == 100_000 == whole.strategy.setting("whole_doc_tokens")
     assert all(p.span.start == 0 for p in whole.passages), "small documents come back whole"
-    side.strategy_panel.extent.cap.setValue(1)
-    capped = wait_settled(qtbot, side, lambda r: r.strategy.per_doc_cap == 1)
+    steps.controls["per_doc_cap"].setValue(1)
+    capped = wait_settled(qtbot, side, lambda r: r.strategy.setting("per_doc_cap") == 1)
     assert len({p.span.doc_id for p in capped.passages}) == len(capped.passages)
     side.set_strategy(PRESETS["parent-child"])
     wait_settled(qtbot, side, lambda r: r.strategy.expander.kind == "parent")
     knobs.merge.setChecked(True)
     merged = wait_settled(qtbot, side, lambda r: r.strategy.expander.parent_merge)
     assert side.strategy().expander.parent_merge and merged.strategy.expander.parent_merge
-    knobs.rerank.setChecked(True)
-    knobs.rerank_parents.setChecked(True)
-    assert side.strategy().rerank == "llm" and side.strategy().reranks_parents
+    steps.controls["rerank"].setChecked(True)
+    steps.controls["rerank_parents"].setChecked(True)
+    assert side.strategy().setting("rerank") == "llm" and side.strategy().reranks_parents
     assert window.compare.a.strategy() == side_a, "side A is untouched"
     wait_settled(qtbot, side, lambda r: r.strategy.reranks_parents)  # no search left running at teardown
 
@@ -158,7 +159,7 @@ def test_structure_aware_box_rechunks_side_b(qtbot, make_window, hash_sample_ws)
 def test_a_side_runs_multi_granularity_search(qtbot, make_window, hash_sample_ws):
     """The preset from the picker: its coarse chunk sets are built, coarse hits join as windows, and the
     budget holds (hashed vectors: plumbing, not ranking)."""
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
 
     window = make_window(hash_sample_ws)
     side = window.compare.a

@@ -10,7 +10,7 @@ from ui_support import WAIT_MS, wait_result
 from workbench.core.evaluate.flips import find_flips, flip_counts, reference_coverage
 from workbench.core.evaluate.metrics import question_metrics
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig
-from workbench.core.retrieve.strategies import Strategy, override
+from workbench.core.retrieve.strategy.presets import Strategy, override
 from workbench.core.spans import Span
 
 pytest_plugins = ["ui_support"]

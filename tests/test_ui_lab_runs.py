@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 from ui_support import run_lab, sample_set
 
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategy.presets import PRESETS
 
 pytest_plugins = ["ui_support"]
 

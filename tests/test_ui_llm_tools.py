@@ -10,7 +10,7 @@ from test_synthetic_questions import SCRIPT
 from test_synthetic_questions import ScriptedLLM as QuestionLLM
 from ui_support import WAIT_MS
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.ui.answer.llm_tools import ContextualizeDialog, MakeQuestionsDialog
 
 pytest_plugins = ["ui_support"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ui_support import QUESTION, WAIT_MS
 
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategy.presets import PRESETS
 from workbench.core.spans import Span
 from workbench.ui.basics.settings import LLMChoice
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ui_support import QUESTION, WAIT_MS, search, wait_result
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.spans import merge_spans
 
 pytest_plugins = ["ui_support"]  # the window fixtures

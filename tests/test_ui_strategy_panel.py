@@ -1,7 +1,7 @@
 """The strategy panel's expansion-size knob and per-document cap edit the strategy the core runs; the panel
 shows the model's strategy of its side and writes each edit back there (it keeps none of its own)."""
 
-from workbench.core.retrieve.strategies import PRESETS, Strategy, override
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy, override
 from workbench.ui.explore.strategy_panel import StrategyPanel
 from workbench.ui.model import WorkbenchModel
 
@@ -26,8 +26,8 @@ def test_extent_knob_follows_the_expansion(qtbot):
     assert panel.extent.label.text() == "Parent"
     panel.extent.spin.setValue(0)
     assert seen[-1].expander.parent_size == 0 and panel.extent.spin.text() == "section"
-    panel.extent.cap.setValue(2)
-    assert seen[-1].per_doc_cap == 2
+    panel.steps.controls["per_doc_cap"].setValue(2)
+    assert seen[-1].setting("per_doc_cap") == 2
     panel.expansion.setCurrentIndex(panel.expansion.findData("neighbours"))
     assert not panel.extent.spin.isEnabled()
 
@@ -61,17 +61,17 @@ def test_detail_knobs_set_the_new_strategy_fields(qtbot):
     assert panel.details.edge.isEnabled() and not panel.details.merge.isEnabled()
     panel.details.edge.setCurrentText("clip")
     assert seen[-1].expander.window_edge == "clip" and seen[-1].expander.kind == "tokens"
-    panel.details.whole_doc.setValue(2000)
-    assert seen[-1].whole_doc_tokens == 2000
+    panel.steps.controls["whole_doc_tokens"].setValue(2000)
+    assert seen[-1].setting("whole_doc_tokens") == 2000
     model.set_strategy("A", PRESETS["parent-child"])
     assert panel.details.merge.isEnabled() and not panel.details.edge.isEnabled()
-    assert not panel.details.rerank_parents.isEnabled()  # only with LLM rerank
+    assert not panel.steps.controls["rerank_parents"].isEnabled()  # only with LLM rerank
     panel.details.merge.setChecked(True)
     assert seen[-1].expander.parent_merge is True
-    panel.details.rerank.setChecked(True)
-    assert seen[-1].rerank == "llm" and panel.details.rerank_parents.isEnabled()
-    panel.details.rerank_parents.setChecked(True)
-    assert seen[-1].rerank_parents and seen[-1].reranks_parents
+    panel.steps.controls["rerank"].setChecked(True)
+    assert seen[-1].setting("rerank") == "llm" and panel.steps.controls["rerank_parents"].isEnabled()
+    panel.steps.controls["rerank_parents"].setChecked(True)
+    assert seen[-1].setting("rerank_parents") and seen[-1].reranks_parents
     model.set_strategy("A", seen[-1])
     assert panel.strategy().to_dict() == seen[-1].to_dict()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ui_support import WAIT_MS, search
 
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategy.presets import PRESETS
 
 pytest_plugins = ["ui_support"]
 

@@ -11,8 +11,8 @@ from workbench.core.index.build import index_path, save_index
 from workbench.core.index.embedding import normalised
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.index.verify import nprobe_problem, verify_store
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategy import Strategy
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.value import Strategy
 
 
 def _two_sets_one_edit(ws, folder):

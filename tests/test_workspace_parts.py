@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from conftest import SAMPLE
 
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.documents import load_file
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.workspace_cache import DOCUMENTS
 from workbench.core.store import Store
 from workbench.core.workspace import Workspace

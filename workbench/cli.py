@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from workbench import __version__
+from workbench.commands.cluster_options import check_cluster, close_cluster
 from workbench.commands.common import (
     EXIT_CANCELLED,
     EXIT_ERROR,
@@ -20,6 +21,7 @@ from workbench.commands.common import (
     EXIT_PROBLEMS,
     EXIT_STATUSES,
     EXIT_USAGE,
+    UsageError,
     UserError,
     allow_named_code,
     check_common_paths,
@@ -75,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    from workbench.core.index.cluster import ClusterError
     from workbench.core.llm.base import LLMError
     from workbench.core.store.errors import StoreError
 
@@ -82,8 +85,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         resolve_llm_options(args)
         allow_named_code(args)
         check_common_paths(args)
+        check_cluster(args)
         return int(args.func(args) or 0)
-    except (UserError, StoreError, LLMError) as exc:  # LLMError: e.g. an ollama: embedding model's server
+    except UsageError as exc:  # found after parsing (a --cluster address): one line, as a usage error
+        say(f"workbench: error: {exc}", err=True)
+        return EXIT_USAGE
+    except (UserError, StoreError, LLMError, ClusterError) as exc:  # LLMError: e.g. an ollama: embedding model's server
         say(f"workbench: error: {exc}", err=True)
         return EXIT_ERROR
     except sqlite3.DatabaseError as exc:  # met while working on a store that passed its open checks
@@ -110,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        close_cluster(args)  # --cluster local: the private Ray and its temporary folder go with the command
 
 
 if __name__ == "__main__":  # pragma: no cover

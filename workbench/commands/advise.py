@@ -8,6 +8,7 @@ import argparse
 import re
 import time
 
+from workbench.commands.cluster_options import add_cluster_options
 from workbench.commands.common import (
     UserError,
     add_common,
@@ -69,7 +70,7 @@ def run_advise(args: argparse.Namespace) -> int:
     from workbench.commands.question_sources import check_dataset, load_dataset
     from workbench.core.evaluate.advise.advice import plan_advice, resume_advice, run_advice
     from workbench.core.evaluate.datasets import DatasetError
-    from workbench.core.retrieve.strategies import check_saved_name
+    from workbench.core.retrieve.strategy.presets import check_saved_name
 
     if not args.resume and not args.dataset:
         raise UserError("give a question set (a bundled name or a folder), or --resume RUN")
@@ -140,4 +141,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                                                    "trials; 'last' for the newest advice run)")
     p.add_argument("--plan-only", action="store_true", help="show what would be tried and its cost, then stop")
     add_common(p)
+    add_cluster_options(p)
     p.set_defaults(func=run_advise)

@@ -25,7 +25,8 @@ EXIT_STATUSES = [
     (EXIT_OK, "success (files inside a folder that were skipped or failed are listed, but do not count)"),
     (EXIT_ERROR, "error: a path named on the command line is missing or of the wrong kind, bad input, "
                  "a refused remote host, an empty corpus, a damaged store …; one line on stderr"),
-    (EXIT_USAGE, "usage error: unknown option, missing or malformed argument (argparse), no command"),
+    (EXIT_USAGE, "usage error: unknown option, missing or malformed argument (argparse, or a --cluster address "
+                 "that is malformed or names an unknown host), no command"),
     (EXIT_PROBLEMS, "finished, but with problems: `index --strict` when a file was skipped or failed; "
                     "`verify` found the store inconsistent (without --repair)"),
     (EXIT_CANCELLED, "cancelled (Ctrl-C)"),
@@ -39,6 +40,10 @@ def exit_status_text() -> str:
 
 class UserError(Exception):
     """An error caused by input; printed as one line."""
+
+
+class UsageError(UserError):
+    """A malformed option value found after parsing (e.g. ``--cluster local:0``): one line, exit status 2."""
 
 
 # What must not reach a terminal raw: C0 controls but tab and newline, DEL, C1 controls (ESC sequences start
@@ -254,6 +259,7 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
         raise UserError(f"--data-dir {where}: cannot open or create it ({exc.strerror or exc})") from None
     # ollama: embedding models go to the answering LLM's host, with its remote consent
     ws.models.use_ollama_host(getattr(args, "llm_host", None), bool(getattr(args, "allow_remote", False)))
+    ws.sets.cluster = getattr(args, "cluster_handle", None)  # --cluster: chunk sets embedded there
     return ws
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.commands.cluster_options import add_cluster_options
 from workbench.commands.common import (
     UserError,
     add_common,
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, SweepResult
     from workbench.core.llm.base import Backend
     from workbench.core.llm.open import LLMChoice
-    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.retrieve.strategy.presets import Strategy
     from workbench.core.workspace import Workspace
 
 def _strategies(args: argparse.Namespace) -> list[Strategy]:
@@ -310,4 +311,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "the first) with intervals and Holm-adjusted p-values")
     add_common(p)
     add_llm_options(p)  # --llm answers and judges for --answers (extractive is refused: a judge needs a model)
+    add_cluster_options(p)
     p.set_defaults(func=run_eval)

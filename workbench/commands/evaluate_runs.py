@@ -56,8 +56,9 @@ def run_runs(args: argparse.Namespace) -> int:
     data = [{"id": r.id, "kind": r.kind, "label": r.label, "started": r.started, "finished": r.finished,
              "questions": r.config.get("dataset", {}).get("questions"), "configs": r.config_keys,
              "code_version": r.code_version, "dataset": r.config.get("dataset", {}).get("path")} for r in runs]
-    lines = [f"{d['id']}  {d['started']}  {d['kind']:<9} {d['questions']:>4} q × {len(d['configs'])} config(s)  "
-             f"{d['label']}" for d in data] or ["no runs recorded yet (workbench eval DATASET_DIR)"]
+    lines = [f"{r.id}  {r.started}  {r.kind:<9} {r.config.get('dataset', {}).get('questions')!s:>4} q × "
+             f"{len(r.config_keys)} config(s)  {r.label}" for r in runs]
+    lines = lines or ["no runs recorded yet (workbench eval DATASET_DIR)"]
     emit(args, data, "\n".join(lines))
     return 0
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from workbench.commands.cluster_options import add_cluster_options
 from workbench.commands.common import (
     EXIT_PROBLEMS,
     UserError,
@@ -20,7 +21,8 @@ from workbench.commands.common import (
     progress_printer,
 )
 from workbench.core.ingest.chunkers.choice import apply_chunker
-from workbench.core.ingest.chunking import ChunkConfig, max_overlap
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig, max_overlap
 
 if TYPE_CHECKING:
     from workbench.core.ingest.documents import LoadResult
@@ -84,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     report = ws.add_paths(args.paths, config, progress=progress_printer(args.quiet), max_file_mb=args.max_file_mb,
                           follow_links=args.follow_links)
     data = report.as_dict()
-    data["chunk_set"] = config.label()
+    data["chunk_set"] = chunking_label(config)
     data["data_dir"] = str(ws.data_dir)
     rate = report.chunks_embedded / report.seconds if report.seconds else 0.0
     data["chunks_per_s"] = round(rate, 2)
@@ -92,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         f"documents: {len(report.added)} added, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
         f"{len(report.removed)} removed, {len(report.moved)} moved, "
         f"{len(report.skipped)} skipped, {len(report.failed)} failed",
-        f"chunks ({config.label()}): {report.chunks_added} added, {report.chunks_total} in the set, "
+        f"chunks ({chunking_label(config)}): {report.chunks_added} added, {report.chunks_total} in the set, "
         f"{report.chunks_embedded} embedded",
         f"time: {report.seconds:.1f} s ({rate:.1f} chunks/s embedded)",
     ]
@@ -140,6 +142,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "(default: report them as skipped)")
     add_chunk_options(p)
     add_common(p)
+    add_cluster_options(p)
     p.set_defaults(func=run)
     p = sub.add_parser("remove", help="take the documents at or under files/folders out of the index (also of "
                                       "folders deleted from disk); files are not touched")

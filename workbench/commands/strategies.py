@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from workbench.commands.common import UserError, add_common, emit, open_workspace, safe_text, say
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategy.presets import PRESETS
 
 
 def run_strategies(args: argparse.Namespace) -> int:

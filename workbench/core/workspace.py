@@ -25,8 +25,8 @@ from workbench.core.index.locking import FileLock
 from workbench.core.index.removal import remove_under
 from workbench.core.ingest.chunkers.choice import chunker_spec
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.llm.open import pipeline_backend
@@ -34,7 +34,7 @@ from workbench.core.retrieve.corpus_lookups import CorpusLookups
 from workbench.core.retrieve.inputs import SearchInputs
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.retrieve.workspace_cache import DOCUMENTS, WorkspaceCache
 from workbench.core.store import DB_NAME, DocumentGone, Scope, Store, ThreadStores
 from workbench.core.workspace_questions import QuestionBank

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
+from workbench.core.retrieve.strategy.presets import Strategy, check_saved_name, from_dict, resolve
 from workbench.core.store import Store, ThreadStores
 from workbench.core.store.readback import json_object, shown
 

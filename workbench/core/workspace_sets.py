@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.index.build import IngestReport, Situator, build_chunk_set, index_path, sync_index
+from workbench.core.index.cluster import Cluster
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder
 from workbench.core.index.estimate import BuildEstimate, estimate_build
@@ -20,9 +21,10 @@ from workbench.core.index.rates import embedding_rate
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.identity import chunk_set_id, chunking_label
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import LLMError
 from workbench.core.retrieve.loaded_set import LoadedSet
@@ -65,6 +67,7 @@ class ChunkSets:
         self._cache = cache
         self._sentence_vectors = sentence_vectors
         self._situator = situator
+        self.cluster: Cluster | None = None  # set (``--cluster``, Settings): chunk sets are embedded there
 
     @property
     def _store(self) -> Store:
@@ -105,7 +108,7 @@ class ChunkSets:
 
     def _set_id(self, config: ChunkConfig, model_id: str, scope: Scope | None) -> str:
         scope = self.set_scope(scope)
-        return config.set_id(model_id, scope.key if scope else "")
+        return chunk_set_id(config, model_id, scope.key if scope else "")
 
     def find_chunk_set(self, config: ChunkConfig, model: str | None = "",
                        scope: Scope | None = None) -> ChunkSetInfo | None:
@@ -138,7 +141,7 @@ class ChunkSets:
         embedder = self._models.get(model)
         scope = self.set_scope(scope)
         try:
-            info: ChunkSetInfo | None = self._store.sets.chunk_set(config.set_id(embedder.model_id,
+            info: ChunkSetInfo | None = self._store.sets.chunk_set(chunk_set_id(config, embedder.model_id,
                                                                                 scope.key if scope else ""))
         except KeyError:
             info = None
@@ -154,7 +157,8 @@ class ChunkSets:
                 measured = self._say_estimate(config, embedder, counter, progress, scope)
                 if report is not None:  # the texts the estimate embedded are this build's work too
                     report.chunks_embedded += measured
-            info = build_chunk_set(self._store, self._data_dir, config, embedder, counter, progress, cancel,
+            builder = self.cluster.embedder(embedder) if self.cluster is not None else embedder
+            info = build_chunk_set(self._store, self._data_dir, config, builder, counter, progress, cancel,
                                    report, situate=situate, vector_cache=self._sentence_vectors, scope=scope)
         self._cache.invalidate(info.id)
         return info
@@ -168,7 +172,7 @@ class ChunkSets:
             return self.ensure_chunk_set(config, progress, cancel, model=model, scope=scope).id
         except WriteRefused as exc:
             scope = self.set_scope(scope)
-            set_id = config.set_id(self._models.get(model).model_id, scope.key if scope else "")
+            set_id = chunk_set_id(config, self._models.get(model).model_id, scope.key if scope else "")
             try:
                 info = self._store.sets.chunk_set(set_id)
             except KeyError:
@@ -195,7 +199,7 @@ class ChunkSets:
         """The estimate of a chunk set; with ``reuse``, the one ``estimate_chunk_set`` made last for this set
         while its documents, its chunked documents and the kept rate stay as they were (a caller that
         estimated just before building, such as the advisor, does not pay for the dry run twice)."""
-        set_id = config.set_id(embedder.model_id, scope.key if scope else "")
+        set_id = chunk_set_id(config, embedder.model_id, scope.key if scope else "")
 
         def state() -> tuple[Any, ...]:
             return (tuple(sorted(self._store.documents.document_shas().items())),
@@ -221,7 +225,7 @@ class ChunkSets:
         except (ChunkerError, LLMError, ValueError):
             return 0
         if estimate.to_embed or estimate.seconds >= 1:
-            progress(ProgressEvent("estimate", 0, 0, f"{config.label()}: {estimate.describe()}"))
+            progress(ProgressEvent("estimate", 0, 0, f"{chunking_label(config)}: {estimate.describe()}"))
         return estimate.measured
 
     def drop_stale_vectors(self) -> None:

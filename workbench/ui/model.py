@@ -22,9 +22,9 @@ from PySide6.QtCore import QObject, Signal
 
 from workbench.core.evaluate.question_set import QuestionSet
 from workbench.core.evaluate.sweep import ConfigResult
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 from workbench.core.spans import Span
 from workbench.ui.basics.colours import configuration_colours
 from workbench.ui.basics.settings import LLMChoice

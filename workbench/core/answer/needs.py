@@ -15,7 +15,7 @@ from workbench.core.index.embedding import Embedder
 from workbench.core.ingest.documents import Document
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.pipeline import SearchResult
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import Scope
 
 

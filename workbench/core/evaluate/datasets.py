@@ -27,7 +27,7 @@ from workbench.core.store import Scope
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
 
 __all__ = ["CORPORA_DIR", "QUESTIONS_FILE", "DatasetError", "Question", "QuestionSet", "Reference",
            "add_question_from_spans", "corpus_documents", "index_corpora", "load_question_set", "read_corpus",

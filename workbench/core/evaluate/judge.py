@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import Question, QuestionSet
-from workbench.core.evaluate.sweep import SweepResult
+from workbench.core.evaluate.sweep import JudgeNotes, SweepResult
 from workbench.core.jobs import Cancelled, CancelToken, ProgressSink, Reporter
 from workbench.core.llm.base import Backend, first_json_object
 from workbench.core.llm.fences import fenced, new_nonce
@@ -205,7 +205,7 @@ def answer_and_judge(ws: EvalWorkspace, backend: Any, qset: QuestionSet, sweep: 
                 row.answer = ""
                 verdict = Judgement(UNJUDGED, f"answer failed: {type(exc).__name__}: {exc}"[:200], 0)
             row.label = verdict.label
-            row.extra.update(reason=verdict.reason, input_tokens=tokens, judge_attempts=verdict.attempts,
-                             covered=q.covered)
+            row.extra.update(JudgeNotes(reason=verdict.reason, input_tokens=tokens, judge_attempts=verdict.attempts,
+                                        covered=q.covered))
             done += 1
             report(done, cr.config.key)

@@ -16,11 +16,11 @@ import numpy as np
 from workbench.core.answer.needs import AnswerCorpus, AnswerWorkspace
 from workbench.core.evaluate.stored_sets import StoredSetView
 from workbench.core.index.build import IngestReport, Situator
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.llm.base import Backend
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.spans import Span
 from workbench.core.store import ChunkSetInfo, Scope
 from workbench.core.store.question_sets import NewQuestion, NewReference, StoredSetInfo

@@ -14,22 +14,31 @@ import hashlib
 import json
 import subprocess
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from workbench.core.evaluate.answer_report import label_summary
+from workbench.core.evaluate.answer_report import LabelSummary, label_summary
 from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_question_set
-from workbench.core.evaluate.metrics import QuestionMetrics, summary_to_dict
-from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig, SweepResult, run_sweep
+from workbench.core.evaluate.metrics import QuestionMetrics, StatRecord, summary_to_dict
+from workbench.core.evaluate.sweep import (
+    ConfigResult,
+    GridValue,
+    JudgeNotes,
+    QuestionResult,
+    SweepConfig,
+    SweepResult,
+    run_sweep,
+)
 from workbench.core.evaluate.sweep_checks import note_lines
 from workbench.core.ingest.documents import MAX_FILE_MB
 from workbench.core.jobs import CancelToken, ProgressSink
-from workbench.core.retrieve.strategies import from_dict
-from workbench.core.retrieve.strategy_json import to_flat_dict
+from workbench.core.retrieve.strategy.json_form import to_flat_dict
+from workbench.core.retrieve.strategy.presets import from_dict
+from workbench.core.retrieve.strategy.value import StrategyJson
 from workbench.core.spans import Span
 from workbench.core.store.readback import json_object, shown
 
@@ -66,6 +75,108 @@ def model_file_hash(model_path: str | None) -> str:
     return digest.hexdigest()
 
 
+class Selection(TypedDict, total=False):
+    """How a run's question set was narrowed (for re-runs): a limit, corpora, question indexes, budgets."""
+
+    limit: int | None
+    corpus: list[str] | None
+    questions: list[int]
+    budgets: str | None
+
+
+class _DatasetFields(TypedDict):
+    """The question set a run used: where, its name and size, its content hashes and the selection."""
+
+    path: str
+    name: str
+    questions: int
+    questions_sha256: str
+    corpora: dict[str, str]
+    selection: Selection
+
+
+class DatasetRecord(_DatasetFields, total=False):
+    """The question set a run used (``_DatasetFields``); for a set stored in the data folder also ``stored``
+    (``name`` finds it again) and each question's provenance by question index."""
+
+    stored: bool
+    provenance: dict[str, dict[str, object]]
+
+
+class ConfigRecord(TypedDict):
+    """One configuration of a run: its key, base strategy name, grid values, the strategy (flat JSON) and its
+    description."""
+
+    key: str
+    base: str
+    params: dict[str, GridValue]
+    strategy: StrategyJson
+    description: str
+
+
+class EmbeddingRecord(TypedDict):
+    """The embedding model of a run."""
+
+    model_id: str
+    model_path: str | None
+    file_sha256: str
+
+
+class DocumentRecord(TypedDict):
+    """A document a run searched or cited: its path, content hash and corpus id."""
+
+    path: str
+    sha256: str
+    corpus_id: str | None
+
+
+class SearchedRecord(TypedDict):
+    """What a run searched: the corpora, how many documents, the line that says so."""
+
+    corpora: list[str]
+    documents: int
+    line: str
+
+
+class WorkspaceRecord(TypedDict):
+    """The data folder a run ran in."""
+
+    data_dir: str
+    documents: int
+
+
+class RunConfig(TypedDict, total=False):
+    """A run's ``config`` (``run_config``); an advice run adds ``advice``, other kinds of run (question
+    generation) record their own keys, so every key may be missing when read back."""
+
+    dataset: DatasetRecord
+    configs: list[ConfigRecord]
+    embedding: EmbeddingRecord
+    llm: dict[str, str] | None
+    seed: int
+    documents: dict[str, DocumentRecord]
+    searched: SearchedRecord
+    workspace: WorkspaceRecord
+    advice: dict[str, Any]  # the advisor's plan (``advise.advice``)
+
+
+class RunSummary(TypedDict, total=False):
+    """A run's ``summary``: per configuration its metric statistics, the time, warnings and notes, and the
+    answers' label counts; an advice run keeps its state and trials."""
+
+    configs: dict[str, dict[str, StatRecord]]
+    seconds: float
+    warnings: list[str]
+    notes: dict[str, dict[str, int]]
+    answers: dict[str, LabelSummary]
+    state: str
+    stopped: str
+    pick: str
+    trials: list[dict[str, Any]]  # ``optimise.Trial.to_dict``
+    pareto: list[int]
+    units: str
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """One row of ``runs``: ``config`` and ``summary`` decoded from JSON."""
@@ -73,12 +184,12 @@ class RunInfo:
     id: str
     kind: str
     label: str
-    config: dict[str, Any]
+    config: RunConfig
     dataset_hash: str
     code_version: str
     started: str
     finished: str | None
-    summary: dict[str, Any]
+    summary: RunSummary
 
     @property
     def config_keys(self) -> list[str]:
@@ -92,7 +203,7 @@ def _iso(t: datetime) -> str:
 
 def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",
              seed: int = 0, llm_model: str | None = None, started: datetime | None = None,
-             selection: dict[str, Any] | None = None, judge_model: str | None = None) -> str:
+             selection: Selection | None = None, judge_model: str | None = None) -> str:
     """Store a finished sweep as a run (one transaction) and return its id.
 
     ``llm_model`` answered, ``judge_model`` judged (recorded as the answering model when None).
@@ -107,8 +218,8 @@ def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: st
     started = started or finished - timedelta(seconds=sweep.seconds)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
     config = run_config(ws, qset, sweep, seed, selection, llm_model, judge_model)
-    summary = {"configs": {cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
-               "seconds": round(sweep.seconds, 3), "warnings": [*sweep.warnings, *note_lines(sweep.results)]}
+    summary = RunSummary(configs={cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
+                         seconds=round(sweep.seconds, 3), warnings=[*sweep.warnings, *note_lines(sweep.results)])
     notes = {cr.config.key: cr.notes for cr in sweep.results if cr.notes}
     if notes:  # per configuration: what its searches warned about, and on how many questions
         summary["notes"] = notes
@@ -133,8 +244,8 @@ def question_rows(run_id: str, results: Sequence[ConfigResult]) -> list[dict[str
 
 
 def run_config(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, seed: int = 0,
-               selection: dict[str, Any] | None = None, llm_model: str | None = None,
-               judge_model: str | None = None) -> dict[str, Any]:
+               selection: Selection | None = None, llm_model: str | None = None,
+               judge_model: str | None = None) -> RunConfig:
     """The ``config`` of a run record: the question set and its selection, every configuration's strategy,
     the embedding model, the LLMs, the seed and the documents searched (path, sha256, corpus id: exactly the
     set's searched corpora)."""
@@ -142,28 +253,30 @@ def run_config(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, seed: i
     doc_rows = {d["id"]: d for d in ws.records.documents()}
     corpus_of = {v: k for k, v in sweep.doc_ids.items()}
     used = {s.doc_id for cr in sweep.results for r in cr.rows for s in r.spans} | set(corpus_of)
-    return {
-        "dataset": {"path": str(qset.root), "name": qset.name, "questions": len(qset.questions),
-                    "questions_sha256": qset.questions_hash, "corpora": qset.corpus_hashes,
-                    "selection": selection or {},
-                    **({"stored": True, "provenance": {str(i): p for i, p in sorted(qset.provenance.items())}}
-                       if qset.stored_docs else {})},
-        "configs": [{"key": cr.config.key, "base": cr.config.base, "params": cr.config.params,
-                     "strategy": to_flat_dict(cr.config.strategy), "description": cr.config.strategy.describe()}
-                    for cr in sweep.results],
-        "embedding": {"model_id": emb.model_id, "model_path": getattr(emb, "model_path", None),
-                      "file_sha256": model_file_hash(getattr(emb, "model_path", None))},
-        "llm": ({"model": llm_model} | ({"judge_model": judge_model} if judge_model and judge_model != llm_model
-                                        else {})) if llm_model else None,
-        "seed": seed,
-        "documents": {str(i): {"path": doc_rows[i]["path"], "sha256": doc_rows[i]["sha256"],
-                               "corpus_id": corpus_of.get(i)} for i in sorted(used) if i in doc_rows},
-        "searched": {"corpora": sorted(sweep.doc_ids), "documents": len(sweep.doc_ids), "line": sweep.scope_line},
-        "workspace": {"data_dir": str(ws.data_dir), "documents": len(doc_rows)},
-    }
+    dataset = DatasetRecord(path=str(qset.root), name=qset.name, questions=len(qset.questions),
+                            questions_sha256=qset.questions_hash, corpora=qset.corpus_hashes,
+                            selection=selection or Selection())
+    if qset.stored_docs:  # a set stored in the data folder: found again by name; each question's provenance
+        dataset["stored"] = True
+        dataset["provenance"] = {str(i): p for i, p in sorted(qset.provenance.items())}
+    return RunConfig(
+        dataset=dataset,
+        configs=[ConfigRecord(key=cr.config.key, base=cr.config.base, params=cr.config.params,
+                              strategy=to_flat_dict(cr.config.strategy), description=cr.config.strategy.describe())
+                 for cr in sweep.results],
+        embedding=EmbeddingRecord(model_id=emb.model_id, model_path=getattr(emb, "model_path", None),
+                                  file_sha256=model_file_hash(getattr(emb, "model_path", None))),
+        llm=({"model": llm_model} | ({"judge_model": judge_model} if judge_model and judge_model != llm_model
+                                     else {})) if llm_model else None,
+        seed=seed,
+        documents={str(i): DocumentRecord(path=doc_rows[i]["path"], sha256=doc_rows[i]["sha256"],
+                                          corpus_id=corpus_of.get(i)) for i in sorted(used) if i in doc_rows},
+        searched=SearchedRecord(corpora=sorted(sweep.doc_ids), documents=len(sweep.doc_ids), line=sweep.scope_line),
+        workspace=WorkspaceRecord(data_dir=str(ws.data_dir), documents=len(doc_rows)),
+    )
 
 
-def record_run(ws: EvalWorkspace, kind: str, label: str, config: dict[str, Any], summary: dict[str, Any],
+def record_run(ws: EvalWorkspace, kind: str, label: str, config: Mapping[str, object], summary: Mapping[str, object],
                dataset_hash: str = "", started: datetime | None = None, finished: datetime | None = None) -> str:
     """Store a run that is not a sweep (no per-question rows), e.g. a question-generation run (kind
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
@@ -196,9 +309,11 @@ def _info(row: dict[str, Any]) -> RunInfo | str:
         return f"run {shown(run_id)}: config_json's 'configs' is not a list of configurations"
     if not isinstance(dataset, dict):
         return f"run {shown(run_id)}: config_json's 'dataset' is not an object"
-    return RunInfo(run_id, str(row["kind"]), str(row["label"] or ""), config, str(row["dataset_hash"] or ""),
+    typed_config: RunConfig = config  # type: ignore[assignment]  # checked above where a reader relies on it
+    typed_summary: RunSummary = summary  # type: ignore[assignment]  # as recorded (see RunSummary)
+    return RunInfo(run_id, str(row["kind"]), str(row["label"] or ""), typed_config, str(row["dataset_hash"] or ""),
                    str(row["code_version"] or ""), str(row["started"] or ""),
-                   None if row["finished"] is None else str(row["finished"]), summary)
+                   None if row["finished"] is None else str(row["finished"]), typed_summary)
 
 
 def read_runs(ws: EvalWorkspace) -> tuple[list[RunInfo], dict[str, str]]:
@@ -261,7 +376,7 @@ def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     for row in ws.records.run_question_rows(info.id):
         with recorded(info, f"question {row['q_index']} ({row['config_key']})"):
             m = json.loads(row["metrics_json"])
-            extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
+            extra = judge_notes(m)
             results[row["config_key"]].rows.append(QuestionResult(
                 row["q_index"], row["question"], m.get("corpus_id", ""),
                 [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
@@ -271,6 +386,20 @@ def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
             if key in results:
                 results[key].notes = {str(k): int(v) for k, v in notes.items()}
     return info, list(results.values())
+
+
+def judge_notes(recorded: Mapping[str, object]) -> JudgeNotes:
+    """The judge's notes among one question's recorded metrics (older runs: whichever of them it has)."""
+    notes = JudgeNotes()
+    if isinstance(reason := recorded.get("reason"), str):
+        notes["reason"] = reason
+    if isinstance(tokens := recorded.get("input_tokens"), int):
+        notes["input_tokens"] = tokens
+    if isinstance(attempts := recorded.get("judge_attempts"), int):
+        notes["judge_attempts"] = attempts
+    if isinstance(covered := recorded.get("covered"), bool):
+        notes["covered"] = covered
+    return notes
 
 
 def delete_run(ws: EvalWorkspace, ref: str) -> None:

@@ -44,7 +44,8 @@ from workbench.core.evaluate.question_prompts import (
     question_messages,
     two_part_messages,
 )
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+from workbench.core.ingest.chunking import chunk_document
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.llm.open import LLMUsage, call_llm

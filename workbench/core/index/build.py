@@ -22,11 +22,11 @@ from workbench.core.index.heading_prefix import heading_prefix
 from workbench.core.index.rates import keep_rate
 from workbench.core.index.vectors import APPROX_THRESHOLD, VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.discovery import discover
 from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, load_file
 from workbench.core.ingest.filenames import fs_path, is_inside, shown
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig, ChunkPiece
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 from workbench.core.store import ChunkSetInfo, Scope, Store
 
@@ -254,7 +254,8 @@ def build_chunk_set(
         flush()
     if failed:
         leave_out(store, info.id, failed, report)
-    keep_rate(store, embedder.model_id, meter)
+    if not getattr(embedder, "elsewhere", False):  # a cluster's timings are not this machine's rate
+        keep_rate(store, embedder.model_id, meter)
     sync_index(store, data_dir, info.id, embedder, cancel=cancel)
     store.sets.set_state(info.id, "ready")
     final = store.sets.chunk_set(info.id)

@@ -38,9 +38,10 @@ from workbench.core.ingest.chunkers.protocol import (
 from workbench.core.ingest.chunkers.registry import make_chunker
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
 from workbench.core.ingest.chunkers.vector_cache import embed_cached as embed_through
-from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece, chunk_document
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig, ChunkPiece
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.store import Store
 

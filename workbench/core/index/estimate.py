@@ -31,9 +31,10 @@ from workbench.core.index.chunker_build import SetCutter, late_key
 from workbench.core.index.embedding import BATCH_SIZE, Embedder, EmbedMeter, embed_cached, text_hash
 from workbench.core.index.rates import embedding_rate, keep_rate
 from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.identity import chunk_set_id
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.store import Scope, Store
 
 SAMPLE_CHARS = 400_000  # characters cut by the dry run at most; larger corpora are sampled and scaled
@@ -131,7 +132,7 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
     ``calibrate``: measure the model's rate on a few texts when none is kept yet; ``scope``: the set covers
     those documents only (a scoped set, ``ws.sets.set_scope``); ``vector_cache``: the in-memory vectors an
     embedding chunker may read (the dry run's stand-ins never enter it)."""
-    set_id = config.set_id(embedder.model_id, scope.key if scope else "")
+    set_id = chunk_set_id(config, embedder.model_id, scope.key if scope else "")
     shas = store.documents.document_shas()
     if scope is not None:
         shas = {d: shas[d] for d in scope.doc_ids if d in shas}

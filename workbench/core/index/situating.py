@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from workbench.core.index.embedding import text_hash
-from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece, chunk_document
+from workbench.core.ingest.chunkers.identity import chunk_set_id
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at, section_end
+from workbench.core.ingest.values import ChunkConfig, ChunkPiece
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend, Message
 from workbench.core.llm.fences import data_rule, fenced, new_nonce
@@ -254,7 +256,7 @@ def pending_chunks(ws: SituatingWorkspace, config: ChunkConfig) -> int:
     """How many chunks building ``config``'s chunk set will situate (documents not chunked in it yet)."""
     shas = ws.store.documents.document_shas()
     try:
-        done = ws.store.sets.chunked_docs(config.set_id(ws.embedder.model_id))
+        done = ws.store.sets.chunked_docs(chunk_set_id(config, ws.embedder.model_id))
     except KeyError:
         done = {}
     total = 0

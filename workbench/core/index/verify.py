@@ -17,6 +17,7 @@ import numpy as np
 from workbench.core.index.build import index_path, sync_index
 from workbench.core.index.rates import RATE_PREFIX, embedding_rate, evidence_name
 from workbench.core.index.vectors import RECALL_TARGET, IndexDamaged, VectorIndex
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.jobs import ProgressSink
 from workbench.core.llm.base import LLMError
 from workbench.core.store import StoreError
@@ -81,7 +82,7 @@ def verify_store(ws: VerifiedFolder, repair: bool = False) -> dict[str, Any]:
     if store.refusal and not unrepairable:
         notes.append(store.refusal)
     for info in sets:
-        label = f"chunk set {info.id} ({info.config.label()})"
+        label = f"chunk set {info.id} ({chunking_label(info.config)})"
         if info.state != "ready":
             notes.append(f"{label} is incomplete (state '{info.state}'): not visible to search; "
                          "the next search or index run completes it")
@@ -188,7 +189,7 @@ def _check_set(ws: VerifiedFolder, info: ChunkSetInfo, notes: list[str]) -> list
         extra = len(np.setdiff1d(held, db_ids))
         lost = len(np.setdiff1d(db_ids, held))
         if lost == 0 and _update_pending(store, info):
-            notes.append(f"chunk set {info.id} ({info.config.label()}): documents changed since it was last "
+            notes.append(f"chunk set {info.id} ({chunking_label(info.config)}): documents changed since it was last "
                          f"searched; its FAISS file still holds {extra} id(s) of their earlier chunks, which no "
                          "search returns: it is up to date after the next search")
         else:

@@ -12,10 +12,11 @@ import numpy as np
 
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder, embed_cached
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import section_spans
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.workspace_cache import WorkspaceCache
 from workbench.core.store import Store, ThreadStores

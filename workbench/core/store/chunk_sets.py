@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
-from workbench.core.ingest.documents import Document
+from workbench.core.ingest.chunkers.identity import chunk_set_id
+from workbench.core.ingest.values import ChunkConfig, ChunkPiece, Document
 from workbench.core.store.connection import Tables, now, writes
 from workbench.core.store.errors import StoreError
 from workbench.core.store.readback import counter, json_object, shown
@@ -26,7 +26,7 @@ class ChunkSetTables(Tables):
     def ensure_chunk_set_row(self, config: ChunkConfig, model_id: str, scope: Scope | None = None) -> ChunkSetInfo:
         """The row of the chunk set for ``config`` and ``model_id`` (over the documents of ``scope``, or every
         stored document), created (state ``new``) if missing."""
-        set_id = config.set_id(model_id, scope.key if scope else "")
+        set_id = chunk_set_id(config, model_id, scope.key if scope else "")
         if not self.db.table("chunk_sets").count_where("id = ?", [set_id]):
             self.db.table("chunk_sets").insert(
                 {"id": set_id, "config_json": config.to_json(), "model_id": model_id, "state": "new",

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from workbench.core.ingest.documents import Document
-from workbench.core.ingest.headings import Heading
+from workbench.core.ingest.values import Document, Heading
 from workbench.core.store.chunk_sets import ChunkSetTables
 from workbench.core.store.connection import StoreConnection, Tables, now, writes
 from workbench.core.store.values import ID_BATCH, DocumentGone

@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig
 from workbench.ui.jobs.job_progress import JobProgress
 from workbench.ui.jobs.workers import JobFn, JobRunner, Worker
 
@@ -186,7 +187,8 @@ class ContextualizeDialog(_ToolDialog):
 
         def run(progress: ProgressSink, cancel: CancelToken) -> dict[str, Any]:
             info, usage = build_contextual_set(ws, config, factory(ws, llm_kind), progress, cancel)
-            return {"set_id": info.id, "label": config.label(), "chunks": info.chunk_count, "llm": usage.as_dict()}
+            return {"set_id": info.id, "label": chunking_label(config), "chunks": info.chunk_count,
+                    "llm": usage.as_dict()}
 
         return run
 

@@ -45,7 +45,7 @@ from workbench.core.evaluate.advise.space import Space, baseline
 from workbench.core.evaluate.records import find_run, list_runs
 from workbench.core.evaluate.statistics import interval_end, signed_value
 from workbench.core.jobs import ProgressEvent
-from workbench.core.retrieve.strategies import Strategy, from_dict
+from workbench.core.retrieve.strategy.presets import Strategy, from_dict
 from workbench.ui.basics.theme import current_palette
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.eval_tables import make_table, pct

@@ -37,19 +37,19 @@ from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.set_power import power_line
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.advise_view import AdviseView
 from workbench.ui.evaluate.baseline_panel import BaselinePanel
 from workbench.ui.evaluate.curve_panel import CurvePanel
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
 from workbench.ui.evaluate.eval_tables import (
-    QUESTION_COLUMNS,
-    SUMMARY_COLUMNS,
     fill_compare_to,
     fill_questions,
     fill_summary,
     make_table,
+    question_columns,
+    summary_columns,
     table_width,
 )
 from workbench.ui.evaluate.flip_browser import FlipBrowser
@@ -93,7 +93,7 @@ class EvalView(QWidget):
         self.run_button, self.cancel_button, self.progress, self.status = (i.run_button, i.cancel_button,
                                                                            i.progress, i.status)
         self.runs, self.open_run_button, self.export_button = i.runs, i.open_run_button, i.export_button
-        self.summary: QTableWidget = make_table(SUMMARY_COLUMNS)
+        self.summary: QTableWidget = make_table(summary_columns())
         self.plot = TradeoffPlot()
         self.recall_plot, self.iou_plot = self.plot.recall_plot, self.plot.iou_plot
         self.curves = CurvePanel()
@@ -101,7 +101,7 @@ class EvalView(QWidget):
         self.plot_tabs = QTabWidget()
         self.compare_to = ElidedComboBox()
         self.compare_to.setToolTip("Mark each question fixed or broke against another configuration")
-        self.questions: QTableWidget = make_table(QUESTION_COLUMNS)
+        self.questions: QTableWidget = make_table(question_columns())
         self.flip_browser = FlipBrowser(self.reference_spans)
         self.baseline_panel = BaselinePanel()
         self.lower_tabs = QTabWidget()

@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from workbench.core.evaluate.curves import sweep_configs
+from workbench.core.evaluate.records import Selection
 from workbench.core.evaluate.sweep import ConfigResult
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.lab_inputs import LabInputs
 from workbench.ui.evaluate.sweep_job import sweep_and_record
@@ -63,7 +64,7 @@ class SweepRun:
             return False
         qset = question_set.subset(limit or None)
         ws = self.ws
-        selection = {"budgets": budgets} if budgets else None
+        selection = Selection(budgets=budgets) if budgets else None
         self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel, selection),
                             "evaluation sweep")
         s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep the lab alive

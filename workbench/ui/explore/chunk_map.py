@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from workbench.core.ingest.chunk_diagnostics import ChunkDiagnostics, counts_in_bins, with_references
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.retrieve.chunk_map import document_diagnostics, reference_splits, set_diagnostics
 from workbench.core.spans import Span
 from workbench.ui.basics.theme import MUTED, SIDE_COLOURS
@@ -164,7 +165,7 @@ class ChunkMapSummary(QWidget):
         self.document, self.whole = doc, whole
         colour = SIDE_COLOURS.get(side, SIDE_COLOURS["A"])
         self.title.setText(f"<b style='color:{colour}'>Chunk map of {side}</b> "
-                           f"<span style='color:{MUTED}'>· {html.escape(rt.info.config.label())}</span>")
+                           f"<span style='color:{MUTED}'>· {html.escape(chunking_label(rt.info.config))}</span>")
         first, end = rt.doc_rows(doc_id)
         doc_counts = counts_in_bins(rt.table.tokens[first:end].tolist(), whole.histogram.edges)
         self.histogram.show_counts(whole.histogram.edges, whole.histogram.counts, doc_counts, colour)

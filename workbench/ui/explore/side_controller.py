@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from workbench.core.consent import NotTrusted
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunk_set_id, chunking_label
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.jobs.workers import JobRunner, Worker, while_alive
 from workbench.ui.model import WorkbenchModel, as_side
 
@@ -143,7 +144,7 @@ class SideController(QObject):
     def _trusted(self, strategy: Strategy) -> bool:
         """False when ``strategy`` names code not allowed in this run (``untrusted`` was emitted)."""
         try:
-            strategy.chunk.set_id(self.ws.embedder_for(strategy.model).model_id)
+            chunk_set_id(strategy.chunk, self.ws.embedder_for(strategy.model).model_id)
         except NotTrusted:
             return False
         except Exception:  # any other problem is the build's to report
@@ -201,7 +202,7 @@ class SideController(QObject):
         self._cancel_build()
         ws = self.ws
         worker = Worker(lambda progress, cancel: ws.sets.ensure_chunk_set(config, progress, cancel, model=model),
-                        f"chunk set {config.label()}")
+                        f"chunk set {chunking_label(config)}")
         worker.signals.progress.connect(self.buildProgress)
         worker.signals.result.connect(while_alive(self, partial(self._build_done, worker)))
         worker.signals.cancelled.connect(while_alive(self, partial(self._build_stopped, worker, None)))

@@ -14,9 +14,10 @@ from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from workbench.core.ingest.chunkers.choice import chunker_name
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import Strategy
-from workbench.core.retrieve.strategy_names import chips
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.names import chips
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.spans import Span
 from workbench.ui.basics.theme import SIDE_COLOURS
 from workbench.ui.dialogs.trust_dialog import ask_to_trust
@@ -265,8 +266,8 @@ class SidePanel(QWidget):
     def _build_started(self, config: ChunkConfig) -> None:
         """The re-chunk line names a registry chunker only (its parameters are in the tooltip and the chip:
         a long label would widen the side past a laptop screen)."""
-        self.progress.start(f"Re-chunking ({chunker_name(config) if config.chunker else config.label()})")
-        self.progress.setToolTip(f"Building the chunk set {config.label()}")
+        self.progress.start(f"Re-chunking ({chunker_name(config) if config.chunker else chunking_label(config)})")
+        self.progress.setToolTip(f"Building the chunk set {chunking_label(config)}")
         self.redraw()
 
     def _build_progress(self, event: ProgressEvent) -> None:

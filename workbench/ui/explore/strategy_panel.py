@@ -25,20 +25,22 @@ from PySide6.QtWidgets import (
 
 from workbench.core.ingest.chunkers import ChunkerError
 from workbench.core.ingest.chunkers.protocol import ParamValue
-from workbench.core.ingest.chunking import ChunkConfig, max_overlap
+from workbench.core.ingest.values import ChunkConfig, max_overlap
 from workbench.core.retrieve.expansions import EXPANSION_TYPES
 from workbench.core.retrieve.expansions.base import (
     FIELD_OWNER,
     build_expansion,
+    expansion_type,
     kind_after,
     knob_for,
     knob_value,
 )
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 from workbench.ui.explore.chunker_knobs import ChunkerKnobs, label_row, show_slider_params
 from workbench.ui.explore.coarse_field import CoarseField
 from workbench.ui.explore.detail_knobs import DetailKnobs
 from workbench.ui.explore.extent_control import ExtentControl
+from workbench.ui.explore.step_knobs import StepKnobs
 from workbench.ui.model import WorkbenchModel, as_side
 from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.slider_row import SliderRow
@@ -110,6 +112,7 @@ class StrategyPanel(QWidget):
         self.coarse.hide()
         self.extent = ExtentControl()
         self.details = DetailKnobs()
+        self.steps = StepKnobs()
         self.error = QLabel("")  # why the knobs do not make a strategy (a chunker's parameters, coarse levels)
         self.error.setObjectName("banner")
         self.error.setWordWrap(True)
@@ -136,6 +139,7 @@ class StrategyPanel(QWidget):
         self.expansion.currentIndexChanged.connect(self._expansion_changed)
         self.extent.changed.connect(self._edited)
         self.details.changed.connect(self._edited)
+        self.steps.changed.connect(self._edited)
         self.margin.valueChanged.connect(self._edited)
         self.heading.toggled.connect(self._edited)
         self.structure.toggled.connect(self._edited)
@@ -198,6 +202,7 @@ class StrategyPanel(QWidget):
         lay.setSpacing(3)
         lay.addLayout(self.columns)
         lay.addWidget(self.details)
+        lay.addWidget(self.steps)
         lay.addWidget(self.error)  # whole lines across both columns
 
     def two_column_width(self) -> int:
@@ -231,10 +236,7 @@ class StrategyPanel(QWidget):
                                         **self.extent.changes(), **self.details.changes(expansion)}
         expander = build_expansion(expansion, {k: v for k, v in knobs.items() if k in FIELD_OWNER}, base.expander)
         strategy = replace(base, chunk=chunk, search_config=search_config, expander=expander,
-                           top_k=self.top_k.value(), budget=self.budget.value(),
-                           per_doc_cap=int(knobs["per_doc_cap"]), rerank=str(knobs["rerank"]),
-                           rerank_parents=bool(knobs["rerank_parents"]),
-                           whole_doc_tokens=int(knobs["whole_doc_tokens"]))
+                           top_k=self.top_k.value(), budget=self.budget.value()).with_steps(**self.steps.changes())
         return replace(strategy, name=preset_name(strategy, self.model.saved))
 
     def _show_saved(self) -> None:
@@ -284,6 +286,7 @@ class StrategyPanel(QWidget):
             self.coarse.show_strategy(strategy)
             self.extent.show_strategy(strategy)
             self.details.show_strategy(strategy)
+            self.steps.show_strategy(strategy)
             self._enable_for(kind)
         finally:
             self._loading = False
@@ -331,6 +334,7 @@ class StrategyPanel(QWidget):
         self.window_knob.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
         self.margin.setEnabled(expansion == FIELD_OWNER[MARGIN.field])
         self.details.enable_for(expansion)
+        self.steps.enable_for(expansion_type(expansion)())
         self.coarse.set_expansion(expansion)
 
     def _preset_picked(self, name: str) -> None:

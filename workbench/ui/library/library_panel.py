@@ -11,8 +11,9 @@ from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.documents import SUPPORTED_SUFFIXES
+from workbench.core.ingest.values import ChunkConfig
 from workbench.ui.jobs.job_progress import JobProgress
 from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.library.library_table import LibraryTable
@@ -112,7 +113,7 @@ class LibraryPanel(QWidget):
         self.table.fill(docs, problems, counts)
         config = self.configs()[0]
         total = sum(counts.values()) if counts else 0
-        self.summary.setText(f"{len(docs)} document(s) · {total} chunks at {config.label()}"
+        self.summary.setText(f"{len(docs)} document(s) · {total} chunks at {chunking_label(config)}"
                              + (f" · {len(problems)} file(s) skipped or failed" if problems else ""))
         self._update_buttons()
 

@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from workbench.core.evaluate.datasets import load_question_set
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, compare_rows
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 
 if TYPE_CHECKING:
     from workbench.core.index.build import IngestReport

@@ -53,7 +53,7 @@ from workbench.ui.window.dialogs import WindowDialogs
 from workbench.ui.window.shortcuts import WindowShortcuts
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.retrieve.strategy.presets import Strategy
     from workbench.core.workspace import Workspace
     from workbench.ui.evaluate.eval_view import EvalView
 

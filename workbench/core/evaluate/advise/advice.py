@@ -33,6 +33,7 @@ from workbench.core.evaluate.datasets import DatasetError, index_corpora, load_q
 from workbench.core.evaluate.metrics import summary_to_dict
 from workbench.core.evaluate.question_set import QuestionSet
 from workbench.core.evaluate.records import (
+    RunConfig,
     code_version,
     find_run,
     list_runs,
@@ -245,7 +246,7 @@ class _Record:
         self.ws, self.plan, self.run_id, self.started = ws, plan, run_id, started
         self.written = False
 
-    def config(self, half: QuestionSet, sweep: SweepResult | None) -> dict[str, Any]:
+    def config(self, half: QuestionSet, sweep: SweepResult | None) -> RunConfig:
         empty = SweepResult([], {}, scope=self.plan.scope)
         config = run_config(self.ws, half, sweep or empty, self.plan.seed,
                             {"questions": list(self.plan.split.confirm)})

@@ -11,8 +11,8 @@ from typing import Any, Protocol
 
 from workbench.core.evaluate.needs import EvalRecords, EvalSets, EvalWorkspace
 from workbench.core.index.estimate import BuildEstimate
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import ChunkSetInfo, Scope
 
 
