@@ -10,7 +10,7 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
 from workbench.commands.cluster_options import check_cluster, close_cluster
@@ -25,6 +25,8 @@ from workbench.commands.common import (
     UserError,
     allow_named_code,
     check_common_paths,
+    check_not_empty,
+    exception_sentence,
     exit_status_text,
     safe_text,
     say,
@@ -45,6 +47,11 @@ class SafeParser(argparse.ArgumentParser):
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         super()._print_message(safe_text(message) if message else message, file)
+
+    def error(self, message: str) -> NoReturn:
+        """One line on stderr and exit status 2 (the usage is in ``--help``, not repeated here)."""
+        self.exit(EXIT_USAGE, safe_text(f"{self.prog}: error: {message} (see '{self.prog} --help')"
+                                        .replace("\n", " ")) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,12 +89,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from workbench.core.store.errors import StoreError
 
     try:
+        check_not_empty(args)
         resolve_llm_options(args)
         allow_named_code(args)
         check_common_paths(args)
         check_cluster(args)
         return int(args.func(args) or 0)
-    except UsageError as exc:  # found after parsing (a --cluster address): one line, as a usage error
+    except UsageError as exc:  # found after parsing (an empty or out-of-range value, a --cluster address)
         say(f"workbench: error: {exc}", err=True)
         return EXIT_USAGE
     except (UserError, StoreError, LLMError, ClusterError) as exc:  # LLMError: e.g. an ollama: embedding model's server
@@ -102,9 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = resolve_data_dir(getattr(args, "data_dir", None)) if hasattr(args, "data_dir") else Path.cwd()
         say(f"workbench: error: {database_failure(exc, folder)}", err=True)
         return EXIT_ERROR
-    except (ValueError, KeyError) as exc:
-        msg = exc.args[0] if exc.args else str(exc)
-        say(f"workbench: error: {msg}", err=True)
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError, UnicodeError) as exc:
+        say(f"workbench: error: {exception_sentence(exc)}", err=True)
         return EXIT_ERROR
     except Cancelled:
         print("workbench: cancelled", file=sys.stderr)
@@ -117,6 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a file or folder the command met could not be read or written
+        say(f"workbench: error: {exception_sentence(exc)}", err=True)
+        return EXIT_ERROR
     finally:
         close_cluster(args)  # --cluster local: the private Ray and its temporary folder go with the command
 
