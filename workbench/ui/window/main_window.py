@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.lab_page = fitted(view)  # the lab fills the window; one smaller than its least scrolls
         view.flip_browser.pairActivated.connect(self._open_pair)
         view.questionActivated.connect(self._drill_down)
+        self.compare.doc_pane.view.referenceRequested.connect(self._add_reference)
         view.strategiesActivated.connect(self._open_pair)
         view.advise.useStrategy.connect(self.model.set_strategy)
         view.advise.strategySaved.connect(self.saved_strategies_changed)
@@ -156,6 +157,16 @@ class MainWindow(QMainWindow):
         self.fit_to_screen()
         self.compare.show_question(question, reference_spans)
         self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
+
+    def _add_reference(self, spans: Sequence[Span]) -> None:
+        """*Add as reference…* on selected text: each span becomes a reference in the lab's Questions tab (of
+        the question typed there, else of the selected question); the tab's status line says what happened."""
+        if self.eval_view is None:
+            self.show_message("The evaluation lab is unavailable, so there is no question set to add to.")
+            return
+        tab = self.eval_view.questions_tab
+        added = sum(tab.add_reference(span) for span in spans)
+        self.show_message(tab.status.text() if added else f"Not added: {tab.status.text()}")
 
     def saved_strategies_changed(self, _name: str = "") -> None:
         """The strategies saved in the data folder (an advice run just saved one) go to the model: both sides

@@ -326,13 +326,14 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
     with recorded(info):
         advice = info.config["advice"]
         path, corpora = info.config["dataset"]["path"], dict(info.config["dataset"].get("corpora", {}))
+        stored = str(info.config["dataset"]["name"]) if info.config["dataset"].get("stored") else ""
         if not isinstance(path, str):
             raise TypeError(f"dataset path {path!r} is not text")
         space, split = Space.from_dict(advice["space"]), Split.from_dict(advice["split"])
         seed, limit_s, name = int(advice["seed"]), float(time_limit_s or advice["time_limit_s"]), str(advice["name"])
     with recorded(info, "summary_json"):
         trials = [Trial.from_dict(t) for t in info.summary.get("trials", [])]
-    qset = load_question_set(path)
+    qset = ws.questions.question_set(stored).qset if stored else load_question_set(path)  # stored: by name
     if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in corpora.items()):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
     say(progress, f"resuming advice run {info.id}: {len(trials)} trials recorded, "
