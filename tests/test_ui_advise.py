@@ -82,3 +82,17 @@ def test_the_advise_tabs_hint_follows_its_state_and_its_empty_plot_says_so(qtbot
     assert plot.empty_note in plot.view.getPlotItem().items and plot.empty_note.toPlainText() == NO_TRIALS
     (_x0, _x1), (y0, y1) = plot.view.getPlotItem().vb.viewRange()
     assert y0 <= 0 and 100 <= y1 <= 105, "an empty plot reads recall 0–100 %"
+
+
+def test_a_very_long_advice_run_asks_before_it_starts(qtbot, make_window, hash_ws, tmp_path):
+    """The window's ``--yes``: a time limit over four hours asks first; No starts nothing."""
+    topic_set(tmp_path / "set", documents=9)
+    window = make_window(hash_ws)
+    lab = window.eval_view
+    view = lab.advise
+    assert lab.load_question_set(tmp_path / "set")
+    asked: list[str] = []
+    view.confirm = lambda question: asked.append(question) or False
+    view.limit.setValue(300)
+    assert view.start() is False and view._task is None
+    assert len(asked) == 1 and "5 h" in asked[0] and "Not started" in view.status.text(), (asked, view.status.text())

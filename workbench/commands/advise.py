@@ -72,13 +72,10 @@ def _space(args: argparse.Namespace) -> Space:
         raise UserError(str(exc)) from None
 
 
-ADVICE_UNASKED_S = 4 * 3600.0  # an advice run planned to take longer than this asks first (--yes)
-
-
 def check_plan_size(plan: AdvicePlan, confirmed: bool) -> None:
     """An advice plan whose time limit is over ``ADVICE_UNASKED_S``, or whose confirm half alone would
     overrun the limit, is refused without ``--yes`` (its estimate was printed just before)."""
-    from workbench.core.evaluate.advise.advice import confirm_reserve
+    from workbench.core.evaluate.advise.advice import ADVICE_UNASKED_S, confirm_reserve
     from workbench.core.index.estimate import about, duration
 
     if confirmed:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
@@ -40,10 +41,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.evaluate.advise.advice import ADVICE_UNASKED_S
 from workbench.core.evaluate.advise.optimise import Trial
 from workbench.core.evaluate.advise.space import Space, baseline
 from workbench.core.evaluate.records import find_run, list_runs
 from workbench.core.evaluate.statistics import interval_end, signed_value
+from workbench.core.index.estimate import duration
 from workbench.core.jobs import ProgressEvent
 from workbench.core.retrieve.strategy.presets import Strategy, from_dict
 from workbench.ui.basics.theme import current_palette
@@ -194,6 +197,7 @@ class AdviseView(QWidget):
         super().__init__(parent)
         self.ws, self.jobs, self.model = workspace, jobs, model
         self.reference_spans = reference_spans
+        self.confirm: Callable[[str], bool] = self._ask  # a very long run asks first (tests answer for the person)
         self._task: Worker | None = None
         self._started = 0.0
         self._limit = 0.0
@@ -302,6 +306,11 @@ class AdviseView(QWidget):
         self.status.setText("Load a question set in the Sweep tab, then press Advise." if qset is None else
                             f"Press Advise to search a strategy for {qset.name} ({len(qset.questions)} questions).")
 
+    def _ask(self, question: str) -> bool:
+        """Ask whether a very long advice run (``question`` says how long) should start."""
+        answer = QMessageBox.question(self.window(), "Start a long advice run?", question)
+        return answer == QMessageBox.StandardButton.Yes
+
     def start(self) -> bool:
         """Start an advice run on the lab's question set; False (with a status line) when it cannot."""
         qset = self.model.question_set
@@ -312,6 +321,11 @@ class AdviseView(QWidget):
             return False
         space = self.space_for(self.budget.value())
         ws, seed, name, limit = self.ws, self.seed.value(), self.name.text().strip(), 60.0 * self.limit.value()
+        if limit > ADVICE_UNASKED_S and not self.confirm(
+                f"This advice run may take up to {duration(limit)} (its time limit), more than "
+                f"{duration(ADVICE_UNASKED_S)}. Start it?"):
+            self.status.setText("Not started: choose a shorter time limit, or confirm the long run.")
+            return False
         self._begin(Worker(lambda progress, cancel: advise_job(ws, qset, space, seed, limit, name, progress, cancel),
                            "advice"), limit, f"advising on {qset.name} ({len(qset.questions)} questions), at most "
                                              f"{self.limit.value()} min…")

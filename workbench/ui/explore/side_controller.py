@@ -12,10 +12,13 @@ old result stays up (greyed); a chunk set that was built before is found at once
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QMessageBox
 
 from workbench.core.consent import NotTrusted
 from workbench.core.ingest.chunkers.identity import chunk_set_id, chunking_label
@@ -32,6 +35,23 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 DEBOUNCE_MS = 300
 NEEDS_BUILD = object()  # a search job's answer when its chunk set must be built first
+
+
+@dataclass(frozen=True)
+class OversizedAsk:
+    """A build job's answer when its chunking would make far more chunks than its size implies
+    (``BuildEstimate.oversized``): nothing was built; the person is asked first, as ``--yes`` on the command
+    line."""
+
+    question: str
+
+
+def ask_to_build(question: str) -> bool:
+    """The window's question before a costly chunking: True when the person chooses to build it."""
+    answer = QMessageBox.question(None, "Build this chunking?", question,
+                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                  QMessageBox.StandardButton.No)
+    return answer == QMessageBox.StandardButton.Yes
 
 
 class SideController(QObject):
@@ -60,6 +80,8 @@ class SideController(QObject):
         self._build_worker: Worker | None = None
         self._build_config: ChunkConfig | None = None
         self._build_model = ""  # the embedding model of the chunk set being built
+        self._confirmed: set[tuple[ChunkConfig, str]] = set()  # costly chunkings the person chose to build
+        self.confirm: Callable[[str], bool] = ask_to_build  # a costly chunking asks first (tests answer for the person)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(DEBOUNCE_MS)
@@ -200,9 +222,20 @@ class SideController(QObject):
         if self._build_worker is not None and (self._build_config, self._build_model) == (config, model):
             return
         self._cancel_build()
-        ws = self.ws
-        worker = Worker(lambda progress, cancel: ws.sets.ensure_chunk_set(config, progress, cancel, model=model),
-                        f"chunk set {chunking_label(config)}")
+        ws, asked = self.ws, (config, model) not in self._confirmed
+
+        def job(progress: ProgressSink, cancel: CancelToken) -> object:
+            if asked:  # the estimate is kept: the build right after it does not cut the documents again
+                estimate = ws.sets.estimate_chunk_set(config, model)
+                if estimate.oversized():
+                    return OversizedAsk(
+                        f"{chunking_label(config)} would make ~{estimate.chunks:,} chunks, "
+                        f"{estimate.chunks / max(1, estimate.expected):.0f}× the ~{estimate.expected:,} its size "
+                        f"implies ({estimate.describe()}). Build it anyway? (No keeps the passages shown now; "
+                        "another chunker or size avoids it.)")
+            return ws.sets.ensure_chunk_set(config, progress, cancel, model=model)
+
+        worker = Worker(job, f"chunk set {chunking_label(config)}")
         worker.signals.progress.connect(self.buildProgress)
         worker.signals.result.connect(while_alive(self, partial(self._build_done, worker)))
         worker.signals.cancelled.connect(while_alive(self, partial(self._build_stopped, worker, None)))
@@ -221,7 +254,21 @@ class SideController(QObject):
     def _build_done(self, worker: Worker, info: object) -> None:
         if worker is not self._build_worker:
             return
+        built = (self._build_config, self._build_model)
         self._build_worker, self._build_config = None, None
+        if isinstance(info, OversizedAsk):
+            key = (built[0], built[1]) if built[0] is not None else (self.strategy.chunk, self.strategy.model)
+            if key != (self.strategy.chunk, self.strategy.model):
+                return  # the side moved on to another chunking while this one was estimated
+            if self.confirm(info.question):
+                self._confirmed.add(key)
+                self._start_build()
+            else:
+                self._set_stale(False)
+                self.buildCancelled.emit()
+                self.failed.emit(f"Chunk set for {self.name} not built: you chose not to build a chunking that "
+                                 "makes far more chunks than its size implies")
+            return
         self.buildFinished.emit(info)
         if self.question:
             self._run_search()

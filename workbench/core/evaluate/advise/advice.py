@@ -104,6 +104,9 @@ class AdvicePlan:
         return out + [f"note: {n}" for n in notes]
 
 
+ADVICE_UNASKED_S = 4 * 3600.0  # an advice run allowed longer than this asks first (--yes; the window asks)
+
+
 def confirm_reserve(plan: AdvicePlan, questions: int) -> float:
     """Seconds kept aside for the confirm half: building the baselines' chunk sets not built yet, and searching
     its questions with every confirm configuration (at the measured rate, with a margin)."""
