@@ -23,6 +23,7 @@ from workbench.core.evaluate.bundled import bundled_path
 from workbench.core.evaluate.datasets import index_corpora, load_question_set
 from workbench.core.evaluate.sweep import expand_grid, run_sweep
 from workbench.core.index.build import IngestReport
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.workspace import Workspace
 
 METRICS = ("recall", "precision", "iou", "context_tokens")
@@ -56,7 +57,7 @@ def main() -> int:
         if config is not configs[0]:
             started = time.perf_counter()
         report = IngestReport()
-        info = ws.ensure_chunk_set(config.strategy.chunk, report=report)
+        info = ws.sets.ensure_chunk_set(config.strategy.chunk, report=report)
         builds[config.key] = (time.perf_counter() - started, info.chunk_count, report.chunks_embedded)
         print(f"built {config.key}: {info.chunk_count} chunks in {builds[config.key][0]:.1f}s "
               f"({report.chunks_embedded} texts embedded, the rest cached)", file=sys.stderr)
@@ -65,7 +66,8 @@ def main() -> int:
     for result in sweep.results:
         seconds, count, embedded = builds[result.config.key]
         summary = result.summary
-        rows.append({"chunker": str(result.config.params.get("chunker")), "label": result.config.strategy.chunk.label(),
+        rows.append({"chunker": str(result.config.params.get("chunker")),
+                     "label": chunking_label(result.config.strategy.chunk),
                      **{m: round(summary[m].mean, 4) for m in METRICS if m in summary},
                      "chunks": count, "embedded": embedded, "build_s": round(seconds, 1),
                      "chunks_per_s": round(count / seconds, 1) if seconds > 0 else None})

@@ -31,9 +31,10 @@ from workbench.core.evaluate.datasets import index_corpora, load_question_set  #
 from workbench.core.evaluate.export import summary_rows  # noqa: E402
 from workbench.core.evaluate.sweep import SweepConfig, run_sweep  # noqa: E402
 from workbench.core.index.situating import build_contextual_set  # noqa: E402
-from workbench.core.ingest.chunking import ChunkConfig  # noqa: E402
+from workbench.core.ingest.chunkers.identity import chunking_label  # noqa: E402
+from workbench.core.ingest.values import ChunkConfig  # noqa: E402
 from workbench.core.jobs import ProgressEvent  # noqa: E402
-from workbench.core.retrieve.strategies import Strategy  # noqa: E402
+from workbench.core.retrieve.strategy.presets import Strategy  # noqa: E402
 from workbench.core.workspace import Workspace  # noqa: E402
 
 DATASET = ROOT / "workbench" / "datasets" / "chroma-general"
@@ -51,7 +52,7 @@ def overflow(ws: Workspace, set_id: str) -> float:
     """Share of a chunk set's chunks whose embedded text is longer than the embedding model reads."""
     limit = getattr(ws.embedder, "max_tokens", None) or 256
     rows = ws.store.db.execute("SELECT prefix, tokens FROM chunks WHERE set_id = ?", [set_id]).fetchall()
-    over = sum(1 for prefix, tokens in rows if ws.count_tokens(prefix) + tokens + 2 > limit)
+    over = sum(1 for prefix, tokens in rows if ws.corpus.count_tokens(prefix) + tokens + 2 > limit)
     return over / len(rows) if rows else 0.0
 
 
@@ -80,16 +81,16 @@ def main() -> int:
                "contextual+heading": ChunkConfig(size=size, contextual=True, heading_prefix=True)}
     build: dict[str, dict] = {}
     for name, config in configs.items():
-        print(f"building {name} ({config.label()})", file=sys.stderr)
+        print(f"building {name} ({chunking_label(config)})", file=sys.stderr)
         t0 = time.perf_counter()
         usage = None
         if name == "plain":
             index_corpora(ws, qset, config, progress)
-            info = ws.ensure_chunk_set(config)
+            info = ws.sets.ensure_chunk_set(config)
         elif config.contextual:
             info, usage = build_contextual_set(ws, config, llm, progress)
         else:
-            info = ws.ensure_chunk_set(config, progress)
+            info = ws.sets.ensure_chunk_set(config, progress)
         build[name] = {"set_id": info.id, "chunks": info.chunk_count, "seconds": time.perf_counter() - t0,
                        "llm": usage.as_dict() if usage else {"calls": 0, "cached": 0, "tokens": 0, "seconds": 0.0},
                        "overflow": overflow(ws, info.id)}

@@ -36,10 +36,11 @@ DEFAULT = [ROOT / "workbench/datasets/chroma-general/corpora/state_of_the_union.
 def chunk_texts(paths: list[str], size: int) -> list[str]:
     """The chunk texts a default chunk set of ``size`` tokens holds for these files (no model needed)."""
     from workbench.core.index.embedding import default_model_path
-    from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+    from workbench.core.ingest.chunking import chunk_document
     from workbench.core.ingest.discovery import discover
     from workbench.core.ingest.documents import load_file
     from workbench.core.ingest.tokens import counter_for_model
+    from workbench.core.ingest.values import ChunkConfig
 
     counter = counter_for_model(default_model_path())
     config = ChunkConfig(size=size)

@@ -33,10 +33,11 @@ def table(rows: list[tuple[str, np.ndarray]]) -> None:
 
 def embed_corpora(paths: list[str], size: int, fast_spec: str) -> None:
     from workbench.core.index.embedder_pool import EmbedderPool
-    from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+    from workbench.core.ingest.chunking import chunk_document
     from workbench.core.ingest.discovery import discover
     from workbench.core.ingest.documents import load_file
     from workbench.core.ingest.tokens import counter_for_model
+    from workbench.core.ingest.values import ChunkConfig
 
     pool = EmbedderPool()
     exact, fast = pool.default, pool.get(fast_spec)
@@ -57,18 +58,19 @@ def embed_corpora(paths: list[str], size: int, fast_spec: str) -> None:
 
 def compare_folders(exact_dir: str, fast_dir: str, fast_spec: str) -> None:
     from workbench.core.index.embedder_pool import named_model_id
+    from workbench.core.ingest.chunkers.identity import chunking_label
     from workbench.core.workspace import Workspace
 
     exact_ws, fast_ws = Workspace(exact_dir), Workspace(fast_dir)
     fast_id = named_model_id(fast_spec)
     rows = []
-    for info in exact_ws.store.chunk_sets():
-        hashes = sorted(set(exact_ws.store.chunk_table(info.id).text_hashes))
-        a = exact_ws.store.cached_vectors(info.model_id, hashes)
-        b = fast_ws.store.cached_vectors(fast_id, hashes)
+    for info in exact_ws.store.sets.chunk_sets():
+        hashes = sorted(set(exact_ws.store.sets.chunk_table(info.id).text_hashes))
+        a = exact_ws.store.caches.cached_vectors(info.model_id, hashes)
+        b = fast_ws.store.caches.cached_vectors(fast_id, hashes)
         common = [h for h in hashes if h in a and h in b]
         if common:
-            rows.append((f"chunk set {info.config.label()}", np.array([float(a[h] @ b[h]) for h in common])))
+            rows.append((f"chunk set {chunking_label(info.config)}", np.array([float(a[h] @ b[h]) for h in common])))
     print(f"chunks of {exact_dir} (exact) against {fast_dir} ({fast_id})\n")
     table(rows)
 

@@ -63,11 +63,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=15)
     args = ap.parse_args()
 
+    from workbench.ui.app.settings import open_settings
+
     from workbench.core.index.embedding import SentenceTransformerEmbedder
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
     from workbench.core.workspace import Workspace
     from workbench.ui.app.launch import make_app
-    from workbench.ui.app.settings import open_settings
     from workbench.ui.window.main_window import MainWindow
 
     app = make_app()
@@ -102,7 +103,7 @@ def main() -> None:
             t0 = time.perf_counter()
             ws.search(QUESTION, strategy)
             core.append((time.perf_counter() - t0) * 1000)
-        chunks = {size: len(ws.runtime(ws.find_chunk_set(base.chunk.__class__(size=size)).id))
+        chunks = {size: len(ws.sets.runtime(ws.sets.find_chunk_set(base.chunk.__class__(size=size)).id))
                   for size in (100, 64)}
         window.close()
         ws.close()

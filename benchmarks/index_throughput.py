@@ -37,7 +37,8 @@ def main() -> None:
 
     from workbench.core.index.build import chunk_texts
     from workbench.core.index.embedder_pool import EmbedderPool
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.chunkers.identity import chunking_label
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.lanes import cores as torch_cores
     from workbench.core.workspace import Workspace
 
@@ -60,9 +61,9 @@ def main() -> None:
                 t0 = time.perf_counter()
                 report = ws.add_paths(args.corpus, config)
                 t_ours = time.perf_counter() - t0
-                info = ws.find_chunk_set(config)
+                info = ws.sets.find_chunk_set(config)
                 n_chunks = info.chunk_count
-                texts, _ = chunk_texts(ws.store, info.id, ws.store.chunk_ids(info.id))
+                texts, _ = chunk_texts(ws.store, info.id, ws.store.sets.chunk_ids(info.id))
                 ours[spec].append(len(texts) / t_ours)
                 if spec == models[0]:  # the exact model's raw encode on the same texts, once a round
                     for threads in (cores, 1):
@@ -73,15 +74,15 @@ def main() -> None:
                         (raw if threads == cores else raw_one).append(len(texts) / (time.perf_counter() - t0))
                 if spec == "default":
                     first_build.append(t_ours)
-                    for d in ws.documents():  # cached re-chunk: drop the set's chunks, keep the vector cache
-                        ws.store.drop_doc_from_set(info.id, d["id"])
+                    for d in ws.records.documents():  # cached re-chunk: drop the set's chunks, keep the vector cache
+                        ws.store.sets.drop_doc_from_set(info.id, d["id"])
                     t0 = time.perf_counter()
-                    ws.ensure_chunk_set(config)
+                    ws.sets.ensure_chunk_set(config)
                     rechunk.append(time.perf_counter() - t0)
                 del report
                 ws.close()
     r, r1 = statistics.median(raw), statistics.median(raw_one)
-    print(f"corpus: {', '.join(Path(c).name for c in args.corpus)}; {n_chunks} chunks of {config.label()}; "
+    print(f"corpus: {', '.join(Path(c).name for c in args.corpus)}; {n_chunks} chunks of {chunking_label(config)}; "
           f"median of {args.repeats}, builds and raw encode interleaved")
     print("| figure | value |\n|---|---|")
     print(f"| raw SentenceTransformer.encode (exact fp32, batch 64, {cores} threads: torch's default) "
@@ -107,7 +108,8 @@ def estimates(corpus: list[str], config, embedder):
     """The cost estimate against the build it describes: in a fresh data folder (no rate kept: measured on a
     few texts first), then another chunk size (the rate the first build kept)."""
     from workbench.core.index.build import ingest_files
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.chunkers.identity import chunking_label
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.workspace import Workspace
 
     out = []
@@ -116,11 +118,11 @@ def estimates(corpus: list[str], config, embedder):
         ingest_files(ws.store, corpus)
         for label, cfg in (("fresh data folder", config), ("next chunk size, rate kept from the first build",
                                                            ChunkConfig(size=max(16, config.size // 2)))):
-            guess = ws.estimate_chunk_set(cfg)
+            guess = ws.sets.estimate_chunk_set(cfg)
             before = embedder.texts_encoded
             t0 = time.perf_counter()
-            info = ws.ensure_chunk_set(cfg)
-            out.append((f"{label} ({cfg.label()})", guess, info.chunk_count, embedder.texts_encoded - before,
+            info = ws.sets.ensure_chunk_set(cfg)
+            out.append((f"{label} ({chunking_label(cfg)})", guess, info.chunk_count, embedder.texts_encoded - before,
                         time.perf_counter() - t0))
         ws.close()
     return out

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workbench.core.evaluate.bundled import resolve_dataset
 from workbench.core.evaluate.datasets import index_corpora, load_question_set
 from workbench.core.evaluate.metrics import span_scores
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.spans import Span, merge_spans, subtract_spans
 from workbench.core.workspace import Workspace
 
@@ -46,7 +46,7 @@ def fused_context(ranked_lists: list[list[Span]], ws: Workspace, budget: int,
     tokens = 0
     for span in sorted(scores, key=lambda s: -scores[s]):
         new = subtract_spans([span], taken)
-        cost = sum(ws.counter.count(ws.document(p.doc_id).text[p.start : p.end]) for p in new)
+        cost = sum(ws.counter.count(ws.corpus.document(p.doc_id).text[p.start : p.end]) for p in new)
         if not new or tokens + cost > budget:
             continue
         taken = merge_spans([*taken, *new])

@@ -40,8 +40,8 @@ def main() -> None:
     from dataclasses import replace
 
     from workbench.core.index.embedding import SentenceTransformerEmbedder
-    from workbench.core.ingest.chunking import ChunkConfig
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.ingest.values import ChunkConfig
+    from workbench.core.retrieve.strategy.presets import PRESETS
     from workbench.core.workspace import Workspace
 
     embedder = SentenceTransformerEmbedder()
@@ -53,7 +53,7 @@ def main() -> None:
         ours_ingest = time.perf_counter() - t0
         t0 = time.perf_counter()
         sw = replace(PRESETS["sentence-window"], top_k=5).with_expansion(window=2)
-        ws.ensure_chunk_set(sw.chunk)
+        ws.sets.ensure_chunk_set(sw.chunk)
         ours_sentence_ingest = time.perf_counter() - t0
         times = []
         for q in qs:

@@ -29,7 +29,7 @@ from workbench.core.evaluate.datasets import index_corpora, load_question_set
 from workbench.core.evaluate.metrics import span_scores
 from workbench.core.retrieve import passages
 from workbench.core.retrieve.expansions import neighbours, none
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.spans import Span, merge_spans, subtract_spans
 from workbench.core.workspace import Workspace
 
@@ -56,7 +56,7 @@ def fill_gaps(spans: list[Span], gap: int, ws: Workspace) -> tuple[list[Span], i
     extra = 0
     for s in sorted(spans, key=lambda s: (s.doc_id, s.start)):
         if out and out[-1].doc_id == s.doc_id and 0 <= s.start - out[-1].end <= gap:
-            extra += ws.counter.count(ws.doc_text(s.doc_id)[out[-1].end : s.start])
+            extra += ws.counter.count(ws.corpus.doc_text(s.doc_id)[out[-1].end : s.start])
             out[-1] = Span(s.doc_id, out[-1].start, max(out[-1].end, s.end))
         else:
             out.append(s)

@@ -42,9 +42,9 @@ TIMED_PRESETS = ("hybrid", "budgeted-neighbours", "multi-granularity", "segments
 def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -> dict:
     from dataclasses import replace
 
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.retrieve.expansions import NoExpansion
-    from workbench.core.retrieve.strategies import from_dict, override, resolve
+    from workbench.core.retrieve.strategy.presets import from_dict, override, resolve
     from workbench.core.workspace import Workspace
 
     docs, data = work / f"{n_chunks}" / "docs", work / f"{n_chunks}" / "data"
@@ -56,22 +56,22 @@ def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -
     t0 = time.perf_counter()
     report = ws.add_paths([str(docs)], config)
     row["index_s"] = time.perf_counter() - t0
-    info = ws.find_chunk_set(config)
+    info = ws.sets.find_chunk_set(config)
     row["chunks"] = info.chunk_count
     t0 = time.perf_counter()
     for preset in TIMED_PRESETS:  # coarse chunk sets of multi-granularity search (synthetic vectors too)
         for coarse in resolve({"preset": preset, "size": CHUNK_TOKENS}).chunk_configs()[1:]:
-            ws.ensure_chunk_set(coarse)
+            ws.sets.ensure_chunk_set(coarse)
     row["coarse_sets_s"] = time.perf_counter() - t0
     ws.close()
 
     wq = Workspace(data, embedder=QueryTimedEmbedder(real))
     t0 = time.perf_counter()
-    rt = wq.runtime(wq.find_chunk_set(config).id)
+    rt = wq.sets.runtime(wq.sets.find_chunk_set(config).id)
     row["open_s"] = time.perf_counter() - t0
     row["index_kind"] = rt.index.kind
     t0 = time.perf_counter()
-    lexical = rt.lexical(wq.doc_text)  # built on a set's first BM25 query; timed here on its own
+    lexical = rt.lexical(wq.corpus.doc_text)  # built on a set's first BM25 query; timed here on its own
     row["bm25_build_s"] = time.perf_counter() - t0
     row["bm25_mb"] = lexical.memory_bytes / 1e6
     base = from_dict({"size": CHUNK_TOKENS, "top_k": 10})
@@ -94,7 +94,7 @@ def run_size(n_chunks: int, work: Path, real, qs: list[str], fresh: list[str]) -
     row["change_ms_median"] = statistics.median(changes)
     for preset in TIMED_PRESETS:  # coarse chunk sets of multi-granularity search, loaded before the timing
         for config in resolve({"preset": preset, "size": CHUNK_TOKENS}).chunk_configs()[1:]:
-            wq.runtime(wq.ensure_chunk_set(config).id).lexical(wq.doc_text)
+            wq.sets.runtime(wq.sets.ensure_chunk_set(config).id).lexical(wq.corpus.doc_text)
     for n, preset in enumerate(TIMED_PRESETS, start=1):  # fresh questions: each pays its own embedding
         strategy = resolve({"preset": preset, "size": CHUNK_TOKENS})
         times, steps = [], {}
@@ -123,7 +123,7 @@ def approx_recall(rt, ws, qs) -> float:
     exact = VectorIndex.build(ids, vecs, vecs.shape[1], approx=False)
     hits = []
     for q in qs:
-        v = ws.query_vector(q)
+        v = ws.corpus.query_vector(q)
         _, a = rt.index.search(v, 10)
         _, e = exact.search(v, 10)
         hits.append(len(set(a) & set(e)) / 10)

@@ -30,7 +30,7 @@ from workbench.core.workspace import Workspace
 from workbench.ui.window.main_window import MainWindow
 app = make_app()
 from workbench.core.store import Store
-synthetic = any(s.model_id.startswith("synthetic") for s in Store(sys.argv[1] + "/workbench.sqlite3").chunk_sets())
+synthetic = any(s.model_id.startswith("synthetic") for s in Store(sys.argv[1] + "/workbench.sqlite3").sets.chunk_sets())
 embedder = None
 if synthetic:  # a scale data folder: synthetic chunk vectors, real MiniLM for the question
     sys.path.insert(0, "benchmarks")
@@ -44,11 +44,12 @@ def shown():
     print("SHOWN", flush=True)
     torch_loaded = "torch" in sys.modules
     t0 = time.perf_counter()
-    from workbench.core.ingest.chunking import ChunkConfig
-    info = next((s for s in ws.store.chunk_sets() if s.state == "ready" and s.model_id == ws.embedder.model_id), None)
+    from workbench.core.ingest.values import ChunkConfig
+    info = next((s for s in ws.store.sets.chunk_sets() if s.state == "ready" and s.model_id == ws.embedder.model_id),
+                None)
     chunks = 0
     if info is not None:
-        from workbench.core.retrieve.strategies import from_dict
+        from workbench.core.retrieve.strategy.presets import from_dict
         question = f"What did the president say about prices? ({sys.argv[3]})"  # new each run: really embedded
         res = ws.search(question, from_dict({**info.config.__dict__, "top_k": 10}))
         chunks = info.chunk_count

@@ -34,8 +34,9 @@ def main() -> int:
 
         layout.available_rect = lambda _window: QRect(0, 0, 1366, 768)
     t0 = time.perf_counter()
-    from workbench.ui.app.launch import make_app, parse_args, start_window
     from workbench.ui.app.settings import open_settings
+
+    from workbench.ui.app.launch import make_app, parse_args, start_window
 
     app = make_app()
     with tempfile.TemporaryDirectory(prefix="workbench-benchmark-path-") as tmp:
@@ -67,7 +68,7 @@ def main() -> int:
         ok = bool(done) and not done[0].startswith("FAILED")
         for name, t in sorted(marks.items(), key=lambda kv: kv[1]):
             print(f"{t - t0:6.1f} s  {name}")
-        docs = window.ws.store.documents()
+        docs = window.ws.store.documents.rows()
         print(f"question: {done[0] if done else 'timeout'}")
         print(f"{len(docs)} document(s); A: {window.compare.a.metrics.text()}; B: {window.compare.b.metrics.text()}")
         window.close()

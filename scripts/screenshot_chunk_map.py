@@ -16,7 +16,7 @@ def main() -> None:
     """Index the sample corpus, search side by side with a reference span and save ``chunk-map.png``."""
     out = output_dir()
     shot = LaptopWindow("chunk-map")
-    from workbench.core.retrieve.strategies import PRESETS, override
+    from workbench.core.retrieve.strategy.presets import PRESETS, override
     from workbench.core.spans import Span
 
     window, ws, wait, settle = shot.window, shot.ws, shot.wait, shot.settle
@@ -25,8 +25,8 @@ def main() -> None:
     window.side_by_side.setChecked(True)
     compare.b.set_strategy(override(PRESETS["plain"], size=96, overlap=24))
     wait(lambda: not compare.b.controller.building)
-    doc = next(d for d in ws.documents() if d["path"].endswith("deploy-guide.md"))
-    text = ws.doc_text(doc["id"])
+    doc = next(d for d in ws.records.documents() if d["path"].endswith("deploy-guide.md"))
+    text = ws.corpus.doc_text(doc["id"])
     start = text.index("The database schema must be migrated")
     reference = [Span(doc["id"], start, text.index("\n", start))]
     shown: dict[str, list[object]] = {"A": [], "B": []}

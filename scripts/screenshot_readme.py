@@ -14,7 +14,7 @@ from PySide6.QtGui import QCursor, QHelpEvent, QPainter, QTextCursor
 from PySide6.QtWidgets import QApplication, QToolTip
 from screenshot_support import SELF_TEST_QUESTION, LaptopWindow, output_dir
 
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategy.presets import PRESETS
 
 
 def main() -> None:

@@ -39,7 +39,7 @@ class LaptopWindow:
         from PySide6.QtCore import QRect
 
         from workbench.core.workspace import Workspace
-        from workbench.ui.app.settings import open_settings
+        from workbench.ui.basics.settings import open_settings
         from workbench.ui.window import layout
         from workbench.ui.window.main_window import MainWindow
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -15,6 +17,13 @@ os.environ.pop("OLLAMA_HOST", None)
 
 import pytest
 from hypothesis import settings
+
+# The per-user data folder (platformdirs reads XDG_DATA_HOME) is one of this session's own, in this process and its
+# children: a command run without --data-dir never reads or writes the machine's real one, which another program
+# (or another checkout's tests, at another schema version) may change at any moment.
+_USER_DATA = tempfile.mkdtemp(prefix="workbench-tests-user-data-")
+os.environ["XDG_DATA_HOME"] = _USER_DATA
+atexit.register(shutil.rmtree, _USER_DATA, ignore_errors=True)
 
 # Property tests draw the same examples on every run (a red CI is a regression, never a newly drawn example);
 # WORKBENCH_HYPOTHESIS=explore draws fresh random examples to hunt for new failures.

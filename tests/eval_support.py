@@ -110,14 +110,14 @@ def sotu_workspace(tmp_path_factory, embedder) -> tuple[Path, Path]:
     key = f"sotu:{embedder.model_id}"
     if key not in _BUILT:
         from workbench.core.evaluate.datasets import index_corpora, load_question_set
-        from workbench.core.ingest.chunking import ChunkConfig
+        from workbench.core.ingest.values import ChunkConfig
         from workbench.core.workspace import Workspace
 
         root = sotu_set(tmp_path_factory.mktemp("sotu-qs"))
         data = tmp_path_factory.mktemp("sotu-data")
         ws = Workspace(data, embedder=embedder)
         index_corpora(ws, load_question_set(root), ChunkConfig(size=100))
-        ws.ensure_chunk_set(ChunkConfig(size=200))
+        ws.sets.ensure_chunk_set(ChunkConfig(size=200))
         ws.close()
         _BUILT[key] = (root, data)
     return _BUILT[key]

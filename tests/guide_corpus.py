@@ -26,5 +26,5 @@ def index_guides(ws, folder: Path, names: tuple[str, ...], topics, notes: int):
 
 def section_reference(ws, doc_id: int, heading: str, length: int) -> list[Span]:
     """A reference span of ``length`` characters starting at ``heading`` in the document."""
-    start = ws.doc_text(doc_id).index(heading)
+    start = ws.corpus.doc_text(doc_id).index(heading)
     return [Span(doc_id, start, start + length)]

@@ -108,7 +108,7 @@ def test_every_configuration_runs_at_the_budget_and_the_presets_are_points_of_it
     assert sizes == set(space.sizes)
     assert coarse_levels(64) == "100:1+200:1", "multi-granularity over 64-token chunks is the preset's"
     multi = space.strategy(preset_params(1000, space)[2])
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
 
     assert multi.chunk_configs() == PRESETS["multi-granularity"].chunk_configs()
     plain = baseline("plain", 1000)
@@ -126,7 +126,7 @@ def test_the_estimate_matches_the_built_set_and_a_built_set_costs_nothing(tmp_pa
     for config in (chunk_config("fixed", 32), chunk_config("recursive", 64)):
         estimate = costs.estimate(config)
         assert estimate.seconds > 0 and estimate.to_embed <= estimate.chunks  # repeated texts embed once
-        info = advice_ws.ensure_chunk_set(config, scope=scope)
+        info = advice_ws.sets.ensure_chunk_set(config, scope=scope)
         assert info.chunk_count == estimate.chunks, "chunks are counted by cutting, before anything is embedded"
         assert costs.estimate(config).seconds == 0 and costs.build_seconds([config, config]) == 0
     again = Costs.for_scope(advice_ws, scope).estimate(chunk_config("fixed", 48))
@@ -137,7 +137,7 @@ def test_the_estimate_matches_the_built_set_and_a_built_set_costs_nothing(tmp_pa
     with_mine = Costs.for_scope(advice_ws, scope).estimate(chunk_config("fixed", 48))
     assert (with_mine.chunks, with_mine.to_embed) == (again.chunks, again.to_embed), \
         "the folder's other documents do not count for the scope"
-    whole = advice_ws.estimate_chunk_set(chunk_config("fixed", 48))
+    whole = advice_ws.sets.estimate_chunk_set(chunk_config("fixed", 48))
     assert whole.chunks > with_mine.chunks + 100, "the folder's own set would cut them too"
 
 
@@ -163,7 +163,7 @@ def test_advise_end_to_end_saves_the_pick_and_records_every_trial(tmp_path, advi
     assert conf.questions == len(plan.split.confirm)
     assert len([c for by in conf.comparisons.values() for c in by.values()]) == 6
     assert result.pick == "advised-set"
-    saved = advice_ws.saved_strategies()["advised-set"]
+    saved = advice_ws.records.saved_strategies()["advised-set"]
     assert saved.chunk == conf.pick.strategy.chunk and saved.budget == 300
     assert advice_ws.search("What about harbour?", "advised-set").strategy.name == "advised-set"
     info = find_run(advice_ws, result.run_id)
@@ -200,7 +200,7 @@ def test_the_time_limit_is_honoured_and_a_stopped_run_resumes_without_running_tr
     nothing = run_advice(advice_ws, out_of_time)
     assert nothing.stopped == "time" and not [t for t in nothing.trials if t.state == "done"]
     assert nothing.pick == "late-pick" and "no configuration could be tried" in nothing.confirmation.verdict
-    assert advice_ws.saved_strategies()["late-pick"].search_config.mode == "hybrid"
+    assert advice_ws.records.saved_strategies()["late-pick"].search_config.mode == "hybrid"
 
 
 def test_a_configuration_whose_chunk_sets_cannot_be_built_in_time_is_skipped(tmp_path, advice_ws, monkeypatch):
@@ -208,10 +208,10 @@ def test_a_configuration_whose_chunk_sets_cannot_be_built_in_time_is_skipped(tmp
 
     qset = topic_set(tmp_path / "set", documents=DOCUMENT_GROUPS)
     scope = Scope.of(index_corpora(advice_ws, qset).values())
-    advice_ws.ensure_chunk_set(chunk_config("fixed", 32), scope=scope)  # built: free
+    advice_ws.sets.ensure_chunk_set(chunk_config("fixed", 32), scope=scope)  # built: free
     for _, _, strategy in fixed_rows(SMALL.budget):  # the confirm half's baselines: built, so nothing to reserve
         for config in strategy.chunk_configs():
-            advice_ws.ensure_chunk_set(config, scope=scope)
+            advice_ws.sets.ensure_chunk_set(config, scope=scope)
     monkeypatch.setattr(estimate, "embedding_rate", lambda _store, _model: 1e-4)  # every other set: days
     plan = plan_advice(advice_ws, qset, SMALL, seed=1, time_limit_s=120)
     result = run_advice(advice_ws, plan)
@@ -286,11 +286,11 @@ def test_the_best_preset_stays_the_pick_unless_the_fit_half_tells_a_better_one_a
 # ----- saved strategies are data ---------------------------------------------------------------------------
 def test_a_saved_strategy_names_no_code_that_runs_without_consent(tmp_path, advice_ws, capsys, hash_cli):
     from workbench.core.consent import NotTrusted
-    from workbench.core.retrieve.strategies import resolve
+    from workbench.core.retrieve.strategy.presets import resolve
 
     custom = resolve({"preset": "plain", "chunker": "custom:no_such_module_xyz:cut"})
-    advice_ws.save_strategy("mine", custom, source="test")
-    loaded = advice_ws.saved_strategies()["mine"]  # reading it imports nothing
+    advice_ws.records.save_strategy("mine", custom, source="test")
+    loaded = advice_ws.records.saved_strategies()["mine"]  # reading it imports nothing
     assert "no_such_module_xyz" in loaded.chunk.chunker
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("# A\n\nSome text about lanterns.\n", encoding="utf-8")
@@ -301,7 +301,7 @@ def test_a_saved_strategy_names_no_code_that_runs_without_consent(tmp_path, advi
     assert code != 0 and "--trust-custom" in capsys.readouterr().err
     for bad in ("plain", "has space", ""):
         with pytest.raises(ValueError):
-            advice_ws.save_strategy(bad, custom)
+            advice_ws.records.save_strategy(bad, custom)
 
 
 def test_cli_advise_json_pick_time_limit_and_strategy_name(tmp_path, capsys, hash_cli):

@@ -25,3 +25,18 @@ def test_core_imports_are_light():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "", f"imported eagerly: {proc.stdout}"
+
+
+def test_every_ui_package_has_a_layer():
+    """The window's layers contract names every package and module directly under ``workbench/ui``, so a new one
+    cannot sit outside the order (import-linter ignores what a contract does not name)."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    ui = next(c for c in contracts if c.get("containers") == ["workbench.ui"])
+    assert ui["type"] == "layers"
+    named = {name.strip() for layer in ui["layers"] for name in layer.split("|")}
+    here = ROOT / "workbench" / "ui"
+    present = {p.stem for p in here.iterdir()
+               if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.stem != "__init__")}
+    assert named == present

@@ -1,4 +1,4 @@
-"""The cost estimate before a chunk set is built (``Workspace.estimate_chunk_set``): the chunks it will hold,
+"""The cost estimate before a chunk set is built (``ws.sets.estimate_chunk_set``): the chunks it will hold,
 the texts it will embed, seconds from this machine's measured rate (kept from every build); said by the CLI
 before a build and shown on the window's progress lines. Hashed embedder (a slowed one where time matters)."""
 
@@ -9,13 +9,15 @@ import time
 import pytest
 from conftest import SAMPLE
 from fake_embedder import HashEmbedder
+from ui_support import WAIT_MS
 
 from workbench.core.index.embedding import EmbedMeter
 from workbench.core.index.estimate import BuildEstimate, about
 from workbench.core.index.rates import embedding_rate, keep_rate, rate_name
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import ProgressEvent
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.workspace import Workspace
 
 pytest_plugins = ["ui_support"]
@@ -41,26 +43,28 @@ def test_describe_for_people():
 
 def test_estimate_counts_what_the_build_makes(hash_ws):
     hash_ws.add_paths([str(SAMPLE)])
-    hash_ws.store.keep_rate(rate_name(hash_ws.embedder.model_id), 1e6)  # measured: nothing embedded to measure it
+    # measured: nothing embedded to measure it
+    hash_ws.store.caches.keep_rate(rate_name(hash_ws.embedder.model_id), 1e6)
     config = ChunkConfig(size=64)
-    estimate = hash_ws.estimate_chunk_set(config)
+    estimate = hash_ws.sets.estimate_chunk_set(config)
     before = hash_ws.embedder.texts_encoded
-    info = hash_ws.ensure_chunk_set(config)
+    info = hash_ws.sets.ensure_chunk_set(config)
     assert estimate.chunks == info.chunk_count, "the sample corpus is cut whole: the count is exact"
     assert estimate.to_embed == hash_ws.embedder.texts_encoded - before > 0
-    assert hash_ws.estimate_chunk_set(config) == BuildEstimate(info.chunk_count, 0, 0.0), "a current set costs nothing"
+    assert hash_ws.sets.estimate_chunk_set(config) == BuildEstimate(info.chunk_count, 0, 0.0), \
+        "a current set costs nothing"
     overlapping = ChunkConfig(size=64, overlap=0, heading_prefix=True)  # other embedded texts, same cuts
-    assert hash_ws.estimate_chunk_set(overlapping).to_embed > 0
+    assert hash_ws.sets.estimate_chunk_set(overlapping).to_embed > 0
 
 
 def test_seconds_come_from_the_kept_rate(hash_ws):
     hash_ws.add_paths([str(SAMPLE)])
     config = ChunkConfig(size=100)
     name = rate_name(hash_ws.embedder.model_id)
-    hash_ws.store.keep_rate(name, 1_000.0)
-    slow = hash_ws.estimate_chunk_set(config)
-    hash_ws.store.keep_rate(name, 100_000.0)
-    fast = hash_ws.estimate_chunk_set(config)
+    hash_ws.store.caches.keep_rate(name, 1_000.0)
+    slow = hash_ws.sets.estimate_chunk_set(config)
+    hash_ws.store.caches.keep_rate(name, 100_000.0)
+    fast = hash_ws.sets.estimate_chunk_set(config)
     assert slow.to_embed == fast.to_embed > 0 and slow.chunks == fast.chunks
     assert slow.seconds > 5 * fast.seconds and slow.seconds > 1, "a 100x slower rate costs far more time"
 
@@ -75,11 +79,11 @@ def test_a_build_keeps_its_measured_rate_and_a_first_estimate_measures_one(tmp_p
     fresh = Workspace(tmp_path / "fresh", embedder=SlowEmbedder(per_char=4e-6))
     fresh.add_paths([str(SAMPLE / "transit-prices.md")], ChunkConfig(size=200))
     config = ChunkConfig(size=48)
-    fresh.store.keep_rate(rate_name(emb.model_id), float("nan"))  # an unreadable rate counts as none
-    estimate = fresh.estimate_chunk_set(config)
+    fresh.store.caches.keep_rate(rate_name(emb.model_id), float("nan"))  # an unreadable rate counts as none
+    estimate = fresh.sets.estimate_chunk_set(config)
     measured = embedding_rate(fresh.store, emb.model_id)
     assert measured is not None and measured > 0 and estimate.seconds > 0
-    assert fresh.store.embedding_count(emb.model_id) > 0
+    assert fresh.store.caches.embedding_count(emb.model_id) > 0
     ws.close()
     fresh.close()
 
@@ -106,16 +110,16 @@ def test_a_rate_weighs_each_measurement_by_the_seconds_behind_it(hash_ws):
 def test_semantic_estimate_is_exact_once_its_sentences_are_cached(hash_ws):
     hash_ws.add_paths([str(SAMPLE)])
     first = resolve({"chunker": {"name": "semantic", "percentile": 90}}).chunk
-    guess = hash_ws.estimate_chunk_set(first)
-    built = hash_ws.ensure_chunk_set(first)
-    windows = hash_ws.store.embedding_count(hash_ws.embedder.model_id)
+    guess = hash_ws.sets.estimate_chunk_set(first)
+    built = hash_ws.sets.ensure_chunk_set(first)
+    windows = hash_ws.store.caches.embedding_count(hash_ws.embedder.model_id)
     assert guess.to_embed >= built.chunk_count, "sentence windows count as texts to embed"
     assert abs(guess.chunks - built.chunk_count) <= 0.25 * built.chunk_count, "a percentile's expected count"
     assert windows > 0
     second = resolve({"chunker": {"name": "semantic", "percentile": 70}}).chunk
-    estimate = hash_ws.estimate_chunk_set(second)
+    estimate = hash_ws.sets.estimate_chunk_set(second)
     before = hash_ws.embedder.texts_encoded
-    info = hash_ws.ensure_chunk_set(second)
+    info = hash_ws.sets.ensure_chunk_set(second)
     assert estimate.chunks == info.chunk_count, "cut with the cached sentence vectors: exact"
     assert estimate.to_embed == hash_ws.embedder.texts_encoded - before
 
@@ -125,10 +129,10 @@ def test_large_corpora_are_sampled_and_scaled(hash_ws, monkeypatch):
 
     hash_ws.add_paths([str(SAMPLE)])
     config = ChunkConfig(size=64)
-    whole = hash_ws.estimate_chunk_set(config)
-    sizes = hash_ws.store.document_sizes([d["id"] for d in hash_ws.documents()])
+    whole = hash_ws.sets.estimate_chunk_set(config)
+    sizes = hash_ws.store.documents.document_sizes([d["id"] for d in hash_ws.records.documents()])
     monkeypatch.setattr(module, "SAMPLE_CHARS", sum(sizes.values()) // 3)
-    sampled = hash_ws.estimate_chunk_set(config)
+    sampled = hash_ws.sets.estimate_chunk_set(config)
     assert sampled.chunks != 0 and abs(sampled.chunks - whole.chunks) <= 0.5 * whole.chunks
 
 
@@ -145,7 +149,7 @@ def test_the_cli_says_the_estimate_before_building(tmp_path, capsys, hash_cli):
 
 
 def test_progress_lines_keep_the_estimate_while_the_job_runs(qtbot):
-    from workbench.ui.window.job_progress import JobProgress
+    from workbench.ui.jobs.job_progress import JobProgress
 
     line = JobProgress()
     qtbot.addWidget(line)
@@ -169,24 +173,24 @@ def test_the_sides_build_line_shows_the_estimate(qtbot, make_window, hash_sample
     side.controller.search(QUESTION)
     side.set_strategy(resolve({"preset": "plain", "size": 80}))  # a chunk set not built yet
     qtbot.waitUntil(lambda: any(m.startswith("80 tokens") for m in seen) and not side.controller.building,
-                    timeout=20_000)
+                    timeout=WAIT_MS)
     assert all(" chunks, " in m for m in seen), seen
 
 
 def test_an_estimate_made_just_before_a_build_is_the_one_the_build_says(hash_ws, monkeypatch):
-    import workbench.core.workspace as workspace
+    import workbench.core.workspace_sets as workspace
 
     hash_ws.add_paths([str(SAMPLE)])
     config = ChunkConfig(size=90)
     calls = []
     real = workspace.estimate_build
     monkeypatch.setattr(workspace, "estimate_build", lambda *a, **k: calls.append(1) or real(*a, **k))
-    estimate = hash_ws.estimate_chunk_set(config)
+    estimate = hash_ws.sets.estimate_chunk_set(config)
     said: list[ProgressEvent] = []
-    hash_ws.ensure_chunk_set(config, said.append)
+    hash_ws.sets.ensure_chunk_set(config, said.append)
     assert len(calls) == 1, "the dry run is not made twice"
-    assert [e.message for e in said if e.stage == "estimate"] == [f"{config.label()}: {estimate.describe()}"]
-    hash_ws.ensure_chunk_set(ChunkConfig(size=91), said.append)
+    assert [e.message for e in said if e.stage == "estimate"] == [f"{chunking_label(config)}: {estimate.describe()}"]
+    hash_ws.sets.ensure_chunk_set(ChunkConfig(size=91), said.append)
     assert len(calls) == 2, "a set nobody estimated is estimated before its build"
 
 
@@ -195,6 +199,6 @@ def test_a_build_counts_the_texts_its_estimate_embedded(tmp_path):
     events: list[ProgressEvent] = []
     report = ws.add_paths([str(SAMPLE)], ChunkConfig(), progress=events.append)
     assert any(e.stage == "estimate" for e in events), "the rate was measured before the build"
-    embedded = ws.store.embedding_count(ws.embedder.model_id)
+    embedded = ws.store.caches.embedding_count(ws.embedder.model_id)
     assert report.chunks_embedded == embedded == report.chunks_total, "every chunk was embedded by this command"
     ws.close()

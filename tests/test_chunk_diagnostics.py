@@ -131,7 +131,7 @@ GUIDE = "# Guide\n\n" + "\n\n".join(
 
 def test_set_diagnostics_add_up_the_documents_of_a_chunk_set(hash_ws, tmp_path):
     from workbench.core.ingest.chunk_diagnostics import combine, summarise
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.retrieve.chunk_map import (
         document_boundary_counts,
         document_diagnostics,
@@ -143,20 +143,20 @@ def test_set_diagnostics_add_up_the_documents_of_a_chunk_set(hash_ws, tmp_path):
     for name in ("a", "b"):
         (tmp_path / f"{name}.md").write_text(GUIDE.replace("Guide", name.upper()))
     assert not hash_ws.add_paths([str(tmp_path / "a.md"), str(tmp_path / "b.md")]).failed
-    info = hash_ws.ensure_chunk_set(ChunkConfig(size=40, overlap=8))
-    rt = hash_ws.runtime(info.id)
+    info = hash_ws.sets.ensure_chunk_set(ChunkConfig(size=40, overlap=8))
+    rt = hash_ws.sets.runtime(info.id)
     doc_ids = sorted(rt.doc_first_row)
     start = GUIDE.index("## Glacier")
     refs = [Span(doc_ids[0], start, start + 300), Span(doc_ids[1], 10, 20)]
-    whole = set_diagnostics(rt, hash_ws.document, refs)
+    whole = set_diagnostics(rt, hash_ws.corpus.document, refs)
     assert whole.chunks == len(rt) and sum(whole.histogram.counts) == len(rt)
     assert whole.tokens_mean == float(rt.table.tokens.mean())
     assert whole.references == 2 and whole.split_references == 1, "300 characters do not fit one 40-token chunk"
     assert whole.headings == 8  # four per document
-    parts = [document_boundary_counts(rt, d, hash_ws.document(d), refs) for d in doc_ids]
+    parts = [document_boundary_counts(rt, d, hash_ws.corpus.document(d), refs) for d in doc_ids]
     assert whole == summarise(combine(parts))
-    assert reference_splits(rt, hash_ws.document, refs) == (2, 1)
-    one = document_diagnostics(rt, doc_ids[0], hash_ws.document(doc_ids[0]))
+    assert reference_splits(rt, hash_ws.corpus.document, refs) == (2, 1)
+    one = document_diagnostics(rt, doc_ids[0], hash_ws.corpus.document(doc_ids[0]))
     assert one.chunks == rt.doc_row_count[doc_ids[0]] and one.split_reference_share is None
 
 

@@ -25,9 +25,10 @@ from workbench.core.ingest.chunkers import (
     verify_spans,
 )
 from workbench.core.ingest.chunkers.recursive import TokenRuler
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document, unit_spans
+from workbench.core.ingest.chunking import chunk_document, unit_spans
 from workbench.core.ingest.headings import parse_headings
 from workbench.core.ingest.tokens import counter_for_model
+from workbench.core.ingest.values import ChunkConfig
 
 COUNTER = counter_for_model(str(default_model_path()))
 EMBEDDER = HashEmbedder()

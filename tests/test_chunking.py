@@ -5,10 +5,12 @@ from conftest import SAMPLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document, unit_spans
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.chunking import chunk_document, unit_spans
 from workbench.core.ingest.documents import load_file
 from workbench.core.ingest.headings import parse_headings, section_spans
 from workbench.core.ingest.sentences import sentence_spans
+from workbench.core.ingest.values import ChunkConfig
 
 TRICKY = (
     "# Emoji 😀 heading\n\nRepeated text. Repeated text. Repeated text.\n\n"
@@ -27,7 +29,7 @@ def _texts():
     return [(d.text, d.headings) for d in docs] + [(TRICKY, tuple(parse_headings(TRICKY)))]
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.label())
+@pytest.mark.parametrize("config", CONFIGS, ids=chunking_label)
 def test_chunk_invariants(config, counter):
     for text, headings in _texts():
         pieces = chunk_document(text, headings, config, counter)

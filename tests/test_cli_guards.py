@@ -143,7 +143,7 @@ def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(
     guard = NetGuard(monkeypatch)
     monkeypatch.setenv("OLLAMA_HOST", REMOTE)
     from workbench.core.llm.ollama_backend import remote_refusal
-    from workbench.ui.app.settings import LLMChoice
+    from workbench.ui.basics.settings import LLMChoice
 
     line = remote_refusal(None)
     assert line and "10.1.2.3" in line
@@ -169,7 +169,7 @@ def test_remote_refusal_is_the_same_line_in_the_gui_and_for_workspace_llm_steps(
     ("{" + '"a":' * 5000 + "1" + "}" * 5000, "characters"),
 ])
 def test_bad_strategy_json_names_the_field(spec, field):
-    from workbench.core.retrieve.strategies import resolve
+    from workbench.core.retrieve.strategy.presets import resolve
 
     with pytest.raises(ValueError, match=field.replace(".", r"\.")):
         resolve(spec)
@@ -197,7 +197,7 @@ _JSON = st.recursive(
 @given(st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=4))
 @pytest.mark.slow
 def test_random_strategy_json_never_raises_anything_but_a_value_error(data):
-    from workbench.core.retrieve.strategies import Strategy, resolve
+    from workbench.core.retrieve.strategy.presets import Strategy, resolve
 
     try:
         text = json.dumps(data)
@@ -253,8 +253,9 @@ def test_long_question_is_refused_in_core_and_cli(hash_sample_ws, capsys, hash_s
 
 
 def test_unbroken_run_is_counted_and_chunked_by_its_length(counter):
-    from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+    from workbench.core.ingest.chunking import chunk_document
     from workbench.core.ingest.tokens import MAX_TOKEN_CHARS, RegexTokenCounter
+    from workbench.core.ingest.values import ChunkConfig
 
     text = "start " + "x" * 1_000_000 + " end"
     for c in (counter, RegexTokenCounter()):
@@ -276,7 +277,7 @@ def test_budget_counts_what_is_sent_for_an_unbroken_run(hash_ws, tmp_path, capsy
     doc = tmp_path / "blob.txt"
     doc.write_text("blob " + "Q" * 200_000 + "\n", encoding="utf-8")
     hash_ws.add_paths([str(doc)])
-    from workbench.core.retrieve.strategies import PRESETS, override
+    from workbench.core.retrieve.strategy.presets import PRESETS, override
 
     result = hash_ws.search("blob", override(PRESETS["plain"], budget=50, size=20))
     sent = sum(p.span.end - p.span.start for p in result.passages)
@@ -294,10 +295,11 @@ def test_overlap_of_half_the_size_is_refused(capsys, tmp_path):
 
 
 def test_strategy_panel_clamps_overlap_below_half_the_size(qtbot):
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
     from workbench.ui.explore.strategy_panel import StrategyPanel
+    from workbench.ui.model import WorkbenchModel
 
-    panel = StrategyPanel(PRESETS["plain"])
+    panel = StrategyPanel(WorkbenchModel(PRESETS["plain"]), "A")
     qtbot.addWidget(panel)
     panel.size_knob.setValue(200)
     assert panel.overlap.spin.maximum() == 99

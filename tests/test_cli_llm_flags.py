@@ -109,7 +109,7 @@ def test_models_takes_llm_host(capsys):
 def test_one_choice_value_opens_every_backend():
     from workbench.core.llm import open_backend
     from workbench.core.llm.no_model import is_extractive
-    from workbench.ui.app.settings import LLMChoice as SettingsChoice
+    from workbench.ui.basics.settings import LLMChoice as SettingsChoice
 
     with pytest.raises(ValueError, match="unknown backend"):
         LLMChoice("gpt")

@@ -8,11 +8,11 @@ import pytest
 
 from workbench.commands.search import add_strategy_options, strategy_from_args
 from workbench.core.evaluate.sweep import expand_grid, parse_grid
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.coarse_hits import as_fine_hit, fuse_granularities
-from workbench.core.retrieve.search_config import parse_coarse
-from workbench.core.retrieve.strategies import PRESETS, from_dict, override, resolve
-from workbench.core.retrieve.strategy_json import to_flat_dict
+from workbench.core.retrieve.strategy.json_form import to_flat_dict
+from workbench.core.retrieve.strategy.presets import PRESETS, from_dict, override, resolve
+from workbench.core.retrieve.strategy.search_config import parse_coarse
 
 QUESTIONS = ["How do I roll back a deployment?", "Which chemicals must be stored apart?",
              "What does the monthly pass cost?", "Who do I call after a spill?"]
@@ -65,10 +65,10 @@ def test_passages_are_fine_chunk_ranges_within_budget_with_coarse_windows(hash_s
     strategy = _strategy(budget)
     for question in QUESTIONS:
         result = ws.search(question, strategy)
-        rt = ws.runtime(result.set_id)
+        rt = ws.sets.runtime(result.set_id)
         assert rt.info.config.size == 30
         assert {c.size for c in strategy.chunk_configs()} == {30, 60, 120}
-        assert all(ws.find_chunk_set(c) is not None for c in strategy.chunk_configs())
+        assert all(ws.sets.find_chunk_set(c) is not None for c in strategy.chunk_configs())
         assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))
         assert len({h.chunk_id for h in result.hits}) == len(result.hits)
         for p in result.passages:
@@ -91,7 +91,7 @@ def test_a_coarse_hit_covers_its_own_chunk_and_fusion_interleaves_by_rank(hash_s
     question = QUESTIONS[0]
     fine = ws.search(question, resolve({"preset": "hybrid", "size": 30, "top_k": 4}))
     coarse = ws.search(question, resolve({"preset": "hybrid", "size": 120, "top_k": 2}))
-    rt = ws.runtime(fine.set_id)
+    rt = ws.sets.runtime(fine.set_id)
     window = as_fine_hit(rt, coarse.hits[0])
     assert window is not None and window.cover is not None
     assert window.span.start <= coarse.hits[0].span.start and coarse.hits[0].span.end <= window.span.end
@@ -105,9 +105,9 @@ def test_a_coarse_hit_covers_its_own_chunk_and_fusion_interleaves_by_rank(hash_s
 
 def test_coarse_sets_are_built_by_the_first_search(hash_sample_ws):
     ws = hash_sample_ws
-    assert ws.find_chunk_set(ChunkConfig(size=120)) is None
+    assert ws.sets.find_chunk_set(ChunkConfig(size=120)) is None
     ws.search(QUESTIONS[1], _strategy(coarse="120:1"))
-    assert ws.find_chunk_set(ChunkConfig(size=120)) is not None
+    assert ws.sets.find_chunk_set(ChunkConfig(size=120)) is not None
 
 
 def test_search_json_marks_coarse_hits(hash_sample_ws):
@@ -117,4 +117,4 @@ def test_search_json_marks_coarse_hits(hash_sample_ws):
     records = passage_records(hash_sample_ws, result)
     marked = [h for r in records for h in r["hits"] if "coarse_rows" in h]
     assert marked and all(first <= last for first, last in (h["coarse_rows"] for h in marked))
-    assert all(r["text"] == hash_sample_ws.doc_text(r["doc_id"])[r["start"]:r["end"]] for r in records)
+    assert all(r["text"] == hash_sample_ws.corpus.doc_text(r["doc_id"])[r["start"]:r["end"]] for r in records)

@@ -5,6 +5,7 @@ are split along their seams when they do two things, in review; no line count de
 from __future__ import annotations
 
 import ast
+import builtins
 from pathlib import Path
 
 from conftest import ROOT
@@ -60,3 +61,33 @@ def test_no_annotation_waivers_and_no_conflict_handler():
     assert not waived, f"annotate instead of waiving: {waived}"
     conflict = [str(p.relative_to(ROOT)) for p in sources() if "conflict_handler" in p.read_text(encoding="utf-8")]
     assert not conflict, f"argparse conflict_handler hides duplicate options: {conflict}"
+
+
+def _project_bases() -> list[str]:
+    """``module:Class(A, B)`` for every class of the package with two or more bases that are classes of the
+    package (protocols and exceptions, which hold no state of their own, aside)."""
+    trees = {p: ast.parse(p.read_text(encoding="utf-8")) for p in sources()}
+    classes = [(path, node) for path, tree in trees.items() for node in ast.walk(tree)
+               if isinstance(node, ast.ClassDef)]
+
+    def name(base: ast.expr) -> str:
+        return base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+
+    errors = {n for n in dir(builtins) if isinstance(getattr(builtins, n), type)
+              and issubclass(getattr(builtins, n), BaseException)}
+    while True:  # the package's exceptions: classes with an exception among their bases
+        more = {node.name for _, node in classes if {name(b) for b in node.bases} & errors} - errors
+        if not more:
+            break
+        errors |= more
+    ours = {node.name for _, node in classes} - errors
+    return [f"{path.relative_to(ROOT)}:{node.name}({', '.join(name(b) for b in node.bases)})"
+            for path, node in classes
+            if "Protocol" not in {name(b) for b in node.bases} and len([b for b in node.bases if name(b) in ours]) > 1]
+
+
+def test_no_class_is_assembled_from_mixins():
+    """The workspace and the store own parts (``ws.records``, ``store.sets`` …), each with its own state; no class
+    inherits from two classes of the package, whose private state the parts would then share."""
+    offenders = _project_bases()
+    assert not offenders, f"compose parts instead of inheriting from two project classes: {offenders}"

@@ -74,7 +74,7 @@ def test_processes_creating_or_upgrading_one_store_all_succeed(tmp_path, version
         _older_store(db, version)
     body = f"""
         store = Store({str(db)!r})
-        store.record_problem("file-%d.txt" % {{n}}, "skipped", "a test")
+        store.documents.record_problem("file-%d.txt" % {{n}}, "skipped", "a test")
         print(store.db.execute("PRAGMA user_version").fetchone()[0])
     """
     results = _start_together(tmp_path, [body.replace("{n}", str(n)) for n in range(PROCESSES)])
@@ -111,7 +111,7 @@ def test_two_index_runs_into_an_empty_folder_keep_both_folders(tmp_path):
     from workbench.core.workspace import Workspace
 
     ws = Workspace(data, embedder=HashEmbedder())
-    stored = sorted(Path(d["path"]).name for d in ws.store.documents())
+    stored = sorted(Path(d["path"]).name for d in ws.store.documents.rows())
     assert stored == ["deploy-guide.md", "lab-safety.md", "transit-prices.md"]
     ws.close()
 
@@ -143,7 +143,7 @@ def test_a_writer_beside_searches_and_evaluations_fails_no_job(tmp_path):
     until = time.time() + SOAK_SECONDS
     writer = f"""
         import json, random
-        from workbench.core.ingest.chunking import ChunkConfig
+        from workbench.core.ingest.values import ChunkConfig
         ws = Workspace({str(data)!r}, embedder=HashEmbedder())
         jobs = failed = 0
         errors = []
@@ -154,7 +154,7 @@ def test_a_writer_beside_searches_and_evaluations_fails_no_job(tmp_path):
             try:
                 extra.write_text("# Churn\\n\\n" + " ".join(rng.choice(["alpha", "beta", "gamma"]) for _ in range(300)))
                 ws.add_paths([{str(corpus)!r}])
-                ws.ensure_chunk_set(ChunkConfig(size=rng.choice([60, 80, 100, 120])))
+                ws.sets.ensure_chunk_set(ChunkConfig(size=rng.choice([60, 80, 100, 120])))
                 if rng.random() < 0.5:
                     extra.unlink()
                     ws.add_paths([{str(corpus)!r}])
@@ -168,7 +168,7 @@ def test_a_writer_beside_searches_and_evaluations_fails_no_job(tmp_path):
         from workbench.core.evaluate.datasets import load_question_set
         from workbench.core.evaluate.records import save_run
         from workbench.core.evaluate.sweep import expand_grid, run_sweep
-        from workbench.core.retrieve.strategies import resolve
+        from workbench.core.retrieve.strategy.presets import resolve
         ws = Workspace({str(data)!r}, embedder=HashEmbedder())
         qset = load_question_set({str(tmp_path / "qs")!r})
         jobs = failed = 0
@@ -210,12 +210,12 @@ def test_a_search_waits_for_a_writer_between_saving_an_index_and_recording_it(ha
     from workbench.core.index.build import index_path
     from workbench.core.index.vectors import VectorIndex
     from workbench.core.jobs import ProgressEvent
-    from workbench.core.retrieve.strategies import resolve
+    from workbench.core.retrieve.strategy.presets import resolve
     from workbench.core.workspace import Workspace
 
     ws = hash_sample_ws
     strategy = resolve("plain")
-    set_id = ws.ensure_chunk_set(strategy.chunk).id
+    set_id = ws.sets.ensure_chunk_set(strategy.chunk).id
     path = index_path(ws.data_dir, set_id)
     current = VectorIndex.load(path)
     ids = current.ids()
@@ -227,8 +227,8 @@ def test_a_search_waits_for_a_writer_between_saving_an_index_and_recording_it(ha
             replacement.save(path, before_rename=lambda sha, size: recorded.append((sha, size)))
             held.set()
             time.sleep(3.0)
-            ws.store.prepare_index_file(set_id, *recorded[0])
-            ws.store.commit_index_file(set_id)
+            ws.store.sets.prepare_index_file(set_id, *recorded[0])
+            ws.store.sets.commit_index_file(set_id)
 
     thread = threading.Thread(target=writer)
     thread.start()
@@ -241,7 +241,7 @@ def test_a_search_waits_for_a_writer_between_saving_an_index_and_recording_it(ha
     thread.join()
     assert result.passages and waited >= 2.5
     assert any("waiting for another writer" in e.message for e in heard)
-    assert np.array_equal(reader.runtime(set_id).index.ids(), ids)
+    assert np.array_equal(reader.sets.runtime(set_id).index.ids(), ids)
     reader.close()
 
 

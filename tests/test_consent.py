@@ -16,7 +16,7 @@ from workbench.core.consent import NotTrusted, is_trusted, named_targets, trust
 from workbench.core.evaluate.datasets import load_question_set, save_question_set
 from workbench.core.evaluate.records import find_run, load_run, rerun, save_run
 from workbench.core.evaluate.sweep import expand_grid, run_sweep
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 
 pytest_plugins = ["ui_support"]
 QUESTION = "How do I roll back a bad deployment?"
@@ -88,7 +88,7 @@ def test_a_record_naming_a_custom_chunker_is_shown_and_refused_never_imported(ta
 
 
 def test_a_saved_strategy_naming_a_custom_chunker_loads_but_does_not_run(hash_sample_ws, payload, ui_settings):
-    from workbench.ui.app.settings import load_strategy
+    from workbench.ui.basics.settings import load_strategy
 
     target, mark = payload
     ui_settings.setValue("strategy/A", json.dumps(_custom(resolve("plain").to_dict(), target)))

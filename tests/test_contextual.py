@@ -9,13 +9,14 @@ remove); vectors come from the hashed embedder. The caching and the plumbing are
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from llm_standin import StandInLLM
 
 from workbench.core.index import situating as ctx
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.llm import open_backend
 from workbench.core.workspace import Workspace
@@ -72,8 +73,8 @@ class ScriptedLLM:
 def situating_reply(messages) -> str:
     """What a model might answer to ``ctx.situate_messages``: a labelled, quoted sentence and more words."""
     user = messages[-1]["content"]
-    where = user.split("\n", 1)[0].removeprefix("Document: ")
-    passage = user.split("<passage>\n", 1)[1].split("\n</passage>", 1)[0]
+    where = user.split("Title: ", 1)[1].split("\n", 1)[0]
+    passage = re.split(r"<passage-[0-9a-f]+>\n", user, maxsplit=1)[1].split("\n</passage-", 1)[0]
     return f'Sentence: "In {where}, the passage on {" ".join(passage.split()[:6])}." I hope this helps.'
 
 
@@ -99,7 +100,7 @@ def ctx_data(tmp_path_factory, hash_embedder, llm):
     ws.llm = llm
     events = []
     before = ctx.TOTALS.calls
-    info = ws.ensure_chunk_set(ChunkConfig(size=SIZE, contextual=True), progress=events.append)
+    info = ws.sets.ensure_chunk_set(ChunkConfig(size=SIZE, contextual=True), progress=events.append)
     calls = ctx.TOTALS.calls - before
     ws.close()
     return root / "data", info, calls, events
@@ -123,21 +124,21 @@ def test_sentences_generated_once_then_cached(ctx_data, hash_embedder, llm, embe
     rows = prefixes(ws, info.id)
     written = 0
     for doc_id, start, end, prefix in rows:  # the stored prefix is the cached sentence (the span is untouched)
-        doc = ws.document(doc_id)
-        sentence = ws.store.llm_cached("situate", ctx.cache_key(doc.text[start:end], doc.sha256), llm.model)
+        doc = ws.corpus.document(doc_id)
+        sentence = ws.store.caches.llm_cached("situate", ctx.cache_key(doc.text[start:end], doc.sha256), llm.model)
         assert sentence is not None and prefix == (sentence + " " if sentence else "")
         assert "\n" not in sentence and len(sentence) <= ctx.MAX_SENTENCE_CHARS + 1
         written += bool(sentence)
     assert written == len(rows), "every chunk has its sentence"
-    alpha = next(d["id"] for d in ws.store.documents() if d["path"].endswith("alpha.md"))
+    alpha = next(d["id"] for d in ws.store.documents.rows() if d["path"].endswith("alpha.md"))
     assert [p for d, _, _, p in rows if d == alpha][0] == \
         "In Deploying Orbit > Deploying Orbit, the passage on # Deploying Orbit ## Rolling back. ", "cleaned up"
 
     # a second build of the same set: every document dropped from it and rebuilt → 0 calls, same prefixes
-    for doc in ws.store.documents():
-        ws.store.drop_doc_from_set(info.id, doc["id"])
+    for doc in ws.store.documents.rows():
+        ws.store.sets.drop_doc_from_set(info.id, doc["id"])
     before = ctx.TOTALS.calls
-    again = ws.ensure_chunk_set(ChunkConfig(size=SIZE, contextual=True))
+    again = ws.sets.ensure_chunk_set(ChunkConfig(size=SIZE, contextual=True))
     assert ctx.TOTALS.calls == before and again.chunk_count == info.chunk_count
     assert [r[3] for r in prefixes(ws, info.id)] == [r[3] for r in rows]
     ws.close()
@@ -163,8 +164,8 @@ def test_contextual_set_searches(ctx_data, hash_embedder, llm):
     result = ws.search("How do I roll back a bad deploy?", {"contextual": True, "size": SIZE, "top_k": 2})
     assert ctx.TOTALS.calls == before and result.set_id == info.id and result.passages
     best = result.passages[0]
-    text = ws.doc_text(best.span.doc_id)[best.span.start : best.span.end]
-    assert "roll back" in text and Path(ws.document(best.span.doc_id).path).name == "alpha.md"
+    text = ws.corpus.doc_text(best.span.doc_id)[best.span.start : best.span.end]
+    assert "roll back" in text and Path(ws.corpus.document(best.span.doc_id).path).name == "alpha.md"
     ws.close()
 
 
@@ -224,7 +225,7 @@ def test_no_local_llm_is_one_clear_error(hash_ws, tmp_path, monkeypatch):
     monkeypatch.setattr(llm_pkg, "open_backend", unavailable)
     fresh_ws.add_paths([str(write_docs(tmp_path / "docs"))], ChunkConfig(size=SIZE))
     with pytest.raises(ctx.ContextualError, match="needs a local LLM"):
-        fresh_ws.ensure_chunk_set(ChunkConfig(size=SIZE, contextual=True))
+        fresh_ws.sets.ensure_chunk_set(ChunkConfig(size=SIZE, contextual=True))
 
 
 def test_clean_sentence_and_context_window():

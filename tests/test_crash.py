@@ -15,7 +15,7 @@ import pytest
 from conftest import CHROMA, ROOT, SAMPLE, TESTS
 
 from workbench.core.index.verify import verify_store
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.store import Store
 from workbench.core.workspace import Workspace
 
@@ -51,7 +51,7 @@ def test_sigkill_during_indexing_leaves_a_consistent_store(tmp_path, hash_embedd
         ws = Workspace(data, embedder=embedder)
         report = verify_store(ws)
         assert report["consistent"], report["problems"]
-        observed.append((killed, report["documents"], ws.store.embedding_count(), len(report["notes"])))
+        observed.append((killed, report["documents"], ws.store.caches.embedding_count(), len(report["notes"])))
         ws.close()
     assert any(k for k, *_ in observed), "at least one run was killed mid-way"
     final = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
@@ -59,8 +59,8 @@ def test_sigkill_during_indexing_leaves_a_consistent_store(tmp_path, hash_embedd
     ws = Workspace(data, embedder=embedder)
     report = verify_store(ws)
     assert report["consistent"] and not report["notes"], report
-    assert len(ws.store.documents()) == 7
-    info = ws.find_chunk_set(ChunkConfig(size=60))
+    assert len(ws.store.documents.rows()) == 7
+    info = ws.sets.find_chunk_set(ChunkConfig(size=60))
     assert info is not None and info.state == "ready"
     res = ws.search("How do I flush the cache?", {"size": 60})
     assert res.passages

@@ -19,11 +19,12 @@ from workbench.cli import main
 from workbench.core.evaluate.datasets import save_question_set
 from workbench.core.evaluate.sweep import expand_grid, parse_grid, run_sweep
 from workbench.core.index.embedder_pool import model_label, normalise_model_spec, open_embedder
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunk_set_id
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.llm import BackendUnavailable, ModelNotFound
 from workbench.core.llm.base import RemoteHostRefused
 from workbench.core.llm.ollama_backend import OllamaEmbedder
-from workbench.core.retrieve.strategies import PRESETS, override, resolve
+from workbench.core.retrieve.strategy.presets import PRESETS, override, resolve
 
 OLLAMA = f"ollama:{EMBED_MODEL}"
 QUESTION = "How much does a monthly transit pass cost?"
@@ -103,24 +104,24 @@ def test_one_chunk_set_per_model_searched_by_its_own_model(hash_sample_ws, stand
     ws.models.use_ollama_host(standin.host)
     plain = PRESETS["plain"]
     other = override(plain, model=OLLAMA)
-    default_set = ChunkConfig().set_id(hash_embedder.model_id)  # the identity of the existing chunk set is kept
+    default_set = chunk_set_id(ChunkConfig(), hash_embedder.model_id)  # the identity of the existing chunk set is kept
 
     a = ws.search(QUESTION, plain)
     assert a.set_id == default_set and not standin.requests, "the default model never talks to Ollama"
     b = ws.search(QUESTION, other)
-    assert b.set_id == ChunkConfig().set_id(OLLAMA) != a.set_id
-    infos = {i.id: i for i in ws.store.chunk_sets()}
+    assert b.set_id == chunk_set_id(ChunkConfig(), OLLAMA) != a.set_id
+    infos = {i.id: i for i in ws.store.sets.chunk_sets()}
     assert infos[a.set_id].model_id == hash_embedder.model_id and infos[b.set_id].model_id == OLLAMA
     assert infos[b.set_id].state == "ready" and infos[b.set_id].chunk_count > 0
-    assert ws.find_chunk_set(ChunkConfig(), OLLAMA).id == b.set_id == ws.find_chunk_set(ChunkConfig(), "ollama: " +
-                                                                                         EMBED_MODEL).id
+    assert ws.sets.find_chunk_set(ChunkConfig(), OLLAMA).id == b.set_id == ws.sets.find_chunk_set(
+        ChunkConfig(), "ollama: " + EMBED_MODEL).id
 
     # the question was embedded by each set's own model (the stand-in saw it once: then cached per model)
     assert standin.embedded_texts().count(QUESTION) == 1
-    assert np.allclose(ws.query_vector(QUESTION, OLLAMA), standin.embedder.encode([QUESTION])[0], atol=1e-5)
-    assert np.allclose(ws.query_vector(QUESTION), hash_embedder.encode([QUESTION])[0], atol=1e-5)
+    assert np.allclose(ws.corpus.query_vector(QUESTION, OLLAMA), standin.embedder.encode([QUESTION])[0], atol=1e-5)
+    assert np.allclose(ws.corpus.query_vector(QUESTION), hash_embedder.encode([QUESTION])[0], atol=1e-5)
     top = b.hits[0]  # scored by the stand-in's vectors of the question and of the chunk's text
-    chunk_text = ws.doc_text(top.span.doc_id)[top.span.start : top.span.end]
+    chunk_text = ws.corpus.doc_text(top.span.doc_id)[top.span.start : top.span.end]
     expected = standin.embedder.encode([QUESTION])[0] @ standin.embedder.encode([chunk_text])[0]
     assert top.score == pytest.approx(float(expected), abs=1e-4)
 
@@ -179,7 +180,7 @@ def test_removing_a_document_while_the_ollama_server_is_away(hash_sample_ws, sta
     ws.models.use_ollama_host(f"127.0.0.1:{closed_port()}")
     doc_id = built.hits[0].span.doc_id
     ws.remove_document(doc_id)  # no crash: the Ollama set waits to be brought up to date
-    states = {i.model_id: i.state for i in ws.store.chunk_sets()}
+    states = {i.model_id: i.state for i in ws.store.sets.chunk_sets()}
     assert states == {hash_embedder.model_id: "ready", OLLAMA: "building"}
     ws.models.use_ollama_host(standin.host)
     before = len(standin.embedded_texts())

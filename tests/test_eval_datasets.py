@@ -86,8 +86,8 @@ def test_offsets_are_code_points_and_newlines_are_kept(tmp_path, hash_ws):
     assert (tmp_path / "set" / "corpora" / "cafe.md").read_bytes() == text.encode("utf-8")
     doc_ids = index_corpora(hash_ws, qset)
     span = qset.questions[0].spans(doc_ids)[0]
-    assert hash_ws.doc_text(span.doc_id)[span.start : span.end] == "3 €"
-    assert hash_ws.doc_text(span.doc_id) == text
+    assert hash_ws.corpus.doc_text(span.doc_id)[span.start : span.end] == "3 €"
+    assert hash_ws.corpus.doc_text(span.doc_id) == text
 
 
 def test_save_question_set_round_trip_append_and_guards(tmp_path):
@@ -119,21 +119,21 @@ def test_corpus_documents_maps_by_path_and_by_content(tmp_path, hash_ws):
     with pytest.raises(DatasetError, match="not indexed"):
         corpus_documents(hash_ws, qset)
     doc_ids = index_corpora(hash_ws, qset)
-    doc = next(d for d in hash_ws.store.documents() if d["id"] == doc_ids[SOTU])
+    doc = next(d for d in hash_ws.store.documents.rows() if d["id"] == doc_ids[SOTU])
     assert doc["path"] == str((root / "corpora" / f"{SOTU}.md").resolve())
     for q in qset.questions:
         for ref, span in zip(q.references, q.spans(doc_ids)):
             assert span == Span(doc_ids[SOTU], ref.start, ref.end)
-            assert hash_ws.doc_text(span.doc_id)[span.start : span.end] == ref.content
+            assert hash_ws.corpus.doc_text(span.doc_id)[span.start : span.end] == ref.content
     copy = tmp_path / "moved"
     shutil.copytree(root, copy)
     assert corpus_documents(hash_ws, load_question_set(copy)) == doc_ids  # same content, other path
 
 
 def test_question_from_a_selection_in_stored_documents(tmp_path, hash_sample_ws):
-    docs = {d["path"].rsplit("/", 1)[-1]: d["id"] for d in hash_sample_ws.store.documents()}
+    docs = {d["path"].rsplit("/", 1)[-1]: d["id"] for d in hash_sample_ws.store.documents.rows()}
     html = docs["backup-howto.html"]  # stored text is extracted from HTML, so it differs from the file
-    text = hash_sample_ws.doc_text(html)
+    text = hash_sample_ws.corpus.doc_text(html)
     start = text.index("backup")
     sel = [Span(html, start, start + 40), Span(docs["lab-safety.md"], 0, 20)]
     qs = add_question_from_spans(tmp_path / "picked", hash_sample_ws, "Where are backups kept?", sel)
@@ -230,11 +230,13 @@ def test_a_corpus_over_the_size_limit_is_refused_before_it_is_read(tmp_path, mon
     qset = load_question_set(tmp_path, max_file_mb=2).subset(limit=1)
     assert qset.max_file_mb == 2
 
-    class Workspace:  # what index_corpora asks of a workspace, recording the size limit it indexes with
-        limits: list[float] = []
-
+    class Records:
         def documents(self):
             return []
+
+    class Workspace:  # what index_corpora asks of a workspace, recording the size limit it indexes with
+        limits: list[float] = []
+        records = Records()
 
         def add_documents(self, paths, progress, cancel, max_file_mb=None):
             self.limits.append(max_file_mb)

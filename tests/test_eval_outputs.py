@@ -18,7 +18,7 @@ import workbench.core.evaluate.export as export
 from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
 from workbench.core.evaluate.export import ExportError, export_results
 from workbench.core.evaluate.sweep import SweepConfig, expand_grid, run_sweep
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 EXPORTS = {"summary.csv", "summary.json", "questions.csv", "questions.json", "tradeoff.png", "tradeoff.svg"}
 
@@ -44,7 +44,7 @@ def _documents(data: Path) -> int:
         return 0
     ws = Workspace(data)
     try:
-        return len(ws.store.documents())
+        return len(ws.store.documents.rows())
     finally:
         ws.close()
 
@@ -181,4 +181,4 @@ def test_sweep_refuses_a_missing_model_folder_before_indexing(hash_ws, dataset):
                SweepConfig("gone", override(PRESETS["plain"], model="/nonexistent"), "plain")]
     with pytest.raises(ValueError, match="'gone'.*/nonexistent"):
         run_sweep(hash_ws, load_question_set(dataset), configs)
-    assert hash_ws.store.documents() == []
+    assert hash_ws.store.documents.rows() == []

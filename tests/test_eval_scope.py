@@ -73,7 +73,7 @@ def test_the_same_set_scores_the_same_in_a_fresh_folder_and_beside_other_documen
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "log.md").write_text(OTHER, encoding="utf-8")
     shared.add_paths([str(tmp_path / "mine")])  # the user's own document, outranking the reference if searched
-    own_sets = {s.id: s.chunk_count for s in shared.store.chunk_sets()}
+    own_sets = {s.id: s.chunk_count for s in shared.store.sets.chunk_sets()}
     shared_embedder.seen.clear()
     sweep_shared, _ = _recall(shared, qset)
 
@@ -83,9 +83,9 @@ def test_the_same_set_scores_the_same_in_a_fresh_folder_and_beside_other_documen
 
     assert by_corpus(sweep_shared) == by_corpus(sweep_fresh)
     assert not any("zanzibarquux" in t for t in shared_embedder.seen), "the user's document was not embedded"
-    assert {s.id: s.chunk_count for s in shared.store.chunk_sets() if not s.scope} == own_sets, \
+    assert {s.id: s.chunk_count for s in shared.store.sets.chunk_sets() if not s.scope} == own_sets, \
         "the folder's own chunk sets are not changed by the evaluation"
-    scoped = [s for s in shared.store.chunk_sets() if s.scope]
+    scoped = [s for s in shared.store.sets.chunk_sets() if s.scope]
     assert scoped and all(set(s.scope) == set(sweep_shared.doc_ids.values()) for s in scoped)
     assert "1 other document in the data folder is not searched" in sweep_shared.scope_line
 
@@ -96,7 +96,7 @@ def test_a_scoped_search_ranks_only_its_documents_and_the_plain_search_all(tmp_p
     for name, text in (("birds.md", BIRDS), ("log.md", OTHER), ("decoy.md", DECOY)):
         (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
     ws.add_paths([str(tmp_path / "docs")])
-    ids = {d["path"].rsplit("/", 1)[-1]: d["id"] for d in ws.documents()}
+    ids = {d["path"].rsplit("/", 1)[-1]: d["id"] for d in ws.records.documents()}
     question = "How long does the grey heron migration take?"
     strategy = json.loads(TOP1) | {"top_k": 3}
     everything = ws.search(question, strategy)
@@ -111,7 +111,7 @@ def test_a_scoped_search_ranks_only_its_documents_and_the_plain_search_all(tmp_p
     assert [(p.span.start, p.span.end) for p in only_birds.passages] == \
         [(p.span.start, p.span.end) for p in expect.passages], "the top-k within the scope, not a filtered global one"
     assert ws.search(question, strategy, scope=Scope.of(ids.values())).strategy == everything.strategy
-    assert ws.set_scope(Scope.of(ids.values())) is None, "a scope of every stored document is the folder's own set"
+    assert ws.sets.set_scope(Scope.of(ids.values())) is None, "a scope of every stored document is the folder's own set"
 
 
 def test_corpus_narrows_questions_and_searched_documents_and_the_record_lists_them(tmp_path, capsys, hash_cli):

@@ -13,7 +13,7 @@ from workbench.core.evaluate.sweep import (
     parse_grid,
     run_sweep,
 )
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.spans import Span
 
@@ -49,12 +49,12 @@ def test_sweep_metrics_match_masks_and_reuse_embeddings(sotu, hash_embedder):
     qset = qset.subset(limit=30)
     configs = expand_grid(["plain"], "chunk_size=100,200 window=0,1")
     events = []
-    sets_before = {s.id for s in ws.store.chunk_sets()}
+    sets_before = {s.id for s in ws.store.sets.chunk_sets()}
     texts_before, calls_before = hash_embedder.texts_encoded, hash_embedder.calls
     result = run_sweep(ws, qset, configs, progress=events.append)
     assert hash_embedder.texts_encoded - texts_before == 30, "each question embedded once, no chunk re-embedded"
     assert hash_embedder.calls - calls_before == 1, "the questions are embedded in one batch"
-    assert {s.id for s in ws.store.chunk_sets()} == sets_before, "existing chunk sets reused"
+    assert {s.id for s in ws.store.sets.chunk_sets()} == sets_before, "existing chunk sets reused"
     assert events[-1].stage == "evaluating" and events[-1].done == events[-1].total == 120
     doc = result.doc_ids[SOTU]
     by_q = {}
@@ -89,7 +89,7 @@ def test_sweep_metrics_match_masks_and_reuse_embeddings(sotu, hash_embedder):
 def test_sweep_builds_missing_chunk_sets_and_can_be_cancelled(sotu):
     qset, ws = sotu
     configs = expand_grid(["plain"], "chunk_size=150")
-    assert ws.find_chunk_set(ChunkConfig(size=150)) is None
+    assert ws.sets.find_chunk_set(ChunkConfig(size=150)) is None
     token = CancelToken()
 
     def cancel_after_five(event):
@@ -98,7 +98,7 @@ def test_sweep_builds_missing_chunk_sets_and_can_be_cancelled(sotu):
 
     with pytest.raises(Cancelled):
         run_sweep(ws, qset, configs, progress=cancel_after_five, cancel=token)
-    assert ws.find_chunk_set(ChunkConfig(size=150)) is not None
+    assert ws.sets.find_chunk_set(ChunkConfig(size=150)) is not None
 
 
 def _row(i, recall):

@@ -48,8 +48,8 @@ def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, hash_ws):
         view.questions.itemActivated.emit(item)
     question, spans = activated.args
     assert question == item.text() and spans and all(isinstance(s, Span) for s in spans)
-    q = next(q for q in view.qset.questions if q.question == question)
-    assert [hash_ws.doc_text(s.doc_id)[s.start : s.end] for s in spans] == [r.content for r in q.references]
+    q = next(q for q in view.model.question_set.questions if q.question == question)
+    assert [hash_ws.corpus.doc_text(s.doc_id)[s.start : s.end] for s in spans] == [r.content for r in q.references]
 
     files = view.export_to(tmp_path / "export")
     assert all(p.exists() for p in files.values()) and files["plot_png"].read_bytes()[:4] == b"\x89PNG"

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.core.index.vectors import VectorIndex
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.expansions.neighbours import neighbour_windows
 from workbench.core.retrieve.expansions.parent import parent_windows
 from workbench.core.retrieve.expansions.tokens import token_windows

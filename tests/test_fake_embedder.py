@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from fake_embedder import HashEmbedder
 
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 
 
 def test_vectors_are_unit_deterministic_and_overlap_scores_higher():
@@ -28,6 +28,6 @@ def test_workspace_indexes_and_searches_without_a_model(hash_ws, tmp_path):
     report = hash_ws.add_paths([str(doc)])
     assert not report.failed
     result = hash_ws.search("is the orchard checked daily", Strategy(top_k=3))
-    text = hash_ws.document(result.hits[0].span.doc_id).text
+    text = hash_ws.corpus.document(result.hits[0].span.doc_id).text
     assert "orchard" in text[result.hits[0].span.start:result.hits[0].span.end]
     assert hash_ws.embedder.calls >= 2 and hash_ws.embedder.model_id.startswith("test-hash")

@@ -15,11 +15,11 @@ from conftest import ROOT, TESTS
 from workbench.commands.index import LISTED_PROBLEMS, problem_lines
 from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
 from workbench.core.index.verify import verify_store
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.discovery import discover
 from workbench.core.ingest.documents import LoadError, LoadResult, decode_text, load_file
 from workbench.core.ingest.filenames import fs_path, shown
-from workbench.core.retrieve.strategies import from_dict
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import from_dict
 
 LATIN1_NAME = os.fsdecode(b"caf\xe9.txt")  # a file name that is not UTF-8 (surrogate-escaped in Python)
 TOPICS = {
@@ -47,7 +47,7 @@ def key(folder: Path, name: str) -> str:
 
 def found_paths(ws, question: str) -> list[str]:
     res = ws.search(question, from_dict({"top_k": 10}))
-    return [ws.document(p.span.doc_id).path for p in res.passages]
+    return [ws.corpus.document(p.span.doc_id).path for p in res.passages]
 
 
 def write_topics(folder: Path) -> Path:
@@ -64,7 +64,7 @@ def test_undecodable_name_is_indexed_under_an_escaped_path_that_round_trips(hash
     first = hash_ws.add_paths([str(folder)])
     escaped = key(folder, "caf\\xe9.txt")
     assert escaped in first.added and len(first.added) == 4 and not first.failed
-    doc = next(d for d in hash_ws.store.documents() if d["path"] == escaped)
+    doc = next(d for d in hash_ws.store.documents.rows() if d["path"] == escaped)
     assert doc["title"] == "caf\\xe9"
     assert fs_path(escaped) == os.path.join(os.path.realpath(folder), LATIN1_NAME)
     assert escaped in found_paths(hash_ws, "descaling the espresso machine")
@@ -102,7 +102,7 @@ def test_deleted_file_is_removed_and_no_longer_found(hash_ws, tmp_path):
     report = hash_ws.add_paths([str(folder)])
     assert report.removed == [key(folder, "volcano.md")] and len(report.unchanged) == 2
     assert key(folder, "volcano.md") not in found_paths(hash_ws, "lava and basalt")
-    assert len(hash_ws.store.documents()) == 2
+    assert len(hash_ws.store.documents.rows()) == 2
     assert verify_store(hash_ws)["consistent"]
 
 
@@ -110,8 +110,8 @@ def test_renamed_file_is_moved_with_its_chunks_and_vectors(hash_ws, tmp_path):
     embedder = hash_ws.embedder
     folder = write_topics(tmp_path / "d")
     hash_ws.add_paths([str(folder)])
-    info = hash_ws.find_chunk_set(ChunkConfig())
-    chunks_before = hash_ws.store.chunk_ids(info.id)
+    info = hash_ws.sets.find_chunk_set(ChunkConfig())
+    chunks_before = hash_ws.store.sets.chunk_ids(info.id)
     encoded = embedder.texts_encoded
     (folder / "sub").mkdir()
     (folder / "bikes.md").rename(folder / "sub" / "cycling.md")
@@ -119,7 +119,7 @@ def test_renamed_file_is_moved_with_its_chunks_and_vectors(hash_ws, tmp_path):
     assert report.moved == [(key(folder, "bikes.md"), key(folder, "sub/cycling.md"))]
     assert not report.removed and not report.added
     assert embedder.texts_encoded == encoded, "a moved document is not embedded again"
-    assert list(hash_ws.store.chunk_ids(info.id)) == list(chunks_before)
+    assert list(hash_ws.store.sets.chunk_ids(info.id)) == list(chunks_before)
     assert key(folder, "sub/cycling.md") in found_paths(hash_ws, "chain and rear cassette")
     assert key(folder, "bikes.md") not in found_paths(hash_ws, "chain and rear cassette")
     assert verify_store(hash_ws)["consistent"]
@@ -133,7 +133,7 @@ def test_file_corrupted_after_indexing_is_no_longer_searchable(hash_ws, tmp_path
     assert [r.path for r in report.failed] == [key(folder, "tea.md")]
     assert "binary" in report.failed[0].reason and "removed from the index" in report.failed[0].reason
     assert key(folder, "tea.md") not in found_paths(hash_ws, "green tea leaves")
-    assert [p["path"] for p in hash_ws.store.problems()] == [key(folder, "tea.md")]
+    assert [p["path"] for p in hash_ws.store.documents.problems()] == [key(folder, "tea.md")]
     assert verify_store(hash_ws)["consistent"]
 
 
@@ -143,7 +143,7 @@ def test_indexing_one_file_never_removes_others(hash_ws, tmp_path):
     (folder / "volcano.md").unlink()
     report = hash_ws.add_paths([str(folder / "tea.md")])
     assert report.unchanged == [key(folder, "tea.md")] and not report.removed
-    assert len(hash_ws.store.documents()) == 3
+    assert len(hash_ws.store.documents.rows()) == 3
 
 
 # ----- item 6: special files --------------------------------------------------------------------------------
@@ -241,14 +241,15 @@ def test_problems_share_document_keys_and_clear_when_fixed_or_gone(hash_ws, tmp_
     (folder / "late.md").write_bytes(b"\x00\x01\x02" * 100)
     (folder / "doomed.pdf").write_bytes(b"%PDF broken")
     monkeypatch.chdir(tmp_path)
-    hash_ws.store.record_problem("d/late.md", "failed", "recorded by an older version under a relative path")
+    hash_ws.store.documents.record_problem("d/late.md", "failed", "recorded by an older version under a relative path")
     hash_ws.add_paths(["d"])
-    assert sorted(p["path"] for p in hash_ws.store.problems()) == [key(folder, "doomed.pdf"), key(folder, "late.md")]
+    assert sorted(p["path"] for p in hash_ws.store.documents.problems()) == [key(folder, "doomed.pdf"),
+                                                                             key(folder, "late.md")]
     (folder / "late.md").write_text("# Late\n\nFixed now: a note about ferries.")
     (folder / "doomed.pdf").unlink()
     report = hash_ws.add_paths(["d"])
     assert report.added == [key(folder, "late.md")]
-    assert hash_ws.store.problems() == [], "a fixed file is no longer listed as failed, a gone one not at all"
+    assert hash_ws.store.documents.problems() == [], "a fixed file is no longer listed as failed, a gone one not at all"
 
 
 def test_question_set_refuses_a_corpus_linked_from_outside(tmp_path):

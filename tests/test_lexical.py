@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.lexical import LexicalIndex, question_words
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 from workbench.core.store.tokenizer import FtsTokenizer
 
 QUESTIONS = [
@@ -29,9 +29,9 @@ def _fts5(texts: list[str]) -> sqlite3.Connection:
 
 
 def _set_texts(ws, config: ChunkConfig) -> list[str]:
-    info = ws.find_chunk_set(config)
-    t = ws.runtime(info.id).table
-    return [ws.doc_text(int(d))[int(s):int(e)] for d, s, e in zip(t.doc_ids, t.starts, t.ends, strict=True)]
+    info = ws.sets.find_chunk_set(config)
+    t = ws.sets.runtime(info.id).table
+    return [ws.corpus.doc_text(int(d))[int(s):int(e)] for d, s, e in zip(t.doc_ids, t.starts, t.ends, strict=True)]
 
 
 def test_scores_are_fts5_bm25_over_the_same_rows(hash_sample_ws):
@@ -71,8 +71,8 @@ def test_a_set_ranks_the_same_whichever_other_sets_share_the_folder(hash_sample_
     ws = hash_sample_ws
     strategy = override(PRESETS["hybrid"], search="bm25", top_k=8)
     before = [(h.chunk_id, h.score) for h in ws.search(QUESTIONS[0], strategy).hits]
-    ws.ensure_chunk_set(ChunkConfig(size=60))
-    ws._runtimes.clear()  # a fresh load of the first set, as in another process
+    ws.sets.ensure_chunk_set(ChunkConfig(size=60))
+    ws.cache.invalidate(ws.sets.find_chunk_set(strategy.chunk).id)  # a fresh load, as in another process
     after = [(h.chunk_id, h.score) for h in ws.search(QUESTIONS[0], strategy).hits]
     assert before and before == after
 

@@ -29,7 +29,7 @@ from workbench.core.llm.no_model import (
     ExtractiveBackend,
     NotGenerative,
 )
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.spans import Span
 
 QUESTION = "Why must the database migration run before the rollout?"
@@ -95,7 +95,7 @@ def hash_docs_ws(corpus, hash_ws):
 
 
 def doc_by_name(ws, name):
-    return next(ws.document(d["id"]) for d in ws.store.documents() if d["path"].endswith(name))
+    return next(ws.corpus.document(d["id"]) for d in ws.store.documents.rows() if d["path"].endswith(name))
 
 
 def section(doc, title: str) -> tuple[int, int]:
@@ -125,7 +125,7 @@ def test_sentences_come_from_the_why_section_with_exact_spans_in_passage_order(w
     assert len(quotes) <= MAX_SENTENCES + 2  # the cap, plus a sentence or two brought in as context
     passages = {p.number: p for p in result.prompt.passages}
     for c in quotes:
-        doc = ws.document(c.quote.doc_id)
+        doc = ws.corpus.document(c.quote.doc_id)
         assert c.quote_text == doc.text[c.quote.start:c.quote.end]
         p = passages[c.number]
         assert c.passage == p and p.span.doc_id == c.quote.doc_id
@@ -149,7 +149,7 @@ def test_to_dict_carries_exact_sentence_spans(hash_docs_ws):
     doc = result.to_dict()
     assert {"answer", "citations", "passages", "stats"} <= set(doc)
     for c in doc["citations"]:
-        text = ws.document(c["doc_id"]).text
+        text = ws.corpus.document(c["doc_id"]).text
         assert c["text"] == text[c["start"]:c["end"]]
         assert c["passage_start"] <= c["start"] < c["end"] <= c["passage_end"]
 
@@ -219,7 +219,7 @@ def test_ask_extractive_json_in_a_subprocess(hash_docs_ws):
     assert doc["citations"]
     for c in doc["citations"]:
         p = passages[c["number"]]
-        text = ws.document(c["doc_id"]).text
+        text = ws.corpus.document(c["doc_id"]).text
         assert c["text"] == text[c["start"]:c["end"]] and c["doc_path"] == p["doc_path"]
         assert p["start"] <= c["start"] < c["end"] <= p["end"]
         assert doc["answer"][c["answer_start"]:c["answer_end"]] == f"[{c['number']}]"

@@ -207,7 +207,7 @@ def test_slow_server_hits_the_timeout(standin):
     started = time.perf_counter()
     with pytest.raises(BackendTimeout, match="did not answer in time"):
         backend.complete(SHORT, max_tokens=2)
-    assert time.perf_counter() - started < 3
+    assert time.perf_counter() - started < 30, "the timeout ended the wait, not the server (which never answers)"
     standin.release.set()
 
 

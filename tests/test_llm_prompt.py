@@ -19,7 +19,7 @@ from workbench.core.answer.prompt import (
 )
 from workbench.core.llm import open_backend
 from workbench.core.llm.base import fold_system
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 from workbench.core.spans import Span
 
 P1 = NumberedPassage(1, 1, Span(7, 100, 180), "[deploy-guide.md] Flushing the cache",
@@ -148,7 +148,7 @@ def test_budget_counted_with_the_model_tokenizer_drops_the_tail(hash_sample_ws, 
     assert abs(real - prompt.context_tokens) <= 8  # the counts are the model's own tokens
     tiny = build_prompt(hash_sample_ws, result, llm, budget=90)
     assert len(tiny.passages) == 1 and tiny.passages[0].truncated and tiny.passages[0].tokens <= 90
-    text = hash_sample_ws.doc_text(tiny.passages[0].span.doc_id)
+    text = hash_sample_ws.corpus.doc_text(tiny.passages[0].span.doc_id)
     assert tiny.passages[0].span.end < full.passages[0].span.end and text
 
 
@@ -187,7 +187,7 @@ def test_passage_header_names_the_title_once_and_the_path_at_the_passage_start(s
     result = sample_ws.search(q, s)
     crossing = 0
     for p in number_passages(sample_ws, result):
-        doc = sample_ws.document(p.span.doc_id)
+        doc = sample_ws.corpus.document(p.span.doc_id)
         assert p.block.count(doc.title) == 1, p.block[:300]
         assert f"# {doc.title}" not in p.block
         text = doc.text[p.span.start : p.span.end]

@@ -22,7 +22,7 @@ from workbench.core.ingest.chunkers.late import late_chunk_vectors, pool_chunk_v
 from workbench.core.ingest.chunkers.recursive import TokenRuler
 from workbench.core.ingest.chunking import unit_spans
 from workbench.core.ingest.tokens import counter_for_model
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 
 COUNTER = counter_for_model(str(default_model_path()))
 EMBEDDER = HashEmbedder()
@@ -251,7 +251,7 @@ def test_one_document_a_chunker_cannot_cut_is_left_out_with_a_warning(hash_ws, t
     hash_ws.add_paths([str(folder)])
     report = IngestReport()
     trust("test_long_documents:failing_on_one")  # named by the user (the test), not read from data
-    info = hash_ws.ensure_chunk_set(resolve({"chunker": "custom:test_long_documents:failing_on_one"}).chunk,
+    info = hash_ws.sets.ensure_chunk_set(resolve({"chunker": "custom:test_long_documents:failing_on_one"}).chunk,
                                     report=report)
     assert info.chunk_count == 1 and info.state == "ready"
     assert len(report.warnings) == 1 and "glacier.md" in report.warnings[0] and "glaciers" in report.warnings[0]
@@ -266,11 +266,11 @@ def test_langchain_markdown_cuts_a_corpus_with_control_characters(hash_ws, tmp_p
     (folder / "odd.md").write_text("\x7fintro\x01text\n\n# Odd\x02\n\nbell\x07 and\x1b[0m escape\x08\n",
                                    encoding="utf-8")
     hash_ws.add_paths([str(folder)])
-    info = hash_ws.ensure_chunk_set(resolve({"chunker": "langchain_markdown"}).chunk)
-    table = hash_ws.store.chunk_table(info.id)
+    info = hash_ws.sets.ensure_chunk_set(resolve({"chunker": "langchain_markdown"}).chunk)
+    table = hash_ws.store.sets.chunk_table(info.id)
     assert len(set(table.doc_ids.tolist())) == 2, "both documents are cut"
-    odd = next(d for d in hash_ws.store.documents() if d["path"].endswith("odd.md"))
-    text = hash_ws.store.document(odd["id"]).text
+    odd = next(d for d in hash_ws.store.documents.rows() if d["path"].endswith("odd.md"))
+    text = hash_ws.store.documents.document(odd["id"]).text
     spans = [(a, b) for d, a, b in zip(table.doc_ids, table.starts, table.ends) if d == odd["id"]]
     covered = {i for a, b in spans for i in range(a, b)}
     assert [c for i, c in enumerate(text) if not c.isspace() and i not in covered] == []

@@ -76,8 +76,8 @@ def test_messy_folder_reports_every_file_and_indexes_the_rest(hash_ws, tmp_path)
     assert "no text layer" in reasons["no-text-layer.pdf"]
     assert "malformed" in reasons["malformed.pdf"]
     assert "too large" in reasons["huge.txt"] and "--max-file-mb" in reasons["huge.txt"]
-    html = next(d for d in hash_ws.store.documents() if d["path"].endswith("scripts.html"))
-    text = hash_ws.doc_text(html["id"])
+    html = next(d for d in hash_ws.store.documents.rows() if d["path"].endswith("scripts.html"))
+    text = hash_ws.corpus.doc_text(html["id"])
     assert "steal()" not in text and "example.invalid" not in text and "Visible text" in text
     assert verify_store(hash_ws)["consistent"]
 
@@ -203,14 +203,14 @@ def test_search_during_background_indexing_sees_a_complete_chunk_set(hash_sample
     while t.is_alive() or searches == 0:
         res = hash_sample_ws.search("How do I flush the cache?", "neighbours")
         for p in res.passages:
-            text = hash_sample_ws.doc_text(p.span.doc_id)
+            text = hash_sample_ws.corpus.doc_text(p.span.doc_id)
             assert 0 <= p.span.start < p.span.end <= len(text)
         assert res.passages[0].span == before.passages[0].span
         searches += 1
     t.join()
     assert not errors and searches > 1
     after = hash_sample_ws.search("fermentation patience", "plain")
-    assert "Fermentation" in hash_sample_ws.doc_text(after.passages[0].span.doc_id)
+    assert "Fermentation" in hash_sample_ws.corpus.doc_text(after.passages[0].span.doc_id)
     assert verify_store(hash_sample_ws)["consistent"]
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from workbench.core.retrieve.rerank import parse_ranking
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def test_rerank_keeps_the_ranking_around_a_bad_id_and_reports_ranks(hash_sample_
     assert any("12" in w and "skipped" in w for w in res.warnings)
     # candidates are shown as the answer prompt labels them: source file, title and heading path
     prompt = llm.messages[-1]["content"]
-    doc = hash_sample_ws.document(base.hits[0].span.doc_id)
+    doc = hash_sample_ws.corpus.document(base.hits[0].span.doc_id)
     assert f"[1] [{doc.path.split('/')[-1]}] {doc.title}" in prompt
 
 
@@ -106,7 +106,7 @@ def test_summary_to_detail_searches_only_inside_top_sections_and_caches(hash_sam
     assert llm.calls == calls, "summaries are cached by content hash and model"
     from workbench.core.retrieve.summaries import sections_of
 
-    sections = {sp for d in {p.span.doc_id for p in again.passages} for sp in sections_of(hash_sample_ws, d)}
+    sections = {sp for d in {p.span.doc_id for p in again.passages} for sp in sections_of(hash_sample_ws.corpus, d)}
     assert len({(p.span.doc_id) for p in again.passages}) <= 2
     assert all(any(sec.contains(h.span) or sec.overlaps(h.span) for sec in sections) for h in again.hits)
 
@@ -119,11 +119,11 @@ def test_summary_prompt_asks_for_key_facts_and_a_new_version_is_not_served_old_s
     doc_id = hash_sample_ws.search("monthly pass", override(PRESETS["plain"], top_k=1)).passages[0].span.doc_id
     llm = ScriptedLLM(["The monthly pass costs 49 euros. It covers every line."])
     # a summary cached under the previous prompt ("one or two sentences") must not be reused
-    for span in sections_of(hash_sample_ws, doc_id):
-        text = hash_sample_ws.doc_text(doc_id)[span.start : span.end]
+    for span in sections_of(hash_sample_ws.corpus, doc_id):
+        text = hash_sample_ws.corpus.doc_text(doc_id)[span.start : span.end]
         old_key = hashlib.sha256(f"summary-v1\n{text}".encode()).hexdigest()
-        hash_sample_ws.store.put_llm_cached("summary", old_key, llm.model, "stale")
-    out = section_summaries(hash_sample_ws, llm, [doc_id])
+        hash_sample_ws.store.caches.put_llm_cached("summary", old_key, llm.model, "stale")
+    out = section_summaries(hash_sample_ws.corpus, llm, [doc_id])
     assert llm.calls == len(out) and all(s != "stale" for _, s in out)
     system = llm.messages[0]["content"]
     assert "2–3" in system and "key facts" in system and "add none" in system

@@ -10,9 +10,10 @@ from sample_pdf import PAGES
 from workbench.core.evaluate.bundled import bundled_path
 from workbench.core.evaluate.datasets import corpus_documents, load_question_set
 from workbench.core.evaluate.metrics import span_scores
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import load_file
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 SHORT_ON_PURPOSE = {"transit-prices.md"}  # a one-screen price list: the heading-path tests rank its sections
 
@@ -47,10 +48,10 @@ def test_sample_question_set_loads_and_maps_onto_the_indexed_sample(hash_sample_
     assert len(uncovered) == 2 and len(qset.questions) >= 12
     doc_ids = corpus_documents(hash_sample_ws, qset)
     assert set(doc_ids) == set(qset.needed_corpora())
-    paths = {d["id"]: Path(d["path"]) for d in hash_sample_ws.store.documents()}
+    paths = {d["id"]: Path(d["path"]) for d in hash_sample_ws.store.documents.rows()}
     for cid, doc_id in doc_ids.items():
         assert paths[doc_id].parent == SAMPLE and paths[doc_id].stem == cid
-        text = hash_sample_ws.doc_text(doc_id)
+        text = hash_sample_ws.corpus.doc_text(doc_id)
         for q in qset.questions:
             assert all(text[r.start:r.end] == r.content for r in q.references if r.corpus_id == cid)
 
@@ -75,7 +76,7 @@ def test_window_brings_the_answer_of_the_suggested_question(sample_ws, suggested
     assert wide_recall > narrow_recall, (wide_recall, narrow_recall)
     assert wide.context.tokens > narrow.context.tokens
     top = wide.passages[0]
-    doc_length = len(sample_ws.doc_text(top.span.doc_id))
+    doc_length = len(sample_ws.corpus.doc_text(top.span.doc_id))
     assert top.span.length < doc_length, "the window is not the whole document"
     assert any(top.span.length > h.length for h in top.hit_spans), "the window adds text around the hit"
 

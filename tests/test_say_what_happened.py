@@ -71,7 +71,7 @@ def test_sweep_refuses_an_llm_step_without_an_llm_before_indexing(hash_ws, datas
     qset = load_question_set(dataset)
     with pytest.raises(ValueError, match=r"llm-rerank.*needs a generative LLM"):
         run_sweep(hash_ws, qset, expand_grid(["plain", "llm-rerank"]))
-    assert hash_ws.store.documents() == [], "refused before the corpora were indexed"
+    assert hash_ws.store.documents.rows() == [], "refused before the corpora were indexed"
 
 
 # ----- a step that fails on some questions: recorded and shown --------------------------------------------

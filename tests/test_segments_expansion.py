@@ -3,7 +3,7 @@ vectors: fast, no model) and on the sample corpus where meaning matters."""
 
 import pytest
 
-from workbench.core.retrieve.strategies import PRESETS, override
+from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 TOPICS = ["backup restore archive", "kernel scheduler thread", "garden tomato soil", "invoice payment tax",
           "rocket orbit fuel", "violin concert music"]
@@ -115,5 +115,6 @@ def test_budget_aware_assembly_keeps_lower_hits_by_shrinking_windows(small_ws):
 def test_segments_on_the_sample_corpus_keep_the_answer(hash_sample_ws):
     result = hash_sample_ws.search("How do I restore a backup?", override(PRESETS["segments-balanced"], budget=400))
     assert result.passages and result.context.tokens <= 400
-    text = " ".join(hash_sample_ws.doc_text(p.span.doc_id)[p.span.start:p.span.end] for p in result.passages).lower()
+    corpus = hash_sample_ws.corpus
+    text = " ".join(corpus.doc_text(p.span.doc_id)[p.span.start:p.span.end] for p in result.passages).lower()
     assert "restore" in text

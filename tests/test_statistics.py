@@ -30,7 +30,7 @@ from workbench.core.evaluate.statistics import (
     paired_tests,
 )
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig
-from workbench.core.retrieve.strategies import resolve
+from workbench.core.retrieve.strategy.presets import resolve
 
 
 def row(i, recall, tokens=100, covered=True, label=None, question=None):

@@ -14,13 +14,13 @@ from workbench.core.store.schema import SCHEMA_VERSION
 def test_document_round_trip_and_unchanged_skip(tmp_path):
     store = Store(tmp_path / "db.sqlite3")
     doc = load_file(SAMPLE / "deploy-guide.md").document
-    doc_id, changed = store.upsert_document(doc)
+    doc_id, changed = store.documents.upsert_document(doc)
     assert changed
-    again_id, changed_again = store.upsert_document(doc)
+    again_id, changed_again = store.documents.upsert_document(doc)
     assert (again_id, changed_again) == (doc_id, False)
-    back = store.document(doc_id)
+    back = store.documents.document(doc_id)
     assert back.text == doc.text and back.headings == doc.headings and back.sha256 == doc.sha256
-    assert store.documents()[0]["chars"] == len(doc.text)
+    assert store.documents.rows()[0]["chars"] == len(doc.text)
 
 
 def test_migrations_recorded_and_reopen_is_idempotent(tmp_path):
@@ -53,18 +53,18 @@ def test_not_a_database_is_refused_and_left_untouched(tmp_path):
 def test_embedding_cache_round_trip(tmp_path):
     store = Store(tmp_path / "db.sqlite3")
     vecs = {"h1": np.arange(4, dtype=np.float32), "h2": np.ones(4, dtype=np.float32)}
-    store.put_vectors("m", vecs)
-    got = store.cached_vectors("m", ["h1", "h2", "h3"])
+    store.caches.put_vectors("m", vecs)
+    got = store.caches.cached_vectors("m", ["h1", "h2", "h3"])
     assert set(got) == {"h1", "h2"}
     assert np.array_equal(got["h1"], vecs["h1"])
-    assert store.cached_vectors("other-model", ["h1"]) == {}
+    assert store.caches.cached_vectors("other-model", ["h1"]) == {}
 
 
 def test_failed_transaction_leaves_previous_state(tmp_path):
     store = Store(tmp_path / "db.sqlite3")
     doc = load_file(SAMPLE / "lab-safety.md").document
-    store.upsert_document(doc)
+    store.documents.upsert_document(doc)
     with pytest.raises(RuntimeError), store.db.atomic():
         store.db.execute("DELETE FROM documents")
         raise RuntimeError("crash in the middle")
-    assert len(store.documents()) == 1
+    assert len(store.documents.rows()) == 1

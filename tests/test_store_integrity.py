@@ -51,7 +51,7 @@ def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, hash_embe
         try:
             store = Store(data / "workbench.sqlite3")
             while not reader_stop.is_set():
-                store.documents()
+                store.documents.rows()
                 reader_stop.wait(0.05)
             store.close()
         except BaseException as exc:  # surfaced below
@@ -103,7 +103,7 @@ def test_gui_and_cli_on_one_data_folder_keep_the_store_whole(tmp_path, hash_embe
 
 # ----- FAISS contents: checksums and impossible scores ------------------------------------------------
 def _first_set(ws):
-    return ws.store.chunk_sets()[0].id
+    return ws.store.sets.chunk_sets()[0].id
 
 
 QUESTIONS = ["How do I flush the cache?", "What should I do after a chemical spill?", "ticket prices for children"]
@@ -112,8 +112,8 @@ QUESTIONS = ["How do I flush the cache?", "What should I do after a chemical spi
 def _dense(ws, question):
     from workbench.core.retrieve.search import dense_search
 
-    rt = ws.runtime(_first_set(ws))
-    return [(h.chunk_id, round(h.score, 5)) for h in dense_search(rt, ws.query_vector(question), 5)]
+    rt = ws.sets.runtime(_first_set(ws))
+    return [(h.chunk_id, round(h.score, 5)) for h in dense_search(rt, ws.corpus.query_vector(question), 5)]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -182,9 +182,9 @@ def test_verify_cli_reports_checksum_and_repair_rebuilds(hash_sample_ws, capsys,
 
 def test_verify_text_prints_its_notes(hash_sample_ws, capsys, hash_cli):
     from workbench.cli import main
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
 
-    hash_sample_ws.store.ensure_chunk_set_row(ChunkConfig(size=33), hash_sample_ws.embedder.model_id)
+    hash_sample_ws.store.sets.ensure_chunk_set_row(ChunkConfig(size=33), hash_sample_ws.embedder.model_id)
     data = str(hash_sample_ws.data_dir)
     hash_sample_ws.close()
     assert main(["verify", "--data-dir", data]) == 0
@@ -210,12 +210,12 @@ def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(hash_sampl
     ws = Workspace(data, embedder=hash_sample_ws.embedder)
     assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     assert "chunk_fts" not in ws.store.db.table_names()
-    assert ws.store.index_checksums(set_id) == set()
+    assert ws.store.sets.index_checksums(set_id) == set()
     report = verify_store(ws)  # its contents are checked by ids and a probe: consistent, with a note
     assert report["consistent"], report["problems"]
     assert any("written by an older version" in n and "probe" in n for n in report["notes"])
     assert _dense(ws, QUESTIONS[0])
-    assert len(ws.store.index_checksums(set_id)) == 1
+    assert len(ws.store.sets.index_checksums(set_id)) == 1
     assert verify_store(ws)["consistent"]
     ws.close()
 
@@ -263,7 +263,7 @@ def test_damaged_database_refuses_writes_and_repair_says_it_cannot(hash_sample_w
     else:
         assert not store.writable and "damaged" in store.refusal and "\n" not in store.refusal
         with pytest.raises(StoreError, match="damaged"):
-            store.record_problem("x.txt", "failed", "test")
+            store.documents.record_problem("x.txt", "failed", "test")
         store.close()
 
 

@@ -45,7 +45,7 @@ def test_full_disk_is_one_line_and_loses_nothing(hash_sample_ws, tmp_path):
     from workbench.core.index.verify import verify_store
 
     data = hash_sample_ws.data_dir
-    docs_before = {d["path"] for d in hash_sample_ws.store.documents()}
+    docs_before = {d["path"] for d in hash_sample_ws.store.documents.rows()}
     hash_sample_ws.close()
     (data / "indexes" / "keep.faiss").write_bytes(b"previous")
     saved = subprocess.run([sys.executable, "-c", FSIZE_RUNNER, str(400_000), "save", str(data)], cwd=ROOT,
@@ -62,7 +62,7 @@ def test_full_disk_is_one_line_and_loses_nothing(hash_sample_ws, tmp_path):
     assert not list((data / "indexes").glob("*.tmp*"))
     ws = Workspace(data, embedder=hash_sample_ws.embedder)
     assert ws.store.db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-    assert docs_before <= {d["path"] for d in ws.store.documents()}
+    assert docs_before <= {d["path"] for d in ws.store.documents.rows()}
     assert verify_store(ws)["consistent"]
     ws.close()
 
@@ -117,7 +117,7 @@ def test_waiting_writer_reports_the_holder_once(hash_ws, tmp_path):
     holder.wait()
     waits = [e for e in events if e.stage == "waiting"]
     assert [e.message for e in waits] == [f"waiting for another writer (pid {holder.pid})…"]
-    assert len(hash_ws.store.documents()) == 1
+    assert len(hash_ws.store.documents.rows()) == 1
 
 
 def test_holder_pid_uses_the_held_descriptor(tmp_path, monkeypatch):
@@ -192,3 +192,26 @@ def test_search_reads_on_a_full_disk_and_writes_are_refused_in_words(small_disk,
     with pytest.raises(StoreError, match="disk is full"):
         ws.add_paths([str(SAMPLE)])
     ws.close()
+
+
+def test_search_after_a_failed_build_on_a_full_disk_reads_the_last_complete_set(small_disk, hash_embedder, tmp_path):
+    """Documents stored but their chunk set not brought up to date (an index that failed on a full disk left
+    the set 'building'): a search cannot write the update, so it reads the set as it was last complete and
+    says so, instead of failing with 'disk is full'."""
+    from conftest import SAMPLE
+
+    data = small_disk / "data"
+    ws = Workspace(data, embedder=hash_embedder)
+    ws.add_paths([str(SAMPLE)])
+    before = ws.search(QUESTIONS[0], "plain")
+    more = write_notes(tmp_path / "more", "more", 20)
+    ws.add_documents([str(more[0].parent)])  # stored, not yet chunked into the set
+    ws.store.sets.set_state(before.set_id, "building")  # as the failed build left it
+    _fill(small_disk)
+    result = ws.search(QUESTIONS[0], "plain")
+    assert [h.chunk_id for h in result.hits] == [h.chunk_id for h in before.hits]
+    assert any("could not be brought up to date because the disk is full" in w for w in result.warnings)
+    ws.close()
+    again = Workspace(data, embedder=hash_embedder)
+    assert again.search(QUESTIONS[1], "plain").passages, "a new process reads it too"
+    again.close()

@@ -6,7 +6,7 @@ import json
 import pytest
 from conftest import SAMPLE
 
-from workbench.core.retrieve.strategies import PRESETS, from_dict, override, resolve
+from workbench.core.retrieve.strategy.presets import PRESETS, from_dict, override, resolve
 from workbench.core.workspace import Workspace
 
 PRICE_QUESTION = "How much is the monthly pass?"
@@ -20,7 +20,7 @@ def prices_ws(tmp_path_factory, embedder):
 
 
 def _first_heading(ws, result):
-    rt = ws.runtime(result.set_id)
+    rt = ws.sets.runtime(result.set_id)
     return rt.heading_path(result.hits[0].row)[-1]
 
 
@@ -31,20 +31,20 @@ def test_heading_path_embedding_finds_the_monthly_pass(prices_ws, capsys):
     assert _first_heading(prices_ws, plain) != "Monthly pass"
 
     def score_of(result, heading):
-        rt = prices_ws.runtime(result.set_id)
+        rt = prices_ws.sets.runtime(result.set_id)
         return next(h.score for h in result.hits if rt.heading_path(h.row)[-1] == heading)
 
     plain_rank = [_h for _h in plain.hits
-                  if prices_ws.runtime(plain.set_id).heading_path(_h.row)[-1] == "Monthly pass"][0].rank
+                  if prices_ws.sets.runtime(plain.set_id).heading_path(_h.row)[-1] == "Monthly pass"][0].rank
     with capsys.disabled():
         print(f"\n  monthly-pass chunk score: plain {score_of(plain, 'Monthly pass'):.3f} "
               f"(rank {plain_rank}), "
               f"heading-path {score_of(headed, 'Monthly pass'):.3f} (rank 1)")
     # the embedded text differs from the display text, and both are stored
-    rt = prices_ws.runtime(headed.set_id)
+    rt = prices_ws.sets.runtime(headed.set_id)
     row = headed.hits[0].row
     assert rt.table.prefixes[row] == "Riverside Transit prices > Monthly pass: "
-    assert prices_ws.doc_text(1)[headed.hits[0].span.start:].startswith("It costs 49 euros")
+    assert prices_ws.corpus.doc_text(1)[headed.hits[0].span.start:].startswith("It costs 49 euros")
 
 
 def test_neighbour_window_brings_the_how_after_the_why(sample_ws):
@@ -53,7 +53,8 @@ def test_neighbour_window_brings_the_how_after_the_why(sample_ws):
     plain = sample_ws.search(q, override(PRESETS["plain"], size=60, structure_aware=True, top_k=1))
     wide = sample_ws.search(q, override(PRESETS["plain"], size=60, structure_aware=True, top_k=1,
                                                              expansion="neighbours", window=1))
-    text = lambda r: sample_ws.doc_text(r.passages[0].span.doc_id)[r.passages[0].span.start : r.passages[0].span.end]  # noqa: E731
+    corpus = sample_ws.corpus
+    text = lambda r: corpus.doc_text(r.passages[0].span.doc_id)[r.passages[0].span.start : r.passages[0].span.end]  # noqa: E731
     assert "Pages rendered by old replicas" in text(plain)
     assert "cache flush --pages-only" not in text(plain)
     assert "cache flush --pages-only" in text(wide), "the command sits in the neighbouring chunk"
@@ -66,7 +67,7 @@ def test_sentence_window_is_symmetric(hash_sample_ws):
     res = hash_sample_ws.search("How long does a full backup take?", override(s, top_k=1))
     p = res.passages[0]
     hit_row = res.hits[0].row
-    first, end = hash_sample_ws.runtime(res.set_id).doc_rows(p.span.doc_id)
+    first, end = hash_sample_ws.sets.runtime(res.set_id).doc_rows(p.span.doc_id)
     assert (first < hit_row - s.expander.window
             and hit_row + s.expander.window < end - 1), "pick a question whose hit is mid-document"
     assert p.chunk_rows == (hit_row - s.expander.window, hit_row + s.expander.window)
@@ -77,12 +78,12 @@ def test_parent_child_returns_whole_parents_ranked_by_best_child(hash_sample_ws)
     res = hash_sample_ws.search("What does the monthly pass include?", PRESETS["parent-child"])
     assert 1 <= len(res.passages) <= PRESETS["parent-child"].expander.parent_top_k
     for p in res.passages:
-        parents = hash_sample_ws.parents_of(p.span.doc_id, PRESETS["parent-child"].expander.parent_size)
+        parents = hash_sample_ws.corpus.parents_of(p.span.doc_id, PRESETS["parent-child"].expander.parent_size)
         assert p.span.start in {a for a, _ in parents}
         assert all(p.span.contains(s) for s in p.hit_spans)
     sections = hash_sample_ws.search("What does the monthly pass include?",
                                      override(PRESETS["parent-child"], parent_size=0))
-    doc = hash_sample_ws.document(sections.passages[0].span.doc_id)
+    doc = hash_sample_ws.corpus.document(sections.passages[0].span.doc_id)
     assert any(h.start == sections.passages[0].span.start for h in doc.headings) or sections.passages[0].span.start == 0
 
 
@@ -90,7 +91,7 @@ def test_hybrid_bm25_finds_exact_terms_and_quotes_user_text(hash_sample_ws):
     res = hash_sample_ws.search('orbit-admin "rollback" --to OR NOT *', PRESETS["hybrid"])
     assert res.hits and any(h.bm25_score is not None for h in res.hits)
     bm25 = hash_sample_ws.search("extension 4242", override(PRESETS["hybrid"], search="bm25", top_k=1))
-    text = hash_sample_ws.doc_text(bm25.passages[0].span.doc_id)
+    text = hash_sample_ws.corpus.doc_text(bm25.passages[0].span.doc_id)
     assert "4242" in text[bm25.passages[0].span.start : bm25.passages[0].span.end]
 
 
@@ -140,7 +141,7 @@ def test_non_bmp_text_keeps_offsets(hash_ws, tmp_path):
     (tmp_path / "emoji.md").write_text(text, encoding="utf-8")
     hash_ws.add_paths([str(tmp_path / "emoji.md")], from_dict({"size": 12}).chunk)
     res = hash_ws.search("umbrella", from_dict({"size": 12, "window": 1, "expansion": "neighbours"}))
-    stored = hash_ws.doc_text(res.passages[0].span.doc_id)
+    stored = hash_ws.corpus.doc_text(res.passages[0].span.doc_id)
     assert stored == text
     for p in res.passages:
         assert "umbrella" in stored[p.span.start : p.span.end] or p.rank > 1
@@ -170,7 +171,7 @@ def test_per_doc_cap_refills_to_top_k(hash_sample_ws):
     assert len(two.passages) == 8 and max(map([p.span.doc_id for p in two.passages].count, range(1, 7))) <= 2
     # the sample corpus has 6 documents: a cap of 1 cannot give 8 hits, and says so
     short = hash_sample_ws.search(q, override(PRESETS["plain"], per_doc_cap=1, top_k=8))
-    assert len(short.passages) == len(hash_sample_ws.store.documents()) == 6
+    assert len(short.passages) == len(hash_sample_ws.store.documents.rows()) == 6
     assert any("only 6 document(s)" in w for w in short.warnings)
 
 
@@ -181,8 +182,8 @@ def test_parent_size_follows_the_children_unit_and_count_is_kept(hash_sample_ws)
     words = override(PRESETS["parent-child"], unit="words", size=20, parent_size=60, top_k=5, parent_top_k=3)
     res = hash_sample_ws.search(q, words)
     for p in res.passages:
-        text = hash_sample_ws.doc_text(p.span.doc_id)
-        parents = hash_sample_ws.parents_of(p.span.doc_id, 60, "words")
+        text = hash_sample_ws.corpus.doc_text(p.span.doc_id)
+        parents = hash_sample_ws.corpus.parents_of(p.span.doc_id, 60, "words")
         counts = [len(unit_spans(text[a:b], "words")) for a, b in parents]
         assert all(c <= 60 for c in counts) and max(counts) == 60, counts
     assert len(res.passages) == 3, "three parents asked for, three passages"
@@ -223,11 +224,11 @@ def test_heading_path_preset_ranks_the_monthly_pass_first(tmp_path, embedder, ca
     ws.add_paths([str(tmp_path / "plans.md")], preset.chunk)
     headed = ws.search(PRICE_QUESTION, preset)
     text_only = ws.search(PRICE_QUESTION, override(preset, heading_prefix=False))
-    rt = ws.runtime(headed.set_id)
-    chunks = [ws.doc_text(1)[rt.span(r).start : rt.span(r).end] for r in range(len(rt))]
+    rt = ws.sets.runtime(headed.set_id)
+    chunks = [ws.corpus.doc_text(1)[rt.span(r).start : rt.span(r).end] for r in range(len(rt))]
     assert len(chunks) == 4 and not any(c.lstrip().startswith("#") for c in chunks), "no heading-only chunk"
     assert rt.heading_path(headed.hits[0].row) == ("Plans", "Monthly pass")
-    plain_rt = ws.runtime(text_only.set_id)
+    plain_rt = ws.sets.runtime(text_only.set_id)
     assert [plain_rt.heading_path(h.row)[-1] for h in text_only.hits].index("Monthly pass") > 0
     ws.close()
     code = main(["search", PRICE_QUESTION, "--strategy", "heading-path", "--data-dir", str(data), "--json",
@@ -239,18 +240,19 @@ def test_heading_path_preset_ranks_the_monthly_pass_first(tmp_path, embedder, ca
 
 
 def test_whole_document_expansion_for_short_documents(hash_sample_ws):
-    sizes = {d["id"]: len(hash_sample_ws.token_offsets(d["id"])) for d in hash_sample_ws.store.documents()}
+    sizes = {d["id"]: len(hash_sample_ws.corpus.token_offsets(d["id"])) for d in hash_sample_ws.store.documents.rows()}
     limit = sorted(sizes.values())[len(sizes) // 2 - 1]
     s = resolve({"preset": "neighbours", "whole_doc_tokens": limit, "top_k": 10, "per_doc_cap": 2})
     res = hash_sample_ws.search("How much does it cost and how long does it take?", s)
     kinds = set()
     for p in res.passages:
         if sizes[p.span.doc_id] <= limit:
-            assert (p.span.start, p.span.end) == (0, len(hash_sample_ws.doc_text(p.span.doc_id)))
+            assert (p.span.start, p.span.end) == (0, len(hash_sample_ws.corpus.doc_text(p.span.doc_id)))
             assert any(r.startswith("whole document") for r in p.reasons)
             kinds.add("whole")
         else:
-            assert p.chunk_rows is not None and p.span.end - p.span.start < len(hash_sample_ws.doc_text(p.span.doc_id))
+            whole = len(hash_sample_ws.corpus.doc_text(p.span.doc_id))
+            assert p.chunk_rows is not None and p.span.end - p.span.start < whole
             kinds.add("window")
     assert kinds == {"whole", "window"}, "the question must reach short and long documents"
     assert [p.rank for p in res.passages] == list(range(1, len(res.passages) + 1))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from workbench.core.evaluate.curves import sweep_configs
-from workbench.core.retrieve.strategies import PRESETS
-from workbench.core.retrieve.strategy_names import chips, descriptive_name, preset_of, run_names
+from workbench.core.retrieve.strategy.names import chips, descriptive_name, preset_of, run_names
+from workbench.core.retrieve.strategy.presets import PRESETS
 
 
 def test_a_preset_keeps_its_name_and_a_changed_one_says_what_differs():

@@ -21,9 +21,9 @@ from workbench.core.retrieve.expansions.base import FIELD_OWNER
 from workbench.core.retrieve.inputs import SearchInputs
 from workbench.core.retrieve.lru import LRU
 from workbench.core.retrieve.pipeline import Retriever, hit_key
-from workbench.core.retrieve.search_config import SearchConfig
-from workbench.core.retrieve.strategies import PRESETS, Strategy, from_dict, override, resolve
-from workbench.core.retrieve.strategy_json import to_flat_dict
+from workbench.core.retrieve.strategy.json_form import to_flat_dict
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy, from_dict, override, resolve
+from workbench.core.retrieve.strategy.search_config import SearchConfig
 
 # what `workbench strategies --json` and run records wrote before strategies were composed
 OLD_FLAT = ('{"bm25_weight": 1.0, "budget": 0, "candidate_k": 0, "chunk": {"contextual": false, "heading_prefix": '
@@ -77,8 +77,9 @@ def test_the_search_part_decides_the_cache_and_the_rest_does_not(hash_sample_ws)
 def test_the_pipeline_runs_on_a_context_with_its_own_caches(hash_sample_ws):
     question = "How do I restore a backup?"
     strategy = PRESETS["neighbours"]
-    info = hash_sample_ws.ensure_chunk_set(strategy.chunk)
-    ctx = SearchInputs(hash_sample_ws.runtime(info.id), question, hash_sample_ws.query_vector(question), hash_sample_ws)
+    info = hash_sample_ws.sets.ensure_chunk_set(strategy.chunk)
+    ws = hash_sample_ws
+    ctx = SearchInputs(ws.sets.runtime(info.id), question, ws.corpus.query_vector(question), ws.corpus)
     retriever = Retriever()
     result = retriever.run(ctx, strategy, lambda: (None, "no LLM in this test"))
     assert result.passages and len(retriever.hit_cache) == 1

@@ -81,7 +81,7 @@ def test_locate_only_inside_the_passage():
 
 def test_drops_with_reasons_and_set_loads_back(docs_ws, tmp_path):
     llm = ScriptedLLM(SCRIPT)
-    deploy = docs_ws.store.document_by_path(str(DOCS[0].resolve()))["id"]
+    deploy = docs_ws.store.documents.document_by_path(str(DOCS[0].resolve()))["id"]
     result = syn.make_question_set(docs_ws, tmp_path / "qs", llm, n=10, seed=3, doc_ids=[deploy],
                                    max_attempts=len(SCRIPT), passage_tokens=48)
     assert llm.calls == result.attempts == len(SCRIPT)
@@ -92,7 +92,7 @@ def test_drops_with_reasons_and_set_loads_back(docs_ws, tmp_path):
 
     qset = load_question_set(tmp_path / "qs")  # strict: every reference equals its corpus text
     assert [q.question for q in qset.questions] == [q["question"] for q in result.questions]
-    doc = docs_ws.document(deploy)
+    doc = docs_ws.corpus.document(deploy)
     for q in qset.questions:
         (ref,) = q.references
         assert (ref.content == doc.text[ref.start : ref.end]
@@ -113,7 +113,7 @@ def test_drops_with_reasons_and_set_loads_back(docs_ws, tmp_path):
 
 
 def test_sampling_is_seeded_and_stratified(docs_ws):
-    ids = [d["id"] for d in docs_ws.store.documents()]
+    ids = [d["id"] for d in docs_ws.store.documents.rows()]
     passages = syn.candidate_passages(docs_ws, ids, 48)
     one = syn.sample_units(passages, seed=5)
     assert one == syn.sample_units(passages, seed=5) and one != syn.sample_units(passages, seed=6)

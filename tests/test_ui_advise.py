@@ -48,7 +48,7 @@ def test_advise_tab_runs_saves_and_opens_strategies(qtbot, make_window, hash_ws,
     assert window.mode() == "explore"
     assert window.compare.a.strategy_panel.strategy().search_config.mode == "hybrid"
     assert window.compare.b.strategy_panel.strategy().chunk == view.space_for(300).strategy(trial.params).chunk
-    confirm_questions = {q.question for q in lab.qset.questions if q.index in set(view.confirm_indexes)}
+    confirm_questions = {q.question for q in lab.model.question_set.questions if q.index in set(view.confirm_indexes)}
     assert window.question.text() in confirm_questions
 
     run_id = view.recorded.currentData()

@@ -19,7 +19,7 @@ import pytest
 from test_llm_extractive import DEPLOY, QUESTION, corpus  # noqa: F401 - corpus is a fixture
 from ui_support import WAIT_MS
 
-from workbench.core.retrieve.strategies import Strategy, override
+from workbench.core.retrieve.strategy.presets import Strategy, override
 from workbench.core.spans import Span, merge_spans
 
 pytest_plugins = ["ui_support"]
@@ -99,8 +99,8 @@ def ws(corpus, hash_ws):  # noqa: F811 - the imported fixture is used here
 
 def reference_span(ws) -> Span:
     """The "why the migration runs first" section of deploy.md: the reference of QUESTION."""
-    doc = next(d for d in ws.store.documents() if d["path"].endswith("deploy.md"))
-    text = ws.doc_text(doc["id"])
+    doc = next(d for d in ws.store.documents.rows() if d["path"].endswith("deploy.md"))
+    text = ws.corpus.doc_text(doc["id"])
     start = text.index("The new release reads")
     return Span(doc["id"], start, text.index("## How to roll out"))
 

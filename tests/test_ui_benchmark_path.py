@@ -18,7 +18,7 @@ from workbench.core.evaluate.bundled import bundled_sets
 from workbench.core.evaluate.datasets import load_question_set, read_corpus
 from workbench.core.evaluate.metrics import question_metrics
 from workbench.core.evaluate.sweep import QuestionResult
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategy.presets import PRESETS
 from workbench.core.spans import Span, merge_spans
 
 pytest_plugins = ["ui_support"]
@@ -61,7 +61,8 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
     # (a) the Evaluation tab holds the 76 questions of state_of_the_union, and scored A and B on them
     view = window.eval_view
     assert len(expected.questions) == 76
-    assert [(q.index, q.question) for q in view.qset.questions] == [(q.index, q.question) for q in expected.questions]
+    loaded = view.model.question_set
+    assert [(q.index, q.question) for q in loaded.questions] == [(q.index, q.question) for q in expected.questions]
     label = view.set_label.text()
     assert "76 questions; searching 1 of the set's 5 corpora (state_of_the_union" in label, label
     assert "--" not in label, "the window names no command-line option"
@@ -75,14 +76,14 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
     # (b) side by side, the chosen question in the question bar and selected in the question table
     q = next(q for q in expected.questions if q.index == tour.q_index)
     assert q.covered and q.question == tour.question == outcome[0][1]
-    assert window.side_by_side.isChecked() and window.compare.compare and b.isVisible()
+    assert window.side_by_side.isChecked() and window.model.side_by_side and b.isVisible()
     assert window.question.text() == q.question
     selected = view.questions.selectionModel().selectedRows()
     assert [view.questions.item(i.row(), 0).data(0) for i in selected] == [q.index]
 
     # (c) the reference spans drawn are exactly the question's, as offsets into the stored corpus text
-    doc = next(d for d in hash_ws.store.documents() if d["path"] == str(corpus_path))
-    text = hash_ws.doc_text(doc["id"])
+    doc = next(d for d in hash_ws.store.documents.rows() if d["path"] == str(corpus_path))
+    text = hash_ws.corpus.doc_text(doc["id"])
     assert text == read_corpus(corpus_path)
     reference = [Span(doc["id"], r.start, r.end) for r in q.references]
     assert [text[s.start : s.end] for s in reference] == [r.content for r in q.references]
@@ -123,17 +124,17 @@ def test_bundled_menu_loads_chroma_general(qtbot, hash_ws):
     chroma = next(s for s in sets if s.name == "chroma-general")
     action = next(act for act in actions if act.data() == str(chroma.path))
     action.trigger()
-    assert view.qset is not None and view.qset.root == chroma.path.resolve()
-    assert len(view.qset.questions) == chroma.questions
+    assert view.model.question_set is not None and view.model.question_set.root == chroma.path.resolve()
+    assert len(view.model.question_set.questions) == chroma.questions
     assert view.set_label.text() == f"chroma-general: {chroma.questions} questions; searching the set's 5 corpora"
     assert all(c in view.set_label.toolTip() for c in chroma.corpora), "the corpora searched are named"
     assert view.load_question_set("chroma-general", corpus="no_such_corpus") is False
     assert "unknown corpus no_such_corpus" in view.status.text()
-    assert len(view.qset.questions) == chroma.questions, "a refused load keeps the loaded set"
+    assert len(view.model.question_set.questions) == chroma.questions, "a refused load keeps the loaded set"
 
 
 def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot, make_window, hash_ws):
-    from workbench.ui.library.benchmark_tour import contrasting, pick_question
+    from workbench.ui.window.benchmark_tour import contrasting, pick_question
 
     window = make_window(hash_ws)
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):
@@ -144,8 +145,8 @@ def test_benchmark_path_refuses_while_indexing_and_picks_deterministically(qtbot
         tour.failed.connect(failed.append)
         assert not tour.start() and "already running" in failed[-1]
         assert "already running" in window.statusBar().currentMessage()
-    assert not [d for d in hash_ws.store.documents() if CORPUS in d["path"]], "nothing indexed for the tour"
-    assert window.eval_view.qset is None
+    assert not [d for d in hash_ws.store.documents.rows() if CORPUS in d["path"]], "nothing indexed for the tour"
+    assert window.model.question_set is None
 
     plain, neighbours = PRESETS["plain"], PRESETS["neighbours"]
     assert contrasting(neighbours, plain) is plain

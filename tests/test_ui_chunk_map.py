@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from guide_corpus import index_guides, section_reference
 
-from workbench.core.retrieve.strategies import Strategy, override
+from workbench.core.retrieve.strategy.presets import Strategy, override
 from workbench.core.spans import Span, merge_spans
 
 pytest_plugins = ["ui_support"]
@@ -23,7 +23,7 @@ def guide_ws(hash_ws, tmp_path):
 
 
 def _chunks(ws, result, doc_id):
-    rt = ws.runtime(result.set_id)
+    rt = ws.sets.runtime(result.set_id)
     first, end = rt.doc_rows(doc_id)
     return rt, [rt.span(r) for r in range(first, end)]
 
@@ -75,8 +75,8 @@ def test_chunk_map_of_each_side_alternates_tints_marks_overlaps_and_summarises(q
         # the summary beside the text: the numbers of this document and of the whole set
         summary = pane.chunk_summary
         assert summary.isVisible() and summary.width() <= 260
-        whole = set_diagnostics(rt, guide_ws.document, reference)
-        doc = document_diagnostics(rt, doc_id, guide_ws.document(doc_id), reference)
+        whole = set_diagnostics(rt, guide_ws.corpus.document, reference)
+        doc = document_diagnostics(rt, doc_id, guide_ws.corpus.document(doc_id), reference)
         assert summary.whole == whole and summary.document == doc
         assert whole.chunks == len(rt) and doc.chunks == len(spans) and whole.references == 1
         assert summary.histogram.set_counts == whole.histogram.counts

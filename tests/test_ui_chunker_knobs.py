@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 from guide_corpus import index_guides
-from ui_support import search, wait_settled
+from ui_support import WAIT_MS, search, wait_settled
 
 from workbench.core.ingest.chunkers.choice import parse_chunker
-from workbench.core.retrieve.strategies import PRESETS, from_dict
+from workbench.core.retrieve.strategy.presets import PRESETS, from_dict
 
 pytest_plugins = ["ui_support"]
 
@@ -32,7 +32,7 @@ def _pick(side, name: str) -> None:
 
 def _cut_by(ws, result) -> tuple[str, dict]:
     """``(chunker name, parameters)`` of the chunk set ``result`` was searched in (``""``: built-in)."""
-    chunker = ws.store.chunk_set(result.set_id).config.chunker
+    chunker = ws.store.sets.chunk_set(result.set_id).config.chunker
     return parse_chunker(chunker) if chunker else ("", {})
 
 
@@ -41,7 +41,7 @@ def _assert_exact_passages(ws, side, result) -> None:
     assert result.passages and len(texts) == len(result.passages)
     for text, passage in zip(texts, result.passages):
         span = passage.span
-        assert text == ws.document(span.doc_id).text[span.start:span.end]
+        assert text == ws.corpus.document(span.doc_id).text[span.start:span.end]
 
 
 def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instantly(qtbot, make_window, guide_ws):
@@ -52,7 +52,7 @@ def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instant
     built_in_set = first_a.set_id
     assert _cut_by(guide_ws, first_a) == ("", {}) and a.strategy_panel.chunker.name() == ""
 
-    with qtbot.waitSignal(a.controller.buildStarted, timeout=10_000) as started:
+    with qtbot.waitSignal(a.controller.buildStarted, timeout=WAIT_MS) as started:
         _pick(a, "langchain_recursive")
         assert a.controller.stale and a.results.graphicsEffect() is not None, "the old result is greyed"
         assert (not a.strategy_panel.unit.isVisibleTo(a.strategy_panel)
@@ -94,22 +94,24 @@ def test_each_side_searches_with_its_own_chunker_and_built_in_comes_back_instant
 
 def test_a_strategy_with_a_chunker_loads_into_the_knobs(qtbot):
     from workbench.ui.explore.strategy_panel import StrategyPanel
+    from workbench.ui.model import WorkbenchModel
 
-    panel = StrategyPanel(PRESETS["plain"])
+    model = WorkbenchModel(PRESETS["plain"])
+    panel = StrategyPanel(model, "A")
     qtbot.addWidget(panel)
     loaded = from_dict({"name": "mine", "top_k": 3, "heading_prefix": True,
                         "chunker": {"name": "semantic", "percentile": 80, "max_tokens": 300}})
-    panel.set_strategy(loaded)
+    model.set_strategy("A", loaded)
     knobs = panel.chunker
     assert knobs.name() == "semantic" and knobs.combo.currentText() == "semantic"
     assert knobs._controls["percentile"].widget.value() == 80.0 and panel.size_knob.value() == 300
     assert not panel.overlap.isVisibleTo(panel), "semantic has no overlap"
     assert panel.strategy().chunk == loaded.chunk and panel.heading.isChecked()
     seen = []
-    panel.changed.connect(seen.append)
+    model.strategyChanged.connect(lambda _side, strategy: seen.append(strategy))
     knobs._controls["window"].widget.setValue(2)
     assert parse_chunker(seen[-1].chunk.chunker)[1] == {"max_tokens": 300, "percentile": 80.0, "window": 2}
-    panel.set_strategy(PRESETS["plain"])
+    model.set_strategy("A", PRESETS["plain"])
     assert knobs.name() == "" and panel.unit.isVisibleTo(panel) and panel.size_knob.label.text() == "Chunk size"
     assert panel.strategy().to_dict() == PRESETS["plain"].to_dict()
 

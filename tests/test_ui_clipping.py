@@ -9,7 +9,7 @@ from __future__ import annotations
 from ui_support import WAIT_MS, clipped_texts, on_screen, search
 
 from workbench.core.spans import Span
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics.settings import LLMChoice
 
 pytest_plugins = ["ui_support"]
 
@@ -38,7 +38,7 @@ def test_side_by_side_legends_summary_and_colour_picker_show_their_text(qtbot, m
     window = _laptop(qtbot, monkeypatch, make_window, hash_sample_ws)
     window.set_library_shown(True)
     window.side_by_side.setChecked(True)
-    doc_id = hash_sample_ws.documents()[0]["id"]
+    doc_id = hash_sample_ws.records.documents()[0]["id"]
     with qtbot.waitSignals([window.compare.a.resultShown, window.compare.b.resultShown], timeout=WAIT_MS):
         window.eval_view.questionActivated.emit("Why must the database migration run before the rollout?",
                                                 [Span(doc_id, 0, 60)])

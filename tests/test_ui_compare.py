@@ -40,7 +40,7 @@ def test_side_by_side_summary_and_diff_colouring(qtbot, make_window, hash_sample
         assert view.rendered("both") == intersect_spans(a, b)
         hits = [s for r in (ra, rb) for p in r.passages for s in p.hit_spans if s.doc_id == doc_id]
         assert view.rendered("hit") == merge_spans(hits)
-        runtime = hash_sample_ws.runtime(ra.set_id)
+        runtime = hash_sample_ws.sets.runtime(ra.set_id)
         first, end = runtime.doc_rows(doc_id)
         assert view.document().toPlainText().count("\u00a6") >= end - first - 1, "every chunk boundary marked"
     assert pane.legend.kinds[:3] == ["only_a", "only_b", "both"]
@@ -75,8 +75,8 @@ def test_clicking_a_passage_opens_its_document_scrolled_to_it(qtbot, make_window
 def test_evaluation_question_draws_and_scores_reference_spans(qtbot, make_window, hash_sample_ws):
     window = make_window(hash_sample_ws)
     window.side_by_side.click()
-    deploy = next(d for d in hash_sample_ws.store.documents() if d["path"].endswith("deploy-guide.md"))
-    text = hash_sample_ws.doc_text(deploy["id"])
+    deploy = next(d for d in hash_sample_ws.store.documents.rows() if d["path"].endswith("deploy-guide.md"))
+    text = hash_sample_ws.corpus.doc_text(deploy["id"])
     start = text.index("The database schema must be migrated")
     end = text.index("stall halfway.") + len("stall halfway.")
     reference = [Span(deploy["id"], start, end)]
@@ -99,7 +99,7 @@ def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_w
     window = make_window(hash_sample_ws)
     if window.eval_view is None:
         pytest.skip("workbench.ui.evaluate.eval_view is not installed")
-    doc_id = hash_sample_ws.store.documents()[0]["id"]
+    doc_id = hash_sample_ws.store.documents.rows()[0]["id"]
     with qtbot.waitSignal(window.compare.a.resultShown, timeout=WAIT_MS):
         window.eval_view.questionActivated.emit(QUESTION, [Span(doc_id, 0, 40)])
     assert window.question.text() == QUESTION
@@ -107,7 +107,7 @@ def test_evaluation_view_tab_sends_its_questions_to_the_comparison(qtbot, make_w
 
 
 def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, hash_sample_ws):
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
 
     window = make_window(hash_sample_ws)
     window.side_by_side.click()
@@ -115,26 +115,27 @@ def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, hash
     search(qtbot, window, sides=("a", "b"))
     side_a = window.compare.a.strategy()
     knobs = side.strategy_panel.details
+    steps = side.strategy_panel.steps
     side.set_strategy(PRESETS["token-window"])
     wait_settled(qtbot, side, lambda r: r.strategy.expander.kind == "tokens")
     knobs.edge.setCurrentText("clip")
     clipped = wait_settled(qtbot, side, lambda r: r.strategy.expander.window_edge == "clip")
     assert side.strategy().expander.window_edge == "clip" == clipped.strategy.expander.window_edge
-    knobs.whole_doc.setValue(100_000)
-    whole = wait_settled(qtbot, side, lambda r: r.strategy.whole_doc_tokens == 100_000)
-    assert side.strategy().whole_doc_tokens == 100_000 == whole.strategy.whole_doc_tokens
+    steps.controls["whole_doc_tokens"].setValue(100_000)
+    whole = wait_settled(qtbot, side, lambda r: r.strategy.setting("whole_doc_tokens") == 100_000)
+    assert side.strategy().setting("whole_doc_tokens") == 100_000 == whole.strategy.setting("whole_doc_tokens")
     assert all(p.span.start == 0 for p in whole.passages), "small documents come back whole"
-    side.strategy_panel.extent.cap.setValue(1)
-    capped = wait_settled(qtbot, side, lambda r: r.strategy.per_doc_cap == 1)
+    steps.controls["per_doc_cap"].setValue(1)
+    capped = wait_settled(qtbot, side, lambda r: r.strategy.setting("per_doc_cap") == 1)
     assert len({p.span.doc_id for p in capped.passages}) == len(capped.passages)
     side.set_strategy(PRESETS["parent-child"])
     wait_settled(qtbot, side, lambda r: r.strategy.expander.kind == "parent")
     knobs.merge.setChecked(True)
     merged = wait_settled(qtbot, side, lambda r: r.strategy.expander.parent_merge)
     assert side.strategy().expander.parent_merge and merged.strategy.expander.parent_merge
-    knobs.rerank.setChecked(True)
-    knobs.rerank_parents.setChecked(True)
-    assert side.strategy().rerank == "llm" and side.strategy().reranks_parents
+    steps.controls["rerank"].setChecked(True)
+    steps.controls["rerank_parents"].setChecked(True)
+    assert side.strategy().setting("rerank") == "llm" and side.strategy().reranks_parents
     assert window.compare.a.strategy() == side_a, "side A is untouched"
     wait_settled(qtbot, side, lambda r: r.strategy.reranks_parents)  # no search left running at teardown
 
@@ -158,7 +159,7 @@ def test_structure_aware_box_rechunks_side_b(qtbot, make_window, hash_sample_ws)
 def test_a_side_runs_multi_granularity_search(qtbot, make_window, hash_sample_ws):
     """The preset from the picker: its coarse chunk sets are built, coarse hits join as windows, and the
     budget holds (hashed vectors: plumbing, not ranking)."""
-    from workbench.core.retrieve.strategies import PRESETS
+    from workbench.core.retrieve.strategy.presets import PRESETS
 
     window = make_window(hash_sample_ws)
     side = window.compare.a

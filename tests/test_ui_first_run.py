@@ -20,8 +20,8 @@ from netguard import NetGuard
 from ui_support import WAIT_MS, _live_top_levels
 
 from workbench.core.llm.ollama_backend import remote_refusal
-from workbench.ui.app import settings as prefs
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics import settings as prefs
+from workbench.ui.basics.settings import LLMChoice
 
 pytest_plugins = ["ui_support"]
 MODELS = ["llama3.2:latest", "qwen2.5:0.5b"]
@@ -148,12 +148,12 @@ def test_nothing_is_indexed_without_the_researcher_choosing_it(qtbot, start_app,
     assert dialog is not None
     dialog.skip_button.click()  # Skip means skip
     QApplication.processEvents()
-    assert window.library.worker is None and not window.ws.documents(), "Skip indexed the sample corpus"
+    assert window.library.worker is None and not window.ws.records.documents(), "Skip indexed the sample corpus"
     start_app.stop()
     ui_settings.setValue(prefs.DATA_DIR, str(tmp_path / "new-folder"))  # a profile, and a new data folder
     again = start_app([])
     QApplication.processEvents()
-    assert again.library.worker is None and not again.ws.documents(), "a new data folder was indexed silently"
+    assert again.library.worker is None and not again.ws.records.documents(), "a new data folder was indexed silently"
     assert _welcome(again) is not None, "an empty library offers its first documents"
 
 
@@ -170,12 +170,12 @@ def test_load_sample_skip_and_help_menu(qtbot, make_window, hash_ws, ui_settings
     with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS) as done:
         dialog.sample_button.click()
     assert not isValid(dialog) or not dialog.isVisible()  # closed (and deleted on close)
-    assert len(done.args[0].added) == len(hash_ws.store.documents()) == len(list(SAMPLE.iterdir()))
-    assert window.library.table.topLevelItemCount() >= len(hash_ws.store.documents())
+    assert len(done.args[0].added) == len(hash_ws.store.documents.rows()) == len(list(SAMPLE.iterdir()))
+    assert window.library.table.topLevelItemCount() >= len(hash_ws.store.documents.rows())
 
 
 def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_settings, tmp_path, ollama_standin):
-    from workbench.ui.app.settings_dialog import SettingsDialog
+    from workbench.ui.dialogs.settings_dialog import SettingsDialog
     from workbench.ui.library.welcome import WelcomeDialog
 
     welcome = WelcomeDialog(tmp_path, LLMChoice(host=ollama_standin))
@@ -195,7 +195,7 @@ def test_welcome_and_settings_list_the_models_of_a_standin_server(qtbot, ui_sett
 
 def test_settings_round_trip_and_validation(qtbot, ui_settings, tmp_path, closed_host):
     from workbench.core.index.embedding import default_model_path
-    from workbench.ui.app.settings_dialog import SettingsDialog
+    from workbench.ui.dialogs.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(ui_settings, tmp_path / "data")
     qtbot.addWidget(dialog)
@@ -229,7 +229,7 @@ def test_settings_round_trip_and_validation(qtbot, ui_settings, tmp_path, closed
 
 def test_non_loopback_host_needs_the_explicit_tick(qtbot, make_window, hash_ws, ui_settings, tmp_path,
                                                    monkeypatch):
-    from workbench.ui.app.settings_dialog import SettingsDialog
+    from workbench.ui.dialogs.settings_dialog import SettingsDialog
 
     guard = NetGuard(monkeypatch)
     dialog = SettingsDialog(ui_settings, tmp_path / "data")

@@ -10,7 +10,7 @@ from ui_support import WAIT_MS, wait_result
 from workbench.core.evaluate.flips import find_flips, flip_counts, reference_coverage
 from workbench.core.evaluate.metrics import question_metrics
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig
-from workbench.core.retrieve.strategies import Strategy, override
+from workbench.core.retrieve.strategy.presets import Strategy, override
 from workbench.core.spans import Span
 
 pytest_plugins = ["ui_support"]
@@ -112,7 +112,7 @@ def _format_at(view, doc_id: int, offset: int):
     """``(layer kinds, background colour)`` of the character at ``offset`` as drawn."""
     from PySide6.QtGui import QTextCursor
 
-    from workbench.ui.app.theme import KINDS_PROPERTY
+    from workbench.ui.basics.theme import KINDS_PROPERTY
 
     cursor = QTextCursor(view.document())
     cursor.setPosition(view.pmap.position_of(doc_id, offset) + 1)  # the format of the character before
@@ -121,7 +121,7 @@ def _format_at(view, doc_id: int, offset: int):
 
 
 def test_document_view_colours_evidence_noise_and_missed_at_known_offsets(qtbot, guide_ws):
-    from workbench.ui.app.theme import SWATCHES
+    from workbench.ui.basics.theme import SWATCHES
     from workbench.ui.explore.doc_view import DocumentPane
 
     # neighbours ±1 around one hit: the passage's first chunk is a neighbour (not a hit), so plain colours
@@ -186,8 +186,8 @@ def test_side_metrics_and_evidence_follow_the_knobs(qtbot, make_window, guide_ws
 
     window = make_window(guide_ws)
     side = window.compare.a
-    doc_id = guide_ws.store.documents()[0]["id"]
-    text = guide_ws.doc_text(doc_id)
+    doc_id = guide_ws.store.documents.rows()[0]["id"]
+    text = guide_ws.corpus.doc_text(doc_id)
     start = text.index("## Orchard")
     reference = [Span(doc_id, start, start + 1200)]
     with qtbot.waitSignal(side.resultShown, timeout=WAIT_MS):

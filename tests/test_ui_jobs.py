@@ -48,7 +48,7 @@ def test_indexing_one_document_says_it_is_embedding_its_chunks(qtbot, make_windo
     with qtbot.waitSignal(lib.indexingFinished, timeout=WAIT_MS):
         worker = lib.index_paths([str(SAMPLE / "deploy-guide.md")])
         worker.signals.progress.connect(lambda _event: shown.append(lib.progress.detail.text()))
-    chunks = len(slow_ws.runtime(slow_ws.find_chunk_set(window.model.chunk_configs()[0]).id).table.starts)
+    chunks = len(slow_ws.sets.runtime(slow_ws.sets.find_chunk_set(window.model.chunk_configs()[0]).id).table.starts)
     embedding = [line for line in shown if line.startswith("Embedding chunks")]
     assert embedding, shown
     first = embedding[0]
@@ -61,7 +61,7 @@ def test_a_build_due_when_the_window_closes_never_starts(qtbot, make_window, slo
     from dataclasses import replace
 
     from workbench.ui.explore.side_controller import DEBOUNCE_MS
-    from workbench.ui.window.workers import JobRunner
+    from workbench.ui.jobs.workers import JobRunner
 
     assert not slow_ws.add_paths([str(SAMPLE / "deploy-guide.md")]).failed
     window = make_window(slow_ws)
@@ -97,6 +97,6 @@ def test_closing_the_window_while_a_chunk_set_is_built_cancels_it_quietly(qtbot,
     out, err = capfd.readouterr()
     assert "Traceback" not in err and "RuntimeError" not in err and "Signal source" not in err, err
     assert closed_in < 30, "closing waited for the cancelled build, not for the whole build"
-    assert slow_ws.find_chunk_set(new.chunk) is None, "the cancelled chunk set is not ready"
-    info = slow_ws.ensure_chunk_set(new.chunk)  # the next build completes it from what was kept
-    assert info.chunk_count > 0 and slow_ws.find_chunk_set(new.chunk) is not None
+    assert slow_ws.sets.find_chunk_set(new.chunk) is None, "the cancelled chunk set is not ready"
+    info = slow_ws.sets.ensure_chunk_set(new.chunk)  # the next build completes it from what was kept
+    assert info.chunk_count > 0 and slow_ws.sets.find_chunk_set(new.chunk) is not None

@@ -118,7 +118,7 @@ def test_swatches_match_plot_colours_and_tooltips_show_exact_values(qtbot, lab):
     key = "plain window=2"
     pos, _spot = _point_position(view.plot.view, view.recall_plot, key)
     qtbot.mouseMove(view.plot.view.viewport(), pos)
-    qtbot.waitUntil(lambda: view.recall_plot.vb.toolTip() != "", timeout=5000)
+    qtbot.waitUntil(lambda: view.recall_plot.vb.toolTip() != "", timeout=WAIT_MS)
     tip = view.recall_plot.vb.toolTip()
     r = rows[key]
     assert key in tip
@@ -130,7 +130,7 @@ def test_swatches_match_plot_colours_and_tooltips_show_exact_values(qtbot, lab):
 def test_dark_scheme_gives_dark_plots_and_light_stays_light(qtbot):
     from PySide6.QtCore import Qt
 
-    from workbench.ui.app.theme import DARK, LIGHT, palette_for, stylesheet
+    from workbench.ui.basics.theme import DARK, LIGHT, palette_for, stylesheet
     from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
 
     assert palette_for(Qt.ColorScheme.Dark) is DARK

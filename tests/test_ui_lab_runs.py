@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 from ui_support import run_lab, sample_set
 
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategy.presets import PRESETS
 
 pytest_plugins = ["ui_support"]
 
@@ -24,7 +24,7 @@ def _customs():
 
 def test_the_benchmark_path_after_a_lab_run_with_budgets_ignores_the_lab_fields(qtbot, make_window, hash_ws,
                                                                                 tmp_path):
-    from workbench.ui.library.benchmark_tour import BenchmarkTour
+    from workbench.ui.window.benchmark_tour import BenchmarkTour
 
     root = sample_set(tmp_path)
     window = make_window(hash_ws)
@@ -39,7 +39,7 @@ def test_the_benchmark_path_after_a_lab_run_with_budgets_ignores_the_lab_fields(
     view.limit.setValue(2)
     run_lab(qtbot, view)
     assert len(view.results) == 4
-    corpus = view.qset.questions[0].corpus_id
+    corpus = view.model.question_set.questions[0].corpus_id
     tour = BenchmarkTour(window, str(root), corpus)
     outcome: list[str] = []
     tour.finished.connect(outcome.append)
@@ -48,7 +48,7 @@ def test_the_benchmark_path_after_a_lab_run_with_budgets_ignores_the_lab_fields(
     qtbot.waitUntil(lambda: bool(outcome), timeout=180_000)
     assert not outcome[0].startswith("failed"), outcome
     assert [r.config.params for r in view.results] == [{}, {}], "A and B as they are: no grid, no budgets"
-    assert all(len(r.rows) == len(view.qset.questions) for r in view.results), "every question, no limit"
+    assert all(len(r.rows) == len(view.model.question_set.questions) for r in view.results), "every question, no limit"
     keys = [r.config.key for r in view.results]
     assert len(set(keys)) == 2 and not any("custom" in k for k in keys), keys
     assert (view.budgets.text(), view.grid.text(), view.limit.value()) == ("100,200", "top_k=3,5", 2), \
@@ -81,7 +81,7 @@ def test_a_storage_error_is_one_line_and_the_previous_tables_stay(qtbot, make_wi
     def refuse(*_args, **_kwargs):
         raise sqlite3.IntegrityError("UNIQUE constraint failed: run_questions.run_id, run_questions.config_key")
 
-    monkeypatch.setattr(type(hash_ws), "record_run", refuse)
+    monkeypatch.setattr(type(hash_ws.records), "record_run", refuse)
     view.set_checked(["plain", "neighbours"])
     assert view.start()
     qtbot.waitUntil(lambda: not view.running, timeout=180_000)

@@ -156,7 +156,7 @@ def test_the_lab_is_its_own_mode_shows_every_summary_column_and_drills_down(monk
     from PySide6.QtGui import QColor
 
     from workbench.core.evaluate.datasets import save_question_set
-    from workbench.ui.app.theme import CARD
+    from workbench.ui.basics.theme import CARD
 
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)
@@ -200,7 +200,7 @@ def test_benchmark_tour_keeps_the_window_on_a_laptop_screen(monkeypatch, qtbot, 
     from eval_support import sample_questions
 
     from workbench.core.evaluate.datasets import save_question_set
-    from workbench.ui.library.benchmark_tour import BenchmarkTour
+    from workbench.ui.window.benchmark_tour import BenchmarkTour
 
     questions, corpora = sample_questions()
     save_question_set(tmp_path / "qs", questions, corpora)

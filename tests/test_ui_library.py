@@ -49,12 +49,12 @@ def test_drop_a_folder_indexes_it_in_the_background(qtbot, make_window, hash_ws,
     assert rows["empty.md"]["status"] == "skipped" and rows["empty.md"]["details"] == "empty file"
     assert rows["broken.pdf"]["status"] == "failed" and "PDF" in rows["broken.pdf"]["details"]
     config = window.compare.a.strategy().chunk
-    counts = hash_ws.runtime(hash_ws.find_chunk_set(config).id).doc_row_count
+    counts = hash_ws.sets.runtime(hash_ws.sets.find_chunk_set(config).id).doc_row_count
     indexed = [r for r in rows.values() if r["status"] == "indexed"]
     assert len(indexed) == 6
     assert {int(r["doc_id"]): int(r["chunks"]) for r in indexed} == counts
     assert "Indexed: 6 added" in window.statusBar().currentMessage()
-    assert hash_ws.find_chunk_set(window.compare.b.strategy().chunk) is not None, "B's chunk set built too"
+    assert hash_ws.sets.find_chunk_set(window.compare.b.strategy().chunk) is not None, "B's chunk set built too"
 
 
 def _corpus(folder, n: int) -> None:
@@ -82,8 +82,8 @@ def test_cancel_indexing_keeps_the_store_consistent(qtbot, make_window, hash_ws,
     assert hash_embedder.texts_encoded - encoded < 300, "stopped before embedding the corpus"
     check = verify_store(hash_ws)
     assert check["consistent"], check["problems"]
-    assert hash_ws.find_chunk_set(window.compare.a.strategy().chunk) is None
-    assert len(lib.table.rows()) == len(hash_ws.store.documents()) + len(hash_ws.store.problems())
+    assert hash_ws.sets.find_chunk_set(window.compare.a.strategy().chunk) is None
+    assert len(lib.table.rows()) == len(hash_ws.store.documents.rows()) + len(hash_ws.store.documents.problems())
 
 
 def test_remove_and_reindex_documents(qtbot, make_window, hash_sample_ws):
@@ -97,7 +97,7 @@ def test_remove_and_reindex_documents(qtbot, make_window, hash_sample_ws):
     with qtbot.waitSignal(lib.libraryChanged, timeout=WAIT_MS):
         lib.remove.click()
     assert title not in [r["title"] for r in lib.table.rows()]
-    assert len(hash_sample_ws.store.documents()) == 5
+    assert len(hash_sample_ws.store.documents.rows()) == 5
     lib.table.setCurrentItem(lib.table.topLevelItem(0))
     path = lib.table.selected()[0]["path"]
     with qtbot.waitSignal(lib.indexingFinished, timeout=WAIT_MS) as done:

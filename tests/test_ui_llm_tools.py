@@ -10,7 +10,7 @@ from test_synthetic_questions import SCRIPT
 from test_synthetic_questions import ScriptedLLM as QuestionLLM
 from ui_support import WAIT_MS
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.ui.answer.llm_tools import ContextualizeDialog, MakeQuestionsDialog
 
 pytest_plugins = ["ui_support"]
@@ -27,7 +27,7 @@ def test_contextualize_dialog_runs_and_cancels(qtbot, hash_ws, tmp_path):
         dialog.worker.signals.progress.connect(events.append)
     result = done.args[0]
     assert result["chunks"] == stand_in.calls == result["llm"]["calls"] and "LLM calls" in dialog.status.text()
-    assert hash_ws.find_chunk_set(ChunkConfig(size=SIZE, contextual=True)) is not None
+    assert hash_ws.sets.find_chunk_set(ChunkConfig(size=SIZE, contextual=True)) is not None
     assert any(e.stage == "contextualizing" for e in events)
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
 
@@ -47,7 +47,7 @@ def test_contextualize_dialog_runs_and_cancels(qtbot, hash_ws, tmp_path):
     dialog.progress.cancel.click()
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
     assert dialog.status.text().startswith("cancelled") and dialog.start_button.isEnabled() and slow.calls == 1
-    assert hash_ws.find_chunk_set(ChunkConfig(size=SIZE // 2, contextual=True)) is None
+    assert hash_ws.sets.find_chunk_set(ChunkConfig(size=SIZE // 2, contextual=True)) is None
 
 
 def test_make_questions_dialog_and_menu(qtbot, make_window, hash_ws, tmp_path):
@@ -71,7 +71,8 @@ def test_make_questions_dialog_and_menu(qtbot, make_window, hash_ws, tmp_path):
     assert dialog.load_button.isEnabled() and "kept" in dialog.status.text()
     dialog.loadRequested.connect(lambda folder: window.eval_view.load_question_set(folder))
     dialog.load_button.click()
-    assert window.eval_view.qset is not None and window.eval_view.qset.root == (tmp_path / "qs").resolve()
+    loaded = window.model.question_set
+    assert loaded is not None and loaded.root == (tmp_path / "qs").resolve()
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
     assert not dialog.start() and "exists" in dialog.status.text(), "the folder holds a set now: refused"
 

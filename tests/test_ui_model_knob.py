@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from ollama_embed_standin import EMBED_MODEL, EmbedStandIn
 from PySide6.QtCore import Qt
-from ui_support import QUESTION, wait_settled
+from ui_support import QUESTION, WAIT_MS, wait_settled
 
 from workbench.core.index.embedder_pool import FAST_MODEL, ollama_embedding_models
+from workbench.core.ingest.chunkers.identity import chunk_set_id
 
 pytest_plugins = ["ui_support"]
 OLLAMA = f"ollama:{EMBED_MODEL}"
@@ -39,7 +40,7 @@ def test_knob_entries_and_choice(qtbot, standin, tmp_path):
     assert "bf16" in knob.combo.itemData(1, Qt.ItemDataRole.ToolTipRole), "the fast model says what it is"
     seen: list[str] = []
     knob.changed.connect(seen.append)
-    with qtbot.waitSignal(knob.list_ollama().signals.finished, timeout=10_000):
+    with qtbot.waitSignal(knob.list_ollama().signals.finished, timeout=WAIT_MS):
         pass
     assert knob.models() == ["", FAST_MODEL, folder, OLLAMA, "ollama:mxbai-embed-large"] and not seen
     knob.combo.setCurrentIndex(knob.combo.findData(OLLAMA))
@@ -62,11 +63,11 @@ def test_side_searches_the_chunk_set_of_its_model(qtbot, make_window, hash_sampl
     window.question.setText(QUESTION)
     side.search(QUESTION)
     first = wait_settled(qtbot, side)
-    assert first.set_id == first.strategy.chunk.set_id(hash_embedder.model_id)
+    assert first.set_id == chunk_set_id(first.strategy.chunk, hash_embedder.model_id)
     knob.combo.setCurrentIndex(knob.combo.findData(OLLAMA))
     assert side.strategy().model == OLLAMA and OLLAMA in knob_summary(side.strategy())
     result = wait_settled(qtbot, side, lambda r: r.strategy.model == OLLAMA)
-    assert result.set_id == first.strategy.chunk.set_id(OLLAMA) != first.set_id
+    assert result.set_id == chunk_set_id(first.strategy.chunk, OLLAMA) != first.set_id
     assert QUESTION in standin.embedded_texts(), "the question was embedded by the side's model"
     side.strategy_panel.top_k.setValue(side.strategy_panel.top_k.value() + 1)  # another knob keeps the model
     assert side.strategy().model == OLLAMA

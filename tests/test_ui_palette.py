@@ -13,7 +13,7 @@ import pytest
 from ui_support import search
 
 from workbench.core.spans import Span
-from workbench.ui.app.colours import VISIONS, delta_e, least_difference, line_colour, simulate
+from workbench.ui.basics.colours import VISIONS, delta_e, least_difference, line_colour, simulate
 
 pytest_plugins = ["ui_support"]
 
@@ -29,7 +29,7 @@ def test_the_colour_arithmetic_is_what_the_margin_assumes():
 
 @pytest.mark.parametrize("view", ["passages and one side's document", "A/B document", "evidence", "chunk map"])
 def test_each_views_backgrounds_differ_by_the_stated_margin_for_every_vision(view):
-    from workbench.ui.app.theme import PALETTE_MARGIN, PAPER, SWATCHES, VIEW_BACKGROUNDS
+    from workbench.ui.basics.theme import PALETTE_MARGIN, PAPER, SWATCHES, VIEW_BACKGROUNDS
 
     colours = {kind: SWATCHES[kind].background for kind in VIEW_BACKGROUNDS[view]}
     assert all(colours.values())
@@ -45,7 +45,7 @@ def test_each_views_backgrounds_differ_by_the_stated_margin_for_every_vision(vie
                                               ({"missed"}, "missed"),
                                               ({"chunk_odd", "chunk_overlap"}, "chunk_overlap")])
 def test_the_text_formats_draw_the_palette_checked_above(kinds, shown):
-    from workbench.ui.app.theme import SWATCHES, VIEW_BACKGROUNDS, kinds_format
+    from workbench.ui.basics.theme import SWATCHES, VIEW_BACKGROUNDS, kinds_format
 
     assert kinds_format(kinds).background().color().name() == SWATCHES[shown].background
     assert any(shown in view for view in VIEW_BACKGROUNDS.values())
@@ -54,7 +54,7 @@ def test_the_text_formats_draw_the_palette_checked_above(kinds, shown):
 def test_the_quote_is_a_text_style_not_a_colour_to_tell_from_evidence():
     from PySide6.QtGui import QFont, QTextCharFormat
 
-    from workbench.ui.app.theme import kinds_format
+    from workbench.ui.basics.theme import kinds_format
 
     quoted = kinds_format({"evidence", "quote"})
     plain = kinds_format({"evidence"})
@@ -75,7 +75,7 @@ def test_configuration_colours_are_distinct_and_colour_blind_safe_first():
 def test_adjacent_hit_chunks_keep_their_boundaries_inside_a_merged_passage(qtbot, make_window, hash_sample_ws):
     from dataclasses import replace
 
-    from workbench.ui.app.theme import MARKER
+    from workbench.ui.basics.theme import MARKER
 
     window = make_window(hash_sample_ws)
     strategy = replace(window.model.strategy("A").with_expansion(window=2), top_k=12)
@@ -84,7 +84,7 @@ def test_adjacent_hit_chunks_keep_their_boundaries_inside_a_merged_passage(qtbot
     side = window.compare.a
     merged = [p for p in result.passages if len(p.hit_spans) >= 2]
     assert merged, "top-12 with ±2 windows merges neighbouring hits into one passage"
-    rt = hash_sample_ws.runtime(result.set_id)
+    rt = hash_sample_ws.sets.runtime(result.set_id)
     document = side.results.document()
     for index, passage in enumerate(result.passages):
         chunk_starts = {rt.span(r).start for r in rt.chunks_in(passage.span)} - {passage.span.start}

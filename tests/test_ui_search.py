@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ui_support import QUESTION, WAIT_MS, search, wait_result
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.spans import merge_spans
 
 pytest_plugins = ["ui_support"]  # the window fixtures
@@ -26,7 +26,7 @@ def test_enter_runs_the_search_and_highlights_hits_inside_windows(qtbot, make_wi
     view = side.results
     assert view.rendered("hit") == merge_spans(s for p in core.passages for s in p.hit_spans)
     assert view.rendered("window") == merge_spans(p.span for p in core.passages)
-    texts = [hash_sample_ws.doc_text(p.span.doc_id)[p.span.start:p.span.end] for p in core.passages]
+    texts = [hash_sample_ws.corpus.doc_text(p.span.doc_id)[p.span.start:p.span.end] for p in core.passages]
     assert view.passage_texts() == texts
     assert "passage" in side.stats.text() and str(core.context.tokens) in side.stats.text().replace(",", "")
 
@@ -58,7 +58,7 @@ def test_chunk_size_rebuilds_in_background_and_going_back_is_instant(qtbot, make
     (first,) = search(qtbot, window)
     old_size = first.strategy.chunk.size
     new_size = 64
-    assert hash_sample_ws.find_chunk_set(first.strategy.chunk.__class__(**{**first.strategy.chunk.__dict__,
+    assert hash_sample_ws.sets.find_chunk_set(first.strategy.chunk.__class__(**{**first.strategy.chunk.__dict__,
                                                                       "size": new_size})) is None
     encoded = hash_embedder.texts_encoded
     with qtbot.waitSignal(side.controller.buildStarted, timeout=WAIT_MS):
@@ -72,7 +72,7 @@ def test_chunk_size_rebuilds_in_background_and_going_back_is_instant(qtbot, make
     assert rebuilt.strategy.chunk.size == new_size and not side.results.is_stale
     assert hash_embedder.texts_encoded > encoded, "new chunks were embedded"
     config = ChunkConfig(**{**first.strategy.chunk.__dict__, "size": new_size})
-    assert hash_sample_ws.find_chunk_set(config) is not None
+    assert hash_sample_ws.sets.find_chunk_set(config) is not None
     encoded = hash_embedder.texts_encoded
     started = []
     side.controller.buildStarted.connect(started.append)

@@ -13,7 +13,7 @@ import pytest
 from ui_support import QUESTION, WAIT_MS, run_lab, sample_set, search, shown_texts
 
 from workbench.core.spans import Span
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics.settings import LLMChoice
 
 pytest_plugins = ["ui_support"]
 TYPED = "How do I flush the cache?"
@@ -44,9 +44,9 @@ def test_a_typed_question_after_a_question_set_one_shows_no_scores_noise_or_old_
     ws = hash_sample_ws
     window = make_window(ws)
     strategy = window.model.strategy("A")
-    ws.ensure_chunk_set(strategy.chunk)
+    ws.sets.ensure_chunk_set(strategy.chunk)
     typed_top = ws.search(TYPED, strategy).passages[0].span.doc_id
-    other = next(d["id"] for d in ws.documents() if d["id"] != typed_top)
+    other = next(d["id"] for d in ws.records.documents() if d["id"] != typed_top)
     reference = [Span(other, 0, 80)]
     _open_set_question(qtbot, window, QUESTION, reference)
     a, pane = window.compare.a, window.compare.doc_pane
@@ -88,7 +88,7 @@ def test_answers_of_an_earlier_question_or_strategy_are_marked_stale(qtbot, make
     assert [t for t in shown_texts(panel) if "previous strategy" in t]
 
     # a question opened from the lab (double click) makes the answer stale too
-    doc_id = hash_sample_ws.documents()[0]["id"]
+    doc_id = hash_sample_ws.records.documents()[0]["id"]
     _open_set_question(qtbot, window, TYPED, [Span(doc_id, 0, 40)])
     assert _stale_words(panel)
     with qtbot.waitSignal(panel.runFinished, timeout=WAIT_MS):
@@ -161,7 +161,7 @@ def test_a_drill_down_after_a_run_on_part_of_a_set_scores_colours_and_shows_the_
 @pytest.mark.parametrize("side", ["A", "B"])
 def test_a_result_is_drawn_only_with_the_reference_of_its_own_question(qtbot, make_window, hash_sample_ws, side):
     window = make_window(hash_sample_ws)
-    doc_id = hash_sample_ws.documents()[0]["id"]
+    doc_id = hash_sample_ws.records.documents()[0]["id"]
     _open_set_question(qtbot, window, QUESTION, [Span(doc_id, 0, 40)])
     panel = window.compare.a if side == "A" else window.compare.b
     assert panel.metrics.isVisible()

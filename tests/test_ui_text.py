@@ -6,7 +6,7 @@ from __future__ import annotations
 from ui_support import WAIT_MS, search
 
 from workbench.core.spans import Span, merge_spans
-from workbench.ui.app.theme import MARKER
+from workbench.ui.basics.theme import MARKER
 from workbench.ui.explore.render import displayable, insert_layers, rendered_spans
 from workbench.ui.widgets.utf16 import Utf16Map, to_code_point, to_utf16, utf16_len
 
@@ -80,7 +80,7 @@ def test_untrusted_markup_is_shown_as_text_and_nothing_is_fetched(qtbot, make_wi
     for markup in ("<script>alert('boom')</script>", '<img src="http://example.invalid/pixel.png">',
                    "<b>notebook</b>", "&amp; &lt;done&gt;"):
         assert markup in shown
-    doc_text = hash_ws.doc_text(result.passages[0].span.doc_id)
+    doc_text = hash_ws.corpus.doc_text(result.passages[0].span.doc_id)
     assert view.rendered("hit") == merge_spans(s for p in result.passages for s in p.hit_spans)
     assert view.passage_texts() == [doc_text[p.span.start:p.span.end] for p in result.passages]
     for text_view in (view, window.compare.doc_pane.view):

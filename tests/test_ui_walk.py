@@ -19,7 +19,7 @@ from __future__ import annotations
 import pytest
 from ui_support import WAIT_MS, clipped_texts, off_screen, on_screen
 
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics.settings import LLMChoice
 
 pytest_plugins = ["ui_support"]
 TOUR_MS = 300_000

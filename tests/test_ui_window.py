@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ui_support import WAIT_MS, search
 
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.core.retrieve.strategy.presets import PRESETS
 
 pytest_plugins = ["ui_support"]
 
@@ -92,7 +92,7 @@ def test_about_box_and_errors_show_in_the_window(qtbot, make_window, hash_ws):
 
 def test_worker_signals_in_order(qtbot):
     from workbench.core.jobs import Cancelled, ProgressEvent
-    from workbench.ui.window.workers import JobRunner, Worker
+    from workbench.ui.jobs.workers import JobRunner, Worker
 
     runner = JobRunner(2)
     seen: list[tuple] = []
@@ -128,7 +128,7 @@ def test_worker_signals_in_order(qtbot):
 
 
 def test_answer_streams_and_stops(qtbot, make_window, hash_sample_ws, standin_llm):
-    from workbench.ui.app.settings import LLMChoice
+    from workbench.ui.basics.settings import LLMChoice
 
     window = make_window(hash_sample_ws)
     panel = window.answer

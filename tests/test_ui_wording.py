@@ -11,7 +11,7 @@ from workbench.core.evaluate.curves import parse_budgets
 from workbench.core.ingest import documents
 from workbench.core.llm import embedded, no_model
 from workbench.core.llm.ollama_backend import not_running
-from workbench.ui.app.wording import FLAG_PHRASES, for_the_window, options_named
+from workbench.ui.basics.wording import FLAG_PHRASES, for_the_window, options_named
 
 
 def _budgets_refusal() -> str:
@@ -40,7 +40,7 @@ def test_the_cores_command_line_phrases_reach_the_window_in_its_words(message):
 
 
 def test_every_phrase_is_put_without_an_option_and_errors_of_jobs_go_through_it():
-    from workbench.ui.window.workers import _message
+    from workbench.ui.jobs.workers import _message
 
     for phrase, words in FLAG_PHRASES:
         assert not options_named(words), (phrase, words)

@@ -29,7 +29,7 @@ def _live_top_levels() -> dict[int, str]:
 @pytest.fixture
 def ui_settings(tmp_path):
     """A QSettings INI file in the test's temporary folder."""
-    from workbench.ui.app.settings import open_settings
+    from workbench.ui.basics.settings import open_settings
 
     return open_settings(str(tmp_path / "settings.ini"))
 

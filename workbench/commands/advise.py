@@ -70,7 +70,7 @@ def _space(args: argparse.Namespace) -> Space:
 def run_advise(args: argparse.Namespace) -> int:
     from workbench.core.evaluate.advise.advice import plan_advice, resume_advice, run_advice
     from workbench.core.evaluate.datasets import DatasetError, load_question_set
-    from workbench.core.retrieve.strategies import check_saved_name
+    from workbench.core.retrieve.strategy.presets import check_saved_name
 
     if not args.resume and not args.dataset:
         raise UserError("give a question set (a bundled name or a folder), or --resume RUN")

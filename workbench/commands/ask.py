@@ -23,7 +23,7 @@ def run_ask(args: argparse.Namespace) -> int:
     choice = llm_choice(args)
     check_llm_host(choice)
     ws = open_workspace(args)
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     backend = open_llm(choice, needs="")
     ws.use_llm(lambda: backend)  # rerank / summaries use the same backend

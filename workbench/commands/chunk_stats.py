@@ -16,10 +16,11 @@ from workbench.commands.common import (
     progress_printer,
 )
 from workbench.commands.index import chunk_config
+from workbench.core.ingest.chunkers.identity import chunking_label
 
 if TYPE_CHECKING:
     from workbench.core.ingest.chunk_diagnostics import ChunkDiagnostics
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
     from workbench.core.spans import Span
     from workbench.core.workspace import Workspace
 
@@ -80,15 +81,15 @@ def run(args: argparse.Namespace) -> int:
             existing_path(args.questions, "question set folder", "dir")
     ws = open_workspace(args)
     references = _references(ws, args.questions, args)
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     records, lines = [], []
     for value, config in zip(args.chunker or ["(default)"], configs, strict=True):
-        info = ws.ensure_chunk_set(config, progress_printer(args.quiet))
-        diagnostics = set_diagnostics(ws.runtime(info.id), ws.document, references or ())
-        records.append({"chunker": value, "chunk_set": config.label(), "set_id": info.id,
+        info = ws.sets.ensure_chunk_set(config, progress_printer(args.quiet))
+        diagnostics = set_diagnostics(ws.sets.runtime(info.id), ws.corpus.document, references or ())
+        records.append({"chunker": value, "chunk_set": chunking_label(config), "set_id": info.id,
                         **diagnostics.as_dict()})
-        lines += [f"{config.label()}:", *diagnostics_lines(diagnostics), ""]
+        lines += [f"{chunking_label(config)}:", *diagnostics_lines(diagnostics), ""]
     emit(args, records, "\n".join(lines).rstrip())
     return 0
 

@@ -21,6 +21,7 @@ from workbench.commands.common import (
 )
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
+from workbench.core.ingest.chunkers.identity import chunking_label
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,17 +31,17 @@ def run(args: argparse.Namespace) -> int:
     choice = llm_choice(args)
     check_llm_host(choice)
     ws = open_workspace(args)
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     llm = open_llm(choice, needs="contextualize")
     if not args.quiet:
         say(f"situating chunks with {llm.label}", err=True)
     info, usage = build_contextual_set(ws, config, llm, progress_printer(args.quiet))
-    data = {"chunk_set": info.id, "label": config.label(), "chunks": info.chunk_count, "backend": llm.name,
+    data = {"chunk_set": info.id, "label": chunking_label(config), "chunks": info.chunk_count, "backend": llm.name,
             "model": llm.model, "llm": usage.as_dict(), "data_dir": str(ws.data_dir)}
     per_call = f", {usage.seconds / usage.calls:.2f} s/call" if usage.calls else ""
     lines = [
-        f"chunk set ({config.label()}): {info.chunk_count} chunks",
+        f"chunk set ({chunking_label(config)}): {info.chunk_count} chunks",
         f"LLM ({llm.name} {llm.model}): {usage.calls} calls, {usage.cached} sentences from the cache, "
         f"{usage.prompt_tokens} prompt + {usage.output_tokens} output tokens, {usage.seconds:.1f} s{per_call}",
     ]

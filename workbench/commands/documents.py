@@ -9,8 +9,8 @@ from workbench.commands.common import add_common, emit, open_workspace
 
 def run_docs(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
-    docs = ws.documents()
-    problems = ws.problems()
+    docs = ws.records.documents()
+    problems = ws.records.problems()
     lines = [f"{d['id']:>4}  {d['chars']:>9,} chars  {d['format']:<8} {d['title'][:40]:<40}  {d['path']}" for d in docs]
     lines += [f"   -  {p['status']:<8} {p['path']}: {p['reason']}" for p in problems]
     if not lines:

@@ -4,46 +4,39 @@ with the baseline configuration."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from workbench.commands.common import UserError
 from workbench.core.evaluate.answer_report import answer_summaries, format_answer_table
 from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
+from workbench.core.evaluate.metrics import Metric, table_metrics
 from workbench.core.evaluate.sweep_checks import note_lines
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.sweep import ConfigResult
 
-COLUMNS = [("recall", "recall % ± sd"), ("precision", "precision % ± sd"), ("iou", "IoU % ± sd"),
-           ("hit_rate", "hit %"), ("mrr", "MRR")]
 SD_NOTE = "± sd: the standard deviation over the questions (not an interval; see --baseline for intervals)"
 
 
-def _pct(x: float | None, std: float | None = None, scale: float = 100.0) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{x * scale:.1f}" + (f" ± {std * scale:.1f}" if std is not None else "")
+def _cell(metric: Metric, row: dict[str, Any]) -> str:
+    """A summary row's value of ``metric`` in its unit, with ``± sd`` when the metric shows its spread."""
+    text = metric.cell(row[metric.name])
+    std = row.get(f"{metric.name}_std")
+    if metric.spread and text != "-" and std is not None:
+        text += f" ± {metric.cell(std)}"
+    return text
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     """The summary as a text table, one row per configuration (``[!]`` after the key: its searches warned,
     e.g. an LLM step failed; ``_report`` lists the warnings under the table); rates in percent, ``± sd`` the
-    standard deviation over the questions (``SD_NOTE`` under the table says so)."""
-    head = ["configuration", *(title for _, title in COLUMNS), "ctx tokens", "questions"]
-    body = []
-    for r in rows:
-        cells = [r["key"] + (" [!]" if r.get("warnings") else "")]
-        for name, _ in COLUMNS:
-            if name == "mrr":
-                cells.append(f"{r[name]:.3f}" if r[name] is not None else "-")
-            elif name in ("recall", "precision", "iou"):
-                cells.append(_pct(r[name], r[f"{name}_std"]))
-            else:
-                cells.append(_pct(r[name]))
-        cells += [f"{r['context_tokens']:.0f}", str(r["questions"])]
-        body.append(cells)
+    standard deviation over the questions (``SD_NOTE`` under the table says so). The columns are the registered
+    metrics shown in tables (``metrics.table_metrics``)."""
+    metrics = table_metrics()
+    head = ["configuration", *(m.column + (" ± sd" if m.spread else "") for m in metrics), "questions"]
+    body = [[r["key"] + (" [!]" if r.get("warnings") else ""), *(_cell(m, r) for m in metrics), str(r["questions"])]
+            for r in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
 
     def fmt(cells: list[str]) -> str:

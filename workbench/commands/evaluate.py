@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, SweepResult
     from workbench.core.llm.base import Backend
     from workbench.core.llm.open import LLMChoice
-    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.retrieve.strategy.presets import Strategy
     from workbench.core.workspace import Workspace
 
 def _strategies(args: argparse.Namespace) -> list[Strategy]:

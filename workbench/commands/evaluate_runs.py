@@ -6,13 +6,12 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace, output_dir
+from workbench.commands.common import UserError, add_common, emit, open_workspace, output_dir, safe_text, say
 from workbench.commands.eval_tables import against_baseline, answers_table, format_table, note_table_lines
 from workbench.core.evaluate.export import ExportError, export_results, summary_rows
-from workbench.core.evaluate.records import list_runs, load_run
+from workbench.core.evaluate.records import RunInfo, load_run, read_runs
 
 if TYPE_CHECKING:
-    from workbench.core.evaluate.records import RunInfo
     from workbench.core.workspace import Workspace
 
 MIN_DELETE_PREFIX = 8
@@ -21,10 +20,12 @@ MIN_DELETE_PREFIX = 8
 def _run_to_delete(ws: Workspace, ref: str, yes: bool) -> RunInfo:
     """The run ``--delete`` names: its full id, or a unique prefix of at least 8 characters (any unique
     prefix with ``--yes``); otherwise a ``UserError`` listing the runs that match."""
-    runs = list_runs(ws)
+    runs, unreadable = read_runs(ws)
     exact = [r for r in runs if r.id == ref]
     if exact:
         return exact[0]
+    if ref in unreadable:  # a damaged record is deleted by its full id (nothing else of it can be read)
+        return RunInfo(ref, "unreadable", "", {}, "", "", "", None, {})
     matches = [r for r in runs if r.id.startswith(ref)]
     if not matches:
         raise UserError(f"no run {ref!r} (workbench runs lists them)")
@@ -43,20 +44,21 @@ def run_runs(args: argparse.Namespace) -> int:
     output_dir(args.out)
     ws = open_workspace(args)
     if args.delete:
-        from workbench.core.evaluate.records import delete_run
-
         info = _run_to_delete(ws, args.delete, args.yes)
-        delete_run(ws, info.id)
+        ws.records.delete_run(info.id)
         emit(args, {"deleted": info.id}, f"deleted run {info.id}")
         return 0
     if args.show:
         return _show_run(args, ws)
-    runs = list_runs(ws)
+    runs, unreadable = read_runs(ws)
+    for message in unreadable.values():  # named and left out: the other runs are listed as usual
+        say(f"warning: {safe_text(message)}", err=True)
     data = [{"id": r.id, "kind": r.kind, "label": r.label, "started": r.started, "finished": r.finished,
              "questions": r.config.get("dataset", {}).get("questions"), "configs": r.config_keys,
              "code_version": r.code_version, "dataset": r.config.get("dataset", {}).get("path")} for r in runs]
-    lines = [f"{d['id']}  {d['started']}  {d['kind']:<9} {d['questions']:>4} q × {len(d['configs'])} config(s)  "
-             f"{d['label']}" for d in data] or ["no runs recorded yet (workbench eval DATASET_DIR)"]
+    lines = [f"{r.id}  {r.started}  {r.kind:<9} {r.config.get('dataset', {}).get('questions')!s:>4} q × "
+             f"{len(r.config_keys)} config(s)  {r.label}" for r in runs]
+    lines = lines or ["no runs recorded yet (workbench eval DATASET_DIR)"]
     emit(args, data, "\n".join(lines))
     return 0
 

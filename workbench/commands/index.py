@@ -20,7 +20,8 @@ from workbench.commands.common import (
     progress_printer,
 )
 from workbench.core.ingest.chunkers.choice import apply_chunker
-from workbench.core.ingest.chunking import ChunkConfig, max_overlap
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig, max_overlap
 
 if TYPE_CHECKING:
     from workbench.core.ingest.documents import LoadResult
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     report = ws.add_paths(args.paths, config, progress=progress_printer(args.quiet), max_file_mb=args.max_file_mb,
                           follow_links=args.follow_links)
     data = report.as_dict()
-    data["chunk_set"] = config.label()
+    data["chunk_set"] = chunking_label(config)
     data["data_dir"] = str(ws.data_dir)
     rate = report.chunks_embedded / report.seconds if report.seconds else 0.0
     data["chunks_per_s"] = round(rate, 2)
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         f"documents: {len(report.added)} added, {len(report.updated)} updated, {len(report.unchanged)} unchanged, "
         f"{len(report.removed)} removed, {len(report.moved)} moved, "
         f"{len(report.skipped)} skipped, {len(report.failed)} failed",
-        f"chunks ({config.label()}): {report.chunks_added} added, {report.chunks_total} in the set, "
+        f"chunks ({chunking_label(config)}): {report.chunks_added} added, {report.chunks_total} in the set, "
         f"{report.chunks_embedded} embedded",
         f"time: {report.seconds:.1f} s ({rate:.1f} chunks/s embedded)",
     ]
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     lines += problem_lines(report.skipped, report.failed)
     lines += [f"warning: {w}" for w in report.warnings]
     emit(args, data, "\n".join(lines))
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("nothing was indexed: no readable .txt, .md, .html or .pdf files were found")
     if args.strict and (report.skipped or report.failed):
         print(f"workbench: --strict: {len(report.skipped)} file(s) skipped, {len(report.failed)} failed "

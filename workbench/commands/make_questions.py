@@ -38,7 +38,7 @@ def _source(args: argparse.Namespace) -> tuple[Workspace, list[int] | None]:
         return ws, None
     report = ws.add_paths([str(src)], progress=progress_printer(args.quiet))
     paths = report.added + report.updated + report.unchanged
-    ids = [row["id"] for p in paths if (row := ws.document_by_path(p)) is not None]
+    ids = [row["id"] for p in paths if (row := ws.records.document_by_path(p)) is not None]
     if not ids:
         raise UserError(f"no readable .txt, .md, .html or .pdf files in {args.source}")
     return ws, ids
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     choice = llm_choice(args)
     check_llm_host(choice)
     ws, doc_ids = _source(args)
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first, or pass a folder of documents")
     llm = open_llm(choice, needs="make-questions")
     if not args.quiet:

@@ -19,7 +19,9 @@ from workbench.commands.common import (
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
 from workbench.core.index.embedder_pool import missing_model_folder
-from workbench.core.retrieve.strategies import Strategy, override, resolve
+from workbench.core.retrieve.knobs import ParamValue
+from workbench.core.retrieve.steps.base import step_field_types, step_knobs
+from workbench.core.retrieve.strategy.presets import Strategy, override, resolve
 
 if TYPE_CHECKING:
     from workbench.core.ingest.documents import Document
@@ -44,17 +46,30 @@ def add_strategy_options(p: argparse.ArgumentParser, repeatable: bool = False) -
     p.add_argument("--coarse", metavar="SIZE:HITS+…",
                    help="multi-granularity search: also take the best HITS of the same documents cut at SIZE "
                         "(e.g. 100:1+200:1; '' = off), fused with the hits as windows of the strategy's chunks")
-    p.add_argument("--per-doc-cap", type=int, help="at most N hits per document")
     p.add_argument("--window-edge", choices=["shift", "clip"],
                    help="token windows at a document edge: shift inward to keep their size (default) or clip")
-    p.add_argument("--whole-doc-tokens", type=int,
-                   help="return the whole document for hits in documents of at most N tokens (0 = off); "
-                        "longer documents use the strategy's expansion")
     p.add_argument("--merge-parents", action="store_true", default=None,
                    help="parent-child: join adjacent parents into one passage (default: one passage per parent)")
-    p.add_argument("--rerank-parents", action="store_true", default=None,
-                   help="parent-child with LLM rerank: rerank the expanded parents instead of the child hits")
+    add_step_options(p)
     add_chunk_options(p)
+
+
+def add_step_options(p: argparse.ArgumentParser) -> None:
+    """One option per knob of every registered later step (``--per-doc-cap N`` …), from its declaration
+    (``Step.knobs``): a yes/no field a flag, a field with choices those choices, a number a number."""
+    for _cls, knob in step_knobs():
+        kind = step_field_types()[knob.field]
+        if kind == "bool":
+            p.add_argument(knob.option, action="store_true", default=None, help=knob.cli_help)
+        elif knob.choices:
+            p.add_argument(knob.option, choices=list(knob.choices), help=knob.cli_help)
+        else:
+            p.add_argument(knob.option, type=float if kind == "float" else int, metavar="N", help=knob.cli_help)
+
+
+def step_changes(args: argparse.Namespace) -> dict[str, ParamValue | None]:
+    """The later steps' fields given on the command line (None: not given)."""
+    return {knob.field: getattr(args, knob.field, None) for _, knob in step_knobs()}
 
 
 def saved_strategies(args: argparse.Namespace) -> dict[str, Strategy]:
@@ -69,7 +84,7 @@ def saved_strategies(args: argparse.Namespace) -> dict[str, Strategy]:
         if (resolve_data_dir(args.data_dir) / DB_NAME).exists():  # an unknown name never creates a data folder
             ws = open_workspace(args)
             try:
-                saved = ws.saved_strategies()
+                saved = ws.records.saved_strategies()
             finally:
                 ws.close()
         args.saved_strategies = saved
@@ -86,10 +101,8 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
             base = resolve(args.strategy, saved_strategies(args))
         strategy = override(
             base, top_k=args.top_k, window=args.window, budget=args.budget, search=args.search_mode,
-            coarse=args.coarse,
-            per_doc_cap=args.per_doc_cap, window_edge=args.window_edge,
-            parent_merge=args.merge_parents, rerank_parents=args.rerank_parents,
-            whole_doc_tokens=args.whole_doc_tokens,
+            coarse=args.coarse, window_edge=args.window_edge, parent_merge=args.merge_parents,
+            **step_changes(args),
         )
         chunk = chunk_config(args, strategy.chunk)
         strategy = replace(strategy, chunk=chunk) if chunk != strategy.chunk else strategy
@@ -103,7 +116,7 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
 
 def needs_llm(strategy: Strategy) -> bool:
     """True when running ``strategy`` may call an LLM (rerank, summaries, a contextual chunk set)."""
-    return strategy.rerank == "llm" or strategy.summary or strategy.chunk.contextual
+    return bool(strategy.llm_steps()) or strategy.chunk.contextual
 
 
 def check_question(question: str) -> None:
@@ -121,7 +134,7 @@ def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]
     describes the whole result."""
     out = []
     for p in result.passages:
-        doc = ws.document(p.span.doc_id)
+        doc = ws.corpus.document(p.span.doc_id)
         best = next(h for h in result.hits if h.chunk_id == p.hit_chunk_ids[0])
         out.append({
             "rank": p.rank, "score": round(p.score, 6), "doc_id": doc.id, "doc_path": doc.path,
@@ -142,14 +155,14 @@ def passage_records(ws: Workspace, result: SearchResult) -> list[dict[str, Any]]
 
 
 def _heading_path(ws: Workspace, result: SearchResult, hit: Hit) -> tuple[str, ...]:
-    return ws.runtime(result.set_id).heading_path(hit.row)
+    return ws.sets.runtime(result.set_id).heading_path(hit.row)
 
 
 def _chunk_texts(ws: Workspace, result: SearchResult, hit: Hit, doc: Document) -> dict[str, str]:
     """The best hit's chunk as embedded (prefix + text) and as displayed (``[file] heading - text``)."""
     from workbench.core.index.heading_prefix import display_text
 
-    rt = ws.runtime(result.set_id)
+    rt = ws.sets.runtime(result.set_id)
     body = doc.text[hit.span.start : hit.span.end]
     source = Path(doc.path).name if doc.path else doc.title
     return {"embedded_text": rt.table.prefixes[hit.row] + body,
@@ -166,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         check_llm_host(choice)
     ws = open_workspace(args)
     ws.use_llm(opener_for(choice))
-    if not ws.documents():
+    if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     result = ws.search(args.question, strategy, progress=progress_printer(args.quiet))
     records = passage_records(ws, result)

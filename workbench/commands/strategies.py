@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace
-from workbench.core.retrieve.strategies import PRESETS
+from workbench.commands.common import UserError, add_common, emit, open_workspace, safe_text, say
+from workbench.core.retrieve.strategy.presets import PRESETS
 
 
 def run_strategies(args: argparse.Namespace) -> int:
@@ -16,12 +16,12 @@ def run_strategies(args: argparse.Namespace) -> int:
     folder = resolve_data_dir(args.data_dir)
     ws = open_workspace(args) if (folder / DB_NAME).exists() else None  # listing never creates a data folder
     if args.delete:
-        if ws is None or not ws.delete_saved_strategy(args.delete):
+        if ws is None or not ws.records.delete_saved_strategy(args.delete):
             raise UserError(f"no strategy saved as {args.delete!r} in {folder}")
         emit(args, {"deleted": args.delete}, f"forgot the saved strategy {args.delete!r}")
         return 0
-    saved = ws.saved_strategies() if ws is not None else {}
-    rows = {r["name"]: r for r in ws.saved_strategy_rows()} if ws is not None else {}
+    saved = ws.records.saved_strategies() if ws is not None else {}
+    rows = {r["name"]: r for r in ws.records.saved_strategy_rows()} if ws is not None else {}
     data = [s.to_dict() | {"description": s.describe(), "saved": False} for s in PRESETS.values()]
     data += [s.to_dict() | {"description": s.describe(), "saved": True, "source": rows[name]["source"],
                             "note": rows[name]["note"]} for name, s in saved.items()]
@@ -31,6 +31,8 @@ def run_strategies(args: argparse.Namespace) -> int:
         for name, s in saved.items():
             source = f" (from run {rows[name]['source']})" if rows[name]["source"] else ""
             lines.append(f"{name:<20} {s.describe()}{source}")
+    for message in ws.store.bad_values.messages() if ws is not None else []:  # a damaged record, named
+        say(f"warning: {safe_text(message)}", err=True)
     emit(args, data, "\n".join(lines))
     return 0
 

@@ -1,107 +1,120 @@
-"""What a data folder stores, read and written through the workspace: documents, problems, cached LLM outputs,
-experiment runs and strategies saved by name (a mixin of ``core.workspace.Workspace``, which provides the
-store and the default embedder), so callers never reach into the store.
+"""What a data folder stores, read and written through the workspace (``ws.records``): documents, problems, cached
+LLM outputs, experiment runs and strategies saved by name, so callers never reach into the store.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
-from workbench.core.index.embedding import embed_cached
-from workbench.core.jobs import CancelToken
-from workbench.core.retrieve.corpus_lookups import WorkspaceParts
-from workbench.core.retrieve.strategies import Strategy, check_saved_name, from_dict, resolve
+from workbench.core.retrieve.strategy.presets import Strategy, check_saved_name, from_dict, resolve
+from workbench.core.store import Store, ThreadStores
+from workbench.core.store.readback import json_object, shown
 
 
-class StoredRecords(WorkspaceParts):
-    """The store's reads and writes callers need (the workspace provides ``WorkspaceParts``)."""
+class Records:
+    """The store's records callers read and write, over this thread's store."""
+
+    def __init__(self, stores: ThreadStores) -> None:
+        self._stores = stores
+
+    @property
+    def _store(self) -> Store:
+        return self._stores.get()
 
     def documents(self) -> list[dict[str, Any]]:
         """Metadata rows of the stored documents (id, path, title, sha256 …; no text), by path."""
-        return self.store.documents()
+        return self._store.documents.rows()
 
     def problems(self) -> list[dict[str, Any]]:
         """Files that were skipped or failed, with the reason."""
-        return self.store.problems()
+        return self._store.documents.problems()
 
     def document_by_path(self, path: str) -> dict[str, Any] | None:
         """The id and sha256 of the document stored for ``path``, or None."""
-        return self.store.document_by_path(path)
-
-    def embed_texts(self, texts: Sequence[str], cancel: CancelToken | None = None) -> np.ndarray:
-        """Vectors of ``texts`` by the default model, read from (and added to) the vector cache."""
-        return embed_cached(self.store, self.embedder, texts, cancel=cancel)
+        return self._store.documents.document_by_path(path)
 
     def cached_llm_output(self, kind: str, key: str, model: str) -> str | None:
         """An LLM output cached under ``(kind, key, model)``, or None."""
-        return self.store.llm_cached(kind, key, model)
+        return self._store.caches.llm_cached(kind, key, model)
 
     def cache_llm_output(self, kind: str, key: str, model: str, value: str) -> None:
         """Keep an LLM output (skipped where the store cannot be written)."""
-        self.store.put_llm_cached(kind, key, model, value)
+        self._store.caches.put_llm_cached(kind, key, model, value)
 
     def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
         """Store an experiment run and its question rows, in one transaction."""
-        self.store.insert_run(run, questions)
+        self._store.runs.insert_run(run, questions)
 
     def run_rows(self) -> list[dict[str, Any]]:
         """Every recorded run, newest first."""
-        return self.store.run_rows()
+        return self._store.runs.run_rows()
 
     def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
         """The question rows of one run, in question order."""
-        return self.store.run_question_rows(run_id)
+        return self._store.runs.run_question_rows(run_id)
 
     def delete_run(self, run_id: str) -> None:
         """Remove a run and its question rows."""
-        self.store.delete_run(run_id)
+        self._store.runs.delete_run(run_id)
 
     def update_run(self, run_id: str, fields: dict[str, Any]) -> None:
         """Change some columns of a recorded run (``summary_json``, ``finished`` …)."""
-        self.store.update_run(run_id, fields)
+        self._store.runs.update_run(run_id, fields)
 
     def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
         """Store a run and its question rows in place of the earlier record with its id, in one transaction."""
-        self.store.replace_run(run, questions)
+        self._store.runs.replace_run(run, questions)
 
     # ----- strategies saved by name ------------------------------------------------------------------
     def saved_strategies(self) -> dict[str, Strategy]:
         """The strategies saved in this data folder, by name (read as data: naming a custom chunker or a model
-        folder loads nothing until the user allows it; ``check_code_allowed``). One that no longer reads is
+        folder loads nothing until the user allows it; ``Workspace.check_code_allowed``). One that no longer reads is
         left out."""
         out: dict[str, Strategy] = {}
-        for row in self.store.saved_strategies():
+        for row in self._store.runs.saved_strategies():
+            name = str(row["name"])
+            data, problem = json_object(row["strategy_json"])
             try:
-                out[row["name"]] = replace(from_dict(json.loads(row["strategy_json"])), name=row["name"])
-            except (ValueError, TypeError, RecursionError):
-                continue
+                if data is not None:
+                    out[name] = replace(from_dict(data), name=name)
+                    continue
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+                problem = f"is not a strategy ({str(exc)[:160]})"
+            self._store.bad_values.note(f"saved strategy {shown(name)}", f"strategy_json {problem}; it is left out")
         return out
+
+    def stored_value_warnings(self) -> list[str]:
+        """The unreadable stored values this thread's store connection met so far (``store.readback``): each
+        named, read as a safe default or left out."""
+        return self._store.bad_values.messages()
 
     def saved_strategy_rows(self) -> list[dict[str, Any]]:
         """The saved strategies' rows (name, strategy_json, source run, note, created)."""
-        return self.store.saved_strategies()
+        return self._store.runs.saved_strategies()
 
     def save_strategy(self, name: str, strategy: Strategy, source: str = "", note: str = "") -> Strategy:
         """Keep ``strategy`` under ``name`` in the data folder (``--strategy NAME``, both sides' lists, the lab);
         ``source`` names the run it came from. A preset's name is refused."""
         check_saved_name(name)
         saved = replace(strategy, name=name)
-        self.store.save_strategy(name, saved.to_json(), source, note)
+        self._store.runs.save_strategy(name, saved.to_json(), source, note)
         return saved
 
     def delete_saved_strategy(self, name: str) -> bool:
         """Forget a saved strategy; False when there was none."""
-        return self.store.delete_saved_strategy(name)
+        return self._store.runs.delete_saved_strategy(name)
 
     def resolve_strategy(self, spec: Strategy | str | dict[str, Any] | None) -> Strategy:
         """A strategy from a preset's or a saved strategy's name, JSON (``{"preset": NAME, ...}`` works with
         both) or a Strategy (``strategies.resolve`` with this folder's saved strategies)."""
         if spec is None or isinstance(spec, Strategy):
             return resolve(spec)
-        return resolve(spec, self.saved_strategies())
+        saved = self.saved_strategies()
+        if isinstance(spec, str) and spec not in saved:
+            damaged = self._store.bad_values.find(f"saved strategy {shown(spec)}")
+            if damaged:  # say why the name is unknown, not just that it is
+                raise ValueError(damaged)
+        return resolve(spec, saved)
 

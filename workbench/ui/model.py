@@ -1,11 +1,15 @@
 """The window's state in one observable QObject (the evented model; the panels are thin views of it).
 
-It owns the question and its reference spans (or none), each side's strategy, latest result and answer, the
-answering model, and the evaluation lab's current run, selected configuration and configuration colours.
+It owns Explore's state (the mode, side by side or not, the question and its reference spans or none, each
+side's strategy, the question it last searched, its latest result and answer), the answering model, the
+strategies saved in the data folder, and the evaluation lab's state (its question set and the stored documents
+of its corpora, its current run, selected configuration and configuration colours).
 Every result and answer carries the question and strategy that produced it; ``current_result`` and
 ``current_answer`` give it only while both still match, and ``stale_words`` says in words why a shown one
 does not. Panels observe the signals and keep no copies; whoever changes a value calls a setter here, and a
-setter that changes nothing emits nothing (so views that mirror each other cannot loop).
+setter that changes nothing emits nothing (so views that mirror each other cannot loop). A control that shows
+a value (the side-by-side button and its menu action, the mode buttons) connects to the value's signal and
+writes back through the setter, as napari's evented models are used.
 """
 
 from __future__ import annotations
@@ -16,16 +20,18 @@ from typing import Literal, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from workbench.core.evaluate.question_set import QuestionSet
 from workbench.core.evaluate.sweep import ConfigResult
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 from workbench.core.spans import Span
-from workbench.ui.app.colours import configuration_colours
-from workbench.ui.app.settings import LLMChoice
+from workbench.ui.basics.colours import configuration_colours
+from workbench.ui.basics.settings import LLMChoice
 
 Side = Literal["A", "B"]
 SIDES: tuple[Side, Side] = ("A", "B")
+Mode = Literal["explore", "evaluate"]
 QUOTE_CHARS = 60  # an earlier question is quoted up to this many characters
 
 
@@ -63,6 +69,15 @@ def as_side(side: str) -> Side:
     raise ValueError(f"no side {side!r}: A or B")
 
 
+def as_mode(mode: str) -> Mode:
+    """``mode`` checked to be ``"explore"`` or ``"evaluate"``."""
+    if mode == "explore":
+        return "explore"
+    if mode == "evaluate":
+        return "evaluate"
+    raise ValueError(f"no mode {mode!r}: explore or evaluate")
+
+
 def quoted(question: str) -> str:
     """``question`` in quotes, shortened for a one-line note."""
     text = question if len(question) <= QUOTE_CHARS else question[: QUOTE_CHARS - 1].rstrip() + "…"
@@ -73,16 +88,27 @@ class WorkbenchModel(QObject):
     """The state of one window; see the module docstring.
 
     Signals:
+      ``modeChanged(str)``: ``"explore"`` or ``"evaluate"`` (the lab gets the whole window);
+      ``sideBySideChanged(bool)``: whether side B is shown next to A;
       ``questionChanged(str)``: the question being explored;
       ``referenceChanged(list)``: ``list[Span]``, its reference spans ([] when it is not from a question set,
       or the corpus does not cover it);
       ``strategyChanged(str, object)``: side (``"A"`` / ``"B"``) and its ``Strategy``;
+      ``searchedChanged(str)``: the side whose searched question changed (the question it last searched for);
       ``resultChanged(str)``: the side whose latest ``SearchResult`` changed;
       ``answerChanged(str)``: the side whose latest answer changed (``None`` when cleared);
       ``llmChanged(object)``: the ``LLMChoice`` that answers from the next question on;
       ``runChanged()``: the lab's current run (and its colours) changed;
-      ``selectionChanged(str)``: the configuration selected in the lab ("" for none).
+      ``selectionChanged(str)``: the configuration selected in the lab ("" for none);
+      ``questionSetChanged()``: the lab's question set (and so its documents) changed;
+      ``savedChanged()``: the strategies saved in the data folder changed.
     """
+
+    modeChanged = Signal(str)
+    sideBySideChanged = Signal(bool)
+    searchedChanged = Signal(str)  # side
+    questionSetChanged = Signal()
+    savedChanged = Signal()
 
     questionChanged = Signal(str)
     referenceChanged = Signal(list)  # list[Span]
@@ -106,6 +132,40 @@ class WorkbenchModel(QObject):
         self._run: LabRun | None = None
         self._colours: dict[str, str] = {}
         self._selected = ""
+        self._mode: Mode = "explore"
+        self._side_by_side = False
+        self._searched: dict[Side, str] = {"A": "", "B": ""}
+        self._saved: dict[str, Strategy] = {}
+        self._question_set: QuestionSet | None = None
+        self._documents: dict[str, int] = {}
+
+    # ----- what the window shows --------------------------------------------------------------------
+    @property
+    def mode(self) -> Mode:
+        """``"explore"`` (question, strategies and passages) or ``"evaluate"`` (the lab)."""
+        return self._mode
+
+    def set_mode(self, mode: str) -> None:
+        """Show Explore or the lab."""
+        checked = as_mode(mode)
+        if checked != self._mode:
+            self._mode = checked
+            self.modeChanged.emit(checked)
+
+    @property
+    def side_by_side(self) -> bool:
+        """True while side B is shown next to A."""
+        return self._side_by_side
+
+    def set_side_by_side(self, on: bool) -> None:
+        """Show or hide side B."""
+        if bool(on) != self._side_by_side:
+            self._side_by_side = bool(on)
+            self.sideBySideChanged.emit(self._side_by_side)
+
+    def sides_shown(self) -> tuple[Side, ...]:
+        """The sides shown: A, and B side by side."""
+        return SIDES if self._side_by_side else ("A",)
 
     # ----- the question and its reference spans ---------------------------------------------------
     @property
@@ -148,6 +208,17 @@ class WorkbenchModel(QObject):
         """True while the question is one opened from a question set (its answers get judged)."""
         return bool(self._question) and self._reference is not None
 
+    def searched(self, side: str) -> str:
+        """The question side ``side`` last searched for ("" before its first search)."""
+        return self._searched[as_side(side)]
+
+    def set_searched(self, side: str, question: str) -> None:
+        """Side ``side`` searches ``question`` (stripped) from now on."""
+        key, question = as_side(side), question.strip()
+        if question != self._searched[key]:
+            self._searched[key] = question
+            self.searchedChanged.emit(key)
+
     # ----- strategies -------------------------------------------------------------------------------
     def strategy(self, side: str) -> Strategy:
         """The strategy of side ``"A"`` or ``"B"``."""
@@ -165,6 +236,17 @@ class WorkbenchModel(QObject):
         a, b = self._strategies["A"], self._strategies["B"]
         self.set_strategy("A", b)
         self.set_strategy("B", a)
+
+    @property
+    def saved(self) -> dict[str, Strategy]:
+        """The strategies saved in the data folder, by name; a copy."""
+        return dict(self._saved)
+
+    def set_saved(self, saved: dict[str, Strategy]) -> None:
+        """The strategies saved in the data folder (read again after one was saved)."""
+        if saved != self._saved:
+            self._saved = dict(saved)
+            self.savedChanged.emit()
 
     def chunk_configs(self) -> list[ChunkConfig]:
         """Chunk configurations to keep built: A's first, then B's when different."""
@@ -230,6 +312,26 @@ class WorkbenchModel(QObject):
             self.llmChanged.emit(choice)
 
     # ----- the evaluation lab -------------------------------------------------------------------------
+    @property
+    def question_set(self) -> QuestionSet | None:
+        """The lab's question set (None before one is loaded)."""
+        return self._question_set
+
+    def set_question_set(self, question_set: QuestionSet) -> None:
+        """Evaluate on ``question_set``; the documents found for the previous set go."""
+        self._question_set, self._documents = question_set, {}
+        self.questionSetChanged.emit()
+
+    @property
+    def documents(self) -> dict[str, int]:
+        """Corpus id → stored document of the question set's corpora found so far (looked up per corpus as
+        questions ask); a copy."""
+        return dict(self._documents)
+
+    def add_documents(self, found: dict[str, int]) -> None:
+        """Remember the stored documents of more of the question set's corpora (a lookup's cache: no signal)."""
+        self._documents |= found
+
     @property
     def run(self) -> LabRun | None:
         """The lab's current run (None before the first)."""

@@ -16,7 +16,7 @@ from workbench.core.llm.no_model import is_extractive
 
 if TYPE_CHECKING:
     from workbench.core.answer.needs import AnswerWorkspace
-    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.retrieve.strategy.presets import Strategy
 
 __all__ = ["Answer", "answer", "passage_record", "prepare"]
 

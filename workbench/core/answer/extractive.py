@@ -123,7 +123,7 @@ def extract(ws: AnswerWorkspace, question: str, passages: Sequence[NumberedPassa
     candidates: list[Sentence] = []
     seen: set[tuple[int, int, int]] = set()
     for p in sorted(passages, key=lambda p: p.number):
-        for s in passage_sentences(ws.document(p.span.doc_id), p.number, p.span):
+        for s in passage_sentences(ws.corpus.document(p.span.doc_id), p.number, p.span):
             key = (s.span.doc_id, s.span.start, s.span.end)
             if key not in seen:
                 seen.add(key)
@@ -132,8 +132,8 @@ def extract(ws: AnswerWorkspace, question: str, passages: Sequence[NumberedPassa
         return []
     if cancel is not None:
         cancel.check()
-    vectors = ws.embed_texts([embedded_text(c) for c in candidates], cancel=cancel)
-    scores = vectors @ np.asarray(ws.query_vector(question), dtype=np.float32)
+    vectors = ws.corpus.embed_texts([embedded_text(c) for c in candidates], cancel=cancel)
+    scores = vectors @ np.asarray(ws.corpus.query_vector(question), dtype=np.float32)
     return select(candidates, scores, max_sentences, cutoff)
 
 
@@ -153,7 +153,7 @@ def extractive_answer(ws: AnswerWorkspace | None, prompt: Prompt, backend: Extra
     if ws is None:
         raise LLMError("extractive answers need the workspace (its documents and embedding model)")
     t0 = time.perf_counter()
-    stats = GenerationStats(model=getattr(ws.embedder, "model_id", ""), backend=NAME, stop_reason="stop")
+    stats = GenerationStats(model=getattr(ws.corpus.embedder, "model_id", ""), backend=NAME, stop_reason="stop")
     sentences = extract(ws, prompt.question, prompt.passages, backend.max_sentences, backend.cutoff, cancel)
     by_number = {p.number: p for p in prompt.passages}
     notes = list(warnings or [])
@@ -165,7 +165,7 @@ def extractive_answer(ws: AnswerWorkspace | None, prompt: Prompt, backend: Extra
         if i:
             before = sentences[i - 1]
             same_run = (before.number == s.number
-                        and not ws.doc_text(s.span.doc_id)[before.span.end:s.span.start].strip())
+                        and not ws.corpus.doc_text(s.span.doc_id)[before.span.end:s.span.start].strip())
             joint = " " if same_run else "\n"
         body = f"{joint}{display(s.text)} "
         mark = f"[{s.number}]"

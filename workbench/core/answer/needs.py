@@ -1,4 +1,5 @@
-"""What answering needs of a workspace: searching, reading stored documents, embedding by the default model.
+"""What answering needs of a workspace: searching, and its corpus (stored documents, embeddings by the default
+model, token counts).
 
 A narrow protocol, so this stage never imports the workspace above it; ``core.workspace.Workspace`` has it.
 """
@@ -14,22 +15,16 @@ from workbench.core.index.embedding import Embedder
 from workbench.core.ingest.documents import Document
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.pipeline import SearchResult
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import Scope
 
 
-class AnswerWorkspace(Protocol):
-    """The workspace as answering sees it."""
+class AnswerCorpus(Protocol):
+    """The workspace's corpus (``ws.corpus``) as answering sees it."""
 
     @property
     def embedder(self) -> Embedder:
         """The default embedding model."""
-        ...
-
-    def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None,
-               progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-               scope: Scope | None = None) -> SearchResult:
-        """Run ``strategy`` for ``question`` (over the documents of ``scope``, or every stored document)."""
         ...
 
     def document(self, doc_id: int) -> Document:
@@ -50,4 +45,19 @@ class AnswerWorkspace(Protocol):
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under the embedding model's tokenizer."""
+        ...
+
+
+class AnswerWorkspace(Protocol):
+    """The workspace as answering sees it: its corpus, and searching."""
+
+    @property
+    def corpus(self) -> AnswerCorpus:
+        """Stored documents and embeddings."""
+        ...
+
+    def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None,
+               progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+               scope: Scope | None = None) -> SearchResult:
+        """Run ``strategy`` for ``question`` (over the documents of ``scope``, or every stored document)."""
         ...

@@ -51,7 +51,7 @@ def defuse(text: str, nonce: str) -> str:
 
 def fence(p: NumberedPassage, nonce: str) -> str:
     """The passage as written into a prompt with fences ``nonce``: its ``[n] label`` line and text inside."""
-    return f'<passage-{nonce} id="{p.number}">\n{defuse(p.block, nonce)}\n</passage-{nonce}>'
+    return fences.fenced("passage", nonce, p.block, f'id="{p.number}"')
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def number_passages(ws: AnswerWorkspace, result: SearchResult) -> list[NumberedP
     """The result's passages in rank order, numbered from 1, each with one header (label) and its text."""
     out = []
     for number, p in enumerate(sorted(result.context.passages, key=lambda p: p.rank), start=1):
-        doc = ws.document(p.span.doc_id)
+        doc = ws.corpus.document(p.span.doc_id)
         label, body = passage_header(doc, p)
         out.append(NumberedPassage(number, p.rank, p.span, label, body, doc_path=doc.path))
     return out
@@ -170,7 +170,7 @@ def build_prompt(ws: AnswerWorkspace, result: SearchResult, backend: Backend | N
         src = next(x for x in result.context.passages if x.rank == p.rank)
         end = p.span.start + max(1, int((p.span.end - p.span.start) * fraction))
         span = Span(p.span.doc_id, p.span.start, end)
-        return replace(p, span=span, text=passage_header(ws.document(span.doc_id), replace(src, span=span))[1])
+        return replace(p, span=span, text=passage_header(ws.corpus.document(span.doc_id), replace(src, span=span))[1])
 
     candidates = number_passages(ws, result)
     nonce = new_nonce(question, *(p.block for p in candidates))

@@ -26,7 +26,7 @@ from workbench.core.evaluate.metrics import QuestionMetrics
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, config_key, expand_grid, parse_grid
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.retrieve.strategy.presets import Strategy
 
 AT_TOKENS = 1000
 AUC_TOKENS = 2000

@@ -27,7 +27,7 @@ from workbench.core.store import Scope
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
-    from workbench.core.ingest.chunking import ChunkConfig
+    from workbench.core.ingest.values import ChunkConfig
 
 __all__ = ["CORPORA_DIR", "QUESTIONS_FILE", "DatasetError", "Question", "QuestionSet", "Reference",
            "add_question_from_spans", "corpus_documents", "index_corpora", "load_question_set", "read_corpus",
@@ -217,7 +217,7 @@ def corpus_documents(ws: EvalWorkspace, qset: QuestionSet) -> dict[str, int]:
 
     Raises ``DatasetError`` when such a corpus is not indexed, or is stored with other content.
     """
-    docs = ws.documents()
+    docs = ws.records.documents()
     by_path = {d["path"]: d for d in docs}
     by_sha = {d["sha256"]: d for d in docs}
     out: dict[str, int] = {}
@@ -243,7 +243,7 @@ def index_corpora(ws: EvalWorkspace, qset: QuestionSet, config: ChunkConfig | No
     except DatasetError:
         doc_ids = _store_corpora(ws, qset, progress, cancel)
     if config is not None:
-        ws.ensure_chunk_set(config, progress, cancel, scope=Scope.of(doc_ids.values()))
+        ws.sets.ensure_chunk_set(config, progress, cancel, scope=Scope.of(doc_ids.values()))
     return doc_ids
 
 
@@ -338,7 +338,7 @@ def add_question_from_spans(root: str | os.PathLike[str], ws: EvalWorkspace, que
     corpora: dict[str, str] = {}
     refs = []
     for span in spans:
-        doc = ws.document(span.doc_id)
+        doc = ws.corpus.document(span.doc_id)
         cid = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(doc.path).stem).lstrip(".") or f"doc{span.doc_id}"
         existing = root / CORPORA_DIR / f"{cid}.md"
         if existing.exists() and read_corpus(existing) != doc.text:

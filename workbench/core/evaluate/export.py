@@ -16,12 +16,12 @@ import json
 import math
 import os
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.core.evaluate.answer_report import answer_summaries
-from workbench.core.evaluate.metrics import RATE_METRICS, SIZE_METRICS
+from workbench.core.evaluate.answer_report import LabelSummary, answer_summaries
+from workbench.core.evaluate.metrics import METRICS, QuestionMetrics
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig
 
 if TYPE_CHECKING:
@@ -29,6 +29,14 @@ if TYPE_CHECKING:
 
 PER_QUESTION_FIELDS = ("recall", "precision", "iou", "hit", "reciprocal_rank", "first_rank", "context_tokens",
                        "context_chars", "retrieved_chars", "reference_chars", "covered_chars")
+_RECORDED = frozenset(QuestionMetrics.__dataclass_fields__) | {"hit_rate", "mrr"}  # as ``hit``, ``reciprocal_rank``
+
+
+def per_question_values(m: QuestionMetrics) -> dict[str, float | int | bool | None]:
+    """One question's exported values: the recorded fields (``PER_QUESTION_FIELDS``), then the value of every
+    registered metric that is not one of them (``metrics.METRICS``)."""
+    row = {f: getattr(m, f) for f in PER_QUESTION_FIELDS}
+    return row | {name: metric.value(m) for name, metric in METRICS.items() if name not in _RECORDED}
 
 
 def _clean(x: float) -> float | None:
@@ -42,24 +50,23 @@ def summary_rows(results: Sequence[ConfigResult]) -> list[dict[str, Any]]:
     for cr in results:
         s = cr.summary
         row: dict[str, Any] = {"strategy": cr.config.base, **cr.config.params}
-        row |= {name: _clean(s[name].mean) for name in (*RATE_METRICS, *SIZE_METRICS)}
-        row |= {f"{name}_std": _clean(s[name].std) for name in (*RATE_METRICS, *SIZE_METRICS)}
+        row |= {name: _clean(s[name].mean) for name in METRICS}
+        row |= {f"{name}_std": _clean(s[name].std) for name in METRICS}
         row |= {"questions": len(cr.rows), "covered": s["recall"].n, "key": cr.config.key,
                 "description": cr.config.strategy.describe()}
         out.append(row)
     return out
 
 
-def question_rows(results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None) -> list[dict[str, Any]]:
+def question_rows(results: Sequence[ConfigResult], doc_names: dict[int, str] | None = None) -> list[dict[str, object]]:
     """One dict per question per configuration (spans as ``doc:start-end`` joined by ``;``)."""
     names = doc_names or {}
     rows = []
     for cr in results:
         for r in cr.rows:
-            m = r.metrics.to_dict()
-            row = {"key": cr.config.key, "strategy": cr.config.base, **cr.config.params, "q_index": r.q_index,
-                   "question": r.question, "corpus_id": r.corpus_id}
-            row |= {f: m[f] for f in PER_QUESTION_FIELDS}
+            row: dict[str, object] = {"key": cr.config.key, "strategy": cr.config.base, **cr.config.params,
+                                      "q_index": r.q_index, "question": r.question, "corpus_id": r.corpus_id}
+            row |= per_question_values(r.metrics)
             row["spans"] = ";".join(f"{names.get(s.doc_id, s.doc_id)}:{s.start}-{s.end}" for s in r.spans)
             row |= {"answer": r.answer, "label": r.label, **r.extra}
             rows.append(row)
@@ -70,7 +77,7 @@ class ExportError(Exception):
     """An export that could not be written; the message says why and what was (not) written."""
 
 
-def write_csv(rows: Sequence[dict[str, Any]], path: str | Path) -> Path:
+def write_csv(rows: Sequence[Mapping[str, object]], path: str | Path) -> Path:
     """Write dict rows as CSV (columns: union of keys in first-seen order)."""
     path = Path(path)
     fields: dict[str, None] = {}
@@ -160,8 +167,8 @@ def plot_lines(rows: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str,
     """Group summary rows into plot lines: per strategy and per value of every grid key except the one the
     line runs along (``line_along``); points sorted by context tokens."""
     meta = {"strategy", "questions", "covered", "key", "description"}
-    grid_keys = [k for k in (rows[0] if rows else {}) if k not in meta and k not in RATE_METRICS
-                 and k not in SIZE_METRICS and not k.endswith("_std")]
+    grid_keys = [k for k in (rows[0] if rows else {}) if k not in meta and k not in METRICS
+                 and not k.endswith("_std")]
     along = line_along(grid_keys)
     lines: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
@@ -213,7 +220,7 @@ def tradeoff_figure(rows: Sequence[dict[str, Any]], title: str = "") -> Figure:
     return fig
 
 
-def answer_table_row(key: str, a: dict[str, Any]) -> dict[str, Any]:
+def answer_table_row(key: str, a: LabelSummary) -> dict[str, object]:
     """One configuration's row of seed 000's answer table, flat for CSV."""
     return {"key": key, **{f"covered_{k}": v for k, v in a["covered"].items()},
             **{f"not_covered_{k}": v for k, v in a["not_covered"].items()}, "unjudged": a["unjudged"],

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.datasets import Question, QuestionSet
-from workbench.core.evaluate.sweep import SweepResult
+from workbench.core.evaluate.sweep import JudgeNotes, SweepResult
 from workbench.core.jobs import Cancelled, CancelToken, ProgressSink, Reporter
 from workbench.core.llm.base import Backend, first_json_object
 from workbench.core.llm.fences import fenced, new_nonce
@@ -194,7 +194,7 @@ def answer_and_judge(ws: EvalWorkspace, backend: Any, qset: QuestionSet, sweep: 
             q = questions[row.q_index]
             result = ws.search(q.question, cr.config.strategy, cancel=cancel, scope=sweep.scope)
             messages = answer_prompt(ws, q.question, result, backend, max_answer_tokens)
-            tokens = sum(ws.count_tokens(m["content"]) for m in messages)
+            tokens = sum(ws.corpus.count_tokens(m["content"]) for m in messages)
             try:
                 row.answer = backend.complete(messages, max_tokens=max_answer_tokens, temperature=0.0).strip()
                 verdict = judge_answer(judge, q.question, row.answer, [r.content for r in q.references],
@@ -205,7 +205,7 @@ def answer_and_judge(ws: EvalWorkspace, backend: Any, qset: QuestionSet, sweep: 
                 row.answer = ""
                 verdict = Judgement(UNJUDGED, f"answer failed: {type(exc).__name__}: {exc}"[:200], 0)
             row.label = verdict.label
-            row.extra.update(reason=verdict.reason, input_tokens=tokens, judge_attempts=verdict.attempts,
-                             covered=q.covered)
+            row.extra.update(JudgeNotes(reason=verdict.reason, input_tokens=tokens, judge_attempts=verdict.attempts,
+                                        covered=q.covered))
             done += 1
             report(done, cr.config.key)

@@ -6,19 +6,21 @@ which equals |R ∩ G| / |R ∪ G|. Hit = some returned passage shares a charact
 reciprocal rank = 1 / rank of the first such passage (rank order), 0 when none does. Context size is the
 tokens and characters actually sent. Means and (population) standard deviations are taken over the
 questions the corpus covers; context size over every question.
+
+Every metric the workbench reports is one ``Metric`` in ``METRICS`` (``register_metric``): its name (the key in
+summaries, JSON and CSV), label, table column, unit, per-question function, aggregate and which way is better.
+The summaries (``summarize``), the paired statistics, the exports, the command line's tables and the lab's
+tables all read this registry, so adding a metric is one ``register_metric`` call.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from workbench.core.spans import Span, merge_spans, overlap_length, total_length
-
-RATE_METRICS = ("recall", "precision", "iou", "hit_rate", "mrr")
-SIZE_METRICS = ("context_tokens", "context_chars")
 
 
 @dataclass(frozen=True)
@@ -93,13 +95,8 @@ class Stat:
         return f"{self.mean:.4f} (sd {self.std:.4f}, n = {self.n})"
 
 
-def _rate(value: float | None) -> float:
-    """A rate of a covered question (never None there)."""
-    assert value is not None
-    return value
-
-
-def _stat(values: Sequence[float]) -> Stat:
+def mean_and_sd(values: Sequence[float]) -> Stat:
+    """Mean and population standard deviation (NaN over no value): the default aggregate of a metric."""
     if not values:
         return Stat(math.nan, math.nan, 0)
     mean = math.fsum(values) / len(values)
@@ -107,25 +104,92 @@ def _stat(values: Sequence[float]) -> Stat:
     return Stat(mean, math.sqrt(var), len(values))
 
 
+Unit = Literal["points", "score", "tokens", "chars"]
+"""``points``: a fraction 0–1 in values and JSON, shown × 100; ``score``: shown as is (three decimals);
+``tokens`` / ``chars``: a size, shown whole."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One reported metric: how it is computed per question and over a run, and how people see it."""
+
+    name: str  # the key in summaries, summary rows, JSON and CSV
+    label: str  # in sentences ("hit rate")
+    column: str  # the heading of its table column ("hit %")
+    unit: Unit
+    value: Callable[[QuestionMetrics], float | None]  # one question's value; None: the question does not count
+    aggregate: Callable[[Sequence[float]], Stat] = mean_and_sd
+    higher_is_better: bool | None = True  # None: neither (a size: "B sends more / fewer")
+    spread: bool = False  # the command line's table shows "± sd" after the mean
+    in_tables: bool = True  # a column of the summary tables (command line and lab)
+    per_question: bool = False  # a column of the lab's question table
+    compared: bool = True  # tested by the paired statistics (``statistics.compare_paired``)
+
+    def cell(self, value: float | None) -> str:
+        """``value`` as a table cell in its unit ("-" when there is none)."""
+        if value is None or math.isnan(value):
+            return "-"
+        if self.unit == "points":
+            return f"{100 * value:.1f}"
+        return f"{value:.3f}" if self.unit == "score" else f"{value:.0f}"
+
+
+METRICS: dict[str, Metric] = {}
+"""Every registered metric by name, in registration order (the order of table columns)."""
+
+
+def register_metric(metric: Metric) -> Metric:
+    """Make ``metric`` reported everywhere (``ValueError`` when its name is taken or not an identifier)."""
+    if not metric.name.isidentifier() or metric.name in METRICS:
+        raise ValueError(f"metric {metric.name!r} is not a plain name or is registered twice")
+    METRICS[metric.name] = metric
+    return metric
+
+
+def table_metrics() -> list[Metric]:
+    """The metrics shown as columns of the summary tables, in order."""
+    return [m for m in METRICS.values() if m.in_tables]
+
+
+def _float(value: float | bool | None) -> float | None:
+    return None if value is None else float(value)
+
+
+register_metric(Metric("recall", "recall", "recall %", "points", lambda m: m.recall, spread=True,
+                       per_question=True))
+register_metric(Metric("precision", "precision", "precision %", "points", lambda m: m.precision, spread=True,
+                       per_question=True))
+register_metric(Metric("iou", "IoU", "IoU %", "points", lambda m: m.iou, spread=True, per_question=True))
+register_metric(Metric("hit_rate", "hit rate", "hit %", "points", lambda m: _float(m.hit)))
+register_metric(Metric("mrr", "MRR", "MRR", "score", lambda m: m.reciprocal_rank))
+register_metric(Metric("context_tokens", "context tokens", "ctx tokens", "tokens",
+                       lambda m: float(m.context_tokens), higher_is_better=None))
+register_metric(Metric("context_chars", "context characters", "ctx chars", "chars",
+                       lambda m: float(m.context_chars), higher_is_better=None, in_tables=False, compared=False))
+
+
 def summarize(rows: Sequence[QuestionMetrics]) -> dict[str, Stat]:
-    """Mean ± std of every metric: rates over covered questions, context size over all of them."""
-    covered = [m for m in rows if m.covered]
-    values: dict[str, list[float]] = {
-        "recall": [_rate(m.recall) for m in covered],
-        "precision": [_rate(m.precision) for m in covered],
-        "iou": [_rate(m.iou) for m in covered],
-        "hit_rate": [1.0 if m.hit else 0.0 for m in covered],
-        "mrr": [_rate(m.reciprocal_rank) for m in covered],
-        "context_tokens": [float(m.context_tokens) for m in rows],
-        "context_chars": [float(m.context_chars) for m in rows],
-    }
-    return {name: _stat(vals) for name, vals in values.items()}
+    """Every registered metric aggregated over the questions it counts (rates: the covered questions; sizes:
+    all of them)."""
+    out = {}
+    for metric in METRICS.values():
+        values = [metric.value(m) for m in rows]
+        out[metric.name] = metric.aggregate([v for v in values if v is not None])
+    return out
 
 
-def summary_to_dict(summary: dict[str, Stat]) -> dict[str, dict[str, Any]]:
+class StatRecord(TypedDict):
+    """A ``Stat`` as JSON (NaN written as None)."""
+
+    mean: float | None
+    std: float | None
+    n: int
+
+
+def summary_to_dict(summary: dict[str, Stat]) -> dict[str, StatRecord]:
     """JSON-ready ``{metric: {mean, std, n}}`` (NaN written as None)."""
     def clean(x: float) -> float | None:
         return None if math.isnan(x) else x
 
-    return {k: {"mean": clean(s.mean), "std": clean(s.std), "n": s.n} for k, s in summary.items()}
+    return {k: StatRecord(mean=clean(s.mean), std=clean(s.std), n=s.n) for k, s in summary.items()}
 

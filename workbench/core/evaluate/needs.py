@@ -1,7 +1,8 @@
 """What evaluation needs of a workspace: storing a question set's corpora, chunk sets scoped to them, searching,
-the pipeline's LLM, cached LLM outputs and experiment records.
+the pipeline's LLM, and of its parts the records (documents, cached LLM outputs, experiment runs), the chunk sets
+and the corpus.
 
-A narrow protocol, so this stage never imports the workspace above it; ``core.workspace.Workspace`` has it.
+Narrow protocols, so this stage never imports the workspace above it; ``core.workspace.Workspace`` has them.
 """
 
 from __future__ import annotations
@@ -12,57 +13,18 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from workbench.core.answer.needs import AnswerWorkspace
+from workbench.core.answer.needs import AnswerCorpus, AnswerWorkspace
 from workbench.core.index.build import IngestReport, Situator
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.llm.base import Backend
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import ChunkSetInfo, Scope
 
 
-class EvalWorkspace(AnswerWorkspace, Protocol):
-    """The workspace as the evaluation lab sees it."""
-
-    data_dir: Path
-
-    @property
-    def counter(self) -> TokenCounter:
-        """Token counter of the default embedding model's tokenizer."""
-        ...
-
-    def add_documents(
-        self, paths: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-        max_file_mb: float | None = None,
-    ) -> IngestReport:
-        """Load files into the store without building any chunk set."""
-        ...
-
-    def ensure_chunk_set(
-        self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-        report: IngestReport | None = None, situate: Situator | None = None, model: str | None = "",
-        scope: Scope | None = None,
-    ) -> ChunkSetInfo:
-        """The chunk set for ``config`` and ``model`` (over ``scope``'s documents), built or brought up to date."""
-        ...
-
-    def check_code_allowed(self, strategy: Strategy) -> None:
-        """Refuse a strategy that names code the user has not allowed in this run."""
-        ...
-
-    def query_vectors(self, questions: Sequence[str], progress: ProgressSink | None = None,
-                      cancel: CancelToken | None = None, model: str | None = "") -> np.ndarray:
-        """Embeddings of many questions (cached)."""
-        ...
-
-    def token_offsets(self, doc_id: int) -> np.ndarray:
-        """Token offsets of a whole document."""
-        ...
-
-    def pipeline_llm(self) -> tuple[Backend | None, str]:
-        """The pipeline steps' LLM, or (None, reason)."""
-        ...
+class EvalRecords(Protocol):
+    """The workspace's records (``ws.records``) as evaluation sees them."""
 
     def documents(self) -> list[dict[str, Any]]:
         """Metadata rows of the stored documents."""
@@ -90,4 +52,70 @@ class EvalWorkspace(AnswerWorkspace, Protocol):
 
     def delete_run(self, run_id: str) -> None:
         """Remove a run and its question rows."""
+        ...
+
+
+class EvalSets(Protocol):
+    """The workspace's chunk sets (``ws.sets``) as evaluation sees them."""
+
+    def ensure_chunk_set(
+        self, config: ChunkConfig, progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+        report: IngestReport | None = None, situate: Situator | None = None, model: str | None = "",
+        scope: Scope | None = None,
+    ) -> ChunkSetInfo:
+        """The chunk set for ``config`` and ``model`` (over ``scope``'s documents), built or brought up to date."""
+        ...
+
+
+class EvalCorpus(AnswerCorpus, Protocol):
+    """The workspace's corpus (``ws.corpus``) as evaluation sees it."""
+
+    @property
+    def counter(self) -> TokenCounter:
+        """Token counter of the default embedding model's tokenizer."""
+        ...
+
+    def query_vectors(self, questions: Sequence[str], progress: ProgressSink | None = None,
+                      cancel: CancelToken | None = None, model: str | None = "") -> np.ndarray:
+        """Embeddings of many questions (cached)."""
+        ...
+
+    def token_offsets(self, doc_id: int) -> np.ndarray:
+        """Token offsets of a whole document."""
+        ...
+
+
+class EvalWorkspace(AnswerWorkspace, Protocol):
+    """The workspace as the evaluation lab sees it."""
+
+    data_dir: Path
+
+    @property
+    def records(self) -> EvalRecords:
+        """Documents, cached LLM outputs and runs."""
+        ...
+
+    @property
+    def sets(self) -> EvalSets:
+        """Chunk sets."""
+        ...
+
+    @property
+    def corpus(self) -> EvalCorpus:
+        """Stored documents, embeddings and token offsets."""
+        ...
+
+    def add_documents(
+        self, paths: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
+        max_file_mb: float | None = None,
+    ) -> IngestReport:
+        """Load files into the store without building any chunk set."""
+        ...
+
+    def check_code_allowed(self, strategy: Strategy) -> None:
+        """Refuse a strategy that names code the user has not allowed in this run."""
+        ...
+
+    def pipeline_llm(self) -> tuple[Backend | None, str]:
+        """The pipeline steps' LLM, or (None, reason)."""
         ...

@@ -14,22 +14,33 @@ import hashlib
 import json
 import subprocess
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from workbench.core.evaluate.answer_report import label_summary
+from workbench.core.evaluate.answer_report import LabelSummary, label_summary
 from workbench.core.evaluate.datasets import DatasetError, QuestionSet, load_question_set
-from workbench.core.evaluate.metrics import QuestionMetrics, summary_to_dict
-from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, SweepConfig, SweepResult, run_sweep
+from workbench.core.evaluate.metrics import QuestionMetrics, StatRecord, summary_to_dict
+from workbench.core.evaluate.sweep import (
+    ConfigResult,
+    GridValue,
+    JudgeNotes,
+    QuestionResult,
+    SweepConfig,
+    SweepResult,
+    run_sweep,
+)
 from workbench.core.evaluate.sweep_checks import note_lines
 from workbench.core.ingest.documents import MAX_FILE_MB
 from workbench.core.jobs import CancelToken, ProgressSink
-from workbench.core.retrieve.strategies import from_dict
-from workbench.core.retrieve.strategy_json import to_flat_dict
+from workbench.core.retrieve.strategy.json_form import to_flat_dict
+from workbench.core.retrieve.strategy.presets import from_dict
+from workbench.core.retrieve.strategy.value import StrategyJson
 from workbench.core.spans import Span
+from workbench.core.store.readback import json_object, shown
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
@@ -64,6 +75,100 @@ def model_file_hash(model_path: str | None) -> str:
     return digest.hexdigest()
 
 
+class Selection(TypedDict, total=False):
+    """How a run's question set was narrowed (for re-runs): a limit, corpora, question indexes, budgets."""
+
+    limit: int | None
+    corpus: list[str] | None
+    questions: list[int]
+    budgets: str | None
+
+
+class DatasetRecord(TypedDict):
+    """The question set a run used: where, its name and size, its content hashes and the selection."""
+
+    path: str
+    name: str
+    questions: int
+    questions_sha256: str
+    corpora: dict[str, str]
+    selection: Selection
+
+
+class ConfigRecord(TypedDict):
+    """One configuration of a run: its key, base strategy name, grid values, the strategy (flat JSON) and its
+    description."""
+
+    key: str
+    base: str
+    params: dict[str, GridValue]
+    strategy: StrategyJson
+    description: str
+
+
+class EmbeddingRecord(TypedDict):
+    """The embedding model of a run."""
+
+    model_id: str
+    model_path: str | None
+    file_sha256: str
+
+
+class DocumentRecord(TypedDict):
+    """A document a run searched or cited: its path, content hash and corpus id."""
+
+    path: str
+    sha256: str
+    corpus_id: str | None
+
+
+class SearchedRecord(TypedDict):
+    """What a run searched: the corpora, how many documents, the line that says so."""
+
+    corpora: list[str]
+    documents: int
+    line: str
+
+
+class WorkspaceRecord(TypedDict):
+    """The data folder a run ran in."""
+
+    data_dir: str
+    documents: int
+
+
+class RunConfig(TypedDict, total=False):
+    """A run's ``config`` (``run_config``); an advice run adds ``advice``, other kinds of run (question
+    generation) record their own keys, so every key may be missing when read back."""
+
+    dataset: DatasetRecord
+    configs: list[ConfigRecord]
+    embedding: EmbeddingRecord
+    llm: dict[str, str] | None
+    seed: int
+    documents: dict[str, DocumentRecord]
+    searched: SearchedRecord
+    workspace: WorkspaceRecord
+    advice: dict[str, Any]  # the advisor's plan (``advise.advice``)
+
+
+class RunSummary(TypedDict, total=False):
+    """A run's ``summary``: per configuration its metric statistics, the time, warnings and notes, and the
+    answers' label counts; an advice run keeps its state and trials."""
+
+    configs: dict[str, dict[str, StatRecord]]
+    seconds: float
+    warnings: list[str]
+    notes: dict[str, dict[str, int]]
+    answers: dict[str, LabelSummary]
+    state: str
+    stopped: str
+    pick: str
+    trials: list[dict[str, Any]]  # ``optimise.Trial.to_dict``
+    pareto: list[int]
+    units: str
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """One row of ``runs``: ``config`` and ``summary`` decoded from JSON."""
@@ -71,12 +176,12 @@ class RunInfo:
     id: str
     kind: str
     label: str
-    config: dict[str, Any]
+    config: RunConfig
     dataset_hash: str
     code_version: str
     started: str
     finished: str | None
-    summary: dict[str, Any]
+    summary: RunSummary
 
     @property
     def config_keys(self) -> list[str]:
@@ -90,7 +195,7 @@ def _iso(t: datetime) -> str:
 
 def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: str = "", kind: str = "retrieval",
              seed: int = 0, llm_model: str | None = None, started: datetime | None = None,
-             selection: dict[str, Any] | None = None, judge_model: str | None = None) -> str:
+             selection: Selection | None = None, judge_model: str | None = None) -> str:
     """Store a finished sweep as a run (one transaction) and return its id.
 
     ``llm_model`` answered, ``judge_model`` judged (recorded as the answering model when None).
@@ -105,14 +210,14 @@ def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: st
     started = started or finished - timedelta(seconds=sweep.seconds)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
     config = run_config(ws, qset, sweep, seed, selection, llm_model, judge_model)
-    summary = {"configs": {cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
-               "seconds": round(sweep.seconds, 3), "warnings": [*sweep.warnings, *note_lines(sweep.results)]}
+    summary = RunSummary(configs={cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
+                         seconds=round(sweep.seconds, 3), warnings=[*sweep.warnings, *note_lines(sweep.results)])
     notes = {cr.config.key: cr.notes for cr in sweep.results if cr.notes}
     if notes:  # per configuration: what its searches warned about, and on how many questions
         summary["notes"] = notes
     if any(r.label for cr in sweep.results for r in cr.rows):
         summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
-    ws.record_run(
+    ws.records.record_run(
         {"id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
          "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
          "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True)},
@@ -131,41 +236,41 @@ def question_rows(run_id: str, results: Sequence[ConfigResult]) -> list[dict[str
 
 
 def run_config(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, seed: int = 0,
-               selection: dict[str, Any] | None = None, llm_model: str | None = None,
-               judge_model: str | None = None) -> dict[str, Any]:
+               selection: Selection | None = None, llm_model: str | None = None,
+               judge_model: str | None = None) -> RunConfig:
     """The ``config`` of a run record: the question set and its selection, every configuration's strategy,
     the embedding model, the LLMs, the seed and the documents searched (path, sha256, corpus id: exactly the
     set's searched corpora)."""
-    emb = ws.embedder
-    doc_rows = {d["id"]: d for d in ws.documents()}
+    emb = ws.corpus.embedder
+    doc_rows = {d["id"]: d for d in ws.records.documents()}
     corpus_of = {v: k for k, v in sweep.doc_ids.items()}
     used = {s.doc_id for cr in sweep.results for r in cr.rows for s in r.spans} | set(corpus_of)
-    return {
-        "dataset": {"path": str(qset.root), "name": qset.name, "questions": len(qset.questions),
-                    "questions_sha256": qset.questions_hash, "corpora": qset.corpus_hashes,
-                    "selection": selection or {}},
-        "configs": [{"key": cr.config.key, "base": cr.config.base, "params": cr.config.params,
-                     "strategy": to_flat_dict(cr.config.strategy), "description": cr.config.strategy.describe()}
-                    for cr in sweep.results],
-        "embedding": {"model_id": emb.model_id, "model_path": getattr(emb, "model_path", None),
-                      "file_sha256": model_file_hash(getattr(emb, "model_path", None))},
-        "llm": ({"model": llm_model} | ({"judge_model": judge_model} if judge_model and judge_model != llm_model
-                                        else {})) if llm_model else None,
-        "seed": seed,
-        "documents": {str(i): {"path": doc_rows[i]["path"], "sha256": doc_rows[i]["sha256"],
-                               "corpus_id": corpus_of.get(i)} for i in sorted(used) if i in doc_rows},
-        "searched": {"corpora": sorted(sweep.doc_ids), "documents": len(sweep.doc_ids), "line": sweep.scope_line},
-        "workspace": {"data_dir": str(ws.data_dir), "documents": len(doc_rows)},
-    }
+    return RunConfig(
+        dataset=DatasetRecord(path=str(qset.root), name=qset.name, questions=len(qset.questions),
+                              questions_sha256=qset.questions_hash, corpora=qset.corpus_hashes,
+                              selection=selection or Selection()),
+        configs=[ConfigRecord(key=cr.config.key, base=cr.config.base, params=cr.config.params,
+                              strategy=to_flat_dict(cr.config.strategy), description=cr.config.strategy.describe())
+                 for cr in sweep.results],
+        embedding=EmbeddingRecord(model_id=emb.model_id, model_path=getattr(emb, "model_path", None),
+                                  file_sha256=model_file_hash(getattr(emb, "model_path", None))),
+        llm=({"model": llm_model} | ({"judge_model": judge_model} if judge_model and judge_model != llm_model
+                                     else {})) if llm_model else None,
+        seed=seed,
+        documents={str(i): DocumentRecord(path=doc_rows[i]["path"], sha256=doc_rows[i]["sha256"],
+                                          corpus_id=corpus_of.get(i)) for i in sorted(used) if i in doc_rows},
+        searched=SearchedRecord(corpora=sorted(sweep.doc_ids), documents=len(sweep.doc_ids), line=sweep.scope_line),
+        workspace=WorkspaceRecord(data_dir=str(ws.data_dir), documents=len(doc_rows)),
+    )
 
 
-def record_run(ws: EvalWorkspace, kind: str, label: str, config: dict[str, Any], summary: dict[str, Any],
+def record_run(ws: EvalWorkspace, kind: str, label: str, config: Mapping[str, object], summary: Mapping[str, object],
                dataset_hash: str = "", started: datetime | None = None, finished: datetime | None = None) -> str:
     """Store a run that is not a sweep (no per-question rows), e.g. a question-generation run (kind
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
     finished = finished or datetime.now(timezone.utc)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
-    ws.record_run({
+    ws.records.record_run({
         "id": run_id, "kind": kind, "label": label, "config_json": json.dumps(config, sort_keys=True),
         "dataset_hash": dataset_hash, "code_version": code_version(), "started": _iso(started or finished),
         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
@@ -173,49 +278,122 @@ def record_run(ws: EvalWorkspace, kind: str, label: str, config: dict[str, Any],
     return run_id
 
 
-def _info(row: dict[str, Any]) -> RunInfo:
-    return RunInfo(row["id"], row["kind"], row["label"], json.loads(row["config_json"]), row["dataset_hash"],
-                   row["code_version"], row["started"], row["finished"], json.loads(row["summary_json"] or "{}"))
+class RunUnreadable(ValueError):
+    """A recorded run whose stored fields do not read back; the message names the run and the field."""
+
+
+def _info(row: dict[str, Any]) -> RunInfo | str:
+    """The run of a ``runs`` row, or a message naming the run and the field that does not read."""
+    run_id = str(row["id"])
+    config, problem = json_object(row["config_json"])
+    if config is None:
+        return f"run {shown(run_id)}: config_json {problem}"
+    summary, problem = json_object(row["summary_json"] or "{}")
+    if summary is None:
+        return f"run {shown(run_id)}: summary_json {problem}"
+    configs, dataset = config.get("configs", []), config.get("dataset", {})
+    if not isinstance(configs, list) or not all(isinstance(c, dict) and isinstance(c.get("key"), str)
+                                                for c in configs):
+        return f"run {shown(run_id)}: config_json's 'configs' is not a list of configurations"
+    if not isinstance(dataset, dict):
+        return f"run {shown(run_id)}: config_json's 'dataset' is not an object"
+    typed_config: RunConfig = config  # type: ignore[assignment]  # checked above where a reader relies on it
+    typed_summary: RunSummary = summary  # type: ignore[assignment]  # as recorded (see RunSummary)
+    return RunInfo(run_id, str(row["kind"]), str(row["label"] or ""), typed_config, str(row["dataset_hash"] or ""),
+                   str(row["code_version"] or ""), str(row["started"] or ""),
+                   None if row["finished"] is None else str(row["finished"]), typed_summary)
+
+
+def read_runs(ws: EvalWorkspace) -> tuple[list[RunInfo], dict[str, str]]:
+    """Every recorded run that reads, newest first, and ``{run id: message}`` of those that do not (named,
+    left out: one damaged record affects no other)."""
+    runs: list[RunInfo] = []
+    unreadable: dict[str, str] = {}
+    for row in ws.records.run_rows():
+        info = _info(row)
+        if isinstance(info, str):
+            unreadable[str(row["id"])] = f"{info}; it is left out (`workbench runs --delete ID` removes it)"
+        else:
+            runs.append(info)
+    return runs, unreadable
 
 
 def list_runs(ws: EvalWorkspace) -> list[RunInfo]:
-    """Every recorded run, newest first."""
-    return [_info(r) for r in ws.run_rows()]
+    """Every recorded run that reads, newest first (``read_runs`` names those that do not)."""
+    return read_runs(ws)[0]
 
 
 def find_run(ws: EvalWorkspace, ref: str) -> RunInfo:
-    """A run by id, unique id prefix, or ``last`` / ``latest``."""
-    runs = list_runs(ws)
+    """A run by id, unique id prefix, or ``last`` / ``latest``; a run whose record does not read is refused
+    with ``RunUnreadable`` naming the field."""
+    runs, unreadable = read_runs(ws)
     if ref in ("last", "latest") and runs:
         return runs[0]
     matches = [r for r in runs if r.id == ref] or [r for r in runs if r.id.startswith(ref)]
+    bad = [m for i, m in unreadable.items() if i == ref] or (
+        [] if matches else [m for i, m in unreadable.items() if i.startswith(ref)])
+    if len(bad) == 1 and not matches:
+        raise RunUnreadable(bad[0])
     if len(matches) != 1:
         raise KeyError(f"no run {ref!r}" if not matches else f"run {ref!r} is ambiguous ({len(matches)} match)")
     return matches[0]
 
 
+@contextmanager
+def recorded(info: RunInfo, field: str = "config_json") -> Iterator[None]:
+    """Decoding part of a run record: a value of the wrong shape becomes ``RunUnreadable`` naming the run and
+    the field (a bare ``KeyError`` or ``TypeError`` never reaches a person)."""
+    try:
+        yield
+    except RunUnreadable:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError, OverflowError, RecursionError) as exc:
+        if isinstance(exc, DatasetError):
+            raise
+        what = f"lacks {exc}" if isinstance(exc, KeyError) else f"holds a value of the wrong shape ({exc})"
+        raise RunUnreadable(f"run {shown(info.id)}: {field} {what[:200]}; the run cannot be used "
+                            "(`workbench runs --delete ID` removes it)") from None
+
+
 def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     """Reopen a run: its record and per-configuration question rows (same shape as a fresh sweep)."""
     info = find_run(ws, ref)
-    results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
-               for c in info.config["configs"]}
-    for row in ws.run_question_rows(info.id):
-        m = json.loads(row["metrics_json"])
-        extra = {k: v for k, v in m.items() if k not in QuestionMetrics.__dataclass_fields__ and k != "corpus_id"}
-        results[row["config_key"]].rows.append(QuestionResult(
-            row["q_index"], row["question"], m.get("corpus_id", ""),
-            [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
-            row["label"], extra))
-    for key, notes in (info.summary.get("notes") or {}).items():
-        if key in results:
-            results[key].notes = {str(k): int(v) for k, v in notes.items()}
+    with recorded(info):
+        results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
+                   for c in info.config["configs"]}
+    for row in ws.records.run_question_rows(info.id):
+        with recorded(info, f"question {row['q_index']} ({row['config_key']})"):
+            m = json.loads(row["metrics_json"])
+            extra = judge_notes(m)
+            results[row["config_key"]].rows.append(QuestionResult(
+                row["q_index"], row["question"], m.get("corpus_id", ""),
+                [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
+                row["label"], extra))
+    with recorded(info, "summary_json"):
+        for key, notes in (info.summary.get("notes") or {}).items():
+            if key in results:
+                results[key].notes = {str(k): int(v) for k, v in notes.items()}
     return info, list(results.values())
+
+
+def judge_notes(recorded: Mapping[str, object]) -> JudgeNotes:
+    """The judge's notes among one question's recorded metrics (older runs: whichever of them it has)."""
+    notes = JudgeNotes()
+    if isinstance(reason := recorded.get("reason"), str):
+        notes["reason"] = reason
+    if isinstance(tokens := recorded.get("input_tokens"), int):
+        notes["input_tokens"] = tokens
+    if isinstance(attempts := recorded.get("judge_attempts"), int):
+        notes["judge_attempts"] = attempts
+    if isinstance(covered := recorded.get("covered"), bool):
+        notes["covered"] = covered
+    return notes
 
 
 def delete_run(ws: EvalWorkspace, ref: str) -> None:
     """Remove a run and its questions."""
     info = find_run(ws, ref)
-    ws.delete_run(info.id)
+    ws.records.delete_run(info.id)
 
 
 def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress: ProgressSink | None = None,
@@ -230,14 +408,20 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
     info = find_run(ws, ref)
     if info.kind == "answers" and backend is None:
         raise ValueError(f"run {info.id} judged answers: re-running it needs an answering model")
-    ds = info.config["dataset"]
-    qset = load_question_set(dataset_dir or ds["path"], max_file_mb=max_file_mb)
+    with recorded(info):
+        ds = info.config["dataset"]
+        path, corpora, sel = dataset_dir or ds["path"], dict(ds["corpora"]), ds.get("selection") or {}
+        if not isinstance(path, str):
+            raise TypeError(f"dataset path {shown(path)} is not text")
+        configs = [SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"])
+                   for c in info.config["configs"]]
+        recorded_model = str(info.config["embedding"]["model_id"])
+    qset = load_question_set(path, max_file_mb=max_file_mb)
     if not allow_changed and (qset.questions_hash != ds["questions_sha256"]
-                              or any(qset.corpus_hashes.get(c) != h for c, h in ds["corpora"].items())):
+                              or any(qset.corpus_hashes.get(c) != h for c, h in corpora.items())):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
-    sel = ds.get("selection") or {}
-    qset = qset.subset(sel.get("limit"), sel.get("corpus"), sel.get("questions"))
-    configs = [SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]) for c in info.config["configs"]]
+    with recorded(info):
+        qset = qset.subset(sel.get("limit"), sel.get("corpus"), sel.get("questions"))
     started = datetime.now(timezone.utc)
     sweep = run_sweep(ws, qset, configs, progress, cancel)
     llm_model = judge_model = None
@@ -246,8 +430,8 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
 
         answer_and_judge(ws, backend, qset, sweep, progress, cancel, judge=judge)
         llm_model, judge_model = backend_name(backend), backend_name(judge if judge is not None else backend)
-    if ws.embedder.model_id != info.config["embedding"]["model_id"]:
-        sweep.warnings.append(f"embedding model differs from the recorded run ({info.config['embedding']['model_id']})")
+    if ws.corpus.embedder.model_id != recorded_model:
+        sweep.warnings.append(f"embedding model differs from the recorded run ({recorded_model})")
     kind = "retrieval" if info.kind == "advice" else info.kind  # an advice run's confirm half, run again
     new_id = save_run(ws, qset, sweep, label=f"re-run of {info.id}", kind=kind, seed=info.config.get("seed", 0),
                       started=started, selection=sel, llm_model=llm_model, judge_model=judge_model)

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.core.evaluate.metrics import METRICS, Metric
 from workbench.core.evaluate.paired_tests import (
     ALPHA,
     BLOCK_CELLS,
@@ -57,13 +58,6 @@ _COVERED_LABELS = ("answered", "partial", "clean_no", "no")  # judge.COVERED_LAB
 # imported: keeps this module light)
 
 
-def _rate(name: str) -> Callable[[QuestionResult], float | None]:
-    def get(r: QuestionResult) -> float | None:
-        v = getattr(r.metrics, name)
-        return None if v is None else float(v)
-    return get
-
-
 def _hit(r: QuestionResult) -> float | None:
     return None if r.metrics.hit is None else float(bool(r.metrics.hit))
 
@@ -74,16 +68,35 @@ def _answered(r: QuestionResult) -> float | None:
     return float(r.label == ANSWERED)
 
 
-# metric → (value of one question or None, unit, title)
-METRICS: dict[str, tuple[Callable[[QuestionResult], float | None], str, str]] = {
-    "recall": (_rate("recall"), "points", "recall"),
-    "precision": (_rate("precision"), "points", "precision"),
-    "iou": (_rate("iou"), "points", "IoU"),
-    "hit_rate": (_hit, "points", "hit rate"),
-    "mrr": (_rate("reciprocal_rank"), "score", "MRR"),
-    "context_tokens": (lambda r: float(r.metrics.context_tokens), "tokens", "context tokens"),
-    "answered_rate": (_answered, "points", "answered rate"),
-}
+@dataclass(frozen=True)
+class Compared:
+    """A quantity the paired statistics test: its value on one question (None: not counted), unit, title and
+    which way is better (None: neither, a size)."""
+
+    value: Callable[[QuestionResult], float | None]
+    unit: str
+    title: str
+    higher_is_better: bool | None = True
+
+
+def _of(metric: Metric) -> Compared:
+    return Compared(lambda r: metric.value(r.metrics), metric.unit, metric.label, metric.higher_is_better)
+
+
+def compared_metrics() -> dict[str, Compared]:
+    """Metric name → what the paired statistics test: every registered metric marked ``compared``
+    (``metrics.METRICS``), then the judged answers' ``answered_rate``."""
+    out = {m.name: _of(m) for m in METRICS.values() if m.compared}
+    out["answered_rate"] = Compared(_answered, "points", "answered rate")
+    return out
+
+
+def metric_title(name: str) -> str:
+    """The title of metric ``name`` in sentences (the name itself when it is not compared)."""
+    found = compared_metrics().get(name)
+    return found.title if found else name
+
+
 BINARY = {"hit": _hit, "answered": _answered}
 
 
@@ -154,19 +167,27 @@ class MetricDifference:
         return self.p_value if self.p_adjusted is None else self.p_adjusted
 
     @property
+    def higher_is_better(self) -> bool | None:
+        """Which way the metric is better (``compared_metrics``); None for a size (tokens: neither)."""
+        found = compared_metrics().get(self.metric)
+        if found is not None:
+            return found.higher_is_better
+        return None if self.unit == "tokens" else True
+
+    @property
     def verdict(self) -> str:
-        """``not distinguishable``, or which side is better (tokens: which side sends more)."""
+        """``not distinguishable``, or which side is better (a size: which side sends more)."""
         if math.isnan(self.p) or self.p >= self.alpha or self.diff == 0:
             return "not distinguishable"
-        if self.unit == "tokens":
+        if self.higher_is_better is None:
             return "B sends more" if self.diff > 0 else "B sends fewer"
-        return "B better" if self.diff > 0 else "A better"
+        return "B better" if (self.diff > 0) == self.higher_is_better else "A better"
 
     def sentence(self) -> str:
         """One line a researcher can paste, e.g. ``B − A recall +3.1 points, 95% CI [−0.8, +7.0], p = 0.12
         over 40 questions: not distinguishable``; a Monte Carlo p carries its error, a Holm-adjusted interval
         its level."""
-        title = METRICS[self.metric][2] if self.metric in METRICS else self.metric
+        title = metric_title(self.metric)
         if self.n == 0:
             return f"B − A {title}: no question to compare"
         p = format_p(self.p)
@@ -262,7 +283,7 @@ class PairedComparison:
 
     def mdd_sentence(self) -> str:
         """The minimum detectable differences in one line."""
-        parts = [f"{METRICS[m.metric][2]} {signed_value(m.mdd, m.unit).lstrip('+')}"
+        parts = [f"{metric_title(m.metric)} {signed_value(m.mdd, m.unit).lstrip('+')}"
                  f"{'' if m.unit == 'score' else ' ' + m.unit}"
                  for m in self.metrics.values() if m.n > 1 and not math.isnan(m.mdd)]
         return (f"minimum detectable difference (80% power, α = {self.alpha:g}, ≈ 2.8 × SE of the paired "
@@ -305,7 +326,7 @@ def compare_paired(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionRe
                    alpha: float = ALPHA) -> PairedComparison:
     """Paired statistics of ``B − A`` over the questions both runs share.
 
-    ``metrics`` defaults to every one in ``METRICS``; ``answered_rate`` (and the answered sign test) only
+    ``metrics`` defaults to every one of ``compared_metrics()``; ``answered_rate`` (and the answered sign test) only
     when both sides hold judged answers.
     """
     import time
@@ -313,22 +334,23 @@ def compare_paired(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionRe
     t0 = time.perf_counter()
     pairs, only_a, only_b = pair_rows(rows_a, rows_b)
     judged = any(a.label for a, _ in pairs) and any(b.label for _, b in pairs)
-    names = [m for m in (metrics or METRICS) if m != "answered_rate" or judged]
-    unknown = [m for m in names if m not in METRICS]
+    known = compared_metrics()
+    names = [m for m in (metrics or known) if m != "answered_rate" or judged]
+    unknown = [m for m in names if m not in known]
     if unknown:
-        raise ValueError(f"unknown metric {unknown[0]!r}; use {', '.join(METRICS)}")
+        raise ValueError(f"unknown metric {unknown[0]!r}; use {', '.join(known)}")
     n = len(pairs)
     va = np.full((n, len(names)), np.nan)
     vb = np.full((n, len(names)), np.nan)
     for i, (ra, rb) in enumerate(pairs):
         for j, name in enumerate(names):
-            get = METRICS[name][0]
+            get = known[name].value
             x, y = get(ra), get(rb)
             if x is not None and y is not None:
                 va[i, j], vb[i, j] = x, y
     valid = ~np.isnan(va)
     stats = paired_tests(np.nan_to_num(va), np.nan_to_num(vb), valid, resamples, seed, alpha)
-    diffs = {name: MetricDifference(name, METRICS[name][1], alpha=alpha, **s)
+    diffs = {name: MetricDifference(name, known[name].unit, alpha=alpha, **s)
              for name, s in zip(names, stats, strict=True)}
     tests = {}
     for outcome, get in BINARY.items():

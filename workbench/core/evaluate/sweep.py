@@ -1,7 +1,7 @@
 """Sweeps: run strategies × a parameter grid over a question set, and compare runs question by question.
 
 Chunk sets are built once per chunk configuration (cached embeddings are reused by the workspace), the
-questions are embedded once, in one batch (``Workspace.query_vectors``, cached in the store), and
+questions are embedded once, in one batch (``ws.corpus.query_vectors``, cached in the store), and
 everything right of the search step runs in memory.
 """
 
@@ -11,7 +11,7 @@ import itertools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
 from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
@@ -21,9 +21,10 @@ from workbench.core.index.embedder_pool import normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
-from workbench.core.retrieve.search_config import parse_coarse
-from workbench.core.retrieve.strategies import Strategy, override, resolve
-from workbench.core.retrieve.strategy_names import run_names
+from workbench.core.retrieve.steps.base import step_knobs
+from workbench.core.retrieve.strategy.names import run_names
+from workbench.core.retrieve.strategy.presets import Strategy, override, resolve
+from workbench.core.retrieve.strategy.search_config import parse_coarse
 from workbench.core.spans import Span
 from workbench.core.store import Scope
 
@@ -34,11 +35,28 @@ if TYPE_CHECKING:
 GRID_KEYS = {
     "chunk_size": "size", "size": "size", "overlap": "overlap", "window": "window", "top_k": "top_k",
     "k": "top_k", "budget": "budget", "window_tokens": "window_tokens", "parent_size": "parent_size",
-    "per_doc_cap": "per_doc_cap", "candidate_k": "candidate_k", "chunker": "chunker", "model": "model",
-    "coarse": "coarse",
+    "candidate_k": "candidate_k", "chunker": "chunker", "model": "model", "coarse": "coarse",
 }
+
+
+def grid_keys() -> dict[str, str]:
+    """Every grid key: ``GRID_KEYS`` and the number knobs of the registered later steps (``per_doc_cap`` …)."""
+    steps = {knob.field: knob.field for _, knob in step_knobs() if not knob.choices and knob.maximum > 1}
+    return GRID_KEYS | steps
 TEXT_KEYS = {"chunker", "model", "coarse"}  # grid keys whose values are names, not numbers
 DISPLAY = {"size": "chunk_size"}
+
+
+GridValue = int | str  # a grid value: a number, or a name (chunker, model, coarse levels)
+
+
+class JudgeNotes(TypedDict, total=False):
+    """What answering and judging one question recorded beside its label (``judge.answer_and_judge``)."""
+
+    reason: str  # the judge's reason
+    input_tokens: int  # the answer prompt's tokens
+    judge_attempts: int
+    covered: bool  # the corpus answers the question
 
 
 @dataclass(frozen=True)
@@ -48,7 +66,7 @@ class SweepConfig:
     key: str
     strategy: Strategy
     base: str
-    params: dict[str, Any] = field(default_factory=dict[str, Any], hash=False, compare=False)
+    params: dict[str, GridValue] = field(default_factory=dict[str, GridValue], hash=False, compare=False)
 
 
 @dataclass
@@ -62,7 +80,7 @@ class QuestionResult:
     metrics: QuestionMetrics
     answer: str | None = None
     label: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict[str, Any])
+    extra: JudgeNotes = field(default_factory=lambda: JudgeNotes())
 
 
 @dataclass
@@ -111,13 +129,14 @@ def parse_grid(text: str | None) -> dict[str, list[int | str]]:
     sentence-transformers folder also works): one chunk set, and one row, per model.
     ``coarse=none,100:1+200:1`` takes multi-granularity levels (``none``: the fine set alone)."""
     grid: dict[str, list[int | str]] = {}
+    keys = grid_keys()
     for part in (text or "").replace(";", " ").split():
         name, sep, values = part.partition("=")
         name = name.strip().replace("-", "_")
         if not sep or not values.strip():
             raise ValueError(f"grid entry {part!r} must look like name=1,2,3")
-        if name not in GRID_KEYS:
-            raise ValueError(f"unknown grid parameter {name!r}; use {', '.join(sorted(GRID_KEYS))}")
+        if name not in keys:
+            raise ValueError(f"unknown grid parameter {name!r}; use {', '.join(sorted(keys))}")
         nums: list[int | str]
         if name == "model":
             nums = [normalise_model_spec(v) or "default" for v in values.split(",") if v.strip()]
@@ -131,7 +150,7 @@ def parse_grid(text: str | None) -> dict[str, list[int | str]]:
             nums = [get_kind(v.strip()).name for v in values.split(",") if v.strip()]  # unknown: refused
         else:
             nums = _numbers(name, values)
-        canonical = DISPLAY.get(GRID_KEYS[name], GRID_KEYS[name])
+        canonical = DISPLAY.get(keys[name], keys[name])
         grid[canonical] = list(dict.fromkeys(grid.get(canonical, []) + nums))
     return grid
 
@@ -157,12 +176,13 @@ def expand_grid(strategies: Sequence[Strategy | str], grid: Mapping[str, Sequenc
     if isinstance(grid, str) or grid is None:
         grid = parse_grid(grid)
     names = list(grid)
+    keys = grid_keys()
     configs: list[SweepConfig] = []
     bases = [resolve(spec) for spec in strategies]
     for base, name in zip(bases, run_names(bases), strict=True):
         for values in itertools.product(*(grid[n] for n in names)):
             params = dict(zip(names, values, strict=True))
-            changes = {GRID_KEYS[n]: ("" if n == "coarse" and v == "none" else v) for n, v in params.items()}
+            changes = {keys[n]: ("" if n == "coarse" and v == "none" else v) for n, v in params.items()}
             try:
                 strategy = _with_chunker(override(base, **{k: v for k, v in changes.items() if k != "chunker"}),
                                          changes.get("chunker"), changes.get("size"))
@@ -205,7 +225,7 @@ def run_sweep(
     started = time.perf_counter()
     doc_ids = index_corpora(ws, qset, None, progress, cancel)
     scope = Scope.of(doc_ids.values())
-    other = len(ws.documents()) - len(scope)
+    other = len(ws.records.documents()) - len(scope)
     result = SweepResult([ConfigResult(c) for c in configs], doc_ids, scope=scope,
                          scope_line=qset.scope_line(max(0, other)))
     duplicates = qset.duplicate_note()
@@ -215,10 +235,10 @@ def run_sweep(
     for chunk, model in dict.fromkeys((chunk, c.strategy.model)
                                       for c in configs for chunk in c.strategy.chunk_configs()):
         built = IngestReport()  # documents a chunker could not cut are left out of its set, with a warning
-        ws.ensure_chunk_set(chunk, progress, cancel, report=built, model=model, scope=scope)
+        ws.sets.ensure_chunk_set(chunk, progress, cancel, report=built, model=model, scope=scope)
         result.warnings += built.warnings
     for model in dict.fromkeys(c.strategy.model for c in configs):  # one batch per model, then cached
-        ws.query_vectors([q.question for q in qset.questions], progress, cancel, model=model)
+        ws.corpus.query_vectors([q.question for q in qset.questions], progress, cancel, model=model)
     report = Reporter(progress, "evaluating", len(qset.questions) * len(configs))
     done = 0
     for q in qset.questions:

@@ -1,35 +1,55 @@
 """What a sweep checks before it runs and what it says after: configurations whose embedding model folder is
 missing or whose LLM steps (rerank, summaries) have no LLM are refused before any work; the warnings of each
-configuration's searches, counted per question, become lines for the run's record and the eval table."""
+configuration's searches, counted per question, become lines for the run's record and the eval table.
+
+It reads a configuration and its result through the two protocols below (``Configured``, ``Noted``), which
+``sweep.SweepConfig`` and ``sweep.ConfigResult`` satisfy, so it imports nothing of ``sweep`` (which imports it)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence, Sized
+from typing import TYPE_CHECKING, Protocol
 
 from workbench.core.index.embedder_pool import missing_model_folder
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
-    from workbench.core.evaluate.sweep import ConfigResult, SweepConfig
-    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.retrieve.strategy.value import Strategy
+
+
+class Configured(Protocol):
+    """One configuration of a sweep, as these checks read it (``sweep.SweepConfig``)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def strategy(self) -> Strategy: ...
+
+
+class Noted(Protocol):
+    """One configuration's result, as ``note_lines`` reads it (``sweep.ConfigResult``)."""
+
+    @property
+    def config(self) -> Configured: ...
+
+    @property
+    def rows(self) -> Sized: ...
+
+    @property
+    def notes(self) -> Mapping[str, int]: ...
 
 
 def llm_steps(strategy: Strategy) -> list[str]:
     """The steps of ``strategy`` that need a generative LLM while it searches (LLM rerank, summaries)."""
-    steps = []
-    if strategy.rerank == "llm":
-        steps.append("LLM rerank")
-    if strategy.summary:
-        steps.append("section summaries")
-    return steps
+    return strategy.llm_steps()
 
 
 class MissingLLM(ValueError):
     """A configuration has a step that needs a generative LLM and none is available."""
 
 
-def llm_step_problem(configs: Sequence[SweepConfig], why: str, fix: str = "") -> str:
+def llm_step_problem(configs: Sequence[Configured], why: str, fix: str = "") -> str:
     """The one line refusing ``configs`` whose LLM steps cannot run (``why``: why there is no LLM; ``fix``: how
     to get one); '' when none of them has such a step."""
     needing = {c.key: llm_steps(c.strategy) for c in configs if llm_steps(c.strategy)}
@@ -42,7 +62,7 @@ def llm_step_problem(configs: Sequence[SweepConfig], why: str, fix: str = "") ->
         "nothing was run"
 
 
-def check_llm_steps(ws: EvalWorkspace, configs: Sequence[SweepConfig]) -> None:
+def check_llm_steps(ws: EvalWorkspace, configs: Sequence[Configured]) -> None:
     """Raise ``MissingLLM`` when a configuration has a step that needs a generative LLM (``llm_steps``) and the
     workspace has none: its rows would be labelled with a step that never ran."""
     if not any(llm_steps(c.strategy) for c in configs):
@@ -52,7 +72,7 @@ def check_llm_steps(ws: EvalWorkspace, configs: Sequence[SweepConfig]) -> None:
         raise MissingLLM(llm_step_problem(configs, why))
 
 
-def model_problem(configs: Sequence[SweepConfig]) -> str:
+def model_problem(configs: Sequence[Configured]) -> str:
     """The one line naming the first configuration whose embedding model folder does not exist ('' if none)."""
     for c in configs:
         folder = missing_model_folder(c.strategy.model)
@@ -61,7 +81,7 @@ def model_problem(configs: Sequence[SweepConfig]) -> str:
     return ""
 
 
-def note_lines(results: Sequence[ConfigResult], shown: int = 3) -> list[str]:
+def note_lines(results: Sequence[Noted], shown: int = 3) -> list[str]:
     """``key: warning (N of M questions)`` for each configuration's notes (the ``shown`` most frequent, then
     how many other warnings)."""
     lines = []

@@ -44,7 +44,8 @@ from workbench.core.evaluate.question_prompts import (
     question_messages,
     two_part_messages,
 )
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+from workbench.core.ingest.chunking import chunk_document
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.llm.open import LLMUsage, call_llm
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
     from workbench.core.ingest.documents import Document
 
 KIND = "questions"
-PROMPT_VERSION = "questions-v1"
+PROMPT_VERSION = "questions-v2"  # v2: fenced with a nonce
 MAX_EXCERPT_CHARS = 800
 MIN_PASSAGE_CHARS = 150
 
@@ -111,9 +112,9 @@ def candidate_passages(ws: EvalWorkspace, doc_ids: Sequence[int],
     config = ChunkConfig(size=passage_tokens, structure_aware=True)
     out: dict[int, list[tuple[int, int]]] = {}
     for doc_id in doc_ids:
-        doc = ws.document(doc_id)
-        spans = [(p.start, p.end) for p in chunk_document(doc.text, doc.headings, config, ws.counter,
-                                                          units=ws.token_offsets(doc_id))]
+        doc = ws.corpus.document(doc_id)
+        spans = [(p.start, p.end) for p in chunk_document(doc.text, doc.headings, config, ws.corpus.counter,
+                                                          units=ws.corpus.token_offsets(doc_id))]
         out[doc_id] = [s for s in spans if len(doc.text[s[0] : s[1]].strip()) >= MIN_PASSAGE_CHARS]
     return out
 
@@ -200,7 +201,7 @@ def generate_questions(ws: EvalWorkspace, llm: Backend, n: int = 50, seed: int =
     passages were tried. Nothing is written; see ``make_question_set``."""
     started = time.perf_counter()
     result = GenerationResult(model=llm.model, backend=getattr(llm, "name", ""))
-    ids = list(doc_ids) if doc_ids is not None else [d["id"] for d in ws.documents()]
+    ids = list(doc_ids) if doc_ids is not None else [d["id"] for d in ws.records.documents()]
     units = sample_units(candidate_passages(ws, ids, passage_tokens), seed, stratified, two_part)
     limit = min(len(units), max_attempts if max_attempts is not None else 4 * n)
     keys: list[frozenset[str]] = []
@@ -209,13 +210,14 @@ def generate_questions(ws: EvalWorkspace, llm: Backend, n: int = 50, seed: int =
             break
         if cancel is not None:
             cancel.check()
-        doc = ws.document(doc_id)
+        doc = ws.corpus.document(doc_id)
         texts = [doc.text[a:b] for a, b in spans]
         title = doc.title or Path(doc.path).stem
         messages = two_part_messages(title, *texts) if two_part else question_messages(title, texts[0])
-        key = hashlib.sha256(json.dumps([PROMPT_VERSION, messages]).encode()).hexdigest()
+        # keyed on the inputs, not the prompt: its fences' nonce is keyed per process (``core.llm.fences``)
+        key = hashlib.sha256(json.dumps([PROMPT_VERSION, two_part, title, texts]).encode()).hexdigest()
         result.attempts += 1
-        raw = ws.cached_llm_output(KIND, key, llm.model)
+        raw = ws.records.cached_llm_output(KIND, key, llm.model)
         if raw is None:
             try:
                 call = call_llm(llm, messages, 160 if two_part else 120, cancel)
@@ -227,7 +229,7 @@ def generate_questions(ws: EvalWorkspace, llm: Backend, n: int = 50, seed: int =
             raw = call.text
             result.usage.add(LLMUsage(calls=1, prompt_tokens=call.prompt_tokens, output_tokens=call.output_tokens,
                                       seconds=call.seconds))
-            ws.cache_llm_output(KIND, key, llm.model, raw)
+            ws.records.cache_llm_output(KIND, key, llm.model, raw)
         else:
             result.usage.cached += 1
         parsed = parse_generation(raw)
@@ -268,8 +270,8 @@ def make_question_set(ws: EvalWorkspace, out_dir: str | Path, llm: Backend, n: i
     config = {"dataset": {"path": str(result.qset.root), "name": result.qset.name,
                           "questions": len(result.questions)},
               "llm": {"backend": result.backend, "model": result.model}, "prompt_version": PROMPT_VERSION,
-              "prompt": two_part_messages("TITLE", "PART A", "PART B") if two_part
-              else question_messages("TITLE", "PASSAGE"),
+              "prompt": two_part_messages("TITLE", "PART A", "PART B", nonce="NONCE") if two_part
+              else question_messages("TITLE", "PASSAGE", nonce="NONCE"),
               "settings": settings, "seed": seed}
     summary = {"kept": len(result.questions), "dropped": len(result.dropped), "attempts": result.attempts,
                "reasons": result.reasons, "llm": result.usage.as_dict(), "seconds": round(result.seconds, 3)}

@@ -1,3 +1,3 @@
-"""Stage 2, index: the SQLite store (schema, connection, tables, locks), embeddings with their cache, the
-FAISS vector files, building and verifying chunk sets, and the text each chunk is embedded with
-(heading-path prefixes, LLM context sentences)."""
+"""Stage 2, index: the data folder's writer lock, embeddings with their cache, the FAISS vector files, building,
+estimating, removing and verifying chunk sets, and the text each chunk is embedded with (heading-path prefixes,
+LLM context sentences). The SQLite store it writes through is the stage below (``workbench.core.store``)."""

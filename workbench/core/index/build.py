@@ -22,11 +22,11 @@ from workbench.core.index.heading_prefix import heading_prefix
 from workbench.core.index.rates import keep_rate
 from workbench.core.index.vectors import APPROX_THRESHOLD, VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece
 from workbench.core.ingest.discovery import discover
 from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, load_file
 from workbench.core.ingest.filenames import fs_path, is_inside, shown
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig, ChunkPiece
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 from workbench.core.store import ChunkSetInfo, Scope, Store
 
@@ -100,7 +100,7 @@ def ingest_files(
         results.append(load_file(path, max_file_mb, key=found.key(path)))
         tick(i + 1, shown(path.name))
     loaded = {r.document.path for r in results if r.document is not None}
-    stored = store.documents()
+    stored = store.documents.rows()
     gone = [d for d in stored if any(is_inside(d["path"], f) for f in found.folders) and d["path"] not in loaded
             and (_file_is_gone(d["path"]) or any(is_inside(d["path"], link) and d["path"] != link
                                                  for link in found.unfollowed))]
@@ -113,35 +113,35 @@ def ingest_files(
         if doc is None:
             earlier = by_path.get(result.path) if result.record else None
             if earlier is not None and earlier not in gone:
-                store.remove_document(earlier["id"])
+                store.documents.remove_document(earlier["id"])
                 report.chunks_dropped = True
                 result = replace(result, reason=f"{result.reason}; its earlier version was removed from the index")
             (report.failed if result.status == "failed" else report.skipped).append(result)
             if result.record:
-                store.record_problem(result.path, result.status, result.reason)
+                store.documents.record_problem(result.path, result.status, result.reason)
             continue
         existed = doc.path in by_path
         candidates = movable.get(doc.sha256) if not existed else None
         if candidates:
             old = candidates.pop(0)
             gone.remove(old)
-            report.chunks_dropped |= store.move_document(old["id"], doc)
+            report.chunks_dropped |= store.documents.move_document(old["id"], doc)
             report.moved.append((old["path"], doc.path))
             continue
-        _, changed = store.upsert_document(doc)
+        _, changed = store.documents.upsert_document(doc)
         if not changed:
-            store.clear_problem(doc.path)
+            store.documents.clear_problem(doc.path)
         target = report.unchanged if not changed else (report.updated if existed else report.added)
         target.append(doc.path)
     for d in gone:
-        store.remove_document(d["id"])
+        store.documents.remove_document(d["id"])
         report.removed.append(d["path"])
         report.chunks_dropped = True
     recorded = {r.path for r in results if r.document is None and r.record}
-    stale = [p["path"] for p in store.problems()
+    stale = [p["path"] for p in store.documents.problems()
              if not os.path.isabs(p["path"])  # recorded by older versions under the path as typed
              or (p["path"] not in recorded and any(is_inside(p["path"], f) for f in found.folders))]
-    store.forget_problems(stale)
+    store.documents.forget_problems(stale)
     return report
 
 
@@ -193,14 +193,14 @@ def build_chunk_set(
     estimate reads. ``vector_cache``: the in-memory vector cache lent to an embedding chunker.
     """
     report = report or IngestReport()
-    info = store.ensure_chunk_set_row(config, embedder.model_id, scope)
-    shas = info.covers(store.document_shas())
-    chunked = store.chunked_docs(info.id)
+    info = store.sets.ensure_chunk_set_row(config, embedder.model_id, scope)
+    shas = info.covers(store.documents.document_shas())
+    chunked = store.sets.chunked_docs(info.id)
     for doc_id in [d for d, sha in chunked.items() if shas.get(d) != sha]:
-        store.drop_doc_from_set(info.id, doc_id)
+        store.sets.drop_doc_from_set(info.id, doc_id)
     todo = [d for d, sha in shas.items() if chunked.get(d) != sha]
     if todo or info.state != "ready":
-        store.set_state(info.id, "building")
+        store.sets.set_state(info.id, "building")
     tick = Reporter(progress, "chunking", len(todo))
     pending: list[tuple[Document, list[Any], list[str], list[str], list[int], list[str]]] = []
     started = time.perf_counter()
@@ -221,17 +221,17 @@ def build_chunk_set(
         report.chunks_embedded += getattr(embedder, "texts_encoded", 0) - before
         offset = 0
         for doc, pieces, prefixes, texts_, tokens, _ in pending:
-            store.replace_doc_chunks(info.id, doc, pieces, prefixes, hashes[offset : offset + len(texts_)], tokens)
+            store.sets.replace_doc_chunks(info.id, doc, pieces, prefixes, hashes[offset : offset + len(texts_)], tokens)
             offset += len(texts_)
             report.chunks_added += len(pieces)
         pending.clear()
 
     failed: list[tuple[Document, ChunkerError]] = []
     done = 0
-    for group in document_groups(todo, store.document_sizes(todo)):
+    for group in document_groups(todo, store.documents.document_sizes(todo)):
         if cancel is not None:
             cancel.check()
-        docs = [store.document(doc_id) for doc_id in group]
+        docs = [store.documents.document(doc_id) for doc_id in group]
         cutter.prepare(docs, progress, cancel)
         for doc in docs:
             if cancel is not None:
@@ -256,8 +256,8 @@ def build_chunk_set(
         leave_out(store, info.id, failed, report)
     keep_rate(store, embedder.model_id, meter)
     sync_index(store, data_dir, info.id, embedder, cancel=cancel)
-    store.set_state(info.id, "ready")
-    final = store.chunk_set(info.id)
+    store.sets.set_state(info.id, "ready")
+    final = store.sets.chunk_set(info.id)
     report.chunks_total = final.chunk_count
     note = truncation_warning(store, info.id, getattr(embedder, "model_path", None))
     if note:
@@ -286,10 +286,10 @@ def leave_out(store: Store, set_id: str, failed: Sequence[tuple[Document, Chunke
     """Record documents the chunker failed on as cut into no chunks (until their text or the chunker
     changes), each with a warning naming chunker, document and reason. When the set holds no chunk at all
     the chunker, not a document, is at fault: its first error is raised and nothing is recorded."""
-    if not len(store.chunk_ids(set_id)):
+    if not len(store.sets.chunk_ids(set_id)):
         raise failed[0][1]
     for doc, exc in failed:
-        store.replace_doc_chunks(set_id, doc, [], [], [], [])
+        store.sets.replace_doc_chunks(set_id, doc, [], [], [], [])
         report.warnings.append(f"{exc}; the document is left out of this chunk set")
 
 
@@ -298,7 +298,7 @@ def truncation_warning(store: Store, set_id: str, model_path: str | None) -> str
     limit = model_max_tokens(model_path)
     if not limit:
         return None
-    longer = store.count_chunks_longer_than(set_id, limit - 2)
+    longer = store.sets.count_chunks_longer_than(set_id, limit - 2)
     if not longer:
         return None
     return (f"{longer} chunk(s) are longer than the embedding model reads ({limit} tokens): their ends are not "
@@ -314,9 +314,9 @@ def chunk_texts(store: Store, set_id: str, ids: np.ndarray) -> tuple[list[str], 
     """(embedded texts, hashes) of chunks, read back from their spans and prefixes."""
     texts, hashes = [], []
     docs: dict[int, str] = {}
-    for doc_id, start, end, prefix, h in store.chunk_spans([int(x) for x in ids]):
+    for doc_id, start, end, prefix, h in store.sets.chunk_spans([int(x) for x in ids]):
         if doc_id not in docs:
-            docs[doc_id] = store.document(doc_id).text
+            docs[doc_id] = store.documents.document(doc_id).text
         texts.append(prefix + docs[doc_id][start:end])
         hashes.append(h)
     return texts, hashes
@@ -331,9 +331,9 @@ def sync_index(
     A file whose sha256 matches no recorded digest is rebuilt from the cached vectors.
     """
     path = index_path(data_dir, set_id)
-    db_ids = store.chunk_ids(set_id)
+    db_ids = store.sets.chunk_ids(set_id)
     index: VectorIndex | None = None
-    checksums = store.index_checksums(set_id)
+    checksums = store.sets.index_checksums(set_id)
     if not rebuild and checksums:  # a file with no recorded digest (older versions) is rebuilt once
         try:
             index = VectorIndex.load(path, checksums)
@@ -363,6 +363,6 @@ def save_index(store: Store, index: VectorIndex, path: Path, set_id: str) -> str
     """Write a chunk set's FAISS file and record its sha256 (before the rename, keeping the previous
     digest valid until the new file is in place, so no reader or crash sees an unrecorded file)."""
     store.check_writable()
-    digest = index.save(path, before_rename=lambda sha, size: store.prepare_index_file(set_id, sha, size))
-    store.commit_index_file(set_id)
+    digest = index.save(path, before_rename=lambda sha, size: store.sets.prepare_index_file(set_id, sha, size))
+    store.sets.commit_index_file(set_id)
     return digest

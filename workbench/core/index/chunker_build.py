@@ -38,9 +38,10 @@ from workbench.core.ingest.chunkers.protocol import (
 from workbench.core.ingest.chunkers.registry import make_chunker
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
 from workbench.core.ingest.chunkers.vector_cache import embed_cached as embed_through
-from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece, chunk_document
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig, ChunkPiece
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.store import Store
 
@@ -124,7 +125,7 @@ class SetCutter:
         if not self.late or self.spec is None:
             return None
         keys = [late_key(self.spec, doc.sha256, p.start, p.end) for p in pieces]
-        if keys and len(self.store.cached_vectors(self.embedder.model_id, keys)) < len(set(keys)):
+        if keys and len(self.store.caches.cached_vectors(self.embedder.model_id, keys)) < len(set(keys)):
             vectors = late_chunk_vectors(self.embedder, doc.text, [(p.start, p.end) for p in pieces], cancel=cancel)
-            self.store.put_vectors(self.embedder.model_id, dict(zip(keys, vectors, strict=True)))
+            self.store.caches.put_vectors(self.embedder.model_id, dict(zip(keys, vectors, strict=True)))
         return keys

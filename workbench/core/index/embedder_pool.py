@@ -5,7 +5,7 @@ all-MiniLM-L6-v2 unless ``--model`` / Settings chose another), ``"ollama:NAME"``
 Ollama server's ``/api/embed``, ``"minilm-bf16"`` is the packaged model run with bf16 matrix products (about
 twice as fast on a CPU with bf16 instructions, vectors agreeing with the exact model's to a mean cosine of
 0.99998; measured in docs/performance.md), anything else is a local sentence-transformers folder. A chunk set is a
-chunking configuration *and* a model (``ChunkConfig.set_id(model_id)``), so each model has its own chunk
+chunking configuration *and* a model (``chunkers.identity.chunk_set_id``), so each model has its own chunk
 sets and its own cached vectors; the pool opens each model once, lazily, and finds the open embedder of a
 stored chunk set by its ``model_id``.
 """

@@ -260,7 +260,7 @@ def embed_cached(
     adds up the characters embedded and the time the model took.
     """
     hashes = list(hashes) if hashes is not None else [text_hash(t) for t in texts]
-    cached = store.cached_vectors(embedder.model_id, hashes)
+    cached = store.caches.cached_vectors(embedder.model_id, hashes)
     missing: dict[str, str] = {}
     for h, t in zip(hashes, texts, strict=True):
         if h not in cached and h not in missing:
@@ -286,7 +286,7 @@ def embed_cached(
             if meter is not None:
                 meter.add(texts_todo[i : i + step], time.perf_counter() - started)
             new = dict(zip(keys[i : i + step], vecs, strict=True))
-            store.put_vectors(embedder.model_id, new)
+            store.caches.put_vectors(embedder.model_id, new)
             cached.update(new)
     if not hashes:
         return np.zeros((0, embedder.dim), dtype=np.float32)

@@ -31,9 +31,10 @@ from workbench.core.index.chunker_build import SetCutter, late_key
 from workbench.core.index.embedding import BATCH_SIZE, Embedder, EmbedMeter, embed_cached, text_hash
 from workbench.core.index.rates import embedding_rate, keep_rate
 from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.identity import chunk_set_id
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
-from workbench.core.ingest.chunking import ChunkConfig
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.store import Scope, Store
 
 SAMPLE_CHARS = 400_000  # characters cut by the dry run at most; larger corpora are sampled and scaled
@@ -91,11 +92,11 @@ class DryEmbed:
     missing: dict[str, str] = field(default_factory=dict)  # text hash → text
 
     def __post_init__(self) -> None:
-        self.dim = self.store.vector_dim(self.model_id) or STAND_IN_DIM
+        self.dim = self.store.caches.vector_dim(self.model_id) or STAND_IN_DIM
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         hashes = [text_hash(t) for t in texts]
-        cached = self.store.cached_vectors(self.model_id, hashes)
+        cached = self.store.caches.cached_vectors(self.model_id, hashes)
         if len(cached) == len(set(hashes)):
             return np.stack([cached[h] for h in hashes]) if hashes else np.zeros((0, self.dim), np.float32)
         self.missing |= {h: t for h, t in zip(hashes, texts, strict=True) if h not in cached}
@@ -129,19 +130,19 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
                    vector_cache: MutableMapping[str, np.ndarray] | None = None) -> BuildEstimate:
     """The cost of bringing the chunk set of ``config`` and ``embedder`` up to date (see the module docstring);
     ``calibrate``: measure the model's rate on a few texts when none is kept yet; ``scope``: the set covers
-    those documents only (a scoped set, ``Workspace.set_scope``); ``vector_cache``: the in-memory vectors an
+    those documents only (a scoped set, ``ws.sets.set_scope``); ``vector_cache``: the in-memory vectors an
     embedding chunker may read (the dry run's stand-ins never enter it)."""
-    set_id = config.set_id(embedder.model_id, scope.key if scope else "")
-    shas = store.document_shas()
+    set_id = chunk_set_id(config, embedder.model_id, scope.key if scope else "")
+    shas = store.documents.document_shas()
     if scope is not None:
         shas = {d: shas[d] for d in scope.doc_ids if d in shas}
-    chunked = store.chunked_docs(set_id)
-    counts = store.chunk_counts(set_id)
+    chunked = store.sets.chunked_docs(set_id)
+    counts = store.sets.chunk_counts(set_id)
     held = sum(counts.get(d, 0) for d, sha in shas.items() if chunked.get(d) == sha)
     todo = [d for d, sha in sorted(shas.items()) if chunked.get(d) != sha]
     if not todo:
         return BuildEstimate(held, 0, 0.0)
-    sizes = store.document_sizes(todo)
+    sizes = store.documents.document_sizes(todo)
     sample = sample_documents(todo, sizes)
     dry = DryEmbed(store, embedder.model_id)
     private = LruVectors()  # stand-in vectors stay here; reads fall through to the shared cache
@@ -152,7 +153,7 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
     fresh: list[str] = []  # texts no cache can hold yet (a contextual set's sentences are not written)
     started = time.perf_counter()
     for doc_id in sample:
-        doc = store.document(doc_id)
+        doc = store.documents.document(doc_id)
         try:
             pieces = cutter.pieces(doc)
         except ChunkerError:  # the build leaves such a document out, with a warning
@@ -165,7 +166,7 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
         else:
             keyed |= {text_hash(t): t for t in embedded_texts(doc, pieces, config)[1]}
     chunking_s = time.perf_counter() - started
-    cached = store.cached_hashes(embedder.model_id, keyed)
+    cached = store.caches.cached_hashes(embedder.model_id, keyed)
     missing = [t for k, t in keyed.items() if k not in cached]
     chars = sum(len(t) for t in missing) * (LATE_OVERLAP if cutter.late else 1.0)
     missing += fresh + list(dry.missing.values())

@@ -14,6 +14,13 @@ from workbench.core.index.embedding import EmbedMeter
 from workbench.core.store import Store
 
 EVIDENCE_CAP_S = 60.0  # seconds of embedding a kept rate stands for, at most
+# The plausible range of a kept rate, in characters per second. Measured: MiniLM ~5,200 on a busy 2-core
+# laptop (docs/performance.md: ~1,300 tokens/s), the hashed test embedder ~3,000,000. The bounds leave a
+# wide margin each way (a model 50x slower than MiniLM, such as a large one on a slow Ollama server; a far
+# faster machine); a kept value outside them (a damaged or hand-edited table) is clamped with a warning, so
+# no estimate divides by ~0 or plans years of work.
+MIN_CHARS_PER_S = 100.0
+MAX_CHARS_PER_S = 1e8
 
 
 def evidence_name(model_id: str) -> str:
@@ -21,14 +28,32 @@ def evidence_name(model_id: str) -> str:
     return f"embed_seconds:{model_id}"
 
 
+RATE_PREFIX = "embed_chars_per_s:"
+
+
 def rate_name(model_id: str) -> str:
     """The meta key of a model's embedding rate."""
-    return f"embed_chars_per_s:{model_id}"
+    return f"{RATE_PREFIX}{model_id}"
 
 
 def embedding_rate(store: Store, model_id: str) -> float | None:
-    """Characters per second this machine embedded with ``model_id`` (None before any measurement)."""
-    return store.rate(rate_name(model_id))
+    """Characters per second this machine embedded with ``model_id`` (None before any measurement), within
+    the plausible range: a kept value outside it is clamped and named in ``store.bad_values``."""
+    rate = store.caches.rate(rate_name(model_id))
+    if rate is None:
+        return None
+    clamped = min(MAX_CHARS_PER_S, max(MIN_CHARS_PER_S, rate))
+    if clamped != rate:
+        store.bad_values.note(f"meta 'rate:{rate_name(model_id)}'",
+                              f"{rate!r} characters/s is outside the plausible {MIN_CHARS_PER_S:g} to "
+                              f"{MAX_CHARS_PER_S:g}; read as {clamped:g} until this machine's rate is measured again")
+    return clamped
+
+
+def _evidence(store: Store, model_id: str) -> float:
+    """The seconds of embedding behind the kept rate, within (0, ``EVIDENCE_CAP_S``]."""
+    seconds = store.caches.rate(evidence_name(model_id))
+    return EVIDENCE_CAP_S if seconds is None else min(EVIDENCE_CAP_S, seconds)
 
 
 def keep_rate(store: Store, model_id: str, meter: EmbedMeter, least_seconds: float = 1.0) -> float | None:
@@ -38,9 +63,11 @@ def keep_rate(store: Store, model_id: str, meter: EmbedMeter, least_seconds: flo
     if measured is None:
         return None
     old = embedding_rate(store, model_id)
-    behind = 0.0 if old is None else min(EVIDENCE_CAP_S, store.rate(evidence_name(model_id)) or EVIDENCE_CAP_S)
+    if old is not None and old != store.caches.rate(rate_name(model_id)):
+        old = None  # a kept value outside the plausible range is replaced by this measurement, not blended
+    behind = 0.0 if old is None else _evidence(store, model_id)
     weight = meter.seconds / (meter.seconds + behind) if behind > 0 else 1.0
     new = measured if old is None else (1 - weight) * old + weight * measured
-    store.keep_rate(rate_name(model_id), new)
-    store.keep_rate(evidence_name(model_id), min(EVIDENCE_CAP_S, behind + meter.seconds))
+    store.caches.keep_rate(rate_name(model_id), new)
+    store.caches.keep_rate(evidence_name(model_id), min(EVIDENCE_CAP_S, behind + meter.seconds))
     return new

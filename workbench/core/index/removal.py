@@ -17,8 +17,9 @@ def remove_under(store: Store, paths: Sequence[str]) -> list[str]:
     for p in paths:
         full = os.path.abspath(os.path.expanduser(p)).rstrip(os.sep) or os.sep
         keys |= {shown(full), path_key(full), path_key(full, follow=False)}
-    docs = [d for d in store.documents() if any(is_inside(d["path"], k) for k in keys)]
+    docs = [d for d in store.documents.rows() if any(is_inside(d["path"], k) for k in keys)]
     for d in docs:
-        store.remove_document(d["id"])
-    store.forget_problems([p["path"] for p in store.problems() if any(is_inside(p["path"], k) for k in keys)])
+        store.documents.remove_document(d["id"])
+    store.documents.forget_problems([p["path"] for p in store.documents.problems()
+                                     if any(is_inside(p["path"], k) for k in keys)])
     return [d["path"] for d in docs]

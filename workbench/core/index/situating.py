@@ -23,11 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from workbench.core.index.embedding import text_hash
-from workbench.core.ingest.chunking import ChunkConfig, ChunkPiece, chunk_document
+from workbench.core.ingest.chunkers.identity import chunk_set_id
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at, section_end
+from workbench.core.ingest.values import ChunkConfig, ChunkPiece
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend, Message
+from workbench.core.llm.fences import data_rule, fenced, new_nonce
 from workbench.core.llm.open import LLMUsage, call_llm
 
 if TYPE_CHECKING:
@@ -37,13 +40,21 @@ if TYPE_CHECKING:
     from workbench.core.store import ChunkSetInfo, Store
 
 KIND = "situate"
-PROMPT_VERSION = "situate-v1"
+PROMPT_VERSION = "situate-v2"  # v2: fenced with a nonce (part of the cache key)
+FENCE_TAGS = ("document", "passage")
 CONTEXT_CHARS = 1500
 HEAD_CHARS = 300
 CHUNK_CHARS = 700
 MAX_TOKENS = 48
 MAX_SENTENCE_CHARS = 220
 SYSTEM = "You write one short sentence that situates a passage within its document, to help search find it."
+
+
+class SituatingSets(Protocol):
+    """What building a contextual chunk set needs of the workspace's chunk sets (``ws.sets``)."""
+
+    def ensure_chunk_set(self, config: ChunkConfig, progress: ProgressSink | None = None,
+                         cancel: CancelToken | None = None, *, situate: Situator | None = None) -> ChunkSetInfo: ...
 
 
 class SituatingWorkspace(Protocol):
@@ -62,8 +73,8 @@ class SituatingWorkspace(Protocol):
     @property
     def counter(self) -> TokenCounter: ...
 
-    def ensure_chunk_set(self, config: ChunkConfig, progress: ProgressSink | None = None,
-                         cancel: CancelToken | None = None, *, situate: Situator | None = None) -> ChunkSetInfo: ...
+    @property
+    def sets(self) -> SituatingSets: ...
 
 
 class ContextualError(ValueError):
@@ -112,13 +123,19 @@ def document_context(doc: Document, start: int, end: int, limit: int = CONTEXT_C
     return "\n".join(parts)
 
 
-def situate_messages(title: str, heading_path: Sequence[str], context: str, chunk: str) -> list[Message]:
-    """The chat messages asking for the situating sentence."""
+def situate_messages(title: str, heading_path: Sequence[str], context: str, chunk: str,
+                     nonce: str | None = None) -> list[Message]:
+    """The chat messages asking for the situating sentence. The document's title, its context and the chunk
+    are fenced (``core.llm.fences``) with ``nonce`` (default: a keyed hash of them), so a document cannot
+    close a fence or pose as the instructions."""
     where = " > ".join([title, *heading_path]) if heading_path else title
+    passage = chunk[:CHUNK_CHARS]
+    nonce = nonce or new_nonce(where, context, passage)
+    document = fenced("document", nonce, f"Title: {where}\n\n{context}", tags=FENCE_TAGS)
     return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"Document: {where}\n<document>\n{context}\n</document>\n\n"
-                                    f"Passage:\n<passage>\n{chunk[:CHUNK_CHARS]}\n</passage>\n\n"
+        {"role": "system", "content": f"{SYSTEM} {data_rule(nonce, FENCE_TAGS)}"},
+        {"role": "user", "content": f"Document:\n{document}\n\n"
+                                    f"Passage:\n{fenced('passage', nonce, passage, tags=FENCE_TAGS)}\n\n"
                                     "In one short sentence, say what this passage is about within the document. "
                                     "Sentence:"},
     ]
@@ -138,7 +155,7 @@ def clean_sentence(raw: str, limit: int = MAX_SENTENCE_CHARS) -> str:
     if not lines:
         return ""
     line = _LABEL.sub("", lines[0])
-    line = re.sub(r"[*_`]{1,3}|</?\w+>", "", line).strip()
+    line = re.sub(r"[*_`]{1,3}|</?\w+(?:-[0-9a-f]+)?>", "", line).strip()
     m = re.search(r"[.!?][\"”’']?(?=\s+[\"“]?[A-Z])", line[20:])  # the first sentence (not a tiny fragment)
     if m:
         line = line[: 20 + m.end()]
@@ -193,7 +210,7 @@ class ContextualSituator:
         chunk = doc.text[piece.start : piece.end]
         key = cache_key(chunk, doc.sha256)
         store = self.ws.store
-        cached = store.llm_cached(KIND, key, llm.model)
+        cached = store.caches.llm_cached(KIND, key, llm.model)
         if cached is not None:
             self._count(LLMUsage(cached=1))
             return cached
@@ -212,7 +229,7 @@ class ContextualSituator:
         text = clean_sentence(call.text)
         self._count(LLMUsage(calls=1, prompt_tokens=call.prompt_tokens, output_tokens=call.output_tokens,
                              seconds=call.seconds, empty=int(not text)))
-        store.put_llm_cached(KIND, key, llm.model, text)
+        store.caches.put_llm_cached(KIND, key, llm.model, text)
         return text
 
     def __call__(self, doc: Document, pieces: Sequence[ChunkPiece]) -> list[str]:
@@ -231,20 +248,20 @@ class ContextualSituator:
 
 def make_situator(ws: SituatingWorkspace, llm: Backend | None = None, progress: ProgressSink | None = None,
                   cancel: CancelToken | None = None, total: int | None = None) -> ContextualSituator:
-    """The default situator of ``Workspace.ensure_chunk_set`` for contextual chunk sets."""
+    """The default situator of ``ws.sets.ensure_chunk_set`` for contextual chunk sets."""
     return ContextualSituator(ws, llm, progress, cancel, total)
 
 
 def pending_chunks(ws: SituatingWorkspace, config: ChunkConfig) -> int:
     """How many chunks building ``config``'s chunk set will situate (documents not chunked in it yet)."""
-    shas = ws.store.document_shas()
+    shas = ws.store.documents.document_shas()
     try:
-        done = ws.store.chunked_docs(config.set_id(ws.embedder.model_id))
+        done = ws.store.sets.chunked_docs(chunk_set_id(config, ws.embedder.model_id))
     except KeyError:
         done = {}
     total = 0
     for doc_id in (d for d, sha in shas.items() if done.get(d) != sha):
-        doc = ws.store.document(doc_id)
+        doc = ws.store.documents.document(doc_id)
         total += len(chunk_document(doc.text, doc.headings, config, ws.counter))
     return total
 
@@ -259,5 +276,5 @@ def build_contextual_set(ws: SituatingWorkspace, config: ChunkConfig, llm: Backe
     if not config.contextual:
         config = replace(config, contextual=True)
     situator = make_situator(ws, llm, progress, cancel, total=pending_chunks(ws, config))
-    info = ws.ensure_chunk_set(config, progress, cancel, situate=situator)
+    info = ws.sets.ensure_chunk_set(config, progress, cancel, situate=situator)
     return info, situator.usage

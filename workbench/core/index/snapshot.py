@@ -20,10 +20,10 @@ def try_snapshot(store: Store, data_dir: Path, set_id: str) -> Snapshot | None:
     has not written it yet: the caller waits for the writer, or rebuilds the file itself)."""
     path = index_path(data_dir, set_id)
     try:
-        index = VectorIndex.load(path, store.index_checksums(set_id) or None)
+        index = VectorIndex.load(path, store.sets.index_checksums(set_id) or None)
     except (IndexDamaged, ValueError):
         return None
-    table = store.chunk_table(set_id)
+    table = store.sets.chunk_table(set_id)
     return table.subset(np.isin(table.ids, index.ids())), index
 
 

@@ -1,4 +1,2 @@
 """Stage 1, ingest: files to text. Discovery, loaders (txt, md, rst, html, pdf), headings, tokens,
 sentences and the chunkers that cut a document into ``(start, end)`` character spans. Imports nothing above it."""
-
-import workbench.core.ingest.chunkers  # noqa: F401 - registers how registry chunkers name themselves

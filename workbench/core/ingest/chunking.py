@@ -12,12 +12,8 @@ heading-path embedding puts them back into what is embedded.
 from __future__ import annotations
 
 import bisect
-import hashlib
-import json
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Protocol
 
 import numpy as np
 
@@ -25,119 +21,12 @@ from workbench.core.ingest.boundaries import tile_spans
 from workbench.core.ingest.headings import Heading, heading_path_at, section_spans
 from workbench.core.ingest.sentences import sentence_spans
 from workbench.core.ingest.tokens import TokenCounter, match_spans, split_long
+from workbench.core.ingest.values import ChunkConfig, ChunkPiece
 
-UNITS = ("tokens", "words", "sentences")
 _WORD = re.compile(r"\S+")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 MAX_WORD_CHARS = 64  # longer unbroken runs count as several words (a chunk never grows without bound)
 MAX_SENTENCE_CHARS = 2_000  # a "sentence" with no end for longer than this is cut into pieces
-
-
-@dataclass(frozen=True)
-class ChunkConfig:
-    """How a chunk set is cut and what is embedded for each chunk."""
-
-    unit: str = "tokens"
-    size: int = 200
-    overlap: int = 0
-    structure_aware: bool = False
-    heading_prefix: bool = False
-    contextual: bool = False  # an LLM-written sentence situating the chunk is embedded before it
-    chunker: str = ""  # a registry chunker (canonical JSON, see chunkers.choice); "" = cut by the fields above
-
-    def __post_init__(self) -> None:
-        if self.unit not in UNITS:
-            raise ValueError(f"unit must be one of {', '.join(UNITS)}, not {self.unit!r}")
-        if self.size < 1:
-            raise ValueError("chunk size must be at least 1")
-        if not 0 <= self.overlap < self.size:
-            raise ValueError("overlap must be at least 0 and smaller than the chunk size")
-
-    def to_json(self) -> str:
-        """Canonical JSON of the fields (stable key order; optional flags only when set, so adding a
-        flag never changes the identity of existing chunk sets)."""
-        return json.dumps(self.as_dict(), sort_keys=True)
-
-    def as_dict(self) -> dict[str, object]:
-        """The fields as a dict, ``contextual`` and ``chunker`` only when set (so adding them changed no
-        existing identity or stored JSON)."""
-        data = asdict(self)
-        for flag in ("contextual", "chunker"):
-            if not data[flag]:
-                del data[flag]
-        return data
-
-    def set_id(self, model_id: str, scope_key: str = "") -> str:
-        """Identity of the chunk set for this configuration and embedding model. A registry chunker adds
-        its full spec (name, parameters, library and installed version), so a library upgrade builds a new
-        set rather than mixing cuts. ``scope_key`` (``store.Scope.key``) names the documents of a scoped set
-        ("": every stored document, the identity sets had before scopes existed)."""
-        identity = f"{self.to_json()}|{model_id}"
-        if self.chunker:
-            identity += f"|{chunker_naming().spec_json(self.chunker)}"
-        if scope_key:
-            identity += f"|scope:{scope_key}"
-        return hashlib.sha256(identity.encode()).hexdigest()[:16]
-
-    def label(self) -> str:
-        """Short human label, e.g. ``200 tokens / 20 overlap, headings``."""
-        parts = [f"{self.size} {self.unit}"]
-        if self.overlap:
-            parts[0] += f" / {self.overlap} overlap"
-        if self.chunker:
-            parts = [chunker_naming().label(self.chunker)]
-        if self.structure_aware:
-            parts.append("structure-aware")
-        if self.heading_prefix:
-            parts.append("heading-path embedding")
-        if self.contextual:
-            parts.append("contextual (LLM)")
-        return ", ".join(parts)
-
-
-class ChunkerNaming(Protocol):
-    """How a registry chunker (``ChunkConfig.chunker``, canonical JSON) names itself: the chunker registry
-    lives above this module (its fixed-size chunkers call ``chunk_document``), so it registers this on
-    import (``chunkers.choice``; ``workbench.core.ingest`` imports the registry)."""
-
-    def spec_json(self, chunker: str) -> str:
-        """The full spec as JSON (installed library version included); "" when it cannot be resolved."""
-        ...
-
-    def label(self, chunker: str) -> str:
-        """A short label, e.g. ``recursive (max_tokens=256, overlap=0)``."""
-        ...
-
-
-_NAMING: list[ChunkerNaming] = []
-
-
-def use_chunker_naming(naming: ChunkerNaming) -> None:
-    """Register how registry chunkers name themselves (called once by ``chunkers.choice``)."""
-    _NAMING[:] = [naming]
-
-
-def chunker_naming() -> ChunkerNaming:
-    """The registered ``ChunkerNaming`` (the chunker registry is imported with ``workbench.core.ingest``)."""
-    if not _NAMING:
-        raise RuntimeError("registry chunkers need workbench.core.ingest.chunkers imported first")
-    return _NAMING[0]
-
-
-def max_overlap(size: int) -> int:
-    """The largest overlap the CLI and the GUI accept for ``size``-unit chunks: below half the size (a larger
-    overlap makes chunking step by a few units at a time, for minutes, into near-duplicate chunks)."""
-    return max(0, (size - 1) // 2)
-
-
-@dataclass(frozen=True)
-class ChunkPiece:
-    """A chunk before it is stored: its order in the document, its span and its heading path."""
-
-    position: int
-    start: int
-    end: int
-    heading_path: tuple[str, ...] = ()
 
 
 def unit_spans(text: str, unit: str, counter: TokenCounter | None = None) -> np.ndarray:

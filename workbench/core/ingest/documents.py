@@ -17,28 +17,13 @@ from pathlib import Path
 from workbench.core.ingest.filenames import file_kind, path_key, shown
 from workbench.core.ingest.headings import Heading, parse_headings
 from workbench.core.ingest.html_text import html_to_text
+from workbench.core.ingest.values import Document as Document  # the value lives below the store
 
 TEXT_SUFFIXES = {".txt", ".md", ".markdown", ".rst", ".text"}
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 PDF_SUFFIXES = {".pdf"}
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES
 MAX_FILE_MB = 20.0
-
-
-@dataclass(frozen=True)
-class Document:
-    """A loaded document: stored text plus its metadata and heading tree."""
-
-    path: str
-    title: str
-    text: str
-    sha256: str
-    size: int
-    mtime: float
-    format: str
-    headings: tuple[Heading, ...] = ()
-    id: int | None = None
-    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -9,18 +9,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Heading:
-    """One heading: its level (1 = top), its title and the span of its heading line(s)."""
-
-    level: int
-    title: str
-    start: int
-    end: int
-
+from workbench.core.ingest.values import Heading as Heading  # the value lives below the store
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")

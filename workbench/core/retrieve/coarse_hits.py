@@ -20,10 +20,10 @@ from dataclasses import replace
 
 from workbench.core.ingest.chunkers.choice import with_chunk_size
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.retrieve.search import Hit
-from workbench.core.retrieve.search_config import CoarseLevel
+from workbench.core.retrieve.strategy.search_config import CoarseLevel
 
 COARSE_EXPANSIONS = ("none", "neighbours")  # coarse hits are windows already; other expansions grow a chunk
 

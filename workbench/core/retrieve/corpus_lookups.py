@@ -1,78 +1,56 @@
-"""The workspace's cached lookups of stored documents: texts, token offsets, parent spans and question
-vectors (a mixin of ``core.workspace.Workspace``, which provides the store, the embedder and the counter).
+"""The workspace's cached lookups of stored documents: texts, token offsets, parent spans and question vectors
+(``ws.corpus``, the ``Corpus`` the retrieval steps read through, ``retrieve.inputs``).
 
-These are what the retrieval steps read through the ``Corpus`` protocol (``retrieve.inputs``); the caches
-are per workspace, thread-safe, and dropped with ``_forget_lookups`` when documents change.
+The lookups are kept in the workspace's one cache (``WorkspaceCache``), which drops them when documents change.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 
 import numpy as np
 
+from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder, embed_cached
-from workbench.core.ingest.chunking import ChunkConfig, chunk_document
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import section_spans
-from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.tokens import TokenCounter, counter_for_model
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressSink
-from workbench.core.retrieve.lru import LRU
-from workbench.core.store import Store
+from workbench.core.retrieve.workspace_cache import WorkspaceCache
+from workbench.core.store import Store, ThreadStores
 
 
-class WorkspaceParts:
-    """What ``core.workspace.Workspace`` provides to the parts it is made of (``CorpusLookups`` here, its
-    ``workspace_records`` and ``workspace_loading``): the store, the embedders, the token counter, its lock."""
+class CorpusLookups:
+    """Cached reads of the stored documents and embeddings of questions and texts, over this thread's store, the
+    workspace's embedding models and its cache."""
 
-    _lock: threading.RLock
-
-    @property
-    def store(self) -> Store:  # pragma: no cover - provided by the workspace
-        """This thread's connection to the store."""
-        raise NotImplementedError
+    def __init__(self, stores: ThreadStores, models: EmbedderPool, cache: WorkspaceCache) -> None:
+        self._stores = stores
+        self._models = models
+        self._cache = cache
 
     @property
-    def embedder(self) -> Embedder:  # pragma: no cover - provided by the workspace
-        """The embedding model."""
-        raise NotImplementedError
-
-    def embedder_for(self, model: str | None = "") -> Embedder:  # pragma: no cover - provided by the workspace
-        """The embedder of a model spec (``""``: the default)."""
-        raise NotImplementedError
+    def store(self) -> Store:
+        """This thread's store (BM25 full-text search and the LLM output cache read it)."""
+        return self._stores.get()
 
     @property
-    def counter(self) -> TokenCounter:  # pragma: no cover - provided by the workspace
-        """Token counter of the embedding model's tokenizer."""
-        raise NotImplementedError
+    def embedder(self) -> Embedder:
+        """The default embedding model."""
+        return self._models.default
 
-
-class CorpusLookups(WorkspaceParts):
-    """Cached reads of the corpus; the class using it provides ``WorkspaceParts`` and calls ``_init_lookups``
-    once."""
-
-    def _init_lookups(self) -> None:
-        self._query_vectors: LRU[tuple[str, str], np.ndarray] = LRU(4096)  # (model id, question)
-        self._texts: LRU[int, Document] = LRU(256)
-        self._offsets: LRU[int, np.ndarray] = LRU(64)
-        self._parents: LRU[tuple[int, int, str], list[tuple[int, int]]] = LRU(256)
-
-    def _forget_lookups(self) -> None:
-        """Drop what was read of the documents (they changed); question vectors stay."""
-        with self._lock:
-            self._texts.clear()
-            self._offsets.clear()
-            self._parents.clear()
+    @property
+    def counter(self) -> TokenCounter:
+        """Token counter of the default embedding model's tokenizer."""
+        return counter_for_model(getattr(self.embedder, "model_path", None))
 
     def document(self, doc_id: int) -> Document:
         """A stored document (text cached)."""
-        with self._lock:
-            doc = self._texts.get(doc_id)
+        doc = self._cache.texts.get(doc_id)
         if doc is None:
-            doc = self.store.document(doc_id)
-            with self._lock:
-                self._texts.put(doc_id, doc)
+            doc = self._cache.texts.put(doc_id, self.store.documents.document(doc_id))
         return doc
 
     def doc_text(self, doc_id: int) -> str:
@@ -82,7 +60,7 @@ class CorpusLookups(WorkspaceParts):
     def query_vector(self, question: str, model: str | None = "") -> np.ndarray:
         """The question's embedding by ``model`` (``""``: the default; cached in memory and in the store's
         vector cache, per model)."""
-        vec = self._query_vectors.get((self.embedder_for(model).model_id, question))
+        vec = self._cache.query_vectors.get((self._models.get(model).model_id, question))
         if vec is None:
             vec = self.query_vectors([question], model=model)[0]
         return vec
@@ -93,35 +71,31 @@ class CorpusLookups(WorkspaceParts):
     ) -> np.ndarray:
         """Embeddings of many questions by ``model``: cached ones read back, the rest embedded in one batch
         and cached."""
-        embedder = self.embedder_for(model)
+        embedder = self._models.get(model)
         vectors: dict[str, np.ndarray] = {}
         for q in dict.fromkeys(questions):
-            cached = self._query_vectors.get((embedder.model_id, q))
+            cached = self._cache.query_vectors.get((embedder.model_id, q))
             if cached is not None:
                 vectors[q] = cached
         missing = [q for q in dict.fromkeys(questions) if q not in vectors]
         if missing:
             vecs = embed_cached(self.store, embedder, missing, progress=progress, cancel=cancel)
             for q, v in zip(missing, vecs, strict=True):
-                vectors[q] = self._query_vectors.put((embedder.model_id, q), v)
+                vectors[q] = self._cache.query_vectors.put((embedder.model_id, q), v)
         return np.stack([vectors[q] for q in questions]) if questions else np.zeros((0, 0))
 
     def token_offsets(self, doc_id: int) -> np.ndarray:
         """Token offsets of a whole document (cached)."""
-        with self._lock:
-            offs = self._offsets.get(doc_id)
+        offs = self._cache.offsets.get(doc_id)
         if offs is None:
-            offs = self.counter.offsets(self.doc_text(doc_id))
-            with self._lock:
-                self._offsets.put(doc_id, offs)
+            offs = self._cache.offsets.put(doc_id, self.counter.offsets(self.doc_text(doc_id)))
         return offs
 
     def parents_of(self, doc_id: int, parent_size: int, unit: str = "tokens") -> list[tuple[int, int]]:
         """Parent spans of a document: chunks of ``parent_size`` ``unit`` (the children's unit: tokens,
         words or sentences), or heading sections when 0."""
         key = (doc_id, parent_size, unit)
-        with self._lock:
-            spans = self._parents.get(key)
+        spans = self._cache.parents.get(key)
         if spans is None:
             doc = self.document(doc_id)
             if parent_size:
@@ -131,10 +105,13 @@ class CorpusLookups(WorkspaceParts):
                 spans = [(p.start, p.end) for p in pieces]
             else:
                 spans = section_spans(doc.headings, len(doc.text))
-            with self._lock:
-                self._parents.put(key, spans)
+            self._cache.parents.put(key, spans)
         return spans
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under the embedding model's tokenizer."""
         return self.counter.count(text)
+
+    def embed_texts(self, texts: Sequence[str], cancel: CancelToken | None = None) -> np.ndarray:
+        """Vectors of ``texts`` by the default model, read from (and added to) the vector cache."""
+        return embed_cached(self.store, self.embedder, texts, cancel=cancel)

@@ -11,6 +11,7 @@ import numpy as np
 from workbench.core.index.embedding import Embedder, embed_cached
 from workbench.core.ingest.headings import heading_path_at, section_spans
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
+from workbench.core.llm.fences import data_rule, fenced, new_nonce
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from workbench.core.retrieve.loaded_set import LoadedSet
     from workbench.core.retrieve.lru import LRU
 
-PROMPT_VERSION = "summary-v2"  # part of the cache key: a new prompt never reuses an old prompt's summaries
+PROMPT_VERSION = "summary-v3"  # in the cache key: a new prompt never reuses old summaries (v3: fenced)
 SECTION_CHARS = 1500
 LONG_SECTION_TOKENS = 600
 SUMMARY_TOKENS = 160  # room for three sentences
@@ -27,14 +28,18 @@ SUMMARY_TOKENS = 160  # room for three sentences
 SectionCache: TypeAlias = "LRU[tuple[str, int, str], tuple[list[Span], np.ndarray | None]]"
 
 
-def summary_messages(title: str, heading: str, text: str) -> list[Message]:
-    """Chat messages asking for a 2–3 sentence summary that keeps the section's key facts and adds none."""
+def summary_messages(title: str, heading: str, text: str, nonce: str | None = None) -> list[Message]:
+    """Chat messages asking for a 2–3 sentence summary that keeps the section's key facts and adds none. The
+    section (with its document's title and heading) is fenced (``core.llm.fences``) with ``nonce`` (default:
+    a keyed hash of it), so its text cannot pose as the instructions."""
+    section = f"Document: {title}\nSection: {heading or '(untitled)'}\n\n{text[:SECTION_CHARS]}"
+    nonce = nonce or new_nonce(section)
     return [
         {"role": "system", "content": "You summarise a document section in 2–3 plain sentences. Preserve its key "
                                       "facts (names, numbers, prices, dates, conditions, commands) and add none: "
-                                      "say nothing that the section does not say."},
-        {"role": "user", "content": f"Document: {title}\nSection: {heading or '(untitled)'}\n\n"
-                                    f"{text[:SECTION_CHARS]}\n\nSummary:"},
+                                      "say nothing that the section does not say. "
+                                      + data_rule(nonce, ("section",))},
+        {"role": "user", "content": f"{fenced('section', nonce, section)}\n\nSummary:"},
     ]
 
 
@@ -66,7 +71,7 @@ def section_summaries(
         doc = corpus.document(span.doc_id)
         text = doc.text[span.start : span.end]
         key = hashlib.sha256(f"{PROMPT_VERSION}\n{text}".encode()).hexdigest()
-        summary = corpus.store.llm_cached("summary", key, llm.model)
+        summary = corpus.store.caches.llm_cached("summary", key, llm.model)
         if summary is None:
             if cancel is not None:
                 cancel.check()
@@ -74,7 +79,7 @@ def section_summaries(
             summary = llm.complete(summary_messages(doc.title, " > ".join(path), text),
                                    max_tokens=SUMMARY_TOKENS).strip()
             summary = summary or " ".join(text.split())[:200]
-            corpus.store.put_llm_cached("summary", key, llm.model, summary)
+            corpus.store.caches.put_llm_cached("summary", key, llm.model, summary)
         out.append((span, summary))
         tick(i + 1)
     return out

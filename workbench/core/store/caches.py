@@ -6,17 +6,17 @@ change of documents or chunk sets.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
 
-from workbench.core.store.connection import StoreConnection, cache_write, now
+from workbench.core.store.connection import Tables, cache_write, now, writes
+from workbench.core.store.readback import positive_number
 from workbench.core.store.values import ID_BATCH
 
 
-class CacheTables(StoreConnection):
-    """The ``embeddings``, ``meta`` rate and ``llm_cache`` tables of a workbench database."""
+class CacheTables(Tables):
+    """The ``embeddings``, ``meta`` rate and ``llm_cache`` tables of a workbench database (``store.caches``)."""
 
     # ----- embedding cache -------------------------------------------------------------------
     def cached_vectors(self, model_id: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
@@ -52,7 +52,7 @@ class CacheTables(StoreConnection):
     @cache_write
     def put_vectors(self, model_id: str, vectors: dict[str, np.ndarray]) -> None:
         """Add vectors to the cache (one transaction)."""
-        with self.transaction():
+        with self.connection.transaction():
             self.db.conn.executemany(
                 "INSERT OR IGNORE INTO embeddings (model_id, text_hash, vector) VALUES (?, ?, ?)",
                 [(model_id, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()],
@@ -68,17 +68,29 @@ class CacheTables(StoreConnection):
     def rate(self, name: str) -> float | None:
         """A kept measurement (e.g. characters embedded per second by one model), or None."""
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [f"rate:{name}"]).fetchone()
-        try:
-            value = float(row[0]) if row else None
-        except ValueError:
+        if not row:
             return None
-        return value if value is not None and math.isfinite(value) and value > 0 else None
+        value, problem = positive_number(row[0])
+        if problem:
+            self.connection.bad_values.note(f"meta 'rate:{name}'",
+                                            f"{problem}; ignored (measured again on the next build)")
+        return value
 
     @cache_write
     def keep_rate(self, name: str, value: float) -> None:
         """Keep a measurement under ``name`` (replacing the one before); not a change of documents or sets."""
         self.db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
                         "value = excluded.value", [f"rate:{name}", repr(float(value))])
+
+    def rate_names(self) -> list[str]:
+        """The names of every kept measurement."""
+        return [str(r[0]).removeprefix("rate:") for r in self.db.execute(
+            "SELECT key FROM meta WHERE key LIKE 'rate:%' ORDER BY key")]
+
+    @writes
+    def forget_rate(self, name: str) -> None:
+        """Forget a kept measurement (the next build measures it again)."""
+        self.db.execute("DELETE FROM meta WHERE key = ?", [f"rate:{name}"])
 
     # ----- LLM output cache (summaries, contextual sentences) ---------------------------------
     def llm_cached(self, kind: str, key: str, model: str) -> str | None:

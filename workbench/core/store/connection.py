@@ -1,7 +1,8 @@
 """Opening a workbench database safely: only through SQLite, read-only when the folder or file is, refusing
 writes to a damaged file (``quick_check`` once per process and file version), storage errors worded.
 
-``StoreConnection`` is the base of ``workbench.core.store.Store``, which holds the tables' operations.
+``StoreConnection`` is the base of ``workbench.core.store.Store``; each group of tables is a ``Tables`` part
+that shares the store's one connection (``store.documents``, ``store.sets``, ``store.caches``, ``store.runs``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import sqlite_utils
 from workbench.core.store.errors import (
     BUSY_TIMEOUT_S,
     StoreError,
+    WriteRefused,
     damaged_message,
     describe,
     folder_writable,
@@ -31,6 +33,7 @@ from workbench.core.store.errors import (
     out_of_space,
     read_only_message,
 )
+from workbench.core.store.readback import BadValues, counter
 from workbench.core.store.schema import SCHEMA_VERSION, foreign_tables, migrate
 
 # Integrity of each database file is checked once per process and file version:
@@ -46,7 +49,7 @@ def now() -> str:
 
 Params = ParamSpec("Params")
 Result = TypeVar("Result")
-Conn = TypeVar("Conn", bound="StoreConnection")
+Conn = TypeVar("Conn", bound="Tables")
 
 
 def writes(method: Callable[Concatenate[Conn, Params], Result]) -> Callable[Concatenate[Conn, Params], Result]:
@@ -55,7 +58,7 @@ def writes(method: Callable[Concatenate[Conn, Params], Result]) -> Callable[Conc
 
     @functools.wraps(method)
     def wrapper(self: Conn, /, *args: Params.args, **kwargs: Params.kwargs) -> Result:
-        with self.writing(), self.transaction():
+        with self.connection.writing(), self.connection.transaction():
             return method(self, *args, **kwargs)
 
     return wrapper
@@ -70,10 +73,10 @@ def cache_write(
 
     @functools.wraps(method)
     def wrapper(self: Conn, /, *args: Params.args, **kwargs: Params.kwargs) -> Result | None:
-        if self.refusal:
+        if self.connection.refusal:
             return None
         try:
-            with self.writing(), self.transaction():
+            with self.connection.writing(), self.connection.transaction():
                 return method(self, *args, **kwargs)
         except StoreError:
             return None
@@ -96,6 +99,7 @@ class StoreConnection:
         self.path = Path(path)
         self.folder = self.path.parent
         self.refusal: str | None = None
+        self.bad_values = BadValues()  # unreadable values met (``readback``): named, replaced or skipped
         existed = self.path.exists()
         writable = folder_writable(self.folder) and (not existed or os.access(self.path, os.W_OK))
         if not writable:
@@ -230,9 +234,9 @@ class StoreConnection:
         return self.refusal is None
 
     def check_writable(self) -> None:
-        """Raise ``StoreError`` with the reason when this store refuses writes."""
+        """Raise ``WriteRefused`` with the reason when this store refuses writes."""
         if self.refusal:
-            raise StoreError(self.refusal)
+            raise WriteRefused(self.refusal)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -272,10 +276,30 @@ class StoreConnection:
     def generation(self) -> int:
         """A counter that grows with every change to documents or chunk sets (not to the caches)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return int(row[0]) if row else 0
+        if not row:
+            return 0
+        value, problem = counter(row[0])
+        if value is None:  # read as 0: the next change writes a number (``_bump`` casts the text to 0)
+            self.bad_values.note("meta 'generation'", f"{problem}; read as 0 until the next change rewrites it")
+            return 0
+        return value
 
-    def _bump(self) -> None:
+    def bump_generation(self) -> None:
+        """Count a change to documents or chunk sets (call inside the write transaction that makes it)."""
         self.db.execute(
             "INSERT INTO meta (key, value) VALUES ('generation', '1') "
             "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
         )
+
+
+class Tables:
+    """A group of tables of one database (a part of ``Store``): its operations over the store's one connection,
+    which every part shares (like sqlite-utils' ``Table`` objects handed out by one ``Database``)."""
+
+    def __init__(self, connection: StoreConnection) -> None:
+        self.connection = connection
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The connection's sqlite-utils database."""
+        return self.connection.db

@@ -23,6 +23,11 @@ class StoreError(Exception):
     """The store cannot be opened or used; the message tells the user what to do."""
 
 
+class WriteRefused(StoreError):
+    """A write the data folder refused (a full disk, a read-only folder or database, a failing disk): what is
+    stored is intact and can still be read, so a search goes on with the last complete state."""
+
+
 def free_mb(folder: Path) -> int:
     """Megabytes free on the file system holding ``folder`` (-1 when unknown)."""
     try:
@@ -114,9 +119,9 @@ def folder_writable(folder: Path) -> bool:
 def from_os_error(exc: OSError, folder: Path) -> StoreError | None:
     """A ``StoreError`` for a full disk or a read-only folder, or None for other errors."""
     if exc.errno in FULL_ERRNOS:
-        return StoreError(disk_full_message(folder))
+        return WriteRefused(disk_full_message(folder))
     if exc.errno in READ_ONLY_ERRNOS:
-        return StoreError(read_only_message(folder))
+        return WriteRefused(read_only_message(folder))
     return None
 
 
@@ -132,13 +137,13 @@ def from_sqlite_error(exc: sqlite3.Error, folder: Path) -> StoreError | None:
     if is_busy(exc):
         return StoreError(busy_message(folder))
     if name == "SQLITE_FULL" or "database or disk is full" in text:
-        return StoreError(disk_full_message(folder))
+        return WriteRefused(disk_full_message(folder))
     if name.startswith("SQLITE_READONLY") or "readonly database" in text:
-        return StoreError(read_only_message(folder))
+        return WriteRefused(read_only_message(folder))
     if name in {"SQLITE_IOERR_WRITE", "SQLITE_IOERR_FSYNC", "SQLITE_IOERR_TRUNCATE", "SQLITE_IOERR_SHMSIZE",
                 "SQLITE_IOERR_DIR_FSYNC"}:
         free = free_mb(folder)
-        return StoreError(f"writing to {folder} failed ({text}; {free:,} MB free): the disk is full, over a "
+        return WriteRefused(f"writing to {folder} failed ({text}; {free:,} MB free): the disk is full, over a "
                           f"file-size limit or failing; {NOTHING_LOST}. Free some space or check the disk, "
                           "then run it again.")
     return None

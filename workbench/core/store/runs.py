@@ -7,17 +7,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from workbench.core.store.connection import StoreConnection, now, writes
+from workbench.core.store.connection import Tables, now, writes
 
 
-class RunTables(StoreConnection):
-    """The ``runs``, ``run_questions`` and ``saved_strategies`` tables of a workbench database."""
+class RunTables(Tables):
+    """The ``runs``, ``run_questions`` and ``saved_strategies`` tables of a workbench database (``store.runs``)."""
 
     # ----- evaluation runs ----------------------------------------------------------------------
     @writes
     def insert_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
         """Store one run row and its question rows, in one transaction."""
-        with self.transaction():
+        with self.connection.transaction():
             self.db.table("runs").insert(run)
             self.db.table("run_questions").insert_all(questions)
 
@@ -34,7 +34,7 @@ class RunTables(StoreConnection):
     @writes
     def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
         """Store a run row and its question rows in place of any earlier ones with its id, in one transaction."""
-        with self.transaction():
+        with self.connection.transaction():
             self.db.execute("DELETE FROM run_questions WHERE run_id = ?", [run["id"]])
             self.db.execute("DELETE FROM runs WHERE id = ?", [run["id"]])
             self.db.table("runs").insert(run)
@@ -51,7 +51,7 @@ class RunTables(StoreConnection):
     @writes
     def delete_run(self, run_id: str) -> None:
         """Remove a run and its question rows, in one transaction."""
-        with self.transaction():
+        with self.connection.transaction():
             self.db.execute("DELETE FROM run_questions WHERE run_id = ?", [run_id])
             self.db.execute("DELETE FROM runs WHERE id = ?", [run_id])
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 
 # Largest number of ids bound into one ``IN (...)`` list (SQLite's variable limit is far above).
 ID_BATCH = 500

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.jobs import CancelToken
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 
 if TYPE_CHECKING:
     from workbench.core.llm import LLMChoice as CoreChoice

@@ -27,7 +27,7 @@ LABEL_WORDS = {"answered": "answered", "partial": "partial", "clean_no": "clean 
 
 def reference_texts(ws: Workspace, spans: Iterable[Span]) -> list[str]:
     """The text of each reference span (what the judge compares the answer with)."""
-    return [ws.doc_text(s.doc_id)[s.start:s.end] for s in spans]
+    return [ws.corpus.doc_text(s.doc_id)[s.start:s.end] for s in spans]
 
 
 def judge_job(job: AnswerJob, backend: Backend, references: list[str], cancel: CancelToken | None = None) -> None:

@@ -37,11 +37,11 @@ from workbench.core.spans import Span
 from workbench.ui.answer.answer_backend import AnswerJob, BackendHolder, llm_available, run_answer
 from workbench.ui.answer.answer_column import AnswerColumn
 from workbench.ui.answer.answer_judging import judge_job, reference_texts
-from workbench.ui.app.settings import LLMChoice
-from workbench.ui.app.wording import for_the_window
+from workbench.ui.basics.settings import LLMChoice
+from workbench.ui.basics.wording import for_the_window
+from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.model import SIDES, WorkbenchModel, as_side
 from workbench.ui.widgets.wrapped_label import WrappedLabel
-from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink

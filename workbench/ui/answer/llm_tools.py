@@ -29,9 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.ui.window.job_progress import JobProgress
-from workbench.ui.window.workers import JobFn, JobRunner, Worker
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig
+from workbench.ui.jobs.job_progress import JobProgress
+from workbench.ui.jobs.workers import JobFn, JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.synthetic import GenerationResult
@@ -181,12 +182,13 @@ class ContextualizeDialog(_ToolDialog):
         from workbench.core.index.situating import build_contextual_set
 
         config, ws, factory = self.config(), self.ws, self.llm_factory
-        if not ws.documents():
+        if not ws.records.documents():
             raise ValueError("the library is empty: add documents first")
 
         def run(progress: ProgressSink, cancel: CancelToken) -> dict[str, Any]:
             info, usage = build_contextual_set(ws, config, factory(ws, llm_kind), progress, cancel)
-            return {"set_id": info.id, "label": config.label(), "chunks": info.chunk_count, "llm": usage.as_dict()}
+            return {"set_id": info.id, "label": chunking_label(config), "chunks": info.chunk_count,
+                    "llm": usage.as_dict()}
 
         return run
 
@@ -244,7 +246,7 @@ class MakeQuestionsDialog(_ToolDialog):
             raise ValueError("choose an output folder")
         if (out / QUESTIONS_FILE).exists():
             raise ValueError(f"{out / QUESTIONS_FILE} exists: choose another output folder")
-        if not ws.documents():
+        if not ws.records.documents():
             raise ValueError("the library is empty: add documents first")
         n, seed, two_part = self.n.value(), self.seed.value(), self.two_part.isChecked()
         self.load_button.setEnabled(False)

@@ -1,1 +1,2 @@
-"""Application bootstrap: the entry point, self-test, theme, settings and the settings dialog, logs."""
+"""What starts the app (the top of the window's layers): the entry point, the self-test, the QApplication, the
+platform check before Qt loads, logs."""

@@ -66,7 +66,7 @@ def startup_choices(args: argparse.Namespace, settings: QSettings) -> tuple[str 
     the per-user default (None). The embedding model is the stored local folder when it is still a model
     folder, else the installed default (None).
     """
-    from workbench.ui.app import settings as prefs
+    from workbench.ui.basics import settings as prefs
 
     data_dir = args.data_dir or os.environ.get("WORKBENCH_DATA") or prefs.text(settings, prefs.DATA_DIR) or None
     model = prefs.text(settings, prefs.EMBEDDING_MODEL) or None
@@ -117,7 +117,7 @@ def start_window(args: argparse.Namespace, settings: QSettings,
     log.info("started with data folder %s", ws.data_dir)
     if note:
         window.show_message(note)
-    if welcome_due(settings, library_empty=not ws.documents(), offer_on_empty=not args.no_sample):
+    if welcome_due(settings, library_empty=not ws.records.documents(), offer_on_empty=not args.no_sample):
         mark_welcome_seen(settings)
         window.open_welcome()
     return window, app_lock
@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     log_file = setup_logging()
     app = make_app()
-    from workbench.ui.app.settings import open_settings
+    from workbench.ui.basics.settings import open_settings
 
     started = start_window(args, open_settings(), log_file)
     if isinstance(started, int):

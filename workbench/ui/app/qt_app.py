@@ -1,6 +1,6 @@
-"""The QApplication and what every entry point shares: the bundled sample corpus, the self-test question,
-the offscreen fallback and the process's age (cold start). A leaf module of ``ui/app`` (launch, self-test and
-the window's actions import it; it imports none of them), so the entry points do not import each other."""
+"""The QApplication and what every entry point shares: the bundled sample corpus (from ``basics.bundled``),
+the self-test question, the offscreen fallback and the process's age (cold start). A leaf module of ``ui/app``
+(launch and the self-test import it; it imports neither), so the entry points do not import each other."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.ui.basics.bundled import SAMPLE_DIR
+
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
-SAMPLE_DIR = Path(__file__).resolve().parents[3] / "resources" / "sample"  # <root>/workbench/ui/app/qt_app.py
+__all__ = ["SAMPLE_DIR", "SELF_TEST_QUESTION", "headless_if_needed", "make_app", "process_age_s"]
+
 SELF_TEST_QUESTION = "Why must the database migration run before the rollout?"
 
 

@@ -97,13 +97,13 @@ class _Run:
             raise CheckFailed(f"indexing did not finish in {self.timeout_s:.0f} s")
         if outcome[0] != "ok":
             raise CheckFailed(f"indexing did not finish ({outcome[0]})")
-        docs = self.ws.documents()
+        docs = self.ws.records.documents()
         if not docs:
             raise CheckFailed("indexing finished with no document stored")
         return f"{len(docs)} documents of the sample corpus"
 
     def search_two(self) -> str:
-        from workbench.core.retrieve.strategies import PRESETS
+        from workbench.core.retrieve.strategy.presets import PRESETS
 
         compare = self.window.compare
         compare.a.set_strategy(PRESETS[STRATEGY_A])
@@ -135,7 +135,7 @@ class _Run:
             raise CheckFailed("the extractive answer quoted nothing")
         for c in quotes:
             assert c.quote is not None
-            text = self.ws.doc_text(c.quote.doc_id)[c.quote.start:c.quote.end]
+            text = self.ws.corpus.doc_text(c.quote.doc_id)[c.quote.start:c.quote.end]
             if c.quote_text is not None and text.strip() != c.quote_text.strip():
                 raise CheckFailed(f"citation [{c.number}] does not quote its span {c.quote}")
         return f"{len(quotes)} sentence(s) quoted, each a span of a stored document"
@@ -190,7 +190,7 @@ def run_self_test(timeout_s: float = TIMEOUT_S) -> int:
     setup_logging()
     app = make_app()
     from workbench.core.workspace import Workspace
-    from workbench.ui.app.settings import open_settings
+    from workbench.ui.basics.settings import open_settings
     from workbench.ui.window.main_window import MainWindow
 
     checks = Checks()

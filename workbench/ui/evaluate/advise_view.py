@@ -45,11 +45,12 @@ from workbench.core.evaluate.advise.space import Space, baseline
 from workbench.core.evaluate.records import find_run, list_runs
 from workbench.core.evaluate.statistics import interval_end, signed_value
 from workbench.core.jobs import ProgressEvent
-from workbench.core.retrieve.strategies import Strategy, from_dict
-from workbench.ui.app.theme import current_palette
-from workbench.ui.app.wording import for_the_window
+from workbench.core.retrieve.strategy.presets import Strategy, from_dict
+from workbench.ui.basics.theme import current_palette
+from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.eval_tables import make_table, pct
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.jobs.workers import JobRunner, Worker
+from workbench.ui.model import WorkbenchModel
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.advise.advice import AdviceResult
@@ -163,19 +164,19 @@ class ParetoPlot(QWidget):
 
 
 class AdviseView(QWidget):
-    """The *Advise* tab (see the module docstring). ``question_set()`` is the lab's loaded set;
-    ``reference_spans(q_index)`` its reference spans in stored documents."""
+    """The *Advise* tab (see the module docstring). It advises on the model's question set (the lab's);
+    ``reference_spans(q_index)`` gives a question's reference spans in stored documents."""
 
     strategiesActivated = Signal(object, object)  # (A, B) to open side by side
     questionActivated = Signal(str, list)  # a question to drill into, with its reference spans
     useStrategy = Signal(str, object)  # ("A" or "B", Strategy)
     strategySaved = Signal(str)  # the name the pick was saved under
 
-    def __init__(self, workspace: Workspace, jobs: JobRunner, question_set: Callable[[], QuestionSet | None],
+    def __init__(self, workspace: Workspace, jobs: JobRunner, model: WorkbenchModel,
                  reference_spans: Callable[[int], list[Span]] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.ws, self.jobs = workspace, jobs
-        self.question_set, self.reference_spans = question_set, reference_spans
+        self.ws, self.jobs, self.model = workspace, jobs, model
+        self.reference_spans = reference_spans
         self._task: Worker | None = None
         self._started = 0.0
         self._limit = 0.0
@@ -276,7 +277,7 @@ class AdviseView(QWidget):
 
     def start(self) -> bool:
         """Start an advice run on the lab's question set; False (with a status line) when it cannot."""
-        qset = self.question_set()
+        qset = self.model.question_set
         if self._task is not None:
             return False
         if qset is None:
@@ -432,7 +433,7 @@ class AdviseView(QWidget):
             self.status.setText(str(exc))
             return
         self.strategiesActivated.emit(baseline("hybrid", self.budget_used), strategy)
-        qset = self.question_set()
+        qset = self.model.question_set
         if qset is None:
             return
         question = next((q for q in qset.questions if q.index in set(self.confirm_indexes)),

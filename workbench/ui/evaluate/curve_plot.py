@@ -20,8 +20,8 @@ from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from workbench.core.evaluate.curves import AT_TOKENS, AUC_TOKENS
-from workbench.ui.app.colours import line_colour
-from workbench.ui.app.theme import current_palette
+from workbench.ui.basics.colours import line_colour
+from workbench.ui.basics.theme import current_palette
 
 MARGINS = (40, 24, 22, 38)  # left, top, right, bottom (pixels around the plot area)
 HIT_RADIUS = 9.0  # a point answers hover and clicks this close (pixels)

@@ -11,11 +11,27 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QTableWidget, QTableWidgetItem
 
+from workbench.core.evaluate.metrics import METRICS, Metric, table_metrics
+
 if TYPE_CHECKING:
     from workbench.core.evaluate.sweep import ConfigResult, QuestionResult
 
-SUMMARY_COLUMNS = ["configuration", "recall %", "precision %", "IoU %", "hit %", "MRR", "ctx tokens", "questions"]
-QUESTION_COLUMNS = ["#", "question", "recall %", "precision %", "IoU %", "first hit", "ctx tokens", "vs B"]
+
+
+def summary_columns() -> list[str]:
+    """The summary table's headings: the configuration, every registered metric shown in tables
+    (``metrics.table_metrics``), the questions."""
+    return ["configuration", *(m.column for m in table_metrics()), "questions"]
+
+
+def question_columns() -> list[str]:
+    """The question table's headings: number, question, every registered per-question metric, the first hit,
+    the context tokens and the change against configuration B."""
+    return ["#", "question", *(m.column for m in _question_metrics()), "first hit", "ctx tokens", "vs B"]
+
+
+def _question_metrics() -> list[Metric]:
+    return [m for m in METRICS.values() if m.per_question]
 
 
 def pct(x: float | None) -> str:
@@ -36,11 +52,14 @@ def make_table(columns: list[str]) -> QTableWidget:
 
 def fill_summary(table: QTableWidget, rows: Sequence[Mapping[str, Any]], colours: Mapping[str, str]) -> None:
     """One row per configuration (``export.summary_rows``), its description as every cell's tooltip and, in
-    the first cell, a swatch of the colour of its line in the plots (``colours``: key → colour)."""
+    the first cell, a swatch of the colour of its line in the plots (``colours``: key → colour); the columns of
+    ``summary_columns``."""
+    metrics = table_metrics()
+    table.setColumnCount(len(metrics) + 2)
+    table.setHorizontalHeaderLabels(summary_columns())
     table.setRowCount(len(rows))
     for i, r in enumerate(rows):
-        cells = [r["key"], pct(r["recall"]), pct(r["precision"]), pct(r["iou"]), pct(r["hit_rate"]),
-                 "-" if r["mrr"] is None else f"{r['mrr']:.3f}", f"{r['context_tokens']:.0f}", str(r["questions"])]
+        cells = [r["key"], *(m.cell(r[m.name]) for m in metrics), str(r["questions"])]
         for j, text in enumerate(cells):
             item = QTableWidgetItem(text)
             item.setToolTip(r["description"])
@@ -51,12 +70,16 @@ def fill_summary(table: QTableWidget, rows: Sequence[Mapping[str, Any]], colours
 
 
 def fill_questions(table: QTableWidget, rows: Sequence[QuestionResult], changes: Mapping[int, str]) -> None:
-    """One row per question (numbers sort as numbers); each item keeps its row's position in ``rows``."""
+    """One row per question (numbers sort as numbers; the columns of ``question_columns``); each item keeps its
+    row's position in ``rows``."""
+    metrics = _question_metrics()
+    table.setColumnCount(len(metrics) + 5)
+    table.setHorizontalHeaderLabels(question_columns())
     table.setRowCount(len(rows))
     for i, r in enumerate(rows):
         m = r.metrics
-        cells = [r.q_index, r.question, pct(m.recall), pct(m.precision), pct(m.iou),
-                 m.first_rank or "-", m.context_tokens, changes.get(r.q_index, "")]
+        cells: list[int | str] = [r.q_index, r.question, *(metric.cell(metric.value(m)) for metric in metrics),
+                                  m.first_rank or "-", m.context_tokens, changes.get(r.q_index, "")]
         for j, value in enumerate(cells):
             item = QTableWidgetItem()
             item.setData(Qt.ItemDataRole.DisplayRole, value if isinstance(value, int) else str(value))

@@ -32,23 +32,23 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.evaluate.curves import budget_curves, has_budgets
-from workbench.core.evaluate.datasets import QuestionSet, corpus_documents, load_question_set
+from workbench.core.evaluate.datasets import corpus_documents, load_question_set
 from workbench.core.evaluate.export import export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
-from workbench.core.retrieve.strategies import Strategy
-from workbench.ui.app.wording import for_the_window
+from workbench.core.retrieve.strategy.presets import Strategy
+from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.advise_view import AdviseView
 from workbench.ui.evaluate.baseline_panel import BaselinePanel
 from workbench.ui.evaluate.curve_panel import CurvePanel
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
 from workbench.ui.evaluate.eval_tables import (
-    QUESTION_COLUMNS,
-    SUMMARY_COLUMNS,
     fill_compare_to,
     fill_questions,
     fill_summary,
     make_table,
+    question_columns,
+    summary_columns,
     table_width,
 )
 from workbench.ui.evaluate.flip_browser import FlipBrowser
@@ -56,9 +56,9 @@ from workbench.ui.evaluate.lab_inputs import LabInputs, fill_bundled_menu
 from workbench.ui.evaluate.sweep_job import export_line
 from workbench.ui.evaluate.sweep_run import SweepRun
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
+from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.elided_combo import ElidedComboBox
-from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QResizeEvent
@@ -79,13 +79,10 @@ class EvalView(QWidget):
         super().__init__(parent)
         self.ws = workspace
         self.model = model if model is not None else WorkbenchModel(parent=self)
-        self.qset: QuestionSet | None = None
-        self.doc_ids: dict[str, int] = {}  # corpus id → stored document, found per corpus as questions ask
         self.jobs = store_jobs if store_jobs is not None else JobRunner(1, self)  # the one store writer
         self.pool = self.jobs.pool
         self.inputs = LabInputs()
-        self.sweep = SweepRun(workspace, self.inputs, self.jobs, lambda: self.qset, lambda: self.run_id,
-                              self._on_recorded)
+        self.sweep = SweepRun(workspace, self.inputs, self.jobs, self.model, self._on_recorded)
         i = self.inputs
         self.open_button, self.bundled_button, self.bundled_menu = i.open_button, i.bundled_button, i.bundled_menu
         self.set_label, self.limit, self.strategies, self.grid, self.budgets = (i.set_label, i.limit, i.strategies,
@@ -93,7 +90,7 @@ class EvalView(QWidget):
         self.run_button, self.cancel_button, self.progress, self.status = (i.run_button, i.cancel_button,
                                                                            i.progress, i.status)
         self.runs, self.open_run_button, self.export_button = i.runs, i.open_run_button, i.export_button
-        self.summary: QTableWidget = make_table(SUMMARY_COLUMNS)
+        self.summary: QTableWidget = make_table(summary_columns())
         self.plot = TradeoffPlot()
         self.recall_plot, self.iou_plot = self.plot.recall_plot, self.plot.iou_plot
         self.curves = CurvePanel()
@@ -101,14 +98,15 @@ class EvalView(QWidget):
         self.plot_tabs = QTabWidget()
         self.compare_to = ElidedComboBox()
         self.compare_to.setToolTip("Mark each question fixed or broke against another configuration")
-        self.questions: QTableWidget = make_table(QUESTION_COLUMNS)
+        self.questions: QTableWidget = make_table(question_columns())
         self.flip_browser = FlipBrowser(self.reference_spans)
         self.baseline_panel = BaselinePanel()
         self.lower_tabs = QTabWidget()
         self.top_split = QSplitter(Qt.Orientation.Horizontal)
-        self.advise = AdviseView(self.ws, self.jobs, lambda: self.qset, self.reference_spans)
+        self.advise = AdviseView(self.ws, self.jobs, self.model, self.reference_spans)
         self.lab_tabs = QTabWidget()
-        self.set_saved(self.ws.saved_strategies())
+        self.model.set_saved(self.ws.records.saved_strategies())
+        self._show_saved()
         self._layout()
         self._wire()
         fill_bundled_menu(self.bundled_menu, self.load_question_set)
@@ -161,6 +159,8 @@ class EvalView(QWidget):
         self.plot.pointClicked.connect(self.open_configuration)
         self.curve_plot.pointClicked.connect(self.select_configuration)
         self.model.runChanged.connect(self._show_run)
+        self.model.questionSetChanged.connect(self._show_question_set)
+        self.model.savedChanged.connect(self._show_saved)
         self.model.selectionChanged.connect(self._selection_changed)
         self.advise.strategiesActivated.connect(self.strategiesActivated)
         self.advise.questionActivated.connect(self.questionActivated)
@@ -180,23 +180,28 @@ class EvalView(QWidget):
         of one ``corpus``; problems are shown in the status line."""
         try:
             qset = load_question_set(folder)
-            self.qset = qset.subset(corpus=corpus) if corpus else qset
+            self.model.set_question_set(qset.subset(corpus=corpus) if corpus else qset)
         except ValueError as exc:
             self.status.setText(f"cannot use {folder}: {exc}")
             return False
-        self.doc_ids = {}
-        self.set_label.setText(for_the_window(f"{self.qset.name}: {len(self.qset.questions)} questions; "
-                                              f"{self.qset.scope_line()}"))
-        self.set_label.setToolTip("Searched: " + ", ".join(self.qset.searched_corpora()))
         return True
+
+    def _show_question_set(self) -> None:
+        """The model's question set: its name, size and scope above the inputs."""
+        qset = self.model.question_set
+        if qset is not None:
+            self.set_label.setText(for_the_window(f"{qset.name}: {len(qset.questions)} questions; "
+                                                  f"{qset.scope_line()}"))
+            self.set_label.setToolTip("Searched: " + ", ".join(qset.searched_corpora()))
 
     def checked_strategies(self) -> list[str]:
         """Names of the checked presets."""
         return self.inputs.checked_strategies()
 
-    def set_saved(self, saved: dict[str, Strategy]) -> None:
-        """List the strategies saved in the data folder after the presets (checked ones stay checked)."""
-        self.inputs.set_saved(saved)
+    def _show_saved(self) -> None:
+        """List the model's saved strategies (in the data folder) after the presets (checked ones stay
+        checked)."""
+        self.inputs.set_saved(self.model.saved)
 
     def set_checked(self, names: list[str]) -> None:
         """Check exactly these presets."""
@@ -249,7 +254,8 @@ class EvalView(QWidget):
         if run_id:
             info, results = load_run(self.ws, run_id)
             path = info.config.get("dataset", {}).get("path")
-            if (self.qset is None or str(self.qset.root) != path) and path and Path(path).is_dir():
+            qset = self.model.question_set
+            if (qset is None or str(qset.root) != path) and path and Path(path).is_dir():
                 self.load_question_set(path)  # for the reference spans of the drill-down
             self.show_results(info.id, results)
 
@@ -379,19 +385,20 @@ class EvalView(QWidget):
         """Reference spans (in stored documents) of a question of the loaded set ([] when unknown, or its
         corpus is not indexed). Only the question's own corpus is looked up: a run over part of a set
         indexes only the corpora its questions need."""
-        if self.qset is None:
+        qset = self.model.question_set
+        if qset is None:
             return []
-        q = next((q for q in self.qset.questions
+        q = next((q for q in qset.questions
                   if q.index == q_index and (question is None or q.question == question)), None)
         if q is None:
             return []
-        if q.corpus_id not in self.doc_ids:
+        if q.corpus_id not in self.model.documents:
             try:
-                self.doc_ids |= corpus_documents(self.ws, self.qset.subset(corpus=q.corpus_id))
+                self.model.add_documents(corpus_documents(self.ws, qset.subset(corpus=q.corpus_id)))
             except ValueError:
                 return []
         try:
-            return q.spans(self.doc_ids)
+            return q.spans(self.model.documents)
         except ValueError:
             return []
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.evaluate.bundled import bundled_sets
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 from workbench.ui.widgets.elided_combo import ElidedComboBox
 
 BUDGETS_TIP = ("Run every configuration at each context budget (tokens) and draw recall against mean context "

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from workbench.core.evaluate.export import ExportError
-from workbench.core.evaluate.records import save_run
+from workbench.core.evaluate.records import Selection, save_run
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, run_sweep
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def sweep_and_record(ws: Workspace, qset: QuestionSet, configs: Sequence[SweepConfig], progress: ProgressSink,
-                     cancel: CancelToken, selection: dict[str, Any] | None = None) -> tuple[str, list[ConfigResult]]:
+                     cancel: CancelToken, selection: Selection | None = None) -> tuple[str, list[ConfigResult]]:
     """Run a sweep and record it (``selection``: e.g. the budgets asked for, as ``eval --budgets`` records
     them), on a pool thread (the store connection is per thread)."""
     try:

@@ -7,31 +7,30 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from workbench.core.evaluate.curves import sweep_configs
+from workbench.core.evaluate.records import Selection
 from workbench.core.evaluate.sweep import ConfigResult
-from workbench.core.retrieve.strategies import Strategy
-from workbench.ui.app.wording import for_the_window
+from workbench.core.retrieve.strategy.presets import Strategy
+from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.lab_inputs import LabInputs
 from workbench.ui.evaluate.sweep_job import sweep_and_record
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.jobs.workers import JobRunner, Worker
+from workbench.ui.model import WorkbenchModel
 
 if TYPE_CHECKING:
-    from workbench.core.evaluate.datasets import QuestionSet
     from workbench.core.jobs import ProgressEvent
     from workbench.core.workspace import Workspace
 
 
 class SweepRun:
     """The lab's sweep: ``start`` reads the inputs and queues the job; a recorded run goes to ``recorded(run id,
-    results)``. ``question_set`` and ``shown_run`` read the lab's loaded set and the run its tables show."""
+    results)``. The lab's question set and the run its tables show are the model's."""
 
-    def __init__(self, workspace: Workspace, inputs: LabInputs, jobs: JobRunner,
-                 question_set: Callable[[], QuestionSet | None], shown_run: Callable[[], str],
+    def __init__(self, workspace: Workspace, inputs: LabInputs, jobs: JobRunner, model: WorkbenchModel,
                  recorded: Callable[[str, list[ConfigResult]], None]) -> None:
         self.ws = workspace
         self.inputs = inputs
         self.jobs = jobs
-        self.question_set = question_set
-        self.shown_run = shown_run
+        self.model = model
         self.recorded = recorded
         self._task: Worker | None = None
 
@@ -45,7 +44,7 @@ class SweepRun:
         """
         if self._task is not None:
             return False
-        question_set = self.question_set()
+        question_set = self.model.question_set
         if question_set is None:
             self.inputs.status.setText("load a question set first")
             return False
@@ -55,7 +54,7 @@ class SweepRun:
         limit = self.inputs.limit.value() if limit is None else limit
         try:
             chosen = list(strategies) if strategies is not None else [
-                self.ws.resolve_strategy(name) for name in self.inputs.checked_strategies()]
+                self.ws.records.resolve_strategy(name) for name in self.inputs.checked_strategies()]
             configs = sweep_configs(chosen, grid, budgets or None, warnings, budgets_field="Budgets")
         except ValueError as exc:
             self.inputs.status.setText(for_the_window(str(exc)))
@@ -65,7 +64,7 @@ class SweepRun:
             return False
         qset = question_set.subset(limit or None)
         ws = self.ws
-        selection = {"budgets": budgets} if budgets else None
+        selection = Selection(budgets=budgets) if budgets else None
         self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel, selection),
                             "evaluation sweep")
         s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep the lab alive
@@ -96,7 +95,7 @@ class SweepRun:
         self.inputs.progress.setFormat(f"{event.stage} %v/%m")
 
     def _on_error(self, message: str, _traceback: str) -> None:
-        shown = self.shown_run()
+        shown = self.model.run.run_id if self.model.run is not None else ""
         kept = f"; the tables still show run {shown}" if shown else ""
         self._done(f"failed: {message}{kept}")
 

@@ -18,8 +18,8 @@ from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from workbench.core.evaluate.export import plot_lines
-from workbench.ui.app.colours import line_colour
-from workbench.ui.app.theme import Palette, current_palette
+from workbench.ui.basics.colours import line_colour
+from workbench.ui.basics.theme import Palette, current_palette
 
 SCHEME_EVENTS = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange, QEvent.Type.ThemeChange)
 EMPTY_TOKENS = 2000.0  # the token axis of a plot with nothing on it

@@ -14,9 +14,10 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from workbench.core.ingest.chunk_diagnostics import ChunkDiagnostics, counts_in_bins, with_references
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.retrieve.chunk_map import document_diagnostics, reference_splits, set_diagnostics
 from workbench.core.spans import Span
-from workbench.ui.app.theme import MUTED, SIDE_COLOURS
+from workbench.ui.basics.theme import MUTED, SIDE_COLOURS
 from workbench.ui.explore.render import overlap_ranges
 
 if TYPE_CHECKING:
@@ -154,17 +155,17 @@ class ChunkMapSummary(QWidget):
         key = (rt.info.id, len(rt))
         base = self._set_cache.get(key)
         if base is None:
-            base = self._set_cache[key] = set_diagnostics(rt, self.ws.document)
-        return with_references(base, *reference_splits(rt, self.ws.document, reference)) if reference else base
+            base = self._set_cache[key] = set_diagnostics(rt, self.ws.corpus.document)
+        return with_references(base, *reference_splits(rt, self.ws.corpus.document, reference)) if reference else base
 
     def show_map(self, side: str, rt: LoadedSet, doc_id: int, reference: Sequence[Span]) -> None:
         """Summarise side ``side``'s chunk set ``rt`` for document ``doc_id`` and the whole set."""
-        doc = document_diagnostics(rt, doc_id, self.ws.document(doc_id), reference)
+        doc = document_diagnostics(rt, doc_id, self.ws.corpus.document(doc_id), reference)
         whole = self.whole_set(rt, reference)
         self.document, self.whole = doc, whole
         colour = SIDE_COLOURS.get(side, SIDE_COLOURS["A"])
         self.title.setText(f"<b style='color:{colour}'>Chunk map of {side}</b> "
-                           f"<span style='color:{MUTED}'>· {html.escape(rt.info.config.label())}</span>")
+                           f"<span style='color:{MUTED}'>· {html.escape(chunking_label(rt.info.config))}</span>")
         first, end = rt.doc_rows(doc_id)
         doc_counts = counts_in_bins(rt.table.tokens[first:end].tolist(), whole.histogram.edges)
         self.histogram.show_counts(whole.histogram.edges, whole.histogram.counts, doc_counts, colour)

@@ -10,6 +10,7 @@ import html
 from pathlib import Path
 
 from workbench.core.index.heading_prefix import display_text
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.documents import Document
 from workbench.core.retrieve.loaded_set import LoadedSet
 
@@ -38,7 +39,7 @@ def chunk_tooltip(rt: LoadedSet, row: int, doc: Document) -> str:
     tokens = int(rt.table.tokens[row])
     title = html.escape(f"Chunk {row - first + 1} of {end - first} · {Path(doc.path).name}")
     meta = html.escape(f"{tokens} tokens · characters {span.start}–{span.end} · "
-                       f"{rt.info.config.label()}")
+                       f"{chunking_label(rt.info.config)}")
     heading = html.escape(" › ".join(path) or "(no heading)")
     prefix_note = "heading path embedded as a prefix" if rt.table.prefixes[row] else \
         "embedded without a heading prefix"

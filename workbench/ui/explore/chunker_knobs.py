@@ -32,7 +32,7 @@ from workbench.core.ingest.chunkers import ChunkerError, ChunkerKind, ParamSpec,
 from workbench.core.ingest.chunkers.choice import CONFIG_KINDS, apply_chunker, parse_chunker, size_param
 from workbench.core.ingest.chunkers.protocol import ParamValue
 from workbench.core.ingest.chunkers.registry import CUSTOM_PREFIX
-from workbench.core.ingest.chunking import ChunkConfig, max_overlap
+from workbench.core.ingest.values import ChunkConfig, max_overlap
 from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.slider_row import SliderRow
 

@@ -11,8 +11,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from workbench.core.retrieve.coarse_hits import COARSE_EXPANSIONS
-from workbench.core.retrieve.search_config import CoarseLevel, coarse_text, parse_coarse
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
+from workbench.core.retrieve.strategy.search_config import CoarseLevel, coarse_text, parse_coarse
 
 TIP = ("Multi-granularity search: SIZE:HITS joined by +, e.g. 100:1+200:1 also searches the same documents cut "
        "into 100- and 200-unit chunks (same chunker and model) and adds the best hit of each as a window of "

@@ -15,9 +15,9 @@ from workbench.core.spans import Span
 from workbench.ui.explore.compare_stats import side_line, summary_line
 from workbench.ui.explore.doc_view import DocumentPane
 from workbench.ui.explore.side_panel import SidePanel
+from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.elided_label import ElidedLabel
-from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.passages import Passage
@@ -38,7 +38,6 @@ class CompareView(QWidget):
         super().__init__(parent)
         self.ws = workspace
         self.model = model
-        self.compare = False
         self.a = SidePanel("A", workspace, model, store_jobs, search_jobs)
         self.b = SidePanel("B", workspace, model, store_jobs, search_jobs)
         self.summary = ElidedLabel(START_HINT)
@@ -67,27 +66,23 @@ class CompareView(QWidget):
         lay.addWidget(self.summary)
         lay.addWidget(self.split, 1)
         for side in (self.a, self.b):
-            side.resultShown.connect(self._result_shown)
             side.passageActivated.connect(self.open_passage)
             side.message.connect(self.message)
-        model.referenceChanged.connect(self._question_changed)
-        model.questionChanged.connect(self._question_changed)
-        self.set_compare(False)
+        model.resultChanged.connect(self._redraw)
+        model.referenceChanged.connect(self._redraw)
+        model.questionChanged.connect(self._redraw)
+        model.sideBySideChanged.connect(self._side_by_side)
+        self._side_by_side(model.side_by_side)
 
     # ----- actions --------------------------------------------------------------------------
     def sides_shown(self) -> list[SidePanel]:
-        """The visible sides (A, and B in side-by-side mode)."""
-        return [self.a, self.b] if self.compare else [self.a]
+        """The visible sides (A, and B in side-by-side mode: the model's)."""
+        return [self.a, self.b] if self.model.side_by_side else [self.a]
 
     @property
     def reference(self) -> list[Span]:
         """The reference spans of the question (the model's)."""
         return self.model.reference
-
-    @property
-    def searched_question(self) -> str:
-        """The question side A last searched ("" before the first search)."""
-        return self.a.controller.question
 
     def search(self) -> None:
         """Run the visible sides for the model's question."""
@@ -97,14 +92,13 @@ class CompareView(QWidget):
         for side in self.sides_shown():
             side.search()
 
-    def set_compare(self, on: bool) -> None:
-        """Show or hide side B (and run it on the current question once A has searched)."""
-        self.compare = on
+    def _side_by_side(self, on: bool) -> None:
+        """The model shows side B, or not: B appears (and runs on the current question once A has searched)."""
         self.b.setVisible(on)
         total = sum(self.sides.sizes())
         if on and not self._sides_moved and total > 0:
             self.sides.setSizes([total // 2, total - total // 2])
-        if on and self.searched_question and self.model.question and self.model.current_result("B") is None:
+        if on and self.model.searched("A") and self.model.question and self.model.current_result("B") is None:
             self.b.search()
         self._update_summary()
         self._update_document()
@@ -162,24 +156,20 @@ class CompareView(QWidget):
             side.controller.refresh()
 
     # ----- reactions ------------------------------------------------------------------------
-    def _result_shown(self, _result: SearchResult) -> None:
-        self._update_summary()
-        self._update_document()
-
-    def _question_changed(self, *_: object) -> None:
+    def _redraw(self, *_: object) -> None:
         self._update_summary()
         self._update_document()
 
     def results(self) -> tuple[SearchResult | None, SearchResult | None]:
         """The results of A and (in side-by-side mode) B that belong to the current question and strategies."""
-        return self.model.current_result("A"), self.model.current_result("B") if self.compare else None
+        return self.model.current_result("A"), self.model.current_result("B") if self.model.side_by_side else None
 
     def _update_summary(self) -> None:
         ra, rb = self.results()
         if ra is not None and rb is not None:
             self.summary.setText(summary_line(ra, rb))
         elif ra is not None:
-            self.summary.setText(f"A: {side_line(ra)}" + ("   |   B: searching…" if self.compare else ""))
+            self.summary.setText(f"A: {side_line(ra)}" + ("   |   B: searching…" if self.model.side_by_side else ""))
         elif self.model.result("A") is not None:
             self.summary.setText(self.model.stale_words("A", self.model.result("A"), "The passages shown are") + ".")
         else:
@@ -193,7 +183,7 @@ class CompareView(QWidget):
         note = ""
         if ra is None and rb is None:
             ra = self.model.result("A")
-            rb = self.model.result("B") if self.compare else None
+            rb = self.model.result("B") if self.model.side_by_side else None
             if rb is not None and ra is not None and rb.question != ra.question:
                 rb = None
             if ra is None and rb is None:
@@ -220,7 +210,7 @@ def normalise_spans(ws: Workspace, spans: Iterable[Span | dict[str, Any]]) -> li
                 out.append(item)
                 continue
             if by_path is None:
-                by_path = {d["path"]: d["id"] for d in ws.documents()}
+                by_path = {d["path"]: d["id"] for d in ws.records.documents()}
             doc_id = by_path.get(str(item["doc_path"]))
             if doc_id is None:
                 continue

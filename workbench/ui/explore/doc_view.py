@@ -23,8 +23,8 @@ from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, Ch
 from workbench.ui.explore.evidence import EVIDENCE_LABELS, evidence_layers
 from workbench.ui.explore.legend import Legend
 from workbench.ui.explore.render import chunk_markers, every_second, insert_layers, overlap_ranges
+from workbench.ui.explore.text_view import LayeredTextView
 from workbench.ui.widgets.elided_combo import ElidedComboBox
-from workbench.ui.widgets.text_view import LayeredTextView
 from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
@@ -67,11 +67,11 @@ class DocumentView(LayeredTextView):
         """Draw document ``doc_id`` with A's result (and B's, for the A/B diff); ``evidence`` ``"A"`` or
         ``"B"`` colours that side's retrieved text as evidence / noise and the reference it missed;
         ``chunk_map`` ``"A"`` or ``"B"`` draws that side's chunks instead (alternating tints, overlaps)."""
-        doc = self.ws.document(doc_id)
+        doc = self.ws.corpus.document(doc_id)
         base = result_a if result_a is not None else result_b
         if chunk_map is not None:
             base = {"A": result_a, "B": result_b}.get(chunk_map) or base
-        rt = self.runtime = self.ws.runtime(base.set_id) if base is not None else None
+        rt = self.runtime = self.ws.sets.runtime(base.set_id) if base is not None else None
         chunk_spans = [rt.span(r) for r in range(*rt.doc_rows(doc_id))] if rt is not None else []
         layers: dict[str, list[tuple[int, int]]] = {
             "heading": [(h.start, h.end) for h in doc.headings],
@@ -174,7 +174,7 @@ class DocumentPane(QWidget):
         self.picker.blockSignals(True)
         self.picker.clear()
         for doc_id, count in docs.items():
-            doc = self.ws.document(doc_id)
+            doc = self.ws.corpus.document(doc_id)
             self.picker.addItem(f"{doc.title or Path(doc.path).name}  ({count} passage(s))", doc_id)
         self.picker.blockSignals(False)
         compare = result_a is not None and result_b is not None
@@ -285,7 +285,7 @@ class DocumentPane(QWidget):
             self._show_chunk_summary(doc_id, key[5])
             if same_doc:
                 self.view.verticalScrollBar().setValue(scroll)
-            doc = self.ws.document(doc_id)
+            doc = self.ws.corpus.document(doc_id)
             self.info.setText(f"{Path(doc.path).name} · {len(doc.text):,} chars")
             self.rendered.emit(doc_id)
         if offset is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
-from workbench.ui.app.theme import EVIDENCE_KINDS
+from workbench.ui.basics.theme import EVIDENCE_KINDS
 
 # legend labels (shorter than the swatches' own, which name the whole rule)
 EVIDENCE_LABELS = {"evidence": "evidence", "noise": "noise", "missed": "missed reference",

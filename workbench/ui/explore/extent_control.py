@@ -1,5 +1,5 @@
 """The expansion's own size knob, whose meaning follows the expansion: tokens of a token window, the parent
-size of parent-child (0 = heading section), or the merge gap of selective expansion; plus a per-document cap.
+size of parent-child (0 = heading section), or the merge gap of selective expansion.
 
 Which field it edits, its range, step and tooltip come from the expansion's knob metadata in core
 (``Expansion.extent`` and ``Expansion.knobs``)."""
@@ -11,9 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from workbench.core.retrieve.expansions import EXPANSION_TYPES, Knob
 from workbench.core.retrieve.expansions.base import knob_value
-from workbench.core.retrieve.strategies import PRESETS, Strategy
-
-CAP_TIP = "At most this many hits per document, so one long document cannot take over the context. Instant."
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 
 
 def extent_knob(kind: str) -> Knob | None:
@@ -30,7 +28,7 @@ def fallback_value(kind: str, knob: Knob) -> int:
 
 
 class ExtentControl(QWidget):
-    """A labelled spin box for the current expansion's size, and a per-document cap."""
+    """A labelled spin box for the current expansion's size."""
 
     changed = Signal()
 
@@ -39,30 +37,18 @@ class ExtentControl(QWidget):
         self.kind = "none"
         self.label = QLabel("Size")
         self.spin = QSpinBox()
-        self.cap = QSpinBox()
-        self.cap.setRange(0, 20)
-        self.cap.setSpecialValueText("off")
-        self.cap.setToolTip(CAP_TIP)
-        cap_label = QLabel("per doc")
-        cap_label.setToolTip(CAP_TIP)
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.label)
         lay.addWidget(self.spin, 1)
-        lay.addSpacing(12)
-        lay.addWidget(cap_label)
-        lay.addWidget(self.cap)
         self.spin.valueChanged.connect(self.changed)
-        self.cap.valueChanged.connect(self.changed)
 
     def show_strategy(self, strategy: Strategy, expansion: str | None = None) -> None:
         """Configure the knob for ``expansion`` (default: the strategy's) and show the strategy's values."""
         self.blockSignals(True)
         self.spin.blockSignals(True)
-        self.cap.blockSignals(True)
         try:
             self.kind = expansion or strategy.expander.kind
-            self.cap.setValue(strategy.per_doc_cap)
             knob = extent_knob(self.kind)
             self.spin.setEnabled(knob is not None)
             self.label.setEnabled(knob is not None)
@@ -84,12 +70,11 @@ class ExtentControl(QWidget):
             self.spin.setValue(value)
         finally:
             self.spin.blockSignals(False)
-            self.cap.blockSignals(False)
             self.blockSignals(False)
 
     def changes(self) -> dict[str, int]:
-        """Strategy fields this control sets."""
-        out = {"per_doc_cap": self.cap.value()}
+        """Expansion fields this control sets."""
+        out: dict[str, int] = {}
         knob = extent_knob(self.kind)
         if knob is not None:
             out[knob.field] = self.spin.value()

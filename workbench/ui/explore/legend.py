@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from PySide6.QtWidgets import QWidget
 
-from workbench.ui.app.theme import MARKER, MUTED, SWATCHES, TEXT
+from workbench.ui.basics.theme import MARKER, MUTED, SWATCHES, TEXT
 from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 

@@ -24,8 +24,8 @@ from workbench.core.index.embedder_pool import (
     model_label,
     normalise_model_spec,
 )
+from workbench.ui.jobs.workers import JobRunner, Worker, while_alive
 from workbench.ui.widgets.elided_combo import ElidedComboBox
-from workbench.ui.window.workers import JobRunner, Worker, while_alive
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 
 from workbench.core.spans import Span, merge_spans
-from workbench.ui.app.theme import KINDS_PROPERTY, MARKER, kinds_format, marker_format
+from workbench.ui.basics.theme import KINDS_PROPERTY, MARKER, kinds_format, marker_format
 from workbench.ui.widgets.utf16 import Utf16Map
 
 _CONTROL = {c: " " for c in range(32) if chr(c) not in "\t\n"}

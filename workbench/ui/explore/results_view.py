@@ -19,10 +19,10 @@ from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
 from workbench.core.spans import Span
-from workbench.ui.app.theme import ACCENT, BORDER, CARD, MUTED, plain_format
+from workbench.ui.basics.theme import ACCENT, BORDER, CARD, MUTED, plain_format
 from workbench.ui.explore.evidence import evidence_layers
 from workbench.ui.explore.render import chunk_markers, every_second, insert_layers, overlap_ranges
-from workbench.ui.widgets.text_view import LayeredTextView
+from workbench.ui.explore.text_view import LayeredTextView
 
 FLASH_MS = 1400  # how long a followed citation's passage card stays lit
 
@@ -55,7 +55,7 @@ class ResultsView(LayeredTextView):
         same question redrawn)."""
         self.result = result
         self.reference = list(reference or [])
-        self.runtime = self.ws.runtime(result.set_id)
+        self.runtime = self.ws.sets.runtime(result.set_id)
         scroll = self.verticalScrollBar().value() if keep_scroll else 0
         cursor = self.begin()
         self._card_starts = []
@@ -99,7 +99,7 @@ class ResultsView(LayeredTextView):
         frame_fmt.setBottomMargin(8)
         self._card_starts.append(cursor.position())
         cursor.insertFrame(frame_fmt)
-        doc = self.ws.document(passage.span.doc_id)
+        doc = self.ws.corpus.document(passage.span.doc_id)
         doc_id = passage.span.doc_id
         best = next((h for h in result.hits if h.chunk_id == passage.hit_chunk_ids[0]), None)
         path = rt.heading_path(best.row) if best is not None else ()

@@ -1,6 +1,7 @@
-"""The worker of one side (A or B): runs its searches and chunk-set builds. The side's strategy and its
-latest result live in the window's model (``ui/model.py``): the controller follows the model's strategy and
-question and writes each result there, tagged with the question and strategy that produced it.
+"""The worker of one side (A or B): runs its searches and chunk-set builds. The side's strategy, the question
+it searches and its latest result live in the window's model (``ui/model.py``): the controller follows the
+model's strategy and question and writes each result there, tagged with the question and strategy that
+produced it.
 
 Cheap changes (window, top-k, budget, margin, hybrid) re-run the search at once on a worker: the chunk
 set is loaded and the question vector cached, so nothing is embedded. Chunk changes (size, overlap,
@@ -17,11 +18,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from workbench.core.consent import NotTrusted
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunk_set_id, chunking_label
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
+from workbench.ui.jobs.workers import JobRunner, Worker, while_alive
 from workbench.ui.model import WorkbenchModel, as_side
-from workbench.ui.window.workers import JobRunner, Worker, while_alive
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink
@@ -49,7 +51,6 @@ class SideController(QObject):
         self.ws = workspace
         self.model = model
         self.name = as_side(name)
-        self.question = ""  # the question of the last search asked for ("" before the first)
         self.stale = False
         self.store_jobs = store_jobs
         self.search_jobs = search_jobs
@@ -71,6 +72,11 @@ class SideController(QObject):
         return self.model.strategy(self.name)
 
     @property
+    def question(self) -> str:
+        """The question the side searches (the model's ``searched``; "" before its first search)."""
+        return self.model.searched(self.name)
+
+    @property
     def result(self) -> SearchResult | None:
         """The side's latest result (the model's), whatever question and strategy it was made for."""
         return self.model.result(self.name)
@@ -78,7 +84,7 @@ class SideController(QObject):
     # ----- requests --------------------------------------------------------------------------
     def search(self, question: str | None = None) -> None:
         """Run the side's strategy for ``question`` (default: the model's question)."""
-        self.question = (self.model.question if question is None else question).strip()
+        self.model.set_searched(self.name, self.model.question if question is None else question)
         self.refresh()
 
     def _strategy_changed(self, side: str, strategy: Strategy) -> None:
@@ -87,7 +93,7 @@ class SideController(QObject):
         if side != self.name:
             return
         if self.question and self.model.question:
-            self.question = self.model.question
+            self.model.set_searched(self.name, self.model.question)
         if self._build_config is not None and (self._build_config, self._build_model) != (strategy.chunk,
                                                                                           strategy.model):
             self._cancel_build()
@@ -126,7 +132,7 @@ class SideController(QObject):
     # ----- searches --------------------------------------------------------------------------
     def _chunk_set_ready(self, strategy: Strategy) -> bool:
         try:
-            return self.ws.find_chunk_set(strategy.chunk, strategy.model) is not None
+            return self.ws.sets.find_chunk_set(strategy.chunk, strategy.model) is not None
         except NotTrusted as exc:  # named by data: the panel asks (nothing was imported)
             self.untrusted.emit(exc.target, exc.what)
             return False
@@ -138,7 +144,7 @@ class SideController(QObject):
     def _trusted(self, strategy: Strategy) -> bool:
         """False when ``strategy`` names code not allowed in this run (``untrusted`` was emitted)."""
         try:
-            strategy.chunk.set_id(self.ws.embedder_for(strategy.model).model_id)
+            chunk_set_id(strategy.chunk, self.ws.embedder_for(strategy.model).model_id)
         except NotTrusted:
             return False
         except Exception:  # any other problem is the build's to report
@@ -156,7 +162,7 @@ class SideController(QObject):
         gen, question, strategy, ws = self._gen, self.question, self.strategy, self.ws
 
         def job(progress: ProgressSink, cancel: CancelToken) -> SearchResult | object:
-            if ws.find_chunk_set(strategy.chunk, strategy.model) is None:
+            if ws.sets.find_chunk_set(strategy.chunk, strategy.model) is None:
                 return NEEDS_BUILD
             return ws.search(question, strategy, progress=progress, cancel=cancel)
 
@@ -195,8 +201,8 @@ class SideController(QObject):
             return
         self._cancel_build()
         ws = self.ws
-        worker = Worker(lambda progress, cancel: ws.ensure_chunk_set(config, progress, cancel, model=model),
-                        f"chunk set {config.label()}")
+        worker = Worker(lambda progress, cancel: ws.sets.ensure_chunk_set(config, progress, cancel, model=model),
+                        f"chunk set {chunking_label(config)}")
         worker.signals.progress.connect(self.buildProgress)
         worker.signals.result.connect(while_alive(self, partial(self._build_done, worker)))
         worker.signals.cancelled.connect(while_alive(self, partial(self._build_stopped, worker, None)))

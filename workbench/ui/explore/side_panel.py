@@ -14,12 +14,13 @@ from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from workbench.core.ingest.chunkers.choice import chunker_name
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import Strategy
-from workbench.core.retrieve.strategy_names import chips
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.names import chips
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.spans import Span
-from workbench.ui.app.theme import SIDE_COLOURS
-from workbench.ui.app.trust_dialog import ask_to_trust
+from workbench.ui.basics.theme import SIDE_COLOURS
+from workbench.ui.dialogs.trust_dialog import ask_to_trust
 from workbench.ui.explore.compare_stats import metrics_line, side_line
 from workbench.ui.explore.evidence import EVIDENCE_LABELS, side_legend_kinds
 from workbench.ui.explore.legend import Legend
@@ -27,11 +28,11 @@ from workbench.ui.explore.model_knob import ModelKnob, side_model_knob
 from workbench.ui.explore.results_view import ResultsView
 from workbench.ui.explore.side_controller import SideController
 from workbench.ui.explore.strategy_panel import StrategyPanel
+from workbench.ui.jobs.job_progress import JobProgress
+from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel, as_side
 from workbench.ui.widgets.elided_label import ElidedLabel
 from workbench.ui.widgets.wrapped_label import WrappedLabel
-from workbench.ui.window.job_progress import JobProgress
-from workbench.ui.window.workers import JobRunner
 
 if TYPE_CHECKING:
     from workbench.core.jobs import ProgressEvent
@@ -56,9 +57,11 @@ class SidePanel(QWidget):
         self.name = as_side(name)
         self.model = model
         strategy = model.strategy(name)
+        self.banner = WrappedLabel("")  # why the side did not run; a new strategy clears it before it runs
+        model.strategyChanged.connect(self._clear_banner)  # before the controller runs the new strategy
         self.controller = SideController(workspace, model, store_jobs, search_jobs, name, self)
         self.ask_trust: Callable[[QWidget | None, str, str], bool] = ask_to_trust  # tests answer it
-        self.strategy_panel = StrategyPanel(source=self.strategy)
+        self.strategy_panel = StrategyPanel(model, name)
         self.model_knob: ModelKnob = side_model_knob(workspace, strategy.model)
         self.results = ResultsView(workspace)
         self.progress = JobProgress()
@@ -78,7 +81,6 @@ class SidePanel(QWidget):
         self.stale_note.setObjectName("staleNote")
         self.stale_note.setWordWrap(True)
         self.stale_note.hide()
-        self.banner = WrappedLabel("")
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
         self.banner.hide()
@@ -141,8 +143,7 @@ class SidePanel(QWidget):
 
     def _wire(self) -> None:
         c = self.controller
-        self.strategy_panel.changed.connect(self._strategy_edited)
-        self.model_knob.changed.connect(lambda _spec: self._strategy_edited(self.strategy_panel.strategy()))
+        self.model_knob.changed.connect(self._model_chosen)
         c.buildStarted.connect(self._build_started)
         c.buildProgress.connect(self._build_progress)
         c.buildFinished.connect(lambda _info: self._build_over())
@@ -152,7 +153,7 @@ class SidePanel(QWidget):
         c.untrusted.connect(self._untrusted)
         self.progress.cancelRequested.connect(c.cancel_build)
         self.results.passageActivated.connect(self.passageActivated)
-        self.model.strategyChanged.connect(self._model_strategy)
+        self.model.strategyChanged.connect(self._strategy_changed)  # after the controller: its state is drawn
         self.model.resultChanged.connect(self._result_changed)
         self.model.questionChanged.connect(lambda _q: self.redraw())
         self.model.referenceChanged.connect(lambda _spans: self.redraw())
@@ -190,23 +191,24 @@ class SidePanel(QWidget):
         return [Span(*q) for q in answer.quotes]
 
     # ----- reactions ------------------------------------------------------------------------
-    def _strategy_edited(self, strategy: Strategy) -> None:
-        """A knob moved: the side's strategy (with the side's embedding model) goes to the model."""
-        if strategy.model != self.model_knob.model():  # the knobs keep the side's embedding model
-            strategy = replace(strategy, model=self.model_knob.model())
-        self.banner.hide()
-        self.model.set_strategy(self.name, strategy)
+    def _model_chosen(self, spec: str) -> None:
+        """Another embedding model for this side: the side's strategy with it goes to the model."""
+        self.model.set_strategy(self.name, replace(self.model.strategy(self.name), model=spec))
 
-    def _model_strategy(self, side: str, strategy: Strategy) -> None:
-        """The model's strategy of this side changed (a knob, a swap, the lab): show it in the knobs."""
+    def _clear_banner(self, side: str, _strategy: Strategy) -> None:
+        """A new strategy for this side: the last failure's banner goes (a new failure says it again)."""
+        if side == self.name:
+            self.banner.hide()
+
+    def _strategy_changed(self, side: str, strategy: Strategy) -> None:
+        """The model's strategy of this side changed (a knob, a swap, the lab): the header and the model choice
+        show it."""
         if side != self.name:
             return
         self._show_strategy(strategy)
         self.redraw()
 
     def _show_strategy(self, strategy: Strategy) -> None:
-        if strategy != self.strategy_panel.strategy():
-            self.strategy_panel.set_strategy(strategy)
         if strategy.model != self.model_knob.model():
             self.model_knob.set_model(strategy.model)
         self.describe.setText(knob_summary(strategy))
@@ -264,8 +266,8 @@ class SidePanel(QWidget):
     def _build_started(self, config: ChunkConfig) -> None:
         """The re-chunk line names a registry chunker only (its parameters are in the tooltip and the chip:
         a long label would widen the side past a laptop screen)."""
-        self.progress.start(f"Re-chunking ({chunker_name(config) if config.chunker else config.label()})")
-        self.progress.setToolTip(f"Building the chunk set {config.label()}")
+        self.progress.start(f"Re-chunking ({chunker_name(config) if config.chunker else chunking_label(config)})")
+        self.progress.setToolTip(f"Building the chunk set {chunking_label(config)}")
         self.redraw()
 
     def _build_progress(self, event: ProgressEvent) -> None:

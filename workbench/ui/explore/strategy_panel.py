@@ -1,17 +1,17 @@
 """One side's strategy: a preset picker and the knobs, each with its number and a tooltip.
 
-The panel only edits a ``Strategy`` value and emits ``changed`` with the new one; the side controller
-decides what a change costs (an instant re-run, or a debounced re-chunk in the background). The settings the
-knobs do not show come from ``source`` (in the window: the model's strategy of the side), so the panel keeps
-no strategy of its own there.
+A view of the window's model (``ui/model.py``): it shows the side's strategy as the model holds it and writes
+each edit back there (``WorkbenchModel.set_strategy``); the side controller, which follows the model, decides
+what a change costs (an instant re-run, or a debounced re-chunk in the background). The settings the knobs do
+not show, and the side's embedding model, come from the model's strategy: the panel keeps no strategy of its
+own. The saved strategies in the preset list are the model's too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
@@ -25,20 +25,23 @@ from PySide6.QtWidgets import (
 
 from workbench.core.ingest.chunkers import ChunkerError
 from workbench.core.ingest.chunkers.protocol import ParamValue
-from workbench.core.ingest.chunking import ChunkConfig, max_overlap
+from workbench.core.ingest.values import ChunkConfig, max_overlap
 from workbench.core.retrieve.expansions import EXPANSION_TYPES
 from workbench.core.retrieve.expansions.base import (
     FIELD_OWNER,
     build_expansion,
+    expansion_type,
     kind_after,
     knob_for,
     knob_value,
 )
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 from workbench.ui.explore.chunker_knobs import ChunkerKnobs, label_row, show_slider_params
 from workbench.ui.explore.coarse_field import CoarseField
 from workbench.ui.explore.detail_knobs import DetailKnobs
 from workbench.ui.explore.extent_control import ExtentControl
+from workbench.ui.explore.step_knobs import StepKnobs
+from workbench.ui.model import WorkbenchModel, as_side
 from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.slider_row import SliderRow
 
@@ -73,17 +76,12 @@ TIPS = {
 
 
 class StrategyPanel(QWidget):
-    """Preset picker plus sliders and toggles for one strategy."""
+    """Preset picker plus sliders and toggles for side ``side``'s strategy in ``model``."""
 
-    changed = Signal(object)  # Strategy
-
-    def __init__(self, strategy: Strategy | None = None, parent: QWidget | None = None,
-                 source: Callable[[], Strategy] | None = None) -> None:
+    def __init__(self, model: WorkbenchModel, side: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        first = strategy or (source() if source is not None else PRESETS["plain"])
-        self._shown = first  # read only by a panel without a ``source`` (one on its own, as in tests)
-        self._source: Callable[[], Strategy] = source or (lambda: self._shown)
-        self._saved: dict[str, Strategy] = {}  # strategies saved in the data folder (the advisor's picks)
+        self.model, self.side = model, as_side(side)
+        first = model.strategy(self.side)
         self._built_in = first.chunk if not first.chunk.chunker else ChunkConfig()
         self._loading = False
         self.preset = ElidedComboBox()
@@ -114,6 +112,7 @@ class StrategyPanel(QWidget):
         self.coarse.hide()
         self.extent = ExtentControl()
         self.details = DetailKnobs()
+        self.steps = StepKnobs()
         self.error = QLabel("")  # why the knobs do not make a strategy (a chunker's parameters, coarse levels)
         self.error.setObjectName("banner")
         self.error.setWordWrap(True)
@@ -127,7 +126,8 @@ class StrategyPanel(QWidget):
                        (self.contextual, "contextual")):
             w.setToolTip(TIPS[key])
         self._layout()
-        self.set_strategy(first)
+        self._show_saved()
+        self._show(first)
         self.preset.currentTextChanged.connect(self._preset_picked)
         self.unit.currentTextChanged.connect(self._unit_changed)
         self.chunker.picked.connect(self._chunker_picked)
@@ -139,12 +139,15 @@ class StrategyPanel(QWidget):
         self.expansion.currentIndexChanged.connect(self._expansion_changed)
         self.extent.changed.connect(self._edited)
         self.details.changed.connect(self._edited)
+        self.steps.changed.connect(self._edited)
         self.margin.valueChanged.connect(self._edited)
         self.heading.toggled.connect(self._edited)
         self.structure.toggled.connect(self._edited)
         self.contextual.toggled.connect(self._edited)
         self.hybrid.toggled.connect(self._edited)
         self.coarse.changed.connect(self._edited)
+        model.strategyChanged.connect(self._model_strategy)
+        model.savedChanged.connect(self._show_saved)
 
     def _layout(self) -> None:
         """Two columns — chunking (rebuilds a chunk set) and retrieval (instant) — side by side when the side
@@ -199,6 +202,7 @@ class StrategyPanel(QWidget):
         lay.setSpacing(3)
         lay.addLayout(self.columns)
         lay.addWidget(self.details)
+        lay.addWidget(self.steps)
         lay.addWidget(self.error)  # whole lines across both columns
 
     def two_column_width(self) -> int:
@@ -216,7 +220,7 @@ class StrategyPanel(QWidget):
     # ----- value in / out ------------------------------------------------------------------
     def strategy(self) -> Strategy:
         """The strategy the controls describe (``ChunkerError`` when the chunker's parameters do not fit)."""
-        base = self._source()
+        base = self.model.strategy(self.side)
         expansion = str(self.expansion.currentData())
         cut: dict[str, object] = (
             self.chunker.chunk_changes(self.size_knob.value(), self.overlap.value()) if self.chunker.name() else
@@ -232,31 +236,39 @@ class StrategyPanel(QWidget):
                                         **self.extent.changes(), **self.details.changes(expansion)}
         expander = build_expansion(expansion, {k: v for k, v in knobs.items() if k in FIELD_OWNER}, base.expander)
         strategy = replace(base, chunk=chunk, search_config=search_config, expander=expander,
-                           top_k=self.top_k.value(), budget=self.budget.value(),
-                           per_doc_cap=int(knobs["per_doc_cap"]), rerank=str(knobs["rerank"]),
-                           rerank_parents=bool(knobs["rerank_parents"]),
-                           whole_doc_tokens=int(knobs["whole_doc_tokens"]))
-        return replace(strategy, name=preset_name(strategy, self._saved))
+                           top_k=self.top_k.value(), budget=self.budget.value()).with_steps(**self.steps.changes())
+        return replace(strategy, name=preset_name(strategy, self.model.saved))
 
-    def set_saved(self, saved: dict[str, Strategy]) -> None:
-        """List the strategies saved in the data folder after the presets (emits nothing)."""
-        self._saved = dict(saved)
+    def _show_saved(self) -> None:
+        """List the model's saved strategies (in the data folder) after the presets (writes nothing back)."""
+        saved = self.model.saved
         self._loading = True
         current = self.preset.currentText()
         self.preset.clear()
-        self.preset.addItems([*PRESETS, *self._saved, CUSTOM])
-        for name, strategy in self._saved.items():
+        self.preset.addItems([*PRESETS, *saved, CUSTOM])
+        for name, strategy in saved.items():
             self.preset.setItemData(self.preset.findText(name), f"saved: {strategy.describe()}",
                                     Qt.ItemDataRole.ToolTipRole)
         self.preset.setCurrentText(current if self.preset.findText(current) >= 0 else CUSTOM)
         self._loading = False
 
-    def set_strategy(self, strategy: Strategy) -> None:
-        """Show ``strategy`` in the controls (emits nothing)."""
+    def _model_strategy(self, side: str, strategy: Strategy) -> None:
+        """The model's strategy of this side changed (a knob, a swap, the lab): show it unless the controls
+        already describe it."""
+        if side != self.side:
+            return
+        try:
+            if strategy == self.strategy() and self.preset.currentText() == preset_name(strategy, self.model.saved):
+                return
+        except (ChunkerError, ValueError):  # the controls hold a refused edit: show the model's strategy
+            pass
+        self._show(strategy)
+
+    def _show(self, strategy: Strategy) -> None:
+        """Show ``strategy`` in the controls (writes nothing back)."""
         self._loading = True
         try:
-            self._shown = strategy
-            name = preset_name(strategy, self._saved)
+            name = preset_name(strategy, self.model.saved)
             self.preset.setCurrentText(name)
             c = strategy.chunk
             if not c.chunker:
@@ -274,6 +286,7 @@ class StrategyPanel(QWidget):
             self.coarse.show_strategy(strategy)
             self.extent.show_strategy(strategy)
             self.details.show_strategy(strategy)
+            self.steps.show_strategy(strategy)
             self._enable_for(kind)
         finally:
             self._loading = False
@@ -321,14 +334,14 @@ class StrategyPanel(QWidget):
         self.window_knob.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
         self.margin.setEnabled(expansion == FIELD_OWNER[MARGIN.field])
         self.details.enable_for(expansion)
+        self.steps.enable_for(expansion_type(expansion)())
         self.coarse.set_expansion(expansion)
 
     def _preset_picked(self, name: str) -> None:
         if self._loading or name == CUSTOM or not name:
             return
-        chosen = PRESETS[name] if name in PRESETS else self._saved[name]
-        self.set_strategy(chosen)
-        self.changed.emit(chosen)  # the whole strategy (its settings the knobs do not show too)
+        chosen = PRESETS[name] if name in PRESETS else self.model.saved[name]
+        self._write(chosen)  # the whole strategy (its settings the knobs do not show too)
 
     def _unit_changed(self, unit: str) -> None:
         if self._loading:
@@ -348,7 +361,7 @@ class StrategyPanel(QWidget):
 
     def _expansion_changed(self, *_: object) -> None:
         if not self._loading:
-            self.extent.show_strategy(self._source(), self.expansion.currentData())
+            self.extent.show_strategy(self.model.strategy(self.side), self.expansion.currentData())
         self._edited()
 
     def _window_moved(self, window: int) -> None:
@@ -374,7 +387,12 @@ class StrategyPanel(QWidget):
         self._loading = True
         self.preset.setCurrentText(strategy.name)
         self._loading = False
-        self.changed.emit(strategy)
+        self.model.set_strategy(self.side, strategy)  # over the model's strategy: the side's embedding model kept
+
+    def _write(self, strategy: Strategy) -> None:
+        """``strategy`` becomes the side's strategy in the model, with the side's embedding model (chosen
+        beside the knobs, in the model's strategy); the controls follow the model."""
+        self.model.set_strategy(self.side, replace(strategy, model=self.model.strategy(self.side).model))
 
 
 def preset_name(strategy: Strategy, saved: dict[str, Strategy] | None = None) -> str:

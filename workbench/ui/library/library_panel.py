@@ -11,11 +11,12 @@ from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.documents import SUPPORTED_SUFFIXES
+from workbench.core.ingest.values import ChunkConfig
+from workbench.ui.jobs.job_progress import JobProgress
+from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.library.library_table import LibraryTable
-from workbench.ui.window.job_progress import JobProgress
-from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.index.build import IngestReport
@@ -102,8 +103,8 @@ class LibraryPanel(QWidget):
     def refresh(self) -> None:
         """Reload the document list from the store."""
         try:
-            docs = self.ws.documents()
-            problems = self.ws.problems()
+            docs = self.ws.records.documents()
+            problems = self.ws.records.problems()
             counts = self._chunk_counts()
         except Exception as exc:
             log.exception("library refresh failed")
@@ -112,15 +113,15 @@ class LibraryPanel(QWidget):
         self.table.fill(docs, problems, counts)
         config = self.configs()[0]
         total = sum(counts.values()) if counts else 0
-        self.summary.setText(f"{len(docs)} document(s) · {total} chunks at {config.label()}"
+        self.summary.setText(f"{len(docs)} document(s) · {total} chunks at {chunking_label(config)}"
                              + (f" · {len(problems)} file(s) skipped or failed" if problems else ""))
         self._update_buttons()
 
     def _chunk_counts(self) -> dict[int, int] | None:
-        info = self.ws.find_chunk_set(self.configs()[0])
+        info = self.ws.sets.find_chunk_set(self.configs()[0])
         if info is None:
             return None
-        return dict(self.ws.runtime(info.id).doc_row_count)
+        return dict(self.ws.sets.runtime(info.id).doc_row_count)
 
     def _update_buttons(self) -> None:
         idle = self.worker is None
@@ -153,7 +154,7 @@ class LibraryPanel(QWidget):
         def job(progress: ProgressSink, cancel: CancelToken) -> IngestReport:
             report = ws.add_paths(paths, configs[0], progress=progress, cancel=cancel)
             for config in configs[1:]:
-                ws.ensure_chunk_set(config, progress, cancel)
+                ws.sets.ensure_chunk_set(config, progress, cancel)
             return report
 
         worker = Worker(job, "indexing")

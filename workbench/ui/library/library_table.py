@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
-from workbench.ui.app.wording import for_the_window
+from workbench.ui.basics.wording import for_the_window
 
 STATUS_COLOURS = {"indexed": "#1a7f37", "skipped": "#9a6700", "failed": "#cf222e"}
 COLUMNS = ["Document", "Status", "Chunks", "Details"]

@@ -27,11 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.ui.app import settings as prefs
-from workbench.ui.app.settings import LLMChoice
-from workbench.ui.app.settings_dialog import Prober, probe_worker
-from workbench.ui.app.theme import app_stylesheet
-from workbench.ui.window.workers import JobRunner
+from workbench.ui.basics import settings as prefs
+from workbench.ui.basics.settings import LLMChoice
+from workbench.ui.basics.theme import app_stylesheet
+from workbench.ui.dialogs.settings_dialog import Prober, probe_worker
+from workbench.ui.jobs.workers import JobRunner
 
 SAMPLE, BENCHMARK, FOLDER, SKIP = "sample", "benchmark", "folder", "skip"
 WIDTH = 600  # the dialog's width in pixels: its texts wrap to it

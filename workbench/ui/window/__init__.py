@@ -1,1 +1,1 @@
-"""The main window: its layout for the screen, menu and shortcut actions, job workers and progress."""
+"""The main window: its layout for the screen, menu and shortcut actions, its dialogs and the benchmark tour."""

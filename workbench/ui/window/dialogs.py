@@ -11,12 +11,12 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QWidget
 
 from workbench.ui.answer.llm_tools import open_contextualize, open_make_questions
-from workbench.ui.app.about import AboutDialog
-from workbench.ui.app.settings import LLMChoice
-from workbench.ui.app.settings_dialog import Prober, SettingsDialog, open_settings_dialog
-from workbench.ui.library.benchmark_tour import BenchmarkTour, TourHost
+from workbench.ui.basics.settings import LLMChoice
+from workbench.ui.dialogs.about import AboutDialog
+from workbench.ui.dialogs.settings_dialog import Prober, SettingsDialog, open_settings_dialog
+from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.library.welcome import WelcomeChoices, WelcomeDialog, open_welcome
-from workbench.ui.window.workers import JobRunner
+from workbench.ui.window.benchmark_tour import BenchmarkTour, TourHost
 
 if TYPE_CHECKING:
     from workbench.core.workspace import Workspace

@@ -36,24 +36,24 @@ from PySide6.QtWidgets import (
 
 from workbench.core.spans import Span
 from workbench.ui.answer.answer_panel import AnswerPanel
-from workbench.ui.app import settings as prefs
-from workbench.ui.app.qt_app import SAMPLE_DIR
-from workbench.ui.app.settings_dialog import Prober
-from workbench.ui.app.theme import app_stylesheet
+from workbench.ui.basics import settings as prefs
+from workbench.ui.basics.bundled import SAMPLE_DIR
+from workbench.ui.basics.theme import app_stylesheet
+from workbench.ui.dialogs.settings_dialog import Prober
 from workbench.ui.explore.compare_view import CompareView
-from workbench.ui.library.benchmark_tour import BenchmarkTour
+from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.library.welcome import WelcomeDialog
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.scrolling import scrolling
 from workbench.ui.window import layout
 from workbench.ui.window.actions import Handler, install_actions, shortcut_text
+from workbench.ui.window.benchmark_tour import BenchmarkTour
 from workbench.ui.window.dialogs import WindowDialogs
 from workbench.ui.window.shortcuts import WindowShortcuts
-from workbench.ui.window.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.strategies import Strategy
+    from workbench.core.retrieve.strategy.presets import Strategy
     from workbench.core.workspace import Workspace
     from workbench.ui.evaluate.eval_view import EvalView
 
@@ -115,7 +115,7 @@ class MainWindow(QMainWindow):
         self._layout()
         self._wire()
         self.menu_actions = install_actions(self, self._handlers())
-        self.side_by_side.toggled.connect(self.menu_actions["compare"].setChecked)
+        self.model.sideBySideChanged.connect(self.menu_actions["compare"].setChecked)
         self.shortcuts = WindowShortcuts(self, self.menu_actions.values())
         self._restore()
 
@@ -147,7 +147,7 @@ class MainWindow(QMainWindow):
     def _drill_down(self, question: str, reference_spans: Sequence[Span]) -> None:
         """A question clicked in the lab: Explore it side by side with its reference spans drawn and scored,
         the document view on its first reference span."""
-        self.side_by_side.setChecked(True)
+        self.model.set_side_by_side(True)
         self.set_mode("explore")
         self.back_to_lab.show()
         self.show_document_tab()
@@ -156,13 +156,9 @@ class MainWindow(QMainWindow):
         self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
 
     def saved_strategies_changed(self, _name: str = "") -> None:
-        """List the strategies saved in the data folder (an advice run just saved one) on both sides and in the
-        lab."""
-        saved = self.ws.saved_strategies()
-        for side in (self.compare.a, self.compare.b):
-            side.strategy_panel.set_saved(saved)
-        if self.eval_view is not None:
-            self.eval_view.set_saved(saved)
+        """The strategies saved in the data folder (an advice run just saved one) go to the model: both sides
+        and the lab list them."""
+        self.model.set_saved(self.ws.records.saved_strategies())
 
     def _layout(self) -> None:
         bar = QHBoxLayout()
@@ -225,7 +221,9 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         self.question.returnPressed.connect(self.run_search)
         self.search_button.clicked.connect(self.run_search)
-        self.side_by_side.toggled.connect(self.compare.set_compare)
+        self.side_by_side.toggled.connect(self.model.set_side_by_side)
+        self.model.sideBySideChanged.connect(self.side_by_side.setChecked)
+        self.model.modeChanged.connect(self._show_mode)
         self.library_strip.toggled.connect(self.set_library_shown)
         self.question.textChanged.connect(self.model.set_question)
         self.model.questionChanged.connect(self._show_question_text)
@@ -233,7 +231,7 @@ class MainWindow(QMainWindow):
         self.library.message.connect(self.show_message)
         self.library.libraryChanged.connect(self._library_changed)
         self.library.indexingFailed.connect(self.show_error)
-        self.library.indexingStarted.connect(self._library_busy)
+        self.library.indexingStarted.connect(lambda: self.set_library_shown(True))
         self.answer.message.connect(self.show_message)
         self.answer.sourceActivated.connect(lambda span: self.compare.show_document_at(span.doc_id, span.start))
         self.answer.citationActivated.connect(self._citation)
@@ -244,7 +242,7 @@ class MainWindow(QMainWindow):
             "add_files": self.library.choose_files, "add_folder": self.library.choose_folder,
             "open_settings": self.dialogs.open_settings, "quit_app": self.close,
             "explore": partial(self.set_mode, "explore"), "evaluate": partial(self.set_mode, "evaluate"),
-            "side_by_side": self.side_by_side.setChecked, "swap_sides": self.swap_sides,
+            "side_by_side": self.model.set_side_by_side, "swap_sides": self.swap_sides,
             "toggle_knobs": lambda: self.compare.set_knobs_shown(not self.compare.knobs_shown()),
             "toggle_library": lambda: self.set_library_shown(self.left_tabs.isHidden()),
             "toggle_document": lambda: self.compare.set_document_shown(not self.compare.document_shown()),
@@ -265,11 +263,11 @@ class MainWindow(QMainWindow):
             self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, frame.width() - layout.LIBRARY_WIDTH)])
         if "results" not in restored:
             self.compare.split.setSizes(layout.default_results_sizes(max(200, frame.height() - 170)))
-        empty = not self.ws.documents()  # a new user sees where documents go
+        empty = not self.ws.records.documents()  # a new user sees where documents go
         self.set_library_shown(prefs.flag(s, "view/library", empty or layout.library_starts_shown(frame.width())))
         self.compare.set_knobs_shown(prefs.flag(s, "view/knobs", False))
         self.compare.set_document_shown(prefs.flag(s, "view/document", True))
-        self.side_by_side.setChecked(prefs.flag(s, "view/compare", False))
+        self.model.set_side_by_side(prefs.flag(s, "view/compare", False))
         self.question.setText(str(s.value("question", "") or ""))
 
     def splitters(self) -> dict[str, QSplitter]:
@@ -282,17 +280,18 @@ class MainWindow(QMainWindow):
         if mode == "evaluate" and self.eval_view is None:
             self.show_message("The evaluation lab is unavailable.")
             return
+        self.model.set_mode(mode)
+
+    def _show_mode(self, mode: str) -> None:
+        """The model's mode: its page, its button; the lab's page hides the way back to it."""
         self.modes.setCurrentIndex(1 if mode == "evaluate" else 0)
         if mode == "evaluate":
             self.back_to_lab.hide()
         self.mode_buttons[mode].setChecked(True)
 
     def mode(self) -> str:
-        """The current mode: ``explore`` or ``evaluate``."""
-        return "evaluate" if self.modes.currentIndex() == 1 else "explore"
-
-    def _library_busy(self) -> None:
-        self.set_library_shown(True)
+        """The current mode (the model's): ``explore`` or ``evaluate``."""
+        return self.model.mode
 
     def set_library_shown(self, shown: bool) -> None:
         """Show the library panel, or collapse it to the thin strip at the window's left edge."""
@@ -311,7 +310,7 @@ class MainWindow(QMainWindow):
 
     def show_side_by_side(self) -> None:
         """Show side B next to A."""
-        self.side_by_side.setChecked(True)
+        self.model.set_side_by_side(True)
 
     def show_document_tab(self) -> None:
         """Bring the document view to the front of the bottom pane."""
@@ -323,7 +322,7 @@ class MainWindow(QMainWindow):
         if not self.model.question:
             self.show_message("Type a question first.")
             return
-        if not self.ws.documents() and not self.library.worker:
+        if not self.ws.records.documents() and not self.library.worker:
             self.show_message("The library is empty: add files or a folder first.")
             return
         self.compare.search()
@@ -340,8 +339,8 @@ class MainWindow(QMainWindow):
 
     def focus_side(self, name: str) -> None:
         """Put the keyboard focus on side ``name``'s results (showing B when needed)."""
-        if name == "B" and not self.side_by_side.isChecked():
-            self.side_by_side.setChecked(True)
+        if name == "B":
+            self.model.set_side_by_side(True)
         (self.compare.a if name == "A" else self.compare.b).results.setFocus()
 
     def ask(self) -> None:
@@ -352,8 +351,8 @@ class MainWindow(QMainWindow):
 
     def _citation(self, side: str, span: Span) -> None:
         """A citation ``[n]`` of ``side``'s answer: its passage scrolls into view and flashes."""
-        if side == "B" and not self.side_by_side.isChecked():
-            self.side_by_side.setChecked(True)
+        if side == "B":
+            self.model.set_side_by_side(True)
         (self.compare.a if side == "A" else self.compare.b).show_cited(span)
 
     def index_sample(self, folder: Path = SAMPLE_DIR) -> Worker | None:
@@ -361,7 +360,7 @@ class MainWindow(QMainWindow):
         return self.library.index_paths([str(folder)], "Indexing the sample corpus")
 
     def _library_changed(self) -> None:
-        if self.compare.searched_question:
+        if self.model.searched("A"):
             self.compare.refresh()
 
     def _show_question_text(self, question: str) -> None:
@@ -401,8 +400,8 @@ class MainWindow(QMainWindow):
         """Side by side on a screen narrower than ``WIDE_ENOUGH_FOR_LIBRARY`` collapses the library to its
         strip; the window stays inside its screen's available area (``layout.keep_on_screen``)."""
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # size hints of what was just shown
-        available = layout.available_rect(self)
-        if self.left_tabs.isVisible() and self.compare.compare and not layout.library_starts_shown(available.width()):
+        narrow = not layout.library_starts_shown(layout.available_rect(self).width())
+        if self.left_tabs.isVisible() and self.model.side_by_side and narrow:
             self.set_library_shown(False)
         layout.keep_on_screen(self)
 
@@ -424,7 +423,7 @@ class MainWindow(QMainWindow):
         s.setValue("view/document", self.compare.document_shown())
         prefs.save_strategy(s, "A", self.model.strategy("A"))
         prefs.save_strategy(s, "B", self.model.strategy("B"))
-        s.setValue("view/compare", self.side_by_side.isChecked())
+        s.setValue("view/compare", self.model.side_by_side)
         s.setValue("question", self.question.text())
         s.sync()
 

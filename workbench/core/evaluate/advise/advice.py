@@ -32,7 +32,15 @@ from workbench.core.evaluate.advise.split import Split, split_questions
 from workbench.core.evaluate.datasets import DatasetError, index_corpora, load_question_set
 from workbench.core.evaluate.metrics import summary_to_dict
 from workbench.core.evaluate.question_set import QuestionSet
-from workbench.core.evaluate.records import code_version, find_run, list_runs, question_rows, run_config
+from workbench.core.evaluate.records import (
+    RunConfig,
+    code_version,
+    find_run,
+    list_runs,
+    question_rows,
+    recorded,
+    run_config,
+)
 from workbench.core.evaluate.sweep import SweepResult
 from workbench.core.index.estimate import BuildEstimate, about, duration
 from workbench.core.jobs import CancelToken, ProgressSink
@@ -110,7 +118,7 @@ def plan_advice(ws: AdviceWorkspace, qset: QuestionSet, space: Space | None = No
     if time_limit_s <= 0:
         raise ValueError("the time limit must be positive")
     space = space or Space()
-    usable, notes = usable_chunkers(space.chunkers, hasattr(ws.embedder, "model"))
+    usable, notes = usable_chunkers(space.chunkers, hasattr(ws.corpus.embedder, "model"))
     if not usable:
         raise ValueError("none of the chunkers asked for can run here: " + "; ".join(notes))
     space = Space(tuple(usable), space.sizes, space.searches, space.expansions, space.top_ks, space.budget)
@@ -124,6 +132,7 @@ def plan_advice(ws: AdviceWorkspace, qset: QuestionSet, space: Space | None = No
             cancel.check()
         say(progress, f"estimating {chunker} {size}")
         plan.chunkings[(chunker, size)] = costs.estimate(chunk_config(chunker, size))
+    plan.notes += [w for w in ws.records.stored_value_warnings() if w not in plan.notes]  # e.g. a clamped rate
     return plan
 
 
@@ -223,7 +232,7 @@ def run_advice(ws: AdviceWorkspace, plan: AdvicePlan, progress: ProgressSink | N
     except BaseException:
         record.write(search.trials, "stopped", search.stopped or "cancelled")
         raise
-    saved = ws.save_strategy(plan.name, confirmation.pick.strategy, source=run_id, note=confirmation.verdict)
+    saved = ws.records.save_strategy(plan.name, confirmation.pick.strategy, source=run_id, note=confirmation.verdict)
     result = AdviceResult(run_id, plan, search.trials, pareto_front(search.trials), confirmation, saved.name,
                           search.stopped, time.monotonic() - started, selection)
     record.finish(result, half)
@@ -237,12 +246,12 @@ class _Record:
         self.ws, self.plan, self.run_id, self.started = ws, plan, run_id, started
         self.written = False
 
-    def config(self, half: QuestionSet, sweep: SweepResult | None) -> dict[str, Any]:
+    def config(self, half: QuestionSet, sweep: SweepResult | None) -> RunConfig:
         empty = SweepResult([], {}, scope=self.plan.scope)
         config = run_config(self.ws, half, sweep or empty, self.plan.seed,
                             {"questions": list(self.plan.split.confirm)})
         if sweep is None:  # while searching: the documents the search covers
-            docs = {int(d["id"]): d for d in self.ws.documents()}
+            docs = {int(d["id"]): d for d in self.ws.records.documents()}
             config["documents"] = {str(i): {"path": docs[i]["path"], "sha256": docs[i]["sha256"],
                                             "corpus_id": None} for i in self.plan.scope.doc_ids if i in docs}
         config["dataset"]["path"] = str(self.plan.qset.root)
@@ -258,13 +267,13 @@ class _Record:
     def write(self, trials: list[Trial], state: str, stopped: str = "") -> None:
         summary = json.dumps(self.summary(trials, state, stopped), sort_keys=True)
         if self.written:
-            self.ws.update_run(self.run_id, {"summary_json": summary})
+            self.ws.records.update_run(self.run_id, {"summary_json": summary})
             return
         try:
             find_run(self.ws, self.run_id)
-            self.ws.update_run(self.run_id, {"summary_json": summary, "finished": None})
+            self.ws.records.update_run(self.run_id, {"summary_json": summary, "finished": None})
         except KeyError:
-            self.ws.record_run({"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
+            self.ws.records.record_run({"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
                                 "config_json": json.dumps(self.config(self.plan.split.halves(self.plan.qset)[1], None),
                                                           sort_keys=True),
                                 "dataset_hash": self.plan.qset.dataset_hash, "code_version": code_version(),
@@ -279,7 +288,7 @@ class _Record:
             "selection": result.selection.to_dict() if result.selection else None,
             "configs": {cr.config.key: summary_to_dict(cr.summary) for cr in conf.sweep.results},
             "seconds": round(result.seconds, 1), "warnings": conf.sweep.warnings}
-        self.ws.replace_run(
+        self.ws.records.replace_run(
             {"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
              "config_json": json.dumps(self.config(half, conf.sweep), sort_keys=True),
              "dataset_hash": self.plan.qset.dataset_hash, "code_version": code_version(),
@@ -308,15 +317,19 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
         info = find_run(ws, ref)
     if info.kind != KIND:
         raise ValueError(f"run {info.id} is a {info.kind} run, not an advice run")
-    advice = info.config["advice"]
-    qset = load_question_set(info.config["dataset"]["path"])
-    recorded = info.config["dataset"].get("corpora", {})
-    if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in recorded.items()):
+    with recorded(info):
+        advice = info.config["advice"]
+        path, corpora = info.config["dataset"]["path"], dict(info.config["dataset"].get("corpora", {}))
+        if not isinstance(path, str):
+            raise TypeError(f"dataset path {path!r} is not text")
+        space, split = Space.from_dict(advice["space"]), Split.from_dict(advice["split"])
+        seed, limit_s, name = int(advice["seed"]), float(time_limit_s or advice["time_limit_s"]), str(advice["name"])
+    with recorded(info, "summary_json"):
+        trials = [Trial.from_dict(t) for t in info.summary.get("trials", [])]
+    qset = load_question_set(path)
+    if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in corpora.items()):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
-    trials = [Trial.from_dict(t) for t in info.summary.get("trials", [])]
     say(progress, f"resuming advice run {info.id}: {len(trials)} trials recorded, "
                   f"{len(done_trials(trials))} of them ran")
-    plan = plan_advice(ws, qset, Space.from_dict(advice["space"]), int(advice["seed"]),
-                       float(time_limit_s or advice["time_limit_s"]), str(advice["name"]),
-                       Split.from_dict(advice["split"]), progress, cancel)
+    plan = plan_advice(ws, qset, space, seed, limit_s, name, split, progress, cancel)
     return run_advice(ws, plan, progress, cancel, info.id, trials, started)

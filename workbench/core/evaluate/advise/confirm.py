@@ -29,7 +29,7 @@ from workbench.core.evaluate.statistics import (
 )
 from workbench.core.evaluate.sweep import SweepConfig, SweepResult, run_sweep
 from workbench.core.jobs import CancelToken, ProgressSink
-from workbench.core.retrieve.strategies import Strategy
+from workbench.core.retrieve.strategy.presets import Strategy
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace

@@ -1,7 +1,7 @@
 """The advisor's cost model: what a configuration costs before it is tried.
 
 Trying a configuration costs the chunk sets it needs that are not built yet (its own and, for
-multi-granularity, the coarser cuts), estimated before they are built by ``Workspace.estimate_chunk_set``, plus
+multi-granularity, the coarser cuts), estimated before they are built by ``ws.sets.estimate_chunk_set``, plus
 searching the fit half (measured as trials run). The estimate is of the set scoped to the question set's corpora,
 the one the advisor builds, from this machine's measured embedding rate. Configurations that share a chunk set
 share its cost: once built, it is free.
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from workbench.core.index.estimate import BuildEstimate
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.store import Scope
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class Costs:
 
     def is_built(self, config: ChunkConfig) -> bool:
         """True when ``config``'s set over the scope is current (remembered once seen)."""
-        if config not in self.built and self.ws.find_chunk_set(config, scope=self.scope) is not None:
+        if config not in self.built and self.ws.sets.find_chunk_set(config, scope=self.scope) is not None:
             self.built.add(config)
         return config in self.built
 
@@ -50,7 +50,7 @@ class Costs:
         if self.is_built(config):
             return BuildEstimate(0, 0, 0.0)
         if config not in self.estimates:
-            self.estimates[config] = self.ws.estimate_chunk_set(config, scope=self.scope)
+            self.estimates[config] = self.ws.sets.estimate_chunk_set(config, scope=self.scope)
         return self.estimates[config]
 
     def build_seconds(self, configs: Iterable[ChunkConfig]) -> float:

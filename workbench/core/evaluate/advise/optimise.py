@@ -37,6 +37,7 @@ from workbench.core.evaluate.advise.costs import Costs
 from workbench.core.evaluate.advise.space import PARAMS, Params, Space, chunk_config, label, preset_params
 from workbench.core.evaluate.question_set import QuestionSet
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, run_sweep
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 
 if TYPE_CHECKING:
@@ -225,11 +226,12 @@ class Search:
                 if self.costs.is_built(config):
                     continue
                 estimate = self.costs.estimate(config)
-                say(progress, f"trial {number}: building {config.label()} ({estimate.describe()})")
-                self.ws.ensure_chunk_set(config, _building(progress, started, limit_s, number, config.label()),
-                                         token, scope=self.costs.scope)
+                cut = chunking_label(config)
+                say(progress, f"trial {number}: building {cut} ({estimate.describe()})")
+                self.ws.sets.ensure_chunk_set(config, _building(progress, started, limit_s, number, cut),
+                                              token, scope=self.costs.scope)
                 self.costs.built.add(config)
-                built.append(config.label())
+                built.append(cut)
             s0 = time.monotonic()
             sweep = run_sweep(self.ws, self.fit, [SweepConfig(label(params), strategy, "advise", dict(params))],
                               None, token)

@@ -20,8 +20,8 @@ from typing import Any
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.registry import get_kind
-from workbench.core.ingest.chunking import ChunkConfig
-from workbench.core.retrieve.strategies import PRESETS, Strategy, from_dict
+from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy, from_dict
 
 CHUNKERS = ("fixed", "recursive", "semchunk", "semantic", "cluster_semantic", "late", "langchain_recursive",
             "chonkie_recursive")

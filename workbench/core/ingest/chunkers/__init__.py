@@ -8,8 +8,8 @@ from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
     ChunkerSpec,
+    Cut,
     ParamSpec,
-    Span,
     chunk_verified,
     pieces_from_spans,
     verify_spans,
@@ -17,7 +17,7 @@ from workbench.core.ingest.chunkers.protocol import (
 from workbench.core.ingest.chunkers.registry import chunker_kinds, get_kind, make_chunker, register
 
 __all__ = [
-    "Chunker", "ChunkerError", "ChunkerKind", "ChunkerResources", "ChunkerSpec", "ParamSpec", "Span",
+    "Chunker", "ChunkerError", "ChunkerKind", "ChunkerResources", "ChunkerSpec", "ParamSpec", "Cut",
     "chunk_verified", "chunker_kinds", "get_kind", "make_chunker", "pieces_from_spans", "register",
     "verify_spans",
 ]

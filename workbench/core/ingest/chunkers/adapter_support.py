@@ -16,7 +16,7 @@ import numpy as np
 
 from workbench.core.ingest.boundaries import tile_span_list
 from workbench.core.ingest.chunkers.errors import ChunkerError, snippet
-from workbench.core.ingest.chunkers.protocol import Span
+from workbench.core.ingest.chunkers.protocol import Cut
 from workbench.core.ingest.chunkers.recursive import TokenRuler, within_limit
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
@@ -55,10 +55,10 @@ def _import_problem(module: str, distribution: str) -> str | None:
     return None
 
 
-def exact_trimmed(text: str, claims: Iterable[tuple[int, int, str]], chunker_name: str) -> list[Span]:
+def exact_trimmed(text: str, claims: Iterable[tuple[int, int, str]], chunker_name: str) -> list[Cut]:
     """Spans a library claims, each checked to hold exactly its chunk text, then trimmed of white space
     (blank chunks are dropped). A claim that does not match raises ``ChunkerError``: never shifted spans."""
-    out: list[Span] = []
+    out: list[Cut] = []
     for number, (start, end, claimed) in enumerate(claims):
         if text[start:end] != claimed:
             raise ChunkerError(f"chunker {chunker_name!r}: chunk {number} claims {start}..{end} but the text "
@@ -71,8 +71,8 @@ def exact_trimmed(text: str, claims: Iterable[tuple[int, int, str]], chunker_nam
     return out
 
 
-def settled(text: str, spans: list[Span], counter: TokenCounter | None = None, max_tokens: int | None = None,
-            headings: Sequence[Heading] = ()) -> list[Span]:
+def settled(text: str, spans: list[Cut], counter: TokenCounter | None = None, max_tokens: int | None = None,
+            headings: Sequence[Heading] = ()) -> list[Cut]:
     """A library's spans made whole: tiled over the text (``boundaries.tile_span_list``: every non-space
     character in a chunk, no chunk edge between a letter and its combining marks) and, given ``counter``
     and ``max_tokens``, each chunk over ``max_tokens`` of the document's tokens cut by the recursive

@@ -21,7 +21,7 @@ from functools import lru_cache
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerSpec
 from workbench.core.ingest.chunkers.registry import get_kind
-from workbench.core.ingest.chunking import ChunkConfig, use_chunker_naming
+from workbench.core.ingest.values import ChunkConfig
 
 CONFIG_KINDS = ("fixed", "sentence", "structure")  # cut by ChunkConfig's own fields
 SIZE_PARAMS = ("size", "max_tokens")  # the parameter a size maps onto, first one the chunker has
@@ -174,17 +174,3 @@ def chunker_label(chunker: str) -> str:
         return chunker[:60]
     inner = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
     return f"{name} ({inner})" if inner else name
-
-
-class _RegistryNaming:
-    """``chunking.ChunkerNaming`` backed by this module (registered below)."""
-
-    def spec_json(self, chunker: str) -> str:
-        spec = _spec_of(chunker)
-        return spec.to_json() if spec is not None else ""
-
-    def label(self, chunker: str) -> str:
-        return chunker_label(chunker)
-
-
-use_chunker_naming(_RegistryNaming())

@@ -27,8 +27,8 @@ from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
     ChunkerSpec,
+    Cut,
     ParamSpec,
-    Span,
 )
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
@@ -82,7 +82,7 @@ class ChonkieChunker:
         self._counter = counter
         self._max_tokens = max_tokens
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
         """chonkie's chunks as exact, trimmed spans of at most ``max_tokens`` tokens."""
         if not text.strip():
             return []

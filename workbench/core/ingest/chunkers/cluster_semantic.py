@@ -26,9 +26,9 @@ from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
     ChunkerSpec,
+    Cut,
     Embed,
     ParamSpec,
-    Span,
 )
 from workbench.core.ingest.chunkers.recursive import TokenRuler, recursive_spans
 from workbench.core.ingest.chunkers.vector_cache import LruVectors, embed_cached
@@ -48,7 +48,7 @@ def mean_pair_similarity(vectors: np.ndarray) -> float:
     return float((total @ total - np.einsum("ij,ij->", v, v)) / (n * (n - 1)))
 
 
-def group_starts(pieces: Sequence[Span], ruler: TokenRuler, max_tokens: int) -> np.ndarray:
+def group_starts(pieces: Sequence[Cut], ruler: TokenRuler, max_tokens: int) -> np.ndarray:
     """For each piece ``e``, the first piece a group ending with ``e`` may start at: the group then spans
     at most ``max_tokens`` tokens (a piece always may stand alone)."""
     bounds = np.asarray(pieces, dtype=np.int64).reshape(-1, 2)
@@ -58,7 +58,7 @@ def group_starts(pieces: Sequence[Span], ruler: TokenRuler, max_tokens: int) -> 
     return np.minimum(earliest, np.arange(len(bounds)))
 
 
-def best_segmentation(vectors: np.ndarray, pieces: Sequence[Span], ruler: TokenRuler, max_tokens: int) -> list[Span]:
+def best_segmentation(vectors: np.ndarray, pieces: Sequence[Cut], ruler: TokenRuler, max_tokens: int) -> list[Cut]:
     """Groups ``[j, e)`` of consecutive pieces maximising the sum of centred similarities of the pairs
     inside the groups (each pair counted both ways, as in a square block of the similarity matrix), each
     group spanning at most ``max_tokens`` tokens (a single piece always may stand alone).
@@ -91,7 +91,7 @@ def best_segmentation(vectors: np.ndarray, pieces: Sequence[Span], ruler: TokenR
         top = scores.max()
         k = int(np.nonzero(scores >= top - _TIE * (1.0 + abs(top)))[0][-1])  # the latest start among ties
         best[e], back[e] = scores[k], low + k
-    groups: list[Span] = []
+    groups: list[Cut] = []
     e = n
     while e > 0:
         j = int(back[e])
@@ -121,7 +121,7 @@ class ClusterSemanticChunker:
         pieces = recursive_spans(text, headings, TokenRuler(text, self._counter), self.piece_tokens)
         return [text[a:b] for a, b in pieces] if len(pieces) >= 2 else []
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
         """Spans of grouped pieces (see the module docstring)."""
         ruler = TokenRuler(text, self._counter)
         pieces = recursive_spans(text, headings, ruler, self.piece_tokens)

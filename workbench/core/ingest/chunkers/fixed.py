@@ -15,12 +15,13 @@ from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
     ChunkerSpec,
+    Cut,
     ParamSpec,
-    Span,
 )
-from workbench.core.ingest.chunking import UNITS, ChunkConfig, chunk_document
+from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import UNITS, ChunkConfig
 
 
 class ConfigChunker:
@@ -33,7 +34,7 @@ class ConfigChunker:
         self.config = config
         self._counter = counter
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
         """The spans ``chunk_document`` cuts for this configuration."""
         return [(p.start, p.end) for p in chunk_document(text, headings, self.config, self._counter)]
 

@@ -33,8 +33,8 @@ from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
     ChunkerSpec,
+    Cut,
     ParamSpec,
-    Span,
 )
 from workbench.core.ingest.chunkers.text_mapping import spans_in_sequence
 from workbench.core.ingest.headings import Heading
@@ -64,7 +64,7 @@ class LangChainRecursive:
         self._splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap,
                                                         length_function=counter.count, add_start_index=True)
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
         """LangChain's chunks, placed by the in-sequence rule with LangChain's own offsets as hints."""
         docs = self._splitter.create_documents([text])
         hints = [int(d.metadata.get("start_index", -1)) for d in docs]
@@ -83,7 +83,7 @@ class LangChainMarkdown:
         self._splitter = MarkdownHeaderTextSplitter([("#" * n, f"h{n}") for n in range(1, level + 1)],
                                                     strip_headers=False)
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
         """The sections, placed by the in-sequence rule. The splitter is shown carriage-return line breaks
         as line feeds (it would drop a lone carriage return); that keeps every offset, so spans hold."""
         lines = text.replace("\r\n", " \n").replace("\r", "\n")
@@ -118,7 +118,7 @@ class LangChainTokens:
         self._size, self._overlap = _sizes(spec)
         self._counter = counter
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
         """Windows of ``max_tokens`` tokens sharing ``overlap``, each at the span its tokens cover."""
         from langchain_text_splitters.base import Tokenizer, split_text_on_tokens
 

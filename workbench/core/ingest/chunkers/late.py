@@ -31,8 +31,8 @@ from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
     ChunkerSpec,
+    Cut,
     ParamSpec,
-    Span,
 )
 from workbench.core.ingest.headings import Heading
 from workbench.core.jobs import CancelToken
@@ -49,7 +49,7 @@ class SpanPool:
     a span no token overlaps takes the nearest token. Blocks of consecutive tokens' vectors are added with
     ``add``; ``vectors`` returns the means. Memory: one float64 sum per span."""
 
-    def __init__(self, token_offsets: np.ndarray, spans: Sequence[Span]) -> None:
+    def __init__(self, token_offsets: np.ndarray, spans: Sequence[Cut]) -> None:
         offsets = np.asarray(token_offsets, dtype=np.int64).reshape(-1, 2)
         bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
         self.n_tokens = len(offsets)
@@ -102,7 +102,7 @@ class SpanPool:
         return out.astype(np.float32)
 
 
-def pool_chunk_vectors(token_vectors: np.ndarray, token_offsets: np.ndarray, spans: Sequence[Span],
+def pool_chunk_vectors(token_vectors: np.ndarray, token_offsets: np.ndarray, spans: Sequence[Cut],
                        normalize: bool = True) -> np.ndarray:
     """One vector per span: the mean of the vectors of the tokens whose ``[start, end)`` character range
     overlaps the span (tokens in document order). A span no token overlaps takes the nearest token's vector.
@@ -219,7 +219,7 @@ def token_vectors(embedder: Any, text: str, batch_size: int = 8) -> tuple[np.nda
     return vectors, offsets
 
 
-def late_chunk_vectors(embedder: Any, text: str, spans: Sequence[Span], batch_size: int = 8,
+def late_chunk_vectors(embedder: Any, text: str, spans: Sequence[Cut], batch_size: int = 8,
                        cancel: CancelToken | None = None) -> np.ndarray:
     """Late-chunked vectors (normalised, one row per span) of ``spans`` of ``text``, pooled as the windows
     are read (bounded memory on any document); ``cancel`` is checked between blocks of windows (a long

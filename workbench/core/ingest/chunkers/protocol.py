@@ -22,12 +22,12 @@ import numpy as np
 
 from workbench.core.ingest.chunkers.errors import ChunkerError as ChunkerError
 from workbench.core.ingest.chunkers.errors import snippet
+from workbench.core.ingest.chunkers.text_mapping import Cut as Cut
 from workbench.core.ingest.chunkers.text_mapping import spans_from_texts
-from workbench.core.ingest.chunking import ChunkPiece
 from workbench.core.ingest.headings import Heading, heading_path_at
 from workbench.core.ingest.tokens import TokenCounter
+from workbench.core.ingest.values import ChunkPiece
 
-Span = tuple[int, int]  # re-exported: the (start, end) pair every chunker returns
 ParamValue = int | float | str | bool
 
 
@@ -201,7 +201,7 @@ class ChunkerKind:
         return self.build(self.spec(**params), resources)
 
 
-def verify_spans(text: str, spans: Iterable[object], chunker_name: str, doc_name: str) -> list[Span]:
+def verify_spans(text: str, spans: Iterable[object], chunker_name: str, doc_name: str) -> list[Cut]:
     """Check a chunker's output and return it as plain ``(start, end)`` pairs.
 
     Each item may be a ``(start, end)`` pair, a ``(start, end, chunk_text)`` triple (then
@@ -214,7 +214,7 @@ def verify_spans(text: str, spans: Iterable[object], chunker_name: str, doc_name
     items = list(spans)
     if items and all(isinstance(item, str) for item in items):
         items = list(spans_from_texts(text, items, chunker_name, doc_name))  # type: ignore[arg-type]
-    out: list[Span] = []
+    out: list[Cut] = []
     for number, item in enumerate(items):
         start, end, claimed = _unpack(item, where, number)
         if not (0 <= start < end <= len(text)):
@@ -247,7 +247,7 @@ def _unpack(item: object, where: str, number: int) -> tuple[int, int, str | None
     raise ChunkerError(f"{where}: chunk {number} is {item!r}, not a (start, end) or (start, end, text) span")
 
 
-def chunk_verified(chunker: Chunker, text: str, headings: Sequence[Heading], doc_name: str) -> list[Span]:
+def chunk_verified(chunker: Chunker, text: str, headings: Sequence[Heading], doc_name: str) -> list[Cut]:
     """Run ``chunker`` on one document and verify its spans (``ChunkerError`` names chunker and document)."""
     try:
         raw = chunker.chunk(text, headings)
@@ -262,6 +262,6 @@ def chunk_verified(chunker: Chunker, text: str, headings: Sequence[Heading], doc
     return verify_spans(text, raw, chunker.spec.name, doc_name)
 
 
-def pieces_from_spans(spans: Sequence[Span], headings: Sequence[Heading]) -> list[ChunkPiece]:
+def pieces_from_spans(spans: Sequence[Cut], headings: Sequence[Heading]) -> list[ChunkPiece]:
     """Spans as the ``ChunkPiece`` values the index stores (position and heading path added)."""
     return [ChunkPiece(i, a, b, heading_path_at(headings, a)) for i, (a, b) in enumerate(spans)]

@@ -23,8 +23,8 @@ from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
     ChunkerSpec,
+    Cut,
     ParamSpec,
-    Span,
 )
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.sentences import sentence_spans
@@ -53,7 +53,7 @@ class TokenRuler:
         return [int(s) for s in self.starts[lo:hi]]
 
 
-def trimmed(text: str, start: int, end: int) -> Span | None:
+def trimmed(text: str, start: int, end: int) -> Cut | None:
     """``(start, end)`` without leading and trailing white space, or None when nothing else is left."""
     piece = text[start:end]
     core = piece.strip()
@@ -79,20 +79,20 @@ def _cuts(text: str, start: int, end: int, level: int, headings: Sequence[Headin
     return sorted({c for c in cuts if start < c < end})
 
 
-def _segments(text: str, start: int, end: int, cuts: list[int]) -> list[Span]:
+def _segments(text: str, start: int, end: int, cuts: list[int]) -> list[Cut]:
     bounds = [start, *cuts, end]
     return [s for a, b in zip(bounds, bounds[1:], strict=False) if (s := trimmed(text, a, b))]
 
 
-def _pack(segments: list[Span], ruler: TokenRuler, max_tokens: int, overlap: int) -> list[Span]:
+def _pack(segments: list[Cut], ruler: TokenRuler, max_tokens: int, overlap: int) -> list[Cut]:
     """Greedy packing of consecutive segments (each fits) into chunks, sharing up to ``overlap`` tokens."""
-    out: list[Span] = []
-    current: list[Span] = []
+    out: list[Cut] = []
+    current: list[Cut] = []
     for seg in segments:
         if current and ruler.size(current[0][0], seg[1]) > max_tokens:
             last_end = current[-1][1]
             out.append((current[0][0], last_end))
-            tail: list[Span] = []
+            tail: list[Cut] = []
             for piece in reversed(current):
                 if ruler.size(piece[0], last_end) > overlap or ruler.size(piece[0], seg[1]) > max_tokens:
                     break
@@ -105,13 +105,13 @@ def _pack(segments: list[Span], ruler: TokenRuler, max_tokens: int, overlap: int
 
 
 def split_span(text: str, start: int, end: int, headings: Sequence[Heading], ruler: TokenRuler, max_tokens: int,
-               overlap: int = 0) -> list[Span]:
+               overlap: int = 0) -> list[Cut]:
     """Chunks of ``text[start:end]`` of at most ``max_tokens`` tokens, cut at the coarsest separators that
     make them fit (the recursive splitter on one span; trimmed, in order, covering its non-space text)."""
 
-    def split(lo: int, hi: int, level: int) -> list[Span]:
-        out: list[Span] = []
-        run: list[Span] = []
+    def split(lo: int, hi: int, level: int) -> list[Cut]:
+        out: list[Cut] = []
+        run: list[Cut] = []
         for seg in _segments(text, lo, hi, _cuts(text, lo, hi, level, headings, ruler)):
             if ruler.size(*seg) <= max_tokens or level == len(LEVELS) - 1:
                 run.append(seg)
@@ -126,17 +126,17 @@ def split_span(text: str, start: int, end: int, headings: Sequence[Heading], rul
 
 
 def recursive_spans(text: str, headings: Sequence[Heading], ruler: TokenRuler, max_tokens: int,
-                    overlap: int = 0) -> list[Span]:
+                    overlap: int = 0) -> list[Cut]:
     """Chunks of at most ``max_tokens`` tokens, cut at the coarsest separators that make them fit."""
     return split_span(text, 0, len(text), headings, ruler, max_tokens, overlap)
 
 
-def within_limit(text: str, spans: Sequence[Span], ruler: TokenRuler, max_tokens: int,
-                 headings: Sequence[Heading] = ()) -> list[Span]:
+def within_limit(text: str, spans: Sequence[Cut], ruler: TokenRuler, max_tokens: int,
+                 headings: Sequence[Heading] = ()) -> list[Cut]:
     """``spans`` with each one longer than ``max_tokens`` tokens replaced by the recursive splitter's pieces
     of it (paragraphs, lines, sentences, words, then tokens): for chunkers whose method, or library, can
     return a longer chunk (one sentence of 5 MB). Spans within the limit are kept as they are."""
-    out: list[Span] = []
+    out: list[Cut] = []
     for start, end in spans:
         if ruler.size(start, end) <= max_tokens:
             out.append((start, end))
@@ -157,7 +157,7 @@ class RecursiveChunker:
             raise ChunkerError(f"chunker {spec.name!r}: overlap must be smaller than max_tokens")
         self._counter = counter
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
         """Spans of at most ``max_tokens`` tokens (see the module docstring)."""
         return recursive_spans(text, headings, TokenRuler(text, self._counter), self.max_tokens, self.overlap)
 

@@ -23,9 +23,9 @@ from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
     ChunkerSpec,
+    Cut,
     Embed,
     ParamSpec,
-    Span,
 )
 from workbench.core.ingest.chunkers.recursive import TokenRuler, within_limit
 from workbench.core.ingest.chunkers.vector_cache import LruVectors, embed_cached
@@ -34,10 +34,10 @@ from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
 
 
-def pack_sentences(sentences: list[Span], breaks: Sequence[bool], ruler: TokenRuler, max_tokens: int) -> list[Span]:
+def pack_sentences(sentences: list[Cut], breaks: Sequence[bool], ruler: TokenRuler, max_tokens: int) -> list[Cut]:
     """Chunks of consecutive sentences: a new chunk after each sentence ``i`` with ``breaks[i]`` and
     whenever adding a sentence would take the chunk over ``max_tokens``."""
-    out: list[Span] = []
+    out: list[Cut] = []
     first = 0
     for i in range(1, len(sentences) + 1):
         if i == len(sentences) or breaks[i - 1] or ruler.size(sentences[first][0], sentences[i][1]) > max_tokens:
@@ -61,7 +61,7 @@ class SemanticChunker:
         self._embed_id = embed_id
         self._cache: MutableMapping[str, np.ndarray] = LruVectors() if vector_cache is None else vector_cache
 
-    def sentence_windows(self, text: str, ruler: TokenRuler) -> tuple[list[Span], list[str]]:
+    def sentence_windows(self, text: str, ruler: TokenRuler) -> tuple[list[Cut], list[str]]:
         """The document's sentences (those over ``max_tokens`` cut to fit) and the text embedded for each:
         the sentence with ``window`` neighbours on each side (none for a document of one sentence)."""
         units = [(int(a), int(b)) for a, b in unit_spans(text, "sentences")]
@@ -75,7 +75,7 @@ class SemanticChunker:
         """The sentence windows ``chunk`` embeds (``EmbeddingChunker``)."""
         return self.sentence_windows(text, TokenRuler(text, self._counter))[1]
 
-    def sentence_distances(self, text: str, ruler: TokenRuler | None = None) -> tuple[list[Span], np.ndarray]:
+    def sentence_distances(self, text: str, ruler: TokenRuler | None = None) -> tuple[list[Cut], np.ndarray]:
         """The document's sentences (those over ``max_tokens`` cut to fit) and the ``1 - cosine`` distance
         between each neighbouring pair."""
         sentences, windows = self.sentence_windows(text, ruler or TokenRuler(text, self._counter))
@@ -85,7 +85,7 @@ class SemanticChunker:
         distances = 1.0 - np.einsum("ij,ij->i", vectors[:-1], vectors[1:])
         return sentences, distances
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
         """Sentence groups split where the distance passes the percentile threshold (and by size)."""
         ruler = TokenRuler(text, self._counter)
         sentences, distances = self.sentence_distances(text, ruler)

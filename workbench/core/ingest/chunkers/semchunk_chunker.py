@@ -23,8 +23,8 @@ from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
     ChunkerSpec,
+    Cut,
     ParamSpec,
-    Span,
 )
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
@@ -46,7 +46,7 @@ class SemchunkChunker:
         self._count = counter.count
         self._chunk: Any = semchunk.chunkerify(counter.count, self._size)  # type: ignore[attr-defined]
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Span]:
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
         """semchunk's chunks at its own offsets."""
         if not text.strip():
             return []

@@ -7,10 +7,11 @@ from collections.abc import Iterable, Sequence
 
 from workbench.core.ingest.chunkers.errors import ChunkerError, snippet
 
-Span = tuple[int, int]
+Cut = tuple[int, int]
+"""A chunker's (start, end) character offsets in one document (``core.spans.Span`` adds the document)."""
 
 
-def spans_from_texts(text: str, chunks: Iterable[str], chunker_name: str, doc_name: str) -> list[Span]:
+def spans_from_texts(text: str, chunks: Iterable[str], chunker_name: str, doc_name: str) -> list[Cut]:
     """Map chunk texts (from a library that returns strings) back to spans of ``text``.
 
     The rule, per chunk in order: find the chunk text exactly, searching from just after the previous
@@ -19,14 +20,14 @@ def spans_from_texts(text: str, chunks: Iterable[str], chunker_name: str, doc_na
     between them (libraries often re-join pieces with one space). A chunk found by none of these raises
     ``ChunkerError`` naming the chunker, the document and the chunk.
     """
-    out: list[Span] = []
+    out: list[Cut] = []
     cursor = 0
     for number, chunk in enumerate(chunks):
         stripped = chunk.strip()
         if not stripped:
             continue  # an empty chunk carries no text to map
         found = text.find(chunk, cursor)
-        span: Span | None = (found, found + len(chunk)) if found >= 0 else None
+        span: Cut | None = (found, found + len(chunk)) if found >= 0 else None
         if span is None:
             found = text.find(stripped, cursor)
             span = (found, found + len(stripped)) if found >= 0 else None
@@ -85,7 +86,7 @@ def _visible_match(text: str, start: int, chunk: str) -> int | None:
 
 
 def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_name: str,
-                      hints: Sequence[int] | None = None) -> list[Span]:
+                      hints: Sequence[int] | None = None) -> list[Cut]:
     """Map the chunk texts of a library that cuts the text in sequence back to spans.
 
     The rule: chunk ``i + 1`` starts after chunk ``i`` starts and no later than the first non-space
@@ -99,7 +100,7 @@ def spans_in_sequence(text: str, chunks: Iterable[str], chunker_name: str, doc_n
     and before it; some libraries drop those inside a line), else by the rule of ``spans_from_texts`` from
     the previous chunk's start.
     """
-    out: list[Span] = []
+    out: list[Cut] = []
     for number, chunk in enumerate(chunks):
         if not chunk.strip():
             continue

@@ -12,27 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, ClassVar
 
+from workbench.core.retrieve.knobs import Knob as Knob
+from workbench.core.retrieve.knobs import ParamValue as ParamValue
+
 if TYPE_CHECKING:
     from workbench.core.retrieve.inputs import SearchInputs
     from workbench.core.retrieve.loaded_set import LoadedSet
     from workbench.core.retrieve.passages import Passage
     from workbench.core.retrieve.search import Hit
-
-ParamValue = int | float | str | bool  # the type of every expansion field
-
-
-@dataclass(frozen=True)
-class Knob:
-    """How a control edits one field of an expansion: range, step and the words shown around it."""
-
-    field: str
-    label: str
-    minimum: float
-    maximum: float
-    step: float
-    tooltip: str
-    special: str = ""  # text shown instead of the minimum value ("section" for a parent size of 0)
-    decimals: int = 0  # 0: a whole number
 
 
 @dataclass(frozen=True)

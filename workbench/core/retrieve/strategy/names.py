@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from workbench.core.index.embedder_pool import model_label
 from workbench.core.ingest.chunkers.choice import chunker_label
-from workbench.core.retrieve.strategies import PRESETS
-from workbench.core.retrieve.strategy import Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS
+from workbench.core.retrieve.strategy.value import Strategy
 
 UNIT_SHORT = {"tokens": "tok", "words": "words", "sentences": "sent"}
 CUSTOM = "custom"
@@ -41,14 +41,7 @@ def chips(strategy: Strategy) -> list[Chip]:
         out.append(("headings", "headings"))
     if c.contextual:
         out.append(("contextual", "contextual"))
-    if strategy.rerank != "none":
-        out.append(("rerank", "LLM rerank"))
-    if strategy.summary:
-        out.append(("summary", "summaries"))
-    if strategy.per_doc_cap:
-        out.append(("per_doc_cap", f"≤{strategy.per_doc_cap} per doc"))
-    if strategy.whole_doc_tokens:
-        out.append(("whole_doc", f"whole docs ≤{strategy.whole_doc_tokens} tok"))
+    out += [chip for chip in (step.chip() for step in strategy.steps) if chip is not None]
     if strategy.model:
         out.append(("model", model_label(strategy.model)))
     out.append(("budget", f"budget {strategy.budget} tok" if strategy.budget else "no budget"))

@@ -11,7 +11,7 @@ from PySide6.QtGui import QHelpEvent, QMouseEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QGraphicsOpacityEffect, QTextEdit, QToolTip, QWidget
 
 from workbench.core.spans import Span
-from workbench.ui.app.theme import text_font
+from workbench.ui.basics.theme import text_font
 from workbench.ui.explore.chunk_tooltip import chunk_tooltip
 from workbench.ui.explore.render import PositionMap, rendered_spans
 
@@ -139,7 +139,7 @@ class LayeredTextView(QTextEdit):
         row = self.chunk_row_at(doc_id, offset)
         if row is None or self.runtime is None:
             return None
-        return chunk_tooltip(self.runtime, row, self.ws.document(doc_id))
+        return chunk_tooltip(self.runtime, row, self.ws.corpus.document(doc_id))
 
     def viewportEvent(self, event: QEvent) -> bool:
         """Show the chunk hover card on tooltip events."""

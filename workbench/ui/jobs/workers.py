@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, SignalInstan
 from shiboken6 import isValid
 
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent
-from workbench.ui.app.wording import for_the_window
+from workbench.ui.basics.wording import for_the_window
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
-from workbench.core.retrieve.strategies import PRESETS, Strategy, resolve
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy, resolve
 
 if TYPE_CHECKING:
     from workbench.core.llm import LLMChoice as CoreChoice

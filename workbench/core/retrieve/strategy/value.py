@@ -1,8 +1,8 @@
 """A strategy as one composed value: the chunking, the search part, one expansion and the later steps.
 
 A strategy can be named, saved, compared, recorded with an experiment and run from the CLI, the GUI and the
-evaluation lab alike. Its JSON (flat or composed) is read and written at the edge, by ``strategy_json``;
-named ones live in ``strategies.PRESETS``.
+evaluation lab alike. Its JSON (flat or composed) is read and written at the edge, by ``json_form``;
+named ones live in ``presets.PRESETS``.
 """
 
 from __future__ import annotations
@@ -12,23 +12,27 @@ from dataclasses import dataclass, field, replace
 
 from workbench.core.index.embedder_pool import model_label, normalise_model_spec
 from workbench.core.ingest.chunkers.choice import chunk_size, with_chunk_size
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.chunkers.identity import chunking_label
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.coarse_hits import check_coarse, coarse_configs
 from workbench.core.retrieve.expansions import Expansion, NoExpansion
 from workbench.core.retrieve.expansions.base import ParamValue, with_changes
-from workbench.core.retrieve.search_config import SearchConfig
+from workbench.core.retrieve.steps import STEP_TYPES, Step
+from workbench.core.retrieve.steps.base import S, normal_steps, setting, step_of, with_step_changes
+from workbench.core.retrieve.steps.llm_rerank import Rerank
+from workbench.core.retrieve.strategy.search_config import SearchConfig
 
-RERANKS = ("none", "llm")
 StrategyJson = dict[str, object]  # a JSON-ready strategy (``to_dict``)
 
 
 @dataclass(frozen=True)
 class Strategy:
     """One retrieval strategy, composed of values: the chunking (``chunk``), the search part
-    (``search_config``, the hit cache's key), one expansion value (``expander``) and the settings of the
-    later steps (top-k, rerank, summaries, budget, caps). Defaults give plain dense top-5 over 200-token
-    chunks. ``model`` is the embedding model of its chunk set (``""``: the workspace's default; else
-    ``ollama:NAME`` or a local sentence-transformers folder).
+    (``search_config``, the hit cache's key), one expansion value (``expander``), top-k and the budget, and the
+    value of every later step not at its defaults (``steps``: rerank, summaries, the per-document cap, whole
+    documents …; ``steps.base``). Defaults give plain dense top-5 over 200-token chunks. ``model`` is the
+    embedding model of its chunk set (``""``: the workspace's default; else ``ollama:NAME`` or a local
+    sentence-transformers folder).
     """
 
     name: str = "custom"
@@ -37,22 +41,15 @@ class Strategy:
     expander: Expansion = field(default_factory=NoExpansion)
     top_k: int = 5
     candidate_k: int = 0
-    rerank: str = "none"
-    rerank_candidates: int = 20
-    rerank_parents: bool = False  # parent expansion: rerank the expanded parents, not the child hits
-    summary: bool = False
-    summary_sections: int = 3
     budget: int = 0
-    per_doc_cap: int = 0
-    whole_doc_tokens: int = 0  # hits in documents of at most this many tokens return the whole document
     model: str = ""
+    steps: tuple[Step, ...] = ()  # the later steps not at their defaults, in step order (``steps.base.normal_steps``)
 
     def __post_init__(self) -> None:
-        if self.rerank not in RERANKS:
-            raise ValueError("rerank must be 'none' or 'llm'")
+        object.__setattr__(self, "steps", normal_steps(self.steps))
         if self.top_k < 1:
             raise ValueError("top_k must be at least 1")
-        for name in ("candidate_k", "budget", "per_doc_cap", "whole_doc_tokens"):
+        for name in ("candidate_k", "budget"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
         if not isinstance(self.model, str):
@@ -79,20 +76,35 @@ class Strategy:
         wanted = self.expander.candidates(self.top_k)
         if wanted > self.top_k:
             return wanted
-        if self.rerank == "llm":
-            return max(self.rerank_candidates, self.top_k)
-        return self.top_k
+        return max(step.candidates(self.top_k) for step in self.steps) if self.steps else self.top_k
 
     @property
     def reranks_parents(self) -> bool:
         """True when the LLM reranks expanded parents (child → parent → rerank) rather than the hits."""
-        return self.rerank == "llm" and self.rerank_parents and self.expander.groups_hits
+        return self.step(Rerank).reranks_parents(self.expander)
+
+    def step(self, cls: type[S]) -> S:
+        """The strategy's value of step kind ``cls``."""
+        return step_of(self.steps, cls)
+
+    def setting(self, name: str) -> ParamValue:
+        """The value of later-step field ``name`` (``per_doc_cap`` …; ``KeyError`` when no step has it)."""
+        return setting(self.steps, name)
+
+    def llm_steps(self) -> list[str]:
+        """What its active steps ask a generative LLM for while it searches (``LLM rerank`` …)."""
+        return [step.llm_use for step in self.steps if step.needs_llm()]
 
     # ----- changed copies -------------------------------------------------------------------
     def with_size(self, size: int | None = None, overlap: int | None = None) -> Strategy:
         """A copy cut at ``size`` (and ``overlap``), wherever its chunking keeps them: the one way a size from
         the command line, a grid, the window or JSON reaches a strategy."""
         return replace(self, chunk=with_chunk_size(self.chunk, size, overlap))
+
+    def with_steps(self, **changes: ParamValue) -> Strategy:
+        """A copy with later-step fields changed by name (``per_doc_cap=2``; ``KeyError`` for a field no step
+        has)."""
+        return replace(self, steps=with_step_changes(self.steps, changes))
 
     def with_expansion(self, **changes: ParamValue) -> Strategy:
         """A copy with expansion fields changed by name (``window=2``; ``expansions.base.with_changes``: a
@@ -102,33 +114,27 @@ class Strategy:
     # ----- for people and JSON ----------------------------------------------------------------
     def describe(self) -> str:
         """One line for people."""
-        parts = [self.search_config.describe(self.top_k), self.chunk.label()]
+        parts = [self.search_config.describe(self.top_k), chunking_label(self.chunk)]
         if self.model:
             parts.append(f"embedded by {model_label(self.model)}")
         expansion = self.expander.describe(self.chunk.unit)
         if expansion:
             parts.append(expansion)
-        if self.whole_doc_tokens:
-            parts.append(f"whole documents up to {self.whole_doc_tokens} tokens")
-        if self.rerank == "llm" and self.reranks_parents:
-            parts.append(f"LLM rerank of up to {self.rerank_candidates} parents")
-        elif self.rerank == "llm":
-            parts.append(f"LLM rerank of {self.candidates}")
-        if self.summary:
-            parts.append(f"summary → top {self.summary_sections} sections")
+        for step in sorted(self.steps, key=lambda s: s.phrase_order):
+            words = step.describe(self)
+            if words:
+                parts.append(words)
         if self.budget:
             parts.append(f"budget {self.budget} tokens")
         return ", ".join(parts)
 
     def to_dict(self) -> StrategyJson:
         """JSON-ready, composed: ``chunk``, ``search`` (mode and fusion settings) and ``expansion`` (``kind``
-        and its own fields) as objects, the later steps' settings beside them (``model`` only when set).
-        ``strategy_json.from_dict`` reads it back, as it reads the flat form of earlier versions."""
-        general: StrategyJson = {
-            "top_k": self.top_k, "candidate_k": self.candidate_k, "rerank": self.rerank,
-            "rerank_candidates": self.rerank_candidates, "rerank_parents": self.rerank_parents,
-            "summary": self.summary, "summary_sections": self.summary_sections, "budget": self.budget,
-            "per_doc_cap": self.per_doc_cap, "whole_doc_tokens": self.whole_doc_tokens}
+        and its own fields) as objects, top-k, the budget and every later step's fields beside them (``model``
+        only when set). ``json_form.from_dict`` reads it back, as it reads the flat form of earlier versions."""
+        general: StrategyJson = {"top_k": self.top_k, "candidate_k": self.candidate_k, "budget": self.budget}
+        for cls in STEP_TYPES.values():
+            general.update(self.step(cls).to_dict())
         if self.model:
             general["model"] = self.model
         return {"name": self.name, "chunk": self.chunk.as_dict(), "search": dict(self.search_config.to_dict()),

@@ -10,10 +10,10 @@ import json
 import re
 from collections.abc import Mapping
 
-from workbench.core.retrieve.preset_specs import PRESET_SPECS
-from workbench.core.retrieve.search_config import SEARCH_MODES, SearchConfig
-from workbench.core.retrieve.strategy import Strategy
-from workbench.core.retrieve.strategy_json import from_dict, override
+from workbench.core.retrieve.strategy.json_form import from_dict, override
+from workbench.core.retrieve.strategy.preset_specs import PRESET_SPECS
+from workbench.core.retrieve.strategy.search_config import SEARCH_MODES, SearchConfig
+from workbench.core.retrieve.strategy.value import Strategy
 
 MAX_JSON_CHARS = 10_000  # a strategy is a few dozen fields; anything longer is not one
 

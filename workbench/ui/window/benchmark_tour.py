@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from workbench.core.evaluate.datasets import load_question_set
 from workbench.core.evaluate.sweep import ConfigResult, QuestionResult, compare_rows
-from workbench.core.retrieve.strategies import PRESETS, Strategy
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
 
 if TYPE_CHECKING:
     from workbench.core.index.build import IngestReport
@@ -158,7 +158,8 @@ class BenchmarkTour(QObject):
             view.runFinished.disconnect(self._scored)
             self._fail(view.status.text())
             return
-        questions = len(view.qset.questions) if view.qset is not None else 0
+        qset = model.question_set
+        questions = len(qset.questions) if qset is not None else 0
         self.host.show_message(f"Benchmark: scoring strategies A and B on {questions} questions of {self.corpus}…")
 
     # ----- steps 3 and 4: pick a question and open it side by side ----------------------------

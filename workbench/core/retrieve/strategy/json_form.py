@@ -15,7 +15,7 @@ from dataclasses import asdict, fields, replace
 
 from workbench.core.ingest.chunkers.choice import apply_chunker, with_chunk_size
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunking import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.expansions import EXPANSION_TYPES
 from workbench.core.retrieve.expansions.base import (
     FIELD_OWNER,
@@ -25,18 +25,18 @@ from workbench.core.retrieve.expansions.base import (
     field_types,
     with_changes,
 )
-from workbench.core.retrieve.field_checks import checked
-from workbench.core.retrieve.search_config import SearchConfig, coarse_text, parse_coarse
-from workbench.core.retrieve.strategy import Strategy, StrategyJson
+from workbench.core.retrieve.steps.base import STEP_FIELDS, step_field_types, with_step_changes
+from workbench.core.retrieve.strategy.field_checks import checked
+from workbench.core.retrieve.strategy.search_config import SearchConfig, coarse_text, parse_coarse
+from workbench.core.retrieve.strategy.value import Strategy, StrategyJson
 
 ALIASES = {"chunk_size": "size", "chunk_unit": "unit", "k": "top_k", "hybrid": "search"}
 CHUNK_TYPES = {f.name: str(f.type) for f in fields(ChunkConfig)}
 SEARCH_TYPES = {"mode": "str", "dense_weight": "float", "bm25_weight": "float", "rrf_k": "int", "coarse": "str"}
 FLAT_SEARCH = {"search": "mode", "dense_weight": "dense_weight", "bm25_weight": "bm25_weight", "rrf_k": "rrf_k",
                "coarse": "coarse"}  # flat name → search field
-GENERAL_TYPES = {"name": "str", "top_k": "int", "candidate_k": "int", "rerank": "str", "rerank_candidates": "int",
-                 "rerank_parents": "bool", "summary": "bool", "summary_sections": "int", "budget": "int",
-                 "per_doc_cap": "int", "whole_doc_tokens": "int", "model": "str"}
+GENERAL_TYPES = {"name": "str", "top_k": "int", "candidate_k": "int", "budget": "int", "model": "str"}
+"""The strategy's own fields; the later steps' fields sit beside them (``steps.base.STEP_FIELDS``)."""
 FLAT_ORDER = ("name", "chunk", "model", "search", "top_k", "candidate_k", "dense_weight", "bm25_weight", "rrf_k",
               "coarse", "expansion", "window", "window_tokens", "window_edge", "parent_size", "parent_top_k",
               "parent_merge", "margin", "merge_gap", "max_steps", "rerank", "rerank_candidates", "rerank_parents",
@@ -59,6 +59,7 @@ def from_dict(data: Mapping[str, object], base: Strategy | None = None) -> Strat
     search_config = _search_config(data, base.search_config)
     kind, expansion = _split_expansion(data)
     chunk = _split_chunk(data)
+    steps = _split_steps(data)
     unknown = sorted(repr(k)[1:-1] for k in data if k not in GENERAL_TYPES)  # control characters escaped
     if unknown:
         raise ValueError(f"unknown strategy field(s): {', '.join(unknown)[:200]}")
@@ -70,7 +71,8 @@ def from_dict(data: Mapping[str, object], base: Strategy | None = None) -> Strat
         expander = with_changes(base.expander, expansion) if expansion else base.expander
     try:
         return replace(base, chunk=_chunk_config(base.chunk, chunk), search_config=search_config,
-                       expander=expander, **general)
+                       expander=expander, steps=with_step_changes(base.steps, steps) if steps else base.steps,
+                       **general)
     except TypeError as exc:  # a value of the right JSON type that a field still cannot take
         raise ValueError(f"strategy: {exc}") from None
 
@@ -156,6 +158,12 @@ def _split_expansion(data: dict[str, object]) -> tuple[str | None, dict[str, Par
         if name in FIELD_OWNER:
             found[name] = data.pop(name)
     return kind, {k: checked(k, types[k], v) for k, v in found.items()}
+
+
+def _split_steps(data: dict[str, object]) -> dict[str, ParamValue]:
+    """The later steps' fields (at the top level in both forms), checked and taken out of ``data``."""
+    types = step_field_types()
+    return {name: checked(name, types[name], data.pop(name)) for name in list(data) if name in STEP_FIELDS}
 
 
 def _check_other_kinds(kind: str, values: Mapping[str, ParamValue]) -> None:

@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.index.embedder_pool import FAST_MODEL, NAMED_MODELS, is_named_model
-from workbench.ui.app import settings as prefs
-from workbench.ui.app.settings import LLMChoice
-from workbench.ui.app.theme import app_stylesheet
-from workbench.ui.window.workers import JobRunner, Worker
+from workbench.ui.basics import settings as prefs
+from workbench.ui.basics.settings import LLMChoice
+from workbench.ui.basics.theme import app_stylesheet
+from workbench.ui.jobs.workers import JobRunner, Worker
 
 if TYPE_CHECKING:
     from workbench.core.jobs import CancelToken, ProgressSink

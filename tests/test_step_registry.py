@@ -1,0 +1,102 @@
+"""Adding a later step is one module: a step registered here (and only here) runs in the pipeline, reads and
+writes its field in the strategy's JSON, and gets its option on the command line and its control in the window
+from its declaration."""
+
+import json
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+import pytest
+from cli_support import run_cli
+from conftest import SAMPLE
+
+from workbench.core.retrieve.knobs import Knob
+from workbench.core.retrieve.steps.base import Described, Run, Step, register_step, unregister_step
+from workbench.core.retrieve.strategy.json_form import from_dict
+from workbench.core.retrieve.strategy.names import chips
+from workbench.core.retrieve.strategy.presets import PRESETS
+
+
+@dataclass(frozen=True)
+class ReverseHits(Step):
+    """A step for this test only: the hits in reverse order."""
+
+    kind: ClassVar[str] = "reverse"
+    order: ClassVar[int] = 50
+    knobs: ClassVar[tuple[Knob, ...]] = (Knob("reverse_hits", "Reverse", 0, 1, 1, "Reverse the hits.",
+                                              cli_help="reverse the hits"),)
+
+    reverse_hits: bool = False
+
+    @property
+    def active(self):
+        return self.reverse_hits
+
+    def describe(self, strategy: Described) -> str:
+        return "hits reversed" if self.active else ""
+
+    def chip(self):
+        return ("reverse", "reversed") if self.active else None
+
+    def reorder_hits(self, run: Run, hits):
+        if not self.active:
+            return None
+        return [replace(h, rank=i) for i, h in enumerate(reversed(hits), start=1)]
+
+
+@pytest.fixture
+def registered():
+    register_step(ReverseHits)
+    yield ReverseHits
+    unregister_step(ReverseHits.kind)
+
+
+def test_a_registered_step_is_part_of_the_strategy_and_its_json(registered):
+    plain = PRESETS["plain"]
+    assert plain.setting("reverse_hits") is False and plain.to_dict()["reverse_hits"] is False
+    reversed_plain = from_dict({"reverse_hits": True}, plain)
+    assert reversed_plain.step(ReverseHits).active and reversed_plain != plain
+    assert from_dict(reversed_plain.to_dict()) == reversed_plain
+    assert reversed_plain.describe().endswith("hits reversed") and ("reverse", "reversed") in chips(reversed_plain)
+    assert from_dict(plain.to_dict()) == plain, "a strategy made before the step was registered still equals"
+    with pytest.raises(ValueError, match="reverse_hits"):
+        from_dict({"reverse_hits": "yes"})
+
+
+def test_a_registered_step_runs_and_gets_its_command_line_option(registered, capsys, tmp_path, hash_cli):
+    data = str(tmp_path / "data")
+    assert run_cli(capsys, "index", str(SAMPLE), "--data-dir", data, "--quiet")[0] == 0
+    question = ["search", "How do I flush the cache?", "--data-dir", data, "--json", "--window", "0", "--top-k", "4"]
+    code, out, err = run_cli(capsys, *question)
+    assert code == 0, err
+    forward = [(h["doc_id"], h["start"]) for h in json.loads(out)]
+    code, out, err = run_cli(capsys, *question, "--reverse-hits")
+    assert code == 0, err
+    assert [(h["doc_id"], h["start"]) for h in json.loads(out)] == forward[::-1]
+
+
+def test_a_registered_step_gets_its_control_in_the_window(registered, qtbot):
+    from PySide6.QtWidgets import QCheckBox
+
+    from workbench.ui.explore.strategy_panel import StrategyPanel
+    from workbench.ui.model import WorkbenchModel
+
+    model = WorkbenchModel(PRESETS["plain"], PRESETS["plain"])
+    panel = StrategyPanel(model, "A")
+    qtbot.addWidget(panel)
+    seen = []
+    model.strategyChanged.connect(lambda side, strategy: seen.append(strategy) if side == "A" else None)
+    control = panel.steps.controls["reverse_hits"]
+    assert isinstance(control, QCheckBox) and control.text() == "Reverse" and control.toolTip() == "Reverse the hits."
+    control.setChecked(True)
+    assert seen[-1].setting("reverse_hits") is True
+    model.set_strategy("A", from_dict({"reverse_hits": False}, seen[-1]))
+    assert not control.isChecked()
+
+
+def test_the_built_in_steps_declare_the_window_and_command_line_knobs():
+    from workbench.core.retrieve.steps.base import STEP_TYPES, step_knobs
+
+    assert list(STEP_TYPES) == ["rerank", "summary", "per_doc_cap", "whole_documents"]
+    assert [k.option for _, k in step_knobs()] == ["--rerank", "--rerank-parents", "--per-doc-cap",
+                                                   "--whole-doc-tokens"]

@@ -1,0 +1,2 @@
+"""Shared job plumbing: workers on the thread pool (`workers`) and the one-line progress widget
+(`job_progress`)."""
