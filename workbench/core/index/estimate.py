@@ -159,7 +159,7 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
         except ChunkerError:  # the build leaves such a document out, with a warning
             continue
         chunks += len(pieces)
-        if cutter.late and cutter.spec is not None:
+        if cutter.late:
             keyed |= {late_key(cutter.spec, doc.sha256, p.start, p.end): doc.text[p.start:p.end] for p in pieces}
         elif config.contextual:
             fresh += [" " * CONTEXT_PREFIX_CHARS + doc.text[p.start:p.end] for p in pieces]
