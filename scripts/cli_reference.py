@@ -29,8 +29,11 @@ def render() -> str:
              "Generated from the argument parser by `scripts/cli_reference.py`; the tests fail when it is stale.",
              "Every data command takes `--data-dir DIR` (default `$WORKBENCH_DATA`, else the per-user data folder) "
              "and `--trust-custom TARGET`: allow a custom chunker (`module:function`) or a local embedding-model "
-             "folder that data read by the run names (a run record, saved settings, a strategy); one named in the "
-             "command's own options is allowed already, and in the window a dialog asks.",
+             "folder that data read by the run names (a run record, saved settings, a strategy); only a whole value "
+             "typed in the command allows code by itself (`--chunker custom:M:F`, a strategy JSON's `chunker` "
+             "field, `--model FOLDER`), and in the window a dialog asks. Values that name a file, folder or record "
+             "are never empty, counts and sizes are range-checked, and `--yes` confirms work that states a large "
+             "estimate first.",
              "Every LLM-using command takes `--llm`, `--llm-model`, `--llm-host` and `--allow-remote`; `--model` is "
              "always the embedding model. The old spellings (`--backend`, `--host`, `--embed-model`, `--model` naming "
              "the LLM) still work for one release with a one-line deprecation notice and are not listed here.",

@@ -46,7 +46,7 @@ def test_errors_are_one_line_and_non_zero(capsys, tmp_path, hash_cli):
     data = str(tmp_path / "empty")
     for args, needle in [
         (["index", str(tmp_path / "nope")], "no such file or folder"),
-        (["search", "anything", "--data-dir", data], "corpus is empty"),
+        (["search", "anything", "--data-dir", data], "is no such folder; this command only reads"),
         (["search", "q", "--data-dir", data, "--chunk-size", "10", "--overlap", "20"], "overlap"),
         (["search", "q", "--strategy", "no-such-strategy", "--data-dir", data], "unknown strategy"),
         (["search", "q", "--strategy", "{bad json", "--data-dir", data], "JSON"),
@@ -55,6 +55,7 @@ def test_errors_are_one_line_and_non_zero(capsys, tmp_path, hash_cli):
         assert code != 0
         assert needle in err and "Traceback" not in err
         assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "empty").exists(), "a search creates no data folder"
 
 
 def test_console_script_runs_as_a_process(tmp_path):

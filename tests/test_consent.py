@@ -12,7 +12,7 @@ from eval_support import sample_questions
 from ui_support import WAIT_MS, wait_settled
 
 from workbench.cli import main
-from workbench.core.consent import NotTrusted, is_trusted, named_targets, trust
+from workbench.core.consent import NotTrusted, chunker_target, is_trusted, strategy_chunker_target, trust
 from workbench.core.evaluate.datasets import load_question_set, save_question_set
 from workbench.core.evaluate.records import find_run, load_run, rerun, save_run
 from workbench.core.evaluate.sweep import expand_grid, run_sweep
@@ -117,9 +117,9 @@ def test_a_model_folder_named_by_data_is_refused_and_named_on_the_command_line_a
     strategy = resolve({"model": str(folder)})
     with pytest.raises(NotTrusted, match="embedding model folder"):
         hash_sample_ws.search(QUESTION, strategy)
-    assert named_targets(json.dumps({"model": str(folder)})) == [str(folder)]
-    assert str(folder) in named_targets(f"window=0,1 model=default,{folder}")
-    assert named_targets("custom:pkg.mod:fn") == ["pkg.mod:fn"]
+    assert chunker_target("custom:pkg.mod:fn") == "pkg.mod:fn"
+    assert chunker_target('{"name": "custom:pkg.mod:fn"}') == "pkg.mod:fn"
+    assert strategy_chunker_target(json.dumps({"chunk": {"chunker": "custom:pkg.mod:fn"}})) == "pkg.mod:fn"
     assert not is_trusted(str(folder))
     trust(str(folder))
     assert is_trusted(str(folder) + "/")
@@ -149,3 +149,85 @@ def test_the_lab_opens_such_a_run_and_the_window_asks_before_running_it(qtbot, m
     side.controller.refresh()
     result = wait_settled(qtbot, side, lambda r: "custom:" in r.strategy.chunk.chunker)
     assert mark.read_text() == "called" and result.passages
+
+
+# ----- issue #35 item 1: consent is an exact, whole value typed in this command -------------------------------
+@pytest.mark.parametrize("value", ["fast-custom:pkg.mod:fn", "custom:pkg.mod:fn x", "xcustom:pkg.mod:fn",
+                                   '{"name": "recursive", "note": "custom:pkg.mod:fn"}', "custom:pkg.mod:fn,y"])
+def test_a_custom_part_of_a_longer_value_names_no_chunker(value):
+    assert chunker_target(value) is None
+    assert strategy_chunker_target(json.dumps({"name": value})) is None
+
+
+def _plant(ws, name: str, strategy_json: dict) -> None:
+    """A saved strategy row written into the database as a hostile or careless copy of the folder would."""
+    with ws.store.transaction():
+        ws.store.db.execute("INSERT INTO saved_strategies (name, strategy_json, source, note, created) "
+                            "VALUES (?, ?, '', '', 0)", [name, json.dumps(strategy_json)])
+
+
+def test_a_saved_strategy_named_like_a_custom_target_grants_nothing(hash_sample_ws, payload, capsys, hash_cli):
+    """Issue #35: ``--strategy fast-custom:M:F`` ran M.F on every document because the name held the target."""
+    target, mark = payload
+    ws = hash_sample_ws
+    name = f"fast-custom:{target}"
+    _plant(ws, name, _custom(resolve("plain").to_dict(), target))
+    data = str(ws.data_dir)
+    ws.close()
+    code = main(["search", QUESTION, "--data-dir", data, "--quiet", "--strategy", name])
+    out, err = capsys.readouterr()
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "unknown strategy" in err, err
+    assert not mark.exists(), "nothing was imported"
+    assert not is_trusted(target)
+    code = main(["strategies", "--data-dir", data])
+    out, err = capsys.readouterr()
+    assert code == 0 and f"warning: saved strategy {name!r}: not used" in out, out
+
+
+def test_a_saved_strategy_named_like_a_folder_grants_no_model_folder(hash_sample_ws, tmp_path, monkeypatch, capsys,
+                                                                     hash_cli):
+    """An argument that happens to be an existing folder (here a saved strategy's name) is no consent."""
+    folder = tmp_path / "evil-model"
+    folder.mkdir()
+    monkeypatch.chdir(tmp_path)
+    ws = hash_sample_ws
+    _plant(ws, "evil-model", dict(resolve("plain").to_dict(), model=str(folder)))
+    data = str(ws.data_dir)
+    ws.close()
+    code = main(["search", QUESTION, "--data-dir", data, "--quiet", "--strategy", "evil-model"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "--trust-custom" in err and len(err.strip().splitlines()) == 1, err
+    assert not is_trusted(str(folder))
+
+
+def test_a_grid_or_a_strategy_name_never_grants_but_the_whole_chunker_value_does(hash_sample_ws, payload, capsys,
+                                                                                 hash_cli):
+    target, mark = payload
+    data = str(hash_sample_ws.data_dir)
+    hash_sample_ws.close()
+    code = main(["search", QUESTION, "--data-dir", data, "--quiet", "--chunker", f"fast-custom:{target}"])
+    capsys.readouterr()
+    assert code != 0 and not mark.exists() and not is_trusted(target)
+    code = main(["search", QUESTION, "--data-dir", data, "--quiet", "--chunker", f"custom:{target}"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert mark.read_text() == "called"
+
+
+def test_a_saved_strategy_name_with_a_colon_or_a_separator_is_refused_when_saved(hash_ws):
+    for name in ("fast-custom:a:b", "a/b", "a\\b", "plain"):
+        with pytest.raises(ValueError):
+            hash_ws.records.save_strategy(name, resolve("plain"))
+    assert hash_ws.records.saved_strategy_rows() == []
+
+
+def test_a_planted_strategy_named_like_a_preset_is_listed_as_shadowed(hash_sample_ws, capsys):
+    ws = hash_sample_ws
+    _plant(ws, "plain", dict(resolve("plain").to_dict(), top_k=9))
+    assert "plain" not in ws.records.saved_strategies()
+    assert ws.records.saved_strategy_problems()[0][0] == "plain"
+    data = str(ws.data_dir)
+    ws.close()
+    code = main(["strategies", "--data-dir", data])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "warning: saved strategy 'plain': shadowed by the preset" in out, out

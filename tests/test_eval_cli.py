@@ -90,7 +90,7 @@ def test_eval_errors_are_one_line(capsys, tmp_path, dataset):
         (["eval", dataset, "--strategy", "nope"], "unknown strategy"),
         (["eval", dataset, "--corpus", "nope"], "unknown corpus"),
         (["eval"], "DATASET_DIR"),
-        (["eval", "--rerun", "nothing"], "no run"),
+        (["eval", "--rerun", "nothing"], "is no such folder"),
     ]:
         code, _, err = run_cli(capsys, *args, "--data-dir", data, "--quiet")
         assert code == 1, args

@@ -78,3 +78,17 @@ def test_bad_inputs_and_cancel(qtbot, view, hash_ws):
     qtbot.addWidget(empty)
     assert not empty.start() and "question set" in empty.status.text()
     assert not empty.load_question_set(hash_ws.data_dir) and "questions.csv" in empty.status.text()
+
+
+def test_a_large_sweep_asks_before_it_starts(qtbot, view):
+    """Issue #35 item 8: a 1,000-configuration sweep started with no estimate or question."""
+    asked: list[str] = []
+    view.sweep.confirm = lambda problem: asked.append(problem) or False
+    view.set_checked(["plain"])
+    view.grid.setText("window=" + ",".join(map(str, range(10))) + " top_k=" + ",".join(map(str, range(1, 101))))
+    assert not view.start() and not view.running
+    assert "1,000 configurations" in asked[0] and "not started" in view.status.text()
+    view.grid.setText("window=0,1")
+    assert view.start() and len(asked) == 1, "a small sweep asks nothing"
+    view.cancel()
+    qtbot.waitUntil(lambda: not view.running, timeout=60000)

@@ -72,7 +72,7 @@ def test_errors_are_one_line_without_traceback(capsys, data, tmp_path, standin_l
     assert err == (f"workbench: error: Ollama is not running at {host} — start it with `ollama serve`, "
                    "or use the embedded model (--llm embedded)\n")
     code, _, err = run_cli(capsys, "ask", Q, "--data-dir", str(tmp_path / "empty"), "--llm", "embedded")
-    assert code == 1 and "corpus is empty" in err and len(err.splitlines()) == 1
+    assert code == 1 and "is no such folder" in err and len(err.splitlines()) == 1
     code, _, err = run_cli(capsys, "ask", Q, "--data-dir", data, "--llm", "embedded", "--llm-model", "/no/such.gguf")
     assert code == 1 and "GGUF" in err and "Traceback" not in err
 

@@ -69,3 +69,43 @@ def test_non_loopback_ollama_host_is_flagged():
     for remote in ("192.168.1.20:11434", "http://gpu-box.lan:11434", "10.0.0.5"):
         assert not is_loopback_host(remote), remote
         assert "not on this machine" in host_warning(remote)
+
+
+@pytest.mark.slow
+def test_a_local_cluster_build_listens_on_loopback_only_and_leaves_nothing_behind(monkeypatch, tmp_path,
+                                                                                   hash_embedder):
+    """``--cluster local``: while the private Ray runs a build, every socket its processes listen on is a
+    loopback one, the driver connects to nothing else, and its files (and no token) stay out of the home
+    folder; closing it removes its temporary folder."""
+    import ipaddress
+    from pathlib import Path
+
+    from cluster_support import descendants, listening_addresses
+
+    from workbench.core.index.cluster import Cluster, ClusterAddress
+    from workbench.core.ingest.values import ChunkConfig
+    from workbench.core.workspace import Workspace
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    guard = NetGuard(monkeypatch)
+    ws = Workspace(tmp_path / "data", embedder=hash_embedder)
+    ws.add_paths([str(SAMPLE)])
+    seen: set[str] = set()
+
+    def progress(ev):
+        if ev.stage == "embedding" and ev.done:
+            seen.update(listening_addresses(descendants(os.getpid())))
+
+    with Cluster(ClusterAddress(workers=2)) as cluster:
+        ws.sets.cluster = cluster
+        ws.sets.ensure_chunk_set(ChunkConfig(size=40), progress=progress)
+        temp = Path(cluster._temp or "")
+        assert temp.is_dir() and not temp.is_relative_to(home)
+    ws.close()
+    assert seen, "Ray's processes were listening during the build"
+    assert all(ipaddress.ip_address(a).is_loopback for a in seen), seen
+    assert guard.blocked == []
+    assert not temp.exists(), "its temporary folder is removed"
+    assert not list(home.iterdir()), "nothing written to the home folder (no ~/.ray token)"

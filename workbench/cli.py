@@ -10,9 +10,10 @@ import argparse
 import sqlite3
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
+from workbench.commands.cluster_options import check_cluster, close_cluster
 from workbench.commands.common import (
     EXIT_CANCELLED,
     EXIT_ERROR,
@@ -20,9 +21,12 @@ from workbench.commands.common import (
     EXIT_PROBLEMS,
     EXIT_STATUSES,
     EXIT_USAGE,
+    UsageError,
     UserError,
     allow_named_code,
     check_common_paths,
+    check_not_empty,
+    exception_sentence,
     exit_status_text,
     safe_text,
     say,
@@ -43,6 +47,11 @@ class SafeParser(argparse.ArgumentParser):
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         super()._print_message(safe_text(message) if message else message, file)
+
+    def error(self, message: str) -> NoReturn:
+        """One line on stderr and exit status 2 (the usage is in ``--help``, not repeated here)."""
+        self.exit(EXIT_USAGE, safe_text(f"{self.prog}: error: {message} (see '{self.prog} --help')"
+                                        .replace("\n", " ")) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,15 +84,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    from workbench.core.index.cluster import ClusterError
     from workbench.core.llm.base import LLMError
     from workbench.core.store.errors import StoreError
 
     try:
+        check_not_empty(args)
         resolve_llm_options(args)
         allow_named_code(args)
         check_common_paths(args)
+        check_cluster(args)
         return int(args.func(args) or 0)
-    except (UserError, StoreError, LLMError) as exc:  # LLMError: e.g. an ollama: embedding model's server
+    except UsageError as exc:  # found after parsing (an empty or out-of-range value, a --cluster address)
+        say(f"workbench: error: {exc}", err=True)
+        return EXIT_USAGE
+    except (UserError, StoreError, LLMError, ClusterError) as exc:  # LLMError: e.g. an ollama: embedding model's server
         say(f"workbench: error: {exc}", err=True)
         return EXIT_ERROR
     except sqlite3.DatabaseError as exc:  # met while working on a store that passed its open checks
@@ -95,9 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = resolve_data_dir(getattr(args, "data_dir", None)) if hasattr(args, "data_dir") else Path.cwd()
         say(f"workbench: error: {database_failure(exc, folder)}", err=True)
         return EXIT_ERROR
-    except (ValueError, KeyError) as exc:
-        msg = exc.args[0] if exc.args else str(exc)
-        say(f"workbench: error: {msg}", err=True)
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError, UnicodeError) as exc:
+        say(f"workbench: error: {exception_sentence(exc)}", err=True)
         return EXIT_ERROR
     except Cancelled:
         print("workbench: cancelled", file=sys.stderr)
@@ -110,6 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a file or folder the command met could not be read or written
+        say(f"workbench: error: {exception_sentence(exc)}", err=True)
+        return EXIT_ERROR
+    finally:
+        close_cluster(args)  # --cluster local: the private Ray and its temporary folder go with the command
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,17 +8,24 @@ import argparse
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from workbench.commands.cluster_options import add_cluster_options
 from workbench.commands.common import (
     UserError,
     add_common,
+    add_yes,
     emit,
     existing_path,
     open_workspace,
     progress_printer,
     say,
+    whole_number,
 )
 from workbench.core.evaluate.advise.space import CHUNKERS, EXPANSIONS, SEARCHES, SIZES, TOP_KS, Space
+
+if TYPE_CHECKING:
+    from workbench.core.evaluate.advise.advice import AdvicePlan
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(min|sec|h|m|s)?", re.IGNORECASE)
 _UNITS = {None: 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}
@@ -67,6 +74,26 @@ def _space(args: argparse.Namespace) -> Space:
         raise UserError(str(exc)) from None
 
 
+ADVICE_UNASKED_S = 4 * 3600.0  # an advice run planned to take longer than this asks first (--yes)
+
+
+def check_plan_size(plan: AdvicePlan, confirmed: bool) -> None:
+    """An advice plan whose time limit is over ``ADVICE_UNASKED_S``, or whose confirm half alone would
+    overrun the limit, is refused without ``--yes`` (its estimate was printed just before)."""
+    from workbench.core.evaluate.advise.advice import confirm_reserve
+    from workbench.core.index.estimate import about, duration
+
+    if confirmed:
+        return
+    reserve = confirm_reserve(plan, len(plan.halves()[1].questions))
+    if plan.time_limit_s > ADVICE_UNASKED_S:
+        raise UserError(f"this advice run may take up to {duration(plan.time_limit_s)} (its time limit); more than "
+                        f"{duration(ADVICE_UNASKED_S)} needs --yes to start")
+    if reserve > max(plan.time_limit_s, 600.0):
+        raise UserError(f"the confirm half alone needs {about(reserve)}, more than the time limit of "
+                        f"{duration(plan.time_limit_s)}; add --yes to start anyway, or choose a smaller space")
+
+
 def run_advise(args: argparse.Namespace) -> int:
     from workbench.core.evaluate.advise.advice import plan_advice, resume_advice, run_advice
     from workbench.core.evaluate.datasets import DatasetError, load_question_set
@@ -101,6 +128,7 @@ def run_advise(args: argparse.Namespace) -> int:
                 if args.json:
                     emit(args, {"plan": plan.lines()}, "")
                 return 0
+            check_plan_size(plan, args.yes)
             result = run_advice(ws, plan, progress, started=started)
     except (DatasetError, KeyError) as exc:
         raise UserError(str(exc.args[0] if exc.args else exc)) from None
@@ -117,12 +145,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("dataset", nargs="?", metavar="DATASET",
                    help="question set: a bundled name (see workbench datasets), a folder in Chroma format, or one "
                         "made with workbench make-questions")
-    p.add_argument("--budget", type=int, default=1000, help="context budget in tokens every configuration runs "
-                                                            "at (default 1000)")
+    p.add_argument("--budget", type=whole_number(0), default=1000,
+                   help="context budget in tokens every configuration runs at (default 1000)")
     p.add_argument("--time-limit", type=parse_duration, default=None, metavar="DURATION",
                    help="how long to search: seconds or a duration such as 90s, 5m or 1h30m (default 30m; with "
                         "--resume: the recorded limit); the confirm half's time is kept aside within it")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fit/confirm split and the optimiser (default 0)")
+    p.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=0,
+                   help="seed of the fit/confirm split and the optimiser (default 0)")
     p.add_argument("--name", help="save the pick under this name (default advised-SETNAME); use it as --strategy "
                                   "NAME")
     p.add_argument("--chunkers", type=lambda t: _names(t, CHUNKERS, "--chunkers"), metavar="A,B,...",
@@ -137,9 +166,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help=f"top-k values to try (default {','.join(map(str, TOP_KS))})")
     p.add_argument("--corpus", action="append", metavar="ID",
                    help="only this corpus's questions and documents (repeatable)")
-    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--limit", type=whole_number(1), help="only the first N questions")
     p.add_argument("--resume", metavar="RUN", help="continue a recorded advice run (its split, space, seed and "
                                                    "trials; 'last' for the newest advice run)")
     p.add_argument("--plan-only", action="store_true", help="show what would be tried and its cost, then stop")
+    add_yes(p)
     add_common(p)
+    add_cluster_options(p)
     p.set_defaults(func=run_advise)

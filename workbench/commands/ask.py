@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace, progress_printer, say
+from workbench.commands.common import UserError, add_common, emit, open_workspace, progress_printer, say, whole_number
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
 from workbench.commands.search import add_strategy_options, strategy_from_args
 from workbench.core.jobs import CancelToken
@@ -22,7 +22,7 @@ def run_ask(args: argparse.Namespace) -> int:
     strategy = strategy_from_args(args)
     choice = llm_choice(args)
     check_llm_host(choice)
-    ws = open_workspace(args)
+    ws = open_workspace(args, existing=True)
     if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     backend = open_llm(choice, needs="")
@@ -92,8 +92,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_strategy_options(p)
     add_common(p)
     add_llm_options(p, llm_meant_by_model=True)
-    p.add_argument("--max-tokens", type=int, default=256, help="longest answer in tokens (default 256)")
-    p.add_argument("--context-budget", type=int, default=0,
+    p.add_argument("--max-tokens", type=whole_number(1, 100_000), default=256,
+                   help="longest answer in tokens (default 256)")
+    p.add_argument("--context-budget", type=whole_number(0), default=0,
                    help="tokens for passages in the prompt (default 0: what the model's context allows)")
     p.set_defaults(func=run_ask)
 

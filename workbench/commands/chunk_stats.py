@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
         if bundled_path(args.questions) is None or Path(args.questions).expanduser().exists():
             existing_path(args.questions, "question set folder", "dir")
-    ws = open_workspace(args)
+    ws = open_workspace(args, existing=True)
     references = _references(ws, args.questions, args)
     if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")

@@ -14,20 +14,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.core.consent import TRUST_OPTION, trust, trust_named_in
+from workbench.core.consent import TRUST_OPTION, trust_typed
 from workbench.core.jobs import ProgressEvent
 
 if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PROBLEMS, EXIT_CANCELLED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PROBLEMS, EXIT_UNOPENED, EXIT_CANCELLED = 0, 1, 2, 3, 4, 130
 EXIT_STATUSES = [
     (EXIT_OK, "success (files inside a folder that were skipped or failed are listed, but do not count)"),
-    (EXIT_ERROR, "error: a path named on the command line is missing or of the wrong kind, bad input, "
+    (EXIT_ERROR, "error: a path named on the command line is missing or of the wrong kind, a data folder "
+                 "that holds no store given to a command that only reads, bad input, "
                  "a refused remote host, an empty corpus, a damaged store …; one line on stderr"),
-    (EXIT_USAGE, "usage error: unknown option, missing or malformed argument (argparse), no command"),
+    (EXIT_USAGE, "usage error: unknown option, missing, empty, malformed or out-of-range argument (a --cluster "
+                 "address that is malformed or names an unknown host too), no command; nothing was changed"),
     (EXIT_PROBLEMS, "finished, but with problems: `index --strict` when a file was skipped or failed; "
                     "`verify` found the store inconsistent (without --repair)"),
+    (EXIT_UNOPENED, "`verify` could not open the store it was pointed at (not a database, unreadable, locked …); "
+                    "a folder that holds no store at all is status 1"),
     (EXIT_CANCELLED, "cancelled (Ctrl-C)"),
 ]
 
@@ -39,6 +43,58 @@ def exit_status_text() -> str:
 
 class UserError(Exception):
     """An error caused by input; printed as one line."""
+
+
+class UsageError(UserError):
+    """A value on the command line that no command can take (empty, out of range, a malformed ``--cluster``
+    address): exit status 2, one line, nothing done."""
+
+
+NAMING_DESTS = ("paths", "data_dir", "model", "out", "questions", "dataset", "corpus", "source", "llm_model",
+                "judge_model", "trust_custom", "resume", "rerun", "compare", "show", "delete", "name", "chunker",
+                "strategy", "llm_host", "old_host", "old_embed_model")
+"""Options and arguments that name a file, folder, model, record or strategy: never empty (an empty path
+would mean the current or the default folder)."""
+
+
+def check_not_empty(args: argparse.Namespace) -> None:
+    """A ``UsageError`` for the first naming value (``NAMING_DESTS``) that is empty or blank."""
+    for dest in NAMING_DESTS:
+        value = getattr(args, dest, None)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and not item.strip():
+                positional = dest in ("paths", "source", "dataset")
+                shown = dest.upper().rstrip("S") if positional else "--" + dest.replace("_", "-")
+                raise UsageError(f"{shown}: an empty value names nothing; give the file, folder or name "
+                                 "(nothing was done)")
+
+
+def exception_sentence(exc: BaseException) -> str:
+    """What went wrong, as a sentence a person can act on: never an exception's bare name or key (a
+    ``KeyError('fit')`` said "error: fit", a ``UnicodeDecodeError`` "error: utf-8")."""
+    if isinstance(exc, UnicodeError):
+        where = getattr(exc, "object", b"")
+        return (f"the input is not valid {getattr(exc, 'encoding', 'UTF-8')} text"
+                f"{f' (at byte {exc.start} of {len(where):,})' if hasattr(exc, 'start') else ''}; "
+                "save it as UTF-8 and try again")
+    if isinstance(exc, KeyError):
+        key = exc.args[0] if exc.args else "?"
+        return f"a record or value this command read lacks its {str(key)[:60]!r} field (it may be damaged)"
+    if isinstance(exc, RecursionError):
+        return "a value this command read is nested too deeply to read (damaged or hostile data)"
+    if isinstance(exc, OverflowError):
+        return "a number this command read is too large to use (e.g. 1e400 where a whole number is meant)"
+    if isinstance(exc, TypeError):
+        return f"a value this command read has the wrong type ({str(exc)[:160]}); it may be damaged"
+    if isinstance(exc, OSError):
+        name = str(exc.filename or "")
+        shown = name if len(name) <= 120 else name[:60] + "…" + name[-40:]
+        return f"{exc.strerror or 'cannot read or write a file'}{f': {shown}' if shown else ''}"
+    text = str(exc.args[0]) if exc.args else ""
+    if not text or (" " not in text.strip() and len(text) < 40):  # a bare word is no message
+        return f"the value {text!r} could not be used ({type(exc).__name__})" if text else \
+            f"a value could not be used ({type(exc).__name__})"
+    return text
 
 
 # What must not reach a terminal raw: C0 controls but tab and newline, DEL, C1 controls (ESC sequences start
@@ -71,6 +127,14 @@ def say(text: str = "", *, err: bool = False, end: str = "\n", flush: bool = Fal
     print(safe_text(text), end=end, file=sys.stderr if err else sys.stdout, flush=flush)
 
 
+def size_mb(text: str) -> float:
+    """An argparse ``type`` for a size in MB: a finite number, 0 (no limit) or more."""
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {text[:40]}")
+    return value
+
+
 def finite_float(text: str) -> float:
     """An argparse ``type`` for float options: refuses ``nan``, ``inf`` and what is not a number."""
     try:
@@ -80,6 +144,34 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, not {text!r}")
     return value
+
+
+MAX_COUNT = 1_000_000  # no size, count, limit or budget on the command line is larger (strategy fields agree)
+
+
+def whole_number(minimum: int, maximum: int = MAX_COUNT) -> Callable[[str], int]:
+    """An argparse ``type`` for a count, size or limit: a whole number from ``minimum`` to ``maximum``; what
+    is not one (``1e400``, ``nan``, ``2.5``, ``''``) or is out of range is a usage error (status 2), refused
+    before any work."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip().replace("_", ""), 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, not {text[:40]!r}") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"must be from {minimum:,} to {maximum:,}, not {text[:40]}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def non_empty(text: str) -> str:
+    """An argparse ``type`` for a path or name: an empty (or blank) value is a usage error, never the
+    current or the default folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty (name the file or folder)")
+    return text
 
 
 def existing_path(path: str | Path | None, what: str = "file or folder", kind: str = "any") -> Path | None:
@@ -184,37 +276,49 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(TRUST_OPTION, action="append", metavar="TARGET", default=None,
                    help="allow a custom chunker (module:function) or a local embedding model folder that data "
                         "read by this run names (a run record, saved settings, a strategy); such code is "
-                        "refused otherwise. Targets named in this command's own options are allowed already")
-
-
-CODE_NAMING_OPTIONS = ("chunker", "strategy", "grid")  # options whose values may name a chunker or model folder
+                        "refused otherwise. A --chunker value that is exactly custom:M:F, a strategy JSON's chunker "
+                        "field and a --model folder are allowed already; nothing else typed is")
 
 
 def allow_named_code(args: argparse.Namespace) -> None:
-    """Consent for the code this command line names: custom chunkers and model folders in ``--chunker``,
-    ``--strategy`` and ``--grid`` values, and every ``--trust-custom`` target (``workbench.core.consent``)."""
-    values: list[str] = []
-    for name in CODE_NAMING_OPTIONS:
+    """Consent for the code this command line names as a whole value (``workbench.core.consent.trust_typed``):
+    the custom chunker a ``--chunker`` value is (or whose JSON ``name`` it is), the ``chunker`` field of a
+    strategy JSON typed as ``--strategy``, a ``--model`` folder and every ``--trust-custom`` target. A
+    ``custom:`` part of a longer value, a saved strategy's name or a ``--grid`` value grants nothing."""
+    from workbench.core.index.embedder_pool import is_named_model, is_ollama_spec
+
+    def values(name: str) -> list[str]:
         value = getattr(args, name, None)
-        values += [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
-    trust_named_in(values)
-    for target in getattr(args, "trust_custom", None) or []:
-        trust(target)
+        return [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
+
+    model = getattr(args, "model", None)
+    models = [model] if model and not is_ollama_spec(model) and not is_named_model(model) else []
+    trust_typed(values("chunker"), values("strategy"), models, values("trust_custom"))
 
 
 def add_chunk_options(p: argparse.ArgumentParser) -> None:
     """Chunking options (they select or build a chunk set)."""
-    p.add_argument("--chunk-size", type=int, help="chunk size in units (default 200 tokens)")
-    p.add_argument("--overlap", type=int, help="overlap between chunks in units (default 0)")
+    p.add_argument("--chunk-size", type=whole_number(1), help="chunk size in units (default 200 tokens)")
+    p.add_argument("--overlap", type=whole_number(0), help="overlap between chunks in units (default 0)")
     p.add_argument("--unit", choices=["tokens", "words", "sentences"], help="chunk unit (default tokens)")
     p.add_argument("--structure-aware", action="store_true", default=None,
                    help="split on headings and paragraphs before size")
     p.add_argument("--heading-path", action="store_true", default=None,
                    help="embed 'title > headings: text' (heading-path contextual embedding)")
+    add_yes(p)
     p.add_argument("--chunker", metavar="NAME_OR_JSON",
                    help="cut with a registry chunker ('workbench chunkers' lists them): a name with default "
                         "parameters, or a JSON object such as '{\"name\": \"recursive\", \"max_tokens\": 256, "
                         "\"overlap\": 32}'; --chunk-size/--overlap then set its size/overlap parameters")
+
+
+YES_HELP = ("go ahead without asking with work that states a large estimate first: a chunking that would make "
+            "far more chunks than its size implies, a sweep of many configurations, a long advice run")
+
+
+def add_yes(p: argparse.ArgumentParser) -> None:
+    """``--yes``: confirm the costly work a command states its estimate for and otherwise refuses."""
+    p.add_argument("--yes", action="store_true", help=YES_HELP)
 
 
 def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
@@ -238,11 +342,32 @@ def progress_printer(quiet: bool) -> Callable[[ProgressEvent], None]:
     return show
 
 
-def open_workspace(args: argparse.Namespace) -> Workspace:
-    """The workspace named by ``--data-dir`` / ``--model``."""
+class NoStore(UserError):
+    """The data folder holds no workbench store, and the command only reads one: nothing was created."""
+
+
+def require_store(args: argparse.Namespace) -> Path:
+    """The data folder of ``args`` when it holds a workbench store; else ``NoStore`` (a command that only
+    reads never creates a folder or a database where there was none)."""
+    from workbench.core.data_folder import resolve_data_dir
+    from workbench.core.store import DB_NAME
+
+    folder = resolve_data_dir(getattr(args, "data_dir", None))
+    if not (folder / DB_NAME).is_file():
+        where = "is no such folder" if not folder.exists() else f"holds no workbench store ({DB_NAME})"
+        raise NoStore(f"{folder} {where}; this command only reads one, so nothing was created "
+                      f"('workbench index PATH --data-dir {folder}' makes one)")
+    return folder
+
+
+def open_workspace(args: argparse.Namespace, existing: bool = False) -> Workspace:
+    """The workspace named by ``--data-dir`` / ``--model``; ``existing``: only a store that is there already
+    (``require_store``), for the commands that only read."""
     from workbench.core.store import StoreError
     from workbench.core.workspace import Workspace
 
+    if existing:
+        require_store(args)
     try:
         ws = Workspace(args.data_dir, model_path=getattr(args, "model", None))
     except StoreError as exc:
@@ -252,8 +377,10 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
     except OSError as exc:  # the data folder cannot be created (e.g. under /proc)
         where = args.data_dir or "the default data folder"
         raise UserError(f"--data-dir {where}: cannot open or create it ({exc.strerror or exc})") from None
+    ws.sets.refuse_oversized(hasattr(args, "yes") and not args.yes)  # a costly chunking asks first (--yes)
     # ollama: embedding models go to the answering LLM's host, with its remote consent
     ws.models.use_ollama_host(getattr(args, "llm_host", None), bool(getattr(args, "allow_remote", False)))
+    ws.sets.cluster = getattr(args, "cluster_handle", None)  # --cluster: chunk sets embedded there
     return ws
 
 

@@ -8,7 +8,7 @@ from workbench.commands.common import add_common, emit, open_workspace
 
 
 def run_docs(args: argparse.Namespace) -> int:
-    ws = open_workspace(args)
+    ws = open_workspace(args, existing=True)
     docs = ws.records.documents()
     problems = ws.records.problems()
     lines = [f"{d['id']:>4}  {d['chars']:>9,} chars  {d['format']:<8} {d['title'][:40]:<40}  {d['path']}" for d in docs]

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.commands.cluster_options import add_cluster_options
 from workbench.commands.common import (
     UserError,
     add_common,
@@ -19,6 +20,8 @@ from workbench.commands.common import (
     output_dir,
     progress_printer,
     say,
+    size_mb,
+    whole_number,
 )
 from workbench.commands.eval_tables import against_baseline, answers_table, format_table, note_table_lines
 from workbench.commands.llm_options import (
@@ -43,7 +46,14 @@ from workbench.core.evaluate.judge import answer_and_judge, backend_name
 from workbench.core.evaluate.records import load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired
 from workbench.core.evaluate.sweep import compare_rows, run_sweep
-from workbench.core.evaluate.sweep_checks import MissingLLM, llm_step_problem, llm_steps, model_problem
+from workbench.core.evaluate.sweep_checks import (
+    SWEEP_UNASKED,
+    MissingLLM,
+    llm_step_problem,
+    llm_steps,
+    model_problem,
+    sweep_size_problem,
+)
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.records import RunInfo
@@ -156,10 +166,10 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.answers or any(needs_llm(s) for s in _strategies(args)):
         check_llm_host(choice)
     if args.compare:
-        return run_compare(args, open_workspace(args))
+        return run_compare(args, open_workspace(args, existing=True))
     progress = progress_printer(args.quiet)
     if args.rerun:
-        ws = open_workspace(args)
+        ws = open_workspace(args, existing=True)
         backend = judge = None
         if _recorded_kind(ws, args.rerun) == "answers":  # an answers run answers and judges again
             backend = _judge_backend(choice)
@@ -190,6 +200,7 @@ def run_eval(args: argparse.Namespace) -> int:
     problem = model_problem(configs)  # a grid's model=/folder or a strategy's "model": before any work
     if problem:
         raise UserError(problem)
+    check_sweep_size(configs, len(qset.questions), args.yes)
     if args.baseline is not None:
         try:
             resolve_baseline([c.key for c in configs], args.baseline)
@@ -212,6 +223,14 @@ def run_eval(args: argparse.Namespace) -> int:
                       judge_model=judge_model)
     _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions", shown=[duplicates])
     return 0
+
+
+def check_sweep_size(configs: Sequence[SweepConfig], questions: int, confirmed: bool) -> None:
+    """A sweep of more than ``SWEEP_UNASKED`` configurations states its size and is refused without
+    ``--yes``, before the store is opened (``sweep_checks.sweep_size_problem``)."""
+    problem = sweep_size_problem(configs, questions)
+    if problem and not confirmed:
+        raise UserError(f"{problem}; more than {SWEEP_UNASKED} configurations need --yes to start")
 
 
 def _step_llm(choice: LLMChoice, configs: Sequence[SweepConfig]) -> Backend | None:
@@ -282,11 +301,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="run every strategy at each context budget (tokens), e.g. 250,500,1000,1500,2000: "
                         "recall / IoU per budget, recall at 1,000 tokens and the area under the recall curve up "
                         "to 2,000 tokens (with --json: {rows, curves})")
-    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--limit", type=whole_number(1), help="only the first N questions")
     p.add_argument("--follow-links", action="store_true",
                    help="accept corpus files that are links to outside the question set's folder")
     p.add_argument("--corpus", action="append", metavar="ID", help="only questions of this corpus (repeatable)")
-    p.add_argument("--max-file-mb", type=finite_float, default=None,
+    p.add_argument("--max-file-mb", type=size_mb, default=None,
                    help="refuse corpus files larger than this many MB, before reading them (default 20; 0 = no limit)")
     p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here")
     p.add_argument("--label", help="a label for the recorded run")
@@ -304,4 +323,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "the first) with intervals and Holm-adjusted p-values")
     add_common(p)
     add_llm_options(p)  # --llm answers and judges for --answers (extractive is refused: a judge needs a model)
+    add_cluster_options(p)
     p.set_defaults(func=run_eval)

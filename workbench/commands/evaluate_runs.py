@@ -42,7 +42,7 @@ def run_runs(args: argparse.Namespace) -> int:
     if args.out is not None and not args.show:
         raise UserError("--out needs --show RUN")
     output_dir(args.out)
-    ws = open_workspace(args)
+    ws = open_workspace(args, existing=True)
     if args.delete:
         info = _run_to_delete(ws, args.delete, args.yes)
         ws.records.delete_run(info.id)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from workbench.commands.cluster_options import add_cluster_options
 from workbench.commands.common import (
     EXIT_PROBLEMS,
     UserError,
@@ -15,9 +16,9 @@ from workbench.commands.common import (
     add_common,
     emit,
     existing_path,
-    finite_float,
     open_workspace,
     progress_printer,
+    size_mb,
 )
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.identity import chunking_label
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 def run_remove(args: argparse.Namespace) -> int:
     """``workbench remove PATH…``: the stored documents at or under each path leave the index (the path need
     not exist any more: a deleted folder's documents can go); files on disk are not touched."""
-    ws = open_workspace(args)
+    ws = open_workspace(args, existing=True)
     removed = ws.remove_paths(args.paths)
     if not removed:
         raise UserError(f"no indexed document at or under {', '.join(args.paths)} (see 'workbench docs')")
@@ -118,13 +119,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--strict", action="store_true",
                    help=f"exit with status {EXIT_PROBLEMS} when any file was skipped or failed "
                         "(after indexing the rest)")
-    p.add_argument("--max-file-mb", type=finite_float, default=None,
+    p.add_argument("--max-file-mb", type=size_mb, default=None,
                    help="skip files larger than this many MB (default 20; 0 = no limit)")
     p.add_argument("--follow-links", action="store_true",
                    help="also read files and folders that links inside a folder point to outside it "
                         "(default: report them as skipped)")
     add_chunk_options(p)
     add_common(p)
+    add_cluster_options(p)
     p.set_defaults(func=run)
     p = sub.add_parser("remove", help="take the documents at or under files/folders out of the index (also of "
                                       "folders deleted from disk); files are not touched")

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 LLM_KINDS = ("auto", "ollama", "extractive", "embedded")
 ALLOW_REMOTE_HELP = ("allow sending text (questions, passages, chunks) to an Ollama host (--llm-host or "
-                     "$OLLAMA_HOST) that is not this machine; refused without it")
+                     "$OLLAMA_HOST) or a Ray cluster (--cluster ray://HOST:PORT) that is not this machine; "
+                     "refused without it")
 LLM_ADVICE = ("start Ollama with a model (`ollama serve`, then `ollama pull llama3.2`), or choose --llm embedded "
               "(with --llm-model FILE.gguf for a real model)")
 LLM_HELP = ("auto: Ollama when its server answers with a model, else extractive (quotes the passages' closest "

@@ -20,6 +20,7 @@ from workbench.commands.common import (
     output_dir,
     progress_printer,
     say,
+    whole_number,
 )
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
 from workbench.core.store import DB_NAME
@@ -92,13 +93,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("make-questions", help="write a synthetic question set from your corpus with a local LLM")
     p.add_argument("source", nargs="?", metavar="CORPUS_OR_DATA",
                    help="a folder of documents (indexed first) or a data folder (default: the --data-dir workspace)")
-    p.add_argument("--n", type=int, default=50, help="questions to keep (default 50)")
+    p.add_argument("--n", type=whole_number(1, 100_000), default=50, help="questions to keep (default 50)")
     p.add_argument("--out", required=True, metavar="DIR", help="where to write questions.csv and corpora/")
-    p.add_argument("--seed", type=int, default=0, help="passage sampling seed (default 0)")
+    p.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=0, help="passage sampling seed (default 0)")
     p.add_argument("--two-part", action="store_true",
                    help="questions needing two separate parts of a window (why, then how)")
     p.add_argument("--random", action="store_true", help="sample passages at random (default: stratified by document)")
-    p.add_argument("--max-attempts", type=int, help="passages to try at most (default 4 × --n)")
+    p.add_argument("--max-attempts", type=whole_number(1), help="passages to try at most (default 4 × --n)")
     p.add_argument("--force", action="store_true", help="replace an existing questions.csv in --out")
     add_common(p)
     add_llm_options(p, llm_meant_by_model=True)

@@ -12,9 +12,11 @@ from workbench.commands.common import (
     add_chunk_options,
     add_common,
     emit,
+    finite_float,
     open_workspace,
     progress_printer,
     say,
+    whole_number,
 )
 from workbench.commands.index import chunk_config
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice
@@ -39,9 +41,9 @@ def add_strategy_options(p: argparse.ArgumentParser, repeatable: bool = False) -
     else:
         p.add_argument("--strategy", default=None,
                        help="a named strategy (see 'workbench strategies') or a JSON object (default: plain)")
-    p.add_argument("--top-k", type=int, help="hits to return")
-    p.add_argument("--window", type=int, help="neighbour window ±W chunks (0 = the hit chunk only)")
-    p.add_argument("--budget", type=int, help="context budget in tokens (0 = no limit)")
+    p.add_argument("--top-k", type=whole_number(1), help="hits to return")
+    p.add_argument("--window", type=whole_number(0), help="neighbour window ±W chunks (0 = the hit chunk only)")
+    p.add_argument("--budget", type=whole_number(0), help="context budget in tokens (0 = no limit)")
     p.add_argument("--search-mode", choices=["dense", "bm25", "hybrid"], help="first-stage search")
     p.add_argument("--coarse", metavar="SIZE:HITS+…",
                    help="multi-granularity search: also take the best HITS of the same documents cut at SIZE "
@@ -64,7 +66,8 @@ def add_step_options(p: argparse.ArgumentParser) -> None:
         elif knob.choices:
             p.add_argument(knob.option, choices=list(knob.choices), help=knob.cli_help)
         else:
-            p.add_argument(knob.option, type=float if kind == "float" else int, metavar="N", help=knob.cli_help)
+            p.add_argument(knob.option, type=finite_float if kind == "float" else whole_number(0), metavar="N",
+                           help=knob.cli_help)
 
 
 def step_changes(args: argparse.Namespace) -> dict[str, ParamValue | None]:
@@ -177,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
     choice = llm_choice(args)
     if needs_llm(strategy):
         check_llm_host(choice)
-    ws = open_workspace(args)
+    ws = open_workspace(args, existing=True)
     ws.use_llm(opener_for(choice))
     if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")

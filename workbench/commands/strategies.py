@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace, safe_text, say
+from workbench.commands.common import UserError, add_common, emit, open_workspace, require_store, safe_text, say
 from workbench.core.retrieve.strategy.presets import PRESETS
 
 
@@ -14,7 +14,16 @@ def run_strategies(args: argparse.Namespace) -> int:
     from workbench.core.store import DB_NAME
 
     folder = resolve_data_dir(args.data_dir)
-    ws = open_workspace(args) if (folder / DB_NAME).exists() else None  # listing never creates a data folder
+    if args.data_dir or args.delete:  # a folder named (or a strategy to forget) must hold a store
+        require_store(args)
+    ws = None
+    if (folder / DB_NAME).exists():  # listing never creates a data folder
+        try:
+            ws = open_workspace(args)
+        except UserError as exc:  # the default folder unreadable: the presets are still listed
+            if args.data_dir or args.delete:
+                raise
+            say(f"warning: saved strategies not listed: {exc}", err=True)
     if args.delete:
         if ws is None or not ws.records.delete_saved_strategy(args.delete):
             raise UserError(f"no strategy saved as {args.delete!r} in {folder}")
@@ -31,6 +40,9 @@ def run_strategies(args: argparse.Namespace) -> int:
         for name, s in saved.items():
             source = f" (from run {rows[name]['source']})" if rows[name]["source"] else ""
             lines.append(f"{name:<20} {s.describe()}{source}")
+    problems = ws.records.saved_strategy_problems() if ws is not None else []
+    data += [{"name": name, "saved": True, "problem": why} for name, why in problems]
+    lines += [f"warning: saved strategy {name!r}: {why}" for name, why in problems]
     for message in ws.store.bad_values.messages() if ws is not None else []:  # a damaged record, named
         say(f"warning: {safe_text(message)}", err=True)
     emit(args, data, "\n".join(lines))

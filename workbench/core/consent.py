@@ -5,12 +5,14 @@ Data never names code. A strategy read from a run record, the settings, a questi
 may *name* such a target (it is shown like any other), but the target is loaded only after the user allowed
 it in this run of the program: by naming it on the command line or choosing it in the window (both call
 ``trust``), or by an explicit trust step (``--trust-custom TARGET``, or the window's dialog naming it).
+A command line consents only through whole values: ``--chunker custom:M:F`` (or a chunker JSON object
+whose ``name`` is exactly that), the ``chunker`` field of a strategy JSON object typed in the command,
+``--model FOLDER`` and ``--trust-custom TARGET`` (``trust_typed``).
 Consent lives in this process only: nothing is remembered on disk, where a data folder could plant it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -65,39 +67,52 @@ def forget_all() -> None:
         _TRUSTED.clear()
 
 
-def named_targets(text: str) -> list[str]:
-    """Every target one command-line argument names: ``custom:module:function`` anywhere in it, and each
-    string value that could be a model folder (the argument itself, the values of ``key=a,b`` grid
-    arguments, the string values of a JSON object)."""
-    found = [m.group(1) for m in CUSTOM_TARGET.finditer(text)]
-    values: list[str] = []
-    if text.lstrip().startswith("{"):  # a strategy or chunker as JSON
-        with contextlib.suppress(ValueError, RecursionError):
-            values += list(_strings(json.loads(text)))
-    elif "=" in text:  # a grid: "window=0,1 model=/x,/y"
-        values += [v for part in text.split() if "=" in part for v in part.split("=", 1)[1].split(",")]
-    else:
-        values.append(text)
-    found += [v for v in values if v.strip() and not CUSTOM_TARGET.search(v)
-              and ("/" in v or os.sep in v or os.path.isdir(v))]
-    return found
-
-
-def trust_named_in(arguments: Iterable[str]) -> None:
-    """Allow every target the user named on this command line (see ``named_targets``)."""
-    for argument in arguments:
-        for target in named_targets(argument):
-            trust(target)
-
-
-def _strings(value: object, depth: int = 0) -> Iterable[str]:
-    if depth > 20:
-        return
+def chunker_target(value: object) -> str | None:
+    """The custom chunker ``value`` names as a whole, as ``module:function``: ``value`` is exactly
+    ``custom:module:function``, or a chunker JSON object (or its text) whose ``name`` is exactly that. None
+    for anything else: a ``custom:`` part inside a longer value names nothing."""
     if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item, depth + 1)
+        text = value.strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except (ValueError, RecursionError):
+                return None
+        else:
+            match = CUSTOM_TARGET.fullmatch(text)
+            return match.group(1) if match else None
+    if isinstance(value, dict):
+        name = value.get("name")
+        if isinstance(name, str) and not name.strip().startswith("{"):
+            return chunker_target(name)
+    return None
+
+
+def strategy_chunker_target(text: str) -> str | None:
+    """The custom chunker a strategy JSON object typed on the command line names in its ``chunker`` field
+    (flat, or inside ``"chunk"``), as ``chunker_target`` reads it. A strategy's *name* (a preset's, a saved
+    strategy's) names nothing, whatever it contains."""
+    if not text.strip().startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    chunk = data.get("chunk")
+    field = chunk.get("chunker") if isinstance(chunk, dict) and "chunker" in chunk else data.get("chunker")
+    return chunker_target(field)
+
+
+def trust_typed(chunkers: Iterable[str] = (), strategies: Iterable[str] = (), models: Iterable[str] = (),
+                targets: Iterable[str] = ()) -> None:
+    """Consent from one command line, each value taken whole (see the module docstring): the custom chunker
+    each ``--chunker`` value names exactly (``chunker_target``), the one each typed strategy JSON's
+    ``chunker`` field names (``strategy_chunker_target``), each ``--model`` folder and each
+    ``--trust-custom`` target. Nothing else grants: not a ``custom:`` part of a longer value, not a saved
+    strategy's name, not an argument that happens to be a folder."""
+    found = [chunker_target(v) for v in chunkers] + [strategy_chunker_target(v) for v in strategies]
+    for target in [*(t for t in found if t), *models, *targets]:
+        if target.strip():
+            trust(target)

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from workbench.core.retrieve.strategy.presets import Strategy, check_saved_name, from_dict, resolve
+from workbench.core.retrieve.strategy.presets import PRESETS, Strategy, check_saved_name, from_dict, resolve
 from workbench.core.store import Store, ThreadStores
 from workbench.core.store.readback import json_object, shown
 
@@ -70,15 +70,32 @@ class Records:
     # ----- strategies saved by name ------------------------------------------------------------------
     def saved_strategies(self) -> dict[str, Strategy]:
         """The strategies saved in this data folder, by name (read as data: naming a custom chunker or a model
-        folder loads nothing until the user allows it; ``Workspace.check_code_allowed``). One that no longer reads is
-        left out."""
-        out: dict[str, Strategy] = {}
+        folder loads nothing until the user allows it; ``Workspace.check_code_allowed``). One that no longer
+        reads, or whose name a strategy could not be saved under (``saved_strategy_problems`` says which and
+        why), is left out."""
+        return {name: strategy for name, strategy, _ in self._read_saved() if strategy is not None}
+
+    def saved_strategy_problems(self) -> list[tuple[str, str]]:
+        """``(name, why)`` for each saved row that is not used: a name holding ``:`` or a path separator, or
+        a preset's name (written into the database by something other than ``save_strategy``), or a strategy
+        that no longer reads."""
+        return [(name, problem) for name, _, problem in self._read_saved() if problem]
+
+    def _read_saved(self) -> list[tuple[str, Strategy | None, str]]:
+        out: list[tuple[str, Strategy | None, str]] = []
         for row in self._store.runs.saved_strategies():
             name = str(row["name"])
+            try:
+                check_saved_name(name)
+            except ValueError as exc:
+                shadowed = name in PRESETS or name == "custom"
+                out.append((name, None, "shadowed by the preset of that name: the preset is used" if shadowed
+                            else f"not used: {exc}"))
+                continue
             data, problem = json_object(row["strategy_json"])
             try:
                 if data is not None:
-                    out[name] = replace(from_dict(data), name=name)
+                    out.append((name, replace(from_dict(data), name=name), ""))
                     continue
             except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
                 problem = f"is not a strategy ({str(exc)[:160]})"

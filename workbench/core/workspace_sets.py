@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.index.build import IngestReport, Situator, build_chunk_set, index_path, sync_index
+from workbench.core.index.cluster import Cluster
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder
-from workbench.core.index.estimate import BuildEstimate, estimate_build
+from workbench.core.index.estimate import BuildEstimate, OversizedChunking, estimate_build
 from workbench.core.index.locking import FileLock, LockBusy
 from workbench.core.index.rates import embedding_rate
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
@@ -63,9 +64,11 @@ class ChunkSets:
         self._models = models
         self._writer = writer
         self._writing = writing
+        self._refuse_oversized = False  # refuse_oversized: the command line, unless --yes
         self._cache = cache
         self._sentence_vectors = sentence_vectors
         self._situator = situator
+        self.cluster: Cluster | None = None  # set (``--cluster``, Settings): chunk sets are embedded there
 
     @property
     def _store(self) -> Store:
@@ -151,14 +154,21 @@ class ChunkSets:
             situate = self._situator(progress, cancel)
         with self._writing(progress):
             counter = counter_for_model(getattr(embedder, "model_path", None))
-            if progress is not None:
+            if progress is not None or self._refuse_oversized:
                 measured = self._say_estimate(config, embedder, counter, progress, scope)
                 if report is not None:  # the texts the estimate embedded are this build's work too
                     report.chunks_embedded += measured
-            info = build_chunk_set(self._store, self._data_dir, config, embedder, counter, progress, cancel,
+            builder = self.cluster.embedder(embedder) if self.cluster is not None else embedder
+            info = build_chunk_set(self._store, self._data_dir, config, builder, counter, progress, cancel,
                                    report, situate=situate, vector_cache=self._sentence_vectors, scope=scope)
         self._cache.invalidate(info.id)
         return info
+
+    def refuse_oversized(self, refuse: bool = True) -> None:
+        """From now on (``refuse``), a build whose chunking would make far more chunks than its size implies
+        (``BuildEstimate.oversized``) raises ``OversizedChunking`` before anything is built: the command line
+        asks for ``--yes`` first."""
+        self._refuse_oversized = refuse
 
     def searchable_set(self, config: ChunkConfig, progress: ProgressSink | None, cancel: CancelToken | None,
                        model: str | None, scope: Scope | None, warnings: list[str]) -> str:
@@ -213,15 +223,18 @@ class ChunkSets:
         return estimate
 
     def _say_estimate(self, config: ChunkConfig, embedder: Embedder, counter: TokenCounter,
-                      progress: ProgressSink, scope: Scope | None) -> int:
+                      progress: ProgressSink | None, scope: Scope | None) -> int:
         """Tell ``progress`` what the build about to start will cost (an ``estimate`` notice), when it has
         documents to cut; an estimate that cannot be made says nothing (the build then says why). Returns the
-        texts embedded to make it (measuring the model's rate)."""
+        texts embedded to make it (measuring the model's rate). With ``refuse_oversized``, a chunking making
+        far more chunks than its size implies raises ``OversizedChunking`` before anything is built."""
         try:
             estimate = self._estimate(config, embedder, counter, scope, reuse=True)
         except (ChunkerError, LLMError, ValueError):
             return 0
-        if estimate.to_embed or estimate.seconds >= 1:
+        if self._refuse_oversized and estimate.oversized():
+            raise OversizedChunking(estimate.oversize_text(chunking_label(config)))
+        if progress is not None and (estimate.to_embed or estimate.seconds >= 1):
             progress(ProgressEvent("estimate", 0, 0, f"{chunking_label(config)}: {estimate.describe()}"))
         return estimate.measured
 

@@ -96,6 +96,16 @@ def _offset(value: object, what: str) -> int:
     raise DatasetError(f"{what} must be a whole number of characters, not {json.dumps(value)[:40]}")
 
 
+def _what_is_there(path: Path) -> str:
+    """``is missing``, or what ``path`` is instead of a regular file (``is a FIFO, not a file``)."""
+    from workbench.core.ingest.filenames import file_kind
+
+    try:
+        return f"is a {file_kind(path.stat().st_mode)}, not a file"
+    except OSError:
+        return "is missing"
+
+
 def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_links: bool = False,
                       max_file_mb: float = MAX_FILE_MB) -> QuestionSet:
     """Read and check a question set. Every ``corpora/*.md`` file is a corpus of the set, whether a question
@@ -118,7 +128,7 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
         raise DatasetError(str(exc)) from None
     qfile = root / QUESTIONS_FILE
     if not qfile.is_file():
-        raise DatasetError(f"{root} is not a question set: {QUESTIONS_FILE} is missing")
+        raise DatasetError(f"{root} is not a question set: {QUESTIONS_FILE} {_what_is_there(qfile)}")
     texts: dict[str, str] = {}
     corpora: dict[str, Path] = {}
 
@@ -126,7 +136,8 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
         if cid not in texts:
             path = root / CORPORA_DIR / f"{cid}.md"
             if not _CORPUS_ID.match(cid) or not path.is_file():
-                raise DatasetError(f"{where}: corpus {cid!r} not found ({CORPORA_DIR}/{cid}.md is missing)")
+                there = _what_is_there(path) if _CORPUS_ID.match(cid) else "is missing"
+                raise DatasetError(f"{where}: corpus {cid!r} not found ({CORPORA_DIR}/{cid}.md {there})")
             target = path.resolve()
             if not follow_links and not target.is_relative_to(root):
                 raise DatasetError(f"{CORPORA_DIR}/{cid}.md is a link to outside the question set's folder "

@@ -45,6 +45,19 @@ def llm_steps(strategy: Strategy) -> list[str]:
     return strategy.llm_steps()
 
 
+SWEEP_UNASKED = 200  # configurations a sweep runs without asking (the command line's --yes, the lab's dialog)
+
+
+def sweep_size_problem(configs: Sequence[Configured], questions: int) -> str | None:
+    """What a sweep of more than ``SWEEP_UNASKED`` configurations will run, as one line for a question
+    (a typo in a grid multiplies into hours); None for a smaller sweep."""
+    if len(configs) <= SWEEP_UNASKED:
+        return None
+    chunkings = {(c, s.strategy.model) for s in configs for c in s.strategy.chunk_configs()}
+    return (f"this sweep runs {len(configs):,} configurations over {questions:,} questions "
+            f"({len(configs) * questions:,} searches, {len(chunkings):,} chunk sets to build or reuse)")
+
+
 class MissingLLM(ValueError):
     """A configuration has a step that needs a generative LLM and none is available."""
 

@@ -254,7 +254,8 @@ def build_chunk_set(
         flush()
     if failed:
         leave_out(store, info.id, failed, report)
-    keep_rate(store, embedder.model_id, meter)
+    if not getattr(embedder, "elsewhere", False):  # a cluster's timings are not this machine's rate
+        keep_rate(store, embedder.model_id, meter)
     sync_index(store, data_dir, info.id, embedder, cancel=cancel)
     store.sets.set_state(info.id, "ready")
     final = store.sets.chunk_set(info.id)

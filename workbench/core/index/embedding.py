@@ -257,7 +257,9 @@ def embed_cached(
 
     The texts to embed are ordered by length over the whole job before they are cut into the slices
     committed one at a time, so every batch holds texts of about one length (little padding). ``meter``
-    adds up the characters embedded and the time the model took.
+    adds up the characters embedded and the time the model took. An embedder with ``encode_slices(slices,
+    cancel)`` (a cluster) gets every slice at once and yields their vectors in order; each is committed as
+    it comes, in the same transactions.
     """
     hashes = list(hashes) if hashes is not None else [text_hash(t) for t in texts]
     cached = store.caches.cached_vectors(embedder.model_id, hashes)
@@ -280,14 +282,27 @@ def embed_cached(
                 return None
             return lambda ev: sink(ProgressEvent(ev.stage, offset + ev.done, total, ev.message, ev.elapsed))
 
-        for i in range(0, total, step):  # commit every slice: a crash or cancel keeps what was embedded
-            started = time.perf_counter()
-            vecs = embedder.encode(texts_todo[i : i + step], progress=shifted(i), cancel=cancel)
+        slices = [texts_todo[i : i + step] for i in range(0, total, step)]
+        streamed = getattr(embedder, "encode_slices", None)  # an embedder that works on many slices at once
+
+        def vectors() -> Iterator[np.ndarray]:
+            if streamed is not None:  # e.g. a cluster (``cluster.ClusterEmbedder``): every slice queued at once
+                yield from streamed(slices, cancel)
+                return
+            for n, texts_ in enumerate(slices):
+                yield embedder.encode(texts_, progress=shifted(n * step), cancel=cancel)
+
+        started = time.perf_counter()
+        for n, vecs in enumerate(vectors()):  # commit every slice: a crash or cancel keeps what was embedded
+            i = n * step
             if meter is not None:
-                meter.add(texts_todo[i : i + step], time.perf_counter() - started)
+                meter.add(slices[n], time.perf_counter() - started)
             new = dict(zip(keys[i : i + step], vecs, strict=True))
             store.caches.put_vectors(embedder.model_id, new)
             cached.update(new)
+            if streamed is not None and progress is not None:
+                progress(ProgressEvent("embedding", i + len(slices[n]), total))
+            started = time.perf_counter()
     if not hashes:
         return np.zeros((0, embedder.dim), dtype=np.float32)
     return np.stack([cached[h] for h in hashes]).astype(np.float32, copy=False)

@@ -19,6 +19,7 @@ are not in the figure.
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections import ChainMap
 from collections.abc import MutableMapping, Sequence
@@ -30,6 +31,7 @@ from workbench.core.index.build import embedded_texts
 from workbench.core.index.chunker_build import SetCutter, late_key
 from workbench.core.index.embedding import BATCH_SIZE, Embedder, EmbedMeter, embed_cached, text_hash
 from workbench.core.index.rates import embedding_rate, keep_rate
+from workbench.core.ingest.chunkers.choice import chunk_size, chunk_unit
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.identity import chunk_set_id
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
@@ -43,6 +45,13 @@ ASSUMED_CHARS_PER_S = 3_000.0  # ~750 tokens/s: MiniLM on a busy 2-core laptop, 
 CONTEXT_PREFIX_CHARS = 200  # about what an LLM's situating sentence adds to each embedded text
 LATE_OVERLAP = 4 / 3  # late chunking reads each token about this many times (windows overlap by a quarter)
 STAND_IN_DIM = 64
+OVERSIZE_RATIO = 8  # a chunking making this many times the chunks its size implies is asked about first
+OVERSIZE_LEAST = 1_000  # ... when it makes at least this many chunks (a small corpus is never asked about)
+
+
+class OversizedChunking(ValueError):
+    """A chunking would make far more chunks than its size implies (``BuildEstimate.oversized``): refused
+    before anything is embedded, until the person confirms (``--yes``)."""
 
 
 @dataclass(frozen=True)
@@ -56,17 +65,39 @@ class BuildEstimate:
     to_embed: int
     seconds: float
     measured: int = 0
+    expected: int = 0  # chunks a cut at the chunking's own size would make (0: no size to match)
+
+    def oversized(self) -> bool:
+        """True when the chunking makes more than ``OVERSIZE_RATIO`` × the chunks its size implies (and at
+        least ``OVERSIZE_LEAST``): e.g. a recursive splitter falling back to tiny pieces on text without
+        spaces, 16× the chunks (and the embedding time) of the other token chunkers."""
+        return self.expected > 0 and self.chunks >= OVERSIZE_LEAST and self.chunks > OVERSIZE_RATIO * self.expected
+
+    def oversize_text(self, label: str) -> str:
+        """One line saying what an oversized chunking would cost and how to go on."""
+        return (f"{label} would make ~{self.chunks:,} chunks, {self.chunks / max(1, self.expected):.0f}× the "
+                f"~{self.expected:,} its size implies ({self.describe()}); nothing was built. Choose another "
+                "chunker or size, or confirm with --yes")
 
     def describe(self) -> str:
         """One line for people, e.g. ``~1,240 chunks, 310 to embed, about 25 s``."""
         embed = f"{self.to_embed:,} to embed" if self.to_embed else "nothing to embed"
+        if self.measured:  # the rate probe embedded these: the build's own count and the total both add up
+            embed = (f"{self.to_embed + self.measured:,} to embed ({self.measured:,} embedded now to measure this "
+                     f"machine's rate, {self.to_embed:,} by the build)")
         return f"~{self.chunks:,} chunks, {embed}, {about(self.seconds)}"
 
 
 def duration(seconds: float) -> str:
     """A duration for people: ``under a second``, ``25 s``, ``4 min``, ``1 h 20 min``."""
+    if math.isnan(seconds):
+        return "an unknown time"
+    if seconds >= 1e8:  # past ~3 years a figure says nothing (it was a 300-digit number of hours)
+        return "more than 3 years"
     if seconds < 1:
         return "under a second"
+    if seconds >= 172_800:
+        return f"{seconds / 86_400:,.0f} days"
     if seconds < 90:
         return f"{seconds:.0f} s"
     minutes = seconds / 60
@@ -78,7 +109,7 @@ def duration(seconds: float) -> str:
 def about(seconds: float) -> str:
     """An expected duration: ``under a second``, ``about 25 s``, ``about 4 min``, ``about 1 h 20 min``."""
     said = duration(seconds)
-    return said if seconds < 1 else f"about {said}"
+    return said if not seconds >= 1 or said.startswith("more than") else f"about {said}"
 
 
 @dataclass
@@ -148,7 +179,8 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
     private = LruVectors()  # stand-in vectors stay here; reads fall through to the shared cache
     vectors = private if vector_cache is None else ChainMap(private, vector_cache)
     cutter = SetCutter(config, store, embedder, counter, vector_cache=vectors, embed=dry)
-    chunks = 0
+    chunks = expected = 0
+    size, unit = chunk_size(config), chunk_unit(config)
     keyed: dict[str, str] = {}  # vector-cache key → the text embedded under it
     fresh: list[str] = []  # texts no cache can hold yet (a contextual set's sentences are not written)
     started = time.perf_counter()
@@ -159,6 +191,7 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
         except ChunkerError:  # the build leaves such a document out, with a warning
             continue
         chunks += len(pieces)
+        expected += _expected_chunks(doc.text, size, unit, counter)
         if cutter.late:
             keyed |= {late_key(cutter.spec, doc.sha256, p.start, p.end): doc.text[p.start:p.end] for p in pieces}
         elif config.contextual:
@@ -180,7 +213,17 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
         to_embed -= len(measured)  # embedded (and cached) already: the build will not embed them again
         chars -= sum(len(t) for t in measured) / scale
     seconds = chunking_s * scale + max(0.0, chars) * scale / (rate or ASSUMED_CHARS_PER_S)
-    return BuildEstimate(held + round(chunks * scale), max(0, round(to_embed)), seconds, len(measured))
+    return BuildEstimate(held + round(chunks * scale), max(0, round(to_embed)), seconds, len(measured),
+                         held + round(expected * scale) if expected else 0)
+
+
+def _expected_chunks(text: str, size: int, unit: str, counter: TokenCounter) -> int:
+    """The chunks a cut at ``size`` ``unit``s would make of ``text`` (at least one); 0 when the chunking
+    has no size in tokens or words to match (headings-only or sentence cuts)."""
+    if size <= 0 or unit not in ("tokens", "words"):
+        return 0
+    length = counter.count(text) if unit == "tokens" else len(text.split())
+    return max(1, -(-length // size))
 
 
 def measure_rate(store: Store, embedder: Embedder, texts: Sequence[str]) -> tuple[float | None, list[str]]:

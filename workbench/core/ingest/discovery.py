@@ -10,6 +10,7 @@ where the link put it inside the folder (``Discovery.keys``), so it goes when th
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from workbench.core.ingest.documents import (
     link_target,
     load_file,
 )
-from workbench.core.ingest.filenames import fs_path, is_inside, path_key, shown
+from workbench.core.ingest.filenames import file_kind, fs_path, is_inside, path_key, shown
 
 SUPPORTED_TEXT = ", ".join(sorted(SUPPORTED_SUFFIXES))
 
@@ -50,6 +51,15 @@ def unsupported_reason(path: Path) -> str:
     return f"{kind} (supported: {SUPPORTED_TEXT})"
 
 
+def _special_kind(path: Path) -> str:
+    """The kind of ``path`` when it is neither a regular file nor a folder (links followed), else ``""``."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    return "" if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else file_kind(mode)
+
+
 def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False) -> Discovery:
     """Expand files and folders (recursively; links inside a folder followed once; see the module doc)."""
     found = Discovery()
@@ -68,6 +78,10 @@ def discover(paths: Iterable[str | os.PathLike[str]], follow_links: bool = False
         if real in seen_files:
             if seen_files[real] != path_key(p, follow=False):
                 problem(p, "skipped", f"same file as {seen_files[real]}", record=False)
+            return
+        special = _special_kind(p)
+        if special:  # a FIFO, a device (/dev/zero), a socket: said as what it is, never opened
+            problem(p, "skipped", f"not a regular file ({special})", record=explicit)
             return
         if p.suffix.lower() not in SUPPORTED_SUFFIXES:
             problem(p, "skipped", unsupported_reason(p), record=explicit)

@@ -13,6 +13,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from workbench.core.ingest.filenames import file_kind, path_key, shown
 from workbench.core.ingest.headings import Heading, parse_headings
@@ -96,7 +97,7 @@ def _utf16_without_bom(data: bytes) -> tuple[str, str] | None:
 def _pdf_text(data: bytes) -> str:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError, PdfReadError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -111,6 +112,9 @@ def _pdf_text(data: bytes) -> str:
         pages = [(page.extract_text() or "").strip() for page in reader.pages]
     except LoadError:
         raise
+    except LimitReachedError:  # a compressed stream that unpacks past pypdf's limits: a "PDF bomb"
+        raise LoadError("too large unpacked (a compressed stream in it expands past the PDF reader's limit; "
+                        "a PDF bomb or an unusually large page)") from None
     except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
         raise LoadError(f"malformed PDF ({type(exc).__name__}: {exc})") from None
     except Exception as exc:  # pypdf raises many exception types on broken files
@@ -142,10 +146,24 @@ def read_regular_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FIL
         info = os.fstat(fd)  # the file opened, not a replacement swapped in after the check above
         if not stat.S_ISREG(info.st_mode):
             raise LoadError(f"not a regular file ({file_kind(info.st_mode)})")
-        data = fh.read(limit + 1) if limit else fh.read()
+        data = _read_at_most(fh, limit + 1) if limit else fh.read()
     if limit and len(data) > limit:
         raise LoadError(_too_large(max(len(data), info.st_size), max_file_mb))
     return data, info
+
+
+def _read_at_most(fh: BinaryIO, most: int) -> bytes:
+    """Up to ``most`` bytes of ``fh``, read in steps: a large limit (``--max-file-mb 25000``) reserves no memory
+    for bytes the file does not have."""
+    parts: list[bytes] = []
+    got = 0
+    while got < most:
+        part = fh.read(min(most - got, 1 << 20))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
 
 
 def link_target(path: str | os.PathLike[str]) -> str | None:

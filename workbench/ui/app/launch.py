@@ -87,6 +87,7 @@ def start_window(args: argparse.Namespace, settings: QSettings,
     from workbench.core.index.locking import FileLock, LockBusy
     from workbench.core.store import StoreError
     from workbench.core.workspace import Workspace
+    from workbench.ui.basics import settings as prefs
     from workbench.ui.library.welcome import mark_welcome_seen, welcome_due
     from workbench.ui.window.main_window import MainWindow
 
@@ -107,6 +108,12 @@ def start_window(args: argparse.Namespace, settings: QSettings,
                             f"window{f' (process {pid})' if pid else ''}. Use that window or pick another "
                             "folder with --data-dir.")
         return 3
+    workers = prefs.cluster_workers(settings)
+    if workers:  # Settings: builds embed on a private local Ray (started on the first build that needs it)
+        from workbench.core.index.cluster import Cluster, ClusterAddress
+
+        ws.sets.cluster = Cluster(ClusterAddress(workers=workers))
+        log.info("chunk-set builds embed on a local Ray with %d workers", workers)
     window = MainWindow(ws, settings=settings, log_file=log_file)
     window.show()
     log.info("started with data folder %s", ws.data_dir)
@@ -145,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return app.exec()
     finally:
+        if window.ws.sets.cluster is not None:  # the private Ray and its temporary folder go with the window
+            window.ws.sets.cluster.close()
         app_lock.release()
 
 

@@ -83,6 +83,7 @@ def flag(settings: QSettings, key: str, default: bool = False) -> bool:
 WELCOME_SEEN = "welcome/seen"
 DATA_DIR = "paths/data_dir"
 EMBEDDING_MODEL = "paths/embedding_model"
+CLUSTER_WORKERS = "index/cluster_workers"  # chunk-set builds on a private local Ray of N workers (0: off)
 LLM_KINDS = ("auto", "ollama", "extractive", "embedded")
 
 
@@ -90,6 +91,15 @@ def text(settings: QSettings, key: str) -> str:
     """A string setting ("" when absent)."""
     value = settings.value(key, "")
     return str(value).strip() if value else ""
+
+
+def cluster_workers(settings: QSettings) -> int:
+    """The workers of the private local Ray that chunk-set builds embed on (``--cluster local:N``); 0: none (also
+    for a stored value that is not a worker count)."""
+    from workbench.core.index.cluster import MAX_WORKERS
+
+    value = text(settings, CLUSTER_WORKERS)
+    return int(value) if value.isdigit() and 0 < int(value) <= MAX_WORKERS else 0
 
 
 def embedding_folder_problem(folder: str) -> str | None:

@@ -1,4 +1,5 @@
-"""File → Settings… (Ctrl+,): data folder, embedding model, answering backend and model, Ollama host.
+"""File → Settings… (Ctrl+,): data folder, embedding model (and the local Ray workers builds embed on), answering
+backend and model, Ollama host.
 
 The data folder and the embedding model are read when the workbench starts, so changing them takes effect
 on the next start (``--data-dir`` and ``$WORKBENCH_DATA`` still win over the stored folder). The backend,
@@ -28,10 +29,12 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QRadioButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from workbench.core.index.cluster import MAX_WORKERS
 from workbench.core.index.embedder_pool import FAST_MODEL, NAMED_MODELS, is_named_model
 from workbench.ui.basics import settings as prefs
 from workbench.ui.basics.settings import LLMChoice
@@ -110,6 +113,13 @@ class SettingsDialog(QDialog):
         group.addButton(self.fast_model)
         group.addButton(self.local_model)
         (self.fast_model if named else self.local_model if self._initial_model else self.default_model).setChecked(True)
+        self._initial_workers = prefs.cluster_workers(settings)
+        self.cluster_workers = QSpinBox()
+        self.cluster_workers.setRange(0, MAX_WORKERS)
+        self.cluster_workers.setSpecialValueText("off: embed in this process")
+        self.cluster_workers.setValue(self._initial_workers)
+        self.cluster_workers.setToolTip("Chunk-set builds embed their new texts on a private Ray started on this "
+                                        "machine with this many workers (--cluster local:N); loopback only")
         self.backend = QComboBox()
         for kind, label in BACKENDS:
             self.backend.addItem(label, kind)
@@ -167,6 +177,13 @@ class SettingsDialog(QDialog):
         col.addLayout(row)
         col.addWidget(_note("Takes effect when the workbench starts again; documents are embedded again with "
                             f"the new model.{f' In use now: {model_in_use}.' if model_in_use else ''}"))
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Ray workers on this machine"))
+        row.addWidget(self.cluster_workers, 1)
+        col.addLayout(row)
+        col.addWidget(_note("Builds embed on a private local Ray with this many workers (each loads the model; "
+                            "starting takes tens of seconds, worth it for builds of minutes). Takes effect when "
+                            "the workbench starts again."))
         llm = QGroupBox("Answering model")
         form = QFormLayout(llm)
         form.addRow("Backend", self.backend)
@@ -292,6 +309,9 @@ class SettingsDialog(QDialog):
                  else FAST_MODEL if self.fast_model.isChecked() else "")
         if model != self._initial_model:
             s.setValue(prefs.EMBEDDING_MODEL, model)
+            restart = True
+        if self.cluster_workers.value() != self._initial_workers:
+            s.setValue(prefs.CLUSTER_WORKERS, str(self.cluster_workers.value()))
             restart = True
         choice = self.choice()
         prefs.save_llm(s, choice)

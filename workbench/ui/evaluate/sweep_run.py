@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from workbench.core.evaluate.curves import sweep_configs
 from workbench.core.evaluate.records import Selection
 from workbench.core.evaluate.sweep import ConfigResult
+from workbench.core.evaluate.sweep_checks import sweep_size_problem
 from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.lab_inputs import LabInputs
@@ -32,7 +33,16 @@ class SweepRun:
         self.jobs = jobs
         self.model = model
         self.recorded = recorded
+        self.confirm: Callable[[str], bool] = self._ask  # a large sweep asks first (tests answer for the person)
         self._task: Worker | None = None
+
+    def _ask(self, problem: str) -> bool:
+        """Ask whether a large sweep (``problem`` says how large) should start."""
+        from PySide6.QtWidgets import QMessageBox
+
+        answer = QMessageBox.question(self.inputs.status.window(), "Start a large sweep?",
+                                      f"{problem[0].upper()}{problem[1:]}. Start it?")
+        return answer == QMessageBox.StandardButton.Yes
 
     def start(self, strategies: Sequence[Strategy] | None = None, grid: str | None = None,
               budgets: str | None = None, limit: int | None = None) -> bool:
@@ -63,6 +73,10 @@ class SweepRun:
             self.inputs.status.setText("check at least one strategy")
             return False
         qset = question_set.subset(limit or None)
+        problem = sweep_size_problem(configs, len(qset.questions))
+        if problem and not self.confirm(problem):
+            self.inputs.status.setText(f"not started: {problem}")
+            return False
         ws = self.ws
         selection = Selection(budgets=budgets) if budgets else None
         self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel, selection),

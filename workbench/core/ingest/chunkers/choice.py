@@ -141,6 +141,13 @@ def chunk_size(config: ChunkConfig) -> int:
     return int(value)
 
 
+def chunk_unit(config: ChunkConfig) -> str:
+    """What ``chunk_size(config)`` counts: the chunker's ``unit`` parameter where it has one (``fixed``,
+    ``structure``; ``sentence`` counts sentences), else tokens (every other chunker measures in tokens)."""
+    name, params = config_chunker(config)
+    return "sentences" if name == "sentence" else str(params.get("unit", "tokens"))
+
+
 def with_chunk_size(config: ChunkConfig, size: int | None = None, overlap: int | None = None) -> ChunkConfig:
     """``config`` cut at ``size`` (and ``overlap``), wherever its size lives (see ``chunk_size``): the one
     place a size from the command line, a grid, the window or strategy JSON lands."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -96,6 +97,9 @@ class EmbeddingChunker(Chunker, Protocol):
         ...
 
 
+MAX_INT_PARAM = 1_000_000_000  # an integer parameter with no maximum of its own still fits every consumer
+
+
 @dataclass(frozen=True)
 class ParamSpec:
     """One chunker parameter: its default, its allowed range or choices and a one-line help text."""
@@ -113,10 +117,14 @@ class ParamSpec:
         try:
             if kind is bool and not isinstance(value, bool):
                 raise TypeError
+            if kind is str and isinstance(value, dict | list):  # an object given for a JSON text (late's base_params)
+                value = json.dumps(value)
+            if kind in (int, float) and isinstance(value, float) and not math.isfinite(value):
+                raise ValueError  # 1e400 reads as infinity: no whole number, no range
             coerced = kind(value)  # type: ignore[call-overload,arg-type,call-arg,unused-ignore]
-        except (TypeError, ValueError):
-            raise ChunkerError(f"chunker {chunker_name!r}: {self.name} must be a {kind.__name__}, "
-                               f"not {value!r}") from None
+        except (TypeError, ValueError, OverflowError):
+            raise ChunkerError(f"chunker {chunker_name!r}: {self.name} must be a finite "
+                               f"{'whole number' if kind is int else kind.__name__}, not {str(value)[:40]}") from None
         if kind is int and isinstance(value, float) and value != coerced:
             raise ChunkerError(f"chunker {chunker_name!r}: {self.name} must be a whole number, not {value!r}")
         if self.choices and coerced not in self.choices:
@@ -124,6 +132,8 @@ class ParamSpec:
                                f"{', '.join(self.choices)}, not {value!r}")
         if self.minimum is not None and coerced < self.minimum:  # type: ignore[operator]
             raise ChunkerError(f"chunker {chunker_name!r}: {self.name} must be at least {self.minimum}")
+        if kind is int and self.maximum is None and coerced > MAX_INT_PARAM:  # type: ignore[operator]
+            raise ChunkerError(f"chunker {chunker_name!r}: {self.name} must be at most {MAX_INT_PARAM:,}")
         if self.maximum is not None and coerced > self.maximum:  # type: ignore[operator]
             raise ChunkerError(f"chunker {chunker_name!r}: {self.name} must be at most {self.maximum}")
         return coerced
