@@ -40,18 +40,28 @@ def render() -> str:
              ""]
     for name, p in sorted(sub.choices.items()):
         lines += [f"## `workbench {name}`", "", helps.get(name) or "", "", "```", p.format_usage().strip(), "```", ""]
-        rows = []
-        for action in p._actions:
-            if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
-                continue  # deprecated spellings are hidden from --help and from this reference
-            flag = ", ".join(action.option_strings) or action.dest.upper()
-            metavar = "" if action.nargs == 0 else (action.metavar or action.dest.upper())
-            text = (action.help or "").replace("|", "\\|").replace("%%", "%")
-            rows.append(f"| `{flag}{' ' + str(metavar) if action.option_strings and metavar else ''}` | {text} |")
-        if rows:
-            lines += ["| argument | meaning |", "|---|---|", *rows, ""]
+        lines += _arguments(p)
+        actions = next((a for a in p._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if actions is not None:  # a command with actions of its own (workbench questions add …)
+            action_helps = {c.dest: c.help for c in actions._choices_actions}
+            for action_name, ap in actions.choices.items():
+                lines += [f"### `workbench {name} {action_name}`", "", action_helps.get(action_name) or "", "",
+                          "```", ap.format_usage().strip(), "```", "", *_arguments(ap)]
     lines += exit_status_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _arguments(p: argparse.ArgumentParser) -> list[str]:
+    """The table of a parser's arguments."""
+    rows = []
+    for action in p._actions:
+        if isinstance(action, argparse._HelpAction) or action.help == argparse.SUPPRESS:
+            continue  # deprecated spellings are hidden from --help and from this reference
+        flag = ", ".join(action.option_strings) or action.dest.upper()
+        metavar = "" if action.nargs == 0 else (action.metavar or action.dest.upper())
+        text = (action.help or "").replace("|", "\\|").replace("%%", "%")
+        rows.append(f"| `{flag}{' ' + str(metavar) if action.option_strings and metavar else ''}` | {text} |")
+    return ["| argument | meaning |", "|---|---|", *rows, ""] if rows else []
 
 
 def exit_status_section() -> list[str]:

@@ -3,6 +3,8 @@ search on the sample corpus (``laptop-explore.png``), the evaluation lab after a
 benchmark (``laptop-lab.png``) and after a sweep with budgets, its recall-per-context-token curves shown
 (``lab-curves.png``); both lab shots are skipped with ``--explore-only``.
 
+``--size=1280x720`` takes them on that screen instead (saved as ``laptop-explore-1280x720.png`` …).
+
 Run under Xvfb from the repository root:
     HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=xcb \\
     xvfb-run -a -s "-screen 0 1366x768x24 -dpi 96" .venv/bin/python scripts/screenshot_laptop.py [OUT_DIR]
@@ -13,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from screenshot_support import SELF_TEST_QUESTION, LaptopWindow, output_dir
+from screenshot_support import SELF_TEST_QUESTION, LaptopWindow, output_dir, shot_name
 
 
 def main() -> None:
@@ -51,7 +53,7 @@ def lab(window, out: Path, wait, settle) -> None:
     view.summary.selectRow(1)
     view.compare_to.setCurrentIndex(1)
     settle()
-    path = out / "laptop-lab.png"
+    path = out / shot_name("laptop-lab.png")
     window.grab().save(str(path))
     print(f"screenshot: {path}")
 
@@ -81,7 +83,7 @@ def lab_curves(window, out: Path, wait, settle) -> None:
     QTest.mouseClick(plot, Qt.MouseButton.LeftButton, pos=plot.point_position("budgeted-neighbours budget=1000"))
     settle()
     print(f"screenshot: selected {view.selected_result().config.key}")
-    path = out / "lab-curves.png"
+    path = out / shot_name("lab-curves.png")
     window.grab().save(str(path))
     print(f"screenshot: {path}")
 

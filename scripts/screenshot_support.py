@@ -17,8 +17,28 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's workbench, not an installed one
 from workbench.ui.app.launch import SAMPLE_DIR, SELF_TEST_QUESTION, make_app
 
-WIDTH, HEIGHT = 1366, 768
-__all__ = ["HEIGHT", "SELF_TEST_QUESTION", "WIDTH", "LaptopWindow", "output_dir"]
+DEFAULT_SIZE = (1366, 768)
+
+
+def screen_size() -> tuple[int, int]:
+    """The laptop screen the shots are taken on: ``--size=WxH`` (default 1366×768)."""
+    given = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--size=")), "")
+    if not given:
+        return DEFAULT_SIZE
+    width, height = given.lower().split("x")
+    return int(width), int(height)
+
+
+WIDTH, HEIGHT = screen_size()
+__all__ = ["HEIGHT", "SELF_TEST_QUESTION", "WIDTH", "LaptopWindow", "output_dir", "shot_name"]
+
+
+def shot_name(name: str) -> str:
+    """``name`` as saved at this size: ``laptop-explore.png`` at 1366×768, ``laptop-explore-1280x720.png``."""
+    if (WIDTH, HEIGHT) == DEFAULT_SIZE:
+        return name
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}-{WIDTH}x{HEIGHT}{dot}{suffix}"
 
 
 def output_dir() -> Path:
@@ -30,9 +50,9 @@ def output_dir() -> Path:
 
 
 class LaptopWindow:
-    """The main window at 1366×768 on a fresh data folder (``prefix`` names the temporary folder). The window
-    fits itself to its screen's available area (``layout.available_rect``): here that is a 1366×768 laptop
-    screen, whatever screen the platform has (the offscreen one is 800×800)."""
+    """The main window at 1366×768 (or ``--size``) on a fresh data folder (``prefix`` names the temporary
+    folder). The window fits itself to its screen's available area (``layout.available_rect``): here that is
+    a laptop screen, whatever screen the platform has (the offscreen one is 800×800)."""
 
     def __init__(self, prefix: str) -> None:
         self.app = make_app()
@@ -82,7 +102,7 @@ class LaptopWindow:
 
     def save(self, out: Path, name: str) -> Path:
         """Grab the window into ``out/name``."""
-        path = out / name
+        path = out / shot_name(name)
         self.window.grab().save(str(path))
         print(f"screenshot: {path}")
         return path

@@ -141,7 +141,10 @@ def subparsers() -> dict[str, argparse.ArgumentParser]:
 
 
 def accepted(p: argparse.ArgumentParser) -> set[str]:
-    return {s for a in p._actions for s in a.option_strings}
+    """Options ``p`` accepts, those of its actions' own parsers included (``workbench questions add --quote``)."""
+    nested = {s for a in p._actions if isinstance(a, argparse._SubParsersAction)
+              for child in a.choices.values() for s in accepted(child)}
+    return {s for a in p._actions for s in a.option_strings} | nested
 
 
 def shell_commands(block: str) -> list[str]:

@@ -164,11 +164,12 @@ def small_disk(tmp_path):
 
 
 def _fill(folder: Path) -> None:
-    with open(folder / "filler", "wb") as fh:
+    """Fill the disk. Unbuffered: a last write that fits only in part leaves nothing for ``close`` to flush (a
+    buffered file raised 'No space left' on closing, depending on how much room the store's files had left)."""
+    with open(folder / "filler", "wb", buffering=0) as fh:
         try:
             while True:
                 fh.write(b"\0" * 65536)
-                fh.flush()
         except OSError:
             pass
 

@@ -162,3 +162,40 @@ def test_short_real_run(docs_ws, tmp_path):
     assert result.usage.calls + result.usage.cached == result.attempts
     qset = load_question_set(tmp_path / "real")
     assert len(qset.questions) == len(result.questions)
+
+
+def test_cli_make_questions_into_a_stored_set_as_unreviewed_drafts(tmp_path, capsys, monkeypatch, hash_cli):
+    from workbench.cli import main
+    from workbench.commands import make_questions
+
+    monkeypatch.setattr(make_questions, "open_llm", lambda *a, **kw: ScriptedLLM(SCRIPT[:1] * 3))
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "deploy-guide.md").write_bytes(DOCS[0].read_bytes())
+    data = str(tmp_path / "data")
+    assert main(["make-questions", str(folder), "--n", "1", "--set", "drafts", "--data-dir", data, "--json",
+                 "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["kept"] == 1
+    assert main(["questions", "show", "drafts", "--json", "--data-dir", data]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    prov = shown["questions"][0]["provenance"]
+    assert prov["origin"] == "drafted" and prov["reviewed"] is False and prov["passage"][1] < prov["passage"][2]
+    assert shown["summary"]["unreviewed"] == 1
+    ref = shown["questions"][0]["references"][0]
+    assert prov["passage"][1] <= ref["start"] < ref["end"] <= prov["passage"][2]
+    # eval says how many drafts are unreviewed; --reviewed-only leaves them out (none left: refused in one line)
+    assert main(["eval", "drafts", "--data-dir", data, "--quiet", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "1 unreviewed draft(s)" in captured.err
+    run = json.loads(captured.out)[0]["run_id"]
+    assert main(["eval", "drafts", "--reviewed-only", "--data-dir", data, "--quiet"]) == 1
+    assert "no question to score" in capsys.readouterr().err
+    from workbench.core.evaluate.records import find_run
+    from workbench.core.workspace import Workspace
+
+    ws = Workspace(data, embedder=hash_cli)
+    recorded = find_run(ws, run).config["dataset"]
+    assert recorded["stored"] and recorded["provenance"]["0"]["origin"] == "drafted"
+    ws.close()
+    assert main(["make-questions", str(folder), "--n", "1", "--data-dir", data]) == 1
+    assert "give --set NAME" in capsys.readouterr().err

@@ -65,3 +65,20 @@ def test_advise_tab_runs_saves_and_opens_strategies(qtbot, make_window, hash_ws,
     assert view.recorded.count() == runs_before, "the same run, not a new one"
     assert view.progress.value() == view.progress.maximum(), "a finished run's bar is full"
     assert "--" not in view.status.text(), "the window names no command-line option"
+
+
+def test_the_advise_tabs_hint_follows_its_state_and_its_empty_plot_says_so(qtbot, make_window, hash_ws, tmp_path):
+    from workbench.ui.evaluate.advise_view import NO_TRIALS
+
+    topic_set(tmp_path / "set", documents=9)
+    window = make_window(hash_ws)
+    lab = window.eval_view
+    view = lab.advise
+    assert "Load a question set" in view.status.text()
+    assert lab.load_question_set(tmp_path / "set")
+    assert "Load a question set" not in view.status.text() and "Press Advise" in view.status.text()
+    assert window.model.question_set.name in view.status.text()
+    plot = view.plot
+    assert plot.empty_note in plot.view.getPlotItem().items and plot.empty_note.toPlainText() == NO_TRIALS
+    (_x0, _x1), (y0, y1) = plot.view.getPlotItem().vb.viewRange()
+    assert y0 <= 0 and 100 <= y1 <= 105, "an empty plot reads recall 0–100 %"

@@ -83,3 +83,36 @@ def test_answers_and_the_prompt_never_overlap(qtbot, monkeypatch, make_window, h
                  if w.isVisible()]
         for first, second in zip(parts, parts[1:]):
             assert first.geometry().bottom() < second.geometry().top(), (first, second, "overlap")
+
+
+def test_a_spin_box_narrower_than_its_widest_value_is_found(qtbot):
+    """The measure the walk uses: a chunk-size box that shows "10" of "100" reads wrong, and is found."""
+    from PySide6.QtWidgets import QSpinBox, QVBoxLayout, QWidget
+    from ui_support import narrow_inputs
+
+    root = QWidget()
+    qtbot.addWidget(root)
+    lay = QVBoxLayout(root)
+    box = QSpinBox()
+    box.setRange(16, 4096)
+    box.setValue(100)
+    lay.addWidget(box)
+    root.show()
+    qtbot.waitExposed(root)
+    assert not narrow_inputs(root)
+    box.setFixedWidth(box.fontMetrics().horizontalAdvance("40") + 30)  # arrows and frame take the rest
+    assert narrow_inputs(root) and "4096" in narrow_inputs(root)[0]
+
+
+def test_a_legend_fits_one_line_and_names_every_swatch(qtbot):
+    from workbench.ui.explore.legend import Legend
+
+    legend = Legend(["evidence", "noise", "missed", "reference"])
+    qtbot.addWidget(legend)
+    legend.resize(legend.sizeHint())
+    legend.show()
+    assert not legend.is_compact() and legend.shown_width() <= legend.width()
+    legend.resize(legend.minimumSizeHint().width() + 20, legend.height())
+    assert legend.is_compact() and legend.shown_width() <= legend.width()
+    assert not legend.wordWrap(), "one line, never wrapped"
+    assert all(word in legend.toolTip() for word in legend.plain_text().split(", "))

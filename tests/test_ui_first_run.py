@@ -281,3 +281,18 @@ def test_app_start_honours_the_stored_data_folder_and_model(qtbot, start_app, ui
     ui_settings.setValue(prefs.EMBEDDING_MODEL, str(tmp_path))  # no longer a model folder: the default is used
     _, model, note = startup_choices(args, ui_settings)
     assert model is None and "installed default" in note
+
+
+def test_settings_say_what_a_missing_ollama_means_for_the_chosen_backend(qtbot, ui_settings, tmp_path, closed_host):
+    """With the embedded model chosen, no Ollama server does not make answers extractive (it said so)."""
+    from workbench.ui.dialogs.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(ui_settings, tmp_path / "data")
+    qtbot.addWidget(dialog)
+    with qtbot.waitSignal(dialog.probed, timeout=30_000):
+        dialog.host.setText(closed_host)
+    qtbot.waitUntil(lambda: "No Ollama server" in dialog.ollama_status.text(), timeout=30_000)
+    dialog.backend.setCurrentIndex(dialog.backend.findData("embedded"))
+    assert "extractive" not in dialog.ollama_status.text() and "local model file" in dialog.ollama_status.text()
+    dialog.backend.setCurrentIndex(dialog.backend.findData("auto"))
+    assert "answers are extractive" in dialog.ollama_status.text()

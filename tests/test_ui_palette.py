@@ -99,3 +99,20 @@ def test_adjacent_hit_chunks_keep_their_boundaries_inside_a_merged_passage(qtbot
     assert drawn_alt, "every second hit chunk of a passage takes the alternate shade"
     assert all(any(h.start <= a.start and a.end <= h.end for h in hits) for a in drawn_alt if a.doc_id in
                {h.doc_id for h in hits})
+
+
+def test_evidence_noise_and_reference_colours_are_never_a_or_bs():
+    """One colour language: blue and orange mean A and B (sides, the document's only-A / only-B); evidence,
+    noise and the reference take other colours, told apart from every A / B colour for every vision."""
+    from workbench.ui.basics.theme import PALETTE_MARGIN, SIDE_COLOURS, SWATCHES
+
+    sides = [SWATCHES[k].background for k in ("only_a", "only_b", "hit_a", "hit_b")] + list(SIDE_COLOURS.values())
+    judged = [SWATCHES[k].background for k in ("evidence", "noise", "hit_evidence", "hit_noise")]
+    judged.append(SWATCHES["reference"].underline)
+    for colour in judged:
+        for side in sides:
+            assert delta_e(colour, side) >= 2 * PALETTE_MARGIN, f"{colour} reads as A / B's {side}"
+            worst = min(delta_e(colour, side, vision) for vision in VISIONS)
+            assert worst >= 10, f"{colour} and A / B's {side}: ΔE {worst:.1f} for some vision"
+    overlap = SWATCHES["chunk_overlap"].background  # the chunk map's overlap is not noise's pink either
+    assert all(delta_e(overlap, colour) >= 2 * PALETTE_MARGIN for colour in judged)

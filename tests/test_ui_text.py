@@ -7,7 +7,7 @@ from ui_support import WAIT_MS, search
 
 from workbench.core.spans import Span, merge_spans
 from workbench.ui.basics.theme import MARKER
-from workbench.ui.explore.render import displayable, insert_layers, rendered_spans
+from workbench.ui.explore.render import chunk_markers, displayable, insert_layers, rendered_spans
 from workbench.ui.widgets.utf16 import Utf16Map, to_code_point, to_utf16, utf16_len
 
 pytest_plugins = ["ui_support"]
@@ -111,3 +111,9 @@ def _hover_card(view, doc_id: int, offset: int) -> str:
     cursor = QTextCursor(view.document())
     cursor.setPosition(view.pmap.position_of(doc_id, offset))
     return view.hover_text(view.cursorRect(cursor).center())
+
+
+def test_a_document_shown_without_chunks_has_no_markers():
+    """A document drawn before any chunk set is loaded (no spans) has no chunk markers; it raised ValueError."""
+    assert chunk_markers([], "text with no chunks") == set()
+    assert chunk_markers([Span(1, 0, 4)], "text more") == {0, 4}

@@ -11,13 +11,17 @@ question bar), the library collapsed — after every step:
   evidence colours belong to the current question and strategy or say in words that they do not, each answer
   likewise, and the lab's tables show its current run and selected configuration;
 * no text is clipped: every visible label, button and combo box shows its whole text, or elides it with the
-  whole text in its tooltip; word-wrapped labels get the lines they need.
+  whole text in its tooltip; word-wrapped labels get the lines they need; legends keep to one line; no spin box
+  is narrower than its widest value; no scroll area (the knobs included) scrolls sideways;
+* a side whose knobs are closed keeps at least half the window's height for its passages;
+* the lab (each of its tabs) needs no outer scrollbar;
+* the library lists every document the data folder holds (the benchmark's corpora included).
 """
 
 from __future__ import annotations
 
 import pytest
-from ui_support import WAIT_MS, clipped_texts, off_screen, on_screen
+from ui_support import WAIT_MS, clipped_texts, narrow_inputs, off_screen, on_screen, sideways_scrolling
 
 from workbench.ui.basics.settings import LLMChoice
 
@@ -60,6 +64,24 @@ def stale_shown(window) -> list[str]:
     return problems
 
 
+def cramped(window) -> list[str]:
+    """The layout rules of a laptop screen: a side whose knobs are closed keeps half the window's height for
+    its passages (the splitter not moved by hand; open knobs take their room from the passages), the lab needs
+    no outer scrolling, the library lists every stored document."""
+    problems = []
+    if window.model.mode == "explore":
+        for name, side in (("A", window.compare.a), ("B", window.compare.b)):
+            if side.isVisible() and not side.knob_area.isVisible() and side.results.height() < window.height() // 2:
+                problems.append(f"{name}'s passages {side.results.height()} px of {window.height()}")
+    elif window.lab_page is not None and window.lab_page.verticalScrollBar().isVisible():
+        problems.append("the lab needs the outer scrollbar")
+    listed = {int(r["doc_id"]) for r in window.library.table.rows() if r["doc_id"] is not None}
+    stored = {d["id"] for d in window.ws.records.documents()}
+    if listed != stored:
+        problems.append(f"the library lists {len(listed)} of {len(stored)} stored documents")
+    return problems
+
+
 def check(window, screen, step: str, *dialogs) -> None:
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
@@ -68,8 +90,9 @@ def check(window, screen, step: str, *dialogs) -> None:
     QApplication.processEvents()
     problems = [p for p in (off_screen(window, screen),) if p]
     problems += stale_shown(window)
+    problems += cramped(window)
     for root in (window, *dialogs):
-        problems += clipped_texts(root)
+        problems += clipped_texts(root) + narrow_inputs(root) + sideways_scrolling(root)
     problems = list(dict.fromkeys(problems))  # a dialog over the window is also among its children
     assert not problems, f"after {step}: " + "; ".join(problems)
 
@@ -119,6 +142,15 @@ def test_a_newcomers_walk_stays_on_screen_current_and_unclipped(qtbot, monkeypat
         view.run_button.click()
     assert len(set(window.model.colours.values())) == 2, "one colour per configuration line"
     check(window, screen, "a lab sweep with budgets")
+    for tab in range(view.lower_tabs.count()):  # questions, flips, against a baseline
+        view.lower_tabs.setCurrentIndex(tab)
+        check(window, screen, f"the lab's {view.lower_tabs.tabText(tab)!r} tab")
+    view.lower_tabs.setCurrentIndex(0)
+    view.plot_tabs.setCurrentIndex(1)
+    check(window, screen, "the lab's curves by budget")
+    view.lab_tabs.setCurrentWidget(view.advise)
+    check(window, screen, "the lab's Advise tab")
+    view.lab_tabs.setCurrentIndex(0)
 
     # 3. a double click on a question of the lab
     view.select_configuration(view.results[1].config.key)

@@ -146,6 +146,7 @@ def clipped_texts(root) -> list[str]:
     passes when its tooltip carries the whole text. Returns one line per offender."""
     from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QStyle, QStyleOptionComboBox
 
+    from workbench.ui.explore.legend import Legend
     from workbench.ui.widgets.elided_label import ElidedLabel
 
     def shown(w) -> bool:
@@ -156,6 +157,12 @@ def clipped_texts(root) -> list[str]:
         if not shown(label) or not label.text() or type(label).__name__ == "QTipLabel":
             continue
         name = f"{type(label).__name__} {label.objectName() or ''} {label.text()[:50]!r}"
+        if isinstance(label, Legend):
+            if label.shown_width() > label.width() + 1 or label.height() < label.sizeHint().height() - 1:
+                out.append(f"{name}: {label.width()} px wide, its line needs {label.shown_width()}")
+            if label.is_compact() and any(w not in label.toolTip() for w in label.plain_text().split(", ")):
+                out.append(f"{name}: compact without its words in the tooltip")
+            continue
         if isinstance(label, ElidedLabel):
             if label.is_elided() and label.text() not in label.toolTip():
                 out.append(f"{name}: elided without its text in the tooltip")
@@ -194,6 +201,34 @@ def clipped_texts(root) -> list[str]:
         if need > field.width() + 1 and combo.currentText() not in tips:
             out.append(f"QComboBox {combo.currentText()!r}: shows {field.width()} px of {need}")
     return out
+
+
+def narrow_inputs(root) -> list[str]:
+    """Every spin box shown inside ``root`` narrower than its widest value (prefix, the longer of its minimum
+    and maximum, suffix): "100" in a box that shows "10" reads wrong. One line per offender."""
+    from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QLineEdit, QSpinBox
+
+    out: list[str] = []
+    for box in root.findChildren(QAbstractSpinBox):
+        if not box.isVisible() or box.visibleRegion().isEmpty() or not isinstance(box, QSpinBox | QDoubleSpinBox):
+            continue
+        values = [box.textFromValue(box.minimum()), box.textFromValue(box.maximum()), box.specialValueText()]
+        widest = max(box.fontMetrics().horizontalAdvance(box.prefix() + v + box.suffix()) for v in values if v)
+        edit = box.findChild(QLineEdit)
+        room = edit.contentsRect().width() - 4 if edit is not None else box.width()  # QLineEdit's own margins
+        if widest > room:
+            out.append(f"{type(box).__name__} {box.objectName() or box.toolTip()[:30]!r}: {room} px for "
+                       f"{widest} px of {box.prefix()}{values[1]}{box.suffix()!r}")
+    return out
+
+
+def sideways_scrolling(root) -> list[str]:
+    """Every scroll area shown inside ``root`` that scrolls sideways (its horizontal bar shown)."""
+    from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea
+
+    return [f"{type(a).__name__} {a.objectName()!r} scrolls sideways"
+            for a in root.findChildren(QScrollArea) if isinstance(a, QAbstractScrollArea)
+            and a.isVisible() and a.horizontalScrollBar().isVisible()]
 
 
 def off_screen(window, screen) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import re
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.commands.cluster_options import add_cluster_options
@@ -16,7 +15,6 @@ from workbench.commands.common import (
     add_common,
     add_yes,
     emit,
-    existing_path,
     open_workspace,
     progress_printer,
     say,
@@ -95,17 +93,15 @@ def check_plan_size(plan: AdvicePlan, confirmed: bool) -> None:
 
 
 def run_advise(args: argparse.Namespace) -> int:
+    from workbench.commands.question_sources import check_dataset, load_dataset
     from workbench.core.evaluate.advise.advice import plan_advice, resume_advice, run_advice
-    from workbench.core.evaluate.datasets import DatasetError, load_question_set
+    from workbench.core.evaluate.datasets import DatasetError
     from workbench.core.retrieve.strategy.presets import check_saved_name
 
     if not args.resume and not args.dataset:
         raise UserError("give a question set (a bundled name or a folder), or --resume RUN")
     if args.dataset:
-        from workbench.core.evaluate.bundled import bundled_path
-
-        if bundled_path(args.dataset) is None or Path(args.dataset).expanduser().exists():
-            existing_path(args.dataset, "question set folder", "dir")
+        check_dataset(args, args.dataset)
     if args.name:
         try:
             check_saved_name(args.name)
@@ -119,7 +115,7 @@ def run_advise(args: argparse.Namespace) -> int:
         if args.resume:
             result = resume_advice(ws, args.resume, args.time_limit, progress)
         else:
-            qset = load_question_set(args.dataset).subset(args.limit, args.corpus)
+            qset = load_dataset(args, ws, args.dataset, args.reviewed_only).subset(args.limit, args.corpus)
             plan = plan_advice(ws, qset, _space(args), args.seed, args.time_limit or 1800.0, args.name or "",
                                progress=progress)
             for line in plan.lines():
@@ -143,8 +139,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("advise", help="find the best strategy for a question set's corpus at a context budget, "
                                       "chosen on half the questions and confirmed on the other half")
     p.add_argument("dataset", nargs="?", metavar="DATASET",
-                   help="question set: a bundled name (see workbench datasets), a folder in Chroma format, or one "
-                        "made with workbench make-questions")
+                   help="question set: a folder in Chroma format, a set stored in the data folder (see workbench "
+                        "questions list), or a bundled name (see workbench datasets)")
+    p.add_argument("--reviewed-only", action="store_true",
+                   help="a stored set: leave out the drafts nobody reviewed (workbench questions review)")
     p.add_argument("--budget", type=whole_number(0), default=1000,
                    help="context budget in tokens every configuration runs at (default 1000)")
     p.add_argument("--time-limit", type=parse_duration, default=None, metavar="DURATION",

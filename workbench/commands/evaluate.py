@@ -14,7 +14,6 @@ from workbench.commands.common import (
     UserError,
     add_common,
     emit,
-    existing_path,
     finite_float,
     open_workspace,
     output_dir,
@@ -31,6 +30,7 @@ from workbench.commands.llm_options import (
     llm_choice,
     pipeline_llm_reason,
 )
+from workbench.commands.question_sources import check_dataset, load_dataset, stored_set_exists
 from workbench.commands.search import add_strategy_options, needs_llm, strategy_from_args
 from workbench.core.evaluate.answer_report import (
     accounting_lines,
@@ -155,11 +155,8 @@ def run_compare(args: argparse.Namespace, ws: Workspace) -> int:
 
 def run_eval(args: argparse.Namespace) -> int:
     output_dir(args.out)
-    if args.dataset:  # a bundled set's name, or a folder that exists: refused before the store is touched
-        from workbench.core.evaluate.bundled import bundled_path
-
-        if bundled_path(args.dataset) is None or Path(args.dataset).expanduser().exists():
-            existing_path(args.dataset, "question set folder", "dir")
+    if args.dataset:  # a folder, a stored set or a bundled set's name: refused before the store is changed
+        check_dataset(args, args.dataset)
     from workbench.core.llm import opener_for
 
     choice = llm_choice(args)
@@ -185,9 +182,15 @@ def run_eval(args: argparse.Namespace) -> int:
         return 0
     if not args.dataset:
         raise UserError("give a question set folder (DATASET_DIR), --compare RUN_A RUN_B or --rerun RUN")
+    stored = not Path(args.dataset).expanduser().exists() and stored_set_exists(args, args.dataset)
+    if args.reviewed_only and not stored:
+        raise UserError("--reviewed-only applies to a set stored in the data folder (workbench questions list)")
     try:
-        qset = load_question_set(args.dataset, follow_links=args.follow_links,
-                                 max_file_mb=_max_file_mb(args)).subset(args.limit, args.corpus)
+        if stored:
+            qset = load_dataset(args, open_workspace(args), args.dataset, args.reviewed_only)
+        else:
+            qset = load_question_set(args.dataset, follow_links=args.follow_links, max_file_mb=_max_file_mb(args))
+        qset = qset.subset(args.limit, args.corpus)
         warnings: list[str] = []
         configs = sweep_configs(_strategies(args), args.grid, args.budgets, warnings)
     except (DatasetError, ValueError) as exc:
@@ -292,7 +295,8 @@ def _judge_backend(choice: LLMChoice) -> Backend:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("eval", help="measure strategies against a question set (recall, precision, IoU, MRR)")
     p.add_argument("dataset", nargs="?", metavar="DATASET",
-                   help="question set: a bundled name (see workbench datasets) or a folder in Chroma format")
+                   help="question set: a folder in Chroma format, a set stored in the data folder (see workbench "
+                        "questions list) or a bundled name (see workbench datasets)")
     add_strategy_options(p, repeatable=True)
     p.add_argument("--grid", help='sweep, e.g. "window=0,1,2 chunk_size=100,200 top_k=3,5"; chunkers and '
                                   'embedding models too: "chunker=fixed,recursive '
@@ -302,6 +306,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "recall / IoU per budget, recall at 1,000 tokens and the area under the recall curve up "
                         "to 2,000 tokens (with --json: {rows, curves})")
     p.add_argument("--limit", type=whole_number(1), help="only the first N questions")
+    p.add_argument("--reviewed-only", action="store_true",
+                   help="a stored set: leave out the drafts nobody reviewed (workbench questions review)")
     p.add_argument("--follow-links", action="store_true",
                    help="accept corpus files that are links to outside the question set's folder")
     p.add_argument("--corpus", action="append", metavar="ID", help="only questions of this corpus (repeatable)")

@@ -45,15 +45,53 @@ def _source(args: argparse.Namespace) -> tuple[Workspace, list[int] | None]:
     return ws, ids
 
 
+def _into_stored_set(args: argparse.Namespace) -> int:
+    """Drafts appended to a set stored in the data folder, unreviewed, each with its model and passage."""
+    from workbench.core.evaluate.stored_sets import check_set_name
+    from workbench.core.evaluate.synthetic import generate_questions, store_drafts
+
+    try:
+        check_set_name(args.set)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.source:
+        existing_path(args.source)
+    choice = llm_choice(args)
+    check_llm_host(choice)
+    ws, doc_ids = _source(args)
+    if not ws.records.documents():
+        raise UserError("the corpus is empty: index documents first, or pass a folder of documents")
+    llm = open_llm(choice, needs="make-questions")
+    if not args.quiet:
+        say(f"writing questions with {llm.label}", err=True)
+    result = generate_questions(ws, llm, n=args.n, seed=args.seed, two_part=args.two_part,
+                                stratified=not args.random, doc_ids=doc_ids, max_attempts=args.max_attempts,
+                                progress=progress_printer(args.quiet))
+    run_id = store_drafts(ws, args.set, result)
+    u = result.usage
+    data = {"set": args.set, "run_id": run_id, "kept": len(result.questions), "dropped": len(result.dropped),
+            "attempts": result.attempts, "reasons": result.reasons, "llm": u.as_dict(), "model": result.model}
+    lines = [f"{len(result.questions)} draft(s) kept of {result.attempts} tried, added to {args.set!r} unreviewed",
+             f"dropped {len(result.dropped)}: " + (", ".join(f"{k} {v}" for k, v in result.reasons.items()) or "none"),
+             f"recorded as run {run_id} (every drop with its reason: workbench runs --show {run_id})",
+             f"review them: workbench questions review {args.set}; evaluate: workbench eval {args.set}"]
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from workbench.core.evaluate.datasets import QUESTIONS_FILE
     from workbench.core.evaluate.synthetic import make_question_set
 
     if args.n < 1:
         raise UserError("--n must be at least 1")
+    if (args.out is None) == (args.set is None):
+        raise UserError("give --set NAME (drafts stored in the data folder, to review) or --out DIR (a folder in "
+                        "Chroma's format), not both")
+    if args.set is not None:
+        return _into_stored_set(args)
     out = output_dir(args.out)
-    if out is None:  # (argparse requires --out)
-        raise UserError("--out is required: the folder to write the question set into")
+    assert out is not None
     if args.source:
         existing_path(args.source)
     if (out / QUESTIONS_FILE).exists() and not args.force:
@@ -94,7 +132,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("source", nargs="?", metavar="CORPUS_OR_DATA",
                    help="a folder of documents (indexed first) or a data folder (default: the --data-dir workspace)")
     p.add_argument("--n", type=whole_number(1, 100_000), default=50, help="questions to keep (default 50)")
-    p.add_argument("--out", required=True, metavar="DIR", help="where to write questions.csv and corpora/")
+    p.add_argument("--set", metavar="NAME", help="add the drafts to this question set in the data folder "
+                                                 "(created when missing), unreviewed: workbench questions review NAME")
+    p.add_argument("--out", metavar="DIR", help="or: write questions.csv and corpora/ into this folder")
     p.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=0, help="passage sampling seed (default 0)")
     p.add_argument("--two-part", action="store_true",
                    help="questions needing two separate parts of a window (why, then how)")

@@ -37,13 +37,14 @@ from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.retrieve.workspace_cache import DOCUMENTS, WorkspaceCache
 from workbench.core.store import DB_NAME, DocumentGone, Scope, Store, ThreadStores
+from workbench.core.workspace_questions import QuestionBank
 from workbench.core.workspace_records import Records
 from workbench.core.workspace_sets import ChunkSets
 
 
 class Workspace:
     """A data folder opened for indexing and searching: the facade over its parts ``records``, ``sets``,
-    ``corpus`` and ``cache``."""
+    ``corpus``, ``cache`` and ``questions``."""
 
     def __init__(
         self, data_dir: str | os.PathLike[str] | None = None, embedder: Embedder | None = None,
@@ -63,6 +64,8 @@ class Workspace:
         self.sets = ChunkSets(self._stores, self.data_dir, self.models, self.writer, self.writing, self.cache,
                               self.sentence_vectors, self._default_situator)
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
+        # The question sets stored here (documents read fresh: a reference is checked against the stored text).
+        self.questions = QuestionBank(lambda: self.store, lambda doc_id: self.store.documents.document(doc_id))
         self.llm: Backend | None = None  # an answering backend, used by LLM rerank and summaries when set
         # How ws.llm is opened on first use (the GUI's Settings choice); None: 'auto'.
         self.llm_opener: Callable[[], Backend] | None = None

@@ -27,6 +27,11 @@ class Records:
         """Metadata rows of the stored documents (id, path, title, sha256 …; no text), by path."""
         return self._store.documents.rows()
 
+    def data_version(self) -> int:
+        """A number that grows whenever documents or chunk sets change, by this process or another one on the
+        same data folder (the store's generation: one cheap read, for a window that polls it)."""
+        return self._store.generation()
+
     def problems(self) -> list[dict[str, Any]]:
         """Files that were skipped or failed, with the reason."""
         return self._store.documents.problems()

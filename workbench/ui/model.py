@@ -60,6 +60,15 @@ class LabRun:
     results: tuple[ConfigResult, ...]
 
 
+@dataclass(frozen=True)
+class Folder:
+    """What the data folder holds, as far as the window needs to know it changed: the store's version and
+    every stored document as (id, sha256)."""
+
+    version: int
+    documents: tuple[tuple[int, str], ...]
+
+
 def as_side(side: str) -> Side:
     """``side`` checked to be ``"A"`` or ``"B"``."""
     if side == "A":
@@ -101,7 +110,10 @@ class WorkbenchModel(QObject):
       ``runChanged()``: the lab's current run (and its colours) changed;
       ``selectionChanged(str)``: the configuration selected in the lab ("" for none);
       ``questionSetChanged()``: the lab's question set (and so its documents) changed;
-      ``savedChanged()``: the strategies saved in the data folder changed.
+      ``savedChanged()``: the strategies saved in the data folder changed;
+      ``folderChanged(int)``: the data folder's version (its store's generation) moved: documents or chunk sets
+      changed, by a job of this window or by another process;
+      ``documentsChanged()``: the stored documents themselves changed (added, removed or re-read).
     """
 
     modeChanged = Signal(str)
@@ -109,6 +121,8 @@ class WorkbenchModel(QObject):
     searchedChanged = Signal(str)  # side
     questionSetChanged = Signal()
     savedChanged = Signal()
+    folderChanged = Signal(int)  # the data folder's version
+    documentsChanged = Signal()
 
     questionChanged = Signal(str)
     referenceChanged = Signal(list)  # list[Span]
@@ -138,6 +152,26 @@ class WorkbenchModel(QObject):
         self._saved: dict[str, Strategy] = {}
         self._question_set: QuestionSet | None = None
         self._documents: dict[str, int] = {}
+        self._folder = Folder(-1, ())
+
+    # ----- what the data folder holds -----------------------------------------------------------------
+    @property
+    def folder(self) -> Folder:
+        """What the data folder held when it was last read (``Folder``; version -1 before the first read)."""
+        return self._folder
+
+    def set_folder(self, folder: Folder) -> None:
+        """The data folder as just read: ``folderChanged`` when its version moved, ``documentsChanged`` (after
+        it) when its documents differ; the lab's documents found per corpus are looked up again then."""
+        if folder == self._folder:
+            return
+        documents_moved = folder.documents != self._folder.documents and self._folder.version >= 0
+        self._folder = folder
+        if documents_moved:
+            self._documents = {}
+        self.folderChanged.emit(folder.version)
+        if documents_moved:
+            self.documentsChanged.emit()
 
     # ----- what the window shows --------------------------------------------------------------------
     @property

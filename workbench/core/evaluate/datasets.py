@@ -229,6 +229,13 @@ def corpus_documents(ws: EvalWorkspace, qset: QuestionSet) -> dict[str, int]:
     Raises ``DatasetError`` when such a corpus is not indexed, or is stored with other content.
     """
     docs = ws.records.documents()
+    if qset.stored_docs:  # a set stored in the data folder names its documents
+        shas = {int(d["id"]): d["sha256"] for d in docs}
+        for cid in qset.searched_corpora():
+            if shas.get(qset.stored_docs[cid]) != qset.corpus_hashes[cid]:
+                raise DatasetError(f"document {qset.stored_docs[cid]} ({cid}) of the set was removed or changed "
+                                   "since the set was read; read it again")
+        return {cid: qset.stored_docs[cid] for cid in qset.searched_corpora()}
     by_path = {d["path"]: d for d in docs}
     by_sha = {d["sha256"]: d for d in docs}
     out: dict[str, int] = {}

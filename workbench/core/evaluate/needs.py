@@ -14,13 +14,16 @@ from typing import Any, Protocol
 import numpy as np
 
 from workbench.core.answer.needs import AnswerCorpus, AnswerWorkspace
+from workbench.core.evaluate.stored_sets import StoredSetView
 from workbench.core.index.build import IngestReport, Situator
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.retrieve.strategy.presets import Strategy
+from workbench.core.spans import Span
 from workbench.core.store import ChunkSetInfo, Scope
+from workbench.core.store.question_sets import NewQuestion, NewReference, StoredSetInfo
 
 
 class EvalRecords(Protocol):
@@ -85,10 +88,43 @@ class EvalCorpus(AnswerCorpus, Protocol):
         ...
 
 
+class StoredSets(Protocol):
+    """The question sets stored in the data folder (``ws.questions``, ``core.workspace_questions.QuestionBank``)."""
+
+    def question_set(self, name: str, reviewed_only: bool = False) -> StoredSetView:
+        """A stored set as evaluation runs on it."""
+        ...
+
+    def names(self) -> list[str]:
+        """The stored sets' names."""
+        ...
+
+    def create(self, name: str, note: str = "") -> StoredSetInfo:
+        """A new empty set."""
+        ...
+
+    def references(self, spans: Sequence[Span]) -> tuple[NewReference, ...]:
+        """Spans checked against the stored text as references to write."""
+        ...
+
+    def add_many(self, name: str, questions: Sequence[NewQuestion]) -> None:
+        """Append questions already checked."""
+        ...
+
+    def add_documents(self, name: str, doc_ids: Sequence[int]) -> None:
+        """Make these stored documents part of the set."""
+        ...
+
+
 class EvalWorkspace(AnswerWorkspace, Protocol):
     """The workspace as the evaluation lab sees it."""
 
     data_dir: Path
+
+    @property
+    def questions(self) -> StoredSets:
+        """The question sets stored in the data folder."""
+        ...
 
     @property
     def records(self) -> EvalRecords:

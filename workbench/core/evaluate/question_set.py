@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,11 @@ class QuestionSet:
     max_file_mb: float = MAX_FILE_MB  # the size limit it was read with; its corpora are indexed with it too
     searched: tuple[str, ...] = ()  # the corpora chosen with subset(corpus=...); () = every corpus
     skipped: list[str] = field(default_factory=list)  # files in corpora/ that are not corpora, one line each
+    # A set stored in the data folder (``evaluate.stored_sets``): corpus id → the stored document it is; {} for
+    # a folder, whose corpus files are matched to stored documents by path or content.
+    stored_docs: dict[str, int] = field(default_factory=dict)
+    # Question index → where the question came from (by hand, drafted, imported), kept in run records.
+    provenance: dict[int, dict[str, object]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -93,7 +99,29 @@ class QuestionSet:
         if limit is not None:
             qs = qs[: max(0, limit)]
         return QuestionSet(self.root, qs, dict(self.corpora), dict(self.corpus_hashes), self.questions_hash,
-                           list(self.mismatches), self.max_file_mb, searched, list(self.skipped))
+                           list(self.mismatches), self.max_file_mb, searched, list(self.skipped),
+                           dict(self.stored_docs), dict(self.provenance))
+
+    def stratified(self, n: int, seed: int = 0) -> QuestionSet:
+        """``n`` of the questions as a stratified sample: each corpus gives its share of ``n`` (largest
+        remainders round), drawn from its own questions shuffled by ``seed``; question order and indexes are
+        kept. The first ``n`` would all come from one corpus of a set ordered by corpus."""
+        if n >= len(self.questions):
+            return self.subset()
+        groups: dict[str, list[int]] = {}
+        for q in self.questions:
+            groups.setdefault(q.corpus_id, []).append(q.index)
+        total = len(self.questions)
+        shares = {c: n * len(ix) / total for c, ix in groups.items()}
+        counts = {c: int(share) for c, share in shares.items()}
+        for c in sorted(groups, key=lambda c: (counts[c] - shares[c], c))[: n - sum(counts.values())]:
+            counts[c] += 1
+        chosen: list[int] = []
+        for c in sorted(groups):
+            indexes = list(groups[c])
+            random.Random(f"{seed}:{c}").shuffle(indexes)
+            chosen += indexes[: counts[c]]
+        return self.subset(indexes=chosen)
 
     def searched_corpora(self) -> list[str]:
         """The corpus ids evaluation searches, sorted: every corpus of the set (those no question refers to

@@ -76,15 +76,17 @@ def model_file_hash(model_path: str | None) -> str:
 
 
 class Selection(TypedDict, total=False):
-    """How a run's question set was narrowed (for re-runs): a limit, corpora, question indexes, budgets."""
+    """How a run's question set was narrowed (for re-runs): a limit, corpora, question indexes, budgets, and how
+    the questions were drawn (``sample``, e.g. ``stratified, seed 0``; the indexes say which)."""
 
     limit: int | None
     corpus: list[str] | None
     questions: list[int]
     budgets: str | None
+    sample: str
 
 
-class DatasetRecord(TypedDict):
+class _DatasetFields(TypedDict):
     """The question set a run used: where, its name and size, its content hashes and the selection."""
 
     path: str
@@ -93,6 +95,14 @@ class DatasetRecord(TypedDict):
     questions_sha256: str
     corpora: dict[str, str]
     selection: Selection
+
+
+class DatasetRecord(_DatasetFields, total=False):
+    """The question set a run used (``_DatasetFields``); for a set stored in the data folder also ``stored``
+    (``name`` finds it again) and each question's provenance by question index."""
+
+    stored: bool
+    provenance: dict[str, dict[str, object]]
 
 
 class ConfigRecord(TypedDict):
@@ -245,10 +255,14 @@ def run_config(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, seed: i
     doc_rows = {d["id"]: d for d in ws.records.documents()}
     corpus_of = {v: k for k, v in sweep.doc_ids.items()}
     used = {s.doc_id for cr in sweep.results for r in cr.rows for s in r.spans} | set(corpus_of)
+    dataset = DatasetRecord(path=str(qset.root), name=qset.name, questions=len(qset.questions),
+                            questions_sha256=qset.questions_hash, corpora=qset.corpus_hashes,
+                            selection=selection or Selection())
+    if qset.stored_docs:  # a set stored in the data folder: found again by name; each question's provenance
+        dataset["stored"] = True
+        dataset["provenance"] = {str(i): p for i, p in sorted(qset.provenance.items())}
     return RunConfig(
-        dataset=DatasetRecord(path=str(qset.root), name=qset.name, questions=len(qset.questions),
-                              questions_sha256=qset.questions_hash, corpora=qset.corpus_hashes,
-                              selection=selection or Selection()),
+        dataset=dataset,
         configs=[ConfigRecord(key=cr.config.key, base=cr.config.base, params=cr.config.params,
                               strategy=to_flat_dict(cr.config.strategy), description=cr.config.strategy.describe())
                  for cr in sweep.results],
@@ -416,7 +430,9 @@ def rerun(ws: EvalWorkspace, ref: str, dataset_dir: str | None = None, progress:
         configs = [SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"])
                    for c in info.config["configs"]]
         recorded_model = str(info.config["embedding"]["model_id"])
-    qset = load_question_set(path, max_file_mb=max_file_mb)
+        stored = str(ds["name"]) if ds.get("stored") and not dataset_dir else ""  # a set stored in the data folder
+    qset = (ws.questions.question_set(stored).qset if stored
+            else load_question_set(path, max_file_mb=max_file_mb))
     if not allow_changed and (qset.questions_hash != ds["questions_sha256"]
                               or any(qset.corpus_hashes.get(c) != h for c, h in corpora.items())):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")

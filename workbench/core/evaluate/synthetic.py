@@ -49,6 +49,7 @@ from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.llm.open import LLMUsage, call_llm
+from workbench.core.spans import Span
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
@@ -241,13 +242,41 @@ def generate_questions(ws: EvalWorkspace, llm: Backend, n: int = 50, seed: int =
             result.corpora[cid] = doc.text
             keys.append(_question_key(parsed.question))
             result.questions.append({"question": parsed.question, "corpus_id": cid,
-                                     "references": [{"start_index": a, "end_index": b} for a, b in located]})
+                                     "references": [{"start_index": a, "end_index": b} for a, b in located],
+                                     "doc_id": doc_id, "passage": [doc_id, spans[0][0], spans[-1][1]]})
         if progress is not None:
             progress(ProgressEvent("generating questions", len(result.questions), n,
                                    f"{result.attempts} tried, {len(result.dropped)} dropped",
                                    time.perf_counter() - started))
     result.seconds = time.perf_counter() - started
     return result
+
+
+def store_drafts(ws: EvalWorkspace, name: str, result: GenerationResult) -> str:
+    """Append the kept questions of ``result`` to the stored set ``name`` (created when missing) as drafts,
+    unreviewed, each with the model and the passage it came from; record the generation as a run (kind
+    ``"questions"``). Returns the run id."""
+    from workbench.core.evaluate.records import record_run
+    from workbench.core.store.question_sets import NewQuestion, Provenance
+
+    bank = ws.questions
+    drafts = []
+    for q in result.questions:
+        doc_id = int(q["doc_id"])
+        refs = bank.references([Span(doc_id, r["start_index"], r["end_index"]) for r in q["references"]])
+        passage = q["passage"]
+        drafts.append(NewQuestion(q["question"], refs, provenance=Provenance(
+            "drafted", model=result.model, passage=(int(passage[0]), int(passage[1]), int(passage[2])),
+            reviewed=False)))
+    if name not in bank.names():
+        bank.create(name)
+    bank.add_many(name, drafts)
+    config = {"dataset": {"stored": True, "name": name, "questions": len(drafts)},
+              "llm": {"backend": result.backend, "model": result.model}, "prompt_version": PROMPT_VERSION}
+    summary = {"kept": len(drafts), "dropped": len(result.dropped), "attempts": result.attempts,
+               "reasons": result.reasons, "llm": result.usage.as_dict(), "seconds": round(result.seconds, 3),
+               "drops": [asdict(d) for d in result.dropped]}
+    return record_run(ws, KIND, f"questions: {name}", config, summary)
 
 
 def make_question_set(ws: EvalWorkspace, out_dir: str | Path, llm: Backend, n: int = 50, seed: int = 0,

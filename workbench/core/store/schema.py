@@ -174,7 +174,61 @@ def _v5(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(db: sqlite_utils.Database) -> None:
+    """Question sets stored in the data folder: each question with its reference spans (document, start, end,
+    and the text they held, to re-locate them when the document is indexed again) and its provenance (by hand,
+    drafted by a model from a passage and reviewed or not, imported from a named format)."""
+    _script(
+        db,
+        """
+        CREATE TABLE question_sets (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            note TEXT NOT NULL DEFAULT '',
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL
+        );
+        CREATE TABLE question_set_docs (
+            set_id INTEGER NOT NULL REFERENCES question_sets(id) ON DELETE CASCADE,
+            doc_id INTEGER NOT NULL,
+            PRIMARY KEY (set_id, doc_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE questions (
+            id INTEGER PRIMARY KEY,
+            set_id INTEGER NOT NULL REFERENCES question_sets(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            notes TEXT NOT NULL DEFAULT '',
+            tags TEXT NOT NULL DEFAULT '',
+            reference_answer TEXT NOT NULL DEFAULT '',
+            origin TEXT NOT NULL,
+            origin_model TEXT NOT NULL DEFAULT '',
+            origin_format TEXT NOT NULL DEFAULT '',
+            origin_item TEXT NOT NULL DEFAULT '',
+            passage_doc INTEGER,
+            passage_start INTEGER,
+            passage_end INTEGER,
+            reviewed INTEGER NOT NULL DEFAULT 1,
+            created TEXT NOT NULL
+        );
+        CREATE INDEX questions_set ON questions(set_id, position);
+        CREATE TABLE question_refs (
+            id INTEGER PRIMARY KEY,
+            question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+            doc_id INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            content TEXT NOT NULL,
+            doc_sha256 TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'ok',
+            status_note TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX question_refs_question ON question_refs(question_id);
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

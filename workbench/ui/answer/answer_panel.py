@@ -73,6 +73,7 @@ class AnswerPanel(QWidget):
     answered = Signal(object)  # AnswerJob
     runFinished = Signal(list)
     stopped = Signal()
+    asked = Signal()  # a new answer run started (the window brings the answers, not the prompt, into view)
 
     def __init__(self, workspace: Workspace, model: WorkbenchModel, jobs: JobRunner,
                  parent: QWidget | None = None) -> None:
@@ -243,6 +244,7 @@ class AnswerPanel(QWidget):
         self._pending = list(self.answer_sides())
         self._run_jobs = []
         self.prompt.clear()
+        self.asked.emit()
         for side, column in self.columns.items():
             if side in self._pending:
                 column.clear()

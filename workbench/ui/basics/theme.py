@@ -39,14 +39,14 @@ SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
     Swatch("boundary", "chunk boundary", foreground="#6d28d9"),
     Swatch("hit_dark", "hit chunks (a darker shade of their colour)", background="#9c9c9c"),
     Swatch("quote", "sentence quoted by the extractive answer", foreground="#0b5e45", underline="#0b5e45"),
-    Swatch("evidence", "evidence: reference text retrieved", background="#bfe6f5"),
-    Swatch("noise", "noise: retrieved outside every reference", background="#ffcfa8"),
+    Swatch("evidence", "evidence: reference text retrieved", background="#b3f6cf"),
+    Swatch("noise", "noise: retrieved outside every reference", background="#f0a0da"),
     Swatch("missed", "missed: reference text not retrieved", background="#c8c8c8"),
-    Swatch("hit_evidence", "hit chunk inside a reference", background="#4fa3d1"),
-    Swatch("hit_noise", "hit chunk outside every reference", background="#e8844f"),
+    Swatch("hit_evidence", "hit chunk inside a reference", background="#65b283"),
+    Swatch("hit_noise", "hit chunk outside every reference", background="#b14983"),
     Swatch("chunk_odd", "chunks 1, 3, 5 … of the chunk map", background="#d3e5fb"),
     Swatch("chunk_even", "chunks 2, 4, 6 … of the chunk map", background="#fbe8c2"),
-    Swatch("chunk_overlap", "chunk overlap: text in two chunks", background="#f2a7cf"),
+    Swatch("chunk_overlap", "chunk overlap: text in two chunks", background="#d27c7d"),
 ]}
 
 # Paint order: later kinds win for the background.

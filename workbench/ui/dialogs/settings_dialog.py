@@ -46,6 +46,22 @@ if TYPE_CHECKING:
 
 PROBE_TIMEOUT_S = 1.0
 Prober = Callable[[str, float], "list[str] | None"]
+def probe_words(host: str, names: list[str] | None, backend: str) -> str:
+    """What an Ollama probe found, said for the chosen ``backend`` (with the embedded model chosen, a missing
+    server does not make answers extractive)."""
+    if names is not None:
+        return f"Ollama at {host}: {len(names)} model(s)" + (
+            f": {', '.join(names)}" if names else " — pull one with `ollama pull llama3.2`")
+    found = f"No Ollama server found at {host} (not found)"
+    if backend == "embedded":
+        return f"{found}: not needed, the local model file answers."
+    if backend == "extractive":
+        return f"{found}: not needed, answers quote the closest sentences."
+    if backend == "ollama":
+        return f"{found}: answers fail until it runs. Start one with `ollama serve`."
+    return f"{found}: answers are extractive (no language model). Start one with `ollama serve`."
+
+
 BACKENDS = (("auto", "Automatic: Ollama when its server answers, else extractive answers"),
             ("ollama", "Ollama server"),
             ("extractive", "Extractive: the closest sentences, no language model"),
@@ -87,6 +103,7 @@ class SettingsDialog(QDialog):
     def __init__(self, settings: QSettings, data_dir_in_use: Path, model_in_use: str = "",
                  prober: Prober | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._probe: tuple[str, list[str] | None] | None = None  # the last probe's host and model names
         self.setWindowTitle("Settings")
         self.setStyleSheet(app_stylesheet())
         self.settings = settings
@@ -154,6 +171,7 @@ class SettingsDialog(QDialog):
         self.host.textChanged.connect(self._host_changed)
         self.allow.toggled.connect(lambda _on: self._probe_timer.start())
         self.probed.connect(self._probed)
+        self.backend.currentIndexChanged.connect(lambda _i: self._say_probe())
         self.validate()
         self.probe()
 
@@ -276,14 +294,18 @@ class SettingsDialog(QDialog):
             return  # the host changed meanwhile: a newer probe answers for it
         typed = self.model.currentText()
         self.model.clear()
-        if names is None:
-            self.ollama_status.setText(f"No Ollama server found at {host} (not found): answers are extractive "
-                                       "(no language model). Start one with `ollama serve`.")
-        else:
+        self._probe = (host, names)
+        if names is not None:
             self.model.addItems(names)
-            self.ollama_status.setText(f"Ollama at {host}: {len(names)} model(s)" + (
-                f": {', '.join(names)}" if names else " — pull one with `ollama pull llama3.2`"))
+        self._say_probe()
         self.model.setEditText(typed)
+
+    def _say_probe(self) -> None:
+        """The last probe's answer, in the words of the chosen backend."""
+        if self._probe is None:
+            return
+        host, names = self._probe
+        self.ollama_status.setText(probe_words(host, names, str(self.backend.currentData())))
 
     # ----- pickers and saving ---------------------------------------------------------------
     def _choose_data_dir(self) -> None:

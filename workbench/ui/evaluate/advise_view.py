@@ -49,6 +49,7 @@ from workbench.core.retrieve.strategy.presets import Strategy, from_dict
 from workbench.ui.basics.theme import current_palette
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.eval_tables import make_table, pct
+from workbench.ui.evaluate.plot_zoom import CtrlWheelViewBox, reset_button
 from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.model import WorkbenchModel
 
@@ -107,6 +108,9 @@ def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int) -
             f"{interval_end(high, 'points')}]")
 
 
+NO_TRIALS = "no trials yet"
+
+
 class ParetoPlot(QWidget):
     """Recall against mean context tokens of every configuration tried on the fit half; the front as a line.
     ``pointClicked(trial)`` when a point is clicked."""
@@ -115,10 +119,12 @@ class ParetoPlot(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.view: Any = pg.PlotWidget()  # a QGraphicsView (pyqtgraph has no type information)
+        self.view: Any = pg.PlotWidget(viewBox=CtrlWheelViewBox())  # a QGraphicsView (pyqtgraph: no types)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
+        self.reset = reset_button([self.view.getPlotItem().vb], self._set_ranges, self)
+        layout.addWidget(self.reset)
         palette = current_palette()
         self.view.setBackground(palette.card)
         item = self.view.getPlotItem()
@@ -127,6 +133,8 @@ class ParetoPlot(QWidget):
         item.setLabel("bottom", "mean context per question (tokens)", color=palette.text)
         item.setLabel("left", "recall (%)", color=palette.text)
         self.trials: list[Trial] = []
+        self.empty_note: Any = pg.TextItem(NO_TRIALS, color=palette.muted, anchor=(0.5, 0.5))
+        self.show_trials([], [])
 
     def show_trials(self, trials: Sequence[Trial], front: Sequence[int]) -> None:
         """Draw ``trials`` (those that ran) and the front (their numbers, by tokens)."""
@@ -145,9 +153,18 @@ class ParetoPlot(QWidget):
         if len(on_front) > 1:
             self.view.plot([t.tokens for t in on_front], [100 * (t.recall or 0) for t in on_front],
                            pen=pg.mkPen(FRONT, width=2))
+        if not self.trials:  # an empty plot says so, on axes that read 0–100 %
+            self.view.addItem(self.empty_note)
+        self._set_ranges()
+
+    def _set_ranges(self) -> None:
+        """Recall 0–100 %, tokens from 0 to a little past the largest (2,000 with no trials)."""
         tokens = [t.tokens for t in self.trials if t.tokens is not None]
+        right = max(tokens) * 1.08 if tokens else 2000.0
         self.view.setYRange(0, 100, padding=0.02)  # recall in percent, 0–100 unless the user zooms
-        self.view.setXRange(0, max([*tokens, 1.0]) * 1.08, padding=0.02)
+        self.view.setXRange(0, right, padding=0.02)
+        self.empty_note.setPos(right / 2, 50)
+        self.reset.hide()
 
     def _trial(self, number: object) -> Trial | None:
         return next((t for t in self.trials if t.number == number), None)
@@ -207,7 +224,7 @@ class AdviseView(QWidget):
         self.resume_button = QPushButton("Resume")
         self.resume_button.setToolTip("Continue the selected recorded run for another Time limit: its split, space "
                                       "and trials are kept, and none is run again")
-        self.status = QLabel("Load a question set in the Sweep tab, then press Advise.")
+        self.status = QLabel()
         self.verdict = QPlainTextEdit(readOnly=True)  # wraps without asking the scrolling lab for more height
         self.verdict.setFrameShape(QPlainTextEdit.Shape.NoFrame)
         self.verdict.setFixedHeight(3 * self.verdict.fontMetrics().lineSpacing() + 10)
@@ -267,6 +284,8 @@ class AdviseView(QWidget):
         self.use_a.clicked.connect(lambda: self._use("A"))
         self.use_b.clicked.connect(lambda: self._use("B"))
         self.plot.pointClicked.connect(self.open_trial)
+        self.model.questionSetChanged.connect(self._hint)
+        self._hint()
         self.refresh_records()
 
     # ----- running -----------------------------------------------------------------------------------
@@ -274,6 +293,14 @@ class AdviseView(QWidget):
     def running(self) -> bool:
         """True while an advice run is in progress."""
         return self._task is not None
+
+    def _hint(self) -> None:
+        """The status line's hint for the tab's state (a run's own status stays until the next hint)."""
+        if self._task is not None:
+            return
+        qset = self.model.question_set
+        self.status.setText("Load a question set in the Sweep tab, then press Advise." if qset is None else
+                            f"Press Advise to search a strategy for {qset.name} ({len(qset.questions)} questions).")
 
     def start(self) -> bool:
         """Start an advice run on the lab's question set; False (with a status line) when it cannot."""
@@ -348,10 +375,14 @@ class AdviseView(QWidget):
     def _on_finished(self, result: AdviceResult) -> None:
         self.progress.setValue(self.progress.maximum())
         self.progress.setFormat(f"done in {result.seconds:.0f} s")
-        self._done(f"advice {result.run_id} done: saved as {result.pick!r}")
+        from workbench.core.evaluate.advise.advice import NOTHING_SAVED
+
+        saved = f"saved as {result.pick!r}" if result.pick else NOTHING_SAVED
+        self._done(f"advice {result.run_id} done: {saved}")
         self.show_report(result.to_dict(), result.plan.space.budget, list(result.plan.split.confirm))
         self.refresh_records()
-        self.strategySaved.emit(result.pick)
+        if result.pick:
+            self.strategySaved.emit(result.pick)
 
     # ----- showing -----------------------------------------------------------------------------------
     def refresh_records(self) -> None:

@@ -33,8 +33,9 @@ from PySide6.QtWidgets import (
 
 from workbench.core.evaluate.curves import budget_curves, has_budgets
 from workbench.core.evaluate.datasets import corpus_documents, load_question_set
-from workbench.core.evaluate.export import export_results, summary_rows
+from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.records import list_runs, load_run
+from workbench.core.evaluate.set_power import power_line
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.basics.wording import for_the_window
@@ -53,6 +54,7 @@ from workbench.ui.evaluate.eval_tables import (
 )
 from workbench.ui.evaluate.flip_browser import FlipBrowser
 from workbench.ui.evaluate.lab_inputs import LabInputs, fill_bundled_menu
+from workbench.ui.evaluate.questions_view import QuestionsView
 from workbench.ui.evaluate.sweep_job import export_line
 from workbench.ui.evaluate.sweep_run import SweepRun
 from workbench.ui.evaluate.tradeoff_plot import TradeoffPlot
@@ -82,6 +84,7 @@ class EvalView(QWidget):
         self.jobs = store_jobs if store_jobs is not None else JobRunner(1, self)  # the one store writer
         self.pool = self.jobs.pool
         self.inputs = LabInputs()
+        self.stored_set = ""  # the name of the set stored in the data folder the lab runs on ("" for a folder)
         self.sweep = SweepRun(workspace, self.inputs, self.jobs, self.model, self._on_recorded)
         i = self.inputs
         self.open_button, self.bundled_button, self.bundled_menu = i.open_button, i.bundled_button, i.bundled_menu
@@ -104,6 +107,7 @@ class EvalView(QWidget):
         self.lower_tabs = QTabWidget()
         self.top_split = QSplitter(Qt.Orientation.Horizontal)
         self.advise = AdviseView(self.ws, self.jobs, self.model, self.reference_spans)
+        self.questions_tab = QuestionsView(self.ws)
         self.lab_tabs = QTabWidget()
         self.model.set_saved(self.ws.records.saved_strategies())
         self._show_saved()
@@ -140,6 +144,7 @@ class EvalView(QWidget):
         sweep_layout.addWidget(split, 1)
         self.lab_tabs.addTab(sweep_page, "Sweep")
         self.lab_tabs.addTab(self.advise, "Advise")
+        self.lab_tabs.addTab(self.questions_tab, "Questions")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.lab_tabs)
@@ -147,6 +152,7 @@ class EvalView(QWidget):
     def _wire(self) -> None:
         self.bundled_menu.aboutToShow.connect(self.fill_bundled_menu)
         self.open_button.clicked.connect(self._choose_set)
+        self.inputs.reviewed_only.toggled.connect(lambda _on: self.stored_set and self.load_stored_set(self.stored_set))
         self.run_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
         self.open_run_button.clicked.connect(lambda: self.open_run(self.runs.currentData()))
@@ -164,6 +170,8 @@ class EvalView(QWidget):
         self.model.selectionChanged.connect(self._selection_changed)
         self.advise.strategiesActivated.connect(self.strategiesActivated)
         self.advise.questionActivated.connect(self.questionActivated)
+        self.questions_tab.questionActivated.connect(self.questionActivated)
+        self.questions_tab.evaluateSet.connect(self.evaluate_stored_set)
 
     # ----- inputs ----------------------------------------------------------------------------
     def _choose_set(self) -> None:
@@ -172,12 +180,46 @@ class EvalView(QWidget):
             self.load_question_set(folder)
 
     def fill_bundled_menu(self) -> None:
-        """List the bundled question sets (whatever ``bundled_sets()`` finds now) in the *Bundled* menu."""
+        """List the bundled question sets (whatever ``bundled_sets()`` finds now) in the *Bundled* menu, then the
+        sets stored in the data folder."""
         fill_bundled_menu(self.bundled_menu, self.load_question_set)
+        sets = self.ws.questions.sets()
+        if sets:
+            self.bundled_menu.addSection("Stored in this data folder")
+        for info in sets:
+            action = self.bundled_menu.addAction(f"{info.name}  ({info.questions} questions)")
+            action.setData(f"stored:{info.name}")
+            action.triggered.connect(lambda _checked=False, name=info.name: self.load_stored_set(name))
+
+    def evaluate_stored_set(self, name: str) -> bool:
+        """*Evaluate this set*: the stored set becomes the lab's, and the sweep starts with the checked
+        strategies."""
+        if not self.load_stored_set(name):
+            return False
+        self.lab_tabs.setCurrentIndex(0)
+        return self.start()
+
+    def load_stored_set(self, name: str) -> bool:
+        """Make the set ``name`` stored in the data folder the lab's set (its unreviewed drafts left out when
+        *Reviewed only* is checked); what was left out, and how many drafts are unreviewed, in the status line."""
+        try:
+            view = self.ws.questions.question_set(name, self.inputs.reviewed_only.isChecked())
+        except (KeyError, ValueError) as exc:
+            self.status.setText(for_the_window(f"cannot use {name}: {exc.args[0] if exc.args else exc}"))
+            return False
+        self.stored_set = name
+        self.model.set_question_set(view.qset)
+        notes = list(view.left_out)
+        if view.unreviewed and not self.inputs.reviewed_only.isChecked():
+            notes.append(f"{view.unreviewed} unreviewed draft(s) are scored with the rest (Reviewed only leaves "
+                         "them out)")
+        self.status.setText(for_the_window("; ".join(notes)))
+        return True
 
     def load_question_set(self, folder: str | Path, corpus: str | None = None) -> bool:
         """Load (and check) a question set — a folder or a bundled set's name — optionally only the questions
         of one ``corpus``; problems are shown in the status line."""
+        self.stored_set = ""
         try:
             qset = load_question_set(folder)
             self.model.set_question_set(qset.subset(corpus=corpus) if corpus else qset)
@@ -191,7 +233,7 @@ class EvalView(QWidget):
         qset = self.model.question_set
         if qset is not None:
             self.set_label.setText(for_the_window(f"{qset.name}: {len(qset.questions)} questions; "
-                                                  f"{qset.scope_line()}"))
+                                                  f"{qset.scope_line()}. {power_line(len(qset.questions))}"))
             self.set_label.setToolTip("Searched: " + ", ".join(qset.searched_corpora()))
 
     def checked_strategies(self) -> list[str]:
@@ -253,9 +295,12 @@ class EvalView(QWidget):
         """Show a recorded run."""
         if run_id:
             info, results = load_run(self.ws, run_id)
-            path = info.config.get("dataset", {}).get("path")
+            dataset = info.config.get("dataset", {})
+            path = dataset.get("path")
             qset = self.model.question_set
-            if (qset is None or str(qset.root) != path) and path and Path(path).is_dir():
+            if dataset.get("stored") and (qset is None or qset.name != dataset.get("name")):
+                self.load_stored_set(str(dataset.get("name")))  # a set stored in the data folder
+            elif (qset is None or str(qset.root) != path) and path and Path(path).is_dir():
                 self.load_question_set(path)  # for the reference spans of the drill-down
             self.show_results(info.id, results)
 
@@ -409,5 +454,16 @@ class EvalView(QWidget):
             self.status.setText(export_line(lambda: self.export_to(folder)))
 
     def export_to(self, folder: str | Path) -> dict[str, Path]:
-        """Write summary/questions CSV + JSON and the trade-off plot (PNG, SVG) into ``folder``."""
-        return export_results(folder, self.results, title=f"run {self.run_id}", extra={"run_id": self.run_id})
+        """Write summary/questions CSV + JSON and the trade-off plot (SVG) into ``folder``, and every plot as
+        the lab shows it: ``tradeoff.png`` (its colours, ranges, zoom and legend) and, with budgets,
+        ``curves.png``."""
+        written = export_results(folder, self.results, title=f"run {self.run_id}", extra={"run_id": self.run_id})
+        shown = {"plot_png": ("tradeoff.png", self.plot.view)}
+        if self.curve_plot.curves:
+            shown["curves_png"] = ("curves.png", self.curve_plot)
+        for key, (name, widget) in shown.items():
+            path = Path(folder) / name
+            if not widget.grab().save(str(path), "PNG"):
+                raise ExportError(f"cannot write {path}")
+            written[key] = path
+        return written

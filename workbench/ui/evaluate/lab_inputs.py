@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QGridLayout,
     QHBoxLayout,
@@ -47,6 +48,8 @@ class LabInputs(QWidget):
         self.bundled_menu = QMenu(self.bundled_button)
         self.bundled_menu.setToolTipsVisible(True)
         self.bundled_button.setMenu(self.bundled_menu)
+        self.reviewed_only = QCheckBox("Reviewed only")
+        self.reviewed_only.setToolTip("A set stored in the data folder: leave out the drafts nobody reviewed")
         self.set_label = QLabel("no question set loaded")
         self.set_label.setWordWrap(True)
         self.limit = QSpinBox()
@@ -79,6 +82,7 @@ class LabInputs(QWidget):
         opener = QHBoxLayout()
         opener.addWidget(self.open_button)
         opener.addWidget(self.bundled_button)
+        opener.addWidget(self.reviewed_only)
         controls.addLayout(opener, 0, 0)
         controls.addWidget(self.set_label, 0, 1, 1, 3)
         controls.addWidget(QLabel("Strategies"), 1, 0)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from workbench.core.evaluate.curves import sweep_configs
+from workbench.core.evaluate.question_set import QuestionSet
 from workbench.core.evaluate.records import Selection
 from workbench.core.evaluate.sweep import ConfigResult
 from workbench.core.evaluate.sweep_checks import sweep_size_problem
@@ -20,6 +21,16 @@ from workbench.ui.model import WorkbenchModel
 if TYPE_CHECKING:
     from workbench.core.jobs import ProgressEvent
     from workbench.core.workspace import Workspace
+
+
+SAMPLE_SEED = 0  # the lab's question limit draws the same stratified sample every time
+
+
+def sample_words(sample: QuestionSet, whole: QuestionSet) -> str:
+    """How many questions a run takes, e.g. ``30 of 472 questions, stratified by corpus``."""
+    if len(sample.questions) >= len(whole.questions):
+        return f"{len(whole.questions)} questions"
+    return f"{len(sample.questions)} of {len(whole.questions)} questions, stratified by corpus"
 
 
 class SweepRun:
@@ -72,14 +83,19 @@ class SweepRun:
         if not configs:
             self.inputs.status.setText("check at least one strategy")
             return False
-        qset = question_set.subset(limit or None)
+        qset = question_set.stratified(limit, SAMPLE_SEED) if limit else question_set
+        sampled = len(qset.questions) < len(question_set.questions)
         problem = sweep_size_problem(configs, len(qset.questions))
         if problem and not self.confirm(problem):
             self.inputs.status.setText(f"not started: {problem}")
             return False
         ws = self.ws
-        selection = Selection(budgets=budgets) if budgets else None
-        self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel, selection),
+        selection = Selection(budgets=budgets) if budgets else Selection()
+        if sampled:  # the run says which questions, so it can be run again
+            selection["questions"] = [q.index for q in qset.questions]
+            selection["sample"] = f"stratified, seed {SAMPLE_SEED}"
+        self._task = Worker(lambda progress, cancel: sweep_and_record(ws, qset, configs, progress, cancel,
+                                                                      selection or None),
                             "evaluation sweep")
         s = self._task.signals  # bound methods, not lambdas: a finished worker must not keep the lab alive
         s.progress.connect(self._on_progress_event)
@@ -88,7 +104,7 @@ class SweepRun:
         s.cancelled.connect(self._on_cancelled)
         self.inputs.run_button.setEnabled(False)
         self.inputs.cancel_button.setEnabled(True)
-        self.inputs.status.setText(f"running {len(configs)} configuration(s) on {len(qset.questions)} questions"
+        self.inputs.status.setText(f"running {len(configs)} configuration(s) on {sample_words(qset, question_set)}"
                             + (f" ({'; '.join(warnings)})" if warnings else ""))
         self.jobs.start(self._task)
         return True

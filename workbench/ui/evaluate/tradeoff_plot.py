@@ -1,7 +1,9 @@
 """The evaluation lab's trade-off plots: recall and IoU against mean context tokens, one line per strategy,
 with axis units and a legend below both plots (never over the data), in the app's palette (dark only when
-the system is dark). Both axes read in the unit they name: recall and IoU in percent from 0 to 100 and tokens
-from 0, until the user zooms.
+the system is dark). Both axes read in the unit they name and start at 0: recall in percent up to 100, IoU
+in percent up to a little above its largest value (IoU of 1–12 % on a 0–100 axis was a flat line), tokens up
+to a little above the largest mean context. The wheel scrolls the page; Ctrl + wheel zooms, and *Reset zoom*
+gives back the drawn ranges (``plot_zoom``).
 
 Each line has its configurations' colour (the lab's model gives one colour per configuration line; the
 summary table, the curves and the flips show the same); hovering a point shows its exact values
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from workbench.core.evaluate.export import plot_lines
 from workbench.ui.basics.colours import line_colour
 from workbench.ui.basics.theme import Palette, current_palette
+from workbench.ui.evaluate.plot_zoom import CtrlWheelViewBox, reset_button
 
 SCHEME_EVENTS = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange, QEvent.Type.ThemeChange)
 EMPTY_TOKENS = 2000.0  # the token axis of a plot with nothing on it
@@ -50,16 +53,17 @@ class TradeoffPlot(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
-        self.recall_plot: Any = self.view.addPlot(row=0, col=0)
-        self.iou_plot: Any = self.view.addPlot(row=0, col=1)
+        self.recall_plot: Any = self.view.addPlot(row=0, col=0, viewBox=CtrlWheelViewBox())
+        self.iou_plot: Any = self.view.addPlot(row=0, col=1, viewBox=CtrlWheelViewBox())
         self.legend: Any = pg.LegendItem(colCount=LEGEND_COLUMNS)  # in its own row below both plots
         self.view.addItem(self.legend, row=1, col=0, colspan=2)
         self.rows: list[dict[str, Any]] = []
         self.colours: dict[str, str] = {}
+        self.reset = reset_button([self.recall_plot.vb, self.iou_plot.vb], self.set_ranges, self)
+        layout.addWidget(self.reset)
         for plot in (self.recall_plot, self.iou_plot):
-            plot.setYRange(0, 100, padding=0.02)
-            plot.setXRange(0, EMPTY_TOKENS, padding=0.02)
             plot.enableAutoRange(enable=False)
+        self.set_ranges()
         self._follows_system = palette is None  # then it follows the system between light and dark
         self.apply_palette(palette or current_palette())
 
@@ -94,10 +98,7 @@ class TradeoffPlot(QWidget):
         self.legend.clear()
         for plot in (self.recall_plot, self.iou_plot):
             plot.clear()
-        tokens = [float(r["context_tokens"] or 0.0) for r in self.rows]
-        for plot in (self.recall_plot, self.iou_plot):
-            plot.setYRange(0, 100, padding=0.02)
-            plot.setXRange(0, max([*tokens, 1.0]) * 1.08 if tokens else EMPTY_TOKENS, padding=0.02)
+        self.set_ranges()
         for n, (label, points) in enumerate(plot_lines(self.rows)):
             colour = self.colours.get(points[0]["key"]) or line_colour(n)
             pen = pg.mkPen(colour, width=2)
@@ -111,6 +112,21 @@ class TradeoffPlot(QWidget):
                 item.scatter.opts.update(hoverable=True, tip=self._tip)
                 item.scatter.setAcceptHoverEvents(True)
                 item.sigPointsClicked.connect(self._clicked)
+
+    def ranges(self) -> dict[str, tuple[float, float, float, float]]:
+        """The ranges the data is drawn with, per plot (``"recall"``, ``"iou"``): x from, x to, y from, y to."""
+        tokens = [float(r["context_tokens"] or 0.0) for r in self.rows]
+        right = max([*tokens, 1.0]) * 1.08 if tokens else EMPTY_TOKENS
+        iou = [100 * float(r["iou"] or 0.0) for r in self.rows]
+        top = min(100.0, max(1.0, max(iou, default=100.0) * 1.15))
+        return {"recall": (0.0, right, 0.0, 100.0), "iou": (0.0, right, 0.0, top)}
+
+    def set_ranges(self) -> None:
+        """Show each plot at the ranges its data is drawn with (after a zoom: *Reset zoom*)."""
+        for plot, (x0, x1, y0, y1) in zip((self.recall_plot, self.iou_plot), self.ranges().values(), strict=True):
+            plot.setXRange(x0, x1, padding=0.02)
+            plot.setYRange(y0, y1, padding=0.02)
+        self.reset.hide()
 
     def _tip(self, x: float, y: float, data: object) -> str:  # pyqtgraph's tip signature
         row = next((r for r in self.rows if r["key"] == data), None)

@@ -133,11 +133,11 @@ class DocumentPane(QWidget):
         head.addWidget(self.picker, 1)
         head.addWidget(self.colour)
         head.addWidget(self.info)
+        head.addWidget(self.legend, 1)  # one compact line beside the picker: the text keeps the height
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(head)
         lay.addWidget(self.note)
-        lay.addWidget(self.legend)
         body = QHBoxLayout()
         body.addWidget(self.view, 1)
         body.addWidget(self.chunk_summary)

@@ -176,7 +176,8 @@ def chunk_markers(spans: Sequence[Span], text: str) -> set[int]:
     (after whitespace) by the next chunk's start — ends inside an overlap, or before text no chunk holds."""
     ordered = sorted(spans, key=lambda s: (s.start, s.end))
     marks = {s.start for s in ordered}
-    for s, nxt in zip(ordered, [*ordered[1:], None], strict=True):
+    followers: list[Span | None] = [*ordered[1:], None] if ordered else []
+    for s, nxt in zip(ordered, followers, strict=True):
         following = text[s.end :] if nxt is None else text[s.end : nxt.start]
         if (nxt is not None and nxt.start < s.end) or following.strip():
             marks.add(s.end)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, Qt, QUrl, Signal
-from PySide6.QtGui import QHelpEvent, QMouseEvent, QTextCursor, QTextDocument
+from PySide6.QtGui import QContextMenuEvent, QHelpEvent, QMouseEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QGraphicsOpacityEffect, QTextEdit, QToolTip, QWidget
 
 from workbench.core.spans import Span
@@ -31,6 +31,7 @@ class LayeredTextView(QTextEdit):
     """
 
     clicked = Signal(int, int, object)  # doc_id, character offset, tag of the inserted piece
+    referenceRequested = Signal(list)  # the selected text as document spans: "Add as reference…"
 
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -110,6 +111,27 @@ class LayeredTextView(QTextEdit):
         rect = self.cursorRect(cursor)
         bar.setValue(bar.value() + rect.top() - 6)
         return True
+
+    # ----- selection as references ----------------------------------------------------------
+    def selected_spans(self) -> list[Span]:
+        """The selected text as spans of the stored documents (Qt's UTF-16 positions converted; labels and
+        gaps between pieces left out)."""
+        cursor = self.textCursor()
+        if not cursor.hasSelection():
+            return []
+        a, b = cursor.selectionStart(), cursor.selectionEnd()
+        return [s for s in self.pmap.to_document(a, b - a) if s.end > s.start]
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """The usual menu plus *Add as reference…* for selected text (to the lab's current question, or a new
+        one typed in the Questions tab)."""
+        menu = self.createStandardContextMenu()
+        spans = self.selected_spans()
+        action = menu.addAction("Add as reference…")
+        action.setEnabled(bool(spans))
+        action.setToolTip("The selected text becomes a reference span of a question in the lab's Questions tab")
+        action.triggered.connect(lambda: self.referenceRequested.emit(spans))
+        menu.exec(event.globalPos())
 
     # ----- hover and click ------------------------------------------------------------------
     def locate(self, point: QPoint) -> tuple[int, int, object] | None:

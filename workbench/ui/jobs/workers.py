@@ -111,8 +111,11 @@ def _message(exc: BaseException) -> str:
 class JobRunner(QObject):
     """Starts workers on one pool and keeps them alive until they finish.
 
-    ``max_threads=1`` gives a serial queue (used for jobs that write to the store).
+    ``max_threads=1`` gives a serial queue (used for jobs that write to the store). ``jobFinished`` follows
+    each worker's own ``finished`` (whoever started it: the window reads the data folder again then).
     """
+
+    jobFinished = Signal()
 
     def __init__(self, max_threads: int = 1, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -130,6 +133,7 @@ class JobRunner(QObject):
             return worker
         self._active.add(worker)
         worker.signals.finished.connect(lambda w=worker: self._active.discard(w))
+        worker.signals.finished.connect(self.jobFinished)
         self.pool.start(worker)
         return worker
 

@@ -42,10 +42,11 @@ from workbench.ui.basics.theme import app_stylesheet
 from workbench.ui.dialogs.settings_dialog import Prober
 from workbench.ui.explore.compare_view import CompareView
 from workbench.ui.jobs.workers import JobRunner, Worker
+from workbench.ui.library.folder_watch import FolderWatch
 from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.library.welcome import WelcomeDialog
 from workbench.ui.model import WorkbenchModel
-from workbench.ui.widgets.scrolling import scrolling
+from workbench.ui.widgets.scrolling import fitted, scrolling
 from workbench.ui.window import layout
 from workbench.ui.window.actions import Handler, install_actions, shortcut_text
 from workbench.ui.window.benchmark_tour import BenchmarkTour
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
         self.dialogs = WindowDialogs(self, self)
         self.compare = CompareView(workspace, self.model, self.store_jobs, self.search_jobs)
         self.library = LibraryPanel(workspace, self.store_jobs, self.model.chunk_configs)
+        self.folder_watch = FolderWatch(workspace, self.model, self)  # the library tells what the folder holds
         self.question = QLineEdit()  # the model's question, as typed
         self.answer = AnswerPanel(workspace, self.model, self.answer_jobs)
         self.answer_page = scrolling(self.answer)  # a short pane scrolls the answers rather than crushing them
@@ -131,9 +133,10 @@ class MainWindow(QMainWindow):
             log.exception("evaluation view failed to start")
             self.statusBar().showMessage(f"Evaluation view unavailable: {exc}")
             return None
-        self.lab_page = scrolling(view)  # a small window scrolls the lab rather than growing past the screen
+        self.lab_page = fitted(view)  # the lab fills the window; one smaller than its least scrolls
         view.flip_browser.pairActivated.connect(self._open_pair)
         view.questionActivated.connect(self._drill_down)
+        self.compare.doc_pane.view.referenceRequested.connect(self._add_reference)
         view.strategiesActivated.connect(self._open_pair)
         view.advise.useStrategy.connect(self.model.set_strategy)
         view.advise.strategySaved.connect(self.saved_strategies_changed)
@@ -154,6 +157,16 @@ class MainWindow(QMainWindow):
         self.fit_to_screen()
         self.compare.show_question(question, reference_spans)
         self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
+
+    def _add_reference(self, spans: Sequence[Span]) -> None:
+        """*Add as reference…* on selected text: each span becomes a reference in the lab's Questions tab (of
+        the question typed there, else of the selected question); the tab's status line says what happened."""
+        if self.eval_view is None:
+            self.show_message("The evaluation lab is unavailable, so there is no question set to add to.")
+            return
+        tab = self.eval_view.questions_tab
+        added = sum(tab.add_reference(span) for span in spans)
+        self.show_message(tab.status.text() if added else f"Not added: {tab.status.text()}")
 
     def saved_strategies_changed(self, _name: str = "") -> None:
         """The strategies saved in the data folder (an advice run just saved one) go to the model: both sides
@@ -229,10 +242,13 @@ class MainWindow(QMainWindow):
         self.model.questionChanged.connect(self._show_question_text)
         self.compare.message.connect(self.show_message)
         self.library.message.connect(self.show_message)
-        self.library.libraryChanged.connect(self._library_changed)
+        self.store_jobs.jobFinished.connect(self.folder_watch.poll)  # any job that wrote: read the folder now
+        self.model.folderChanged.connect(self._folder_changed)
+        self.model.documentsChanged.connect(self._library_changed)
         self.library.indexingFailed.connect(self.show_error)
         self.library.indexingStarted.connect(lambda: self.set_library_shown(True))
         self.answer.message.connect(self.show_message)
+        self.answer.asked.connect(self._answers_in_view)
         self.answer.sourceActivated.connect(lambda span: self.compare.show_document_at(span.doc_id, span.start))
         self.answer.citationActivated.connect(self._citation)
 
@@ -349,6 +365,13 @@ class MainWindow(QMainWindow):
         self.compare.show_bottom_tab(self.answer_page)
         self.answer.start()
 
+    def _answers_in_view(self) -> None:
+        """A new Ask: the Answer tab in front, scrolled to the answers (after Show prompt it stayed on the
+        prompt)."""
+        self.compare.set_document_shown(True)
+        self.compare.show_bottom_tab(self.answer_page)
+        self.answer_page.verticalScrollBar().setValue(0)
+
     def _citation(self, side: str, span: Span) -> None:
         """A citation ``[n]`` of ``side``'s answer: its passage scrolls into view and flashes."""
         if side == "B":
@@ -358,6 +381,11 @@ class MainWindow(QMainWindow):
     def index_sample(self, folder: Path = SAMPLE_DIR) -> Worker | None:
         """Index the bundled sample corpus in the background (the welcome's first choice)."""
         return self.library.index_paths([str(folder)], "Indexing the sample corpus")
+
+    def _folder_changed(self, _version: int) -> None:
+        """Documents or chunk sets changed (a job here, or another process): the library lists them."""
+        if self.library.worker is None:  # a running library job refreshes it when it ends
+            self.library.refresh()
 
     def _library_changed(self) -> None:
         if self.model.searched("A"):

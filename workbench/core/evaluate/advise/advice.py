@@ -169,6 +169,8 @@ class AdviceResult:
             out += ["", *self.confirmation.lines()]
         if self.pick:
             out.append(f"saved as {self.pick!r} in the data folder (--strategy {self.pick}); record {self.run_id}")
+        else:
+            out.append(f"{NOTHING_SAVED}; record {self.run_id}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -183,6 +185,7 @@ class AdviceResult:
                 "verdict": self.confirmation.verdict if self.confirmation else "", "units": UNITS}
 
 
+NOTHING_SAVED = "nothing saved: no configuration was tried in the time limit (give it more time)"
 UNITS = "recall is a fraction 0-1 (the text shows percent); tokens are mean context tokens per question"
 STOPPED = {"time": "the time limit", "exhausted": "no untried configuration the time left allows",
            "cancelled": "cancelled"}
@@ -232,8 +235,11 @@ def run_advice(ws: AdviceWorkspace, plan: AdvicePlan, progress: ProgressSink | N
     except BaseException:
         record.write(search.trials, "stopped", search.stopped or "cancelled")
         raise
-    saved = ws.records.save_strategy(plan.name, confirmation.pick.strategy, source=run_id, note=confirmation.verdict)
-    result = AdviceResult(run_id, plan, search.trials, pareto_front(search.trials), confirmation, saved.name,
+    pick = ""
+    if done_trials(search.trials):  # a run that tried nothing has nothing of its own to recommend: no pick saved
+        pick = ws.records.save_strategy(plan.name, confirmation.pick.strategy, source=run_id,
+                                        note=confirmation.verdict).name
+    result = AdviceResult(run_id, plan, search.trials, pareto_front(search.trials), confirmation, pick,
                           search.stopped, time.monotonic() - started, selection)
     record.finish(result, half)
     return result
@@ -320,13 +326,14 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
     with recorded(info):
         advice = info.config["advice"]
         path, corpora = info.config["dataset"]["path"], dict(info.config["dataset"].get("corpora", {}))
+        stored = str(info.config["dataset"]["name"]) if info.config["dataset"].get("stored") else ""
         if not isinstance(path, str):
             raise TypeError(f"dataset path {path!r} is not text")
         space, split = Space.from_dict(advice["space"]), Split.from_dict(advice["split"])
         seed, limit_s, name = int(advice["seed"]), float(time_limit_s or advice["time_limit_s"]), str(advice["name"])
     with recorded(info, "summary_json"):
         trials = [Trial.from_dict(t) for t in info.summary.get("trials", [])]
-    qset = load_question_set(path)
+    qset = ws.questions.question_set(stored).qset if stored else load_question_set(path)  # stored: by name
     if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in corpora.items()):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
     say(progress, f"resuming advice run {info.id}: {len(trials)} trials recorded, "
