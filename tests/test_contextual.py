@@ -16,6 +16,7 @@ import pytest
 from llm_standin import StandInLLM
 
 from workbench.core.index import situating as ctx
+from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.llm import open_backend
@@ -244,3 +245,14 @@ def test_clean_sentence_and_context_window():
     assert context.startswith("Intro line about the report."), "the document's start situates a far chunk"
     short = Document("s.md", "S", "Short doc.", "sha", 10, 0.0, "md")
     assert ctx.document_context(short, 0, 5) == "Short doc."
+
+
+def test_pending_chunks_counts_the_cut_of_the_sets_own_chunker(hash_ws, tmp_path):
+    """A contextual set cut by a registry chunker: the progress total is the chunks that chunker cuts (it
+    counted 200-token windows of the config's own fields before every chunking was one chunker path)."""
+    hash_ws.add_paths([str(write_docs(tmp_path / "docs"))], ChunkConfig(size=SIZE))
+    config = apply_chunker(ChunkConfig(contextual=True), {"name": "recursive", "max_tokens": 24})
+    total = ctx.pending_chunks(hash_ws, config)
+    llm = ScriptedLLM()
+    info, usage = ctx.build_contextual_set(hash_ws, config, llm)
+    assert total == info.chunk_count == llm.calls > 4, "every chunk the set holds was situated, as counted"

@@ -29,31 +29,15 @@ if TYPE_CHECKING:
 
 
 def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> ChunkConfig:
-    """The chunk configuration named by the chunk options (over ``base`` or the defaults). With
-    ``--chunker`` (or a base cut by a registry chunker), ``--chunk-size`` and ``--overlap`` go to the
-    chunker's size and overlap parameters."""
+    """The chunk configuration named by the chunk options (over ``base`` or the defaults): ``--chunker`` (or
+    ``base``'s chunker) with ``--chunk-size`` and ``--overlap`` on its size and overlap parameters; ``--unit``
+    and ``--structure-aware`` are the built-in cuts' own parameters (``fixed`` / ``sentence`` / ``structure``)."""
     base = base or ChunkConfig()
-    chunker = getattr(args, "chunker", None)
-    if chunker or base.chunker:
-        start = replace(base, unit=args.unit or base.unit,
-                        heading_prefix=base.heading_prefix if args.heading_path is None else args.heading_path)
-        try:
-            config = apply_chunker(start, chunker, size=args.chunk_size, overlap=args.overlap)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
-        if config.chunker:
-            return config
-        base, args = config, argparse.Namespace(**{**vars(args), "chunk_size": None, "overlap": None, "unit": None,
-                                                   "structure_aware": config.structure_aware})
+    start = replace(base, unit=args.unit or base.unit,
+                    structure_aware=base.structure_aware if args.structure_aware is None else args.structure_aware,
+                    heading_prefix=base.heading_prefix if args.heading_path is None else args.heading_path)
     try:
-        config = ChunkConfig(
-            unit=str(args.unit or base.unit),
-            size=int(args.chunk_size if args.chunk_size is not None else base.size),
-            overlap=int(args.overlap if args.overlap is not None else base.overlap),
-            structure_aware=bool(base.structure_aware if args.structure_aware is None else args.structure_aware),
-            heading_prefix=bool(base.heading_prefix if args.heading_path is None else args.heading_path),
-            contextual=base.contextual,  # set by a strategy (JSON) or 'workbench contextualize'
-        )
+        config = apply_chunker(start, getattr(args, "chunker", None), size=args.chunk_size, overlap=args.overlap)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     if config.overlap > max_overlap(config.size):

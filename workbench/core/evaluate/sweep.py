@@ -261,11 +261,11 @@ def run_sweep(
 
 
 def _with_chunker(strategy: Strategy, chunker: object, size: object) -> Strategy:
-    """``strategy`` cut by the grid's ``chunker`` (if any), a grid ``size`` on that chunker's size parameter."""
-    if chunker is None and not strategy.chunk.chunker:
+    """``strategy`` cut by the grid's ``chunker`` (if any), a grid ``size`` on that chunker's size parameter
+    (without a grid chunker, ``override`` has put the size on ``strategy``'s own chunker already)."""
+    if chunker is None:
         return strategy
-    chunk = apply_chunker(strategy.chunk, None if chunker is None else str(chunker),
-                          size=None if size is None else int(str(size)))
+    chunk = apply_chunker(strategy.chunk, str(chunker), size=None if size is None else int(str(size)))
     return replace(strategy, chunk=chunk) if chunk != strategy.chunk else strategy
 
 

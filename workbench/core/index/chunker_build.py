@@ -1,6 +1,7 @@
-"""Cutting documents for a chunk set: by the config's own fields, or by the registry chunker it names.
+"""Cutting documents for a chunk set: one path for every chunker, the built-in cuts (``fixed``, ``sentence``,
+``structure``) as much as the registry's others (``chunkers.choice.chunker_spec`` reads which cuts a set).
 
-A registry chunker is built once per set with the workspace's resources: the token counter of the embedding
+The chunker is built once per set with the workspace's resources: the token counter of the embedding
 model, and (for semantic chunkers) an ``embed`` function that goes through the store's embedding cache, so
 sentence vectors are embedded once per model — across thresholds, sizes and chunkers, and across sessions —
 and re-chunking with another threshold embeds nothing. The workspace also lends one in-memory vector cache
@@ -38,7 +39,6 @@ from workbench.core.ingest.chunkers.protocol import (
 from workbench.core.ingest.chunkers.registry import make_chunker
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
 from workbench.core.ingest.chunkers.vector_cache import embed_cached as embed_through
-from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.ingest.values import ChunkConfig, ChunkPiece
@@ -70,14 +70,12 @@ class SetCutter:
         self.counter = counter
         self.meter = meter
         self.spec = chunker_spec(config)
-        self.chunker: Chunker | None = None
         self.vector_cache: MutableMapping[str, np.ndarray] = LruVectors() if vector_cache is None else vector_cache
         self._chunker_embed = embed or self._embed
-        if self.spec is not None:
-            resources = ChunkerResources(counter=counter, embed=self._chunker_embed, embed_id=embedder.model_id,
-                                         vector_cache=self.vector_cache)
-            self.chunker = make_chunker(self.spec, resources)
-        self.late = self.spec is not None and self.spec.name == "late"
+        resources = ChunkerResources(counter=counter, embed=self._chunker_embed, embed_id=embedder.model_id,
+                                     vector_cache=self.vector_cache)
+        self.chunker: Chunker = make_chunker(self.spec, resources)
+        self.late = self.spec.name == "late"
         if self.late and not hasattr(embedder, "model"):
             raise ChunkerError("chunker 'late' pools token vectors and needs a sentence-transformers model "
                                f"(this workspace embeds with {embedder.model_id})")
@@ -113,8 +111,6 @@ class SetCutter:
 
     def pieces(self, doc: Document) -> list[ChunkPiece]:
         """The document's chunks, verified to be exact spans."""
-        if self.chunker is None:
-            return chunk_document(doc.text, doc.headings, self.config, self.counter)
         spans = chunk_verified(self.chunker, doc.text, doc.headings, doc.path)
         return pieces_from_spans(spans, doc.headings)
 
@@ -122,7 +118,7 @@ class SetCutter:
                     cancel: CancelToken | None = None) -> list[str] | None:
         """Late chunking: the cache keys of the chunks' pooled vectors (computed and cached when missing);
         None for every other chunker (chunks are keyed by the hash of their embedded text)."""
-        if not self.late or self.spec is None:
+        if not self.late:
             return None
         keys = [late_key(self.spec, doc.sha256, p.start, p.end) for p in pieces]
         if keys and len(self.store.caches.cached_vectors(self.embedder.model_id, keys)) < len(set(keys)):

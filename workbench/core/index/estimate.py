@@ -31,7 +31,7 @@ from workbench.core.index.build import embedded_texts
 from workbench.core.index.chunker_build import SetCutter, late_key
 from workbench.core.index.embedding import BATCH_SIZE, Embedder, EmbedMeter, embed_cached, text_hash
 from workbench.core.index.rates import embedding_rate, keep_rate
-from workbench.core.ingest.chunkers.choice import chunk_size
+from workbench.core.ingest.chunkers.choice import chunk_size, chunk_unit
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.identity import chunk_set_id
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
@@ -180,7 +180,7 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
     vectors = private if vector_cache is None else ChainMap(private, vector_cache)
     cutter = SetCutter(config, store, embedder, counter, vector_cache=vectors, embed=dry)
     chunks = expected = 0
-    size, unit = chunk_size(config), config.unit if not config.chunker else "tokens"
+    size, unit = chunk_size(config), chunk_unit(config)
     keyed: dict[str, str] = {}  # vector-cache key → the text embedded under it
     fresh: list[str] = []  # texts no cache can hold yet (a contextual set's sentences are not written)
     started = time.perf_counter()
@@ -192,7 +192,7 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
             continue
         chunks += len(pieces)
         expected += _expected_chunks(doc.text, size, unit, counter)
-        if cutter.late and cutter.spec is not None:
+        if cutter.late:
             keyed |= {late_key(cutter.spec, doc.sha256, p.start, p.end): doc.text[p.start:p.end] for p in pieces}
         elif config.contextual:
             fresh += [" " * CONTEXT_PREFIX_CHARS + doc.text[p.start:p.end] for p in pieces]

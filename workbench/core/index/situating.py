@@ -22,9 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from workbench.core.index.chunker_build import SetCutter
 from workbench.core.index.embedding import text_hash
+from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.identity import chunk_set_id
-from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at, section_end
 from workbench.core.ingest.values import ChunkConfig, ChunkPiece
@@ -253,16 +254,20 @@ def make_situator(ws: SituatingWorkspace, llm: Backend | None = None, progress: 
 
 
 def pending_chunks(ws: SituatingWorkspace, config: ChunkConfig) -> int:
-    """How many chunks building ``config``'s chunk set will situate (documents not chunked in it yet)."""
+    """How many chunks building ``config``'s chunk set will situate (documents not chunked in it yet), cut by
+    the set's own chunker as the build cuts them (a document the chunker cannot cut is left out of both)."""
     shas = ws.store.documents.document_shas()
     try:
         done = ws.store.sets.chunked_docs(chunk_set_id(config, ws.embedder.model_id))
     except KeyError:
         done = {}
+    cutter = SetCutter(config, ws.store, ws.embedder, ws.counter)
     total = 0
     for doc_id in (d for d, sha in shas.items() if done.get(d) != sha):
-        doc = ws.store.documents.document(doc_id)
-        total += len(chunk_document(doc.text, doc.headings, config, ws.counter))
+        try:
+            total += len(cutter.pieces(ws.store.documents.document(doc_id)))
+        except ChunkerError:
+            continue
     return total
 
 

@@ -1,11 +1,14 @@
-"""Choosing the chunker of a chunk set: a name or JSON object → the ``chunker`` field of a ``ChunkConfig``.
+"""Choosing the chunker of a chunk set, and reading back which chunker cuts one: every chunking is a chunker
+spec (a registered name and its parameters), whatever cuts it.
 
 ``--chunker recursive`` (a name, default parameters) or ``--chunker '{"name": "recursive", "max_tokens": 256,
-"overlap": 32}'`` (a JSON object: ``name`` plus parameters). The built-in ``fixed``, ``sentence`` and
-``structure`` chunkers map onto the config's own fields (unit, size, overlap, structure awareness) and leave
-``chunker`` empty, so they keep the identity chunk sets had before chunkers existed. Any other chunker is
-stored in ``ChunkConfig.chunker`` as canonical JSON (name and every parameter, defaults filled in), with the
-config's size fields at their defaults; its full spec (library version included) enters the set's identity.
+"overlap": 32}'`` (a JSON object: ``name`` plus parameters). A chunk set's ``ChunkConfig`` stores its chunker in
+one of two forms, and ``config_chunker`` / ``apply_chunker`` are the one adapter between them and the spec: the
+built-in ``fixed``, ``sentence`` and ``structure`` chunkers keep their parameters in the config's own fields
+(unit, size, overlap, structure awareness) and leave ``chunker`` empty, so they keep the identity chunk sets had
+before chunkers existed; any other chunker is stored in ``ChunkConfig.chunker`` as canonical JSON (name and
+every parameter, defaults filled in), with the config's size fields at their defaults. Everything else (cutting,
+sizes, labels, chips) reads the spec and asks the chunker's registered kind, never which form it is stored in.
 
 A grid or CLI *size* maps onto the chunker's size parameter: ``size`` where the chunker has one, else
 ``max_tokens``; for ``late``, its base chunker's. Chunkers with neither (``langchain_markdown``) refuse a size.
@@ -19,8 +22,14 @@ from dataclasses import replace
 from functools import lru_cache
 
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunkers.protocol import ChunkerKind, ChunkerSpec
-from workbench.core.ingest.chunkers.registry import get_kind
+from workbench.core.ingest.chunkers.protocol import (
+    Chip,
+    ChunkerKind,
+    ChunkerSpec,
+    name_chip,
+    name_label_parts,
+)
+from workbench.core.ingest.chunkers.registry import get_kind, listed_kind
 from workbench.core.ingest.values import ChunkConfig
 
 CONFIG_KINDS = ("fixed", "sentence", "structure")  # cut by ChunkConfig's own fields
@@ -95,12 +104,7 @@ def apply_chunker(base: ChunkConfig, value: str | Mapping[str, object] | None, s
                   overlap: int | None = None) -> ChunkConfig:
     """``base`` cut by the chunker ``value`` (None or ``""``: ``base`` unchanged, or with ``size`` and
     ``overlap`` applied to its own chunker). Parameters are checked; ``ChunkerError`` says what is wrong."""
-    if value is None or value == "":
-        if not base.chunker:
-            return replace(base, size=base.size if size is None else size,
-                           overlap=base.overlap if overlap is None else overlap)
-        value = base.chunker
-    name, params = parse_chunker(value)
+    name, params = config_chunker(base) if value is None or value == "" else parse_chunker(value)
     kind = get_kind(name)
     params = with_size(kind.name, params, size, overlap)
     if kind.name in CONFIG_KINDS:
@@ -123,9 +127,7 @@ def chunk_size(config: ChunkConfig) -> int:
     """The size ``config`` cuts at, wherever it lives: the config's own ``size`` for the built-in cuts, the
     registry chunker's size parameter otherwise (``late``: its base chunker's); 0 when the chunker has none
     (``langchain_markdown`` cuts at headings)."""
-    if not config.chunker:
-        return config.size
-    name, params = parse_chunker(config.chunker)
+    name, params = config_chunker(config)
     kind = get_kind(name)
     if kind.name == "late":
         raw = params.get("base_params", "{}")
@@ -139,15 +141,38 @@ def chunk_size(config: ChunkConfig) -> int:
     return int(value)
 
 
+def chunk_unit(config: ChunkConfig) -> str:
+    """What ``chunk_size(config)`` counts: the chunker's ``unit`` parameter where it has one (``fixed``,
+    ``structure``; ``sentence`` counts sentences), else tokens (every other chunker measures in tokens)."""
+    name, params = config_chunker(config)
+    return "sentences" if name == "sentence" else str(params.get("unit", "tokens"))
+
+
 def with_chunk_size(config: ChunkConfig, size: int | None = None, overlap: int | None = None) -> ChunkConfig:
     """``config`` cut at ``size`` (and ``overlap``), wherever its size lives (see ``chunk_size``): the one
     place a size from the command line, a grid, the window or strategy JSON lands."""
     return apply_chunker(config, None, size=size, overlap=overlap)
 
 
-def chunker_spec(config: ChunkConfig) -> ChunkerSpec | None:
-    """The full spec (installed library version included) of a config's registry chunker, or None."""
-    return _spec_of(config.chunker) if config.chunker else None
+def config_chunker(config: ChunkConfig) -> tuple[str, dict[str, object]]:
+    """The chunker (name, parameters as stored) that cuts ``config``, whichever form it is stored in: the JSON
+    of ``config.chunker``, else the built-in cut the config's own fields describe, ``fixed`` (unit, size,
+    overlap), ``sentence`` (size, overlap: a ``sentences`` unit) or ``structure`` (unit, size, overlap). With
+    ``apply_chunker`` (which stores a spec back in its form) the one place the two forms are told apart."""
+    if config.chunker:
+        return parse_chunker(config.chunker)
+    if config.structure_aware:
+        return "structure", {"unit": config.unit, "size": config.size, "overlap": config.overlap}
+    if config.unit == "sentences":
+        return "sentence", {"size": config.size, "overlap": config.overlap}
+    return "fixed", {"unit": config.unit, "size": config.size, "overlap": config.overlap}
+
+
+def chunker_spec(config: ChunkConfig) -> ChunkerSpec:
+    """The full spec (installed library version included) of the chunker that cuts ``config``; naming a
+    ``custom:`` chunker loads its code (callers check consent first)."""
+    name, params = config_chunker(config)
+    return _spec_of(json.dumps({"name": name, **params}, sort_keys=True))
 
 
 @lru_cache(maxsize=256)
@@ -158,19 +183,27 @@ def _spec_of(chunker: str) -> ChunkerSpec:
 
 
 def chunker_name(config: ChunkConfig) -> str:
-    """The chunker that cuts ``config``: its registry name, or ``fixed`` / ``sentence`` / ``structure``."""
-    if config.chunker:
-        return parse_chunker(config.chunker)[0]
-    if config.structure_aware:
-        return "structure"
-    return "sentence" if config.unit == "sentences" else "fixed"
+    """The chunker that cuts ``config``: its registered name (``fixed``, ``recursive``, ``custom:m:f`` …)."""
+    return config_chunker(config)[0]
 
 
-def chunker_label(chunker: str) -> str:
-    """A stored chunker as a short label, e.g. ``recursive (max_tokens=256, overlap=0)``."""
+def _described(config: ChunkConfig) -> tuple[ChunkerKind | None, str, dict[str, object]]:
+    """The listed kind (None for an unknown or ``custom:`` name: describing loads no code), name and params."""
     try:
-        name, params = parse_chunker(chunker)
+        name, params = config_chunker(config)
     except ChunkerError:
-        return chunker[:60]
-    inner = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
-    return f"{name} ({inner})" if inner else name
+        return None, config.chunker[:60], {}
+    return listed_kind(name), name, params
+
+
+def cut_label_parts(config: ChunkConfig) -> list[str]:
+    """How ``config``'s chunker reads in a chunk set's label, as its kind says: ``200 tokens / 20 overlap``,
+    ``structure-aware``; ``recursive (max_tokens=256, overlap=0)`` for a chunker that says nothing itself."""
+    kind, name, params = _described(config)
+    return (kind.label_parts if kind else name_label_parts)(name, params)
+
+
+def cut_chips(config: ChunkConfig) -> list[Chip]:
+    """``config``'s chunker as a strategy's chips, as its kind says (``200 tok``, ``overlap 20``)."""
+    kind, name, params = _described(config)
+    return (kind.chips if kind else name_chip)(name, params)

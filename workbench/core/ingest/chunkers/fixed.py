@@ -8,9 +8,10 @@ them), so its chunks cover everything but heading lines. Spans are exactly those
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from workbench.core.ingest.chunkers.protocol import (
+    Chip,
     ChunkerError,
     ChunkerKind,
     ChunkerResources,
@@ -68,10 +69,36 @@ def _overlap(default: int) -> ParamSpec:
 
 
 _UNIT = ParamSpec("unit", "tokens", choices=UNITS, help="what size and overlap count")
+UNIT_SHORT = {"tokens": "tok", "words": "words", "sentences": "sent"}
+
+
+def _window(name: str, params: Mapping[str, object]) -> tuple[str, object, object]:
+    """(unit, size, overlap) of a built-in cut's parameters as stored (the sentence window counts sentences)."""
+    unit = "sentences" if name == "sentence" else str(params.get("unit", "tokens"))
+    return unit, params.get("size"), params.get("overlap", 0)
+
+
+def _label_parts(name: str, params: Mapping[str, object]) -> list[str]:
+    """``200 tokens / 20 overlap`` (and ``structure-aware``): the labels chunk sets had before chunkers."""
+    unit, size, overlap = _window(name, params)
+    parts = [f"{size} {unit}" + (f" / {overlap} overlap" if overlap else "")]
+    return parts + (["structure-aware"] if name == "structure" else [])
+
+
+def _chips(name: str, params: Mapping[str, object]) -> list[Chip]:
+    """Size, overlap (when any) and structure awareness as chips of their own: ``200 tok · overlap 20``."""
+    unit, size, overlap = _window(name, params)
+    out: list[Chip] = [("size", f"{size} {UNIT_SHORT.get(unit, unit)}")]
+    if overlap:
+        out.append(("overlap", f"overlap {overlap}"))
+    if name == "structure":
+        out.append(("structure", "structure-aware"))
+    return out
+
 
 FIXED = ChunkerKind("fixed", "a sliding window of N tokens, words or sentences",
-                    (_UNIT, _size(200), _overlap(0)), _build_fixed)
+                    (_UNIT, _size(200), _overlap(0)), _build_fixed, label_parts=_label_parts, chips=_chips)
 SENTENCE = ChunkerKind("sentence", "a sliding window of N whole sentences",
-                       (_size(5, "sentences"), _overlap(0)), _build_sentence)
+                       (_size(5, "sentences"), _overlap(0)), _build_sentence, label_parts=_label_parts, chips=_chips)
 STRUCTURE = ChunkerKind("structure", "whole paragraphs of one section packed up to N units; headings as paths",
-                        (_UNIT, _size(200), _overlap(0)), _build_structure)
+                        (_UNIT, _size(200), _overlap(0)), _build_structure, label_parts=_label_parts, chips=_chips)

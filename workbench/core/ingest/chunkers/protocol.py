@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterable, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -166,6 +166,23 @@ def _built_in_revision() -> str:
     return BUILT_IN_REVISION
 
 
+Chip = tuple[str, str]  # (aspect, text): one setting shown short
+
+
+def params_label(name: str, params: Mapping[str, object]) -> str:
+    """A chunker as a short label, e.g. ``recursive (max_tokens=256, overlap=0)`` (parameters sorted)."""
+    inner = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return f"{name} ({inner})" if inner else name
+
+
+def name_label_parts(name: str, params: Mapping[str, object]) -> list[str]:
+    return [params_label(name, params)]
+
+
+def name_chip(name: str, params: Mapping[str, object]) -> list[Chip]:
+    return [("chunker", params_label(name, params))]
+
+
 @dataclass(frozen=True)
 class ChunkerKind:
     """A registry entry: everything needed to list, describe, check and build one kind of chunker.
@@ -184,6 +201,10 @@ class ChunkerKind:
     version: Callable[[], str] = _built_in_revision
     available: Callable[[], str | None] = _always_available
     needs: tuple[str, ...] = ()  # "counter" and/or "embed"
+    # how a chunking by this kind reads to people (name and stored parameters, as given): the parts of a chunk
+    # set's label and the strategy's chips; by default the name with its parameters, in one part and one chip
+    label_parts: Callable[[str, Mapping[str, object]], list[str]] = name_label_parts
+    chips: Callable[[str, Mapping[str, object]], list[Chip]] = name_chip
 
     def checked_params(self, **params: object) -> dict[str, ParamValue]:
         """``params`` with defaults filled in, each value checked, unknown names refused (no library or user

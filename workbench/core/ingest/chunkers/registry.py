@@ -52,6 +52,11 @@ def get_kind(name: str) -> ChunkerKind:
                            f"or {CUSTOM_PREFIX}module:function)") from None
 
 
+def listed_kind(name: str) -> ChunkerKind | None:
+    """The registered kind called ``name``, or None; never loads code (a ``custom:`` name is None)."""
+    return _REGISTRY.get(name)
+
+
 def make_chunker(spec: ChunkerSpec, resources: ChunkerResources) -> Chunker:
     """Rebuild the chunker a stored spec names. A spec whose library version differs from the installed
     one is refused: its chunks would not be reproducible."""

@@ -8,13 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from workbench.core.index.embedder_pool import model_label
-from workbench.core.ingest.chunkers.choice import chunker_label
+from workbench.core.ingest.chunkers.choice import cut_chips
+from workbench.core.ingest.chunkers.protocol import Chip
 from workbench.core.retrieve.strategy.presets import PRESETS
 from workbench.core.retrieve.strategy.value import Strategy
 
-UNIT_SHORT = {"tokens": "tok", "words": "words", "sentences": "sent"}
 CUSTOM = "custom"
-Chip = tuple[str, str]  # (aspect, text)
 
 
 def chips(strategy: Strategy) -> list[Chip]:
@@ -22,15 +21,7 @@ def chips(strategy: Strategy) -> list[Chip]:
     how hits grow, how many, how it searches, what it embeds, the budget (settings at their defaults that the
     knobs rarely change are left out)."""
     c = strategy.chunk
-    out: list[Chip] = []
-    if c.chunker:
-        out.append(("chunker", chunker_label(c.chunker)))
-    else:
-        out.append(("size", f"{c.size} {UNIT_SHORT.get(c.unit, c.unit)}"))
-        if c.overlap:
-            out.append(("overlap", f"overlap {c.overlap}"))
-        if c.structure_aware:
-            out.append(("structure", "structure-aware"))
+    out: list[Chip] = cut_chips(c)
     out.append(("expansion", strategy.expander.chip()))
     out.append(("top_k", f"top-{strategy.top_k}"))
     if strategy.search_config.mode != "dense":
@@ -92,4 +83,4 @@ def run_names(strategies: Sequence[Strategy]) -> list[str]:
     return out
 
 
-__all__ = ["CUSTOM", "UNIT_SHORT", "chips", "descriptive_name", "preset_of", "run_names"]
+__all__ = ["CUSTOM", "chips", "descriptive_name", "preset_of", "run_names"]
