@@ -26,6 +26,7 @@ from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_
 from workbench.core.store import DB_NAME
 
 if TYPE_CHECKING:
+    from workbench.core.llm.base import Backend
     from workbench.core.workspace import Workspace
 
 
@@ -45,15 +46,9 @@ def _source(args: argparse.Namespace) -> tuple[Workspace, list[int] | None]:
     return ws, ids
 
 
-def _into_stored_set(args: argparse.Namespace) -> int:
-    """Drafts appended to a set stored in the data folder, unreviewed, each with its model and passage."""
-    from workbench.core.evaluate.stored_sets import check_set_name
-    from workbench.core.evaluate.synthetic import generate_questions, store_drafts
-
-    try:
-        check_set_name(args.set)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+def _writer(args: argparse.Namespace) -> tuple[Workspace, list[int] | None, Backend]:
+    """What drafts questions, whichever way they are kept: the corpus (``--source`` or the data folder's
+    documents, checked non-empty) and the opened LLM, said on stderr."""
     if args.source:
         existing_path(args.source)
     choice = llm_choice(args)
@@ -64,6 +59,19 @@ def _into_stored_set(args: argparse.Namespace) -> int:
     llm = open_llm(choice, needs="make-questions")
     if not args.quiet:
         say(f"writing questions with {llm.label}", err=True)
+    return ws, doc_ids, llm
+
+
+def _into_stored_set(args: argparse.Namespace) -> int:
+    """Drafts appended to a set stored in the data folder, unreviewed, each with its model and passage."""
+    from workbench.core.evaluate.stored_sets import check_set_name
+    from workbench.core.evaluate.synthetic import generate_questions, store_drafts
+
+    try:
+        check_set_name(args.set)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    ws, doc_ids, llm = _writer(args)
     result = generate_questions(ws, llm, n=args.n, seed=args.seed, two_part=args.two_part,
                                 stratified=not args.random, doc_ids=doc_ids, max_attempts=args.max_attempts,
                                 progress=progress_printer(args.quiet))
@@ -92,18 +100,9 @@ def run(args: argparse.Namespace) -> int:
         return _into_stored_set(args)
     out = output_dir(args.out)
     assert out is not None
-    if args.source:
-        existing_path(args.source)
     if (out / QUESTIONS_FILE).exists() and not args.force:
         raise UserError(f"{out / QUESTIONS_FILE} exists: choose another --out or pass --force to replace it")
-    choice = llm_choice(args)
-    check_llm_host(choice)
-    ws, doc_ids = _source(args)
-    if not ws.records.documents():
-        raise UserError("the corpus is empty: index documents first, or pass a folder of documents")
-    llm = open_llm(choice, needs="make-questions")
-    if not args.quiet:
-        say(f"writing questions with {llm.label}", err=True)
+    ws, doc_ids, llm = _writer(args)
     result = make_question_set(ws, out, llm, n=args.n, seed=args.seed, two_part=args.two_part,
                                stratified=not args.random, doc_ids=doc_ids, max_attempts=args.max_attempts,
                                progress=progress_printer(args.quiet))
