@@ -132,8 +132,7 @@ def run_add(args: argparse.Namespace, ws: Workspace) -> int:
 
 def run_edit(args: argparse.Namespace, ws: Workspace) -> int:
     spans = _spans(ws, args)
-    ws.questions.edit(args.name, args.number, args.text, spans, args.notes,
-                      args.tag if args.tag is not None else None)
+    ws.questions.edit(args.name, args.number, args.text, spans, args.notes, args.tag)
     say(f"question {args.number} of {args.name!r} changed")
     return 0
 
