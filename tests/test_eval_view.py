@@ -24,15 +24,22 @@ def view(qtbot, hash_ws, tmp_path):
 def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, hash_ws):
     assert "5 questions" in view.set_label.text()
     view.set_checked(["plain", "neighbours"])
-    view.grid.setText("window=0,1")
+    view.grid.setText("window=0,1 chunk_size=120")  # a chunk set to cut and embed, then scoring
+    shown: list[tuple[int, int, str]] = []
+    view.progress.valueChanged.connect(lambda v: shown.append((view.progress.maximum(), v, view.progress.format())))
     with qtbot.waitSignal(view.runFinished, timeout=120000) as finished:
         qtbot.mouseClick(view.run_button, Qt.LeftButton)
         assert view.running and not view.run_button.isEnabled()
+    values = [v for top, v, _ in shown if top == 1000]
+    assert values and values == sorted(values), "one bar for the whole sweep: it never restarts"
+    phases = {text.split(" ")[0] for _, _, text in shown}
+    assert {"Cutting", "Embedding", "Scoring"} <= phases, phases
     run_id = finished.args[0]
     assert not view.running and run_id in view.status.text()
     assert view.summary.rowCount() == 4
     assert [view.summary.item(i, 0).text() for i in range(4)] == [
-        "plain window=0", "plain window=1", "neighbours window=0", "neighbours window=1"]
+        "plain window=0 chunk_size=120", "plain window=1 chunk_size=120", "neighbours window=0 chunk_size=120",
+        "neighbours window=1 chunk_size=120"]
     assert all(0 <= float(view.summary.item(i, 1).text()) <= 100 for i in range(4))
     assert len(view.recall_plot.listDataItems()) == 2 and len(view.iou_plot.listDataItems()) == 2
     assert view.progress.value() == view.progress.maximum()
