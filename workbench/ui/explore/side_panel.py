@@ -94,6 +94,8 @@ class SidePanel(QWidget):
         self.toggle.toggled.connect(self._toggle_knobs)
         self.describe.clicked.connect(self.toggle.toggle)
         self._drawn: tuple[object, ...] | None = None  # what the results view shows: (result, reference, quotes)
+        self.knob_room: int | None = None  # the most the open knobs may take (the compare view's share)
+        self._knob_need = 0
         self._layout()
         self._wire()
         self._show_strategy(strategy)
@@ -321,7 +323,25 @@ class SidePanel(QWidget):
         need = content.sizeHint().height() + 2 * area.frameWidth()
         if area.horizontalScrollBar().isVisible():
             need += area.horizontalScrollBar().sizeHint().height()
-        area.setMaximumHeight(need)
+        self._knob_need = need
+        room = need if self.knob_room is None else min(need, self.knob_room)
+        if area.maximumHeight() != room:
+            area.setMaximumHeight(room)  # less than they need: the knobs scroll up and down, the passages keep theirs
+
+    def knob_need(self) -> int:
+        """The open knobs' whole height (0 when they are closed)."""
+        return 0 if self.knob_area.isHidden() else self._knob_need
+
+    def fixed_height(self) -> int:
+        """The side's height besides its passages and its knobs (header, stats line, notes, margins)."""
+        knobs = self.knob_area.height() if not self.knob_area.isHidden() else 0
+        return max(0, self.height() - self.results.height() - knobs)
+
+    def set_knob_room(self, room: int | None) -> None:
+        """At most ``room`` pixels for the open knobs (None: all they need); they scroll within it."""
+        if room != self.knob_room:
+            self.knob_room = room
+            self._fit_knobs()
 
     def show_cited(self, span: Span) -> bool:
         """Scroll to the passage holding ``span`` (a citation of this side's answer) and flash it; False (with
