@@ -344,8 +344,9 @@ class SidePanel(QWidget):
             self._fit_knobs()
 
     def show_cited(self, span: Span) -> bool:
-        """Scroll to the passage holding ``span`` (a citation of this side's answer) and flash it; False (with
-        a message) when the passages shown are not the ones the answer read."""
+        """Scroll to the passage holding ``span`` (a citation of this side's answer) and flash it, the sentence
+        the answer quoted from it at the top (when it quoted one); False (with a message) when the passages
+        shown are not the ones the answer read."""
         result = self.model.current_result(self.name)
         answer = self.model.current_answer(self.name)
         if result is None or answer is None:
@@ -356,7 +357,9 @@ class SidePanel(QWidget):
         if index is None:
             self.message.emit(f"The cited passage is not among {self.name}'s passages.")
             return False
-        return self.results.show_passage(index)
+        passage = result.passages[index].span
+        quoted = [q for q in self.quotes() if q.doc_id == passage.doc_id and passage.start <= q.start < passage.end]
+        return self.results.show_passage(index, at=min(quoted, key=lambda q: q.start) if quoted else None)
 
     def activate_passage(self, passage: Passage) -> None:
         """Open ``passage`` of the shown result in the document view (as clicking its card does)."""
