@@ -100,3 +100,53 @@ def test_closing_the_window_while_a_chunk_set_is_built_cancels_it_quietly(qtbot,
     assert slow_ws.sets.find_chunk_set(new.chunk) is None, "the cancelled chunk set is not ready"
     info = slow_ws.sets.ensure_chunk_set(new.chunk)  # the next build completes it from what was kept
     assert info.chunk_count > 0 and slow_ws.sets.find_chunk_set(new.chunk) is not None
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1280, 720)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("library", [False, True], ids=["library closed", "library open"])
+def test_the_divider_between_a_and_b_stays_while_b_re_chunks(qtbot, monkeypatch, make_window, slow_ws, size,
+                                                             library):
+    from dataclasses import replace
+
+    from PySide6.QtCore import QTimer
+    from ui_support import on_screen
+
+    assert not slow_ws.add_paths([str(SAMPLE)]).failed
+    screen = on_screen(monkeypatch, *size)
+    window = make_window(slow_ws)
+    window.setGeometry(screen)
+    window.set_library_shown(library)
+    window.model.set_side_by_side(True)
+    window.compare.set_knobs_shown(True)
+    qtbot.wait(50)
+    sides = window.compare.sides
+    before = sides.sizes()
+    seen: list[list[int]] = []
+    b = window.compare.b
+    b.controller.buildProgress.connect(lambda _e: QTimer.singleShot(0, lambda: seen.append(sides.sizes())))
+    with qtbot.waitSignal(b.controller.buildFinished, timeout=WAIT_MS):
+        window.model.set_strategy("B", replace(window.model.strategy("B").with_size(72), name="custom"))
+    assert seen, "the re-chunk reported its progress"
+    moved = [s for s in seen if max(abs(x - y) for x, y in zip(s, before, strict=True)) > 2]
+    assert not moved, f"the divider moved from {before} to {moved[0]} while B re-chunked"
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1280, 720)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_library_keeps_its_width_while_it_indexes(qtbot, monkeypatch, make_window, slow_ws, size):
+    from PySide6.QtCore import QTimer
+    from ui_support import on_screen
+
+    screen = on_screen(monkeypatch, *size)
+    window = make_window(slow_ws)
+    window.setGeometry(screen)
+    window.set_library_shown(True)
+    qtbot.wait(50)
+    lib, split = window.library, window.main_split
+    before = split.sizes()
+    seen: list[list[int]] = []
+    with qtbot.waitSignal(lib.indexingFinished, timeout=WAIT_MS):
+        worker = window.index_sample(SAMPLE)
+        worker.signals.progress.connect(lambda _e: QTimer.singleShot(0, lambda: seen.append(split.sizes())))
+    assert seen, "indexing reported its progress"
+    grown = [s for s in seen if s[0] > before[0] + 2]
+    assert not grown, f"the library grew from {before} to {grown[0]} while indexing"

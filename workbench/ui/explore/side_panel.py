@@ -64,7 +64,7 @@ class SidePanel(QWidget):
         self.strategy_panel = StrategyPanel(model, name)
         self.model_knob: ModelKnob = side_model_knob(workspace, strategy.model)
         self.results = ResultsView(workspace)
-        self.progress = JobProgress()
+        self.progress = JobProgress(label=ElidedLabel)  # never wider than the side: the A/B divider stays
         self.title = QLabel(f"<span style='color:{SIDE_COLOURS[self.name]}'>■</span> Strategy {name}")
         self.title.setObjectName("sideTitle")
         self.describe = ClickableLabel()

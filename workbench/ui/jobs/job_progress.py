@@ -7,6 +7,8 @@ that share and never moves back while the phases' own counts start again ("Cutti
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QWidget
 
@@ -74,14 +76,16 @@ class JobProgress(QWidget):
 
     cancelRequested = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, label: Callable[[], QLabel] = QLabel) -> None:
+        """``label`` makes the title and detail labels: a side or the library passes one that elides, so the
+        line never asks for more width than its pane has (the pane does not widen while a job runs)."""
         super().__init__(parent)
-        self.title = QLabel()
+        self.title = label()
         self.expected = QLabel()  # the build's cost estimate, kept while the job runs
         self.expected.setObjectName("muted")
         # never wider than the room left: a long line must not widen a side past a laptop screen
         self.expected.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.detail = QLabel()
+        self.detail = label()
         self.detail.setObjectName("muted")
         self.bar = QProgressBar()
         self.bar.setTextVisible(False)

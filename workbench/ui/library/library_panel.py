@@ -17,6 +17,7 @@ from workbench.core.ingest.values import ChunkConfig
 from workbench.ui.jobs.job_progress import JobProgress
 from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.library.library_table import LibraryTable
+from workbench.ui.widgets.elided_label import ElidedLabel
 
 if TYPE_CHECKING:
     from workbench.core.index.build import IngestReport
@@ -65,7 +66,7 @@ class LibraryPanel(QWidget):
         self.last_report: IngestReport | None = None
         self._outcome: tuple[str, SignalInstance, tuple[object, ...]] = ("", self.indexingCancelled, ())
         self.table = LibraryTable()
-        self.progress = JobProgress()
+        self.progress = JobProgress(label=ElidedLabel)  # never wider than the pane while indexing
         self.progress.cancelRequested.connect(self.cancel)
         self.add_files = QPushButton("Add files…")
         self.add_folder = QPushButton("Add folder…")
