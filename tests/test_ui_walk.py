@@ -17,7 +17,7 @@ question bar), the library collapsed — after every step:
   scroll up and down in what is left);
 * with the Answer tab in front (knobs closed, prompt hidden), each answer's stats, judge's line and cited
   passages are in view: the answer pane is sized to its content;
-* the lab (each of its tabs) needs no outer scrollbar;
+* the lab (each of its tabs) needs no outer scrollbar, and its sweep's progress bar never moves back;
 * the library lists every document the data folder holds (the benchmark's corpora included).
 """
 
@@ -167,8 +167,11 @@ def test_a_newcomers_walk_stays_on_screen_current_and_unclipped(qtbot, monkeypat
     view.set_checked(["plain", "neighbours"])
     view.budgets.setText("250,500,1000")
     view.limit.setValue(12)
+    shares: list[int] = []
+    view.progress.valueChanged.connect(lambda v: shares.append(v) if view.progress.maximum() == 1000 else None)
     with qtbot.waitSignal(view.runFinished, timeout=TOUR_MS):
         view.run_button.click()
+    assert shares == sorted(shares), "the sweep's bar never moves back"
     assert len(set(window.model.colours.values())) == 2, "one colour per configuration line"
     check(window, screen, "a lab sweep with budgets")
     for tab in range(view.lower_tabs.count()):  # questions, flips, against a baseline
