@@ -144,9 +144,16 @@ def test_the_library_keeps_its_width_while_it_indexes(qtbot, monkeypatch, make_w
     lib, split = window.library, window.main_split
     before = split.sizes()
     seen: list[list[int]] = []
+    shares: list[int] = []
+    phases: set[str] = set()
+    bar = lib.progress.bar
+    bar.valueChanged.connect(lambda v: shares.append(v) if bar.maximum() == 1000 else None)
+    lib.progress.bar.valueChanged.connect(lambda _v: phases.add(lib.progress.detail.text().split(" ")[0]))
     with qtbot.waitSignal(lib.indexingFinished, timeout=WAIT_MS):
         worker = window.index_sample(SAMPLE)
         worker.signals.progress.connect(lambda _e: QTimer.singleShot(0, lambda: seen.append(split.sizes())))
     assert seen, "indexing reported its progress"
     grown = [s for s in seen if s[0] > before[0] + 2]
     assert not grown, f"the library grew from {before} to {grown[0]} while indexing"
+    assert shares and shares == sorted(shares), "one bar for reading and both sides' chunk sets: never back"
+    assert {"Reading", "Cutting", "Embedding"} <= phases, phases
