@@ -41,3 +41,13 @@ def test_a_plain_bar_shows_the_share_with_its_phase_inside(qtbot):
     assert bar.value() == round(0.9 * STEPS) and bar.format().startswith("Scoring questions 40 / 120")
     show_share(bar, ProgressEvent("estimate", 0, 0, "200 tokens: ~1,240 chunks", overall=0.9, job_elapsed=9.5))
     assert bar.value() == round(0.9 * STEPS), "a notice keeps the share"
+
+
+def test_the_advisor_bar_says_what_runs_and_the_seconds_left_of_its_limit():
+    from workbench.ui.evaluate.advise_view import advice_bar_text
+
+    building = ProgressEvent("advising", 30, 120, "s of the limit; trial 3: embedding fixed 200 40/300")
+    assert advice_bar_text(building, 30, 120) == "trial 3: embedding fixed 200 40/300 · 30 of 120 s · at most 90 s left"
+    notice = ProgressEvent("advising", 0, 0, "trial 4: recall 81.2 % at 1,000 tokens")
+    assert advice_bar_text(notice, 130, 120).endswith("· 130 of 120 s · at most 0 s left")
+    assert advice_bar_text(ProgressEvent("advising", 0, 0), 5, 120).startswith("advising · 5 of 120 s")
