@@ -10,7 +10,14 @@ import pytest
 from scipy import stats
 
 from workbench.core.evaluate.paired_tests import paired_tests
-from workbench.core.evaluate.power import NO_SPREAD, TOO_FEW, Power, detectable_difference, questions_needed
+from workbench.core.evaluate.power import (
+    NO_SPREAD,
+    TOO_FEW,
+    Power,
+    detectable_difference,
+    fewest_questions,
+    questions_needed,
+)
 
 Z975, Z80 = 1.959964, 0.841621  # the normal quantiles, written out: the tests do not reuse the module's
 
@@ -82,6 +89,14 @@ def test_few_questions_and_no_spread_are_said_honestly():
     assert flat.detectable == 0.0 and flat.needed is None and flat.needed_cell() == "n/a"
     assert NO_SPREAD in flat.words() and flat.to_dict()["why_not"] == NO_SPREAD
     assert questions_needed(0.05, 0.0) is None
+    # the sign-flip test's smallest p is 2/2ⁿ: under 6 questions nothing reaches 0.05, whatever the spread
+    assert fewest_questions(0.05) == 6 and fewest_questions(0.01) == 8
+    assert all(math.isnan(detectable_difference(n, 0.3)) for n in range(2, 6))
+    assert not math.isnan(detectable_difference(6, 0.3))
+    assert questions_needed(1.0, 0.1) == 6, "never fewer than the test can use"
+    four = Power(4, 0.3)
+    assert four.detects_cell() == "n/a" and "fewer than 6 questions" in four.why_not
+    assert four.needed == questions_needed(0.05, 0.3) and f"would need about {four.needed:,} questions" in four.words()
     with pytest.raises(ValueError, match="positive"):
         questions_needed(0.0, 0.3)
     with pytest.raises(ValueError, match="alpha"):

@@ -33,4 +33,6 @@ def test_power_line_says_the_size_and_the_noise_floor():
     assert power_line(40).startswith("40 questions: differences in recall under ~16 points look like noise")
     assert "~23 points" in power_line(20)
     assert "too few" in power_line(1)
+    assert power_line(5).startswith("5 questions: every difference would look like noise (a paired test needs "
+                                    "at least 6")
     assert detectable_difference(160) < detectable_difference(40) / 1.9

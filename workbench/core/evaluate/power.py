@@ -8,7 +8,10 @@ For per-question differences ``d = B − A`` with standard deviation ``sd`` (``n
   correction for estimating ``sd`` from the same questions, which puts the paired t test's power within about
   a point of the target from n ≈ 10 on (checked against a simulation and the noncentral t in the tests);
 * the **minimum detectable difference** at ``n`` questions, the same formula solved for ``Δ``:
-  ``MDD = k · sd / √(n − z²₁₋α/₂ / 2)`` (undefined below 2 questions).
+  ``MDD = k · sd / √(n − z²₁₋α/₂ / 2)``.
+
+Below ``fewest_questions(α)`` (6 at α = 0.05) neither is given: the paired sign-flip test the comparisons use
+has a smallest p of ``2 / 2ⁿ``, so on fewer questions no difference, however large, reaches ``α``.
 
 One formula serves every place that says it: the paired statistics (``paired_tests``), a question set's
 "differences under ~N points look like noise" (``set_power``), the lab, ``eval --compare`` / ``--baseline`` and the
@@ -32,6 +35,26 @@ TOO_FEW = "cannot say from fewer than 2 questions"
 NO_SPREAD = "every question differs by the same amount, so the spread cannot say"
 
 
+def fewest_questions(alpha: float = ALPHA) -> int:
+    """The fewest questions on which a two-sided paired sign-flip test can reach ``p < alpha``: its smallest p
+    is ``2 / 2ⁿ`` (6 at α = 0.05)."""
+    _check(alpha, POWER)
+    n = 2
+    while 2.0 ** (1 - n) >= alpha:
+        n += 1
+    return n
+
+
+def too_few(n: int, alpha: float = ALPHA) -> str:
+    """Why ``n`` questions are too few to say what they detect ("" when they are enough)."""
+    if n < 2:
+        return TOO_FEW
+    least = fewest_questions(alpha)
+    if n < least:
+        return f"no difference can reach α {alpha:g} on fewer than {least} questions (the sign-flip test's smallest p)"
+    return ""
+
+
 def _z(p: float) -> float:
     return NormalDist().inv_cdf(p)
 
@@ -45,10 +68,10 @@ def _check(alpha: float, power: float) -> None:
 
 def detectable_difference(n: int, sd: float, alpha: float = ALPHA, power: float = POWER) -> float:
     """The true mean difference a two-sided paired test on ``n`` questions detects with probability ``power``
-    at level ``alpha`` when the differences spread by ``sd`` (same unit as ``sd``); ``nan`` below 2 questions or
-    for an unknown spread, 0 for no spread."""
+    at level ``alpha`` when the differences spread by ``sd`` (same unit as ``sd``); ``nan`` for too few questions
+    (``too_few``) or an unknown spread, 0 for no spread."""
     _check(alpha, power)
-    if n < 2 or math.isnan(sd):
+    if too_few(n, alpha) or math.isnan(sd):
         return math.nan
     if sd == 0:
         return 0.0
@@ -58,15 +81,15 @@ def detectable_difference(n: int, sd: float, alpha: float = ALPHA, power: float 
 
 def questions_needed(delta: float, sd: float, alpha: float = ALPHA, power: float = POWER) -> int | None:
     """Questions a two-sided paired test needs to detect a true mean difference ``delta`` with probability
-    ``power`` at level ``alpha`` when the differences spread by ``sd`` (at least 2); None when the spread is
-    unknown or zero (nothing to say from it). ``delta`` must be positive."""
+    ``power`` at level ``alpha`` when the differences spread by ``sd`` (at least ``fewest_questions``); None when
+    the spread is unknown or zero (nothing to say from it). ``delta`` must be positive."""
     _check(alpha, power)
     if not delta > 0 or math.isinf(delta):
         raise ValueError(f"the difference to detect must be positive, not {delta:g}")
     if math.isnan(sd) or sd == 0:
         return None
     za = _z(1 - alpha / 2)
-    return max(2, math.ceil(((za + _z(power)) * abs(sd) / delta) ** 2 + za * za / 2))
+    return max(fewest_questions(alpha), math.ceil(((za + _z(power)) * abs(sd) / delta) ** 2 + za * za / 2))
 
 
 @dataclass(frozen=True)
@@ -88,7 +111,8 @@ class Power:
 
     @property
     def needed(self) -> int | None:
-        """Questions needed for ``target`` (None: no target, fewer than 2 questions, or no spread)."""
+        """Questions needed for ``target`` (None: no target, too few questions to know the spread, or no
+        spread)."""
         if self.target is None or self.n < 2:
             return None
         return questions_needed(self.target, self.sd, self.alpha, self.power)
@@ -96,12 +120,13 @@ class Power:
     @property
     def why_not(self) -> str:
         """Why the figures cannot be given ("" when they can)."""
-        if self.n < 2 or math.isnan(self.sd):
+        if math.isnan(self.sd):
             return TOO_FEW
-        return NO_SPREAD if self.sd == 0 else ""
+        return too_few(self.n, self.alpha) or (NO_SPREAD if self.sd == 0 else "")
 
     def detects_cell(self, scale: float = 100.0, digits: int = 1) -> str:
-        """``≥ 15.9`` (the detectable difference × ``scale``), ``0`` with no spread, ``n/a`` under 2 questions."""
+        """``≥ 15.9`` (the detectable difference × ``scale``), ``0`` with no spread, ``n/a`` with too few
+        questions."""
         mdd = self.detectable
         if math.isnan(mdd):
             return "n/a"
@@ -114,11 +139,13 @@ class Power:
     def words(self, unit: str = "points", scale: float = 100.0) -> str:
         """The claim in words, e.g. ``these 40 questions detect about 16 points (80% power, α 0.05); to tell 5
         points apart you need about 383 questions like these``."""
-        if self.why_not == TOO_FEW:
-            return f"how large a difference these questions detect: {TOO_FEW}"
         settings = f"{100 * self.power:.0f}% power, α {self.alpha:g}"
-        if self.why_not:
+        if self.why_not == NO_SPREAD:
             return f"these {self.n} questions: {NO_SPREAD} how many a difference needs"
+        if self.why_not:
+            needs = "" if self.needed is None or self.target is None else (
+                f"; at their spread, {scale * self.target:g} {unit} would need about {self.needed:,} questions")
+            return f"how large a difference these questions detect: {self.why_not}{needs}"
         detects = f"these {self.n} questions detect about {scale * self.detectable:.0f} {unit} ({settings})"
         if self.target is None or self.needed is None:
             return detects

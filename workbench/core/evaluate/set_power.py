@@ -20,9 +20,12 @@ def detectable_difference(n: int, sd: float = TYPICAL_SD) -> float:
 
 
 def power_line(n: int, sd: float = TYPICAL_SD) -> str:
-    """One line, e.g. ``40 questions: differences in recall under ~15 points look like noise``."""
+    """One line, e.g. ``40 questions: differences in recall under ~16 points look like noise``."""
     if n < 2:
         return f"{n} question{'s' if n != 1 else ''}: too few to tell two strategies apart"
+    if power.too_few(n):
+        return (f"{n} questions: every difference would look like noise (a paired test needs at least "
+                f"{power.fewest_questions()} questions to reach α 0.05)")
     points = 100 * detectable_difference(n, sd)
     return (f"{n} questions: differences in recall under ~{points:.0f} points look like noise (80% power, "
             f"α 0.05, at a typical spread of {sd:.2f} per question)")

@@ -43,7 +43,7 @@ from workbench.core.evaluate.paired_tests import (
     paired_tests,
 )
 from workbench.core.evaluate.power import METHOD as POWER_METHOD
-from workbench.core.evaluate.power import TARGET_POINTS, Power
+from workbench.core.evaluate.power import NO_SPREAD, TARGET_POINTS, Power, too_few
 from workbench.core.evaluate.sweep import QuestionResult
 
 __all__ = ["ALPHA", "BLOCK_CELLS", "EXACT_FLIPS", "RESAMPLES", "UNITS", "MetricDifference",
@@ -296,15 +296,24 @@ class PairedComparison:
         parts = []
         for m in self.metrics.values():
             power = m.power(self.target_points)
-            if math.isnan(power.detectable):
+            if power.why_not:
+                if power.why_not == NO_SPREAD:
+                    parts.append(f"{metric_title(m.metric)} n/a (no spread)")
                 continue
             part = f"{metric_title(m.metric)} {signed_value(power.detectable, m.unit).lstrip('+')}"
             part += "" if m.unit == "score" else f" {m.unit}"
             if power.needed is not None:
                 part += f" ({self.target_points:g} points need about {power.needed:,} questions)"
             parts.append(part)
+        few = too_few(self.n, self.alpha)
+        if few:
+            recall = self.metrics.get("recall")
+            needed = None if recall is None else recall.power(self.target_points).needed
+            at_spread = "" if needed is None else (f"; at this recall spread {self.target_points:g} points would "
+                                                   f"need about {needed:,} questions")
+            return f"minimum detectable difference at n = {self.n}: n/a, {few}{at_spread}"
         return (f"minimum detectable difference at n = {self.n} (80% power, two-sided α = {self.alpha:g}, from the "
-                f"spread of the paired differences): " + (", ".join(parts) or "n/a, fewer than 2 questions"))
+                f"spread of the paired differences): " + (", ".join(parts) or "n/a"))
 
     def lines(self, metrics: Sequence[str] | None = None) -> list[str]:
         """The human-readable block: one line per metric, the sign tests, the MDD, the n."""
