@@ -34,7 +34,6 @@ from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 NEEDS_TWO = "Run two or more configurations over the same questions to compare them with a baseline."
 CONFIGURATION_WIDTH = 260  # the configuration column's widest (longer keys elide, whole in the tooltip)
-SHOWN_ROWS = 3  # rows of the table always in view (more scroll); the comparison text takes the rest
 
 
 def power_columns(target_points: float) -> list[str]:
@@ -111,7 +110,10 @@ class BaselinePanel(QWidget):
         self.split.addWidget(self.table)
         self.split.addWidget(self.text)
         self.split.setChildrenCollapsible(False)
-        self.split.setStretchFactor(0, 1)
+        lines = self.text.fontMetrics().lineSpacing()
+        self.table.setMinimumHeight(3 * lines)  # the heading and a row; the lab fits 1280×720 without scrolling
+        self.text.setMinimumHeight(2 * lines)
+        self.split.setStretchFactor(0, 3)  # the table first; the comparison text below (drag for more)
         self.split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
@@ -185,7 +187,3 @@ class BaselinePanel(QWidget):
         header.setStretchLastSection(False)
         first = max(header.sectionSizeHint(0), min(self.table.columnWidth(0), CONFIGURATION_WIDTH))
         self.table.setColumnWidth(0, first)
-        rows = min(self.table.rowCount(), SHOWN_ROWS)  # the table keeps room for its first rows
-        t = self.table
-        t.setMinimumHeight(header.sizeHint().height() + rows * t.verticalHeader().defaultSectionSize()
-                           + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height())
