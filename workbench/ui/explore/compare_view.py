@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 from workbench.core.spans import Span
 from workbench.ui.explore.compare_stats import side_line, summary_line
 from workbench.ui.explore.doc_view import DocumentPane
+from workbench.ui.explore.embedding_space import EmbeddingSpaceView
 from workbench.ui.explore.side_panel import SidePanel
 from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel
@@ -54,6 +55,9 @@ class CompareView(QWidget):
         self.doc_pane = DocumentPane(workspace)
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.doc_pane, "Document")
+        self.space = EmbeddingSpaceView(workspace, model)  # a side's chunk set, the question and the hits in 2-D
+        self.bottom_tabs.addTab(self.space, "Embedding space")
+        self.space.chunkActivated.connect(lambda span: self.show_document_at(span.doc_id, span.start))
         # (its minimum is its content's: the splitter may make it small, never cut its lines)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("resultsSplitter")
