@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -140,12 +141,13 @@ class EmbeddingSpaceView(QWidget):
         self.plot: Any = pg.PlotWidget(viewBox=self.box)  # pyqtgraph has no type information
         self.plot.hideAxis("bottom")
         self.plot.hideAxis("left")
-        self.plot.setMinimumHeight(120)
+        self.plot.setMinimumHeight(40)
         self.reset = reset_button([self.box], self.set_ranges, self)
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
         self.listed = QListWidget()
+        self.listed.setMinimumHeight(24)
         self.listed.setToolTip("Shift + drag over the plot to list the chunks inside; click one to show it")
         self.listed.itemClicked.connect(self._list_clicked)
         self.data: SpaceData | None = None
@@ -170,7 +172,12 @@ class EmbeddingSpaceView(QWidget):
         head.addWidget(self.reset)
         side = QVBoxLayout()
         side.setContentsMargins(0, 0, 0, 0)
-        side.addWidget(self.legend)
+        legend = QScrollArea()  # a short pane scrolls the legend rather than growing the tab
+        legend.setWidget(self.legend)
+        legend.setWidgetResizable(True)
+        legend.setFrameShape(QScrollArea.Shape.NoFrame)
+        legend.setMinimumHeight(24)
+        side.addWidget(legend, 1)
         side.addWidget(self.listed, 1)
         column = QWidget()
         column.setLayout(side)
