@@ -178,6 +178,10 @@ class EmbeddingSpaceView(QWidget):
         legend.setFrameShape(QScrollArea.Shape.NoFrame)
         legend.setMinimumHeight(24)
         side.addWidget(legend, 1)
+        hint = QLabel("Click a point: its chunk in the document. Shift + drag: list the chunks inside.")
+        hint.setObjectName("muted")
+        hint.setWordWrap(True)
+        side.addWidget(hint)
         side.addWidget(self.listed, 1)
         column = QWidget()
         column.setLayout(side)
@@ -319,7 +323,7 @@ class EmbeddingSpaceView(QWidget):
                 if p.explained else "")
         question = data.question if len(data.question) <= 80 else data.question[:79] + "…"
         self.status.setText(f"<b style='color:{SIDE_COLOURS[side]}'>{side}</b>'s chunk set "
-                            f"{html.escape(data.set_label)} · {p.method} · {p.describe()}{axes} · question "
+                            f"({html.escape(data.set_label)}) · {p.method} · {p.describe()}{axes} · question "
                             f"<i>{html.escape(question)}</i>")
         self.set_ranges()
         self.drawn.emit()
