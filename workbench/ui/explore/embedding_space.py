@@ -151,7 +151,7 @@ class EmbeddingSpaceView(QWidget):
         self.listed.setToolTip("Shift + drag over the plot to list the chunks inside; click one to show it")
         self.listed.itemClicked.connect(self._list_clicked)
         self.data: SpaceData | None = None
-        self.scatter: Any = None
+        self.scatters: list[Any] = []
         self._key: SpaceKey | None = None  # what the view is asked to show now
         self._worker: Worker | None = None
         self._layout()
@@ -289,7 +289,7 @@ class EmbeddingSpaceView(QWidget):
 
     # ----- drawing -----------------------------------------------------------------------------
     def _clear_plot(self) -> None:
-        self.data, self.scatter = None, None
+        self.data, self.scatters = None, []
         self.plot.clear()
         self.legend.setText("")
         self.listed.clear()
@@ -304,15 +304,22 @@ class EmbeddingSpaceView(QWidget):
         docs, counts = np.unique(data.doc_ids, return_counts=True)
         top = [int(d) for d in docs[np.argsort(-counts, kind="stable")][:COLOURED_DOCS]]
         colour_of = {d: line_colour(n) for n, d in enumerate(top)}
-        brushes = [pg.mkBrush(colour_of.get(int(d), palette.border)) for d in data.doc_ids]
-        self.scatter = pg.ScatterPlotItem(p.points[:, 0], p.points[:, 1], size=6, pen=None, brush=brushes,
-                                          data=list(range(len(p.rows))), hoverable=True, tip=self._tip)
-        self.scatter.sigClicked.connect(self._clicked)
-        self.plot.addItem(self.scatter)
+        groups = np.asarray([top.index(int(d)) if int(d) in colour_of else len(top) for d in data.doc_ids])
+        self.scatters = []  # one item per colour: thousands of points with one brush each draw slowly
+        for g in range(len(top) + 1):
+            shown = np.nonzero(groups == g)[0]
+            if not len(shown):
+                continue
+            brush = pg.mkBrush(colour_of[top[g]] if g < len(top) else palette.border)
+            item = pg.ScatterPlotItem(p.points[shown, 0], p.points[shown, 1], size=6, pen=None, brush=brush,
+                                      data=shown.tolist(), hoverable=True, tip=self._tip)
+            item.sigClicked.connect(self._clicked)
+            self.plot.addItem(item)
+            self.scatters.append(item)
         index = {int(r): i for i, r in enumerate(p.rows)}
         for side, rows in data.hits.items():
-            shown = [index[r] for r in rows if r in index]
-            self.plot.addItem(pg.ScatterPlotItem(p.points[shown, 0], p.points[shown, 1], size=13, brush=None,
+            ringed = [index[r] for r in rows if r in index]
+            self.plot.addItem(pg.ScatterPlotItem(p.points[ringed, 0], p.points[ringed, 1], size=13, brush=None,
                                                  pen=pg.mkPen(SIDE_COLOURS[side], width=2)))
         if p.query is not None:
             self.plot.addItem(pg.ScatterPlotItem([p.query[0]], [p.query[1]], size=18, symbol="star",
