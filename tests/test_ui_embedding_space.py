@@ -129,3 +129,30 @@ def test_b_is_shown_with_both_sides_hits_when_they_search_one_set(qtbot, guide_w
         model.set_result("B", rb)
     assert view.data.key[0] == "B" and set(view.data.hits) == {"A", "B"}
     assert view.data.hits["B"] == sorted({h.row for h in rb.hits})
+
+
+def test_a_clicked_chunk_opens_in_the_document_tab_selected(qtbot, guide_ws):
+    from workbench.ui.explore.compare_view import CompareView
+    from workbench.ui.jobs.workers import JobRunner
+    from workbench.ui.model import WorkbenchModel
+
+    strategy = override(Strategy(top_k=3), size=32)
+    model = WorkbenchModel(strategy, strategy)
+    store_jobs, search_jobs = JobRunner(1), JobRunner(1)
+    compare = CompareView(guide_ws, model, store_jobs, search_jobs)
+    qtbot.addWidget(compare)
+    compare.resize(1300, 700)
+    compare.show()
+    model.set_question(QUESTION)
+    result = guide_ws.search(QUESTION, strategy)
+    model.set_result("A", result)
+    compare.bottom_tabs.setCurrentWidget(compare.space)
+    qtbot.waitUntil(lambda: compare.space.data is not None, timeout=10_000)
+    rt = guide_ws.sets.runtime(result.set_id)
+    span = rt.span(len(rt) - 1)  # a chunk of another document than the first passage's, maybe
+    compare.space.chunkActivated.emit(span)
+    assert compare.bottom_tabs.currentWidget() is compare.doc_pane and compare.doc_pane.doc_id == span.doc_id
+    selected = compare.doc_pane.view.textCursor().selectedText().replace("\u00a6", "")
+    assert " ".join(selected.split()) == " ".join(guide_ws.corpus.doc_text(span.doc_id)[span.start:span.end].split())
+    for runner in (store_jobs, search_jobs):
+        runner.shutdown()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QPen, QShowEvent
+from PySide6.QtGui import QPen, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QGraphicsRectItem,
@@ -42,6 +42,7 @@ from workbench.core.retrieve.embedding_space import DEFAULT_LIMIT, Projection, p
 from workbench.core.spans import Span
 from workbench.ui.basics.colours import line_colour
 from workbench.ui.basics.theme import MUTED, SIDE_COLOURS, current_palette
+from workbench.ui.explore.text_view import LayeredTextView
 from workbench.ui.jobs.workers import JobRunner, Worker, while_alive
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.plot_zoom import CtrlWheelViewBox, reset_button
@@ -84,6 +85,21 @@ class SpaceData:
         mask = ((p[:, 0] >= rect.left()) & (p[:, 0] <= rect.right())
                 & (p[:, 1] >= rect.top()) & (p[:, 1] <= rect.bottom()))
         return [int(i) for i in np.nonzero(mask)[0]]
+
+
+def select_chunk(view: LayeredTextView, span: Span) -> bool:
+    """Select ``span``'s text in ``view`` (a document drawn there), so the chunk a point stands for stands out;
+    False when the view does not show it."""
+    start = view.pmap.position_of(span.doc_id, span.start)
+    last = view.pmap.position_of(span.doc_id, span.end - 1)
+    if start is None or last is None:
+        return False
+    end = last + (2 if ord(view.ws.corpus.doc_text(span.doc_id)[span.end - 1]) > 0xFFFF else 1)  # UTF-16 units
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(start)
+    cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+    view.setTextCursor(cursor)
+    return True
 
 
 class SelectingViewBox(CtrlWheelViewBox):
