@@ -129,6 +129,8 @@ def test_b_is_shown_with_both_sides_hits_when_they_search_one_set(qtbot, guide_w
         model.set_result("B", rb)
     assert view.data.key[0] == "B" and set(view.data.hits) == {"A", "B"}
     assert view.data.hits["B"] == sorted({h.row for h in rb.hits})
+    model.set_side_by_side(False)
+    assert view.side.currentText() == "A" and view.key[0] == "A", "B hidden: its space is not offered"
 
 
 def test_a_clicked_chunk_opens_in_the_document_tab_selected(qtbot, guide_ws):

@@ -244,6 +244,10 @@ class EmbeddingSpaceView(QWidget):
         """Follow the model: clear at once what is no longer current, and project the side's current chunk set
         (when the view is shown; else when it is shown next)."""
         self.side.model().item(1).setEnabled(self.model.side_by_side)  # type: ignore[attr-defined]
+        if not self.model.side_by_side and self.side.currentText() != "A":
+            self.side.blockSignals(True)  # B is hidden: its chunk set is not offered
+            self.side.setCurrentText("A")
+            self.side.blockSignals(False)
         key, result, hits = self._wanted()
         if key == self._key and (self.data is not None or self._worker is not None):
             return
