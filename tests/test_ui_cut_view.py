@@ -89,3 +89,55 @@ def test_one_side_offers_no_cuts_of_a_and_b(qtbot, guide_ws):
     pane.show()
     pane.set_results(result, None, [])
     assert "cuts of A and B" not in [pane.colour.itemText(i) for i in range(pane.colour.count())]
+
+
+def test_export_chunks_from_the_chunk_map(qtbot, guide_ws, tmp_path):
+    from workbench.core.retrieve.chunk_export import (
+        exported_chunks,
+        parquet_available,
+        read_exported_chunks,
+        read_exported_vectors,
+    )
+    from workbench.ui.explore.doc_view import DocumentPane
+
+    ra = guide_ws.search(QUESTION, override(Strategy(top_k=2), size=32))
+    rb = guide_ws.search(QUESTION, override(Strategy(top_k=2), size=48, overlap=12))
+    pane = DocumentPane(guide_ws)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 420)
+    pane.show()
+    pane.set_results(ra, rb, [])
+    pane.show_doc(ra.passages[0].span.doc_id)
+    assert not pane.export_button.isVisible() and pane.export_chunks() is None, "no chunk map, nothing to export"
+    pane.set_chunk_map_side("B")
+    assert pane.export_button.isVisible()
+    dialog = pane.export_chunks()
+    qtbot.addWidget(dialog)
+    rt_b = guide_ws.sets.runtime(rb.set_id)
+    assert dialog.rt is rt_b and f"{len(rt_b)} chunks" in dialog.status.text()
+    assert dialog.format.model().item(2).isEnabled() == parquet_available()
+    dialog.export()
+    assert "Name the file" in dialog.status.text() and dialog.isVisible()
+    out = tmp_path / "b.csv"
+    dialog.format.setCurrentIndex(1)
+    dialog.vectors.setChecked(True)
+    dialog.path.setText(str(out))
+    assert dialog.export() is not None and not dialog.isVisible()
+    assert read_exported_chunks(out) == exported_chunks(rt_b, guide_ws.corpus.document)
+    assert read_exported_vectors(out).shape[0] == len(rt_b)
+    # an existing file: asked, and kept when the answer is no
+    again = pane.export_chunks()
+    qtbot.addWidget(again)
+    asked = []
+    again.ask_replace = lambda _parent, path: asked.append(path) or False
+    again.format.setCurrentIndex(1)
+    again.path.setText(str(out))
+    before = out.read_bytes()
+    assert again.export() is None and asked == [str(out)] and "exists" in again.status.text()
+    assert out.read_bytes() == before and again.isVisible()
+    again.ask_replace = lambda _parent, _path: True
+    again.format.setCurrentIndex(0)
+    assert again.path.text().endswith("b.jsonl"), "the suffix follows the format"
+    again.path.setText(str(out))
+    again.format.setCurrentIndex(1)
+    assert again.export() is not None and read_exported_chunks(out) == exported_chunks(rt_b, guide_ws.corpus.document)

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
+from workbench.ui.explore.chunk_export_dialog import ExportChunksDialog
 from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
 from workbench.ui.explore.cut_view import (
     CUT_VIEW_KINDS,
@@ -152,6 +153,11 @@ class DocumentPane(QWidget):
         self.chunk_summary.hide()
         self.cut_summary = CutSummary()  # the figures of cuts of A and B, one line
         self.cut_summary.hide()
+        self.export_button = QPushButton("Export chunks…")  # the chunk map's set, as 'workbench chunks export'
+        self.export_button.setToolTip("Write the chunks of this chunk map's set (spans, text, embedded text, "
+                                      "tokens, heading path, chunker) to JSON Lines, CSV or Parquet")
+        self.export_button.clicked.connect(self.export_chunks)
+        self.export_button.hide()
         self._picked: str | None = None  # the picker's entry chosen by hand ("", "A" or "B")
         self._scroll_to: int | None = None  # where the next drawing scrolls to (a new question's focus)
         self.note = WrappedLabel("")  # why the highlights are not the current question's
@@ -162,6 +168,7 @@ class DocumentPane(QWidget):
         head.addWidget(QLabel("Document"))
         head.addWidget(self.picker, 1)
         head.addWidget(self.colour)
+        head.addWidget(self.export_button)
         head.addWidget(self.info)
         head.addWidget(self.legend, 1)  # one compact line beside the picker: the text keeps the height
         lay = QVBoxLayout(self)
@@ -328,6 +335,7 @@ class DocumentPane(QWidget):
     def _show_chunk_summary(self, doc_id: int, side: str | None) -> None:
         rt = self.view.runtime
         self.cut_summary.setVisible(side == CUTS_AB and rt is not None)
+        self.export_button.setVisible(side in ("A", "B") and rt is not None)
         if side == CUTS_AB and rt is not None and self.result_b is not None and self.view.cuts is not None:
             self.chunk_summary.hide()
             rt_b = self.ws.sets.runtime(self.result_b.set_id)
@@ -338,6 +346,14 @@ class DocumentPane(QWidget):
             return
         self.chunk_summary.show_map(side, rt, doc_id, self.reference)
         self.chunk_summary.show()
+
+    def export_chunks(self) -> ExportChunksDialog | None:
+        """Open *Export chunks…* for the chunk map's set (None when no chunk map is shown)."""
+        if self.view.runtime is None or self.chunk_map_side() not in ("A", "B"):
+            return None
+        dialog = ExportChunksDialog(self.ws, self.view.runtime, self)
+        dialog.open()
+        return dialog
 
     def show_passage(self, passage: Passage) -> None:
         """Open the passage's document scrolled to it."""
