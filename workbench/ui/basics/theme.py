@@ -219,14 +219,16 @@ def marker_format(kinds: Iterable[str] = ()) -> QTextCharFormat:
     return fmt
 
 
+CUT_MARK_RAISE = 35.0  # percent of the line's height: A's cut marks sit this far above the baseline, B's below
+
+
 def cut_marker_format(kind: str, agreed: bool = False) -> QTextCharFormat:
     """Format of a cut's marker glyph in the *cuts of A and B* view: ``kind`` ``cut_a`` (A's colour, raised
     above the line) or ``cut_b`` (B's colour, lowered), on the agreement grey when the other side cuts within
     reach (``agreed``); its kinds property reads ``cut_a`` or ``cut_a,cut_agree``."""
     fmt = marker_format({"cut_agree"} if agreed else ())
     fmt.setForeground(QColor(SWATCHES[kind].foreground))
-    fmt.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignSuperScript if kind == "cut_a"
-                             else QTextCharFormat.VerticalAlignment.AlignSubScript)
+    fmt.setBaselineOffset(CUT_MARK_RAISE if kind == "cut_a" else -CUT_MARK_RAISE)  # full size, unlike superscript
     fmt.setProperty(KINDS_PROPERTY, f"{kind},cut_agree" if agreed else kind)
     return fmt
 
