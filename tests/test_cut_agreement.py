@@ -162,3 +162,14 @@ def test_cli_cuts_diff(capsys, tmp_path, hash_cli):
                 [a, b, "--questions", tmp_path / "missing"]):
         code, _out, err = run_cli(capsys, "cuts", "diff", *bad, "--data-dir", data, "--quiet")
         assert code != 0 and err.count("\n") == 1, err
+
+
+def test_a_reference_is_split_exactly_when_a_cut_lies_strictly_inside():
+    from workbench.core.ingest.cut_agreement import splits
+
+    rng = random.Random(3)
+    for _ in range(500):
+        cuts = sorted(rng.sample(range(60), rng.randint(0, 8)))
+        start = rng.randint(0, 59)
+        end = rng.randint(start, 60)
+        assert splits(cuts, start, end) == any(start < c < end for c in cuts)

@@ -11,6 +11,7 @@ both or by neither.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -46,8 +47,10 @@ def agreeing_cuts(a: Sequence[int], b: Sequence[int], within: int = DEFAULT_WITH
 
 
 def splits(cuts: Sequence[int], start: int, end: int) -> bool:
-    """True when a cut lies strictly inside ``[start, end)`` (after its start, before its end)."""
-    return any(start < c < end for c in cuts)
+    """True when a cut of the sorted ``cuts`` lies strictly inside ``[start, end)`` (after its start, before its
+    end)."""
+    i = bisect.bisect_right(cuts, start)
+    return i < len(cuts) and cuts[i] < end
 
 
 @dataclass(frozen=True)
