@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QTextCharFormat, QTextFormat
 
+from workbench.core.ingest.cut_agreement import DEFAULT_WITHIN
+
 KINDS_PROPERTY = int(QTextFormat.Property.UserProperty) + 1  # the layer kinds of a fragment, "hit,window"
 MARKER = "\u00a6"  # ¦ chunk boundary marker, inserted between characters (never part of the text)
 
@@ -50,7 +52,7 @@ SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
     # cuts of A and B: each side's marks in its side colour (SIDE_COLOURS), A's raised, B's lowered
     Swatch("cut_a", "cut by A (raised)", foreground="#2f6fde"),
     Swatch("cut_b", "cut by B (lowered)", foreground="#d9730d"),
-    Swatch("cut_agree", "A and B cut within 20 characters", background="#d6d6d6"),
+    Swatch("cut_agree", f"A and B cut within {DEFAULT_WITHIN} characters", background="#d6d6d6"),
 ]}
 MARKER_KINDS = ("boundary", "cut_a", "cut_b")  # kinds drawn as a marker glyph between characters
 
