@@ -334,12 +334,13 @@ class DocumentPane(QWidget):
 
     def _show_chunk_summary(self, doc_id: int, side: str | None) -> None:
         rt = self.view.runtime
-        self.cut_summary.setVisible(side == CUTS_AB and rt is not None)
         self.export_button.setVisible(side in ("A", "B") and rt is not None)
-        if side == CUTS_AB and rt is not None and self.result_b is not None and self.view.cuts is not None:
+        both = self.result_b if side == CUTS_AB and rt is not None else None  # cuts of A and B were drawn
+        self.cut_summary.setVisible(both is not None and self.view.cuts is not None)
+        if both is not None and rt is not None and self.view.cuts is not None:
             self.chunk_summary.hide()
-            rt_b = self.ws.sets.runtime(self.result_b.set_id)
-            self.cut_summary.show_cuts(self.view.cuts, self.cut_summary.whole_sets(rt, rt_b, self.reference))
+            whole = self.cut_summary.whole_sets(rt, self.ws.sets.runtime(both.set_id), self.reference)
+            self.cut_summary.show_cuts(self.view.cuts, whole)
             return
         if side is None or rt is None:
             self.chunk_summary.hide()
