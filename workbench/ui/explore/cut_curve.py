@@ -157,8 +157,9 @@ class CutCurve(QWidget):
                 if why.threshold is not None else f" · {html.escape(why.threshold_label)}")
         self.title.setText(f"<b style='color:{colour}'>Why {html.escape(why.chunker.split(' ')[0])} cut here</b> "
                            f"<span style='color:{MUTED}'>· {html.escape(why.score_label)}{line} · "
-                           f"{len(cuts)} cut(s) of {len(why.similarity)} boundaries (click: show in the text)</span>")
-        self.title.setToolTip(why.chunker)
+                           f"{len(cuts)} cut(s) of {len(why.similarity)} boundaries</span>")
+        self.title.setToolTip(f"{why.chunker}\nHover a point for its two {why.unit}s; click the curve to scroll the "
+                              "text to that boundary")
         if not why.similarity:
             self.title.setText(self.title.text() + f" <span style='color:{MUTED}'>— one {why.unit}, no boundary</span>")
             self.drawn.emit()

@@ -97,8 +97,8 @@ class SemanticChunker:
         cuts = pack_sentences(sentences, breaks, ruler, self.max_tokens) if sentences else []
         return CutExplanation(self.spec.label(), "sentence", tuple(sentences),
                               tuple(float(1.0 - d) for d in distances), 1.0 - line if len(distances) else None,
-                              f"{self.percentile:g}th percentile of the distances", "cosine similarity of "
-                              f"neighbouring sentences (each with {self.window} on each side)",
+                              f"similarity at the {self.percentile:g}th percentile of the distances",
+                              f"cosine similarity of neighbouring sentences (each with {self.window} on each side)",
                               cut_reasons(sentences, cuts, breaks), tuple(cuts))
 
     def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
