@@ -76,13 +76,20 @@ def test_detail_knobs_set_the_new_strategy_fields(qtbot):
     assert panel.strategy().to_dict() == seen[-1].to_dict()
 
 
-def test_structure_aware_box_edits_the_chunking(qtbot):
+def test_the_structure_chunker_edits_the_chunking(qtbot):
     panel, model, seen = panel_on(qtbot, PRESETS["plain"])
-    assert not panel.structure.isChecked()
-    panel.structure.setChecked(True)
-    assert seen[-1].chunk.structure_aware is True
+    panel.show()
+    combo = panel.chunker.combo
+    assert panel.chunker.name() == "fixed" and not model.strategy("A").chunk.structure_aware
+    combo.setCurrentIndex(combo.findData("structure"))
+    assert seen[-1].chunk.structure_aware is True and seen[-1].chunk.size == 200, "the size carries over"
+    assert panel.chunker._controls["unit"].widget.currentText() == "tokens"
+    assert panel.chunker._controls["unit"].widget.isVisibleTo(panel), "a new control shows in a shown grid"
     model.set_strategy("A", PRESETS["heading-path"])
-    assert panel.structure.isChecked()
+    assert panel.chunker.name() == "structure" and panel.strategy().chunk == PRESETS["heading-path"].chunk
+    model.set_strategy("A", PRESETS["sentence-window"])  # fixed windows of sentences are the sentence chunker
+    assert panel.chunker.name() == "sentence" and "unit" not in panel.chunker._controls
+    assert (panel.size_knob.value(), panel.size_knob.spin.maximum()) == (1, 10)
 
 
 def test_coarse_field_edits_the_multi_granularity_levels(qtbot):
