@@ -131,3 +131,19 @@ def test_the_panel_shows_and_edits_the_model_strategy_and_keeps_no_copy(qtbot):
     assert panel.preset.findText("mine") >= 0 and other.preset.findText("mine") >= 0
     panel.preset.setCurrentText("mine")
     assert model.strategy("A").top_k == 7 == other.top_k.value() and model.strategy("A").model == "minilm-bf16"
+
+
+def test_a_knob_edit_builds_the_strategy_once_and_other_views_follow(qtbot, monkeypatch):
+    """The model's echo of the panel's own edit is not rebuilt from every control a second time (it was: the
+    whole strategy, and the preset match over every preset, twice per slider step); another view of the side
+    still follows the model."""
+    panel, model, seen = panel_on(qtbot, PRESETS["plain"])
+    other = StrategyPanel(model, "A")
+    qtbot.addWidget(other)
+    built: list[StrategyPanel] = []
+    original = StrategyPanel.strategy
+    monkeypatch.setattr(StrategyPanel, "strategy", lambda self: built.append(self) or original(self))
+    panel.window_knob.setValue(2)
+    assert built.count(panel) == 1 and seen[-1].expander.kind == "neighbours" and seen[-1].expander.window == 2
+    assert other.window_knob.value() == 2 and other.expansion.currentData() == "neighbours"
+    assert panel.expansion.currentData() == "neighbours" and panel.preset.currentText() == seen[-1].name

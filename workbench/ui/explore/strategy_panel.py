@@ -226,8 +226,8 @@ class StrategyPanel(QWidget):
 
     def _model_strategy(self, side: str, strategy: Strategy) -> None:
         """The model's strategy of this side changed (a knob, a swap, the lab): show it unless the controls
-        already describe it."""
-        if side != self.side:
+        already describe it (this panel's own edit, being written, does)."""
+        if side != self.side or self._loading:
             return
         try:
             if strategy == self.strategy() and self.preset.currentText() == preset_name(strategy, self.model.saved):
@@ -304,10 +304,12 @@ class StrategyPanel(QWidget):
             self.show_error(str(exc))
             return
         self.show_error("")
-        self._loading = True
-        self.preset.setCurrentText(strategy.name)
-        self._loading = False
-        self.model.set_strategy(self.side, strategy)  # over the model's strategy: the side's embedding model kept
+        self._loading = True  # the controls show it already: the model's echo (``_model_strategy``) is not rebuilt
+        try:
+            self.preset.setCurrentText(strategy.name)
+            self.model.set_strategy(self.side, strategy)  # over the model's strategy: the side's embedding model kept
+        finally:
+            self._loading = False
 
     def _write(self, strategy: Strategy) -> None:
         """``strategy`` becomes the side's strategy in the model, with the side's embedding model (chosen
