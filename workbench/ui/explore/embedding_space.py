@@ -46,6 +46,7 @@ from workbench.ui.explore.text_view import LayeredTextView
 from workbench.ui.jobs.workers import JobRunner, Worker, while_alive
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.plot_zoom import CtrlWheelViewBox, reset_button
+from workbench.ui.widgets.scrolling import fitted
 from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
@@ -206,11 +207,15 @@ class EmbeddingSpaceView(QWidget):
         body.setContentsMargins(0, 0, 0, 0)
         body.addWidget(self.plot, 1)
         body.addWidget(column)
-        lay = QVBoxLayout(self)
+        inner = QWidget()
+        lay = QVBoxLayout(inner)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.setSpacing(4)
         lay.addLayout(head)
         lay.addLayout(body, 1)
+        outer = QVBoxLayout(self)  # a short tab scrolls rather than taking height from the passages above
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(fitted(inner))
 
     # ----- what to show ------------------------------------------------------------------------
     @property
