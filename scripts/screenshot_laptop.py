@@ -1,5 +1,6 @@
 """Laptop-size screenshots of the real window at 1366×768 in its default layout: Explore side by side after a
-search on the sample corpus (``laptop-explore.png``), the evaluation lab after a sweep of the bundled
+search on the sample corpus (``laptop-explore.png``), then answered from A and B
+(``laptop-answer.png``), the evaluation lab after a sweep of the bundled
 benchmark (``laptop-lab.png``) and after a sweep with budgets, its recall-per-context-token curves shown
 (``lab-curves.png``); both lab shots are skipped with ``--explore-only``.
 
@@ -36,10 +37,30 @@ def main() -> None:
     heights = {s: getattr(window.compare, s).results.height() for s in "ab"}
     print(f"screenshot: window {window.size().toTuple()}, passage heights {heights}")
     shot.save(out, "laptop-explore.png")
+    answer(window, out, wait, settle)
     if "--explore-only" not in sys.argv:
         lab(window, out, wait, settle)
         lab_curves(window, out, wait, settle)
     shot.close()
+
+
+def answer(window, out: Path, wait, settle) -> None:
+    """Answer from A and B (extractive: no model needed) and save ``laptop-answer.png``: the passages keep half
+    the height, the answer pane is sized to the answers, their stats and cited passages in view."""
+    from workbench.ui.basics.settings import LLMChoice
+
+    window.model.set_llm(LLMChoice("extractive"))
+    window.answer.set_sides("A and B")
+    finished = []
+    window.answer.runFinished.connect(finished.append)
+    window.ask()
+    wait(lambda: finished)
+    settle()
+    heights = {s: getattr(window.compare, s).results.height() for s in "ab"}
+    print(f"screenshot: answered, passage heights {heights} of {window.height()}")
+    path = out / shot_name("laptop-answer.png")
+    window.grab().save(str(path))
+    print(f"screenshot: {path}")
 
 
 def lab(window, out: Path, wait, settle) -> None:

@@ -24,15 +24,22 @@ def view(qtbot, hash_ws, tmp_path):
 def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, hash_ws):
     assert "5 questions" in view.set_label.text()
     view.set_checked(["plain", "neighbours"])
-    view.grid.setText("window=0,1")
+    view.grid.setText("window=0,1 chunk_size=120")  # a chunk set to cut and embed, then scoring
+    shown: list[tuple[int, int, str]] = []
+    view.progress.valueChanged.connect(lambda v: shown.append((view.progress.maximum(), v, view.progress.format())))
     with qtbot.waitSignal(view.runFinished, timeout=120000) as finished:
         qtbot.mouseClick(view.run_button, Qt.LeftButton)
         assert view.running and not view.run_button.isEnabled()
+    values = [v for top, v, _ in shown if top == 1000]
+    assert values and values == sorted(values), "one bar for the whole sweep: it never restarts"
+    phases = {text.split(" ")[0] for _, _, text in shown}
+    assert {"Cutting", "Embedding", "Scoring"} <= phases, phases
     run_id = finished.args[0]
     assert not view.running and run_id in view.status.text()
     assert view.summary.rowCount() == 4
     assert [view.summary.item(i, 0).text() for i in range(4)] == [
-        "plain window=0", "plain window=1", "neighbours window=0", "neighbours window=1"]
+        "plain window=0 chunk_size=120", "plain window=1 chunk_size=120", "neighbours window=0 chunk_size=120",
+        "neighbours window=1 chunk_size=120"]
     assert all(0 <= float(view.summary.item(i, 1).text()) <= 100 for i in range(4))
     assert len(view.recall_plot.listDataItems()) == 2 and len(view.iou_plot.listDataItems()) == 2
     assert view.progress.value() == view.progress.maximum()
@@ -42,7 +49,7 @@ def test_run_table_plot_drilldown_export(qtbot, view, tmp_path, hash_ws):
     assert view.questions.rowCount() == 5
     view.compare_to.setCurrentIndex(2)  # compare with plain window=1
     changes = {view.questions.item(i, 7).text() for i in range(5)}
-    assert not any(c.startswith("broke") for c in changes), "a wider window never loses recall"
+    assert not any(c.startswith("this better") for c in changes), "a wider window never loses recall"
     item = view.questions.item(0, 1)
     with qtbot.waitSignal(view.questionActivated) as activated:
         view.questions.itemActivated.emit(item)
@@ -92,3 +99,20 @@ def test_a_large_sweep_asks_before_it_starts(qtbot, view):
     assert view.start() and len(asked) == 1, "a small sweep asks nothing"
     view.cancel()
     qtbot.waitUntil(lambda: not view.running, timeout=60000)
+
+
+def test_the_vs_cell_says_which_configuration_is_better():
+    from workbench.core.evaluate.metrics import question_metrics
+    from workbench.core.evaluate.sweep import QuestionResult, compare_rows
+    from workbench.ui.evaluate.eval_tables import change_words, question_columns
+
+    ref = [Span(1, 0, 100)]
+
+    def row(i, spans):
+        return QuestionResult(i, f"q{i}", "c", spans, question_metrics(spans, ref, 10, 100))
+
+    this = [row(0, ref), row(1, [])]  # answered question 0 fully, question 1 not at all
+    compared = [row(0, []), row(1, ref)]
+    words = change_words(compare_rows(compared, this))
+    assert words == {0: "this better by 100", 1: "compared better by 100"}
+    assert question_columns()[-1] == "vs compared"

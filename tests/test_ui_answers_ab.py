@@ -168,6 +168,16 @@ def test_extractive_answers_from_a_and_b_cite_their_own_passages(qtbot, make_win
     panel.columns["B"].answer.anchorClicked.emit(QUrl(f"cite:{number}"))
     flashed = compare.b.results.flashed
     assert flashed is not None and compare.b.controller.result.passages[flashed].span.start <= cited.start
+    # … at the sentence the answer quoted from it, not the passage's top: that sentence is selected and in view
+    job_b = next(j for j in jobs if j.side == "B")
+    quoted = sorted((q for q in (Span(*t) for t in job_b.quotes) if q.doc_id == cited.doc_id
+                     and cited.start <= q.start < cited.end), key=lambda q: q.start)
+    assert quoted, "an extractive answer quotes the passages it cites"
+    view = compare.b.results
+    selection = view.textCursor()
+    assert selection.selectionStart() == view.pmap.position_of(quoted[0].doc_id, quoted[0].start, tag=flashed)
+    top = view.cursorRect(selection).top()
+    assert 0 <= top < view.viewport().height(), "the quoted sentence is in view"
     # narrow: the answers stack; wide: side by side
     window.set_library_shown(False)
     compare.show_bottom_tab(window.answer_page)

@@ -72,6 +72,9 @@ def test_chunk_map_of_each_side_alternates_tints_marks_overlaps_and_summarises(q
         card = _hover_card(view, doc_id, (third.start + third.end) // 2)
         assert f"Chunk 3 of {len(spans)}" in card and f"{int(rt.table.tokens[rt.doc_rows(doc_id)[0] + 2])} tokens" \
             in card
+        shown = card.split("Shown in the results")[1].split("<td")[2]
+        assert "[" not in shown.split(">", 1)[1][:3], "the results show no [file.md] before a chunk's text"
+        assert card.count(" tokens ·") == 1 and "chunking: " in card, "the chunk's length and the set's size apart"
         # the summary beside the text: the numbers of this document and of the whole set
         summary = pane.chunk_summary
         assert summary.isVisible() and summary.width() <= 260

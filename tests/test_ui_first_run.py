@@ -296,3 +296,17 @@ def test_settings_say_what_a_missing_ollama_means_for_the_chosen_backend(qtbot, 
     assert "extractive" not in dialog.ollama_status.text() and "local model file" in dialog.ollama_status.text()
     dialog.backend.setCurrentIndex(dialog.backend.findData("auto"))
     assert "answers are extractive" in dialog.ollama_status.text()
+
+
+def test_settings_never_say_extractive_with_the_embedded_model_chosen(qtbot, ui_settings, tmp_path):
+    from workbench.ui.dialogs.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(ui_settings, tmp_path / "data", prober=lambda _host, _timeout: None)  # no server
+    qtbot.addWidget(dialog)
+    dialog.backend.setCurrentIndex(dialog.backend.findData("auto"))
+    dialog.probe()
+    qtbot.waitUntil(lambda: "No Ollama server" in dialog.ollama_status.text(), timeout=WAIT_MS)
+    assert "extractive" in dialog.ollama_status.text(), "automatic without a server: extractive answers"
+    dialog.backend.setCurrentIndex(dialog.backend.findData("embedded"))
+    said = dialog.ollama_status.text()
+    assert "extractive" not in said and "the local model file answers" in said, said

@@ -13,8 +13,11 @@ question bar), the library collapsed — after every step:
 * no text is clipped: every visible label, button and combo box shows its whole text, or elides it with the
   whole text in its tooltip; word-wrapped labels get the lines they need; legends keep to one line; no spin box
   is narrower than its widest value; no scroll area (the knobs included) scrolls sideways;
-* a side whose knobs are closed keeps at least half the window's height for its passages;
-* the lab (each of its tabs) needs no outer scrollbar;
+* each side keeps at least half the window's height for its passages, its knobs open or closed (open knobs
+  scroll up and down in what is left);
+* with the Answer tab in front (knobs closed, prompt hidden), each answer's stats, judge's line and cited
+  passages are in view: the answer pane is sized to its content;
+* the lab (each of its tabs) needs no outer scrollbar, and its sweep's progress bar never moves back;
 * the library lists every document the data folder holds (the benchmark's corpora included).
 """
 
@@ -65,14 +68,16 @@ def stale_shown(window) -> list[str]:
 
 
 def cramped(window) -> list[str]:
-    """The layout rules of a laptop screen: a side whose knobs are closed keeps half the window's height for
-    its passages (the splitter not moved by hand; open knobs take their room from the passages), the lab needs
+    """The layout rules of a laptop screen: each side keeps half the window's height for its passages, knobs
+    open or closed (the splitter not moved by hand), the answer's stats and sources are in view, the lab needs
     no outer scrolling, the library lists every stored document."""
     problems = []
     if window.model.mode == "explore":
         for name, side in (("A", window.compare.a), ("B", window.compare.b)):
-            if side.isVisible() and not side.knob_area.isVisible() and side.results.height() < window.height() // 2:
-                problems.append(f"{name}'s passages {side.results.height()} px of {window.height()}")
+            if side.isVisible() and side.results.height() < window.height() // 2:
+                knobs = "open" if side.knob_area.isVisible() else "closed"
+                problems.append(f"{name}'s passages {side.results.height()} px of {window.height()} (knobs {knobs})")
+        problems += answer_hidden(window)
     elif window.lab_page is not None and window.lab_page.verticalScrollBar().isVisible():
         problems.append("the lab needs the outer scrollbar")
     listed = {int(r["doc_id"]) for r in window.library.table.rows() if r["doc_id"] is not None}
@@ -82,12 +87,36 @@ def cramped(window) -> list[str]:
     return problems
 
 
+def answer_hidden(window) -> list[str]:
+    """With the Answer tab in front, the knobs closed and the prompt hidden, each answer's stats, judge's line
+    and cited passages are in view (the answer pane is sized to its content; the text scrolls inside its own box)."""
+    from PySide6.QtCore import QPoint
+
+    compare, page = window.compare, window.answer_page
+    if (not compare.document_shown() or compare.bottom_tabs.currentWidget() is not page
+            or window.answer.show_prompt.isChecked() or any(s.knob_area.isVisible() for s in compare.sides_shown())):
+        return []
+    problems = []
+    for side, column in window.answer.columns.items():
+        if not column.isVisibleTo(window.answer) or not column.stats.text():
+            continue
+        for name, part in (("stats", column.stats), ("judge's line", column.verdict), ("sources", column.sources)):
+            if part.isHidden():
+                continue
+            top = part.mapTo(page.viewport(), QPoint(0, 0)).y()
+            if top < 0 or top + part.height() > page.viewport().height():
+                problems.append(f"answer {side}'s {name} out of view ({top}..{top + part.height()} of "
+                                f"{page.viewport().height()} px)")
+    return problems
+
+
 def check(window, screen, step: str, *dialogs) -> None:
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
 
-    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-    QApplication.processEvents()
+    for _ in range(3):  # the layout settles: the compare view shares its height out once it has its size
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        QApplication.processEvents()
     problems = [p for p in (off_screen(window, screen),) if p]
     problems += stale_shown(window)
     problems += cramped(window)
@@ -138,8 +167,11 @@ def test_a_newcomers_walk_stays_on_screen_current_and_unclipped(qtbot, monkeypat
     view.set_checked(["plain", "neighbours"])
     view.budgets.setText("250,500,1000")
     view.limit.setValue(12)
+    shares: list[int] = []
+    view.progress.valueChanged.connect(lambda v: shares.append(v) if view.progress.maximum() == 1000 else None)
     with qtbot.waitSignal(view.runFinished, timeout=TOUR_MS):
         view.run_button.click()
+    assert shares == sorted(shares), "the sweep's bar never moves back"
     assert len(set(window.model.colours.values())) == 2, "one colour per configuration line"
     check(window, screen, "a lab sweep with budgets")
     for tab in range(view.lower_tabs.count()):  # questions, flips, against a baseline
@@ -176,8 +208,9 @@ def test_a_newcomers_walk_stays_on_screen_current_and_unclipped(qtbot, monkeypat
     window.answer.set_sides("A and B")
     with qtbot.waitSignal(window.answer.runFinished, timeout=WAIT_MS):
         qtbot.keyClick(window.question, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    window.answer.show_prompt.setChecked(True)
     check(window, screen, "answers from A and B")
+    window.answer.show_prompt.setChecked(True)  # the prompt below the answers: the pane scrolls now
+    check(window, screen, "Show prompt")
 
     # 6. a chunker change on B
     b = window.compare.b

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 
@@ -35,13 +36,18 @@ class CancelToken:
 
 @dataclass(frozen=True)
 class ProgressEvent:
-    """One progress report: a stage name, units done of total, and a message for people."""
+    """One progress report: a stage name, units done of total, and a message for people.
+
+    ``overall``: the whole job's completed share (0–1) when the job planned its stages (``JobPlan``), which
+    never goes down while a stage's own counts start again at 0; ``job_elapsed``: seconds since the job began."""
 
     stage: str
     done: int
     total: int
     message: str = ""
     elapsed: float = 0.0
+    overall: float | None = None
+    job_elapsed: float = 0.0
 
     @property
     def fraction(self) -> float:
@@ -59,6 +65,14 @@ class ProgressEvent:
         if not self.total or not self.done or self.elapsed <= 0:
             return None
         return (self.total - self.done) / self.rate
+
+    @property
+    def overall_left_s(self) -> float | None:
+        """Seconds the whole job has left at its pace so far (from ``overall``), or None when unknown: no plan,
+        or under 2% done or half a second in (too little to tell)."""
+        if self.overall is None or self.overall < 0.02 or self.job_elapsed < 0.5:
+            return None
+        return self.job_elapsed * (1.0 - self.overall) / self.overall
 
 
 class ProgressSink(Protocol):
@@ -88,3 +102,45 @@ class Reporter:
         if force or done >= self.total or done - self._last_done >= step or t - self._last_time > 0.1:
             self._last_done, self._last_time = done, t
             self.sink(ProgressEvent(self.stage, done, self.total, message, t - self.started))
+
+
+class JobPlan:
+    """A job's stages, known before it starts, each weighted by its estimated cost (seconds, or any unit common
+    to all). The sink of each stage (``stage``) passes that stage's events on with ``overall`` set to the whole
+    job's completed share: the stage's start plus its weight times the stage's own fraction (an event's own
+    ``overall`` when a nested plan set it, else done / total). The share never goes down: a stage whose counts
+    start again (one batch after another) holds it until it passes the highest point reached."""
+
+    def __init__(self, sink: ProgressSink | None, stages: Sequence[tuple[str, float]]) -> None:
+        self.sink = sink or no_progress
+        total = sum(max(0.0, w) for _, w in stages) or 1.0
+        self._span: dict[str, tuple[float, float]] = {}
+        start = 0.0
+        for key, weight in stages:
+            share = max(0.0, weight) / total
+            self._span[key] = (start, share)
+            start += share
+        self.overall = 0.0
+        self.started = time.perf_counter()
+        self._lock = threading.Lock()
+
+    def stage(self, key: str) -> ProgressSink:
+        """The sink for stage ``key`` (one of the planned stages)."""
+        start, share = self._span[key]
+
+        def sink(event: ProgressEvent) -> None:
+            inner = event.overall if event.overall is not None else (event.fraction if event.total else None)
+            with self._lock:
+                if inner is not None:
+                    self.overall = max(self.overall, min(1.0, start + share * min(1.0, max(0.0, inner))))
+                shown = replace(event, overall=self.overall, job_elapsed=time.perf_counter() - self.started)
+            self.sink(shown)
+
+        return sink
+
+    def complete(self, key: str) -> None:
+        """Stage ``key`` is done (also when it had nothing to do and said nothing): the share moves to its end,
+        which the next event shows."""
+        start, share = self._span[key]
+        with self._lock:
+            self.overall = max(self.overall, min(1.0, start + share))

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, TypedDict
 from workbench.core.evaluate.datasets import QuestionSet, index_corpora
 from workbench.core.evaluate.metrics import QuestionMetrics, Stat, question_metrics, summarize
 from workbench.core.evaluate.sweep_checks import check_llm_steps, model_problem
-from workbench.core.index.build import IngestReport
+from workbench.core.index.build import CUT_CHARS_PER_S, UNMEASURED_CHARS_PER_S, IngestReport
 from workbench.core.index.embedder_pool import normalise_model_spec
 from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.ingest.chunkers.registry import get_kind
-from workbench.core.jobs import CancelToken, ProgressSink, Reporter
+from workbench.core.jobs import CancelToken, JobPlan, ProgressSink, Reporter
 from workbench.core.retrieve.steps.base import step_knobs
 from workbench.core.retrieve.strategy.names import run_names
 from workbench.core.retrieve.strategy.presets import Strategy, override, resolve
@@ -223,7 +223,11 @@ def run_sweep(
         ws.check_code_allowed(config.strategy)
     check_llm_steps(ws, configs)
     started = time.perf_counter()
-    doc_ids = index_corpora(ws, qset, None, progress, cancel)
+    builds = list(dict.fromkeys((chunk, c.strategy.model) for c in configs for chunk in c.strategy.chunk_configs()))
+    models = list(dict.fromkeys(c.strategy.model for c in configs))
+    plan = JobPlan(progress, sweep_stages(qset, len(builds), len(models), len(configs)))
+    doc_ids = index_corpora(ws, qset, None, plan.stage("reading"), cancel)
+    plan.complete("reading")
     scope = Scope.of(doc_ids.values())
     other = len(ws.records.documents()) - len(scope)
     result = SweepResult([ConfigResult(c) for c in configs], doc_ids, scope=scope,
@@ -232,14 +236,16 @@ def run_sweep(
     if duplicates:  # recorded with the run: the means weigh those questions more than once
         result.warnings.append(duplicates)
     result.warnings += qset.skipped
-    for chunk, model in dict.fromkeys((chunk, c.strategy.model)
-                                      for c in configs for chunk in c.strategy.chunk_configs()):
+    for n, (chunk, model) in enumerate(builds):
         built = IngestReport()  # documents a chunker could not cut are left out of its set, with a warning
-        ws.sets.ensure_chunk_set(chunk, progress, cancel, report=built, model=model, scope=scope)
+        ws.sets.ensure_chunk_set(chunk, plan.stage(f"set {n}"), cancel, report=built, model=model, scope=scope)
+        plan.complete(f"set {n}")
         result.warnings += built.warnings
-    for model in dict.fromkeys(c.strategy.model for c in configs):  # one batch per model, then cached
-        ws.corpus.query_vectors([q.question for q in qset.questions], progress, cancel, model=model)
-    report = Reporter(progress, "evaluating", len(qset.questions) * len(configs))
+    for n, model in enumerate(models):  # one batch per model, then cached
+        ws.corpus.query_vectors([q.question for q in qset.questions], plan.stage(f"questions {n}"), cancel,
+                                model=model)
+        plan.complete(f"questions {n}")
+    report = Reporter(plan.stage("scoring"), "evaluating", len(qset.questions) * len(configs))
     done = 0
     for q in qset.questions:
         refs = q.spans(doc_ids)
@@ -258,6 +264,26 @@ def run_sweep(
             report(done, cr.config.key)
     result.seconds = time.perf_counter() - started
     return result
+
+
+SEARCH_S = 0.02  # about one question searched with one configuration (weighs scoring against building)
+
+
+def sweep_stages(qset: QuestionSet, builds: int, models: int, configs: int) -> list[tuple[str, float]]:
+    """A sweep's stages weighted by their estimated seconds: storing the searched corpora (their files' size),
+    each chunk set (those characters cut and embedded), each model's question vectors, and scoring every
+    question with every configuration. Work already done (a stored corpus, a built set) is passed at once."""
+    chars = 0
+    for cid in qset.searched_corpora():
+        try:
+            chars += qset.corpora[cid].stat().st_size
+        except OSError:
+            continue
+    build_s = chars / CUT_CHARS_PER_S + chars / UNMEASURED_CHARS_PER_S
+    asked = sum(len(q.question) for q in qset.questions)
+    return [("reading", chars / CUT_CHARS_PER_S), *((f"set {n}", build_s) for n in range(builds)),
+            *((f"questions {n}", asked / UNMEASURED_CHARS_PER_S) for n in range(models)),
+            ("scoring", len(qset.questions) * configs * SEARCH_S)]
 
 
 def _with_chunker(strategy: Strategy, chunker: object, size: object) -> Strategy:

@@ -19,7 +19,7 @@ import numpy as np
 from workbench.core.index.chunker_build import SetCutter
 from workbench.core.index.embedding import Embedder, EmbedMeter, embed_cached, model_max_tokens, text_hash
 from workbench.core.index.heading_prefix import heading_prefix
-from workbench.core.index.rates import keep_rate
+from workbench.core.index.rates import embedding_rate, keep_rate
 from workbench.core.index.vectors import APPROX_THRESHOLD, VectorIndex
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.discovery import discover
@@ -27,7 +27,7 @@ from workbench.core.ingest.documents import MAX_FILE_MB, Document, LoadResult, l
 from workbench.core.ingest.filenames import fs_path, is_inside, shown
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.ingest.values import ChunkConfig, ChunkPiece
-from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
+from workbench.core.jobs import CancelToken, JobPlan, ProgressEvent, ProgressSink, Reporter
 from workbench.core.store import ChunkSetInfo, Scope, Store
 
 FLUSH_CHUNKS = 1024
@@ -201,7 +201,9 @@ def build_chunk_set(
     todo = [d for d, sha in shas.items() if chunked.get(d) != sha]
     if todo or info.state != "ready":
         store.sets.set_state(info.id, "building")
-    tick = Reporter(progress, "chunking", len(todo))
+    sizes = store.documents.document_sizes(todo)
+    plan = BuildPlan(progress, sum(sizes.values()), embedding_rate(store, embedder.model_id))
+    tick = Reporter(plan.cutting, "chunking", len(todo))
     pending: list[tuple[Document, list[Any], list[str], list[str], list[int], list[str]]] = []
     started = time.perf_counter()
     meter = EmbedMeter()
@@ -213,11 +215,11 @@ def build_chunk_set(
         before = getattr(embedder, "texts_encoded", 0)
 
         def embed_progress(ev: ProgressEvent) -> None:
-            if progress:
-                progress(ProgressEvent("embedding", ev.done, ev.total,
-                                       f"{report.chunks_added + ev.done} chunks", time.perf_counter() - started))
+            plan.embedding(ProgressEvent("embedding", ev.done, ev.total, f"{report.chunks_added + ev.done} chunks",
+                                         time.perf_counter() - started, plan.embedded_share(len(texts), ev)))
 
         embed_cached(store, embedder, texts, hashes, progress=embed_progress, cancel=cancel, meter=meter)
+        plan.flushed(len(texts))
         report.chunks_embedded += getattr(embedder, "texts_encoded", 0) - before
         offset = 0
         for doc, pieces, prefixes, texts_, tokens, _ in pending:
@@ -228,11 +230,11 @@ def build_chunk_set(
 
     failed: list[tuple[Document, ChunkerError]] = []
     done = 0
-    for group in document_groups(todo, store.documents.document_sizes(todo)):
+    for group in document_groups(todo, sizes):
         if cancel is not None:
             cancel.check()
         docs = [store.documents.document(doc_id) for doc_id in group]
-        cutter.prepare(docs, progress, cancel)
+        cutter.prepare(docs, plan.cutting, cancel)
         for doc in docs:
             if cancel is not None:
                 cancel.check()
@@ -247,6 +249,7 @@ def build_chunk_set(
             tokens = _token_counts(counter, [doc.text[p.start : p.end] for p in pieces])
             keys = cutter.vector_keys(doc, pieces, cancel) or [text_hash(t) for t in texts]
             pending.append((doc, pieces, prefixes, texts, tokens, keys))
+            plan.cut(len(doc.text), len(texts))
             if sum(len(p[1]) for p in pending) >= FLUSH_CHUNKS:
                 flush()
             tick(done, Path(doc.path).name)
@@ -264,6 +267,42 @@ def build_chunk_set(
     if note:
         report.warnings.append(note)
     return final
+
+
+CUT_CHARS_PER_S = 2_000_000  # about how fast documents are cut (weighs cutting against embedding)
+UNMEASURED_CHARS_PER_S = 20_000  # the embedding rate assumed before this machine measured one
+
+
+class BuildPlan:
+    """A chunk-set build's progress as one share that never goes down: cutting, then embedding (interleaved
+    in flushes), weighted by their estimated seconds (characters to cut at ``CUT_CHARS_PER_S``, to embed at
+    the model's measured rate). The embedded share is the texts embedded of those the whole build is expected
+    to make (the texts cut so far, scaled by the characters still to cut)."""
+
+    def __init__(self, progress: ProgressSink | None, chars: int, rate: float | None) -> None:
+        self._plan = JobPlan(progress, [("cutting", chars / CUT_CHARS_PER_S),
+                                        ("embedding", chars / (rate or UNMEASURED_CHARS_PER_S))])
+        self.cutting = self._plan.stage("cutting")
+        self.embedding = self._plan.stage("embedding")
+        self.chars = chars
+        self._chars_cut = 0
+        self._texts_cut = 0
+        self._texts_flushed = 0
+
+    def cut(self, chars: int, texts: int) -> None:
+        """One more document cut into ``texts`` texts to embed."""
+        self._chars_cut += chars
+        self._texts_cut += texts
+
+    def flushed(self, texts: int) -> None:
+        """A flush's ``texts`` are embedded (or were cached)."""
+        self._texts_flushed += texts
+
+    def embedded_share(self, flush_texts: int, event: ProgressEvent) -> float:
+        """The build's embedded share during a flush of ``flush_texts`` texts (``event``: its embedding)."""
+        expected = self._texts_cut * max(1.0, self.chars / max(1, self._chars_cut))
+        now = self._texts_flushed + flush_texts * event.fraction
+        return min(1.0, now / expected) if expected else 0.0
 
 
 GROUP_CHARS = 2_000_000  # documents cut together (their embedding chunker's texts embedded in one job)

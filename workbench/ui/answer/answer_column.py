@@ -60,30 +60,44 @@ class AnswerColumn(QWidget):
         self.answer = QTextBrowser()
         self.answer.setOpenLinks(False)
         self.answer.setPlaceholderText(placeholder)
-        self.answer.setMinimumHeight(60)
+        self.answer.setMinimumHeight(34)  # a line and a half: a short pane keeps the stats and sources below in view
         self.answer.anchorClicked.connect(self._anchor)
-        self.stats = QLabel("")
+        self.stats = WrappedLabel("")  # its lines are its least height: a short pane shrinks the text instead
         self.stats.setObjectName("stats")
-        self.stats.setWordWrap(True)
-        self.verdict = QLabel("")
+        self.verdict = WrappedLabel("")
         self.verdict.setObjectName("verdict")
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.verdict.hide()
         self.sources = QListWidget()
         self.sources.setMaximumHeight(90)
-        self.sources.setMinimumHeight(40)
+        self.sources.setMinimumHeight(28)
         self.sources.setToolTip(f"Passages of {side} the answer cites; double-click to open one in the document view")
         self.sources.itemActivated.connect(self._source_activated)
         self._grey: QGraphicsOpacityEffect | None = None
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
         lay.addWidget(self.title)
         lay.addWidget(self.stale_note)
         lay.addWidget(self.answer, 2)
         lay.addWidget(self.stats)
         lay.addWidget(self.verdict)
         lay.addWidget(self.sources)
+
+    def content_height(self) -> int:
+        """The height the column needs to show its whole answer, stats, judge's line and cited passages."""
+        lay = self.layout()
+        parts = [w for w in (self.title, self.stale_note, self.stats, self.verdict) if not w.isHidden()]
+        height = sum(w.heightForWidth(self.width()) if w.hasHeightForWidth() else w.sizeHint().height()
+                     for w in parts)
+        text = self.answer.document().size().height() + 2 * self.answer.frameWidth() + 4
+        height += max(self.answer.minimumHeight(), int(text))
+        rows = self.sources.count()
+        listed = rows * max(1, self.sources.sizeHintForRow(0)) + 2 * self.sources.frameWidth() + 2 if rows else 0
+        height += min(self.sources.maximumHeight(), max(self.sources.minimumHeight(), listed))
+        spacing = max(0, lay.spacing()) if lay is not None else 0
+        return height + spacing * (len(parts) + 1)
 
     def set_title_shown(self, shown: bool) -> None:
         """Show which side answers (when more than one does)."""

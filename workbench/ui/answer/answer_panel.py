@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 NOT_INSTALLED = "answering backend not installed"
 SIDE_CHOICES = {"A": ("A",), "B": ("B",), "A and B": ("A", "B")}
 STACK_BELOW_PX = 720  # narrower than this, the two answers stack
+PROMPT_PX = 160  # the prompt view's share when shown (it scrolls)
 
 
 class _Relay(QObject):
@@ -74,6 +75,7 @@ class AnswerPanel(QWidget):
     runFinished = Signal(list)
     stopped = Signal()
     asked = Signal()  # a new answer run started (the window brings the answers, not the prompt, into view)
+    sizeChanged = Signal()  # what the panel shows grew or shrank (``content_height`` changed)
 
     def __init__(self, workspace: Workspace, model: WorkbenchModel, jobs: JobRunner,
                  parent: QWidget | None = None) -> None:
@@ -158,11 +160,28 @@ class AnswerPanel(QWidget):
         self.body.setChildrenCollapsible(False)
         self.body.addWidget(answers)
         self.body.addWidget(self.prompt_box)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(6, 6, 6, 6)
+        lay = self.outer = QVBoxLayout(self)
+        lay.setContentsMargins(4, 2, 4, 2)
+        lay.setSpacing(4)
         lay.addLayout(bar)
         lay.addWidget(self.host_warning)
         lay.addWidget(self.body, 1)
+
+    def content_height(self) -> int:
+        """The height the panel needs to show its answers whole (stats, judge's lines and cited passages
+        included) and, when shown, the prompt: the window sizes the answer pane to it."""
+        lay = self.outer
+        margins = lay.contentsMargins()
+        bar = max(w.sizeHint().height() for w in (self.ask, self.sides, self.status))
+        height = margins.top() + margins.bottom() + bar + lay.spacing()
+        if not self.host_warning.isHidden():
+            height += self.host_warning.sizeHint().height() + lay.spacing()
+        shown = [c.content_height() for c in self.columns.values() if not c.isHidden()]
+        side_by_side = self.column_box.direction() == QBoxLayout.Direction.LeftToRight
+        height += (max(shown) if side_by_side else sum(shown)) if shown else 0
+        if not self.prompt_box.isHidden():
+            height += PROMPT_PX + self.body.handleWidth()
+        return height
 
     def set_backend(self, choice: LLMChoice) -> None:
         """Answer with ``choice`` from the next question on (an answer in progress keeps its backend)."""
@@ -192,6 +211,7 @@ class AnswerPanel(QWidget):
             column.setVisible(side in sides)
             column.set_title_shown(len(sides) > 1 or side != "A")
         self._update_tooltip()
+        self.sizeChanged.emit()
 
     def _update_tooltip(self) -> None:
         sides = " and ".join(self.answer_sides())
@@ -244,6 +264,7 @@ class AnswerPanel(QWidget):
         self._pending = list(self.answer_sides())
         self._run_jobs = []
         self.prompt.clear()
+        self.show_prompt.setChecked(False)  # a new answer, not the last prompt, in view
         self.asked.emit()
         for side, column in self.columns.items():
             if side in self._pending:
@@ -287,6 +308,7 @@ class AnswerPanel(QWidget):
         if "loading the model" in self.status.text():
             self.status.setText(f"{self._side}: answering…" if len(self._run_sides()) > 1 else "answering…")
         self.columns[self._side].append(piece)
+        self.sizeChanged.emit()
 
     def _run_sides(self) -> list[str]:
         return [j.side for j in self._run_jobs] + [self._side] + self._pending
@@ -302,6 +324,7 @@ class AnswerPanel(QWidget):
         stopped = self.worker is not None and self.worker.cancelled
         self.columns[job.side].show_job(job)
         self.model.set_answer(job.side, job)
+        self.sizeChanged.emit()
         if stopped:  # the model stopped early; the partial answer stays
             self._cancelled()
             return
@@ -340,6 +363,7 @@ class AnswerPanel(QWidget):
         self.prompt_box.setVisible(shown)
         self.copy.setVisible(shown)
         self.show_prompt.setText("Hide prompt" if shown else "Show prompt")
+        self.sizeChanged.emit()
 
 
 def describe_choice(choice: LLMChoice) -> str:

@@ -114,6 +114,15 @@ def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int) -
 NO_TRIALS = "no trials yet"
 
 
+def advice_bar_text(event: ProgressEvent, elapsed: int, limit: int) -> str:
+    """The advisor's bar: the phase (which trial builds or scores what, or the last notice), the seconds spent
+    of the limit and those left at most (the limit is the advice's own clock: it stops there, or sooner)."""
+    phase = event.message.split("; ", 1)[-1] if event.total else event.message
+    phase = (phase if len(phase) <= 60 else phase[:59] + "…") or "advising"
+    left = max(0, limit - elapsed)
+    return f"{phase} · {elapsed} of {limit} s · at most {left} s left".replace("%", "%%")
+
+
 class ParetoPlot(QWidget):
     """Recall against mean context tokens of every configuration tried on the fit half; the front as a line.
     ``pointClicked(trial)`` when a point is clicked."""
@@ -368,6 +377,7 @@ class AdviseView(QWidget):
     def _on_progress(self, event: ProgressEvent) -> None:
         elapsed = int(time.monotonic() - self._started)
         self.progress.setValue(min(elapsed, self.progress.maximum()))
+        self.progress.setFormat(advice_bar_text(event, elapsed, self.progress.maximum()))
         if not event.total and event.message:
             self.log.appendPlainText(event.message)
             self.status.setText(event.message)

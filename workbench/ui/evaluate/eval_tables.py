@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QTableWidget, QTable
 from workbench.core.evaluate.metrics import METRICS, Metric, table_metrics
 
 if TYPE_CHECKING:
-    from workbench.core.evaluate.sweep import ConfigResult, QuestionResult
+    from workbench.core.evaluate.sweep import Comparison, ConfigResult, QuestionResult
 
 
 
@@ -27,7 +27,16 @@ def summary_columns() -> list[str]:
 def question_columns() -> list[str]:
     """The question table's headings: number, question, every registered per-question metric, the first hit,
     the context tokens and the change against configuration B."""
-    return ["#", "question", *(m.column for m in _question_metrics()), "first hit", "ctx tokens", "vs B"]
+    return ["#", "question", *(m.column for m in _question_metrics()), "first hit", "ctx tokens", "vs compared"]
+
+
+def change_words(comparison: Comparison) -> dict[int, str]:
+    """The *vs compared* cell of each question whose recall moved, for ``compare_rows(compared, this)``: which
+    configuration is better on it and by how many points, e.g. ``this better by 100`` (this one answered it
+    fully, the compared one not at all) or ``compared better by 40``."""
+    words = {c.q_index: f"this better by {100 * c.delta:.0f}" for c in comparison.fixed}
+    words |= {c.q_index: f"compared better by {-100 * c.delta:.0f}" for c in comparison.broke}
+    return words
 
 
 def _question_metrics() -> list[Metric]:

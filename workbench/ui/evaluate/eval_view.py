@@ -44,6 +44,7 @@ from workbench.ui.evaluate.baseline_panel import BaselinePanel
 from workbench.ui.evaluate.curve_panel import CurvePanel
 from workbench.ui.evaluate.drill_down import first_differing_question, other_configuration
 from workbench.ui.evaluate.eval_tables import (
+    change_words,
     fill_compare_to,
     fill_questions,
     fill_summary,
@@ -100,7 +101,8 @@ class EvalView(QWidget):
         self.curve_plot = self.curves.plot
         self.plot_tabs = QTabWidget()
         self.compare_to = ElidedComboBox()
-        self.compare_to.setToolTip("Mark each question fixed or broke against another configuration")
+        self.compare_to.setToolTip("Mark each question on which this configuration or the one chosen here recalls "
+                                   "more (the last column: which is better, by how many points)")
         self.questions: QTableWidget = make_table(question_columns())
         self.flip_browser = FlipBrowser(self.reference_spans)
         self.baseline_panel = BaselinePanel()
@@ -384,9 +386,7 @@ class EvalView(QWidget):
         changes: dict[int, str] = {}
         other = next((r for r in self.results if r.config.key == other_key), None) if other_key else None
         if other is not None:
-            comp = compare_rows(cr.rows, other.rows)
-            changes = {c.q_index: f"fixed (+{100 * c.delta:.0f})" for c in comp.fixed}
-            changes |= {c.q_index: f"broke ({100 * c.delta:.0f})" for c in comp.broke}
+            changes = change_words(compare_rows(other.rows, cr.rows))
         fill_questions(self.questions, cr.rows, changes)
         self.questions.setSortingEnabled(True)
 

@@ -15,6 +15,7 @@ from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.lab_inputs import LabInputs
 from workbench.ui.evaluate.sweep_job import sweep_and_record
+from workbench.ui.jobs.job_progress import show_share
 from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.model import WorkbenchModel
 
@@ -103,6 +104,8 @@ class SweepRun:
         s.cancelled.connect(self._on_cancelled)
         self.inputs.run_button.setEnabled(False)
         self.inputs.cancel_button.setEnabled(True)
+        self.inputs.progress.setRange(0, 0)  # busy until the first event; then the run's share from 0
+        self.inputs.progress.setFormat("starting…")
         self.inputs.status.setText(f"running {len(configs)} configuration(s) on {sample_words(qset, question_set)}"
                             + (f" ({'; '.join(warnings)})" if warnings else ""))
         self.jobs.start(self._task)
@@ -119,9 +122,7 @@ class SweepRun:
             self._task.cancel()
 
     def _on_progress_event(self, event: ProgressEvent) -> None:
-        self.inputs.progress.setMaximum(max(event.total, 1))
-        self.inputs.progress.setValue(event.done)
-        self.inputs.progress.setFormat(f"{event.stage} %v/%m")
+        show_share(self.inputs.progress, event)  # the sweep's whole share: one bar that never restarts
 
     def _on_error(self, message: str, _traceback: str) -> None:
         shown = self.model.run.run_id if self.model.run is not None else ""
@@ -133,6 +134,12 @@ class SweepRun:
 
     def _done(self, message: str) -> None:
         self._task = None
+        bar = self.inputs.progress
+        if bar.maximum() == 0:  # stopped before its first event: no busy bar left moving
+            bar.setRange(0, 1)
+        bar.setFormat("done" if message.endswith("recorded") else message.split(":")[0])
+        if message.endswith("recorded"):
+            bar.setValue(bar.maximum())
         self.inputs.run_button.setEnabled(True)
         self.inputs.cancel_button.setEnabled(False)
         self.inputs.status.setText(message)

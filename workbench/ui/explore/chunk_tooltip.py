@@ -1,4 +1,5 @@
-"""The hover card of one chunk: what the model embedded (prefix + text) next to what is displayed.
+"""The hover card of one chunk: what the model embedded (prefix + text) next to what the results show (the
+chunk's own text: no source or heading added, as the passages show it).
 
 Document text is untrusted: everything is passed through ``html.escape`` before it reaches the rich
 text of the tooltip.
@@ -9,7 +10,6 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from workbench.core.index.heading_prefix import display_text
 from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.documents import Document
 from workbench.core.retrieve.loaded_set import LoadedSet
@@ -23,12 +23,12 @@ def _clip(text: str) -> str:
 
 
 def chunk_texts(rt: LoadedSet, row: int, doc: Document) -> tuple[str, str, tuple[str, ...]]:
-    """``(embedded text, display text, heading path)`` of the chunk at ``row``."""
+    """``(embedded text, text the results show, heading path)`` of the chunk at ``row``."""
     span = rt.span(row)
     body = doc.text[span.start : span.end]
     path = rt.heading_path(row)
     embedded = rt.table.prefixes[row] + body
-    return embedded, display_text(Path(doc.path).name if doc.path else doc.title, path, body), path
+    return embedded, body, path
 
 
 def chunk_tooltip(rt: LoadedSet, row: int, doc: Document) -> str:
@@ -39,7 +39,7 @@ def chunk_tooltip(rt: LoadedSet, row: int, doc: Document) -> str:
     tokens = int(rt.table.tokens[row])
     title = html.escape(f"Chunk {row - first + 1} of {end - first} · {Path(doc.path).name}")
     meta = html.escape(f"{tokens} tokens · characters {span.start}–{span.end} · "
-                       f"{chunking_label(rt.info.config)}")
+                       f"chunking: {chunking_label(rt.info.config)}")
     heading = html.escape(" › ".join(path) or "(no heading)")
     prefix_note = "heading path embedded as a prefix" if rt.table.prefixes[row] else \
         "embedded without a heading prefix"
@@ -48,7 +48,7 @@ def chunk_tooltip(rt: LoadedSet, row: int, doc: Document) -> str:
         f"<p style='margin:0'><b>{title}</b><br><span style='color:#5f6b7a'>{meta}</span><br>"
         f"Heading path: <b>{heading}</b> <span style='color:#5f6b7a'>({prefix_note})</span></p>"
         "<table width='720' cellspacing='0' style='margin-top:4px'>"
-        "<tr><th align='left'>Embedded text (what the model saw)</th><th align='left'>Display text</th></tr>"
+        "<tr><th align='left'>Embedded text (what the model saw)</th><th align='left'>Shown in the results</th></tr>"
         f"<tr><td width='50%' {cell}>{html.escape(_clip(embedded))}</td>"
         f"<td width='50%' {cell}>{html.escape(_clip(shown))}</td></tr></table>"
     )

@@ -5,16 +5,18 @@ question comes from an evaluation set)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QSplitter, QStyle, QTabWidget, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span
 from workbench.ui.explore.compare_stats import side_line, summary_line
 from workbench.ui.explore.doc_view import DocumentPane
 from workbench.ui.explore.embedding_space import EmbeddingSpaceView, select_chunk
+from workbench.ui.explore.heights import document_want, share_heights
 from workbench.ui.explore.side_panel import SidePanel
 from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel
@@ -65,6 +67,15 @@ class CompareView(QWidget):
         self.split.addWidget(self.bottom_tabs)
         self.split.setStretchFactor(0, 1)  # a taller window gives its height to the passages
         self.split.setStretchFactor(1, 0)
+        # the heights are shared out (``fit_heights``) until the person moves the divider
+        self.split_moved = False
+        self.split.splitterMoved.connect(self._split_dragged)
+        self._content_heights: dict[QWidget, Callable[[], int]] = {}
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_heights)
+        self.bottom_tabs.currentChanged.connect(lambda _i: self.refit())
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.summary)
@@ -72,6 +83,9 @@ class CompareView(QWidget):
         for side in (self.a, self.b):
             side.passageActivated.connect(self.open_passage)
             side.message.connect(self.message)
+            side.toggle.toggled.connect(lambda _on: self.refit())
+            side.results.installEventFilter(self)  # a note or progress line in a side takes from its passages
+        model.strategyChanged.connect(lambda *_: self.refit())  # the knobs shown may change their height
         model.resultChanged.connect(self._redraw)
         model.referenceChanged.connect(self._redraw)
         model.questionChanged.connect(self._redraw)
@@ -99,6 +113,7 @@ class CompareView(QWidget):
     def _side_by_side(self, on: bool) -> None:
         """The model shows side B, or not: B appears (and runs on the current question once A has searched)."""
         self.b.setVisible(on)
+        self.refit()
         total = sum(self.sides.sizes())
         if on and not self._sides_moved and total > 0:
             self.sides.setSizes([total // 2, total - total // 2])
@@ -109,6 +124,59 @@ class CompareView(QWidget):
 
     def _sides_dragged(self, *_: object) -> None:
         self._sides_moved = True
+
+    def _split_dragged(self, *_: object) -> None:
+        self.split_moved = True
+
+    def size_to_content(self, tab: QWidget, height: Callable[[], int]) -> None:
+        """The bottom pane, while ``tab`` is in front, asks ``height()`` for the pixels its content needs."""
+        self._content_heights[tab] = height
+
+    def refit(self) -> None:
+        """Share the height out again once the layout has settled (``fit_heights``)."""
+        self._fit_timer.start()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A side's passages resized (a note, a progress line or the knobs came or went): share out again."""
+        if event.type() == QEvent.Type.Resize and watched in (self.a.results, self.b.results):
+            self.refit()
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A new size shares the height out again."""
+        super().resizeEvent(event)
+        self.refit()
+
+    def fit_heights(self) -> None:
+        """The passages keep at least half the window's height, open knobs take what is left after the bottom
+        pane's minimum (scrolling when it is less than they need), the bottom pane (document view or answer)
+        the height its content needs up to what remains (``heights.share_heights``). Once the person has
+        moved the divider the bottom pane keeps their size; the knobs still make room for the passages."""
+        total = sum(self.split.sizes())
+        sides = self.sides_shown()
+        if total <= 0 or not self.isVisible():
+            return
+        passages = self.window().height() // 2 + 1
+        fixed = max(side.fixed_height() for side in sides)
+        need = max(side.knob_need() for side in sides)
+        shown = self.document_shown()
+        bottom_min = self.bottom_tabs.minimumSizeHint().height() if shown else 0
+        front = self.bottom_tabs.currentWidget()
+        content = self._content_heights.get(front) if front is not None else None
+        tabs = self.bottom_tabs.tabBar().sizeHint().height() + 2 * self.bottom_tabs.style().pixelMetric(
+            QStyle.PixelMetric.PM_DefaultFrameWidth)
+        want = (content() + tabs if content is not None else document_want(total)) if shown else 0
+        if self.split_moved:  # the person's bottom pane: the knobs share what the sides have
+            bottom = self.split.sizes()[1] if shown else 0
+            knobs = share_heights(total - bottom, fixed, passages, need, 0, 0).knobs
+            for side in sides:
+                side.set_knob_room(knobs if need else None)
+            return
+        heights = share_heights(total, fixed, passages, need, bottom_min, max(want, bottom_min))
+        for side in sides:
+            side.set_knob_room(heights.knobs if need else None)
+        if shown and self.split.sizes() != [total - heights.bottom, heights.bottom]:
+            self.split.setSizes([total - heights.bottom, heights.bottom])
 
     def show_question(self, question: str, reference_spans: Iterable[Span | dict[str, Any]]) -> None:
         """Show an evaluation question: set it with its reference spans (drawn and scored), run the sides."""
@@ -155,6 +223,7 @@ class CompareView(QWidget):
     def set_document_shown(self, shown: bool) -> None:
         """Show or hide the document view (and answer) pane below the passages."""
         self.bottom_tabs.setVisible(shown)
+        self.refit()
 
     def document_shown(self) -> bool:
         """Whether the document pane is shown."""

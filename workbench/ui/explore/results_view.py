@@ -150,15 +150,28 @@ class ResultsView(LayeredTextView):
             return None
         return self.result.passages[i]
 
-    def show_passage(self, index: int, flash: bool = True) -> bool:
-        """Scroll passage ``index`` (0-based) to the top and flash its card's border; False when there is none."""
+    def show_passage(self, index: int, flash: bool = True, at: Span | None = None) -> bool:
+        """Scroll passage ``index`` (0-based) to the top and flash its card's border; False when there is none.
+        With ``at`` (a sentence of the passage, e.g. the one an answer quoted) that sentence's line comes to the
+        top instead (a line of the passage above it kept in view) and is selected."""
         if self.result is None or not 0 <= index < len(self._card_starts):
             return False
         doc = self.document()
         cursor = QTextCursor(doc)
         cursor.setPosition(self._card_starts[index] + 1)  # inside the card's frame
         bar = self.verticalScrollBar()
-        bar.setValue(bar.value() + self.cursorRect(cursor).top() - 6)
+        where = self.pmap.position_of(at.doc_id, at.start, tag=index) if at is not None else None
+        if where is not None and at is not None:
+            line = self.fontMetrics().lineSpacing()
+            target = QTextCursor(doc)
+            target.setPosition(where)
+            bar.setValue(bar.value() + self.cursorRect(target).top() - line - 6)
+            end = self.pmap.position_of(at.doc_id, max(at.start, at.end - 1), tag=index)
+            if end is not None:
+                target.setPosition(end + 1, QTextCursor.MoveMode.KeepAnchor)
+                self.setTextCursor(target)
+        else:
+            bar.setValue(bar.value() + self.cursorRect(cursor).top() - 6)
         if flash:
             frame = cursor.currentFrame()
             normal = frame.frameFormat()

@@ -64,7 +64,7 @@ class SidePanel(QWidget):
         self.strategy_panel = StrategyPanel(model, name)
         self.model_knob: ModelKnob = side_model_knob(workspace, strategy.model)
         self.results = ResultsView(workspace)
-        self.progress = JobProgress()
+        self.progress = JobProgress(label=ElidedLabel)  # never wider than the side: the A/B divider stays
         self.title = QLabel(f"<span style='color:{SIDE_COLOURS[self.name]}'>■</span> Strategy {name}")
         self.title.setObjectName("sideTitle")
         self.describe = ClickableLabel()
@@ -94,6 +94,8 @@ class SidePanel(QWidget):
         self.toggle.toggled.connect(self._toggle_knobs)
         self.describe.clicked.connect(self.toggle.toggle)
         self._drawn: tuple[object, ...] | None = None  # what the results view shows: (result, reference, quotes)
+        self.knob_room: int | None = None  # the most the open knobs may take (the compare view's share)
+        self._knob_need = 0
         self._layout()
         self._wire()
         self._show_strategy(strategy)
@@ -321,11 +323,30 @@ class SidePanel(QWidget):
         need = content.sizeHint().height() + 2 * area.frameWidth()
         if area.horizontalScrollBar().isVisible():
             need += area.horizontalScrollBar().sizeHint().height()
-        area.setMaximumHeight(need)
+        self._knob_need = need
+        room = need if self.knob_room is None else min(need, self.knob_room)
+        if area.maximumHeight() != room:
+            area.setMaximumHeight(room)  # less than they need: the knobs scroll up and down, the passages keep theirs
+
+    def knob_need(self) -> int:
+        """The open knobs' whole height (0 when they are closed)."""
+        return 0 if self.knob_area.isHidden() else self._knob_need
+
+    def fixed_height(self) -> int:
+        """The side's height besides its passages and its knobs (header, stats line, notes, margins)."""
+        knobs = self.knob_area.height() if not self.knob_area.isHidden() else 0
+        return max(0, self.height() - self.results.height() - knobs)
+
+    def set_knob_room(self, room: int | None) -> None:
+        """At most ``room`` pixels for the open knobs (None: all they need); they scroll within it."""
+        if room != self.knob_room:
+            self.knob_room = room
+            self._fit_knobs()
 
     def show_cited(self, span: Span) -> bool:
-        """Scroll to the passage holding ``span`` (a citation of this side's answer) and flash it; False (with
-        a message) when the passages shown are not the ones the answer read."""
+        """Scroll to the passage holding ``span`` (a citation of this side's answer) and flash it, the sentence
+        the answer quoted from it at the top (when it quoted one); False (with a message) when the passages
+        shown are not the ones the answer read."""
         result = self.model.current_result(self.name)
         answer = self.model.current_answer(self.name)
         if result is None or answer is None:
@@ -336,7 +357,9 @@ class SidePanel(QWidget):
         if index is None:
             self.message.emit(f"The cited passage is not among {self.name}'s passages.")
             return False
-        return self.results.show_passage(index)
+        passage = result.passages[index].span
+        quoted = [q for q in self.quotes() if q.doc_id == passage.doc_id and passage.start <= q.start < passage.end]
+        return self.results.show_passage(index, at=min(quoted, key=lambda q: q.start) if quoted else None)
 
     def activate_passage(self, passage: Passage) -> None:
         """Open ``passage`` of the shown result in the document view (as clicking its card does)."""

@@ -14,9 +14,11 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVB
 from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.documents import SUPPORTED_SUFFIXES
 from workbench.core.ingest.values import ChunkConfig
+from workbench.core.jobs import JobPlan
 from workbench.ui.jobs.job_progress import JobProgress
 from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.library.library_table import LibraryTable
+from workbench.ui.widgets.elided_label import ElidedLabel
 
 if TYPE_CHECKING:
     from workbench.core.index.build import IngestReport
@@ -65,7 +67,7 @@ class LibraryPanel(QWidget):
         self.last_report: IngestReport | None = None
         self._outcome: tuple[str, SignalInstance, tuple[object, ...]] = ("", self.indexingCancelled, ())
         self.table = LibraryTable()
-        self.progress = JobProgress()
+        self.progress = JobProgress(label=ElidedLabel)  # never wider than the pane while indexing
         self.progress.cancelRequested.connect(self.cancel)
         self.add_files = QPushButton("Add files…")
         self.add_folder = QPushButton("Add folder…")
@@ -152,9 +154,11 @@ class LibraryPanel(QWidget):
         ws, configs, paths = self.ws, list(self.configs()), list(paths)
 
         def job(progress: ProgressSink, cancel: CancelToken) -> IngestReport:
-            report = ws.add_paths(paths, configs[0], progress=progress, cancel=cancel)
-            for config in configs[1:]:
-                ws.sets.ensure_chunk_set(config, progress, cancel)
+            # one bar for the whole job: adding (reading and A's chunk set), then each other side's chunk set
+            plan = JobPlan(progress, [("adding", 1.0), *((f"set {n}", 1.0) for n in range(1, len(configs)))])
+            report = ws.add_paths(paths, configs[0], progress=plan.stage("adding"), cancel=cancel)
+            for n, config in enumerate(configs[1:], start=1):
+                ws.sets.ensure_chunk_set(config, plan.stage(f"set {n}"), cancel)
             return report
 
         worker = Worker(job, "indexing")

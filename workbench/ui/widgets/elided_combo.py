@@ -4,7 +4,7 @@ elided with "…" and puts the whole text at the top of its tooltip."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPaintEvent, QResizeEvent
+from PySide6.QtGui import QPaintEvent, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
 
@@ -15,6 +15,15 @@ class ElidedComboBox(QComboBox):
         super().__init__(parent)
         self._tip = ""
         self.currentIndexChanged.connect(lambda _i: self._update_tip())
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel does not give it the focus
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        """The wheel steps through the entries only while the box has the focus: scrolling the page past it
+        (a layout that moved it under the pointer) never switches it."""
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
 
     def setToolTip(self, tip: str) -> None:
         """The box's own tooltip (the whole current text goes above it while elided)."""

@@ -41,8 +41,8 @@ BENCHMARK_CORPUS = "state_of_the_union"
 
 def pick_question(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult]) -> QuestionResult | None:
     """The question the tour opens, deterministically: the first (in question-set order) covered question
-    whose recall under A and B differs by more than ``compare_rows``'s threshold (the "vs B" column shows it
-    as fixed or broke); else the first covered question; None when no question is covered."""
+    whose recall under A and B differs by more than ``compare_rows``'s threshold (the lab's "vs compared"
+    column says which is better); else the first covered question; None when no question is covered."""
     comparison = compare_rows(rows_a, rows_b)
     differ = {c.q_index for c in (*comparison.fixed, *comparison.broke)}
     covered = [r for r in rows_a if r.metrics.covered]

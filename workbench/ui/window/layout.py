@@ -12,11 +12,11 @@ from PySide6.QtCore import QByteArray, QRect, QSettings, QSize
 from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QMainWindow, QSplitter, QWidget
 
+from workbench.ui.explore.heights import document_want
+
 FIT_FRACTION = 0.9  # of the available screen area, when the stored geometry does not fit
 LIBRARY_WIDTH = 360  # the library panel's default width when it is shown (about its minimum)
 WIDE_ENOUGH_FOR_LIBRARY = 1500  # below this window width the library starts collapsed to its strip
-DOC_SHARE = 0.25  # the document view's default share of the results column's height
-DOC_MAX = 320  # …and its default maximum height in pixels
 
 
 def fit_rect(stored: QRect | None, available: QRect, fraction: float = FIT_FRACTION) -> QRect:
@@ -69,7 +69,7 @@ def restore_splitters(settings: QSettings, splitters: dict[str, QSplitter], key:
 
 def default_results_sizes(height: int) -> list[int]:
     """Passages versus document view for a results column ``height`` pixels high."""
-    doc = min(DOC_MAX, int(height * DOC_SHARE))
+    doc = document_want(height)
     return [max(1, height - doc), doc]
 
 

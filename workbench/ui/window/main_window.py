@@ -46,7 +46,7 @@ from workbench.ui.library.folder_watch import FolderWatch
 from workbench.ui.library.library_panel import LibraryPanel
 from workbench.ui.library.welcome import WelcomeDialog
 from workbench.ui.model import WorkbenchModel
-from workbench.ui.widgets.scrolling import fitted, scrolling
+from workbench.ui.widgets.scrolling import fitted
 from workbench.ui.window import layout
 from workbench.ui.window.actions import Handler, install_actions, shortcut_text
 from workbench.ui.window.benchmark_tour import BenchmarkTour
@@ -85,8 +85,11 @@ class MainWindow(QMainWindow):
         self.folder_watch = FolderWatch(workspace, self.model, self)  # the library tells what the folder holds
         self.question = QLineEdit()  # the model's question, as typed
         self.answer = AnswerPanel(workspace, self.model, self.answer_jobs)
-        self.answer_page = scrolling(self.answer)  # a short pane scrolls the answers rather than crushing them
+        # the answers fill the pane (their text scrolls in its box, stats and sources stay in view); a pane
+        # shorter than their least height scrolls rather than crushing them
+        self.answer_page = fitted(self.answer)
         self.compare.bottom_tabs.addTab(self.answer_page, "Answer")
+        self.compare.size_to_content(self.answer_page, self.answer.content_height)  # the pane fits the answer
         self.left_tabs = QTabWidget()
         self.left_tabs.addTab(self.library, "Library")
         self.modes = QStackedWidget()  # Explore (page 0) | Evaluate (page 1, the lab gets the whole window)
@@ -249,6 +252,7 @@ class MainWindow(QMainWindow):
         self.library.indexingStarted.connect(lambda: self.set_library_shown(True))
         self.answer.message.connect(self.show_message)
         self.answer.asked.connect(self._answers_in_view)
+        self.answer.sizeChanged.connect(self.compare.refit)
         self.answer.sourceActivated.connect(lambda span: self.compare.show_document_at(span.doc_id, span.start))
         self.answer.citationActivated.connect(self._citation)
 
@@ -279,6 +283,8 @@ class MainWindow(QMainWindow):
             self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, frame.width() - layout.LIBRARY_WIDTH)])
         if "results" not in restored:
             self.compare.split.setSizes(layout.default_results_sizes(max(200, frame.height() - 170)))
+        # a divider the person moved stays where they put it; otherwise the heights are shared out by content
+        self.compare.split_moved = "results" in restored and prefs.flag(s, "view/results_moved", False)
         empty = not self.ws.records.documents()  # a new user sees where documents go
         self.set_library_shown(prefs.flag(s, "view/library", empty or layout.library_starts_shown(frame.width())))
         self.compare.set_knobs_shown(prefs.flag(s, "view/knobs", False))
@@ -449,6 +455,7 @@ class MainWindow(QMainWindow):
         s.setValue("view/library", self.left_tabs.isVisibleTo(self))
         s.setValue("view/knobs", self.compare.knobs_shown())
         s.setValue("view/document", self.compare.document_shown())
+        s.setValue("view/results_moved", self.compare.split_moved)
         prefs.save_strategy(s, "A", self.model.strategy("A"))
         prefs.save_strategy(s, "B", self.model.strategy("B"))
         s.setValue("view/compare", self.model.side_by_side)
