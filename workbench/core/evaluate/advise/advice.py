@@ -388,7 +388,7 @@ def _run_cross_fitted(ws: AdviceWorkspace, plan: AdvicePlan, folds: Folds, recor
             write("searching", with_book=len(every_trial()) % BOOK_EVERY == 0)
 
         try:
-            search.run(_until(end, begun + share), progress, cancel, on_trial, started, plan.time_limit_s)
+            search.run(_until(end, begun + share), progress, cancel, on_trial, started, plan.time_limit_s, end)
         except BaseException:
             write("stopped", "cancelled", with_book=True)
             raise

@@ -166,9 +166,13 @@ class Search:
     # ----- the loop -----------------------------------------------------------------------------------
     def run(self, deadline: Callable[[], float], progress: ProgressSink | None = None,
             cancel: CancelToken | None = None, on_trial: Callable[[Trial], None] | None = None,
-            started: float | None = None, limit_s: float = 0.0) -> list[Trial]:
+            started: float | None = None, limit_s: float = 0.0,
+            hard_deadline: Callable[[], float] | None = None) -> list[Trial]:
         """Try configurations until ``deadline()`` (re-read before each trial: the confirm phase's reserve
-        follows the measured search rate), the space is exhausted or ``cancel``; returns every trial."""
+        follows the measured search rate), the space is exhausted or ``cancel``; returns every trial.
+        ``hard_deadline``: when a trial already started must end (what its chunk sets may take; default
+        ``deadline``): a cross-fitted fold's search stops asking at the end of its share, but a chunk set it
+        starts serves the whole run, so it may build past that share."""
         study = self._study()
         started = time.monotonic() if started is None else started
         results: dict[tuple[Any, ...], Trial] = {self._key(t.params): t for t in self.trials}
@@ -199,7 +203,7 @@ class Search:
                 study.enqueue_trial(probe)
                 self.queued.add(self._key(probe))
                 continue
-            result = self._try(params, deadline(), progress, cancel, started, limit_s)
+            result = self._try(params, (hard_deadline or deadline)(), progress, cancel, started, limit_s)
             if result is None:  # the deadline or the user stopped it mid-way
                 study.tell(trial, state=_failed())
                 self.stopped = "cancelled" if cancel is not None and cancel.cancelled else "time"
