@@ -21,6 +21,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,12 @@ def _trial(t: Trial, book: ScoreBook, questions: list[int]) -> Trial:
     return Trial(t.number, t.params, "done", recall, tokens, questions=n, fold=t.fold)
 
 
+def _reader(book: ScoreBook, questions: list[int]) -> Callable[[Trial], np.ndarray]:
+    def recall_of(t: Trial) -> np.ndarray:
+        return book.vector(t.key, questions)
+    return recall_of
+
+
 def _difference(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
     """``b − a`` recall in points with its 95% interval and p (paired sign-flip, over questions both cover)."""
     valid = ~np.isnan(a) & ~np.isnan(b)
@@ -68,7 +75,8 @@ def compare_rules(ws: Workspace, run_id: str) -> dict[str, Any]:
     advice = info.config["advice"]
     folds, space = Folds.from_dict(advice["folds"]), Space.from_dict(advice["space"])
     everything = list(folds.everything())
-    book = _book(info.summary, [int(i) for i in info.summary["book"]["questions"]])
+    summary: dict[str, Any] = dict(info.summary)
+    book = _book(summary, [int(i) for i in summary["book"]["questions"]])
     trials = [Trial.from_dict(t) for t in info.summary["trials"]]
     done = [t for t in trials if t.state == "done" and t.key in book]
     unique = list({t.key: t for t in done}.values())
@@ -93,7 +101,7 @@ def compare_rules(ws: Workspace, run_id: str) -> dict[str, Any]:
                 train = list(folds.training(f))
                 pool = [t for t in done if t.fold == f] if candidates == "search" else unique
                 scored = [_trial(t, book, train) for t in pool]
-                chosen = choose(rule, scored, lambda t, train=train: book.vector(t.key, train), space)
+                chosen = choose(rule, scored, _reader(book, train), space)
                 if not chosen.ranked:
                     continue
                 pick = chosen.ranked[0]
