@@ -150,7 +150,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="context budget in tokens every configuration runs at (default 1000)")
     p.add_argument("--time-limit", type=parse_duration, default=None, metavar="DURATION",
                    help="how long to search: seconds or a duration such as 90s, 5m or 1h30m (default 30m; with "
-                        "--resume: the recorded limit); the confirm half's time is kept aside within it")
+                        "--resume: the recorded limit) for the whole run, every fold included; the time to score the "
+                        "picks and baselines afterwards is kept aside within it")
     p.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=0,
                    help="seed of the folds (or the fit/confirm split) and the optimiser (default 0)")
     p.add_argument("--folds", type=whole_number(2, 20), default=None, metavar="K",
