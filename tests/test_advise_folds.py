@@ -84,6 +84,30 @@ def test_two_folds_are_todays_fit_confirm_split(tmp_path, hash_ws):
     assert cross.split is None and cross.folds is not None and cross.folds.k == 4
 
 
+def _deal_before_folds(groups, rng):
+    """The fit/confirm deal as it was before K folds (kept here to pin ``--folds 2`` to it)."""
+    order = list(range(len(groups)))
+    rng.shuffle(order)
+    order.sort(key=lambda i: -len(groups[i]))
+    halves = ([], [])
+    for i in order:
+        sizes = len(halves[0]), len(halves[1])
+        side = rng.randrange(2) if sizes[0] == sizes[1] else 0 if sizes[0] < sizes[1] else 1
+        halves[side].extend(groups[i])
+    return halves
+
+
+def test_dealing_into_two_is_the_old_fit_confirm_deal():
+    import random
+
+    from workbench.core.evaluate.advise.split import _deal
+
+    for seed in range(30):
+        sizes = random.Random(seed).choices(range(1, 6), k=random.Random(seed + 100).randrange(2, 25))
+        groups = [[f"g{g}q{i}" for i in range(n)] for g, n in enumerate(sizes)]
+        assert _deal(groups, random.Random(seed)) == _deal_before_folds(groups, random.Random(seed))
+
+
 # ----- out-of-fold bookkeeping -------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_no_folds_pick_ever_saw_its_own_questions(tmp_path, hash_ws):
