@@ -16,8 +16,8 @@ its time limit — resumes from that record (``resume_advice``): its trials are 
 With K ≥ 3 folds (``folds``) steps 2 and 3 are cross-fitted instead (``crossfit``): one search per fold on the
 other folds' questions, each fold's pick scored on its held questions (the out-of-fold recall, compared with
 ``plain`` and ``hybrid`` on every question), then a last search on all questions whose pick is saved. The K + 1
-searches share the time limit (each gets an equal share of what is left when it starts) and one ``ScoreBook``:
-a configuration runs once, on every question. Two folds are the fit/confirm split above.
+searches share the time limit (they take turns, three each, every turn an equal share of what is left) and one
+``ScoreBook``: a configuration runs once, on every question. Two folds are the fit/confirm split above.
 """
 
 from __future__ import annotations
@@ -345,6 +345,7 @@ def run_advice(ws: AdviceWorkspace, plan: AdvicePlan, progress: ProgressSink | N
 
 
 BOOK_EVERY = 10  # trials between two copies of the score book in the record (and at every stop)
+ROUNDS = 3  # turns each search gets: the first turns build the chunk sets, so no fold gets only the building
 
 
 def _until(end: Callable[[], float], share_end: float) -> Callable[[], float]:
@@ -355,8 +356,8 @@ def _until(end: Callable[[], float], share_end: float) -> Callable[[], float]:
 def _run_cross_fitted(ws: AdviceWorkspace, plan: AdvicePlan, folds: Folds, record: _Record,
                       progress: ProgressSink | None, cancel: CancelToken | None, trials: list[Trial], started: float,
                       kept: dict[str, Any] | None) -> AdviceResult:
-    """The K fold searches and the final one, one after another, each with an equal share of the time left,
-    sharing one score book; then the cross-fitted report (``crossfit.cross_fit``)."""
+    """The K fold searches and the final one, taking turns (``ROUNDS`` each, every turn an equal share of the time
+    left), sharing one score book; then the cross-fitted report (``crossfit.cross_fit``)."""
     qset = plan.qset
     book = ScoreBook(qset)
     if kept:
@@ -377,26 +378,27 @@ def _run_cross_fitted(ws: AdviceWorkspace, plan: AdvicePlan, folds: Folds, recor
     def end() -> float:
         return started + plan.time_limit_s - confirm_reserve(plan, len(qset.questions))
 
-    stopped = ""
-    for i, search in enumerate(searches):
+    def on_trial(t: Trial) -> None:
+        write("searching", with_book=len(every_trial()) % BOOK_EVERY == 0)
+
+    turns = [(r, search) for r in range(ROUNDS) for search in searches]
+    for i, (r, search) in enumerate(turns):
+        if search.stopped == "exhausted":
+            continue
         begun = time.monotonic()
-        share = (end() - begun) / (len(searches) - i)
+        share = (end() - begun) / (len(turns) - i)
         who = "all questions" if search.fold is None else f"fold {search.fold + 1} of {folds.k}"
-        say(progress, f"searching for {who} (about {max(0.0, share):.0f} s)")
-
-        def on_trial(t: Trial) -> None:
-            write("searching", with_book=len(every_trial()) % BOOK_EVERY == 0)
-
+        say(progress, f"searching for {who}, round {r + 1} of {ROUNDS} (about {max(0.0, share):.0f} s)")
         try:
             search.run(_until(end, begun + share), progress, cancel, on_trial, started, plan.time_limit_s, end)
         except BaseException:
             write("stopped", "cancelled", with_book=True)
             raise
-        stopped = search.stopped
-        if stopped == "cancelled":
+        if search.stopped == "cancelled":
             write("stopped", "cancelled", with_book=True)
             if cancel is not None:
                 cancel.check()
+    stopped = "exhausted" if all(s.stopped == "exhausted" for s in searches) else "time"
     write("scoring", with_book=True)
     say(progress, f"scoring each fold's pick on its held questions, then the final pick, plain and hybrid on all "
                   f"{len(qset.questions)}")

@@ -173,6 +173,7 @@ class Search:
         ``hard_deadline``: when a trial already started must end (what its chunk sets may take; default
         ``deadline``): a cross-fitted fold's search stops asking at the end of its share, but a chunk set it
         starts serves the whole run, so it may build past that share."""
+        self.queued.clear()  # a new study: nothing is queued on it yet (a search may run in several turns)
         study = self._study()
         started = time.monotonic() if started is None else started
         results: dict[tuple[Any, ...], Trial] = {self._key(t.params): t for t in self.trials}
