@@ -100,6 +100,7 @@ class Confirmation:
             for base, comp in by_base.items():
                 out.append(f"  [{cand}] vs [{base}]")
                 out += [f"    {comp.metrics[m].sentence()}" for m in ("recall", "context_tokens")]
+                out.append(f"    {comp.mdd_sentence()}")  # what the confirm half can detect, what 5 points need
         if self.references:
             out.append("the other rows against hybrid (A = hybrid; unadjusted, not part of the verdict):")
             out += [f"  [{key}] {comp.metrics['recall'].sentence()}" for key, comp in self.references.items()]
