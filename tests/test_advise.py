@@ -275,12 +275,13 @@ def test_the_best_preset_stays_the_pick_unless_the_fit_half_tells_a_better_one_a
 
     preset, preset_rows = trial(1, preset_params_, base)
     close, close_rows = trial(2, other, np.clip(base + rng.normal(0.01, 0.05, 80), 0, 1))
-    chosen = select(None, None, [preset, close], space, rows={preset.key: preset_rows, close.key: close_rows})
+    chosen = select(None, None, [preset, close], space, rows={preset.key: preset_rows, close.key: close_rows},
+                    rule="preset")
     assert close.recall > preset.recall and chosen.kept_preset and chosen.ranked[0] is preset
     assert "kept because the best on fit" in chosen.how() and "could not be told apart" in chosen.how()
     far, far_rows = trial(3, {**other, "top_k": 20}, np.clip(base + 0.15, 0, 1))
     chosen = select(None, None, [preset, close, far], space,
-                    rows={preset.key: preset_rows, close.key: close_rows, far.key: far_rows})
+                    rows={preset.key: preset_rows, close.key: close_rows, far.key: far_rows}, rule="preset")
     assert not chosen.kept_preset and chosen.ranked[0] is far and chosen.how().startswith("best on fit")
 
 
@@ -310,7 +311,7 @@ def test_cli_advise_json_pick_time_limit_and_strategy_name(tmp_path, capsys, has
     data = tmp_path / "data"
     code = main(["advise", str(tmp_path / "set"), "--data-dir", str(data), "--chunkers", "fixed", "--sizes", "32,64",
                  "--searches", "hybrid", "--expansions", "none", "--top-k", "3,5", "--budget", "300",
-                 "--time-limit", "2m", "--name", "topic-pick", "--json", "--quiet"])
+                 "--time-limit", "2m", "--name", "topic-pick", "--folds", "2", "--json", "--quiet"])
     out, err = capsys.readouterr()
     assert code == 0, err
     data_json = json.loads(out)

@@ -163,7 +163,7 @@ def test_eval_and_advise_on_a_cluster_give_the_local_results(capsys, tmp_path, h
         rows = [{k: r[k] for k in ("key", "recall", "precision", "iou", "mrr")} for r in json.loads(out)]
         code, out, err = run_cli(capsys, "advise", tmp_path / "set", "--chunkers", "fixed", "--sizes", "32,48",
                                  "--searches", "dense", "--expansions", "none", "--top-k", "3", "--budget", "300",
-                                 "--time-limit", "5m", "--data-dir", data, "--json", "--quiet", *extra)
+                                 "--time-limit", "5m", "--folds", "2", "--data-dir", data, "--json", "--quiet", *extra)
         assert code == 0, err
         advice = json.loads(out)
         results[name] = (rows, advice["pick"], [(r["key"], r["recall"]) for r in advice["confirm"]["rows"]])

@@ -25,6 +25,7 @@ def test_advise_tab_runs_saves_and_opens_strategies(qtbot, make_window, hash_ws,
     view.space_for = lambda budget: Space(SMALL.chunkers, SMALL.sizes, SMALL.searches, SMALL.expansions,
                                           SMALL.top_ks, budget)
     view.budget.setValue(300)
+    view.folds.setValue(2)  # the fit/confirm split: a confirm table of three candidates
     view.name.setText("tab-pick")
     with qtbot.waitSignal(view.strategySaved, timeout=180_000) as saved:
         qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)

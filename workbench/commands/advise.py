@@ -1,6 +1,6 @@
-"""``workbench advise``: the best strategy for one question set's corpus at a context budget, chosen on half the
-questions and confirmed on the other half, saved as a named strategy in the data folder
-(``core.evaluate.advise``)."""
+"""``workbench advise``: the best strategy for one question set's corpus at a context budget, judged on questions
+it was not chosen on (cross-fitted over K folds, or fit/confirm halves with ``--folds 2``), saved as a named
+strategy in the data folder (``core.evaluate.advise``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ from workbench.commands.common import (
     say,
     whole_number,
 )
+from workbench.core.evaluate.advise.rules import DEFAULT_RULE, RULES
 from workbench.core.evaluate.advise.space import CHUNKERS, EXPANSIONS, SEARCHES, SIZES, TOP_KS, Space
+from workbench.core.evaluate.advise.split import DEFAULT_FOLDS, default_folds
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.advise.advice import AdvicePlan
@@ -113,8 +115,12 @@ def run_advise(args: argparse.Namespace) -> int:
             result = resume_advice(ws, args.resume, args.time_limit, progress)
         else:
             qset = load_dataset(args, ws, args.dataset, args.reviewed_only).subset(args.limit, args.corpus)
-            plan = plan_advice(ws, qset, _space(args), args.seed, args.time_limit or 1800.0, args.name or "",
-                               progress=progress)
+            folds = args.folds if args.folds is not None else default_folds(qset, args.seed)
+            try:
+                plan = plan_advice(ws, qset, _space(args), args.seed, args.time_limit or 1800.0, args.name or "",
+                                   progress=progress, folds=folds, rule=args.rule)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
             for line in plan.lines():
                 out(line)
             if args.plan_only:
@@ -134,7 +140,7 @@ def run_advise(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("advise", help="find the best strategy for a question set's corpus at a context budget, "
-                                      "chosen on half the questions and confirmed on the other half")
+                                      "judged on questions it was not chosen on (cross-fitted folds)")
     p.add_argument("dataset", nargs="?", metavar="DATASET",
                    help="question set: a folder in Chroma format, a set stored in the data folder (see workbench "
                         "questions list), or a bundled name (see workbench datasets)")
@@ -144,9 +150,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="context budget in tokens every configuration runs at (default 1000)")
     p.add_argument("--time-limit", type=parse_duration, default=None, metavar="DURATION",
                    help="how long to search: seconds or a duration such as 90s, 5m or 1h30m (default 30m; with "
-                        "--resume: the recorded limit); the confirm half's time is kept aside within it")
+                        "--resume: the recorded limit) for the whole run, every fold included; the time to score the "
+                        "picks and baselines afterwards is kept aside within it")
     p.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=0,
-                   help="seed of the fit/confirm split and the optimiser (default 0)")
+                   help="seed of the folds (or the fit/confirm split) and the optimiser (default 0)")
+    p.add_argument("--folds", type=whole_number(2, 20), default=None, metavar="K",
+                   help=f"cross-fit over K folds: each fold's search and selection read only the other folds' "
+                        f"questions and its pick is scored on the fold's own, giving the out-of-fold recall of the "
+                        f"procedure; then the final pick is chosen on all questions (default {DEFAULT_FOLDS}, or 2 "
+                        f"when the set is too small for them; 2: choose on one half, confirm on the other)")
+    p.add_argument("--rule", choices=RULES, default=DEFAULT_RULE,
+                   help="how the pick is chosen from the configurations tried: best (the best recall), one-se (the "
+                        "simplest within one paired standard error of the best) or preset (the best preset unless "
+                        f"the best is distinguishably better) (default {DEFAULT_RULE}; see docs/evaluation.md)")
     p.add_argument("--name", help="save the pick under this name (default advised-SETNAME); use it as --strategy "
                                   "NAME")
     p.add_argument("--chunkers", type=lambda t: _names(t, CHUNKERS, "--chunkers"), metavar="A,B,...",

@@ -1,15 +1,19 @@
 """The lab's *Advise* tab: ``workbench advise`` in the window.
 
-On the question set loaded in the lab it plans (what will be tried, what it costs), searches the fit half under
-a time limit (progress: one line per trial), confirms the best three on the other half against ``plain`` and
-``hybrid`` and saves the pick under a name. Then it shows:
+On the question set loaded in the lab it plans (what will be tried, what it costs), searches under a time limit
+(progress: one line per trial) and saves the pick under a name. With *folds* 3 or more it cross-fits: each fold's
+search reads only the other folds' questions and its pick is scored on the fold's own (the **Folds** tab: one row
+per fold, how often the folds chose the same chunker and expansion, and the out-of-fold recall, the headline);
+the final pick is chosen on all questions, its recall there labelled in-sample. With 2 folds it searches the fit
+half, confirms the best three on the other half against ``plain`` and ``hybrid``. Then it shows:
 
 * the **Pareto plot** of the fit half: every configuration tried (recall against mean context tokens), the
   front drawn as a line; clicking a point opens that configuration on side B against ``hybrid`` on side A,
   on the first question of the confirm half;
-* the **confirm table**: the three candidates, the baselines and the reference, on the confirm half, with
-  each candidate's difference from ``hybrid`` (Holm-adjusted interval); *Use on side A* / *Use on side B* put
-  the selected row's strategy on that side;
+* the **confirm table**: the three candidates, the baselines and the reference, on the confirm half (cross-fitting:
+  the final pick, the baselines and the reference on all questions), with every row's difference from ``hybrid``
+  (the candidates' Holm-adjusted; the others' unadjusted); *Use on side A* / *Use on side B* put the selected
+  row's strategy on that side;
 * the **verdict**, which names a winner only when the confirm half can tell it apart.
 
 A recorded advice run (``workbench advise`` or this tab) opens from the *Recorded* list.
@@ -43,7 +47,9 @@ from PySide6.QtWidgets import (
 
 from workbench.core.evaluate.advise.advice import ADVICE_UNASKED_S
 from workbench.core.evaluate.advise.optimise import Trial
+from workbench.core.evaluate.advise.rules import DEFAULT_RULE, RULES
 from workbench.core.evaluate.advise.space import Space, baseline
+from workbench.core.evaluate.advise.split import DEFAULT_FOLDS
 from workbench.core.evaluate.records import find_run, list_runs
 from workbench.core.evaluate.statistics import interval_end, signed_value
 from workbench.core.index.estimate import duration
@@ -63,20 +69,24 @@ if TYPE_CHECKING:
     from workbench.core.spans import Span
     from workbench.core.workspace import Workspace
 
-CONFIRM_COLUMNS = ["configuration", "role", "fit recall %", "fit tokens", "recall %", "tokens", "vs hybrid (points)"]
+CONFIRM_COLUMNS = ["configuration", "role", "fit recall % (in-sample)", "fit tokens", "recall %", "tokens",
+                   "vs hybrid (points)"]
+FOLD_COLUMNS = ["fold", "questions", "pick (chosen on the other folds)", "in-sample recall %", "held-out recall %",
+                "held-out tokens"]
 MAX_KEY_WIDTH = 280  # pixels; a longer configuration is elided in the middle (the tooltip has all of it)
 FRONT = "#d62728"
 TRIED = "#9e9e9e"
 
 
 def advise_job(ws: Workspace, qset: QuestionSet, space: Space, seed: int, limit_s: float, name: str,
-               progress: ProgressSink, cancel: CancelToken) -> AdviceResult:
+               progress: ProgressSink, cancel: CancelToken, folds: int = 2, rule: str = DEFAULT_RULE) -> AdviceResult:
     """Plan (its lines as progress notices), search, confirm and save, on a pool thread."""
     from workbench.core.evaluate.advise.advice import plan_advice, run_advice
 
     try:
         started = time.monotonic()
-        plan = plan_advice(ws, qset, space, seed, limit_s, name, progress=progress, cancel=cancel)
+        plan = plan_advice(ws, qset, space, seed, limit_s, name, progress=progress, cancel=cancel, folds=folds,
+                           rule=rule)
         for line in plan.lines():
             progress(ProgressEvent("advising", 0, 0, line))
         return run_advice(ws, plan, progress, cancel, started=started)
@@ -96,9 +106,12 @@ def resume_job(ws: Workspace, run_id: str, limit_s: float, progress: ProgressSin
         ws.close()
 
 
-def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int) -> str:
-    """A candidate's recall against ``hybrid`` on the confirm half: ``+2.1 [−0.8, +5.0]`` (points)."""
-    comp = (comparisons.get(row["key"]) or {}).get(f"hybrid@{budget}")
+def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int,
+                references: dict[str, Any] | None = None) -> str:
+    """A row's recall against ``hybrid``: ``+2.1 [−0.8, +5.0]`` (points); ``hybrid`` itself says so."""
+    if row["key"] == f"hybrid@{budget}":
+        return "(itself)"
+    comp = (comparisons.get(row["key"]) or {}).get(f"hybrid@{budget}") or (references or {}).get(row["key"])
     if not comp:
         return ""
     m = comp["metrics"]["recall"]
@@ -223,7 +236,17 @@ class AdviseView(QWidget):
         self.limit = QSpinBox(minimum=1, maximum=600, value=30, suffix=" min")
         self.limit.setToolTip("How long to search; the confirm half's time is kept aside within it")
         self.seed = QSpinBox(minimum=0, maximum=10**6, value=0, prefix="seed ")
-        self.seed.setToolTip("Seed of the fit/confirm split and of the optimiser")
+        self.seed.setToolTip("Seed of the folds (or the fit/confirm split) and of the optimiser")
+        self.folds = QSpinBox(minimum=2, maximum=20, value=DEFAULT_FOLDS, prefix="folds ")
+        self.folds.setToolTip("Cross-fit over this many folds: each fold's pick is chosen on the other folds and "
+                              "scored on its own questions (the out-of-fold recall); 2: choose on one half, confirm "
+                              "on the other")
+        self.rule = QComboBox()
+        self.rule.addItems(list(RULES))
+        self.rule.setCurrentText(DEFAULT_RULE)
+        self.rule.setToolTip("How the pick is chosen: best (the best recall), one-se (the simplest within one "
+                             "paired standard error of the best) or preset (the best preset unless the best is "
+                             "distinguishably better)")
         self.name = QLineEdit(placeholderText="advised-SET")
         self.name.setToolTip("The name the pick is saved under: it joins both sides' strategy lists and the lab's")
         self.run_button, self.cancel_button = QPushButton("Advise"), QPushButton("Cancel")
@@ -243,6 +266,12 @@ class AdviseView(QWidget):
         self.verdict.setFixedHeight(3 * self.verdict.fontMetrics().lineSpacing() + 10)
         self.verdict.setPlaceholderText("The verdict appears here when the confirm half has run.")
         self.plot = ParetoPlot()
+        self.fold_table = make_table(FOLD_COLUMNS)
+        self.fold_table.verticalHeader().hide()
+        self.fold_table.setWordWrap(False)
+        self.fold_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.fold_summary = QLabel("Cross-fitted runs (folds 3 or more) show one row per fold here.")
+        self.fold_summary.setWordWrap(True)
         self.table = make_table(CONFIRM_COLUMNS)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
@@ -257,8 +286,8 @@ class AdviseView(QWidget):
         self.log.setMaximumBlockCount(5000)
 
         top = QHBoxLayout()
-        for w in (QLabel("Budget"), self.budget, QLabel("Time limit"), self.limit, self.seed, QLabel("Save as"),
-                  self.name, self.run_button, self.cancel_button):
+        for w in (QLabel("Budget"), self.budget, QLabel("Time limit"), self.limit, self.seed, self.folds, self.rule,
+                  QLabel("Save as"), self.name, self.run_button, self.cancel_button):
             top.addWidget(w)
         top.addWidget(self.progress, 1)
         runs = QHBoxLayout()
@@ -270,13 +299,20 @@ class AdviseView(QWidget):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         header = QHBoxLayout()
-        header.addWidget(QLabel("Confirm half: questions the pick was not chosen on"), 1)
+        self.table_title = QLabel("Confirm half: questions the pick was not chosen on")
+        header.addWidget(self.table_title, 1)
         header.addWidget(self.use_a)
         header.addWidget(self.use_b)
         right_layout.addLayout(header)
         right_layout.addWidget(self.table, 1)
         self.lower_tabs = QTabWidget()
         self.lower_tabs.addTab(right, "Confirm")
+        folds_page = QWidget()
+        folds_layout = QVBoxLayout(folds_page)
+        folds_layout.setContentsMargins(0, 0, 0, 0)
+        folds_layout.addWidget(self.fold_summary)
+        folds_layout.addWidget(self.fold_table, 1)
+        self.lower_tabs.addTab(folds_page, "Folds")
         self.lower_tabs.addTab(self.log, "Plan and progress")
         split = self.split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.plot)
@@ -330,14 +366,16 @@ class AdviseView(QWidget):
             return False
         space = self.space_for(self.budget.value())
         ws, seed, name, limit = self.ws, self.seed.value(), self.name.text().strip(), 60.0 * self.limit.value()
+        folds, rule = self.folds.value(), self.rule.currentText()
         if limit > ADVICE_UNASKED_S and not self.confirm(
                 f"This advice run may take up to {duration(limit)} (its time limit), more than "
                 f"{duration(ADVICE_UNASKED_S)}. Start it?"):
             self.status.setText("Not started: choose a shorter time limit, or confirm the long run.")
             return False
-        self._begin(Worker(lambda progress, cancel: advise_job(ws, qset, space, seed, limit, name, progress, cancel),
-                           "advice"), limit, f"advising on {qset.name} ({len(qset.questions)} questions), at most "
-                                             f"{self.limit.value()} min…")
+        task = Worker(lambda progress, cancel: advise_job(ws, qset, space, seed, limit, name, progress, cancel, folds,
+                                                          rule), "advice")
+        self._begin(task, limit, f"advising on {qset.name} ({len(qset.questions)} questions), at most "
+                                 f"{self.limit.value()} min…")
         return True
 
     def resume(self, run_id: str | None) -> bool:
@@ -403,7 +441,7 @@ class AdviseView(QWidget):
 
         saved = f"saved as {result.pick!r}" if result.pick else NOTHING_SAVED
         self._done(f"advice {result.run_id} done: {saved}")
-        self.show_report(result.to_dict(), result.plan.space.budget, list(result.plan.split.confirm))
+        self.show_report(result.to_dict(), result.plan.space.budget, result.plan.confirm_indexes)
         self.refresh_records()
         if result.pick:
             self.strategySaved.emit(result.pick)
@@ -428,7 +466,9 @@ class AdviseView(QWidget):
         advice = info.config.get("advice", {})
         summary = dict(info.summary)
         summary["confirm"] = summary.get("confirm")
-        self.show_report(summary, int(advice.get("budget", 1000)), list(advice.get("split", {}).get("confirm", [])))
+        held = list(advice.get("split", {}).get("confirm", [])) or \
+            sorted(i for fold in advice.get("folds", {}).get("folds", []) for i in fold)
+        self.show_report(summary, int(advice.get("budget", 1000)), held)
         self.status.setText(f"advice run {info.id}: {summary.get('state', '')}")
         return True
 
@@ -438,14 +478,20 @@ class AdviseView(QWidget):
         self.confirm_indexes = list(confirm_indexes)
         trials = [Trial.from_dict(t) for t in report.get("trials", [])]
         self.plot.show_trials(trials, [int(n) for n in report.get("pareto", [])])
-        confirm = report.get("confirm") or {}
+        crossfit = report.get("crossfit") or {}
+        confirm = report.get("confirm") or crossfit
         self.rows = list(confirm.get("rows", []))
-        comparisons = confirm.get("comparisons", {})
+        comparisons = report.get("confirm", {}).get("comparisons", {}) if report.get("confirm") else {}
+        references = confirm.get("reference_comparisons", {})
+        self._show_folds(crossfit)
+        self.table_title.setText("All questions: the final pick was chosen on them (in-sample)" if crossfit else
+                                 "Confirm half: questions the pick was not chosen on")
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
             cells = [r["key"], r["role"], pct(r.get("fit_recall")),
                      "" if r.get("fit_tokens") is None else f"{r['fit_tokens']:.0f}", pct(r.get("recall")),
-                     "" if r.get("tokens") is None else f"{r['tokens']:.0f}", _difference(r, comparisons, budget)]
+                     "" if r.get("tokens") is None else f"{r['tokens']:.0f}",
+                     _difference(r, comparisons, budget, references)]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(f"{r['key']}\n{r.get('description', '')}")
@@ -456,10 +502,50 @@ class AdviseView(QWidget):
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), MAX_KEY_WIDTH))
         verdict = report.get("verdict") or confirm.get("verdict") or ""
         pick = report.get("pick") or ""
-        self.verdict.setPlainText(f"Verdict: {verdict}" + (f" — saved as “{pick}”." if pick else "")
+        head = report.get("headline") or {}
+        headline = (f"Headline: recall {100 * head['recall']:.1f}% at {head.get('tokens') or 0:.0f} tokens, "
+                    f"{head.get('measured_on', '')}.\n" if head.get("recall") is not None else "")
+        self.verdict.setPlainText(f"{headline}Verdict: {verdict}" + (f" — saved as “{pick}”." if pick else "")
                                   if verdict else "")
         if self.rows:
             self.table.selectRow(0)
+
+    def _show_folds(self, crossfit: dict[str, Any]) -> None:
+        """The Folds tab: one row per fold, the stability and the out-of-fold recall (empty for a fit/confirm run)."""
+        rows = list(crossfit.get("fold_rows", []))
+        self.fold_table.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            cells = [str(r["fold"]), str(r["questions"]), r["pick"], pct(r.get("in_sample_recall")),
+                     pct(r.get("held_out_recall")),
+                     "" if r.get("held_out_tokens") is None else f"{r['held_out_tokens']:.0f}"]
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(f"{r['pick']}\n{r.get('how', '')}")
+                if j != 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.fold_table.setItem(i, j, item)
+        self.fold_table.resizeColumnsToContents()
+        self.fold_table.setColumnWidth(2, min(self.fold_table.columnWidth(2), MAX_KEY_WIDTH))
+        if not rows:
+            self.fold_summary.setText("Cross-fitted runs (folds 3 or more) show one row per fold here.")
+            return
+        k = len(rows)
+        stable = ", ".join(f"the same {what} in {v['folds']} of {k} ({v['value']})"
+                           for what, v in (crossfit.get("stability") or {}).items())
+        hybrid = next((c for b, c in (crossfit.get("comparisons") or {}).items() if b.startswith("hybrid@")), None)
+        versus = ""
+        if hybrid:
+            m = hybrid["metrics"]["recall"]
+            low = -math.inf if m["ci_low"] is None else m["ci_low"]
+            high = math.inf if m["ci_high"] is None else m["ci_high"]
+            if m["diff"] is not None:
+                versus = (f"; against hybrid {signed_value(m['diff'], 'points')} points "
+                          f"[{interval_end(low, 'points')}, {interval_end(high, 'points')}] (Holm-adjusted)")
+        oof = crossfit.get("out_of_fold_recall")
+        self.fold_summary.setText(
+            f"Out-of-fold recall of the procedure: {pct(oof)}% at {crossfit.get('out_of_fold_tokens') or 0:.0f} "
+            f"tokens ({crossfit.get('measured_on', '')}, rule {crossfit.get('rule', '')}){versus}. "
+            f"Folds chose {stable or 'nothing'}.")
 
     def row_strategy(self, row: int) -> Strategy | None:
         """The strategy of the confirm table's ``row``."""

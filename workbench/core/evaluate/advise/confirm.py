@@ -6,7 +6,8 @@ Each of the three is compared with each baseline (paired by question: recall and
 comparisons Holm-adjusted together, intervals at their Holm levels (``baseline.holm_adjust``). The pick is the
 first of them — chosen before the confirm half was seen — unless the confirm half finds it worse than a
 baseline: then that baseline is the pick, and the verdict says why. ``multi-granularity`` at the same budget
-runs too, as a reference row (not in the verdict).
+runs too, as a reference row (not in the verdict). The reference rows (``plain`` and ``multi-granularity``) are
+compared with ``hybrid`` too, unadjusted and outside the verdict, so every row of the table shows its difference.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ class Confirmation:
     questions: int
     sweep: SweepResult
     mdd: float  # recall points the confirm half detects (pick against hybrid), as a fraction
+    references: dict[str, PairedComparison] = field(default_factory=dict)  # baseline/reference row → vs hybrid
 
     def lines(self) -> list[str]:
         """The confirm table, the comparisons and the verdict, as text."""
@@ -99,6 +101,9 @@ class Confirmation:
                 out.append(f"  [{cand}] vs [{base}]")
                 out += [f"    {comp.metrics[m].sentence()}" for m in ("recall", "context_tokens")]
                 out.append(f"    {comp.mdd_sentence()}")  # what the confirm half can detect, what 5 points need
+        if self.references:
+            out.append("the other rows against hybrid (A = hybrid; unadjusted, not part of the verdict):")
+            out += [f"  [{key}] {comp.metrics['recall'].sentence()}" for key, comp in self.references.items()]
         out.append(f"verdict: {self.verdict}")
         return out
 
@@ -106,8 +111,16 @@ class Confirmation:
         """JSON-ready: rows, comparisons, pick, verdict, MDD (a fraction)."""
         return {"questions": self.questions, "rows": [r.to_dict() for r in self.rows],
                 "comparisons": {c: {b: comp.to_dict() for b, comp in by.items()} for c, by in self.comparisons.items()},
-                "pick": self.pick.key, "verdict": self.verdict, "mdd": _clean(self.mdd)}
+                "pick": self.pick.key, "verdict": self.verdict, "mdd": _clean(self.mdd),
+                "reference_comparisons": {k: c.to_dict() for k, c in self.references.items()}}
 
+
+def versus_hybrid(comp: PairedComparison) -> str:
+    """A row's recall against ``hybrid``: ``+2.1 [−0.8, +5.0]`` (points)."""
+    m = comp.metrics["recall"]
+    if math.isnan(m.diff):
+        return ""
+    return f"{signed_value(m.diff, 'points')} [{interval_end(m.ci_low, 'points')}, {interval_end(m.ci_high, 'points')}]"
 
 
 def _against(comp: PairedComparison, base: str) -> str:
@@ -158,8 +171,11 @@ def confirm(ws: EvalWorkspace, half: QuestionSet, ranked: Sequence[Trial], space
                                                                    ("recall", "context_tokens"), seed=seed)
                             for b in BASELINES}
     holm_adjust([c for by in comparisons.values() for c in by.values()])
+    hybrid = f"hybrid@{space.budget}"
+    references = {key: compare_paired(by_key[hybrid].rows, by_key[key].rows, ("recall", "context_tokens"), seed=seed)
+                  for key, *_ in others if key != hybrid}
     pick, verdict, mdd = _verdict(rows, comparisons, space.budget, len(half.questions), chosen)
-    return Confirmation(rows, comparisons, pick, verdict, len(half.questions), sweep, mdd)
+    return Confirmation(rows, comparisons, pick, verdict, len(half.questions), sweep, mdd, references)
 
 
 def _verdict(rows: list[ConfirmRow], comparisons: dict[str, dict[str, PairedComparison]], budget: int,

@@ -22,6 +22,9 @@ Time: the loop stops before ``deadline`` (checked before each trial from the est
 cancel token that also ends a chunk-set build in progress); the user's cancel token stops it at once. Each
 finished trial is handed to ``on_trial`` (the record is updated there), so a stopped search resumes from its
 record: earlier trials are given to the sampler again (``add_trial``) and not re-run.
+
+Cross-fitting (``crossfit``) runs one search per fold with a shared ``ScoreBook``: a configuration runs once on
+every question, and each search reads only its training questions' figures from the book (``train``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from workbench.core.evaluate.advise.book import ScoreBook
 from workbench.core.evaluate.advise.costs import Costs
 from workbench.core.evaluate.advise.space import PARAMS, Params, Space, chunk_config, label, preset_params
 from workbench.core.evaluate.question_set import QuestionSet
@@ -64,6 +68,7 @@ class Trial:
     built: list[str] = field(default_factory=list)
     note: str = ""
     questions: int = 0
+    fold: int | None = None  # the fold held out while this search chose (cross-fitting); None: the search on all
 
     @property
     def key(self) -> str:
@@ -74,14 +79,15 @@ class Trial:
         """JSON-ready."""
         return {"number": self.number, "params": self.params, "key": self.key, "state": self.state,
                 "recall": self.recall, "tokens": self.tokens, "seconds": round(self.seconds, 3),
-                "built": self.built, "note": self.note, "questions": self.questions}
+                "built": self.built, "note": self.note, "questions": self.questions, "fold": self.fold}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trial:
         """A trial a record kept."""
         return cls(int(data["number"]), dict(data["params"]), str(data["state"]), data.get("recall"),
                    data.get("tokens"), float(data.get("seconds", 0.0)), list(data.get("built", [])),
-                   str(data.get("note", "")), int(data.get("questions", 0)))
+                   str(data.get("note", "")), int(data.get("questions", 0)),
+                   None if data.get("fold") is None else int(data["fold"]))
 
 
 class Until(CancelToken):
@@ -111,11 +117,16 @@ def done_trials(trials: Sequence[Trial]) -> list[Trial]:
 
 
 class Search:
-    """The search loop over ``space`` on the fit half (see the module docstring)."""
+    """The search loop over ``space`` on the fit half (see the module docstring). With a ``book``, ``fit`` is
+    every question (what a configuration runs on, once) and ``train`` the questions this search scores on."""
 
     def __init__(self, ws: AdviceWorkspace, fit: QuestionSet, space: Space, costs: Costs, seed: int,
-                 trials: Sequence[Trial] = ()) -> None:
+                 trials: Sequence[Trial] = (), book: ScoreBook | None = None, train: Sequence[int] = (),
+                 fold: int | None = None) -> None:
         self.ws, self.fit, self.space, self.costs, self.seed = ws, fit, space, costs, seed
+        self.book, self.fold = book, fold
+        self.train = tuple(train) or tuple(q.index for q in fit.questions)
+        self.reader = "all questions" if fold is None else f"fold {fold + 1}"
         self.trials: list[Trial] = list(trials)
         self.rng = random.Random(seed)
         self.queued: set[tuple[Any, ...]] = set()  # configurations queued to be tried together
@@ -155,9 +166,14 @@ class Search:
     # ----- the loop -----------------------------------------------------------------------------------
     def run(self, deadline: Callable[[], float], progress: ProgressSink | None = None,
             cancel: CancelToken | None = None, on_trial: Callable[[Trial], None] | None = None,
-            started: float | None = None, limit_s: float = 0.0) -> list[Trial]:
+            started: float | None = None, limit_s: float = 0.0,
+            hard_deadline: Callable[[], float] | None = None) -> list[Trial]:
         """Try configurations until ``deadline()`` (re-read before each trial: the confirm phase's reserve
-        follows the measured search rate), the space is exhausted or ``cancel``; returns every trial."""
+        follows the measured search rate), the space is exhausted or ``cancel``; returns every trial.
+        ``hard_deadline``: when a trial already started must end (what its chunk sets may take; default
+        ``deadline``): a cross-fitted fold's search stops asking at the end of its share, but a chunk set it
+        starts serves the whole run, so it may build past that share."""
+        self.queued.clear()  # a new study: nothing is queued on it yet (a search may run in several turns)
         study = self._study()
         started = time.monotonic() if started is None else started
         results: dict[tuple[Any, ...], Trial] = {self._key(t.params): t for t in self.trials}
@@ -188,7 +204,7 @@ class Search:
                 study.enqueue_trial(probe)
                 self.queued.add(self._key(probe))
                 continue
-            result = self._try(params, deadline(), progress, cancel, started, limit_s)
+            result = self._try(params, (hard_deadline or deadline)(), progress, cancel, started, limit_s)
             if result is None:  # the deadline or the user stopped it mid-way
                 study.tell(trial, state=_failed())
                 self.stopped = "cancelled" if cancel is not None and cancel.cancelled else "time"
@@ -209,6 +225,9 @@ class Search:
         """Build what ``params`` needs and run it on the fit half; None when stopped mid-way."""
         number = len(self.trials) + 1
         t0 = time.monotonic()
+        if self.book is not None and label(params) in self.book:  # another fold's search ran it: read, not run
+            recall, tokens, n = self.book.mean(label(params), self.train, self.reader)
+            return Trial(number, params, "done", recall, tokens, 0.0, questions=n, fold=self.fold)
         try:
             strategy = self.space.strategy(params)
             configs = strategy.chunk_configs()
@@ -240,12 +259,19 @@ class Search:
         except ValueError as exc:  # e.g. a chunker that cannot cut these documents
             return Trial(number, params, "failed", seconds=time.monotonic() - t0, built=built, note=str(exc)[:200])
         self.costs.searched(len(self.fit.questions), time.monotonic() - s0)
-        self.rows[label(params)] = sweep.results[0]
-        summary = sweep.results[0].summary
-        trial = Trial(number, params, "done", summary["recall"].mean, summary["context_tokens"].mean,
-                      time.monotonic() - t0, built, questions=summary["recall"].n)
+        if self.book is not None:
+            self.book.add(label(params), sweep.results[0])
+            recall, tokens, n = self.book.mean(label(params), self.train, self.reader)
+            trial = Trial(number, params, "done", recall, tokens, time.monotonic() - t0, built, questions=n,
+                          fold=self.fold)
+        else:
+            self.rows[label(params)] = sweep.results[0]
+            summary = sweep.results[0].summary
+            trial = Trial(number, params, "done", summary["recall"].mean, summary["context_tokens"].mean,
+                          time.monotonic() - t0, built, questions=summary["recall"].n)
         best = done_trials([*self.trials, trial])[0]
-        say(progress, f"trial {number}: {trial.key} → recall {100 * (trial.recall or 0):.1f} at "
+        say(progress, f"{'' if self.fold is None and self.book is None else self.reader + ', '}trial {number}: "
+                      f"{trial.key} → recall {100 * (trial.recall or 0):.1f} at "
                       f"{trial.tokens:.0f} tokens (best so far {100 * (best.recall or 0):.1f}: {best.key}); "
                       f"{time.monotonic() - started:.0f} of {limit_s:.0f} s")
         return trial

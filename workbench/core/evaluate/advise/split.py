@@ -12,6 +12,10 @@ Questions that could leak from one half into the other stay together:
   (near-duplicates about the same passage), so both halves have the same mix of corpora.
 
 A question's document is its row's corpus id, else its first reference's.
+
+``fold_questions`` deals the questions into K folds the same way (whole documents when there are at least
+``FOLD_DOCUMENTS`` and two per fold, else stratified by corpus with overlapping references together): each fold
+is held out once while the others choose (cross-fitting, ``crossfit``). Two folds are today's fit/confirm split.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any
 from workbench.core.evaluate.question_set import Question, QuestionSet
 
 DOCUMENT_GROUPS = 8  # documents with questions needed before whole documents are kept together
+FOLD_DOCUMENTS = 10  # documents with questions needed before K folds keep whole documents together
+DEFAULT_FOLDS = 5
 
 
 @dataclass(frozen=True)
@@ -102,17 +108,103 @@ def _split(fit: Sequence[Question], confirm: Sequence[Question], method: str, se
 
 
 def _deal(groups: Sequence[Sequence[Question]], rng: random.Random) -> tuple[list[Question], list[Question]]:
-    """Deal groups of questions into two halves: a seeded shuffle, then largest first, each to the half with
-    fewer questions so far (a seeded coin on a tie)."""
+    """Deal groups of questions into two halves (``_deal_into`` with two)."""
+    first, second = _deal_into(groups, rng, 2)
+    return first, second
+
+
+def _deal_into(groups: Sequence[Sequence[Question]], rng: random.Random, k: int) -> list[list[Question]]:
+    """Deal groups of questions into ``k`` parts: a seeded shuffle, then largest first, each to the part with
+    fewest questions so far (a seeded draw among those on a tie)."""
     order = list(range(len(groups)))
     rng.shuffle(order)
     order.sort(key=lambda i: -len(groups[i]))  # stable: equal sizes keep the shuffled order
-    halves: tuple[list[Question], list[Question]] = ([], [])
+    parts: list[list[Question]] = [[] for _ in range(k)]
     for i in order:
-        sizes = len(halves[0]), len(halves[1])
-        side = rng.randrange(2) if sizes[0] == sizes[1] else 0 if sizes[0] < sizes[1] else 1
-        halves[side].extend(groups[i])
-    return halves
+        sizes = [len(p) for p in parts]
+        fewest = [j for j, n in enumerate(sizes) if n == min(sizes)]
+        side = fewest[rng.randrange(len(fewest))] if len(fewest) > 1 else fewest[0]
+        parts[side].extend(groups[i])
+    return parts
+
+
+@dataclass(frozen=True)
+class Folds:
+    """K folds as question indexes (``Question.index``), how they were made and the seed; ``documents``: each
+    fold's documents when whole documents were kept together."""
+
+    folds: tuple[tuple[int, ...], ...]
+    method: str  # "documents" or "stratified"
+    seed: int
+    documents: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def k(self) -> int:
+        """How many folds."""
+        return len(self.folds)
+
+    def training(self, fold: int) -> tuple[int, ...]:
+        """The questions every other fold holds (what fold ``fold``'s search and selection may read)."""
+        return tuple(sorted(i for j, f in enumerate(self.folds) if j != fold for i in f))
+
+    def everything(self) -> tuple[int, ...]:
+        """Every question of every fold."""
+        return tuple(sorted(i for f in self.folds for i in f))
+
+    def describe(self) -> str:
+        """One line: ``5 folds of 94-95 questions, whole documents kept together (seed 0)``."""
+        sizes = sorted(len(f) for f in self.folds)
+        size = f"{sizes[0]}" if sizes[0] == sizes[-1] else f"{sizes[0]}-{sizes[-1]}"
+        how = ("whole documents kept together" if self.method == "documents"
+               else "stratified by corpus, overlapping references together")
+        return f"{self.k} folds of {size} questions, {how} (seed {self.seed})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (what a record keeps to rebuild the folds)."""
+        return {"method": self.method, "seed": self.seed, "folds": [list(f) for f in self.folds],
+                "documents": [list(d) for d in self.documents]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Folds:
+        """The folds a record kept."""
+        return cls(tuple(tuple(int(i) for i in f) for f in data["folds"]), str(data["method"]), int(data["seed"]),
+                   tuple(tuple(str(d) for d in docs) for docs in data.get("documents", ())))
+
+
+def default_folds(qset: QuestionSet, seed: int = 0) -> int:
+    """``DEFAULT_FOLDS`` when the set can be dealt into that many folds of at least two questions each, else 2
+    (the fit/confirm split)."""
+    try:
+        folds = fold_questions(qset, DEFAULT_FOLDS, seed)
+    except ValueError:
+        return 2
+    return DEFAULT_FOLDS if min(len(f) for f in folds.folds) >= 2 else 2
+
+
+def fold_questions(qset: QuestionSet, k: int = DEFAULT_FOLDS, seed: int = 0) -> Folds:
+    """The seeded ``k`` folds of ``qset``: whole documents together when at least ``FOLD_DOCUMENTS`` documents
+    (and two per fold) have questions, else each corpus's questions dealt over the folds, overlapping references
+    together."""
+    if k < 3:
+        raise ValueError("cross-fitting needs at least 3 folds (2 folds are the fit/confirm split)")
+    if len(qset.questions) < k:
+        raise ValueError(f"{k} folds need at least {k} questions; this set has {len(qset.questions)}")
+    rng = random.Random(seed)
+    by_doc: dict[str, list[Question]] = {}
+    for q in qset.questions:
+        by_doc.setdefault(document_of(q), []).append(q)
+    if len(by_doc) >= max(FOLD_DOCUMENTS, 2 * k):
+        parts = _deal_into([qs for _, qs in sorted(by_doc.items())], rng, k)
+        return Folds(tuple(tuple(sorted(q.index for q in p)) for p in parts), "documents", seed,
+                     tuple(tuple(sorted({document_of(q) for q in p})) for p in parts))
+    parts = [[] for _ in range(k)]
+    for doc in sorted(by_doc):
+        for j, p in enumerate(_deal_into(_overlap_groups(by_doc[doc]), rng, k)):
+            parts[j] += p
+    if any(not p for p in parts):
+        raise ValueError(f"{k} folds: some fold would hold no question (too few groups of questions); "
+                         "choose fewer folds")
+    return Folds(tuple(tuple(sorted(q.index for q in p)) for p in parts), "stratified", seed)
 
 
 def _overlap_groups(questions: Sequence[Question]) -> list[list[Question]]:

@@ -1,0 +1,12 @@
+"""The selection rules' names and what each means (``selection`` applies them; kept apart so the command line
+can list them without importing the search)."""
+
+RULES = ("best", "one-se", "preset")
+DEFAULT_RULE = "preset"
+RULE_TEXT = {
+    "best": "the best recall on the questions it was chosen on",
+    "one-se": "the simplest configuration within one paired standard error of the best recall on the questions "
+              "it was chosen on",
+    "preset": "the best preset stays the pick unless the best configuration is distinguishably better on the "
+              "questions it was chosen on (paired sign-flip test on recall, alpha 0.05)",
+}
