@@ -43,8 +43,7 @@ def _marked(qtbot, make_window, hash_sample_ws):
 
 
 def _point(view, doc: int, offset: int) -> QPoint:
-    """The viewport point of the cursor place before character ``offset`` (scrolled into view)."""
-    view.scroll_to(doc, offset)
+    """The viewport point of the cursor place before character ``offset`` (scroll it into view first)."""
     pos = view.pmap.position_of(doc, offset)
     if pos is None:
         pos = view.pmap.position_of(doc, offset - 1) + 1
@@ -57,6 +56,7 @@ def test_dragging_a_references_end_moves_it_and_ctrl_z_puts_it_back(qtbot, make_
     window, tab, view, doc, start = _marked(qtbot, make_window, hash_sample_ws)
     ws = window.ws
     end = start + len(QUOTE)
+    view.scroll_to(doc, start)
     grab = _point(view, doc, end)
     assert window.marking.handles.handle_at(grab) is not None  # the pointer is on the end's handle
     assert window.marking.handles.handle_at(_point(view, doc, start + 10)) is None  # the middle is no handle
@@ -106,6 +106,7 @@ def test_ctrl_r_makes_the_explored_question_with_the_selection_and_refocuses(qtb
     qtbot.waitUntil(lambda: window.model.question == "What is migrated?")
     window.compare.show_document_at(doc, start)
     qtbot.waitUntil(lambda: view.pmap.position_of(doc, start) is not None, timeout=20000)
+    view.scroll_to(doc, start)
     a = _point(view, doc, start + 4)
     b = _point(view, doc, start + 19)
     QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a)
@@ -154,3 +155,22 @@ def test_import_menu_entry_and_questions_tab_button_open_the_dialog(qtbot, make_
     tab.import_button.click()
     assert window.marking.import_dialog is not first and window.marking.import_dialog.isVisible()
     window.marking.import_dialog.close()
+
+
+def test_a_selection_across_a_chunk_marker_is_one_span(qtbot, hash_sample_ws):
+    from workbench.ui.explore.doc_view import DocumentView
+
+    ws = hash_sample_ws
+    doc = next(int(r["id"]) for r in ws.records.documents() if r["path"].endswith("deploy-guide.md"))
+    dv = DocumentView(ws)
+    qtbot.addWidget(dv)
+    dv.show_document(doc, ws.search("Where is the release tag checked out?", None))
+    starts = sorted(e.start for e in dv.pmap.entries if e.doc_id == doc)
+    cut = next(s for s in starts if s > 200)  # a piece starts here: a chunk marker or a layer edge before it
+    a, b = dv.pmap.position_of(doc, cut - 30), dv.pmap.position_of(doc, cut + 20)
+    assert len(dv.pmap.to_document(a, b - a)) > 1  # drawn in pieces
+    cursor = dv.textCursor()
+    cursor.setPosition(a)
+    cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
+    dv.setTextCursor(cursor)
+    assert dv.selected_spans() == [Span(doc, cut - 30, cut + 20)]

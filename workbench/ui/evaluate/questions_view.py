@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -30,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.evaluate.set_export import export_chroma, export_jsonl
 from workbench.core.spans import Span
 from workbench.ui.basics.wording import for_the_window
 
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
 
 COLUMNS = ["#", "question", "references", "provenance", "state"]
+EXPORT_FORMATS = {"chroma": export_chroma, "jsonl": export_jsonl}  # as 'workbench questions export --format'
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,9 @@ class QuestionsView(QWidget):
         self.undo_button = QPushButton("Undo")
         self.undo_button.setEnabled(False)
         self.evaluate_button = QPushButton("Evaluate this set")
+        self.export_button = QPushButton("Export set…")
+        self.export_button.setToolTip("Write the chosen set as Chroma's questions.csv + corpora/, or JSON Lines with "
+                                      "spans, into an empty folder (as 'workbench questions export')")
         self.review_button = QPushButton("Review drafts")
         self.review_label = QLabel("")
         self.accept_button, self.edit_button, self.reject_button = (QPushButton("Accept (A)"), QPushButton("Edit (E)"),
@@ -113,7 +120,7 @@ class QuestionsView(QWidget):
         right_layout.addWidget(self.table, 1)
         right_layout.addWidget(self.question_box)
         buttons = QHBoxLayout()
-        for w in (self.remove_button, self.undo_button, self.review_button, self.evaluate_button):
+        for w in (self.remove_button, self.undo_button, self.review_button, self.evaluate_button, self.export_button):
             buttons.addWidget(w)
         buttons.addStretch(1)
         right_layout.addLayout(buttons)
@@ -140,6 +147,7 @@ class QuestionsView(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         self.undo_button.clicked.connect(self.undo)
         self.import_button.clicked.connect(self.importRequested)
+        self.export_button.clicked.connect(self._ask_export)
         undo = QShortcut(QKeySequence.StandardKey.Undo, self)
         undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         undo.activated.connect(self.undo)
@@ -160,6 +168,33 @@ class QuestionsView(QWidget):
     def _evaluate(self) -> None:
         if self.current_set:
             self.evaluateSet.emit(self.current_set)
+
+    def _ask_export(self) -> None:
+        if not self.current_set:
+            return
+        fmt, ok = QInputDialog.getItem(self, "Export set", "Format", list(EXPORT_FORMATS), 0, False)
+        if ok:
+            folder = QFileDialog.getExistingDirectory(self, f"Export {self.current_set}: an empty folder")
+            if folder:
+                self.export_set(Path(folder), fmt)
+
+    def export_set(self, folder: Path, fmt: str) -> list[Path]:
+        """Write the chosen set into ``folder`` as ``chroma`` (questions.csv + corpora/) or ``jsonl``; the files
+        written ([] with the reason in the status line when refused: no set, or the folder holds a set already)."""
+        name = self.current_set
+        if not name:
+            self.status.setText("choose a question set to export")
+            return []
+        if (folder / "questions.csv").exists() or (folder / "questions.jsonl").exists():
+            self.status.setText(for_the_window(f"{folder} holds a question set already: choose an empty folder"))
+            return []
+        read = self.ws.questions.read(name)
+        docs = self.ws.questions.documents_of(read)
+        folder.mkdir(parents=True, exist_ok=True)
+        files = EXPORT_FORMATS[fmt](folder, read.questions, docs) if fmt in EXPORT_FORMATS else []
+        self.status.setText(for_the_window(f"{name}: {len(read.questions)} questions and {len(docs)} documents "
+                                           f"written to {folder}"))
+        return list(files)
 
     # ----- sets -------------------------------------------------------------------------------------
     @property
