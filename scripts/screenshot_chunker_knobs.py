@@ -32,7 +32,7 @@ def main() -> None:
     window.question.setText(SELF_TEST_QUESTION)
     window.run_search()
     shot.wait(lambda: idle(a) and idle(b), 600.0, banners)
-    print("screenshot: searched with the built-in cut", flush=True)
+    print("screenshot: searched with the fixed window", flush=True)
     pick(a, "langchain_recursive")
     a.strategy_panel.size_knob.setValue(512)
     a.strategy_panel.overlap.setValue(50)

@@ -40,3 +40,24 @@ def test_every_ui_package_has_a_layer():
     present = {p.stem for p in here.iterdir()
                if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.stem != "__init__")}
     assert named == present
+
+
+def test_architecture_md_names_every_module_of_core_and_ui():
+    """``docs/architecture.md`` stays true to the code: every module and package of ``core/`` and ``ui/`` is named
+    there (in backticks, as ``name``, ``name/`` or a path ending in it), and every ``core/…`` or ``ui/…`` path it
+    names exists."""
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    quoted = set(re.findall(r"`([^`\n]+)`", text))
+    names = {q.rstrip("/").split("/")[-1].removesuffix(".py") for q in quoted} | {
+        part for q in quoted for part in re.split(r"[\s.()/,:]+", q) if part}
+    package = ROOT / "workbench"
+    unnamed = sorted(str(p.relative_to(package)) for top in ("core", "ui") for p in (package / top).rglob("*")
+                     if "__pycache__" not in p.parts and p.name != "__init__.py"
+                     and (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists()))
+                     and p.stem not in names)
+    assert not unnamed, f"name these in docs/architecture.md's module table: {unnamed}"
+    stale = sorted(q for q in quoted if re.fullmatch(r"(core|ui)/[\w/]+(\.py)?/?", q)
+                   and not (package / q).exists() and not (package / f"{q.rstrip('/')}.py").exists())
+    assert not stale, f"docs/architecture.md names paths that do not exist: {stale}"

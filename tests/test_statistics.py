@@ -20,7 +20,6 @@ from workbench.core.evaluate.datasets import save_question_set
 from workbench.core.evaluate.metrics import QuestionMetrics
 from workbench.core.evaluate.statistics import (
     ALPHA,
-    MDD_FACTOR,
     RESAMPLES,
     MetricDifference,
     compare_paired,
@@ -223,8 +222,21 @@ def test_minimum_detectable_difference_and_wording():
     rows_a, rows_b, a, b, *_ = synthetic_pair(40, 0.0, seed=9)
     comp = compare_paired(rows_a, rows_b, resamples=1000)
     d = b - a
-    assert comp.metrics["recall"].mdd == pytest.approx(MDD_FACTOR * np.std(d, ddof=1) / math.sqrt(40))
-    assert "minimum detectable difference" in comp.mdd_sentence() and "recall" in comp.mdd_sentence()
+    sd = float(np.std(d, ddof=1))
+    z975, z80 = 1.959964, 0.841621  # the normal quantiles, written out
+    mdd = (z975 + z80) * sd / math.sqrt(40 - z975 ** 2 / 2)
+    needed = math.ceil(((z975 + z80) * sd / 0.05) ** 2 + z975 ** 2 / 2)
+    recall = comp.metrics["recall"]
+    assert recall.mdd == pytest.approx(mdd, rel=1e-5) and recall.sd == pytest.approx(sd)
+    assert recall.power().needed == needed and comp.metrics["context_tokens"].power().needed is None
+    line = comp.mdd_sentence()
+    assert line.startswith("minimum detectable difference at n = 40 (80% power, two-sided α = 0.05")
+    assert f"recall {100 * mdd:.1f} points (5 points need about {needed:,} questions)" in line
+    three = compare_paired(rows_a, rows_b, resamples=1000, target_points=3)
+    assert f"(3 points need about {math.ceil(((z975 + z80) * sd / 0.03) ** 2 + z975 ** 2 / 2):,} questions)" \
+        in three.mdd_sentence()
+    data = comp.to_dict()
+    assert data["target_points"] == 5 and data["metrics"]["recall"]["power"]["questions_needed"] == needed
     m = MetricDifference("recall", "points", 40, 0.5, 0.531, 0.031, -0.008, 0.070, 0.12, 0.05)
     assert m.sentence() == ("B − A recall +3.1 points, 95% CI [−0.8, +7.0], p = 0.12 over 40 questions: "
                             "not distinguishable")

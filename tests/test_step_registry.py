@@ -100,3 +100,62 @@ def test_the_built_in_steps_declare_the_window_and_command_line_knobs():
     assert list(STEP_TYPES) == ["rerank", "summary", "per_doc_cap", "whole_documents"]
     assert [k.option for _, k in step_knobs()] == ["--rerank", "--rerank-parents", "--per-doc-cap",
                                                    "--whole-doc-tokens"]
+
+
+@dataclass(frozen=True)
+class KeepHits(Step):
+    """A numeric step for this test only: the first ``keep_hits`` hits (0: all)."""
+
+    kind: ClassVar[str] = "keep"
+    order: ClassVar[int] = 60
+    knobs: ClassVar[tuple[Knob, ...]] = (Knob("keep_hits", "Keep", 0, 10, 1, "Keep only the first hits.",
+                                              special="all", cli_help="keep only the first N hits"),)
+
+    keep_hits: int = 0
+
+    @property
+    def active(self):
+        return self.keep_hits > 0
+
+    def describe(self, strategy: Described) -> str:
+        return f"first {self.keep_hits} hits kept" if self.active else ""
+
+    def reorder_hits(self, run: Run, hits):
+        return hits[: self.keep_hits] if self.active else None
+
+
+@pytest.fixture
+def keep_registered():
+    register_step(KeepHits)
+    yield KeepHits
+    unregister_step(KeepHits.kind)
+
+
+def test_a_registered_step_is_a_sweep_key_in_the_cli_table_and_the_lab(keep_registered, capsys, tmp_path, hash_cli,
+                                                                        qtbot):
+    """The step's number knob is a grid key of ``workbench eval`` and of the lab's *Sweep* field: each value a
+    configuration, a row of the command line's table and of the lab's summary table."""
+    from eval_support import sample_questions
+
+    from workbench.core.evaluate.curves import sweep_configs
+    from workbench.core.evaluate.datasets import save_question_set
+    from workbench.ui.evaluate.eval_tables import fill_summary, make_table, summary_columns
+
+    questions, corpora = sample_questions()
+    save_question_set(tmp_path / "qs", questions, corpora)
+    data, out = tmp_path / "data", tmp_path / "out"
+    code, stdout, err = run_cli(capsys, "eval", tmp_path / "qs", "--strategy", "plain", "--top-k", "4",
+                                "--grid", "keep_hits=0,1", "--data-dir", data, "--out", out)
+    assert code == 0, err
+    rows = {r["key"]: r for r in json.loads((out / "summary.json").read_text())["configs"]}
+    assert set(rows) == {"plain keep_hits=0", "plain keep_hits=1"}, rows.keys()
+    assert "plain keep_hits=1" in stdout and "first 1 hits kept" in rows["plain keep_hits=1"]["description"]
+    assert rows["plain keep_hits=1"]["context_tokens"] < rows["plain keep_hits=0"]["context_tokens"], "it ran"
+
+    lab = sweep_configs([PRESETS["plain"]], "keep_hits=0,1", None, [], budgets_field="Budgets")  # the lab's parse
+    assert [c.strategy.setting("keep_hits") for c in lab] == [0, 1]
+    table = make_table(summary_columns())
+    qtbot.addWidget(table)
+    fill_summary(table, list(rows.values()), {})
+    shown = {table.item(i, 0).text(): table.item(i, 0).toolTip() for i in range(table.rowCount())}
+    assert "first 1 hits kept" in shown["plain keep_hits=1"]

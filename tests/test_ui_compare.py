@@ -140,15 +140,16 @@ def test_side_b_detail_knobs_reach_the_strategy_it_runs(qtbot, make_window, hash
     wait_settled(qtbot, side, lambda r: r.strategy.reranks_parents)  # no search left running at teardown
 
 
-def test_structure_aware_box_rechunks_side_b(qtbot, make_window, hash_sample_ws):
+def test_the_structure_chunker_rechunks_side_b(qtbot, make_window, hash_sample_ws):
     window = make_window(hash_sample_ws)
     window.side_by_side.click()
     side = window.compare.b
     _, before = search(qtbot, window, sides=("a", "b"))
     assert not before.strategy.chunk.structure_aware
+    combo = side.strategy_panel.chunker.combo
     with qtbot.waitSignal(side.controller.buildStarted, timeout=WAIT_MS) as started:
-        side.strategy_panel.structure.setChecked(True)
-    assert started.args[0].structure_aware
+        combo.setCurrentIndex(combo.findData("structure"))
+    assert started.args[0].structure_aware and started.args[0].size == before.strategy.chunk.size
     with qtbot.waitSignal(side.resultShown, timeout=WAIT_MS) as done:
         pass
     after = done.args[0]

@@ -76,13 +76,20 @@ def test_detail_knobs_set_the_new_strategy_fields(qtbot):
     assert panel.strategy().to_dict() == seen[-1].to_dict()
 
 
-def test_structure_aware_box_edits_the_chunking(qtbot):
+def test_the_structure_chunker_edits_the_chunking(qtbot):
     panel, model, seen = panel_on(qtbot, PRESETS["plain"])
-    assert not panel.structure.isChecked()
-    panel.structure.setChecked(True)
-    assert seen[-1].chunk.structure_aware is True
+    panel.show()
+    combo = panel.chunker.combo
+    assert panel.chunker.name() == "fixed" and not model.strategy("A").chunk.structure_aware
+    combo.setCurrentIndex(combo.findData("structure"))
+    assert seen[-1].chunk.structure_aware is True and seen[-1].chunk.size == 200, "the size carries over"
+    assert panel.chunker._controls["unit"].widget.currentText() == "tokens"
+    assert panel.chunker._controls["unit"].widget.isVisibleTo(panel), "a new control shows in a shown grid"
     model.set_strategy("A", PRESETS["heading-path"])
-    assert panel.structure.isChecked()
+    assert panel.chunker.name() == "structure" and panel.strategy().chunk == PRESETS["heading-path"].chunk
+    model.set_strategy("A", PRESETS["sentence-window"])  # fixed windows of sentences are the sentence chunker
+    assert panel.chunker.name() == "sentence" and "unit" not in panel.chunker._controls
+    assert (panel.size_knob.value(), panel.size_knob.spin.maximum()) == (1, 10)
 
 
 def test_coarse_field_edits_the_multi_granularity_levels(qtbot):
@@ -124,3 +131,19 @@ def test_the_panel_shows_and_edits_the_model_strategy_and_keeps_no_copy(qtbot):
     assert panel.preset.findText("mine") >= 0 and other.preset.findText("mine") >= 0
     panel.preset.setCurrentText("mine")
     assert model.strategy("A").top_k == 7 == other.top_k.value() and model.strategy("A").model == "minilm-bf16"
+
+
+def test_a_knob_edit_builds_the_strategy_once_and_other_views_follow(qtbot, monkeypatch):
+    """The model's echo of the panel's own edit is not rebuilt from every control a second time (it was: the
+    whole strategy, and the preset match over every preset, twice per slider step); another view of the side
+    still follows the model."""
+    panel, model, seen = panel_on(qtbot, PRESETS["plain"])
+    other = StrategyPanel(model, "A")
+    qtbot.addWidget(other)
+    built: list[StrategyPanel] = []
+    original = StrategyPanel.strategy
+    monkeypatch.setattr(StrategyPanel, "strategy", lambda self: built.append(self) or original(self))
+    panel.window_knob.setValue(2)
+    assert built.count(panel) == 1 and seen[-1].expander.kind == "neighbours" and seen[-1].expander.window == 2
+    assert other.window_knob.value() == 2 and other.expansion.currentData() == "neighbours"
+    assert panel.expansion.currentData() == "neighbours" and panel.preset.currentText() == seen[-1].name

@@ -4,6 +4,7 @@ with the baseline configuration."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,7 @@ from workbench.commands.common import UserError
 from workbench.core.evaluate.answer_report import answer_summaries, format_answer_table
 from workbench.core.evaluate.baseline import compare_to_baseline, resolve_baseline
 from workbench.core.evaluate.metrics import Metric, table_metrics
+from workbench.core.evaluate.power import TARGET_POINTS
 from workbench.core.evaluate.sweep_checks import note_lines
 
 if TYPE_CHECKING:
@@ -55,13 +57,33 @@ def baseline_index(results: Sequence[ConfigResult], ref: str | None) -> int:
         raise UserError(str(exc)) from None
 
 
-def against_baseline(results: Sequence[ConfigResult], rows: list[dict[str, Any]], ref: str | None) -> list[str]:
+def detect_points(text: str) -> float:
+    """An argparse ``type`` for ``--detect``: a difference in points, above 0 and at most 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
+    if not 0 < value <= 100:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"must be a difference in points above 0 and at most 100, not {text[:40]}")
+    return value
+
+
+def add_detect_option(p: argparse.ArgumentParser) -> None:
+    """``--detect POINTS``: the difference whose questions-needed figure the paired comparisons give."""
+    p.add_argument("--detect", type=detect_points, default=TARGET_POINTS, metavar="POINTS",
+                   help="with --compare or --baseline: how many questions like these a difference of POINTS in "
+                        f"recall / IoU would need (80%% power, α 0.05; default {TARGET_POINTS:g})")
+
+
+def against_baseline(results: Sequence[ConfigResult], rows: list[dict[str, Any]], ref: str | None,
+                     target_points: float = TARGET_POINTS) -> list[str]:
     """With two or more configurations: each one's recall / IoU / context-token differences against the
-    baseline (intervals, Holm-adjusted p) as text lines, and as ``vs_baseline`` in its JSON row."""
+    baseline (intervals, Holm-adjusted p) and what the questions can detect (``target_points``: the difference
+    whose questions-needed figure is given) as text lines, and as ``vs_baseline`` in its JSON row."""
     if len(results) < 2:
         return []
     base = baseline_index(results, ref)
-    comp = compare_to_baseline(results, base)
+    comp = compare_to_baseline(results, base, target_points=target_points)
     for row in rows:
         if row["key"] == comp.baseline:
             row["baseline"] = True

@@ -22,7 +22,13 @@ from workbench.commands.common import (
     size_mb,
     whole_number,
 )
-from workbench.commands.eval_tables import against_baseline, answers_table, format_table, note_table_lines
+from workbench.commands.eval_tables import (
+    add_detect_option,
+    against_baseline,
+    answers_table,
+    format_table,
+    note_table_lines,
+)
 from workbench.commands.llm_options import (
     LLM_ADVICE,
     add_llm_options,
@@ -43,7 +49,7 @@ from workbench.core.evaluate.curves import budget_curves, curve_lines, sweep_con
 from workbench.core.evaluate.datasets import DatasetError, load_question_set
 from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.judge import answer_and_judge, backend_name
-from workbench.core.evaluate.records import load_run, rerun, save_run
+from workbench.core.evaluate.records import Selection, load_run, rerun, save_run
 from workbench.core.evaluate.statistics import compare_paired
 from workbench.core.evaluate.sweep import compare_rows, run_sweep
 from workbench.core.evaluate.sweep_checks import (
@@ -73,23 +79,26 @@ def _strategies(args: argparse.Namespace) -> list[Strategy]:
 
 
 def _report(args: argparse.Namespace, ws: Workspace, sweep: SweepResult, run_id: str, title: str,
-            shown: Sequence[str] = ()) -> None:
+            shown: Sequence[str] = (), sample: str = "") -> None:
     """Print the run's table (and export it with ``--out``); the sweep's warnings go to stderr, but those in
-    ``shown`` (printed before the run)."""
+    ``shown`` (printed before the run); ``sample`` says how a ``--limit`` drew the questions."""
     rows = summary_rows(sweep.results)
     for row in rows:
         row["run_id"] = run_id
     notes = note_table_lines(sweep.results, rows)  # before the table: it marks those rows [!]
     lines = [format_table(rows), *notes, *answers_table(sweep.results, rows)]
-    lines += against_baseline(sweep.results, rows, getattr(args, "baseline", None))
+    lines += against_baseline(sweep.results, rows, getattr(args, "baseline", None), args.detect)
     data: object = rows
     if getattr(args, "budgets", None):
         curves = budget_curves(sweep.results)
         lines += curve_lines(curves)
         data = {"rows": rows, "curves": curves}
+    if sample:
+        lines.append(f"\n{sample}")
     if sweep.scope_line:
-        lines.append(f"\n{sweep.scope_line}")
-    lines.append(f"{'' if sweep.scope_line else chr(10)}run {run_id} recorded in {ws.data_dir} ({sweep.seconds:.1f} s)")
+        lines.append(f"{'' if sample else chr(10)}{sweep.scope_line}")
+    gap = "" if sweep.scope_line or sample else "\n"
+    lines.append(f"{gap}run {run_id} recorded in {ws.data_dir} ({sweep.seconds:.1f} s)")
     failed = ""
     if args.out:
         names = {doc_id: cid for cid, doc_id in sweep.doc_ids.items()}
@@ -145,7 +154,7 @@ def run_compare(args: argparse.Namespace, ws: Workspace) -> int:
             lines += [f"  {line}" for line in accounting_lines(acc) + judge_lines(a.rows, b.rows)]
         else:
             lines += [f"  label #{x['q_index']:<4} {x['before']} → {x['after']}  {x['question']}" for x in labels]
-        stats = compare_paired(a.rows, b.rows)
+        stats = compare_paired(a.rows, b.rows, target_points=args.detect)
         data[-1]["statistics"] = stats.to_dict()
         lines.append("  statistics (A = left run, B = right run, paired by question):")
         lines += [f"    {line}" for line in stats.lines()]
@@ -190,7 +199,8 @@ def run_eval(args: argparse.Namespace) -> int:
             qset = load_dataset(args, open_workspace(args), args.dataset, args.reviewed_only)
         else:
             qset = load_question_set(args.dataset, follow_links=args.follow_links, max_file_mb=_max_file_mb(args))
-        qset = qset.subset(args.limit, args.corpus)
+        whole = qset.subset(corpus=args.corpus)
+        qset = whole.stratified(args.limit, args.seed) if args.limit else whole
         warnings: list[str] = []
         configs = sweep_configs(_strategies(args), args.grid, args.budgets, warnings)
     except (DatasetError, ValueError) as exc:
@@ -220,11 +230,15 @@ def run_eval(args: argparse.Namespace) -> int:
     if backend is not None:
         llm_model, judge_model = backend_name(backend), backend_name(judge)
         answer_and_judge(ws, backend, qset, sweep, progress, judge=judge)
+    selection = Selection(limit=args.limit, corpus=args.corpus, budgets=args.budgets)
+    sampled = len(qset.questions) < len(whole.questions)
+    if sampled:  # the run says which questions, so --rerun runs the same sample
+        selection["questions"] = [q.index for q in qset.questions]
+        selection["sample"] = f"stratified, seed {args.seed}"
     run_id = save_run(ws, qset, sweep, label=args.label or qset.name, kind="answers" if args.answers else "retrieval",
-                      llm_model=llm_model,
-                      selection={"limit": args.limit, "corpus": args.corpus, "budgets": args.budgets},
-                      judge_model=judge_model)
-    _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions", shown=[duplicates])
+                      llm_model=llm_model, selection=selection, judge_model=judge_model)
+    _report(args, ws, sweep, run_id, f"{qset.name}: {len(qset.questions)} questions", shown=[duplicates],
+            sample=qset.sample_line(whole, args.seed) if sampled else "")
     return 0
 
 
@@ -305,7 +319,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="run every strategy at each context budget (tokens), e.g. 250,500,1000,1500,2000: "
                         "recall / IoU per budget, recall at 1,000 tokens and the area under the recall curve up "
                         "to 2,000 tokens (with --json: {rows, curves})")
-    p.add_argument("--limit", type=whole_number(1), help="only the first N questions")
+    p.add_argument("--limit", type=whole_number(1),
+                   help="only N questions: a sample stratified by corpus (each corpus its share), drawn with --seed "
+                        "and recorded with the run")
+    p.add_argument("--seed", type=whole_number(0), default=0,
+                   help="with --limit: the seed of the stratified sample (default 0: the same sample every time)")
     p.add_argument("--reviewed-only", action="store_true",
                    help="a stored set: leave out the drafts nobody reviewed (workbench questions review)")
     p.add_argument("--follow-links", action="store_true",
@@ -327,6 +345,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--baseline", metavar="N|KEY",
                    help="with several configurations: compare each with this one (number from 1 or key; default "
                         "the first) with intervals and Holm-adjusted p-values")
+    add_detect_option(p)
     add_common(p)
     add_llm_options(p)  # --llm answers and judges for --answers (extractive is refused: a judge needs a model)
     add_cluster_options(p)

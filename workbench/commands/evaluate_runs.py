@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.commands.common import UserError, add_common, emit, open_workspace, output_dir, safe_text, say
-from workbench.commands.eval_tables import against_baseline, answers_table, format_table, note_table_lines
+from workbench.commands.eval_tables import (
+    add_detect_option,
+    against_baseline,
+    answers_table,
+    format_table,
+    note_table_lines,
+)
 from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.records import RunInfo, load_run, read_runs
 
@@ -72,7 +78,7 @@ def _show_run(args: argparse.Namespace, ws: Workspace) -> int:
     notes = note_table_lines(results, rows)  # before the table: it marks those rows [!]
     lines = [f"run {info.id} ({info.label}, {info.started}, code {info.code_version})", format_table(rows),
              *notes, *answers_table(results, rows)]
-    lines += against_baseline(results, rows, args.baseline)
+    lines += against_baseline(results, rows, args.baseline, args.detect)
     if args.out:
         names = {int(i): d.get("corpus_id") or Path(d["path"]).name for i, d in info.config["documents"].items()}
         try:
@@ -94,5 +100,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.add_argument("--yes", action="store_true", help="with --delete: accept a shorter unique prefix")
     r.add_argument("--baseline", metavar="N|KEY",
                    help="with --show: the configuration the others are compared with (default the first)")
+    add_detect_option(r)
     add_common(r)
     r.set_defaults(func=run_runs)

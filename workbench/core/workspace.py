@@ -212,7 +212,8 @@ class Workspace:
         Timings: ``prepare_ms`` (chunk set), ``embed_ms`` (question), then the pipeline's search, rerank
         and expand steps, and ``total_ms``.
         """
-        strategy = self.records.resolve_strategy(strategy)
+        if not isinstance(strategy, Strategy):  # a name, JSON or None: a preset or a strategy saved in this folder
+            strategy = self.records.resolve_strategy(strategy)
         problem = question_problem(question)
         if problem:
             raise ValueError(problem)

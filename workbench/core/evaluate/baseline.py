@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from workbench.core.evaluate.paired_tests import ALPHA, RESAMPLES, holm, holm_levels
+from workbench.core.evaluate.power import TARGET_POINTS
 from workbench.core.evaluate.statistics import PairedComparison, compare_paired
 from workbench.core.evaluate.sweep import ConfigResult
 
@@ -38,6 +39,7 @@ class BaselineComparison:
             out.append(f"  [{key}] over {comp.n} questions")
             out += [f"    {comp.metrics[m].sentence()}" for m in metrics if m in comp.metrics]
             out += [f"    {t.sentence()}" for t in comp.sign_tests.values()]
+            out.append(f"    {comp.mdd_sentence()}")
         return out
 
     def to_dict(self, key: str) -> dict[str, Any]:
@@ -68,11 +70,13 @@ def resolve_baseline(keys: Sequence[str], ref: str | int | None) -> int:
 
 
 def compare_to_baseline(results: Sequence[ConfigResult], baseline: int = 0, metrics: Sequence[str] = BASELINE_METRICS,
-                        resamples: int = RESAMPLES, seed: int = 0, alpha: float = ALPHA) -> BaselineComparison:
+                        resamples: int = RESAMPLES, seed: int = 0, alpha: float = ALPHA,
+                        target_points: float = TARGET_POINTS) -> BaselineComparison:
     """Compare every configuration of a sweep with ``results[baseline]``; Holm-adjust each metric's p-values and
-    the McNemar p-values over the comparisons made (``holm_adjust``)."""
+    the McNemar p-values over the comparisons made (``holm_adjust``); ``target_points``: the difference whose
+    questions-needed figure each comparison gives."""
     base = results[baseline]
-    comps = {cr.config.key: compare_paired(base.rows, cr.rows, metrics, resamples, seed, alpha)
+    comps = {cr.config.key: compare_paired(base.rows, cr.rows, metrics, resamples, seed, alpha, target_points)
              for i, cr in enumerate(results) if i != baseline}
     holm_adjust(list(comps.values()), alpha)
     return BaselineComparison(base.config.key, comps)

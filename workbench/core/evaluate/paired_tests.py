@@ -15,9 +15,10 @@ whole story, so an interval and a p-value can never contradict each other:
   one place the exact and the Monte Carlo test could disagree: a p computed exactly from few non-zero
   differences beside an interval over many). For a binary outcome (hit) the test on ``d ∈ {−1, 0, 1}`` is the
   exact sign test / McNemar test.
-* **the minimum detectable difference** ``MDD = (z₀.₉₇₅ + z₀.₈₀) · sd(d) / √n ≈ 2.8 · SE``: the true mean
-  difference a two-sided test at α = 0.05 would detect with 80% power given this spread and this many
-  questions (normal approximation; ``sd`` with ``n − 1``).
+* **the minimum detectable difference** ``MDD = (z₁₋α/₂ + z₀.₈₀) · sd(d) / √(n − z₁₋α/₂² / 2)``: the true mean
+  difference a two-sided test at ``α`` would detect with 80% power given this spread and this many questions
+  (``sd`` with ``n − 1``; the power arithmetic, and the questions a chosen difference needs, are in
+  ``workbench.core.evaluate.power``).
 * for the binary outcomes (hit, answered) **an exact sign test / McNemar test** on the discordant pairs
   ``b`` (A yes, B no) and ``c`` (A no, B yes): ``p = min(1, 2 · P(X ≤ min(b, c)))``, ``X ~ Bin(b + c, ½)``,
   computed with integer arithmetic (``exact_sign_test``).
@@ -35,11 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from workbench.core.evaluate.power import detectable_difference
+
 RESAMPLES = 20_000  # random sign patterns when not enumerated: Monte Carlo error ≤ 0.0016 at p = 0.05
 ALPHA = 0.05
 BLOCK_CELLS = 4_000_000  # pattern rows × questions handled at once (≈ 32 MB per array)
 EXACT_FLIPS = 16  # at most 2**16 sign patterns are enumerated exactly
-MDD_FACTOR = 2.8  # z(0.975) + z(0.80) = 1.960 + 0.842
 GRID = 200  # shifts tried between the smallest and largest difference before the bounds are refined
 BISECTIONS = 40
 
@@ -228,9 +230,9 @@ def flip_distributions(d: np.ndarray, valid: np.ndarray, resamples: int = RESAMP
 
 def paired_tests(a: np.ndarray, b: np.ndarray, valid: np.ndarray | None = None, resamples: int = RESAMPLES,
                  seed: int = 0, alpha: float = ALPHA) -> list[dict[str, Any]]:
-    """Mean difference, sign-flip p (exact or Monte Carlo, with its error), the test-inverted interval and the
-    MDD of ``b − a`` for every column; each dict also holds the column's ``FlipDistribution`` under
-    ``"distribution"`` (for intervals at other levels: ``inverted_interval``).
+    """Mean difference, sign-flip p (exact or Monte Carlo, with its error), the test-inverted interval, the MDD
+    and the standard deviation (``sd``) of ``b − a`` for every column; each dict also holds the column's
+    ``FlipDistribution`` under ``"distribution"`` (for intervals at other levels: ``inverted_interval``).
 
     ``a`` and ``b`` are ``(n, m)`` arrays (n questions × m metrics); ``valid`` (same shape, bool) marks the
     questions a metric counts (default: all).
@@ -243,7 +245,7 @@ def paired_tests(a: np.ndarray, b: np.ndarray, valid: np.ndarray | None = None, 
     out: list[dict[str, Any]] = [
         {"n": int(c), "mean_a": math.nan, "mean_b": math.nan, "diff": math.nan, "ci_low": math.nan,
          "ci_high": math.nan, "p_value": math.nan, "p_exact": True, "p_patterns": 0, "p_mc_error": 0.0,
-         "mdd": math.nan, "distribution": None} for c in counts]
+         "mdd": math.nan, "sd": math.nan, "distribution": None} for c in counts]
     if n == 0 or not counts.any():
         return out
     dists = flip_distributions(d, valid, resamples, seed)
@@ -264,5 +266,5 @@ def paired_tests(a: np.ndarray, b: np.ndarray, valid: np.ndarray | None = None, 
         out[j] |= {"mean_a": float(a[valid[:, j], j].mean()), "mean_b": float(b[valid[:, j], j].mean()),
                    "diff": float(dj.sum()) / c, "ci_low": low, "ci_high": high, "p_value": p, "p_exact": exact,
                    "p_patterns": patterns, "p_mc_error": error,
-                   "mdd": MDD_FACTOR * sd / math.sqrt(c) if c > 1 else math.nan, "distribution": dist}
+                   "mdd": detectable_difference(c, sd, alpha), "sd": sd, "distribution": dist}
     return out

@@ -123,6 +123,13 @@ class QuestionSet:
             chosen += indexes[: counts[c]]
         return self.subset(indexes=chosen)
 
+    def sample_line(self, whole: QuestionSet, seed: int) -> str:
+        """How many of ``whole``'s questions this sample (``stratified``) holds and how it was drawn, e.g. ``30 of
+        472 questions, stratified by corpus, seed 0``; just the count when it holds them all."""
+        if len(self.questions) >= len(whole.questions):
+            return f"{len(whole.questions)} questions"
+        return f"{len(self.questions)} of {len(whole.questions)} questions, stratified by corpus, seed {seed}"
+
     def searched_corpora(self) -> list[str]:
         """The corpus ids evaluation searches, sorted: every corpus of the set (those no question refers to
         included: distractors are part of the test), or the ones chosen with ``subset(corpus=...)``. Nothing

@@ -5,9 +5,7 @@ noise"."""
 
 from __future__ import annotations
 
-import math
-
-from workbench.core.evaluate.paired_tests import MDD_FACTOR
+from workbench.core.evaluate import power
 
 # The standard deviation of per-question recall differences between two strategies (B − A, as a fraction) that
 # paired comparisons of chunking strategies usually show: most questions move little, a few move a lot. 0.35
@@ -17,16 +15,17 @@ TYPICAL_SD = 0.35
 
 def detectable_difference(n: int, sd: float = TYPICAL_SD) -> float:
     """Recall difference (a fraction) a paired test on ``n`` questions detects 80% of the time at α = 0.05
-    (``MDD_FACTOR · sd / √n``); ``nan`` below two questions."""
-    if n < 2:
-        return math.nan
-    return MDD_FACTOR * sd / math.sqrt(n)
+    (``power.detectable_difference``); ``nan`` below two questions."""
+    return power.detectable_difference(n, sd)
 
 
 def power_line(n: int, sd: float = TYPICAL_SD) -> str:
-    """One line, e.g. ``40 questions: differences in recall under ~15 points look like noise``."""
+    """One line, e.g. ``40 questions: differences in recall under ~16 points look like noise``."""
     if n < 2:
         return f"{n} question{'s' if n != 1 else ''}: too few to tell two strategies apart"
+    if power.too_few(n):
+        return (f"{n} questions: every difference would look like noise (a paired test needs at least "
+                f"{power.fewest_questions()} questions to reach α 0.05)")
     points = 100 * detectable_difference(n, sd)
     return (f"{n} questions: differences in recall under ~{points:.0f} points look like noise (80% power, "
             f"α 0.05, at a typical spread of {sd:.2f} per question)")

@@ -33,7 +33,6 @@ from workbench.core.evaluate.paired_tests import (
     ALPHA,
     BLOCK_CELLS,
     EXACT_FLIPS,
-    MDD_FACTOR,
     RESAMPLES,
     FlipDistribution,
     binomial_cdf_half,
@@ -43,9 +42,11 @@ from workbench.core.evaluate.paired_tests import (
     inverted_interval,
     paired_tests,
 )
+from workbench.core.evaluate.power import METHOD as POWER_METHOD
+from workbench.core.evaluate.power import NO_SPREAD, TARGET_POINTS, Power, too_few
 from workbench.core.evaluate.sweep import QuestionResult
 
-__all__ = ["ALPHA", "BLOCK_CELLS", "EXACT_FLIPS", "MDD_FACTOR", "RESAMPLES", "UNITS", "MetricDifference",
+__all__ = ["ALPHA", "BLOCK_CELLS", "EXACT_FLIPS", "RESAMPLES", "UNITS", "MetricDifference",
            "PairedComparison", "SignTest", "binomial_cdf_half", "compare_paired", "exact_sign_test", "holm",
            "holm_levels", "paired_tests", "pair_rows"]
 
@@ -151,7 +152,14 @@ class MetricDifference:
     p_patterns: int = 0
     p_mc_error: float = 0.0
     ci_level: float | None = None  # the α of a Holm-adjusted interval (None: ``alpha``)
+    sd: float = math.nan  # standard deviation of the per-question differences (n − 1)
     distribution: FlipDistribution | None = field(default=None, compare=False, repr=False)
+
+    def power(self, target_points: float = TARGET_POINTS) -> Power:
+        """What these questions can tell (``power.Power``): the difference they detect and, for a rate, the
+        questions a ``target_points`` difference needs (other units: no target)."""
+        target = target_points / 100 if self.unit == "points" else None
+        return Power(self.n, self.sd, target, self.alpha)
 
     def adjusted(self, p_adjusted: float, level: float, comparisons: int) -> MetricDifference:
         """This difference with its Holm-adjusted p and the interval at its Holm ``level`` (an α)."""
@@ -280,14 +288,32 @@ class PairedComparison:
     alpha: float = ALPHA
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    target_points: float = TARGET_POINTS  # the difference in a rate whose questions-needed figure is given
 
     def mdd_sentence(self) -> str:
-        """The minimum detectable differences in one line."""
-        parts = [f"{metric_title(m.metric)} {signed_value(m.mdd, m.unit).lstrip('+')}"
-                 f"{'' if m.unit == 'score' else ' ' + m.unit}"
-                 for m in self.metrics.values() if m.n > 1 and not math.isnan(m.mdd)]
-        return (f"minimum detectable difference (80% power, α = {self.alpha:g}, ≈ 2.8 × SE of the paired "
-                f"differences): " + (", ".join(parts) or "n/a"))
+        """The minimum detectable differences in one line and, for rates, the questions a ``target_points``
+        difference needs (``power``)."""
+        parts = []
+        for m in self.metrics.values():
+            power = m.power(self.target_points)
+            if power.why_not:
+                if power.why_not == NO_SPREAD:
+                    parts.append(f"{metric_title(m.metric)} n/a (no spread)")
+                continue
+            part = f"{metric_title(m.metric)} {signed_value(power.detectable, m.unit).lstrip('+')}"
+            part += "" if m.unit == "score" else f" {m.unit}"
+            if power.needed is not None:
+                part += f" ({self.target_points:g} points need about {power.needed:,} questions)"
+            parts.append(part)
+        few = too_few(self.n, self.alpha)
+        if few:
+            recall = self.metrics.get("recall")
+            needed = None if recall is None else recall.power(self.target_points).needed
+            at_spread = "" if needed is None else (f"; at this recall spread {self.target_points:g} points would "
+                                                   f"need about {needed:,} questions")
+            return f"minimum detectable difference at n = {self.n}: n/a, {few}{at_spread}"
+        return (f"minimum detectable difference at n = {self.n} (80% power, two-sided α = {self.alpha:g}, from the "
+                f"spread of the paired differences): " + (", ".join(parts) or "n/a"))
 
     def lines(self, metrics: Sequence[str] | None = None) -> list[str]:
         """The human-readable block: one line per metric, the sign tests, the MDD, the n."""
@@ -305,8 +331,10 @@ class PairedComparison:
         """JSON-ready."""
         return {"n": self.n, "only_a": self.only_a, "only_b": self.only_b, "resamples": self.resamples,
                 "seed": self.seed, "alpha": self.alpha, "ci_method": CI_METHOD, "p_method": P_METHOD,
-                "exact_up_to": EXACT_FLIPS, "mdd_method": "2.8 × sd(B − A) / √n (80% power, two-sided α = 0.05)",
-                "units": UNITS, "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
+                "exact_up_to": EXACT_FLIPS, "mdd_method": POWER_METHOD, "target_points": self.target_points,
+                "units": UNITS,
+                "metrics": {k: v.to_dict() | {"power": v.power(self.target_points).to_dict()}
+                            for k, v in self.metrics.items()},
                 "sign_tests": {k: v.to_dict() for k, v in self.sign_tests.items()}, "notes": self.notes}
 
 
@@ -323,8 +351,9 @@ def pair_rows(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult]
 
 def compare_paired(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionResult],
                    metrics: Sequence[str] | None = None, resamples: int = RESAMPLES, seed: int = 0,
-                   alpha: float = ALPHA) -> PairedComparison:
-    """Paired statistics of ``B − A`` over the questions both runs share.
+                   alpha: float = ALPHA, target_points: float = TARGET_POINTS) -> PairedComparison:
+    """Paired statistics of ``B − A`` over the questions both runs share; ``target_points``: the difference in a
+    rate whose questions-needed figure is given (``power``).
 
     ``metrics`` defaults to every one of ``compared_metrics()``; ``answered_rate`` (and the answered sign test) only
     when both sides hold judged answers.
@@ -369,4 +398,5 @@ def compare_paired(rows_a: Sequence[QuestionResult], rows_b: Sequence[QuestionRe
     notes = []
     if judged:
         notes.append("answered: covered questions judged on both sides (unjudged left out)")
-    return PairedComparison(n, only_a, only_b, diffs, tests, resamples, seed, alpha, time.perf_counter() - t0, notes)
+    return PairedComparison(n, only_a, only_b, diffs, tests, resamples, seed, alpha, time.perf_counter() - t0, notes,
+                            target_points)

@@ -27,10 +27,9 @@ SAMPLE_SEED = 0  # the lab's question limit draws the same stratified sample eve
 
 
 def sample_words(sample: QuestionSet, whole: QuestionSet) -> str:
-    """How many questions a run takes, e.g. ``30 of 472 questions, stratified by corpus``."""
-    if len(sample.questions) >= len(whole.questions):
-        return f"{len(whole.questions)} questions"
-    return f"{len(sample.questions)} of {len(whole.questions)} questions, stratified by corpus"
+    """How many questions a run takes, e.g. ``30 of 472 questions, stratified by corpus, seed 0``
+    (``QuestionSet.sample_line``)."""
+    return sample.sample_line(whole, SAMPLE_SEED)
 
 
 class SweepRun:

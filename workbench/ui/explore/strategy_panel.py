@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 
 from workbench.core.ingest.chunkers import ChunkerError
 from workbench.core.ingest.chunkers.protocol import ParamValue
-from workbench.core.ingest.values import ChunkConfig, max_overlap
 from workbench.core.retrieve.expansions import EXPANSION_TYPES
 from workbench.core.retrieve.expansions.base import (
     FIELD_OWNER,
@@ -36,7 +35,7 @@ from workbench.core.retrieve.expansions.base import (
     knob_value,
 )
 from workbench.core.retrieve.strategy.presets import PRESETS, Strategy
-from workbench.ui.explore.chunker_knobs import ChunkerKnobs, label_row, show_slider_params
+from workbench.ui.explore.chunker_knobs import ChunkerKnobs
 from workbench.ui.explore.coarse_field import CoarseField
 from workbench.ui.explore.detail_knobs import DetailKnobs
 from workbench.ui.explore.extent_control import ExtentControl
@@ -46,18 +45,12 @@ from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.slider_row import SliderRow
 
 CUSTOM = "custom"
-SIZE_RANGES = {"tokens": (16, 512, 8), "words": (10, 400, 5), "sentences": (1, 10, 1)}
 EXPANSIONS = [(kind, cls.label) for kind, cls in EXPANSION_TYPES.items()]  # from the core's registry
 WINDOW = knob_for("window")
 MARGIN = knob_for("margin")
 
 TIPS = {
     "preset": "A named strategy from the core presets; changing any knob makes it 'custom'.",
-    "unit": "What chunk size and overlap count: model tokens, words or sentences. Builds a new chunk set.",
-    "size": "Chunk size: how much text each searchable chunk holds. Smaller chunks give sharper search "
-            "vectors. Changing it re-chunks in the background (cached embeddings are reused).",
-    "overlap": "Overlap: units shared by consecutive chunks, so a sentence cut at a boundary is still "
-               "whole in one chunk. Changing it re-chunks in the background.",
     "expansion": "How each hit grows into the passage sent as context.",
     "window": WINDOW.tooltip,
     "top_k": "Top-k: how many chunks the search returns before expansion. Instant.",
@@ -69,8 +62,6 @@ TIPS = {
                   "sentences are cached, so later builds are instant. Rebuilds the chunk set.",
     "heading": "Embed 'title > heading path: text' instead of the bare chunk, so chunks know their "
                "section. Builds a new chunk set.",
-    "structure": "Structure-aware chunking: chunks end at headings, so no chunk spans two sections. "
-                 "Builds a new chunk set.",
     "hybrid": "Hybrid search: fuse dense (embedding) and BM25 (keyword) rankings. Instant.",
 }
 
@@ -82,19 +73,15 @@ class StrategyPanel(QWidget):
         super().__init__(parent)
         self.model, self.side = model, as_side(side)
         first = model.strategy(self.side)
-        self._built_in = first.chunk if not first.chunk.chunker else ChunkConfig()
         self._loading = False
         self.preset = ElidedComboBox()
         self.preset.addItems([*PRESETS, CUSTOM])
-        self.unit = ElidedComboBox()
-        self.unit.addItems(list(SIZE_RANGES))
-        self.unit_label = QLabel("Unit")
-        self.chunker = ChunkerKnobs()
         self.expansion = ElidedComboBox()
         for key, label in EXPANSIONS:
             self.expansion.addItem(label, key)
-        self.size_knob = SliderRow("Chunk size", 16, 512, 200, TIPS["size"], step=8)
-        self.overlap = SliderRow("Overlap", 0, 256, 0, TIPS["overlap"])
+        self.size_knob = SliderRow("Chunk size", 16, 512, 200, "", step=8)  # labelled by the chunker's declaration
+        self.overlap = SliderRow("Overlap", 0, 256, 0, "")
+        self.chunker = ChunkerKnobs(self.size_knob, self.overlap)  # drives the two sliders above
         self.window_knob = SliderRow(WINDOW.label, int(WINDOW.minimum), int(WINDOW.maximum), 0, TIPS["window"],
                                 step=int(WINDOW.step))
         self.top_k = SliderRow("Top-k", 1, 20, 5, TIPS["top_k"])
@@ -105,7 +92,6 @@ class StrategyPanel(QWidget):
         self.margin.setSingleStep(MARGIN.step)
         self.margin.setDecimals(MARGIN.decimals)
         self.heading = QCheckBox("Embed heading path")
-        self.structure = QCheckBox("Structure-aware")
         self.contextual = QCheckBox("Contextual (LLM)")
         self.hybrid = QCheckBox("Hybrid BM25")
         self.coarse = CoarseField(self)  # laid out (and shown) by the side panel, beside the embedding model
@@ -117,24 +103,19 @@ class StrategyPanel(QWidget):
         self.error.setObjectName("banner")
         self.error.setWordWrap(True)
         self.error.hide()
-        for combo in (self.preset, self.unit, self.expansion, self.chunker.combo):
+        for combo in (self.preset, self.expansion, self.chunker.combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
-        for w, key in ((self.preset, "preset"), (self.unit, "unit"), (self.unit_label, "unit"),
-                       (self.expansion, "expansion"), (self.margin, "margin"), (self.heading, "heading"),
-                       (self.structure, "structure"), (self.hybrid, "hybrid"),
-                       (self.contextual, "contextual")):
+        for w, key in ((self.preset, "preset"), (self.expansion, "expansion"), (self.margin, "margin"),
+                       (self.heading, "heading"), (self.hybrid, "hybrid"), (self.contextual, "contextual")):
             w.setToolTip(TIPS[key])
         self._layout()
         self._show_saved()
         self._show(first)
         self.preset.currentTextChanged.connect(self._preset_picked)
-        self.unit.currentTextChanged.connect(self._unit_changed)
-        self.chunker.picked.connect(self._chunker_picked)
-        self.chunker.changed.connect(self._edited)
+        self.chunker.changed.connect(self._edited)  # the chunker, its parameters, the size and overlap sliders
         self.window_knob.valueChanged.connect(self._window_moved)
-        self.size_knob.valueChanged.connect(self._size_changed)
-        for row in (self.overlap, self.top_k, self.budget):
+        for row in (self.top_k, self.budget):
             row.valueChanged.connect(self._edited)
         self.expansion.currentIndexChanged.connect(self._expansion_changed)
         self.extent.changed.connect(self._edited)
@@ -142,7 +123,6 @@ class StrategyPanel(QWidget):
         self.steps.changed.connect(self._edited)
         self.margin.valueChanged.connect(self._edited)
         self.heading.toggled.connect(self._edited)
-        self.structure.toggled.connect(self._edited)
         self.contextual.toggled.connect(self._edited)
         self.hybrid.toggled.connect(self._edited)
         self.coarse.changed.connect(self._edited)
@@ -177,9 +157,6 @@ class StrategyPanel(QWidget):
             return box
 
         cut = labelled("Chunker", self.chunker.combo, self.chunker.combo.toolTip())
-        self.unit_label.setBuddy(self.unit)
-        cut.addWidget(self.unit_label)
-        cut.addWidget(self.unit)
         flags = QHBoxLayout()
         flags.addWidget(self.heading)
         flags.addWidget(self.contextual)
@@ -188,9 +165,9 @@ class StrategyPanel(QWidget):
         margin_row.addWidget(self.hybrid)  # (the coarse field sits in the side's chunk-set row, beside the model)
         margin_row.addStretch(1)
         margin_row.addLayout(labelled(MARGIN.label, self.margin, TIPS["margin"]))
-        # the chosen chunker's own parameters take the structure box's place
+        # the chosen chunker's parameters other than size and overlap (e.g. fixed's unit) below the flags
         self.chunk_column = column(labelled("Strategy", self.preset, TIPS["preset"]), cut, self.size_knob, self.overlap,
-                                   flags, self.structure, self.chunker)
+                                   flags, self.chunker)
         self.retrieve_column = column(labelled("Expansion", self.expansion, TIPS["expansion"]), self.window_knob,
                                       self.top_k, self.budget, margin_row, self.extent)
         self.columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)
@@ -222,13 +199,8 @@ class StrategyPanel(QWidget):
         """The strategy the controls describe (``ChunkerError`` when the chunker's parameters do not fit)."""
         base = self.model.strategy(self.side)
         expansion = str(self.expansion.currentData())
-        cut: dict[str, object] = (
-            self.chunker.chunk_changes(self.size_knob.value(), self.overlap.value()) if self.chunker.name() else
-            dict(unit=self.unit.currentText(), size=self.size_knob.value(), overlap=self.overlap.value(),
-                 structure_aware=self.structure.isChecked(), chunker=""))
-        chunk = ChunkConfig(unit=str(cut["unit"]), size=int(str(cut["size"])), overlap=int(str(cut["overlap"])),
-                            structure_aware=bool(cut["structure_aware"]), chunker=str(cut["chunker"]),
-                            heading_prefix=self.heading.isChecked(), contextual=self.contextual.isChecked())
+        chunk = self.chunker.chunk_config(replace(base.chunk, heading_prefix=self.heading.isChecked(),
+                                                  contextual=self.contextual.isChecked()))
         mode = "hybrid" if self.hybrid.isChecked() else ("dense" if base.search_config.mode == "hybrid"
                                                           else base.search_config.mode)
         search_config = replace(base.search_config, mode=mode, coarse=self.coarse.levels(expansion))
@@ -254,8 +226,8 @@ class StrategyPanel(QWidget):
 
     def _model_strategy(self, side: str, strategy: Strategy) -> None:
         """The model's strategy of this side changed (a knob, a swap, the lab): show it unless the controls
-        already describe it."""
-        if side != self.side:
+        already describe it (this panel's own edit, being written, does)."""
+        if side != self.side or self._loading:
             return
         try:
             if strategy == self.strategy() and self.preset.currentText() == preset_name(strategy, self.model.saved):
@@ -271,9 +243,7 @@ class StrategyPanel(QWidget):
             name = preset_name(strategy, self.model.saved)
             self.preset.setCurrentText(name)
             c = strategy.chunk
-            if not c.chunker:
-                self._built_in = c
-            self._show_cut(c, self.chunker.show_chunker(c.chunker))
+            self.chunker.show_config(c)
             kind = strategy.expander.kind
             self.expansion.setCurrentIndex(max(0, self.expansion.findData(kind)))
             self.window_knob.setValue(int(knob_value(strategy.expander, WINDOW.field)))
@@ -296,39 +266,7 @@ class StrategyPanel(QWidget):
         self.error.setText(message)
         self.error.setVisible(bool(message))
 
-    def _show_cut(self, c: ChunkConfig, values: dict[str, ParamValue]) -> None:
-        """The size, overlap and unit knobs for the chosen chunker (built-in: ``c``'s own fields)."""
-        kind = self.chunker.kind()
-        for widget in (self.unit, self.unit_label, self.structure):
-            widget.setVisible(kind is None)
-        if kind is not None:
-            show_slider_params(kind, values, self.size_knob, self.overlap)
-            return
-        self.size_knob.show()
-        self.overlap.show()
-        label_row(self.size_knob, "Chunk size", TIPS["size"])
-        label_row(self.overlap, "Overlap", TIPS["overlap"])
-        self.unit.setCurrentText(c.unit)
-        self._apply_size_range(c.unit)
-        self.size_knob.setValue(c.size)
-        self.overlap.setRange(0, max_overlap(c.size))
-        self.overlap.setValue(c.overlap)
-        self.structure.setChecked(c.structure_aware)
-
     # ----- reactions -----------------------------------------------------------------------
-    def _chunker_picked(self) -> None:
-        """Another chunker: its parameters at their defaults; back to built-in restores the last built-in cut."""
-        if self._loading:
-            return
-        self._loading = True
-        self._show_cut(self._built_in, {})
-        self._loading = False
-        self._edited()
-    def _apply_size_range(self, unit: str) -> None:
-        lo, hi, step = SIZE_RANGES[unit]
-        self.size_knob.setStep(step)
-        self.size_knob.setRange(lo, hi)
-
     def _enable_for(self, expansion: str) -> None:
         window_kind = FIELD_OWNER[WINDOW.field]
         self.window_knob.setEnabled(expansion in ("none", window_kind))  # a window on "none" switches to it
@@ -342,22 +280,6 @@ class StrategyPanel(QWidget):
             return
         chosen = PRESETS[name] if name in PRESETS else self.model.saved[name]
         self._write(chosen)  # the whole strategy (its settings the knobs do not show too)
-
-    def _unit_changed(self, unit: str) -> None:
-        if self._loading:
-            return
-        self._loading = True
-        self._apply_size_range(unit)
-        self.size_knob.setValue(SIZE_RANGES[unit][0] if unit == "sentences" else self.size_knob.value())
-        self.overlap.setRange(0, max_overlap(self.size_knob.value()))
-        self._loading = False
-        self._edited()
-
-    def _size_changed(self, size: int) -> None:
-        if self._loading:
-            return
-        self.overlap.setRange(0, max_overlap(size))
-        self._edited()
 
     def _expansion_changed(self, *_: object) -> None:
         if not self._loading:
@@ -382,12 +304,12 @@ class StrategyPanel(QWidget):
             self.show_error(str(exc))
             return
         self.show_error("")
-        if not strategy.chunk.chunker:
-            self._built_in = strategy.chunk
-        self._loading = True
-        self.preset.setCurrentText(strategy.name)
-        self._loading = False
-        self.model.set_strategy(self.side, strategy)  # over the model's strategy: the side's embedding model kept
+        self._loading = True  # the controls show it already: the model's echo (``_model_strategy``) is not rebuilt
+        try:
+            self.preset.setCurrentText(strategy.name)
+            self.model.set_strategy(self.side, strategy)  # over the model's strategy: the side's embedding model kept
+        finally:
+            self._loading = False
 
     def _write(self, strategy: Strategy) -> None:
         """``strategy`` becomes the side's strategy in the model, with the side's embedding model (chosen

@@ -98,6 +98,7 @@ class Confirmation:
             for base, comp in by_base.items():
                 out.append(f"  [{cand}] vs [{base}]")
                 out += [f"    {comp.metrics[m].sentence()}" for m in ("recall", "context_tokens")]
+                out.append(f"    {comp.mdd_sentence()}")  # what the confirm half can detect, what 5 points need
         out.append(f"verdict: {self.verdict}")
         return out
 

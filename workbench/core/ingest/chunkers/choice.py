@@ -144,7 +144,11 @@ def chunk_size(config: ChunkConfig) -> int:
 def chunk_unit(config: ChunkConfig) -> str:
     """What ``chunk_size(config)`` counts: the chunker's ``unit`` parameter where it has one (``fixed``,
     ``structure``; ``sentence`` counts sentences), else tokens (every other chunker measures in tokens)."""
-    name, params = config_chunker(config)
+    return spec_unit(*config_chunker(config))
+
+
+def spec_unit(name: str, params: Mapping[str, object]) -> str:
+    """What the size of chunker ``name`` with ``params`` counts (see ``chunk_unit``)."""
     return "sentences" if name == "sentence" else str(params.get("unit", "tokens"))
 
 
