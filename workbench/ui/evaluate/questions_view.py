@@ -7,12 +7,16 @@ one key each). A question selected shows its references in the document view (``
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -28,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.evaluate.set_export import export_chroma, export_jsonl
 from workbench.core.spans import Span
 from workbench.ui.basics.wording import for_the_window
 
@@ -36,6 +41,16 @@ if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
 
 COLUMNS = ["#", "question", "references", "provenance", "state"]
+EXPORT_FORMATS = {"chroma": export_chroma, "jsonl": export_jsonl}  # as 'workbench questions export --format'
+
+
+@dataclass(frozen=True)
+class UndoStep:
+    """One edit of a stored set that Undo (Ctrl+Z) reverses: what it was, and how to put things back."""
+
+    what: str
+    set_name: str
+    restore: Callable[[], object]
 
 
 class QuestionsView(QWidget):
@@ -43,6 +58,7 @@ class QuestionsView(QWidget):
 
     questionActivated = Signal(str, list)  # question text, its reference spans: drawn in the document view
     evaluateSet = Signal(str)  # run the lab on this stored set
+    importRequested = Signal()  # *Import questions…*: the window opens the import dialog
 
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,6 +66,9 @@ class QuestionsView(QWidget):
         self.sets = QListWidget()
         self.new_button = QPushButton("New set…")
         self.delete_set_button = QPushButton("Delete set")
+        self.import_button = QPushButton("Import questions…")
+        self.import_button.setToolTip("Import a benchmark's questions and evidence spans (Chroma, LegalBench-RAG, "
+                                      "Qasper, RAGBench, HiCBench, GutenQA, MTCB, SQuAD) into a new set")
         self.summary = QLabel("no question set chosen")
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -70,13 +89,16 @@ class QuestionsView(QWidget):
         self.undo_button = QPushButton("Undo")
         self.undo_button.setEnabled(False)
         self.evaluate_button = QPushButton("Evaluate this set")
+        self.export_button = QPushButton("Export set…")
+        self.export_button.setToolTip("Write the chosen set as Chroma's questions.csv + corpora/, or JSON Lines with "
+                                      "spans, into an empty folder (as 'workbench questions export')")
         self.review_button = QPushButton("Review drafts")
         self.review_label = QLabel("")
         self.accept_button, self.edit_button, self.reject_button = (QPushButton("Accept (A)"), QPushButton("Edit (E)"),
                                                                     QPushButton("Reject (R)"))
         self.status = QLabel("")
         self.status.setWordWrap(True)
-        self._removed: list[tuple[str, StoredQuestion]] = []  # undo stack: (set, question removed)
+        self._undo: list[UndoStep] = []
         self._reviewing = False
         self._layout()
         self._wire()
@@ -91,13 +113,14 @@ class QuestionsView(QWidget):
         row.addWidget(self.new_button)
         row.addWidget(self.delete_set_button)
         left_layout.addLayout(row)
+        left_layout.addWidget(self.import_button)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.addWidget(self.summary)
         right_layout.addWidget(self.table, 1)
         right_layout.addWidget(self.question_box)
         buttons = QHBoxLayout()
-        for w in (self.remove_button, self.undo_button, self.review_button, self.evaluate_button):
+        for w in (self.remove_button, self.undo_button, self.review_button, self.evaluate_button, self.export_button):
             buttons.addWidget(w)
         buttons.addStretch(1)
         right_layout.addLayout(buttons)
@@ -123,6 +146,11 @@ class QuestionsView(QWidget):
         self.delete_set_button.clicked.connect(self.delete_set)
         self.remove_button.clicked.connect(self.remove_selected)
         self.undo_button.clicked.connect(self.undo)
+        self.import_button.clicked.connect(self.importRequested)
+        self.export_button.clicked.connect(self._ask_export)
+        undo = QShortcut(QKeySequence.StandardKey.Undo, self)
+        undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        undo.activated.connect(self.undo)
         self.evaluate_button.clicked.connect(self._evaluate)
         self.review_button.clicked.connect(self.start_review)
         self.accept_button.clicked.connect(lambda: self.review_key("a"))
@@ -140,6 +168,33 @@ class QuestionsView(QWidget):
     def _evaluate(self) -> None:
         if self.current_set:
             self.evaluateSet.emit(self.current_set)
+
+    def _ask_export(self) -> None:
+        if not self.current_set:
+            return
+        fmt, ok = QInputDialog.getItem(self, "Export set", "Format", list(EXPORT_FORMATS), 0, False)
+        if ok:
+            folder = QFileDialog.getExistingDirectory(self, f"Export {self.current_set}: an empty folder")
+            if folder:
+                self.export_set(Path(folder), fmt)
+
+    def export_set(self, folder: Path, fmt: str) -> list[Path]:
+        """Write the chosen set into ``folder`` as ``chroma`` (questions.csv + corpora/) or ``jsonl``; the files
+        written ([] with the reason in the status line when refused: no set, or the folder holds a set already)."""
+        name = self.current_set
+        if not name:
+            self.status.setText("choose a question set to export")
+            return []
+        if (folder / "questions.csv").exists() or (folder / "questions.jsonl").exists():
+            self.status.setText(for_the_window(f"{folder} holds a question set already: choose an empty folder"))
+            return []
+        read = self.ws.questions.read(name)
+        docs = self.ws.questions.documents_of(read)
+        folder.mkdir(parents=True, exist_ok=True)
+        files = EXPORT_FORMATS[fmt](folder, read.questions, docs) if fmt in EXPORT_FORMATS else []
+        self.status.setText(for_the_window(f"{name}: {len(read.questions)} questions and {len(docs)} documents "
+                                           f"written to {folder}"))
+        return list(files)
 
     # ----- sets -------------------------------------------------------------------------------------
     @property
@@ -220,24 +275,32 @@ class QuestionsView(QWidget):
             q = self.ws.questions.question(self.current_set, number)
             self.questionActivated.emit(q.text, [Span(r.doc_id, r.start, r.end) for r in q.references])
 
-    def add_reference(self, span: Span) -> bool:
-        """*Add as reference…*: the span (selected in the document view or a passage) becomes a reference of the
-        question typed in the question box (a new question), else of the selected question. False (reason in
-        the status line) when there is no set, no question, or the span is refused."""
+    def add_reference(self, span: Span, question: str = "") -> bool:
+        """*Add as reference…*: the span (selected in the document view or a passage) becomes a reference of a new
+        question: the one typed in the question box, else ``question`` (the window passes the question being
+        explored, unless it is the selected question's), else of the selected question. False (reason in the
+        status line) when there is no set, no question, or the span is refused. Undo removes what it added."""
         name = self.current_set
         if not name:
             self.status.setText("choose or create a question set first")
             return False
-        text = self.question_box.text().strip()
+        text = self.question_box.text().strip() or question.strip()
         try:
             if text:
                 number = self.ws.questions.add(name, text, [span])
                 self.question_box.clear()
+                qid = self.ws.questions.question(name, number).id
+                self._push(f"question {number} added", name,
+                           lambda: self.ws.questions.remove(name, self._number(name, qid)))
             elif self.selected_number():
                 number = self.selected_number()
-                q = self.ws.questions.question(name, number)
-                spans = [Span(r.doc_id, r.start, r.end) for r in q.references]
+                spans = self._spans(name, number)
+                if span in spans:
+                    self.status.setText(f"{span.doc_id}:{span.start}-{span.end} is a reference of question {number} "
+                                        "already")
+                    return False
                 self.ws.questions.edit(name, number, spans=[*spans, span])
+                self._push_spans(f"reference added to question {number}", name, number, spans)
             else:
                 self.status.setText("type the question in the box, or select a question, then add the reference")
                 return False
@@ -246,27 +309,90 @@ class QuestionsView(QWidget):
             return False
         self.status.setText(f"reference {span.doc_id}:{span.start}-{span.end} added to question {number}")
         self.refresh()
+        self.table.blockSignals(True)  # the new question is selected, not drawn again in the document view
         self.table.selectRow(number - 1)
+        self.table.blockSignals(False)
         return True
+
+    def _spans(self, name: str, number: int) -> list[Span]:
+        return [Span(r.doc_id, r.start, r.end) for r in self.ws.questions.question(name, number).references]
+
+    def _number(self, name: str, qid: int) -> int:
+        """The number of the question with id ``qid`` in set ``name`` now (KeyError when it is gone)."""
+        for n, q in enumerate(self.ws.questions.read(name).questions, start=1):
+            if q.id == qid:
+                return n
+        raise KeyError("the question was removed meanwhile")
+
+    def _push_spans(self, what: str, name: str, number: int, spans: list[Span]) -> None:
+        """Undo puts ``spans`` back as the references of question ``number`` (found by id when undone)."""
+        qid = self.ws.questions.question(name, number).id
+        self._push(what, name, lambda: self.ws.questions.edit(name, self._number(name, qid), spans=spans))
+
+    def move_reference(self, question: str, old: Span, new: Span) -> list[Span] | None:
+        """A reference's ends dragged in the document view: the question of the chosen set with text ``question``
+        and reference ``old`` gets ``new`` instead (Undo puts ``old`` back). Returns its references now, or None
+        (reason in the status line) when no question of the chosen set holds that reference or ``new`` is
+        refused."""
+        name = self.current_set
+        found = [n for n, q in enumerate(self.ws.questions.read(name).questions, start=1)
+                 if q.text == question and old in self._spans(name, n)] if name else []
+        if not found:
+            self.status.setText("this reference is not one of a question in the chosen stored set: choose its set "
+                                "in the lab's Questions tab to edit it")
+            return None
+        number = found[0]
+        spans = self._spans(name, number)
+        changed = [new if s == old else s for s in spans]
+        try:
+            self.ws.questions.edit(name, number, spans=changed)
+        except (KeyError, ValueError) as exc:
+            self.status.setText(for_the_window(str(exc.args[0] if exc.args else exc)))
+            return None
+        self._push_spans(f"reference of question {number} moved", name, number, spans)
+        self.status.setText(f"question {number}: reference {old.doc_id}:{old.start}-{old.end} is now "
+                            f"{new.start}-{new.end} (Undo, Ctrl+Z, puts it back)")
+        self.refresh()
+        self.table.blockSignals(True)
+        self.table.selectRow(number - 1)
+        self.table.blockSignals(False)
+        return changed
 
     def remove_selected(self) -> None:
         """Remove the selected question (Undo puts it back)."""
         number = self.selected_number()
-        if number and self.current_set:
-            self._removed.append((self.current_set, self.ws.questions.remove(self.current_set, number)))
-            self.undo_button.setEnabled(True)
+        name = self.current_set
+        if number and name:
+            q = self.ws.questions.remove(name, number)
+            self._push(f"question {number} removed", name, lambda: self._put_back(name, q))
             self.status.setText(f"question {number} removed (Undo puts it back at the end)")
             self.refresh()
 
-    def undo(self) -> None:
-        """Put the last removed question back (at the end of its set)."""
-        if not self._removed:
-            return
-        name, q = self._removed.pop()
+    def _put_back(self, name: str, q: StoredQuestion) -> None:
         self.ws.questions.add(name, q.text, [Span(r.doc_id, r.start, r.end) for r in q.references], q.notes,
                               q.tags, q.provenance, q.reference_answer)
-        self.undo_button.setEnabled(bool(self._removed))
-        self.refresh(choose=name)
+
+    def _push(self, what: str, name: str, restore: Callable[[], object]) -> None:
+        self._undo.append(UndoStep(what, name, restore))
+        self.undo_button.setEnabled(True)
+        self.undo_button.setToolTip(f"Undo: {what} (Ctrl+Z)")
+
+    def undo(self) -> str:
+        """Reverse the last edit (a removed question comes back at the end of its set); returns what was undone
+        ("" when nothing was left to undo)."""
+        if not self._undo:
+            return ""
+        step = self._undo.pop()
+        try:
+            step.restore()
+        except (KeyError, ValueError) as exc:  # the set or question went meanwhile
+            self.status.setText(for_the_window(f"could not undo {step.what}: {exc}"))
+            return ""
+        self.undo_button.setEnabled(bool(self._undo))
+        self.undo_button.setToolTip(f"Undo: {self._undo[-1].what} (Ctrl+Z)" if self._undo else "")
+        self.status.setText(f"undone: {step.what}")
+        self.refresh(choose=step.set_name)
+        return step.what
 
     # ----- review queue ---------------------------------------------------------------------------------
     def _queue(self) -> tuple[list[int], int]:

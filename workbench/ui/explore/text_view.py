@@ -115,12 +115,21 @@ class LayeredTextView(QTextEdit):
     # ----- selection as references ----------------------------------------------------------
     def selected_spans(self) -> list[Span]:
         """The selected text as spans of the stored documents (Qt's UTF-16 positions converted; labels and
-        gaps between pieces left out)."""
+        gaps between pieces left out). Pieces of one document that meet (split only by a chunk marker or a layer
+        edge) are one span: a selection across a chunk boundary is one reference, not two."""
         cursor = self.textCursor()
         if not cursor.hasSelection():
             return []
         a, b = cursor.selectionStart(), cursor.selectionEnd()
-        return [s for s in self.pmap.to_document(a, b - a) if s.end > s.start]
+        out: list[Span] = []
+        for s in self.pmap.to_document(a, b - a):
+            if s.end <= s.start:
+                continue
+            if out and out[-1].doc_id == s.doc_id and out[-1].end == s.start:
+                out[-1] = Span(s.doc_id, out[-1].start, s.end)
+            else:
+                out.append(s)
+        return out
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         """The usual menu plus *Add as reference…* for selected text (to the lab's current question, or a new

@@ -36,6 +36,8 @@ class ActionSpec:
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("add_files", "Add files…", QKeySequence.StandardKey.Open, "&File", "add_files"),
     ActionSpec("add_folder", "Add folder…", "Ctrl+Shift+O", "&File", "add_folder"),
+    ActionSpec("import_questions", "Import questions…", None, "&File", "import_questions",
+               "Import a benchmark's questions and evidence spans into a question set stored in the data folder"),
     ActionSpec("settings", "Settings…", "Ctrl+,", "&File", "open_settings",
                "Data folder, embedding model, answering model and Ollama host", separator=True),
     ActionSpec("quit", "Quit", QKeySequence.StandardKey.Quit, "&File", "quit_app", separator=True),
@@ -59,6 +61,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("ask", "Ask the model", "Ctrl+Return", "&Answer", "ask"),
     ActionSpec("contextualize", "Contextualize chunks…", None, "&Tools", "contextualize",
                "Build the contextual chunk set with the local LLM"),
+    ActionSpec("add_reference", "Add selection as reference", "Ctrl+R", "&Tools", "add_reference",
+               "The text selected in the document view becomes a reference of the question explored (a new "
+               "question of the lab's chosen set), or of the question selected in the lab's Questions tab"),
     ActionSpec("make_questions", "Make questions…", None, "&Tools", "make_questions",
                "Write a synthetic question set from the library with the local LLM"),
     ActionSpec("welcome", "Welcome…", None, "&Help", "welcome",

@@ -51,6 +51,7 @@ from workbench.ui.window import layout
 from workbench.ui.window.actions import Handler, install_actions, shortcut_text
 from workbench.ui.window.benchmark_tour import BenchmarkTour
 from workbench.ui.window.dialogs import WindowDialogs
+from workbench.ui.window.reference_marking import ReferenceMarking
 from workbench.ui.window.shortcuts import WindowShortcuts
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class MainWindow(QMainWindow):
         self.lab_page: QScrollArea | None = None
         self.eval_view = self._evaluation_tab()
         self.saved_strategies_changed()
+        self.marking = ReferenceMarking(self, self)
         self.question.setObjectName("question")
         self.question.setPlaceholderText("Ask the corpus a question and press Enter…")
         self.question.setToolTip("The question both strategies search for (Enter runs the search, Ctrl+L focuses)")
@@ -139,7 +141,6 @@ class MainWindow(QMainWindow):
         self.lab_page = fitted(view)  # the lab fills the window; one smaller than its least scrolls
         view.flip_browser.pairActivated.connect(self._open_pair)
         view.questionActivated.connect(self._drill_down)
-        self.compare.doc_pane.view.referenceRequested.connect(self._add_reference)
         view.strategiesActivated.connect(self._open_pair)
         view.advise.useStrategy.connect(self.model.set_strategy)
         view.advise.strategySaved.connect(self.saved_strategies_changed)
@@ -160,16 +161,6 @@ class MainWindow(QMainWindow):
         self.fit_to_screen()
         self.compare.show_question(question, reference_spans)
         self.show_message("Reference spans are underlined; Ctrl+Shift+E goes back to the lab where you left it.")
-
-    def _add_reference(self, spans: Sequence[Span]) -> None:
-        """*Add as reference…* on selected text: each span becomes a reference in the lab's Questions tab (of
-        the question typed there, else of the selected question); the tab's status line says what happened."""
-        if self.eval_view is None:
-            self.show_message("The evaluation lab is unavailable, so there is no question set to add to.")
-            return
-        tab = self.eval_view.questions_tab
-        added = sum(tab.add_reference(span) for span in spans)
-        self.show_message(tab.status.text() if added else f"Not added: {tab.status.text()}")
 
     def saved_strategies_changed(self, _name: str = "") -> None:
         """The strategies saved in the data folder (an advice run just saved one) go to the model: both sides
@@ -270,6 +261,7 @@ class MainWindow(QMainWindow):
             "focus_b": partial(self.focus_side, "B"), "focus_document": self.compare.focus_document,
             "ask": self.ask, "contextualize": self.dialogs.open_contextualize,
             "make_questions": self.dialogs.open_make_questions, "welcome": self.open_welcome,
+            "import_questions": self.marking.open_import, "add_reference": self.marking.add_selection,
             "about": self.dialogs.open_about, "open_logs": self.dialogs.open_logs,
         }
 
