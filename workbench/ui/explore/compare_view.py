@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.spans import Span
 from workbench.ui.explore.compare_stats import side_line, summary_line
+from workbench.ui.explore.cut_editor import CutEditor
 from workbench.ui.explore.doc_view import DocumentPane
 from workbench.ui.explore.side_panel import SidePanel
 from workbench.ui.jobs.workers import JobRunner
@@ -54,6 +57,9 @@ class CompareView(QWidget):
         self.doc_pane = DocumentPane(workspace)
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.doc_pane, "Document")
+        self.cut_editor = CutEditor(self.doc_pane, model.strategy, self)  # the chunk map's cuts edited by hand
+        self.cut_editor.edited.connect(self._run_hand_made)
+        self.cut_editor.message.connect(self.message)
         # (its minimum is its content's: the splitter may make it small, never cut its lines)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("resultsSplitter")
@@ -102,6 +108,19 @@ class CompareView(QWidget):
             self.b.search()
         self._update_summary()
         self._update_document()
+
+    def _run_hand_made(self, side: str, chunker: str) -> None:
+        """Side ``side`` runs with the hand-made chunking ``chunker`` just edited (listed on both sides)."""
+        names = self.ws.store.hand.names()
+        for panel in (self.a, self.b):
+            panel.strategy_panel.chunker.set_hand_made(names)
+        panel = self.a if side == "A" else self.b
+        strategy = panel.strategy()
+        chunk = apply_chunker(strategy.chunk, chunker)
+        if chunk != strategy.chunk:
+            panel.set_strategy(replace(strategy, chunk=chunk))
+        elif self.model.question:
+            panel.search()  # the same name, other edits: another chunk set
 
     def _sides_dragged(self, *_: object) -> None:
         self._sides_moved = True
