@@ -98,3 +98,24 @@ def test_an_edit_that_cannot_apply_is_refused_in_one_line_and_nothing_changes(qt
     cut = _spans(pane.view, doc_id)[1][0]
     assert not editor.split(doc_id, cut) and said[-1].startswith("Not changed:") and "already" in said[-1]
     assert hash_sample_ws.store.hand.get("mine") is None and editor.undo_stack == []
+
+
+def test_the_lab_evaluates_a_hand_made_chunking_like_any_chunker(qtbot, make_window, hash_ws, tmp_path):
+    from ui_support import run_lab, sample_set
+
+    from workbench.core.index.hand_cuts import base_chunker_json
+    from workbench.core.ingest.chunkers.hand_edits import HandChunking
+    from workbench.core.retrieve.strategy.presets import PRESETS
+
+    with hash_ws.writing():  # no edits yet: it cuts exactly as its base does
+        hash_ws.store.hand.save(HandChunking("same", "plain", base_chunker_json(PRESETS["plain"].chunk)))
+    window = make_window(hash_ws)
+    view = window.eval_view
+    assert view.load_question_set(sample_set(tmp_path))
+    view.set_checked(["plain"])
+    view.grid.setText("chunker=edited:same,fixed")
+    run_lab(qtbot, view)
+    by_chunker = {r.config.params["chunker"]: r for r in view.results}
+    assert set(by_chunker) == {"edited:same", "fixed"}
+    edited, base = by_chunker["edited:same"], by_chunker["fixed"]
+    assert [q.metrics for q in edited.rows] == [q.metrics for q in base.rows] and len(edited.rows) > 1

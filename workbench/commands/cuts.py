@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace
+from workbench.commands.common import EXIT_OK, EXIT_PROBLEMS, UserError, add_common, emit, open_workspace
 from workbench.commands.questions import stored_doc_id
 
 if TYPE_CHECKING:
@@ -169,7 +169,7 @@ def _show_doc(args: argparse.Namespace, ws: Workspace, hand: HandChunking) -> in
                 "base": [list(s) for s in cuts.base],
                 "skipped": [{**k.edit.to_dict(), "reason": k.reason} for k in cuts.applied.skipped]},
          "\n".join(lines))
-    return 3 if cuts.applied.skipped else 0
+    return EXIT_PROBLEMS if cuts.applied.skipped else EXIT_OK
 
 
 def run_show(args: argparse.Namespace, ws: Workspace) -> int:
@@ -186,7 +186,7 @@ def run_show(args: argparse.Namespace, ws: Workspace) -> int:
     data = {"name": hand.name, "base_strategy": hand.base_strategy, "base_chunker": hand.base_chunker,
             "edits": [{**s.edit.to_dict(), "state": s.state, "reason": s.reason} for s in status]}
     emit(args, data, "\n".join(lines))
-    return 3 if flagged else 0
+    return EXIT_PROBLEMS if flagged else EXIT_OK
 
 
 def run_list(args: argparse.Namespace, ws: Workspace) -> int:
