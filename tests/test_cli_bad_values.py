@@ -63,6 +63,8 @@ def test_remove_names_what_it_removed_and_refuses_a_path_that_matches_nothing(ca
 
 @pytest.mark.parametrize("command", [["docs"], ["verify"], ["runs"], ["strategies"], ["search", "q"],
                                      ["ask", "q", "--llm", "extractive"], ["remove", "x"], ["chunk-stats"],
+                                     ["cuts", "diff", "plain", "neighbours"],
+                                     ["chunks", "export", "plain", "--out", "exported.jsonl"],
                                      ["runs", "--show", "last"], ["eval", "--rerun", "last"]])
 @pytest.mark.parametrize("kind", ["empty folder", "missing folder", "corpus folder"])
 def test_a_read_only_command_on_a_folder_without_a_store_creates_nothing(capsys, tmp_path, command, kind):

@@ -29,6 +29,7 @@ BASE: dict[str, list[str]] = {
     "advise": ["advise", "sample", "--plan-only"], "eval": ["eval", "sample", "--limit", "2"],
     "models": ["models"], "make-questions": ["make-questions", "--out", "OUT", "--n", "1", "--llm", "extractive"],
     "contextualize": ["contextualize", "--llm", "extractive"],
+    "cuts diff": ["cuts", "diff", "plain", "neighbours"],
 }
 SLOW = {"eval", "make-questions", "contextualize", "ask"}  # an example may run a sweep or an LLM step: fewer
 NO_DATA_DIR = {"chunkers", "datasets", "models"}
@@ -52,8 +53,11 @@ BAD_VALUES = st.one_of(
 def _options(command: str) -> list[str]:
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    parser = sub.choices[command.split()[0]]
+    for name in command.split()[1:]:  # an action of a command ("cuts diff")
+        parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[name]
     out = []
-    for action in sub.choices[command]._actions:
+    for action in parser._actions:
         if action.dest in SKIP_DESTS or not action.option_strings or action.nargs == 0:
             continue
         out.append(action.option_strings[-1])

@@ -146,20 +146,40 @@ def test_delete_is_refused_while_a_saved_strategy_uses_it(folder, capsys):
     assert run_cli(capsys, "cuts", "show", "h", "--data-dir", data)[0] != 0
 
 
-def test_an_exported_files_spans_read_back_as_identical_chunks(folder, capsys, tmp_path):
-    docs, data = folder
-    text = (docs / "a.md").read_text(encoding="utf-8")
-    code, out, _ = run_cli(capsys, "docs", "--json", "--data-dir", data)
-    doc = next(d for d in json.loads(out)["documents"] if d["path"].endswith("a.md"))
-    cuts = [0, 37, 400, 401, 1200, len(text)]
-    spans = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False)]
-    export = tmp_path / "chunks.jsonl"
-    export.write_text("".join(json.dumps({"document_path": doc["path"], "document_id": doc["id"], "start": a,
-                                          "end": b, "text": text[a:b]}) + "\n" for a, b in spans), encoding="utf-8")
+def _exported(path: Path) -> list[tuple[str, int, int, str]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [(r["doc_path"], r["start"], r["end"], r["text"]) for r in rows]
+
+
+def test_a_chunk_export_read_back_as_a_hand_made_chunking_gives_identical_chunks(folder, capsys, tmp_path):
+    _, data = folder
+    other = json.dumps({"chunk": {"chunker": {"name": "recursive", "max_tokens": 48}}})
+    export = tmp_path / "recursive.jsonl"
+    code, _, err = run_cli(capsys, "chunks", "export", other, "--format", "jsonl", "--out", export, "--data-dir", data)
+    assert code == 0, err
     code, _, err = run_cli(capsys, "cuts", "edit", "x", "--base", "plain", "--from-export", export, "--data-dir", data)
     assert code == 0, err
-    assert show(capsys, data, "x")["spans"] == [list(s) for s in spans]
-    export.write_text(json.dumps({"document_path": doc["path"], "document_id": doc["id"], "start": 0, "end": 5,
-                                  "text": "other"}) + "\n", encoding="utf-8")
+    again = tmp_path / "again.jsonl"
+    edited = json.dumps({"chunk": {"chunker": "edited:x"}})
+    code, _, err = run_cli(capsys, "chunks", "export", edited, "--format", "jsonl", "--out", again, "--data-dir", data)
+    assert code == 0, err
+    first, second = _exported(export), _exported(again)
+    assert len(first) > 20 and second == first  # every document, span and text: the same chunks
+    assert show(capsys, data, "x")["base"] != show(capsys, data, "x")["spans"]  # not plain's cuts any more
+
+
+def test_an_export_whose_text_no_longer_matches_is_refused(folder, capsys, tmp_path):
+    _, data = folder
+    export = tmp_path / "plain.jsonl"
+    code, _, err = run_cli(capsys, "chunks", "export", "plain", "--format", "jsonl", "--out", export,
+                           "--data-dir", data)
+    assert code == 0, err
+    rows = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
+    rows[1]["text"] = "other"
+    export.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     code, _, err = run_cli(capsys, "cuts", "edit", "y", "--base", "plain", "--from-export", export, "--data-dir", data)
-    assert code != 0 and "differs from the exported chunk" in err
+    assert code != 0 and "differs from the exported chunk" in err and "chunk 2" in err
+    export.write_text('{"doc_path": "a.md"}\n', encoding="utf-8")
+    code, _, err = run_cli(capsys, "cuts", "edit", "y", "--base", "plain", "--from-export", export, "--data-dir", data)
+    assert code != 0 and "not an exported chunk" in err
+    assert "no hand-made chunkings yet" in run_cli(capsys, "cuts", "list", "--data-dir", data)[1]

@@ -53,7 +53,7 @@ def test_chunk_map_of_each_side_alternates_tints_marks_overlaps_and_summarises(q
     pane.set_results(ra, rb, reference)
     pane.show_doc(doc_id)
     entries = [pane.colour.itemText(i) for i in range(pane.colour.count())]
-    assert entries[-2:] == ["chunks of A", "chunks of B"] and pane.chunk_map_side() is None
+    assert entries[-3:] == ["chunks of A", "chunks of B", "cuts of A and B"] and pane.chunk_map_side() is None
     assert not pane.chunk_summary.isVisible(), "the summary shows with the chunk map only"
     view = pane.view
     for side, result in (("A", ra), ("B", rb)):

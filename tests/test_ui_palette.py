@@ -27,7 +27,8 @@ def test_the_colour_arithmetic_is_what_the_margin_assumes():
     assert all(abs(c - 0x77 / 255) < 0.02 for c in grey), "a grey stays grey"
 
 
-@pytest.mark.parametrize("view", ["passages and one side's document", "A/B document", "evidence", "chunk map"])
+@pytest.mark.parametrize("view", ["passages and one side's document", "A/B document", "evidence", "chunk map",
+                                  "cuts of A and B"])
 def test_each_views_backgrounds_differ_by_the_stated_margin_for_every_vision(view):
     from workbench.ui.basics.theme import PALETTE_MARGIN, PAPER, SWATCHES, VIEW_BACKGROUNDS
 

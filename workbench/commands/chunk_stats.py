@@ -33,7 +33,7 @@ def _config(value: str | None) -> ChunkConfig:
     return chunk_config(blank)
 
 
-def _references(ws: Workspace, dataset: str | None, args: argparse.Namespace) -> list[Span] | None:
+def question_references(ws: Workspace, dataset: str | None, args: argparse.Namespace) -> list[Span] | None:
     """Every reference span of the question set (its corpora indexed first when missing, as eval does)."""
     if dataset is None:
         return None
@@ -45,6 +45,18 @@ def _references(ws: Workspace, dataset: str | None, args: argparse.Namespace) ->
     except DatasetError as exc:
         raise UserError(str(exc)) from None
     return [s for q in qset.questions for s in q.spans(doc_ids)]
+
+
+def check_question_set(dataset: str | None) -> None:
+    """Refuse ``--questions`` naming neither a bundled set nor a folder that exists (before the store is
+    touched)."""
+    if dataset:
+        from pathlib import Path
+
+        from workbench.core.evaluate.bundled import bundled_path
+
+        if bundled_path(dataset) is None or Path(dataset).expanduser().exists():
+            existing_path(dataset, "question set folder", "dir")
 
 
 def _percent(part: int, whole: int) -> str:
@@ -72,15 +84,9 @@ def run(args: argparse.Namespace) -> int:
     from workbench.core.retrieve.chunk_map import set_diagnostics
 
     configs = [_config(value) for value in (args.chunker or [None])]  # bad chunkers refused before the store
-    if args.questions:  # a bundled set's name, or a folder that exists: refused before the store is touched
-        from pathlib import Path
-
-        from workbench.core.evaluate.bundled import bundled_path
-
-        if bundled_path(args.questions) is None or Path(args.questions).expanduser().exists():
-            existing_path(args.questions, "question set folder", "dir")
+    check_question_set(args.questions)
     ws = open_workspace(args, existing=True)
-    references = _references(ws, args.questions, args)
+    references = question_references(ws, args.questions, args)
     if not ws.records.documents():
         raise UserError("the corpus is empty: index documents first with 'workbench index PATH'")
     records, lines = [], []

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QTextCharFormat, QTextFormat
 
+from workbench.core.ingest.cut_agreement import DEFAULT_WITHIN
+
 KINDS_PROPERTY = int(QTextFormat.Property.UserProperty) + 1  # the layer kinds of a fragment, "hit,window"
 MARKER = "\u00a6"  # ¦ chunk boundary marker, inserted between characters (never part of the text)
 
@@ -47,11 +49,16 @@ SWATCHES: dict[str, Swatch] = {s.kind: s for s in [
     Swatch("chunk_odd", "chunks 1, 3, 5 … of the chunk map", background="#d3e5fb"),
     Swatch("chunk_even", "chunks 2, 4, 6 … of the chunk map", background="#fbe8c2"),
     Swatch("chunk_overlap", "chunk overlap: text in two chunks", background="#d27c7d"),
+    # cuts of A and B: each side's marks in its side colour (SIDE_COLOURS), A's raised, B's lowered
+    Swatch("cut_a", "cut by A (raised)", foreground="#2f6fde"),
+    Swatch("cut_b", "cut by B (lowered)", foreground="#d9730d"),
+    Swatch("cut_agree", f"A and B cut within {DEFAULT_WITHIN} characters", background="#d6d6d6"),
 ]}
+MARKER_KINDS = ("boundary", "cut_a", "cut_b")  # kinds drawn as a marker glyph between characters
 
 # Paint order: later kinds win for the background.
-BACKGROUND_ORDER = ("chunk_odd", "chunk_even", "chunk_overlap", "window", "both", "only_a", "only_b", "hit", "noise",
-                    "missed", "evidence")
+BACKGROUND_ORDER = ("cut_agree", "chunk_odd", "chunk_even", "chunk_overlap", "window", "both", "only_a", "only_b",
+                    "hit", "noise", "missed", "evidence")
 EVIDENCE_KINDS = ("evidence", "noise", "missed")
 # The backgrounds each view draws next to each other (and on white paper). Colour-blind safe by a stated margin:
 # any two of one view differ by at least PALETTE_MARGIN (CIE76 ΔE*ab) under normal, protan, deutan and tritan
@@ -64,6 +71,7 @@ VIEW_BACKGROUNDS: dict[str, tuple[str, ...]] = {
     "A/B document": ("only_a", "only_b", "both", "hit_a", "hit_b", "hit_both"),
     "evidence": ("evidence", "noise", "missed", "hit_evidence", "hit_noise"),
     "chunk map": ("chunk_odd", "chunk_even", "chunk_overlap"),
+    "cuts of A and B": ("cut_agree",),
 }
 HIT_SHADES = {"only_a": "hit_a", "only_b": "hit_b", "both": "hit_both", "evidence": "hit_evidence",
               "noise": "hit_noise"}
@@ -210,6 +218,20 @@ def marker_format(kinds: Iterable[str] = ()) -> QTextCharFormat:
     fmt.setForeground(QColor(SWATCHES["boundary"].foreground))
     fmt.setFontWeight(QFont.Weight.Bold)
     fmt.setProperty(KINDS_PROPERTY, "boundary")
+    return fmt
+
+
+CUT_MARK_RAISE = 35.0  # percent of the line's height: A's cut marks sit this far above the baseline, B's below
+
+
+def cut_marker_format(kind: str, agreed: bool = False) -> QTextCharFormat:
+    """Format of a cut's marker glyph in the *cuts of A and B* view: ``kind`` ``cut_a`` (A's colour, raised
+    above the line) or ``cut_b`` (B's colour, lowered), on the agreement grey when the other side cuts within
+    reach (``agreed``); its kinds property reads ``cut_a`` or ``cut_a,cut_agree``."""
+    fmt = marker_format({"cut_agree"} if agreed else ())
+    fmt.setForeground(QColor(SWATCHES[kind].foreground))
+    fmt.setBaselineOffset(CUT_MARK_RAISE if kind == "cut_a" else -CUT_MARK_RAISE)  # full size, unlike superscript
+    fmt.setProperty(KINDS_PROPERTY, f"{kind},cut_agree" if agreed else kind)
     return fmt
 
 

@@ -5,7 +5,8 @@ only by A, only by B, and by both. Reference spans of an evaluation question are
 *Colour* picker offers evidence colouring of one side (``evidence.py``): reference text retrieved, retrieved
 text outside every reference, reference text missed — the default with one result, a choice beside A/B.
 The picker's *chunks of A* / *chunks of B* draw that side's chunk map (``chunk_map.py``): its chunks in
-alternating tints, overlaps marked, with a size histogram and the boundary diagnostics beside the text.
+alternating tints, overlaps marked, with a size histogram and the boundary diagnostics beside the text;
+*cuts of A and B* draws both sides' cuts on the one text (``cut_view.py``) with their figures in one line.
 """
 
 from __future__ import annotations
@@ -16,10 +17,19 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
+from workbench.ui.explore.chunk_export_dialog import ExportChunksDialog
 from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
+from workbench.ui.explore.cut_view import (
+    CUT_VIEW_KINDS,
+    CUTS_AB,
+    CutSummary,
+    cut_layers,
+    cut_marker_formats,
+    document_cuts,
+)
 from workbench.ui.explore.evidence import EVIDENCE_LABELS, evidence_layers
 from workbench.ui.explore.legend import Legend
 from workbench.ui.explore.render import chunk_markers, every_second, insert_layers, overlap_ranges
@@ -28,6 +38,7 @@ from workbench.ui.widgets.elided_combo import ElidedComboBox
 from workbench.ui.widgets.wrapped_label import WrappedLabel
 
 if TYPE_CHECKING:
+    from workbench.core.ingest.cut_agreement import DocumentCuts
     from workbench.core.retrieve.passages import Passage
     from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
@@ -38,7 +49,8 @@ EVIDENCE_VIEW_KINDS = ["evidence", "noise", "missed", "hit_evidence", "hit_noise
 # picker entries: (label, evidence side, chunk-map side or "", needs reference spans)
 SINGLE_COLOURS = [("evidence", "A", True), ("returned text", "", False), ("chunks of A", "chunks:A", False)]
 COMPARE_COLOURS = [("returned by A / B", "", False), ("evidence of A", "A", True), ("evidence of B", "B", True),
-                   ("chunks of A", "chunks:A", False), ("chunks of B", "chunks:B", False)]
+                   ("chunks of A", "chunks:A", False), ("chunks of B", "chunks:B", False),
+                   ("cuts of A and B", "chunks:" + CUTS_AB, False)]
 CHUNKS = "chunks:"  # the picker data of a chunk-map entry: "chunks:A", "chunks:B"
 
 
@@ -61,12 +73,17 @@ def diff_layers(result_a: SearchResult | None, result_b: SearchResult | None, do
 class DocumentView(LayeredTextView):
     """The text of one document with its layers."""
 
+    cuts: DocumentCuts | None = None  # what *cuts of A and B* drew last
+
     def show_document(self, doc_id: int, result_a: SearchResult | None, result_b: SearchResult | None = None,
                       reference: Sequence[Span] = (), evidence: str | None = None,
                       chunk_map: str | None = None) -> None:
         """Draw document ``doc_id`` with A's result (and B's, for the A/B diff); ``evidence`` ``"A"`` or
         ``"B"`` colours that side's retrieved text as evidence / noise and the reference it missed;
         ``chunk_map`` ``"A"`` or ``"B"`` draws that side's chunks instead (alternating tints, overlaps)."""
+        if chunk_map == CUTS_AB and result_a is not None and result_b is not None:
+            self.show_cuts(doc_id, result_a, result_b, reference)
+            return
         doc = self.ws.corpus.document(doc_id)
         base = result_a if result_a is not None else result_b
         if chunk_map is not None:
@@ -98,6 +115,18 @@ class DocumentView(LayeredTextView):
                       self.pmap, tag=doc_id)
         self.commit()
 
+    def show_cuts(self, doc_id: int, result_a: SearchResult, result_b: SearchResult,
+                  reference: Sequence[Span] = ()) -> None:
+        """Draw document ``doc_id`` with A's and B's cuts on it, agreement marked (``cut_view``)."""
+        doc = self.ws.corpus.document(doc_id)
+        rt_a, rt_b = self.ws.sets.runtime(result_a.set_id), self.ws.sets.runtime(result_b.set_id)
+        self.runtime, self.cuts = rt_a, document_cuts(rt_a, rt_b, doc_id, reference)
+        layers = {"heading": [(h.start, h.end) for h in doc.headings],
+                  "reference": [(s.start, s.end) for s in reference if s.doc_id == doc_id], **cut_layers(self.cuts)}
+        insert_layers(self.begin(), doc_id, doc.text, 0, len(doc.text), layers, {*self.cuts.a, *self.cuts.b},
+                      self.pmap, tag=doc_id, marker_formats=cut_marker_formats(self.cuts))
+        self.commit()
+
 
 class DocumentPane(QWidget):
     """Document picker, legend and the document view (redrawn only when what it shows changed)."""
@@ -122,6 +151,13 @@ class DocumentPane(QWidget):
         self.colour.hide()
         self.chunk_summary = ChunkMapSummary(workspace)
         self.chunk_summary.hide()
+        self.cut_summary = CutSummary()  # the figures of cuts of A and B, one line
+        self.cut_summary.hide()
+        self.export_button = QPushButton("Export chunks…")  # the chunk map's set, as 'workbench chunks export'
+        self.export_button.setToolTip("Write the chunks of this chunk map's set (spans, text, embedded text, "
+                                      "tokens, heading path, chunker) to JSON Lines, CSV or Parquet")
+        self.export_button.clicked.connect(self.export_chunks)
+        self.export_button.hide()
         self._picked: str | None = None  # the picker's entry chosen by hand ("", "A" or "B")
         self._scroll_to: int | None = None  # where the next drawing scrolls to (a new question's focus)
         self.note = WrappedLabel("")  # why the highlights are not the current question's
@@ -132,12 +168,14 @@ class DocumentPane(QWidget):
         head.addWidget(QLabel("Document"))
         head.addWidget(self.picker, 1)
         head.addWidget(self.colour)
+        head.addWidget(self.export_button)
         head.addWidget(self.info)
         head.addWidget(self.legend, 1)  # one compact line beside the picker: the text keeps the height
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
         lay.addLayout(head)
         lay.addWidget(self.note)
+        lay.addWidget(self.cut_summary)
         body = QHBoxLayout()
         body.addWidget(self.view, 1)
         body.addWidget(self.chunk_summary)
@@ -229,6 +267,9 @@ class DocumentPane(QWidget):
         self.colour.setVisible(self.colour.count() > 1)
 
     def _set_legend(self) -> None:
+        if self.chunk_map_side() == CUTS_AB:
+            self.legend.set_kinds(CUT_VIEW_KINDS + (["reference"] if self.reference else []))
+            return
         if self.chunk_map_side() is not None:
             self.legend.set_kinds(CHUNK_MAP_KINDS + (["reference"] if self.reference else []))
             return
@@ -293,11 +334,27 @@ class DocumentPane(QWidget):
 
     def _show_chunk_summary(self, doc_id: int, side: str | None) -> None:
         rt = self.view.runtime
+        self.export_button.setVisible(side in ("A", "B") and rt is not None)
+        both = self.result_b if side == CUTS_AB and rt is not None else None  # cuts of A and B were drawn
+        self.cut_summary.setVisible(both is not None and self.view.cuts is not None)
+        if both is not None and rt is not None and self.view.cuts is not None:
+            self.chunk_summary.hide()
+            whole = self.cut_summary.whole_sets(rt, self.ws.sets.runtime(both.set_id), self.reference)
+            self.cut_summary.show_cuts(self.view.cuts, whole)
+            return
         if side is None or rt is None:
             self.chunk_summary.hide()
             return
         self.chunk_summary.show_map(side, rt, doc_id, self.reference)
         self.chunk_summary.show()
+
+    def export_chunks(self) -> ExportChunksDialog | None:
+        """Open *Export chunks…* for the chunk map's set (None when no chunk map is shown)."""
+        if self.view.runtime is None or self.chunk_map_side() not in ("A", "B"):
+            return None
+        dialog = ExportChunksDialog(self.ws, self.view.runtime, self)
+        dialog.open()
+        return dialog
 
     def show_passage(self, passage: Passage) -> None:
         """Open the passage's document scrolled to it."""

@@ -14,7 +14,7 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from workbench.ui.basics.theme import MARKER, MUTED, SWATCHES, TEXT
+from workbench.ui.basics.theme import MARKER, MARKER_KINDS, MUTED, SWATCHES, TEXT
 
 
 def swatch_html(kind: str, label: str | None = None, words: bool = True) -> str:
@@ -28,7 +28,7 @@ def swatch_html(kind: str, label: str | None = None, words: bool = True) -> str:
         style.append(f"color: {s.foreground}; font-weight: bold;")
     if s.underline:
         style.append(f"text-decoration: underline; color: {s.underline};")
-    sample = MARKER if kind == "boundary" else "Aa"
+    sample = MARKER if kind in MARKER_KINDS else "Aa"
     swatch = f"<span style='{' '.join(style)}'>&nbsp;{sample}&nbsp;</span>"
     if not words:
         return swatch

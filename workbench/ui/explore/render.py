@@ -126,16 +126,19 @@ class PositionMap:
 
 def insert_layers(cursor: QTextCursor, doc_id: int, text: str, start: int, end: int,
                   layers: Mapping[str, Iterable[tuple[int, int]]], markers: Iterable[int],
-                  pmap: PositionMap, tag: object = None) -> None:
+                  pmap: PositionMap, tag: object = None,
+                  marker_formats: Mapping[int, Sequence[QTextCharFormat]] | None = None) -> None:
     """Insert ``text[start:end]`` of document ``doc_id`` at ``cursor``, formatted by ``layers`` with a
-    boundary marker before each offset in ``markers`` (strictly inside the range)."""
+    boundary marker before each offset in ``markers`` (strictly inside the range); ``marker_formats`` gives an
+    offset markers of their own instead, one glyph per format (the cuts of A and B)."""
     marks = sorted({m for m in markers if start < m < end})
     formats: dict[frozenset[str], QTextCharFormat] = {}
     cursor.beginEditBlock()  # one layout pass at the end instead of one per piece
     try:
         for seg in segments(start, end, layers, marks):
             if seg.start in marks:
-                cursor.insertText(MARKER, marker_format(seg.kinds))
+                for marker in (marker_formats or {}).get(seg.start) or [marker_format(seg.kinds)]:
+                    cursor.insertText(MARKER, marker)
             piece = displayable(text[seg.start : seg.end])
             fmt = formats.get(seg.kinds)
             if fmt is None:
