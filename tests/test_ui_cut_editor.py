@@ -27,6 +27,17 @@ def _put_cursor(view, doc_id, offset):
     view.setTextCursor(cursor)
 
 
+def _hover(view, point):
+    from PySide6.QtCore import QEvent, QPointF
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    viewport = view.viewport()
+    event = QMouseEvent(QEvent.Type.MouseMove, QPointF(point), QPointF(viewport.mapToGlobal(point)),
+                        Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(viewport, event)
+
+
 def test_split_merge_drag_and_undo_in_the_chunk_map_rerun_the_side(qtbot, make_window, hash_sample_ws):
     window = make_window(hash_sample_ws)
     (first,) = search(qtbot, window)
@@ -70,6 +81,10 @@ def test_split_merge_drag_and_undo_in_the_chunk_map_rerun_the_side(qtbot, make_w
 
     cut, to = base[3][0], base[3][0] + 25  # drag the cut at the start of chunk 4 to the right
     press, release = _point(view, doc_id, cut), _point(view, doc_id, to)
+    _hover(view, release)
+    assert view.viewport().cursor().shape() != Qt.CursorShape.SplitHCursor
+    _hover(view, press)
+    assert view.viewport().cursor().shape() == Qt.CursorShape.SplitHCursor, "over a cut the pointer says so"
     qtbot.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=press)
     result, spans = settled_after(lambda: qtbot.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton,
                                                              pos=release))

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QKeySequence, QMouseEvent, QShortcut
 from PySide6.QtWidgets import QApplication, QInputDialog, QMenu, QWidget
@@ -85,9 +86,15 @@ class CutEditor(QObject):
         return [rt.span(r) for r in range(*rt.doc_rows(doc_id))] if rt is not None else []
 
     def cut_near(self, doc_id: int, offset: int) -> int | None:
-        """The cut (a chunk's start, not the first's) within ``GRAB`` characters of ``offset``, or None."""
-        spans = self.chunk_spans(doc_id)
-        near = [s.start for s in spans[1:] if abs(s.start - offset) <= GRAB]
+        """The cut (a chunk's start, not the first's) within ``GRAB`` characters of ``offset``, or None (a
+        bisection over the set's sorted starts: asked on every mouse move)."""
+        rt = self.view.runtime
+        if rt is None:
+            return None
+        first, end = rt.doc_rows(doc_id)
+        starts = rt.table.starts[first + 1:end]
+        i = int(np.searchsorted(starts, offset))
+        near = [int(starts[k]) for k in (i - 1, i) if 0 <= k < len(starts) and abs(int(starts[k]) - offset) <= GRAB]
         return min(near, key=lambda c: abs(c - offset)) if near else None
 
     def chunk_at(self, doc_id: int, offset: int) -> Span | None:
@@ -213,8 +220,14 @@ class CutEditor(QObject):
         return (where[0], where[1]) if where is not None else None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """A press on a cut picks it up; the release moves it there (the text is not selected meanwhile)."""
-        if self.side() is None or not isinstance(event, QMouseEvent):
+        """A press on a cut picks it up; the release moves it there (the text is not selected meanwhile); the
+        pointer turns into a splitter over a cut."""
+        if not isinstance(event, QMouseEvent):
+            return False
+        if self.side() is None:
+            viewport = self.view.viewport()
+            if event.type() == QEvent.Type.MouseMove and viewport.cursor().shape() == Qt.CursorShape.SplitHCursor:
+                viewport.setCursor(Qt.CursorShape.IBeamCursor)  # left over from a chunk map
             return False
         if event.type() == QEvent.Type.MouseButtonPress and event.button() == Qt.MouseButton.LeftButton:
             where = self._offset_at(event.position().toPoint())
@@ -231,8 +244,13 @@ class CutEditor(QObject):
             if where is not None and where[0] == doc_id and abs(where[1] - cut) > GRAB:
                 self.move(doc_id, cut, where[1])
             return True
-        elif event.type() == QEvent.Type.MouseMove and self._drag is not None:
-            return True
+        elif event.type() == QEvent.Type.MouseMove:
+            if self._drag is not None:
+                return True
+            if event.buttons() == Qt.MouseButton.NoButton:  # hovering: a cut can be picked up here
+                where = self._offset_at(event.position().toPoint())
+                on_cut = where is not None and self.cut_near(*where) is not None
+                self.view.viewport().setCursor(Qt.CursorShape.SplitHCursor if on_cut else Qt.CursorShape.IBeamCursor)
         return False
 
     def _extend_menu(self, menu: QMenu, point: QPoint) -> None:
