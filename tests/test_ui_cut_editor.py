@@ -109,6 +109,7 @@ def test_an_edit_that_cannot_apply_is_refused_in_one_line_and_nothing_changes(qt
     editor.message.connect(said.append)
     assert not editor.split(doc_id, 10) and "chunks of A" in said[-1]  # no chunk map shown: nothing to edit
     pane.set_chunk_map_side("A")
+    assert said[-1].startswith("Chunk map: drag a cut"), "choosing a chunk map says how to edit it"
     editor.ask = lambda offered: "mine"
     cut = _spans(pane.view, doc_id)[1][0]
     assert not editor.split(doc_id, cut) and said[-1].startswith("Not changed:") and "already" in said[-1]

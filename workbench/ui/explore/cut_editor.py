@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from workbench.ui.explore.doc_view import DocumentPane
 
 GRAB = 3  # characters either side of a cut that pick it up
+HINT = ("Chunk map: drag a cut to move it, S splits the chunk at the cursor, M merges it with the next, Ctrl+Z "
+        "undoes (right-click for more); the edits are kept as a hand-made chunking.")
 
 
 @dataclass(frozen=True)
@@ -69,11 +71,17 @@ class CutEditor(QObject):
         self._drag: tuple[int, int] | None = None  # (doc_id, cut) picked up by a press
         self.view.viewport().installEventFilter(self)
         self.view.menu_extras.append(self._extend_menu)
+        pane.colour.currentIndexChanged.connect(self._mode_changed)
         for keys, act in (("S", self.split_at_cursor), ("M", self.merge_at_cursor),
                           (QKeySequence.StandardKey.Undo, self.undo)):
             shortcut = QShortcut(QKeySequence(keys), self.view)
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(act)
+
+    def _mode_changed(self, _index: int) -> None:
+        """Say how the cuts are edited when a chunk map is chosen."""
+        if self.side() is not None:
+            self.message.emit(HINT)
 
     # ----- where ----------------------------------------------------------------------------
     def side(self) -> str | None:
