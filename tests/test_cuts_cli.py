@@ -183,3 +183,16 @@ def test_an_export_whose_text_no_longer_matches_is_refused(folder, capsys, tmp_p
     code, _, err = run_cli(capsys, "cuts", "edit", "y", "--base", "plain", "--from-export", export, "--data-dir", data)
     assert code != 0 and "not an exported chunk" in err
     assert "no hand-made chunkings yet" in run_cli(capsys, "cuts", "list", "--data-dir", data)[1]
+
+
+def test_edits_follow_the_text_when_a_document_comes_back_under_another_id(folder, capsys):
+    docs, data = folder
+    assert run_cli(capsys, "cuts", "edit", "h", "--base", "plain", "--split", "a.md:50", "--data-dir", data)[0] == 0
+    assert run_cli(capsys, "remove", docs / "a.md", "--data-dir", data)[0] == 0
+    code, out, _ = run_cli(capsys, "cuts", "show", "h", "--data-dir", data)
+    assert code == 3 and "gone" in out.splitlines()[1] and "no longer stored" in out
+    assert run_cli(capsys, "index", docs, "--data-dir", data)[0] == 0  # a.md again, under a new id
+    code, out, _ = run_cli(capsys, "cuts", "show", "h", "--data-dir", data)
+    assert code == 0 and "applies" in out.splitlines()[1], out
+    spans = show(capsys, data, "h")["spans"]
+    assert spans[0][1] == 50  # the chunker applies it too: the edit follows the text, not the id

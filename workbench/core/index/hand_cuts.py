@@ -70,6 +70,7 @@ class HandCuts:
         self.embedder = embedder
         self.counter = counter
         self._cutters: dict[str, SetCutter] = {}
+        self._shas: dict[str, int] | None = None
 
     def base_spans(self, base_chunker: str, doc: Document) -> list[Span]:
         """``doc`` cut by the chunker ``base_chunker`` (canonical JSON)."""
@@ -98,18 +99,36 @@ class HandCuts:
                 raise EditRefused(f"{bad[0].edit.describe()} ({cuts.doc.path}): {bad[0].reason}; nothing was changed")
         return out
 
+    def _text_shas(self) -> dict[str, int]:
+        """The sha256 of every stored document's text → its id (read once per ``HandCuts``)."""
+        if self._shas is None:
+            self._shas = {}
+            for row in self.store.documents.rows():
+                doc_id = int(row["id"])
+                self._shas.setdefault(text_sha(self.store.documents.document(doc_id).text), doc_id)
+        return self._shas
+
     def status(self, hand: HandChunking) -> list[EditStatus]:
         """Every stored edit of ``hand``: applies, skipped (why), changed (the document's text changed since)
-        or gone (the document is no longer stored)."""
+        or gone (the document is no longer stored). Edits follow the text, as the chunker applies them: an edit
+        whose document was removed and indexed again under another id is judged on that document."""
         out: list[EditStatus] = []
         by_doc: dict[int, DocCuts | None] = {}
-        for index, edit in enumerate(hand.edits):
-            if edit.doc_id not in by_doc:
+
+        def cuts_of(doc_id: int) -> DocCuts | None:
+            if doc_id not in by_doc:
                 try:
-                    by_doc[edit.doc_id] = self.document_cuts(hand, edit.doc_id)
+                    by_doc[doc_id] = self.document_cuts(hand, doc_id)
                 except DocumentGone:
-                    by_doc[edit.doc_id] = None
-            cuts = by_doc[edit.doc_id]
+                    by_doc[doc_id] = None
+            return by_doc[doc_id]
+
+        for index, edit in enumerate(hand.edits):
+            cuts = cuts_of(edit.doc_id)
+            if cuts is None or cuts.sha != edit.doc_sha:
+                moved = self._text_shas().get(edit.doc_sha)
+                if moved is not None:
+                    cuts = cuts_of(moved)
             if cuts is None:
                 out.append(EditStatus(index, edit, "gone", f"document {edit.doc_id} ({edit.doc_path}) is no longer "
                                                             "stored"))
