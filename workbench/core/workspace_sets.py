@@ -13,6 +13,7 @@ from typing import Any
 
 from workbench.core.index.build import IngestReport, Situator, build_chunk_set, index_path, sync_index
 from workbench.core.index.cluster import Cluster
+from workbench.core.index.cut_explain import explain_document
 from workbench.core.index.embedder_pool import EmbedderPool
 from workbench.core.index.embedding import Embedder
 from workbench.core.index.estimate import BuildEstimate, OversizedChunking, estimate_build
@@ -20,9 +21,11 @@ from workbench.core.index.locking import FileLock, LockBusy
 from workbench.core.index.rates import embedding_rate
 from workbench.core.index.snapshot import read_only_snapshot, try_snapshot
 from workbench.core.index.vectors import VectorIndex
+from workbench.core.ingest.chunkers.cut_explanation import CutExplanation
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.identity import chunk_set_id, chunking_label
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
+from workbench.core.ingest.documents import Document
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
@@ -163,6 +166,14 @@ class ChunkSets:
                                    report, situate=situate, vector_cache=self._sentence_vectors, scope=scope)
         self._cache.invalidate(info.id)
         return info
+
+    def explain_cuts(self, config: ChunkConfig, doc: Document, model: str | None = "") -> CutExplanation:
+        """Why the chunker of ``config`` (embedding with ``model``) cut ``doc`` where it did: its scores, its
+        threshold and its cuts (``index.cut_explain``), from the vectors the build cached (a built set embeds
+        nothing). ``ChunkerError`` when the chunker does not explain its cuts."""
+        embedder = self._models.get(model)
+        counter = counter_for_model(getattr(embedder, "model_path", None))
+        return explain_document(config, self._store, embedder, counter, doc, self._sentence_vectors)
 
     def refuse_oversized(self, refuse: bool = True) -> None:
         """From now on (``refuse``), a build whose chunking would make far more chunks than its size implies

@@ -52,9 +52,9 @@ from workbench.core.retrieve.strategy.presets import Strategy, from_dict
 from workbench.ui.basics.theme import current_palette
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.eval_tables import make_table, pct
-from workbench.ui.evaluate.plot_zoom import CtrlWheelViewBox, reset_button
 from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.model import WorkbenchModel
+from workbench.ui.widgets.plot_zoom import CtrlWheelViewBox, reset_button
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.advise.advice import AdviceResult

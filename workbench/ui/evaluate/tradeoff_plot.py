@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from workbench.core.evaluate.export import plot_lines
 from workbench.ui.basics.colours import line_colour
 from workbench.ui.basics.theme import Palette, current_palette
-from workbench.ui.evaluate.plot_zoom import CtrlWheelViewBox, reset_button
+from workbench.ui.widgets.plot_zoom import CtrlWheelViewBox, reset_button
 
 SCHEME_EVENTS = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange, QEvent.Type.ThemeChange)
 EMPTY_TOKENS = 2000.0  # the token axis of a plot with nothing on it

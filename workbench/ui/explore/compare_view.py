@@ -17,6 +17,7 @@ from workbench.core.spans import Span
 from workbench.ui.explore.compare_stats import side_line, summary_line
 from workbench.ui.explore.cut_editor import CutEditor
 from workbench.ui.explore.doc_view import DocumentPane
+from workbench.ui.explore.embedding_space import EmbeddingSpaceView, select_chunk
 from workbench.ui.explore.side_panel import SidePanel
 from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel
@@ -57,6 +58,9 @@ class CompareView(QWidget):
         self.doc_pane = DocumentPane(workspace)
         self.bottom_tabs = QTabWidget()
         self.bottom_tabs.addTab(self.doc_pane, "Document")
+        self.space = EmbeddingSpaceView(workspace, model)  # a side's chunk set, the question and the hits in 2-D
+        self.bottom_tabs.addTab(self.space, "Embedding space")
+        self.space.chunkActivated.connect(self.show_chunk)
         self.cut_editor = CutEditor(self.doc_pane, model.strategy, self)  # the chunk map's cuts edited by hand
         self.cut_editor.edited.connect(self._run_hand_made)
         self.cut_editor.message.connect(self.message)
@@ -141,6 +145,12 @@ class CompareView(QWidget):
         """Open document ``doc_id`` in the document tab, scrolled to character ``offset``."""
         self.doc_pane.show_doc(doc_id, offset)
         self.bottom_tabs.setCurrentWidget(self.doc_pane)
+
+    def show_chunk(self, span: Span) -> None:
+        """Open ``span``'s document in the document tab, scrolled to it with its text selected (a chunk clicked
+        in the embedding space)."""
+        self.show_document_at(span.doc_id, span.start)
+        select_chunk(self.doc_pane.view, span)
 
     def focus_document(self) -> None:
         """Show the document pane and put the keyboard focus in its text."""

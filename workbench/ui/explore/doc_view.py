@@ -5,8 +5,9 @@ only by A, only by B, and by both. Reference spans of an evaluation question are
 *Colour* picker offers evidence colouring of one side (``evidence.py``): reference text retrieved, retrieved
 text outside every reference, reference text missed — the default with one result, a choice beside A/B.
 The picker's *chunks of A* / *chunks of B* draw that side's chunk map (``chunk_map.py``): its chunks in
-alternating tints, overlaps marked, with a size histogram and the boundary diagnostics beside the text;
-*cuts of A and B* draws both sides' cuts on the one text (``cut_view.py``) with their figures in one line.
+alternating tints, overlaps marked, with a size histogram and the boundary diagnostics beside the text,
+and for a semantic chunker the curve of why it cut there below (``cut_curve.py``); *cuts of A and B*
+draws both sides' cuts on the one text (``cut_view.py``) with their figures in one line.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from workbench.core.spans import Span, intersect_spans, subtract_spans
 from workbench.ui.explore.chunk_export_dialog import ExportChunksDialog
 from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
+from workbench.ui.explore.cut_curve import CutCurve
 from workbench.ui.explore.cut_view import (
     CUT_VIEW_KINDS,
     CUTS_AB,
@@ -158,6 +160,8 @@ class DocumentPane(QWidget):
                                       "tokens, heading path, chunker) to JSON Lines, CSV or Parquet")
         self.export_button.clicked.connect(self.export_chunks)
         self.export_button.hide()
+        self.cut_curve = CutCurve(workspace)  # under the chunk map of a semantic chunker: why it cut there
+        self.cut_curve.boundaryClicked.connect(lambda doc_id, offset: self.show_doc(doc_id, offset))
         self._picked: str | None = None  # the picker's entry chosen by hand ("", "A" or "B")
         self._scroll_to: int | None = None  # where the next drawing scrolls to (a new question's focus)
         self.note = WrappedLabel("")  # why the highlights are not the current question's
@@ -180,6 +184,7 @@ class DocumentPane(QWidget):
         body.addWidget(self.view, 1)
         body.addWidget(self.chunk_summary)
         lay.addLayout(body, 1)
+        lay.addWidget(self.cut_curve)
         self.result_a: SearchResult | None = None
         self.result_b: SearchResult | None = None
         self.reference: list[Span] = []
@@ -339,14 +344,20 @@ class DocumentPane(QWidget):
         self.cut_summary.setVisible(both is not None and self.view.cuts is not None)
         if both is not None and rt is not None and self.view.cuts is not None:
             self.chunk_summary.hide()
+            self.cut_curve.clear()
             whole = self.cut_summary.whole_sets(rt, self.ws.sets.runtime(both.set_id), self.reference)
             self.cut_summary.show_cuts(self.view.cuts, whole)
             return
         if side is None or rt is None:
             self.chunk_summary.hide()
+            self.cut_curve.clear()
             return
         self.chunk_summary.show_map(side, rt, doc_id, self.reference)
         self.chunk_summary.show()
+        result = {"A": self.result_a, "B": self.result_b}.get(side) or self.result_a or self.result_b
+        model = result.strategy.model if result is not None else ""
+        self.cut_curve.show_cuts(side, rt.info.id, rt.info.config, model, doc_id,
+                                 self.ws.corpus.document(doc_id))
 
     def export_chunks(self) -> ExportChunksDialog | None:
         """Open *Export chunks…* for the chunk map's set (None when no chunk map is shown)."""

@@ -21,6 +21,7 @@ from collections.abc import MutableMapping, Sequence
 
 import numpy as np
 
+from workbench.core.ingest.chunkers.cut_explanation import CutExplanation, cut_reasons
 from workbench.core.ingest.chunkers.protocol import (
     ChunkerError,
     ChunkerKind,
@@ -121,15 +122,27 @@ class ClusterSemanticChunker:
         pieces = recursive_spans(text, headings, TokenRuler(text, self._counter), self.piece_tokens)
         return [text[a:b] for a, b in pieces] if len(pieces) >= 2 else []
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
-        """Spans of grouped pieces (see the module docstring)."""
+    def explain(self, text: str, headings: Sequence[Heading]) -> CutExplanation:
+        """The centred similarity (cosine minus the mean over all pairs) of each neighbouring pair of pieces
+        and the groups the dynamic programme chose (it has no threshold: a group ends where the summed
+        within-group similarity is best, so a boundary below 0 is where pieces are less alike than
+        average); the one computation ``chunk`` returns the cuts of."""
         ruler = TokenRuler(text, self._counter)
         pieces = recursive_spans(text, headings, ruler, self.piece_tokens)
         if len(pieces) < 2:
-            return pieces
+            return CutExplanation(self.spec.label(), "piece", tuple(pieces), (), None, "", "", (), tuple(pieces))
         vectors = embed_cached([text[a:b] for a, b in pieces], self._embed, self._cache, self._embed_id)
-        return best_segmentation(vectors, pieces, ruler, self.max_tokens)
+        groups = best_segmentation(vectors, pieces, ruler, self.max_tokens)
+        v = np.asarray(vectors, dtype=np.float64)
+        centred = np.einsum("ij,ij->i", v[:-1], v[1:]) - mean_pair_similarity(v)
+        return CutExplanation(self.spec.label(), "piece", tuple(pieces), tuple(float(x) for x in centred), None,
+                              "no threshold: groups maximise the summed within-group similarity",
+                              "cosine similarity of neighbouring pieces minus the mean over all pairs",
+                              cut_reasons(pieces, groups, [True] * (len(pieces) - 1)), tuple(groups))
 
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
+        """Spans of grouped pieces (see the module docstring)."""
+        return list(self.explain(text, headings).cuts)
 
 def _build(spec: ChunkerSpec, resources: ChunkerResources) -> ClusterSemanticChunker:
     assert resources.counter is not None and resources.embed is not None  # checked by ChunkerKind.make

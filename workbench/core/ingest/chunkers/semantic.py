@@ -19,6 +19,7 @@ from collections.abc import MutableMapping, Sequence
 
 import numpy as np
 
+from workbench.core.ingest.chunkers.cut_explanation import CutExplanation, cut_reasons
 from workbench.core.ingest.chunkers.protocol import (
     ChunkerKind,
     ChunkerResources,
@@ -85,15 +86,24 @@ class SemanticChunker:
         distances = 1.0 - np.einsum("ij,ij->i", vectors[:-1], vectors[1:])
         return sentences, distances
 
-    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
-        """Sentence groups split where the distance passes the percentile threshold (and by size)."""
+    def explain(self, text: str, headings: Sequence[Heading]) -> CutExplanation:
+        """The similarity (``1 - distance``) of each neighbouring pair of sentences, the percentile line
+        (as a similarity: the chunker cuts where the similarity is below it) and the chunks: the one
+        computation ``chunk`` returns the cuts of."""
         ruler = TokenRuler(text, self._counter)
         sentences, distances = self.sentence_distances(text, ruler)
-        if not sentences:
-            return []
-        breaks = distances > np.percentile(distances, self.percentile) if len(distances) else []
-        return pack_sentences(sentences, list(breaks), ruler, self.max_tokens)
+        line = float(np.percentile(distances, self.percentile)) if len(distances) else 0.0
+        breaks = [bool(b) for b in distances > line]
+        cuts = pack_sentences(sentences, breaks, ruler, self.max_tokens) if sentences else []
+        return CutExplanation(self.spec.label(), "sentence", tuple(sentences),
+                              tuple(float(1.0 - d) for d in distances), 1.0 - line if len(distances) else None,
+                              f"similarity at the {self.percentile:g}th percentile of the distances",
+                              f"cosine similarity of neighbouring sentences (each with {self.window} on each side)",
+                              cut_reasons(sentences, cuts, breaks), tuple(cuts))
 
+    def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
+        """Sentence groups split where the distance passes the percentile threshold (and by size)."""
+        return list(self.explain(text, headings).cuts)
 
 def _build(spec: ChunkerSpec, resources: ChunkerResources) -> SemanticChunker:
     assert resources.counter is not None and resources.embed is not None  # checked by ChunkerKind.make
