@@ -67,7 +67,10 @@ def test_split_merge_drag_and_undo_in_the_chunk_map_rerun_the_side(qtbot, make_w
     middle = (a + b) // 2
     _put_cursor(view, doc_id, middle)
     view.setFocus()
+    said: list[str] = []
+    editor.message.connect(said.append)
     result, spans = settled_after(lambda: qtbot.keyClick(view, Qt.Key.Key_S))
+    assert said[-1].startswith("edited:edited-test: split"), "the re-run does not bury what was done"
     assert asked == [f"edited-{started_from}"]  # asked once, offering the base strategy's name
     assert side.strategy().chunk.chunker == '{"name":"edited:edited-test"}'
     assert spans == base[:1] + [(a, middle), (middle, b)] + base[2:]
@@ -108,8 +111,10 @@ def test_an_edit_that_cannot_apply_is_refused_in_one_line_and_nothing_changes(qt
     said: list[str] = []
     editor.message.connect(said.append)
     assert not editor.split(doc_id, 10) and "chunks of A" in said[-1]  # no chunk map shown: nothing to edit
-    pane.set_chunk_map_side("A")
-    assert said[-1].startswith("Chunk map: drag a cut"), "choosing a chunk map says how to edit it"
+    pane.colour.setCurrentIndex(pane.colour.findData("chunks:A"))
+    pane.colour.activated.emit(pane.colour.currentIndex())  # picked by hand
+    assert pane.chunk_map_side() == "A" and said[-1].startswith("Chunk map: drag a cut"), \
+        "picking a chunk map says how to edit it"
     editor.ask = lambda offered: "mine"
     cut = _spans(pane.view, doc_id)[1][0]
     assert not editor.split(doc_id, cut) and said[-1].startswith("Not changed:") and "already" in said[-1]

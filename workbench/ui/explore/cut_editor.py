@@ -71,7 +71,7 @@ class CutEditor(QObject):
         self._drag: tuple[int, int] | None = None  # (doc_id, cut) picked up by a press
         self.view.viewport().installEventFilter(self)
         self.view.menu_extras.append(self._extend_menu)
-        pane.colour.currentIndexChanged.connect(self._mode_changed)
+        pane.colour.activated.connect(self._mode_changed)
         for keys, act in (("S", self.split_at_cursor), ("M", self.merge_at_cursor),
                           (QKeySequence.StandardKey.Undo, self.undo)):
             shortcut = QShortcut(QKeySequence(keys), self.view)
@@ -79,7 +79,8 @@ class CutEditor(QObject):
             shortcut.activated.connect(act)
 
     def _mode_changed(self, _index: int) -> None:
-        """Say how the cuts are edited when a chunk map is chosen."""
+        """Say how the cuts are edited when a chunk map is picked (by hand: not again when new results refill
+        the picker)."""
         if self.side() is not None:
             self.message.emit(HINT)
 
