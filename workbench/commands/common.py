@@ -29,7 +29,8 @@ EXIT_STATUSES = [
     (EXIT_USAGE, "usage error: unknown option, missing, empty, malformed or out-of-range argument (a --cluster "
                  "address that is malformed or names an unknown host too), no command; nothing was changed"),
     (EXIT_PROBLEMS, "finished, but with problems: `index --strict` when a file was skipped or failed; "
-                    "`verify` found the store inconsistent (without --repair)"),
+                    "`verify` found the store inconsistent (without --repair); `cuts show` found edits that no "
+                    "longer apply"),
     (EXIT_UNOPENED, "`verify` could not open the store it was pointed at (not a database, unreadable, locked …); "
                     "a folder that holds no store at all is status 1"),
     (EXIT_CANCELLED, "cancelled (Ctrl-C)"),

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from workbench.core.workspace_questions import SetSummary
 
 
-def _doc_id(ws: Workspace, doc: str) -> int:
+def stored_doc_id(ws: Workspace, doc: str) -> int:
     """A document by id or by (unique) file name or path."""
     if doc.isdigit():
         return int(doc)
@@ -50,11 +50,11 @@ def _spans(ws: Workspace, args: argparse.Namespace) -> list[Span] | None:
         doc, _, start = doc.rpartition(":")
         if not doc or not start.strip().isdigit() or not rest.strip().isdigit():
             raise UserError(f"--ref {ref}: write DOC:START:END (a document id or file name, then character offsets)")
-        out.append(Span(_doc_id(ws, doc), int(start), int(rest)))
+        out.append(Span(stored_doc_id(ws, doc), int(start), int(rest)))
     if quotes:
         from workbench.core.evaluate.question_set import DatasetError
 
-        docs = [_doc_id(ws, d) for d in args.doc] if args.doc else [int(r["id"]) for r in ws.records.documents()]
+        docs = [stored_doc_id(ws, d) for d in args.doc] if args.doc else [int(r["id"]) for r in ws.records.documents()]
         for quote in quotes:
             try:
                 out.append(ws.questions.locate(quote, docs))

@@ -24,6 +24,7 @@ from workbench.core.index.embedding import Embedder
 from workbench.core.index.locking import FileLock
 from workbench.core.index.removal import remove_under
 from workbench.core.ingest.chunkers.choice import chunker_spec
+from workbench.core.ingest.chunkers.edited import use_hand_chunkings
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.ingest.values import ChunkConfig
@@ -68,6 +69,7 @@ class Workspace:
         self.sets = ChunkSets(self._stores, self.data_dir, self.models, self.writer, self.writing, self.cache,
                               self.sentence_vectors, self._default_situator)
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
+        use_hand_chunkings(lambda name: self.store.hand.get(name))  # edited:NAME chunkers read this folder's
         # The question sets stored here (documents read fresh: a reference is checked against the stored text).
         self.questions = QuestionBank(lambda: self.store, lambda doc_id: self.store.documents.document(doc_id))
         self.llm: Backend | None = None  # an answering backend, used by LLM rerank and summaries when set

@@ -228,7 +228,25 @@ def _v6(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
+def _v7(db: sqlite_utils.Database) -> None:
+    """Hand-made chunkings: a name, the base strategy it started from, the base chunker (canonical JSON) and its
+    edits to the cuts, in order (a JSON list; an imported export holds whole span lists, so a row, not code)."""
+    _script(
+        db,
+        """
+        CREATE TABLE hand_chunkings (
+            name TEXT PRIMARY KEY,
+            base_strategy TEXT NOT NULL,
+            base_chunker TEXT NOT NULL,
+            edits_json TEXT NOT NULL DEFAULT '[]',
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -17,6 +17,7 @@ from workbench.core.store.caches import CacheTables
 from workbench.core.store.chunk_sets import ChunkSetTables
 from workbench.core.store.connection import StoreConnection
 from workbench.core.store.documents import DocumentTables
+from workbench.core.store.hand_chunkings import HandChunkingTables
 from workbench.core.store.question_sets import QuestionSetTables
 from workbench.core.store.readback import counter, json_object, positive_number, shown
 from workbench.core.store.runs import RunTables
@@ -27,7 +28,8 @@ DB_NAME = "workbench.sqlite3"
 class Store(StoreConnection):
     """A workbench database file (its connection) and the groups of tables over it: ``documents`` (documents,
     headings, problems), ``sets`` (chunk sets, chunks, FAISS checksums), ``caches`` (vectors, rates, LLM
-    outputs), ``runs`` (runs, saved strategies) and ``question_sets`` (question sets stored in the data folder).
+    outputs), ``runs`` (runs, saved strategies), ``question_sets`` (question sets stored in the data folder) and
+    ``hand`` (hand-made chunkings).
     One instance per thread (SQLite connections are not shared)."""
 
     def __init__(self, path: str | Path) -> None:
@@ -37,6 +39,7 @@ class Store(StoreConnection):
         self.caches = CacheTables(self)
         self.runs = RunTables(self)
         self.question_sets = QuestionSetTables(self)
+        self.hand = HandChunkingTables(self)
 
     def quick_check(self, limit: int) -> list[str]:
         """SQLite's ``PRAGMA quick_check``: ``["ok"]``, or up to ``limit`` problems."""

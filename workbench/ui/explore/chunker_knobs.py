@@ -36,7 +36,13 @@ from PySide6.QtWidgets import (
 
 from workbench.core.consent import trust
 from workbench.core.ingest.chunkers import ChunkerError, ChunkerKind, ParamSpec, chunker_kinds, get_kind
-from workbench.core.ingest.chunkers.choice import apply_chunker, config_chunker, size_param, spec_unit
+from workbench.core.ingest.chunkers.choice import (
+    apply_chunker,
+    config_chunker,
+    size_param,
+    spec_unit,
+)
+from workbench.core.ingest.chunkers.hand_edits import HAND_PREFIX
 from workbench.core.ingest.chunkers.protocol import ParamValue
 from workbench.core.ingest.chunkers.registry import CUSTOM_PREFIX
 from workbench.core.ingest.values import ChunkConfig, max_overlap
@@ -201,6 +207,15 @@ class ChunkerKnobs(QWidget):
             self._rebuild(kind, kind.checked_params(**params))  # shown, not loaded: data may name a custom chunker
         finally:
             self._loading = False
+
+    def set_hand_made(self, names: list[str]) -> None:
+        """List the data folder's hand-made chunkings (``edited:NAME``) after the registry's chunkers."""
+        for name in names:
+            data = HAND_PREFIX + name
+            if self.combo.findData(data) < 0:
+                self.combo.addItem(data, data)
+                self.combo.setItemData(self.combo.count() - 1, f"hand-made chunking {name!r}: a base chunker with "
+                                       "cuts edited by hand (workbench cuts show)", Qt.ItemDataRole.ToolTipRole)
 
     def set_error(self, message: str) -> None:
         """Show why the parameters do not make a chunker (``""`` hides it)."""

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QSplitter, QStyle, QTabWidget, QVBoxLayout, QWidget
 
+from workbench.core.ingest.chunkers.choice import apply_chunker
 from workbench.core.spans import Span
 from workbench.ui.explore.compare_stats import side_line, summary_line
+from workbench.ui.explore.cut_editor import CutEditor
 from workbench.ui.explore.doc_view import DocumentPane
 from workbench.ui.explore.embedding_space import EmbeddingSpaceView, select_chunk
 from workbench.ui.explore.heights import document_want, share_heights
@@ -60,6 +63,9 @@ class CompareView(QWidget):
         self.space = EmbeddingSpaceView(workspace, model)  # a side's chunk set, the question and the hits in 2-D
         self.bottom_tabs.addTab(self.space, "Embedding space")
         self.space.chunkActivated.connect(self.show_chunk)
+        self.cut_editor = CutEditor(self.doc_pane, model.strategy, self)  # the chunk map's cuts edited by hand
+        self.cut_editor.edited.connect(self._run_hand_made)
+        self.cut_editor.message.connect(self.message)
         # (its minimum is its content's: the splitter may make it small, never cut its lines)
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("resultsSplitter")
@@ -121,6 +127,19 @@ class CompareView(QWidget):
             self.b.search()
         self._update_summary()
         self._update_document()
+
+    def _run_hand_made(self, side: str, chunker: str) -> None:
+        """Side ``side`` runs with the hand-made chunking ``chunker`` just edited (listed on both sides)."""
+        names = self.ws.store.hand.names()
+        for panel in (self.a, self.b):
+            panel.strategy_panel.chunker.set_hand_made(names)
+        panel = self.a if side == "A" else self.b
+        strategy = panel.strategy()
+        chunk = apply_chunker(strategy.chunk, chunker)
+        if chunk != strategy.chunk:
+            panel.set_strategy(replace(strategy, chunk=chunk))
+        elif self.model.question:
+            panel.search()  # the same name, other edits: another chunk set
 
     def _sides_dragged(self, *_: object) -> None:
         self._sides_moved = True

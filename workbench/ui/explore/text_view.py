@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, Qt, QUrl, Signal
 from PySide6.QtGui import QContextMenuEvent, QHelpEvent, QMouseEvent, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QGraphicsOpacityEffect, QTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QGraphicsOpacityEffect, QMenu, QTextEdit, QToolTip, QWidget
 
 from workbench.core.spans import Span
 from workbench.ui.basics.theme import text_font
@@ -47,6 +48,7 @@ class LayeredTextView(QTextEdit):
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
                                      | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self._press: QPoint | None = None
+        self.menu_extras: list[Callable[[QMenu, QPoint], None]] = []  # add to the context menu (the cut editor)
         self._stale_effect: QGraphicsOpacityEffect | None = None
 
     # ----- safety ---------------------------------------------------------------------------
@@ -140,6 +142,8 @@ class LayeredTextView(QTextEdit):
         action.setEnabled(bool(spans))
         action.setToolTip("The selected text becomes a reference span of a question in the lab's Questions tab")
         action.triggered.connect(lambda: self.referenceRequested.emit(spans))
+        for extend in self.menu_extras:
+            extend(menu, event.pos())
         menu.exec(event.globalPos())
 
     # ----- hover and click ------------------------------------------------------------------

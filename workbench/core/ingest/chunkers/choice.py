@@ -22,6 +22,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from workbench.core.ingest.chunkers.errors import ChunkerError
+from workbench.core.ingest.chunkers.hand_edits import HAND_PREFIX
 from workbench.core.ingest.chunkers.protocol import (
     Chip,
     ChunkerKind,
@@ -176,6 +177,8 @@ def chunker_spec(config: ChunkConfig) -> ChunkerSpec:
     """The full spec (installed library version included) of the chunker that cuts ``config``; naming a
     ``custom:`` chunker loads its code (callers check consent first)."""
     name, params = config_chunker(config)
+    if name.startswith(HAND_PREFIX):  # its version follows its stored edits: never cached
+        return get_kind(name).spec(**params)
     return _spec_of(json.dumps({"name": name, **params}, sort_keys=True))
 
 

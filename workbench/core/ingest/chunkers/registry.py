@@ -10,8 +10,10 @@ from __future__ import annotations
 from workbench.core.ingest.chunkers.chonkie_chunkers import CHONKIE_RECURSIVE, CHONKIE_SENTENCE, CHONKIE_TOKEN
 from workbench.core.ingest.chunkers.cluster_semantic import CLUSTER_SEMANTIC
 from workbench.core.ingest.chunkers.custom import custom_kind
+from workbench.core.ingest.chunkers.edited import edited_kind
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.fixed import FIXED, SENTENCE, STRUCTURE
+from workbench.core.ingest.chunkers.hand_edits import HAND_PREFIX
 from workbench.core.ingest.chunkers.langchain_splitters import (
     LANGCHAIN_MARKDOWN,
     LANGCHAIN_RECURSIVE,
@@ -42,9 +44,12 @@ def chunker_kinds() -> list[ChunkerKind]:
 
 
 def get_kind(name: str) -> ChunkerKind:
-    """The kind called ``name``; ``custom:module:function`` loads the user's function."""
+    """The kind called ``name``; ``custom:module:function`` loads the user's function; ``edited:NAME`` is the
+    data folder's hand-made chunking (read when its spec or chunker is asked for)."""
     if name.startswith(CUSTOM_PREFIX):
         return custom_kind(name[len(CUSTOM_PREFIX):])
+    if name.startswith(HAND_PREFIX) and len(name) > len(HAND_PREFIX):
+        return edited_kind(name[len(HAND_PREFIX):], get_kind)
     try:
         return _REGISTRY[name]
     except KeyError:
