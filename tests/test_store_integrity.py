@@ -208,7 +208,7 @@ def test_schema_upgrade_records_migration_and_legacy_faiss_is_rebuilt(hash_sampl
     conn.commit()
     conn.close()
     ws = Workspace(data, embedder=hash_sample_ws.embedder)
-    assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert ws.store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
     assert "chunk_fts" not in ws.store.db.table_names()
     assert ws.store.sets.index_checksums(set_id) == set()
     report = verify_store(ws)  # its contents are checked by ids and a probe: consistent, with a note

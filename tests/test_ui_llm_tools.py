@@ -59,7 +59,7 @@ def test_make_questions_dialog_and_menu(qtbot, make_window, hash_ws, tmp_path):
     assert titles.index("&Tools") == titles.index("&Help") - 1
     tools = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Tools")
     acts = {a.text(): a for a in tools.actions()}
-    assert set(acts) == {"Contextualize chunks…", "Make questions…"}
+    assert set(acts) == {"Contextualize chunks…", "Make questions…", "Add selection as reference"}
 
     dialog = MakeQuestionsDialog(hash_ws, window.store_jobs, llm_factory=lambda ws, kind: QuestionLLM(SCRIPT),
                                  parent=window)

@@ -94,8 +94,8 @@ def check_target(path: Path, fmt: str, with_vectors: bool, force: bool = False) 
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: choose one of {', '.join(EXPORT_FORMATS)}")
     if fmt == "parquet" and not parquet_available():
-        raise ExportError("parquet needs pyarrow, which is not installed here (pip install pyarrow); "
-                          "use --format jsonl or csv")
+        raise ExportError("parquet needs pyarrow, which is not installed here (the parquet extra: "
+                          "pip install pyarrow); use --format jsonl or csv")
     if not path.parent.is_dir():
         raise ExportError(f"no such folder: {path.parent}")
     targets = [path] + ([vectors_path(path)] if with_vectors and fmt != "parquet" else [])
@@ -129,8 +129,8 @@ def _write_csv(tmp: Path, rows: Sequence[ExportedChunk]) -> None:
 
 
 def _write_parquet(tmp: Path, rows: Sequence[ExportedChunk], vectors: np.ndarray | None) -> None:
-    import pyarrow as pa  # type: ignore[import-not-found,unused-ignore]
-    import pyarrow.parquet as pq  # type: ignore[import-not-found,unused-ignore]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     columns: dict[str, object] = {c: [_row_dict(chunk)[c] for chunk in rows] for c in COLUMNS}
     if vectors is not None:

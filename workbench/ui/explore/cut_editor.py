@@ -15,7 +15,7 @@ Keys in the document view: S splits at the cursor, M merges the chunk at the cur
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,6 +28,7 @@ from workbench.core.ingest.chunkers.choice import chunker_name
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.hand_edits import HAND_PREFIX, CutEdit, HandChunking, text_sha
 from workbench.core.spans import Span
+from workbench.ui.explore.view_undo import UndoSource, edit_time, view_undo
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.strategy.presets import Strategy
@@ -43,6 +44,7 @@ class Undo:
     """How to take one edit back: the chunking as it was before (its edits), by name."""
 
     before: HandChunking
+    at: float = field(default_factory=edit_time)
 
 
 def ask_name(parent: QWidget, offered: str) -> str | None:
@@ -72,8 +74,8 @@ class CutEditor(QObject):
         self.view.viewport().installEventFilter(self)
         self.view.menu_extras.append(self._extend_menu)
         pane.colour.activated.connect(self._mode_changed)
-        for keys, act in (("S", self.split_at_cursor), ("M", self.merge_at_cursor),
-                          (QKeySequence.StandardKey.Undo, self.undo)):
+        view_undo(self.view).add(UndoSource(lambda: self.undo_stack[-1].at if self.undo_stack else None, self.undo))
+        for keys, act in (("S", self.split_at_cursor), ("M", self.merge_at_cursor)):
             shortcut = QShortcut(QKeySequence(keys), self.view)
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(act)

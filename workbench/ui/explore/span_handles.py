@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QMouseEvent, QShortcut, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
 from workbench.core.spans import Span
 from workbench.ui.explore.text_view import LayeredTextView
+from workbench.ui.explore.view_undo import UndoSource, edit_time, view_undo
 
 End = Literal["start", "end"]
 HANDLED = (QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress, QEvent.Type.MouseMove, QEvent.Type.MouseButtonRelease)
@@ -55,9 +56,18 @@ class SpanHandles(QObject):
         self.viewport.installEventFilter(self)
         view.installEventFilter(self)
         self.viewport.setMouseTracking(True)
-        undo = QShortcut(QKeySequence.StandardKey.Undo, view)
-        undo.setContext(Qt.ShortcutContext.WidgetShortcut)
-        undo.activated.connect(self.undoRequested)
+        self.edits: list[float] = []  # when each reference edit still to undo was made (the view's undo orders them)
+        view_undo(view).add(UndoSource(lambda: self.edits[-1] if self.edits else None, self._undo))
+
+    def touched(self) -> None:
+        """A reference edit was made (here, or by the window through this view): Ctrl+Z may take it back."""
+        self.edits.append(edit_time())
+
+    def _undo(self) -> None:
+        """Ctrl+Z chose a reference edit: ask for it to be undone."""
+        if self.edits:
+            self.edits.pop()
+        self.undoRequested.emit()
 
     def set_spans(self, spans: Sequence[Span]) -> None:
         """The spans whose ends can be dragged (the references drawn; empty: no handles)."""
@@ -132,6 +142,7 @@ class SpanHandles(QObject):
             self.preview = None
             self._show_preview()
             if new != grab.span:
+                self.touched()
                 self.spanMoved.emit(grab.span, new)
             return True
         return False
@@ -149,6 +160,7 @@ class SpanHandles(QObject):
         end: End = "start" if mods & Qt.KeyboardModifier.ShiftModifier else "end"
         new = moved(span, end, (span.start if end == "start" else span.end) + step)
         if new != span:
+            self.touched()
             self.spanMoved.emit(span, new)
         return True
 

@@ -89,6 +89,8 @@ class ReferenceMarking(QObject):
             question = ""  # the further spans of one selection go to the question just made
         host.show_message(tab.status.text() if added else f"Not added: {tab.status.text()}")
         if added:  # a second Ctrl+R does not add the same text again
+            for _ in range(added):
+                self.handles.touched()  # Ctrl+Z in the document view may take each back
             view = host.compare.doc_pane.view
             cursor = view.textCursor()
             cursor.clearSelection()

@@ -108,7 +108,7 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     installed. A line that is not a JSON object raises ``DatasetError`` naming it."""
     if path.suffix.lower() == ".parquet":
         try:
-            import pyarrow.parquet as pq  # type: ignore[import-not-found]
+            import pyarrow.parquet as pq
         except ImportError:
             raise DatasetError(f"{path}: reading Parquet needs pyarrow, which is not installed; convert the file "
                                "to JSON Lines") from None
