@@ -72,6 +72,15 @@ def test_bad_edits_are_refused_in_one_line_and_nothing_is_kept(folder, capsys, a
     assert "no hand-made chunkings yet" in out  # the valid --split before it was not kept either
 
 
+@pytest.mark.parametrize("name", ["a:b", "x/y", "{x}", "", "n" * 81])
+def test_a_name_that_could_read_as_a_path_or_code_is_refused_and_nothing_is_kept(folder, capsys, name):
+    _, data = folder
+    code, _, err = run_cli(capsys, "cuts", "edit", name, "--base", "plain", "--split", "a.md:50", "--data-dir", data)
+    assert code != 0 and err.count("\n") == 1, err
+    code, out, _ = run_cli(capsys, "cuts", "list", "--data-dir", data)
+    assert "no hand-made chunkings yet" in out
+
+
 def test_starting_needs_a_base_and_the_base_never_names_code(folder, capsys):
     _, data = folder
     code, _, err = run_cli(capsys, "cuts", "edit", "h", "--split", "a.md:50", "--data-dir", data)

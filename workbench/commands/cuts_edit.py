@@ -109,11 +109,11 @@ def _get(ws: Workspace, name: str) -> HandChunking:
 
 def run_edit(args: argparse.Namespace, ws: Workspace) -> int:
     from workbench.core.index.hand_cuts import EditRefused, base_chunker_json
-    from workbench.core.ingest.chunkers.hand_edits import HandChunking
+    from workbench.core.ingest.chunkers.hand_edits import HandChunking, hand_name_problem
 
     name = args.name.strip()
-    if not name or any(c in name for c in ":{}\n") or len(name) > 80:
-        raise UserError(f"cuts edit {args.name!r}: a name is 1 to 80 characters without ':', braces or new lines")
+    if (problem := hand_name_problem(name)) is not None:
+        raise UserError(f"cuts edit {problem}")
     hand = ws.store.hand.get(name)
     if hand is None and not args.base:
         raise UserError(f"no hand-made chunking called {name!r} yet: give --base STRATEGY to start one")

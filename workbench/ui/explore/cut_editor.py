@@ -26,7 +26,13 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QMenu, QWidget
 from workbench.core.index.hand_cuts import EditRefused, HandCuts, base_chunker_json
 from workbench.core.ingest.chunkers.choice import chunker_name
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunkers.hand_edits import HAND_PREFIX, CutEdit, HandChunking, text_sha
+from workbench.core.ingest.chunkers.hand_edits import (
+    HAND_PREFIX,
+    CutEdit,
+    HandChunking,
+    hand_name_problem,
+    text_sha,
+)
 from workbench.core.spans import Span
 from workbench.ui.explore.view_undo import UndoSource, edit_time, view_undo
 
@@ -189,8 +195,8 @@ class CutEditor(QObject):
         chosen = self.ask(offered)
         if chosen is None:
             return None
-        if any(c in chosen for c in ":{}\n") or len(chosen) > 80:
-            raise EditRefused(f"{chosen!r}: a name is 1 to 80 characters without ':', braces or new lines")
+        if (problem := hand_name_problem(chosen)) is not None:
+            raise EditRefused(problem)
         existing = self.ws.store.hand.get(chosen)
         if existing is not None and existing.base_chunker != base:
             raise EditRefused(f"edited:{chosen} starts from another chunker; choose another name")

@@ -30,6 +30,14 @@ EDIT_OPS = ("split", "merge", "move", "spans")
 HAND_PREFIX = "edited:"
 
 
+def hand_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a hand-made chunking (None: it can): 1 to 80 characters, none of ``:`` ``/``
+    braces or new lines, so ``edited:NAME`` never reads as a path or a custom chunker."""
+    if not name or any(c in name for c in ":/{}\n") or len(name) > 80:
+        return f"{name!r}: a name is 1 to 80 characters without ':', '/', braces or new lines"
+    return None
+
+
 def text_sha(text: str) -> str:
     """The sha256 (hex) of a document's text: what an edit records to know its document is unchanged."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
