@@ -28,8 +28,11 @@ def test_side_by_side_summary_and_diff_colouring(qtbot, make_window, hash_sample
     assert f"shared text: {shared} of" in summary
     assert f"A: {len(ra.passages)} passage" in summary and f"B: {len(rb.passages)} passage" in summary
     pane = window.compare.doc_pane
-    docs = {pane.picker.itemData(i) for i in range(pane.picker.count())}
+    entries = [(pane.picker.itemData(i), pane.picker.itemText(i)) for i in range(pane.picker.count())]
+    docs = {d for d, text in entries if text.endswith("passage(s))")}
     assert docs == {s.doc_id for s in a_spans + b_spans}
+    rest = {d for d, text in entries if text.endswith("(no passages)")}  # after them: the library's other ones
+    assert rest == {int(r["id"]) for r in hash_sample_ws.records.documents()} - docs and rest
     for doc_id in docs:
         pane.picker.setCurrentIndex(pane.picker.findData(doc_id))
         pane.picker.activated.emit(pane.picker.currentIndex())

@@ -174,3 +174,30 @@ def test_a_selection_across_a_chunk_marker_is_one_span(qtbot, hash_sample_ws):
     cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
     dv.setTextCursor(cursor)
     assert dv.selected_spans() == [Span(doc, cut - 30, cut + 20)]
+
+
+def test_a_document_without_passages_is_picked_and_marked_and_a_removed_one_leaves_the_picker(
+        qtbot, make_window, hash_sample_ws):
+    window, _, view, _, _ = _marked(qtbot, make_window, hash_sample_ws)
+    pane = window.compare.doc_pane
+    window.question.setText("What must happen before the deploy?")
+    QTest.keyClick(window.question, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: any(pane.picker.itemText(i).endswith("(no passages)") for i in range(pane.picker.count())))
+    i = next(i for i in range(pane.picker.count()) if pane.picker.itemText(i).endswith("(no passages)"))
+    other = pane.picker.itemData(i)
+    pane.picker.setCurrentIndex(i)
+    pane.picker.activated.emit(i)
+    qtbot.waitUntil(lambda: view.pmap.position_of(other, 0) is not None)
+    text = window.ws.corpus.doc_text(other)
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(view.pmap.position_of(other, 0))
+    cursor.setPosition(view.pmap.position_of(other, 12), QTextCursor.MoveMode.KeepAnchor)
+    view.setTextCursor(cursor)
+    window.menu_actions["add_reference"].trigger()
+    q = window.ws.questions.question("mine", 1)
+    assert [(r.doc_id, r.content) for r in q.references][-1] == (other, text[:12])
+    gone = next(pane.picker.itemData(i) for i in range(pane.picker.count())
+                if pane.picker.itemText(i).endswith("(no passages)") and pane.picker.itemData(i) != other)
+    window.ws.remove_document(gone)
+    pane.fill_picker()
+    assert pane.picker.findData(gone) < 0 and pane.picker.findData(other) >= 0

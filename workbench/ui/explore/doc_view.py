@@ -141,7 +141,8 @@ class DocumentPane(QWidget):
         self.view = DocumentView(workspace)
         self.view.setMinimumHeight(40)  # a short pane keeps a few lines of text: the passages above come first
         self.picker = ElidedComboBox()
-        self.picker.setToolTip("Documents with returned passages or reference spans")
+        self.picker.setToolTip("Documents with returned passages or reference spans first, then every other "
+                               "document of the library (to mark a reference the passages missed)")
         self.picker.setMinimumContentsLength(28)
         self.info = QLabel()
         self.info.setObjectName("muted")
@@ -189,6 +190,7 @@ class DocumentPane(QWidget):
         self.result_b: SearchResult | None = None
         self.reference: list[Span] = []
         self.doc_id: int | None = None
+        self._passage_docs: dict[int, int] = {}  # documents with passages or reference spans: passage count
         # what the view shows: (doc_id, result A, result B, reference, evidence side, chunk-map side)
         self._drawn: tuple[object, ...] | None = None
         self._dirty = False
@@ -214,12 +216,8 @@ class DocumentPane(QWidget):
                 docs[p.span.doc_id] = docs.get(p.span.doc_id, 0) + 1
         for s in self.reference:
             docs.setdefault(s.doc_id, 0)
-        self.picker.blockSignals(True)
-        self.picker.clear()
-        for doc_id, count in docs.items():
-            doc = self.ws.corpus.document(doc_id)
-            self.picker.addItem(f"{doc.title or Path(doc.path).name}  ({count} passage(s))", doc_id)
-        self.picker.blockSignals(False)
+        self._passage_docs = docs
+        self.fill_picker()
         compare = result_a is not None and result_b is not None
         self._fill_colours(COMPARE_COLOURS if compare else SINGLE_COLOURS)
         self._set_legend()
@@ -234,6 +232,30 @@ class DocumentPane(QWidget):
             self.info.setText("")
         else:
             self._timer.start()  # redraw on the next event-loop turn: the results view comes first
+
+    def fill_picker(self) -> None:
+        """List the documents with passages or reference spans (with their passage counts), then, after a
+        separator, every other document of the library ("no passages"), by name; the shown one stays chosen. Called
+        on new results and when the data folder's documents change (a removed document leaves the list)."""
+        rows = {int(r["id"]): r for r in self.ws.records.documents()}
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        for doc_id, count in self._passage_docs.items():
+            doc = self.ws.corpus.document(doc_id)
+            self.picker.addItem(f"{doc.title or Path(doc.path).name}  ({count} passage(s))", doc_id)
+        rest = sorted((r for i, r in rows.items() if i not in self._passage_docs),
+                      key=lambda r: (str(r.get("title") or Path(str(r["path"])).name)).casefold())
+        if rest and self.picker.count():
+            self.picker.insertSeparator(self.picker.count())
+        for r in rest:
+            self.picker.addItem(f"{r.get('title') or Path(str(r['path'])).name}  (no passages)", int(r["id"]))
+        i = self.picker.findData(self.doc_id) if self.doc_id is not None else -1
+        self.picker.setCurrentIndex(i)
+        self.picker.blockSignals(False)
+        if self.doc_id is not None and self.doc_id not in rows:  # removed from the data folder meanwhile
+            self.doc_id, self._drawn = None, None
+            self.view.reset()
+            self.info.setText("")
 
     def evidence_side(self) -> str | None:
         """The side whose evidence is coloured (``"A"``, ``"B"``), or None (returned text / no reference)."""

@@ -384,6 +384,7 @@ class MainWindow(QMainWindow):
         """Documents or chunk sets changed (a job here, or another process): the library lists them."""
         if self.library.worker is None:  # a running library job refreshes it when it ends
             self.library.refresh()
+        self.compare.doc_pane.fill_picker()  # the document picker lists the library's documents
 
     def _library_changed(self) -> None:
         if self.model.searched("A"):
