@@ -201,3 +201,27 @@ def test_a_document_without_passages_is_picked_and_marked_and_a_removed_one_leav
     window.ws.remove_document(gone)
     pane.fill_picker()
     assert pane.picker.findData(gone) < 0 and pane.picker.findData(other) >= 0
+
+
+def test_text_selected_in_a_passage_becomes_the_reference(qtbot, make_window, hash_sample_ws):
+    window, _, _, _, _ = _marked(qtbot, make_window, hash_sample_ws)
+    results = window.compare.a.results
+    window.question.setText("What is deployed first?")
+    QTest.keyClick(window.question, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.model.question == "What is deployed first?"
+                    and window.model.current_result("A") is not None and bool(results.pmap.entries))
+    entry = next(e for e in results.pmap.entries if e.end - e.start > 30)
+    cursor = QTextCursor(results.document())
+    cursor.setPosition(results.pmap.position_of(entry.doc_id, entry.start + 5))
+    cursor.setPosition(results.pmap.position_of(entry.doc_id, entry.start + 25), QTextCursor.MoveMode.KeepAnchor)
+    results.setTextCursor(cursor)
+    results.setFocus()
+    window.menu_actions["add_reference"].trigger()  # Ctrl+R: the passage's selection, the document view has none
+    q = window.ws.questions.question("mine", 2)
+    text = window.ws.corpus.doc_text(entry.doc_id)
+    assert q.text == "What is deployed first?"
+    assert [(r.doc_id, r.start, r.end, r.content) for r in q.references] == [
+        (entry.doc_id, entry.start + 5, entry.start + 25, text[entry.start + 5:entry.start + 25])]
+    assert not results.textCursor().hasSelection()
+    results.referenceRequested.emit([Span(entry.doc_id, entry.start, entry.start + 4)])  # its menu's entry
+    assert [r.end - r.start for r in window.ws.questions.question("mine", 2).references] == [20, 4]

@@ -1,7 +1,7 @@
-"""Marking references from the window: the document view's selection becomes a reference of a question in the
-lab's Questions tab (*Add as reference…* in the view's menu, or Ctrl+R), a reference's ends dragged in the document
-view move it (``span_handles``), Ctrl+Z there undoes the last edit, and *Import questions…* (File menu and the
-Questions tab) imports a benchmark into a new set.
+"""Marking references from the window: text selected in the document view or in a passage of either side becomes a
+reference of a question in the lab's Questions tab (*Add as reference…* in the view's menu, or Ctrl+R), a
+reference's ends dragged in the document view move it (``span_handles``), Ctrl+Z there undoes the last edit, and
+*Import questions…* (File menu and the Questions tab) imports a benchmark into a new set.
 
 The question a new reference goes to: the one typed in the Questions tab's box, else the question being explored
 when it is not the selected question's (type a question, press Enter, select its passage, Ctrl+R), else the
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
     from workbench.ui.evaluate.eval_view import EvalView
     from workbench.ui.explore.compare_view import CompareView
+    from workbench.ui.explore.text_view import LayeredTextView
     from workbench.ui.jobs.workers import JobRunner
     from workbench.ui.model import WorkbenchModel
 
@@ -53,18 +54,27 @@ class ReferenceMarking(QObject):
         self.import_dialog: ImportQuestionsDialog | None = None
         view = host.compare.doc_pane.view
         self.handles = SpanHandles(view)
-        view.referenceRequested.connect(self.add)
+        for text_view in self.views():
+            text_view.referenceRequested.connect(self.add)
         host.model.referenceChanged.connect(self.handles.set_spans)
         self.handles.spanMoved.connect(self.move)
         self.handles.undoRequested.connect(self.undo)
         if host.eval_view is not None:
             host.eval_view.questions_tab.importRequested.connect(self.open_import)
 
+    def views(self) -> list[LayeredTextView]:
+        """The views whose selected text can become a reference: the document view, then side A's and side B's
+        passages."""
+        compare = self.host.compare
+        return [compare.doc_pane.view, compare.a.results, compare.b.results]
+
     def add_selection(self) -> bool:
-        """Ctrl+R: the document view's selected text becomes a reference (see ``add``)."""
-        spans = self.host.compare.doc_pane.view.selected_spans()
+        """Ctrl+R: the selected text becomes a reference (see ``add``): the selection of the view with the keyboard
+        focus, else the first view (``views``) that has one."""
+        chosen = [v.selected_spans() for v in self.views() if v.hasFocus()]
+        spans = chosen[0] if chosen and chosen[0] else next((s for v in self.views() if (s := v.selected_spans())), [])
         if not spans:
-            self.host.show_message("Select the reference passage in the document view first.")
+            self.host.show_message("Select the reference passage in the document view or in a passage first.")
             return False
         return self.add(spans)
 
@@ -91,10 +101,10 @@ class ReferenceMarking(QObject):
         if added:  # a second Ctrl+R does not add the same text again
             for _ in range(added):
                 self.handles.touched()  # Ctrl+Z in the document view may take each back
-            view = host.compare.doc_pane.view
-            cursor = view.textCursor()
-            cursor.clearSelection()
-            view.setTextCursor(cursor)
+            for view in self.views():
+                cursor = view.textCursor()
+                cursor.clearSelection()
+                view.setTextCursor(cursor)
         if added and new:
             n = tab.selected_number()
             q = host.ws.questions.question(tab.current_set, n)
