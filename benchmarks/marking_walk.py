@@ -8,8 +8,9 @@ the actions each question needed; the Keystroke-Level Model (Card, Moran & Newel
 person's time: K 0.28 s a key (an average typist), P 1.1 s a pointing, B 0.1 s a mouse-button press or release,
 H 0.4 s a hand between keyboard and mouse, M 1.35 s a mental step (deciding, reading the passages to find the
 answer, checking it), plus the window's own response time measured here (search, drawing). Finding the passage
-is reading: every word from the top of the screen the window shows (after it scrolled to the first passage) to
-the passage's end, at 250 words a minute. One scroll of the document view by a screen is a wheel turn and a look:
+is reading: every word from the top of the passages shown to the answer's end (when a passage holds it), else all
+the passages and then the document view's words from the top of its screen to the answer's end, at 250 words a
+minute. One scroll of the document view by a screen is a wheel turn and a look:
 K + M.
 
 The questions and their reference passages are read from a Chroma-format folder (default the project's tech24
@@ -56,6 +57,7 @@ class Actions:
     H: int = 0
     M: int = 0
     read_words: int = 0  # words read to find the passage: from the top of the screen shown to the passage's end
+    hit_words: int = 0  # words read when the eye goes to the highlighted hit first (see ``mark``)
     waited: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -73,8 +75,12 @@ class Actions:
         counts = {"K": self.K, "P": self.P, "B": self.B, "H": self.H, "M": self.M}
         return sum(KLM[op] * n for op, n in counts.items()) + self.read_words / READING_WPS + self.waited
 
+    def seconds_hit_first(self) -> float:
+        """The estimate when the person reads the highlighted hit of each passage first (``hit_words``)."""
+        return self.seconds() + (self.hit_words - self.read_words) / READING_WPS
+
     def __iadd__(self, other: Actions) -> Actions:
-        for op in (*KLM, "read_words", "waited"):
+        for op in (*KLM, "read_words", "hit_words", "waited"):
             setattr(self, op, getattr(self, op) + getattr(other, op))
         self.notes += other.notes
         return self
@@ -140,57 +146,55 @@ def _pages_between(view: Any, doc: int, offset: int) -> int:
     return max(1, math.ceil(abs(y - height / 2) / height))
 
 
-def mark(window: Any, wait: Wait, doc: int, target: Target) -> Actions:
-    """One question, as a person marks it: click the question bar, type the question, Enter; read the passages;
-    open the reference's document when another one is shown (the document picker); scroll to the passage; drag
-    over it; Ctrl+R. Returns the actions counted; raises SystemExit when the stored reference is not the passage
-    meant."""
-    from PySide6.QtCore import QPoint, Qt
+def _in_passage(results: Any, doc: int, target: Target) -> bool:
+    """Whether the whole reference passage is drawn in one piece of the passages view (a passage holds it)."""
+    a = results.pmap.position_of(doc, target.start)
+    b = results.pmap.position_of(doc, target.end - 1)
+    if a is None or b is None or b < a:
+        return False
+    pieces = results.pmap.to_document(a, b + 1 - a)  # split where a chunk marker or a layer edge is drawn
+    joined = all(x.doc_id == doc and x.end == y.start for x, y in zip(pieces, pieces[1:], strict=False))
+    return joined and (pieces[0].start, pieces[-1].end) == (target.start, target.end)
+
+
+def _hit_first_words(window: Any, doc: int, target: Target) -> int:
+    """Words read when the eye goes to the strongly highlighted hits first: the hits of each passage shown above
+    the one that holds the answer (read in vain), then in that passage the text from its first hit (or the
+    answer, when that comes first) to the answer's end (or the hit's end, when that comes later)."""
+    text = window.ws.corpus.doc_text
+    words = 0
+    for passage in window.model.current_result("A").passages:
+        hits = list(passage.hit_spans) or [passage.span]
+        span = passage.span
+        if span.doc_id == doc and span.start <= target.start and target.end <= span.end:
+            first = min(hits, key=lambda h: h.start)
+            a, b = min(first.start, target.start), max(first.end if first.start > target.start else 0, target.end)
+            return words + len(text(doc)[a:b].split())
+        words += sum(len(text(h.doc_id)[h.start:h.end].split()) for h in hits)
+    return words
+
+
+def _words_above(view: Any, offset_position: int) -> int:
+    """Words of the view's text from the top of its screen to Qt position ``offset_position``."""
+    from PySide6.QtCore import QPoint
+
+    top = view.cursorForPosition(QPoint(0, 0)).position()
+    return len(view.document().toPlainText()[min(top, offset_position):offset_position].split())
+
+
+def _select(view: Any, doc: int, target: Target, acts: Actions) -> None:
+    """Scroll ``view`` to the passage (counted per screen), then drag over it (or click its start and shift-click
+    its end when it runs off the screen)."""
+    from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    acts = Actions()
-    model, pane = window.model, window.compare.doc_pane
-    view = pane.view
-    acts.add(M=1)  # what to ask
-    acts.add(H=1)
-    acts.click()  # the question bar
-    acts.add(H=1)
-    window.question.setFocus()
-    window.question.selectAll()
-    QTest.keyClicks(window.question, target.question)
-    acts.add(K=len(target.question))
-    began = time.monotonic()
-    QTest.keyClick(window.question, Qt.Key.Key_Return)
-    acts.add(K=1)
-    wait(lambda: model.question == target.question and model.current_result("A") is not None
-         and pane.doc_id is not None and not pane._timer.isActive())
-    acts.waited += time.monotonic() - began
-    acts.add(M=1)  # read the passages and the document shown
-    acts.add(H=1)  # the hand to the mouse
-    if pane.doc_id != doc:
-        i = pane.picker.findData(doc)
-        if i < 0:
-            raise SystemExit(f"walk: {target.corpus} is not in the document picker")
-        passages = pane.picker.itemText(i).endswith("passage(s))")
-        acts.click(2)  # open the picker, choose the document
-        acts.add(M=1)  # find it in the list
-        acts.notes.append("picker: a document with passages" if passages else "picker: a document without passages")
-        began = time.monotonic()
-        pane.picker.setCurrentIndex(i)
-        pane.picker.activated.emit(i)
-        wait(lambda: view.pmap.position_of(doc, target.start) is not None)
-        acts.waited += time.monotonic() - began
-    top = view.pmap.locate(view.cursorForPosition(QPoint(0, 0)).position())
-    first = top[1] if top is not None and top[0] == doc else 0
-    text = window.ws.corpus.doc_text(doc)
-    acts.read_words += len(text[min(first, target.start):target.end].split())
     pages = _pages_between(view, doc, target.start)
     if pages:
         acts.add(K=pages, M=pages)  # a wheel turn and a look, per screen
         acts.notes.append(f"scrolled {pages} screen(s)")
-    view.scroll_to(doc, target.start)
-    QApplication.processEvents()
+        view.scroll_to(doc, target.start)
+        QApplication.processEvents()
     vp = view.viewport()
     a = _point(view, doc, target.start)
     b = _point(view, doc, target.end)
@@ -207,13 +211,69 @@ def mark(window: Any, wait: Wait, doc: int, target: Target) -> Actions:
         QTest.mouseMove(vp, b)
         QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, b)
         acts.add(P=2, B=2)  # to the start, press; drag to the end, release
-    selected = view.selected_spans()
+    view.setFocus()
+
+
+def mark(window: Any, wait: Wait, doc: int, target: Target) -> Actions:
+    """One question, as a person marks it: click the question bar, type the question, Enter; read the passages
+    (side A's, the largest view) and select the answer there when a passage holds it whole; else open the
+    reference's document in the document view (the document picker when another one is shown), read and scroll to
+    the passage there and select it; Ctrl+R. Returns the actions counted; raises SystemExit when the stored
+    reference is not the passage meant."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    acts = Actions()
+    model, pane, results = window.model, window.compare.doc_pane, window.compare.a.results
+    view = pane.view
+    acts.add(M=1)  # what to ask
+    acts.add(H=1)
+    acts.click()  # the question bar
+    acts.add(H=1)
+    window.question.setFocus()
+    window.question.selectAll()
+    QTest.keyClicks(window.question, target.question)
+    acts.add(K=len(target.question))
+    began = time.monotonic()
+    QTest.keyClick(window.question, Qt.Key.Key_Return)
+    acts.add(K=1)
+    wait(lambda: model.question == target.question and model.current_result("A") is not None
+         and bool(results.pmap.entries) and pane.doc_id is not None and not pane._timer.isActive())
+    acts.waited += time.monotonic() - began
+    acts.add(M=1, H=1)  # look at the passages; the hand to the mouse
+    if _in_passage(results, doc, target):
+        acts.read_words += _words_above(results, results.pmap.position_of(doc, target.end - 1))
+        acts.hit_words += _hit_first_words(window, doc, target)
+        acts.notes.append("selected in a passage")
+        _select(results, doc, target, acts)
+    else:
+        acts.read_words += len(results.document().toPlainText().split())  # every passage read, in vain
+        acts.hit_words += len(results.document().toPlainText().split())
+        acts.notes.append("selected in the document view")
+        if pane.doc_id != doc:
+            i = pane.picker.findData(doc)
+            if i < 0:
+                raise SystemExit(f"walk: {target.corpus} is not in the document picker")
+            passages = pane.picker.itemText(i).endswith("passage(s))")
+            acts.click(2)  # open the picker, choose the document
+            acts.add(M=1)  # find it in the list
+            acts.notes.append("picker: a document with passages" if passages else
+                              "picker: a document without passages")
+            began = time.monotonic()
+            pane.picker.setCurrentIndex(i)
+            pane.picker.activated.emit(i)
+            wait(lambda: view.pmap.position_of(doc, target.start) is not None)
+            acts.waited += time.monotonic() - began
+        acts.read_words += _words_above(view, view.pmap.position_of(doc, target.end - 1))
+        acts.hit_words += _words_above(view, view.pmap.position_of(doc, target.end - 1))
+        _select(view, doc, target, acts)
+    acts.notes.append(f"words read: {acts.read_words}")
     acts.add(M=1, H=1, K=2)  # check the selection; Ctrl+R
     window.menu_actions["add_reference"].trigger()
     tab = window.eval_view.questions_tab
     stored = [q for q in window.ws.questions.read(tab.current_set).questions if q.text == target.question]
     if not stored:
-        raise SystemExit(f"walk: not stored: {target.question!r} ({tab.status.text()}; selected {selected})")
+        raise SystemExit(f"walk: not stored: {target.question!r} ({tab.status.text()})")
     refs = [(r.doc_id, r.start, r.end) for r in stored[-1].references]
     if refs != [(doc, target.start, target.end)]:
         raise SystemExit(f"walk: {target.question!r} stored {refs}, meant {(doc, target.start, target.end)}")
@@ -236,6 +296,15 @@ def totals(steps: list[Actions]) -> dict[str, Any]:
     per = [round(s.seconds(), 1) for s in steps[1:]]
     return {"questions": len(steps) - 1, "operators": {op: getattr(whole, op) for op in KLM},
             "read_words": whole.read_words, "reading_seconds": round(whole.read_words / READING_WPS, 1),
+            "hit_first_words": whole.hit_words,
+            "minutes": {"typing (K)": round(whole.K * KLM["K"] / 60, 1),
+                        "pointing and clicking (P, B, H)": round((whole.P * KLM["P"] + whole.B * KLM["B"]
+                                                                  + whole.H * KLM["H"]) / 60, 1),
+                        "deciding and checking (M)": round(whole.M * KLM["M"] / 60, 1),
+                        "reading from the top": round(whole.read_words / READING_WPS / 60, 1),
+                        "reading hit first": round(whole.hit_words / READING_WPS / 60, 1),
+                        "the window's response": round(whole.waited / 60, 2)},
+            "klm_minutes_hit_first": round(whole.seconds_hit_first() / 60, 1),
             "window_seconds": round(whole.waited, 1), "klm_seconds": round(whole.seconds(), 1),
             "klm_minutes": round(whole.seconds() / 60, 1), "per_question_seconds": per,
             "notes": sorted({n for s in steps for n in s.notes})}
@@ -275,7 +344,8 @@ def main() -> None:
     result: dict[str, Any] = {"set": str(folder), "size": args.size, **totals(steps),
                               "driven_seconds": round(driven, 1)}
     print(f"walk: {result['questions']} questions marked; {result['operators']}; a person: about "
-          f"{result['klm_minutes']} min (of which the window {result['window_seconds']} s)", flush=True)
+          f"{result['klm_minutes']} min reading every passage from the top, {result['klm_minutes_hit_first']} min "
+          f"reading the highlighted hits first; {result['minutes']}", flush=True)
     out = Path(args.screenshots) if args.screenshots else None
     lab, tab = window.eval_view, window.eval_view.questions_tab
     window.set_mode("evaluate")

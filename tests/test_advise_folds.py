@@ -231,5 +231,11 @@ def test_the_advise_tab_shows_one_row_per_fold_and_every_row_differs_from_hybrid
     for i, key in enumerate(keys):  # the reference rows show their differences too
         cell = view.table.item(i, 6).text()
         assert cell == "(itself)" if key.startswith("hybrid@") else re.search(r"\[.*\]", cell), (key, cell)
+    # the plot: the search on all questions only (the folds' trial numbers start again in each fold), in-sample
+    assert view.plot.trials and all(t.fold is None for t in view.plot.trials)
+    assert len({t.number for t in view.plot.trials}) == len(view.plot.trials)
+    assert any(t.fold is not None for t in result.trials)
+    assert view.plot.view.getPlotItem().titleLabel.text.startswith("all questions, in-sample")
     view.open_record(result.run_id)
     assert view.fold_table.rowCount() == 3, "a recorded cross-fitted run reopens with its folds"
+    assert all(t.fold is None for t in view.plot.trials)

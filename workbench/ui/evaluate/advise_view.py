@@ -7,8 +7,9 @@ per fold, how often the folds chose the same chunker and expansion, and the out-
 the final pick is chosen on all questions, its recall there labelled in-sample. With 2 folds it searches the fit
 half, confirms the best three on the other half against ``plain`` and ``hybrid``. Then it shows:
 
-* the **Pareto plot** of the fit half: every configuration tried (recall against mean context tokens), the
-  front drawn as a line; clicking a point opens that configuration on side B against ``hybrid`` on side A,
+* the **Pareto plot** of the fit half (cross-fitting: of the search on all questions, in-sample; the folds'
+  searches are in the Folds tab): every configuration tried (recall against mean context tokens), the front drawn
+  as a line; clicking a point opens that configuration on side B against ``hybrid`` on side A,
   on the first question of the confirm half;
 * the **confirm table**: the three candidates, the baselines and the reference, on the confirm half (cross-fitting:
   the final pick, the baselines and the reference on all questions), with every row's difference from ``hybrid``
@@ -158,13 +159,19 @@ class ParetoPlot(QWidget):
         item.setLabel("bottom", "mean context per question (tokens)", color=palette.text)
         item.setLabel("left", "recall (%)", color=palette.text)
         self.trials: list[Trial] = []
+        self.where = "fit half"  # the questions the drawn trials were scored on
         self.empty_note: Any = pg.TextItem(NO_TRIALS, color=palette.muted, anchor=(0.5, 0.5))
         self.show_trials([], [])
 
-    def show_trials(self, trials: Sequence[Trial], front: Sequence[int]) -> None:
-        """Draw ``trials`` (those that ran) and the front (their numbers, by tokens)."""
+    def show_trials(self, trials: Sequence[Trial], front: Sequence[int], crossfit: bool = False) -> None:
+        """Draw ``trials`` (those that ran) and the front (their numbers, by tokens). A cross-fitted run's
+        folds searched on other questions (their trials' numbers start again in each fold), so only the search on
+        all questions is drawn, titled as what it is: in-sample."""
         self.view.clear()
-        self.trials = [t for t in trials if t.state == "done" and t.recall is not None]
+        self.where = "all questions, in-sample" if crossfit else "fit half"
+        self.view.getPlotItem().setTitle(f"{self.where}: recall vs context", color=current_palette().text)
+        self.trials = [t for t in trials if t.state == "done" and t.recall is not None
+                       and (not crossfit or t.fold is None)]
         on_front = [t for n in front for t in self.trials if t.number == n]
         rest = [t for t in self.trials if t.number not in set(front)]
         for group, colour, size in ((rest, TRIED, 7), (on_front, FRONT, 11)):
@@ -196,7 +203,9 @@ class ParetoPlot(QWidget):
 
     def _tip(self, x: float, y: float, data: object) -> str:  # pyqtgraph's tip signature
         t = self._trial(data)
-        return "" if t is None else f"{t.key}\nrecall {100 * (t.recall or 0):.1f}% at {t.tokens:.0f} tokens (fit half)"
+        if t is None:
+            return ""
+        return f"{t.key}\nrecall {100 * (t.recall or 0):.1f}% at {t.tokens:.0f} tokens ({self.where})"
 
     def _clicked(self, _item: object, points: Sequence[Any], _event: object = None) -> None:
         if len(points):
@@ -477,8 +486,8 @@ class AdviseView(QWidget):
         self.budget_used = budget
         self.confirm_indexes = list(confirm_indexes)
         trials = [Trial.from_dict(t) for t in report.get("trials", [])]
-        self.plot.show_trials(trials, [int(n) for n in report.get("pareto", [])])
         crossfit = report.get("crossfit") or {}
+        self.plot.show_trials(trials, [int(n) for n in report.get("pareto", [])], bool(crossfit))
         confirm = report.get("confirm") or crossfit
         self.rows = list(confirm.get("rows", []))
         comparisons = report.get("confirm", {}).get("comparisons", {}) if report.get("confirm") else {}
