@@ -58,6 +58,7 @@ class Actions:
     M: int = 0
     read_words: int = 0  # words read to find the passage: from the top of the screen shown to the passage's end
     hit_words: int = 0  # words read when the eye goes to the highlighted hit first (see ``mark``)
+    answer_words: int = 0  # the answer's own words: all a person reads who knows where the answer is
     waited: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -79,8 +80,12 @@ class Actions:
         """The estimate when the person reads the highlighted hit of each passage first (``hit_words``)."""
         return self.seconds() + (self.hit_words - self.read_words) / READING_WPS
 
+    def seconds_knowing(self) -> float:
+        """The estimate for a person who knows where each answer is: only the answer is read (checked)."""
+        return self.seconds() + (self.answer_words - self.read_words) / READING_WPS
+
     def __iadd__(self, other: Actions) -> Actions:
-        for op in (*KLM, "read_words", "hit_words", "waited"):
+        for op in (*KLM, "read_words", "hit_words", "answer_words", "waited"):
             setattr(self, op, getattr(self, op) + getattr(other, op))
         self.notes += other.notes
         return self
@@ -267,6 +272,7 @@ def mark(window: Any, wait: Wait, doc: int, target: Target) -> Actions:
         acts.read_words += _words_above(view, view.pmap.position_of(doc, target.end - 1))
         acts.hit_words += _words_above(view, view.pmap.position_of(doc, target.end - 1))
         _select(view, doc, target, acts)
+    acts.answer_words += len(window.ws.corpus.doc_text(doc)[target.start:target.end].split())
     acts.notes.append(f"words read: {acts.read_words}")
     acts.add(M=1, H=1, K=2)  # check the selection; Ctrl+R
     window.menu_actions["add_reference"].trigger()
@@ -303,8 +309,10 @@ def totals(steps: list[Actions]) -> dict[str, Any]:
                         "deciding and checking (M)": round(whole.M * KLM["M"] / 60, 1),
                         "reading from the top": round(whole.read_words / READING_WPS / 60, 1),
                         "reading hit first": round(whole.hit_words / READING_WPS / 60, 1),
+                        "reading only the answers": round(whole.answer_words / READING_WPS / 60, 1),
                         "the window's response": round(whole.waited / 60, 2)},
             "klm_minutes_hit_first": round(whole.seconds_hit_first() / 60, 1),
+            "klm_minutes_knowing": round(whole.seconds_knowing() / 60, 1),
             "window_seconds": round(whole.waited, 1), "klm_seconds": round(whole.seconds(), 1),
             "klm_minutes": round(whole.seconds() / 60, 1), "per_question_seconds": per,
             "notes": sorted({n for s in steps for n in s.notes})}
@@ -345,7 +353,8 @@ def main() -> None:
                               "driven_seconds": round(driven, 1)}
     print(f"walk: {result['questions']} questions marked; {result['operators']}; a person: about "
           f"{result['klm_minutes']} min reading every passage from the top, {result['klm_minutes_hit_first']} min "
-          f"reading the highlighted hits first; {result['minutes']}", flush=True)
+          f"reading the highlighted hits first, {result['klm_minutes_knowing']} min knowing where the answers are; "
+          f"{result['minutes']}", flush=True)
     out = Path(args.screenshots) if args.screenshots else None
     lab, tab = window.eval_view, window.eval_view.questions_tab
     window.set_mode("evaluate")

@@ -228,6 +228,7 @@ def test_the_advise_tab_shows_one_row_per_fold_and_every_row_differs_from_hybrid
     assert "Headline" in view.verdict.toPlainText() and "out-of-fold" in view.verdict.toPlainText()
     keys = [view.table.item(i, 0).text() for i in range(view.table.rowCount())]
     assert any(k.startswith("plain@") for k in keys) and "in-sample" in view.table_title.text()
+    assert view.lower_tabs.tabText(0) == "All questions"  # not "Confirm": the final pick was chosen on them
     for i, key in enumerate(keys):  # the reference rows show their differences too
         cell = view.table.item(i, 6).text()
         assert cell == "(itself)" if key.startswith("hybrid@") else re.search(r"\[.*\]", cell), (key, cell)

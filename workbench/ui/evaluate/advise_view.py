@@ -495,6 +495,7 @@ class AdviseView(QWidget):
         self._show_folds(crossfit)
         self.table_title.setText("All questions: the final pick was chosen on them (in-sample)" if crossfit else
                                  "Confirm half: questions the pick was not chosen on")
+        self.lower_tabs.setTabText(0, "All questions" if crossfit else "Confirm")
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
             cells = [r["key"], r["role"], pct(r.get("fit_recall")),
