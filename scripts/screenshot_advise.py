@@ -1,6 +1,7 @@
-"""The lab's Advise tab at laptop size (1366×768): a short advice run on the tech24 question set (a small space:
-fixed and semchunk chunks, two sizes, hybrid, three expansions, top-5/10, a 1,000-token budget), its Pareto plot,
-confirm table and verdict (``advise-tab.png``).
+"""The lab's Advise tab at laptop size (1366×768, or ``--size=1280x720``): a short cross-fitted advice run (5 folds)
+on the tech24 question set (a small space: fixed and semchunk chunks, two sizes, hybrid, three expansions,
+top-5/10, a 300-token budget), its Pareto plot of the search on all questions, the verdict and the Folds tab: one
+row per fold and the stability (``advise-tab.png``).
 
 Run from the repository root (offscreen is enough: the window is grabbed, not the screen):
     HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 QT_QPA_PLATFORM=offscreen \\
@@ -33,8 +34,10 @@ def main() -> None:
     saved: list[str] = []
     view.strategySaved.connect(saved.append)
     view.limit.setValue(10)
+    view.budget.setValue(300)
     view.start()
     shot.wait(lambda: saved or not view.running, seconds=1200, why=lambda: view.status.text())
+    view.lower_tabs.setCurrentIndex(1)  # the folds
     shot.settle()
     print(f"screenshot: {view.status.text()}")
     shot.save(out, "advise-tab.png")

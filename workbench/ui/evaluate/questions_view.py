@@ -83,8 +83,8 @@ class QuestionsView(QWidget):
         self.table.setColumnWidth(2, 300)
         self.table.setColumnWidth(3, 260)
         self.table.setWordWrap(False)
-        self.question_box = QLineEdit(placeholderText="a new question: select its reference in the document view, "
-                                                      "then Add as reference…")
+        self.question_box = QLineEdit(placeholderText="a new question: select its reference in a passage or the "
+                                                      "document view, then Add as reference…")
         self.remove_button = QPushButton("Remove question")
         self.undo_button = QPushButton("Undo")
         self.undo_button.setEnabled(False)
