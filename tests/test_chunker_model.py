@@ -61,6 +61,9 @@ def test_a_chunkers_kind_says_how_its_chunking_reads(monkeypatch):
     assert chunking_label(config) == "toy of 90, heading-path embedding"
     assert chips(Strategy(chunk=config))[0] == ("size", "toy 90")
     assert chunking_label(ChunkConfig(overlap=20, structure_aware=True)) == "200 tokens / 20 overlap, structure-aware"
+    assert chunking_label(ChunkConfig(unit="sentences", size=1)) == "1 sentence"
+    assert chunking_label(ChunkConfig(unit="words", size=1, overlap=0)) == "1 word"
+    assert chunking_label(ChunkConfig(unit="sentences", size=3)) == "3 sentences"
     assert chips(Strategy(chunk=ChunkConfig(unit="sentences", size=4)))[0] == ("size", "4 sent")
     recursive = apply_chunker(ChunkConfig(), "recursive")
     assert chips(Strategy(chunk=recursive))[0] == ("chunker", "recursive (max_tokens=256, overlap=0)")

@@ -78,10 +78,16 @@ def _window(name: str, params: Mapping[str, object]) -> tuple[str, object, objec
     return unit, params.get("size"), params.get("overlap", 0)
 
 
+def _counted(size: object, unit: str) -> str:
+    """``200 tokens``, ``1 sentence``: the unit singular for one."""
+    return f"{size} {unit.removesuffix('s') if size == 1 else unit}"
+
+
 def _label_parts(name: str, params: Mapping[str, object]) -> list[str]:
-    """``200 tokens / 20 overlap`` (and ``structure-aware``): the labels chunk sets had before chunkers."""
+    """``200 tokens / 20 overlap``, ``1 sentence`` (and ``structure-aware``): the labels chunk sets had before
+    chunkers."""
     unit, size, overlap = _window(name, params)
-    parts = [f"{size} {unit}" + (f" / {overlap} overlap" if overlap else "")]
+    parts = [_counted(size, unit) + (f" / {overlap} overlap" if overlap else "")]
     return parts + (["structure-aware"] if name == "structure" else [])
 
 
