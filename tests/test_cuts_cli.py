@@ -205,3 +205,13 @@ def test_edits_follow_the_text_when_a_document_comes_back_under_another_id(folde
     assert code == 0 and "applies" in out.splitlines()[1], out
     spans = show(capsys, data, "h")["spans"]
     assert spans[0][1] == 50  # the chunker applies it too: the edit follows the text, not the id
+
+
+def test_a_strategy_changed_on_the_command_line_is_named_by_what_changed(folder, capsys):
+    _, data = folder
+    assert run_cli(capsys, "cuts", "edit", "h", "--base", "plain", "--split", "a.md:50", "--data-dir", data)[0] == 0
+    code, out, err = run_cli(capsys, "search", "A Paragraph 0", "--chunker", "edited:h", "--json", "--data-dir", data)
+    assert code == 0, err
+    assert {p["strategy"] for p in json.loads(out)} == {"plain · edited:h"}  # not "plain": its chunks are not plain's
+    code, out, err = run_cli(capsys, "search", "A Paragraph 0", "--json", "--data-dir", data)
+    assert code == 0 and {p["strategy"] for p in json.loads(out)} == {"plain"}  # unchanged: the preset's own name

@@ -49,15 +49,17 @@ def test_eval_budgets_gives_a_row_per_strategy_and_budget_and_the_curves(capsys,
     assert code == 0, err
     data = json.loads(out)
     rows = data["rows"]
-    assert [(r["strategy"], r["budget"]) for r in rows] == [(s, b) for s in ("plain", "segments-balanced")
-                                                           for b in budgets]
+    names = [rows[0]["strategy"], rows[-1]["strategy"]]  # changed on the command line: named by what differs
+    assert names[0].startswith("plain · ") and names[1].startswith("segments-balanced · ")
+    assert all("40 tok" in n and "top-8" in n for n in names)
+    assert [(r["strategy"], r["budget"]) for r in rows] == [(s, b) for s in names for b in budgets]
     for r in rows:
         assert r["context_tokens"] <= r["budget"]
-    assert [c["key"] for c in data["curves"]] == ["plain", "segments-balanced"]
+    assert [c["key"] for c in data["curves"]] == names
     for c in data["curves"]:
         assert len(c["points"]) == len(budgets) and 0 <= c["auc_2000"] <= c["recall_at_1000"] <= 1
         assert c["corpora"] and all("auc_2000" in v for v in c["corpora"].values())
     code = main(["eval", str(tmp_path / "qs"), "--strategy", "plain", "--chunk-size", "40", "--top-k", "8",
                  "--budgets", "80", "--data-dir", str(tmp_path / "data"), "--quiet"])
     out, _ = capsys.readouterr()
-    assert code == 0 and "plain budget=80" in out and "recall@1000" in out and "AUC" in out
+    assert code == 0 and f"{names[0]} budget=80" in out and "recall@1000" in out and "AUC" in out

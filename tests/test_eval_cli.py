@@ -25,7 +25,8 @@ def test_eval_json_table_out_runs_compare_rerun(capsys, tmp_path, dataset, hash_
                                 "--top-k", "2", "--data-dir", data, "--json", "--out", out)
     assert code == 0, err
     rows = json.loads(stdout)
-    assert [(r["strategy"], r["chunk_size"], r["window"]) for r in rows] == [("plain", 60, 0), ("plain", 60, 1)]
+    assert [(r["strategy"], r["chunk_size"], r["window"]) for r in rows] == [("plain · top-2", 60, 0),
+                                                                              ("plain · top-2", 60, 1)]
     for r in rows:
         assert {"recall", "precision", "iou", "hit_rate", "mrr", "context_tokens"} <= set(r)
         assert all(0 <= r[k] <= 1 for k in ("recall", "precision", "iou", "hit_rate", "mrr"))
@@ -56,7 +57,8 @@ def test_eval_json_table_out_runs_compare_rerun(capsys, tmp_path, dataset, hash_
 
     code, stdout, _ = run_cli(capsys, "runs", "--data-dir", data, "--json")
     runs = json.loads(stdout)
-    assert len(runs) == 2 and runs[1]["configs"] == ["plain window=0 chunk_size=60", "plain window=1 chunk_size=60"]
+    assert len(runs) == 2 and runs[1]["configs"] == ["plain · top-2 window=0 chunk_size=60",
+                                                          "plain · top-2 window=1 chunk_size=60"]
     first = runs[1]["id"]
 
     code, stdout, _ = run_cli(capsys, "eval", "--compare", f"{first}:1", f"{first}:2", "--threshold", "0.05",

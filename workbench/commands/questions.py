@@ -2,7 +2,7 @@
 reference spans (offsets or an exact quote), edit, remove, review drafts, check, export, rename, duplicate,
 delete. ``eval``, ``advise`` and the lab take a stored set by name.
 
-A reference is ``DOC:START:END``: DOC a document id (``workbench documents``) or its file name, START and END
+A reference is ``DOC:START:END``: DOC a document id (``workbench docs``) or its file name, START and END
 character offsets into the stored text. Every change is checked against the stored text before anything is
 written: bad input is one line and changes nothing.
 """
@@ -33,7 +33,7 @@ def stored_doc_id(ws: Workspace, doc: str) -> int:
     if len(named) == 1:
         return int(named[0]["id"])
     if not named:
-        raise UserError(f"no stored document {doc!r} (give its id or file name; workbench documents lists them)")
+        raise UserError(f"no stored document {doc!r} (give its id or file name; workbench docs lists them)")
     raise UserError(f"{doc!r} names {len(named)} documents ({', '.join(str(r['id']) for r in named[:5])}); "
                     "give its id")
 

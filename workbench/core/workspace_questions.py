@@ -245,5 +245,5 @@ class QuestionBank:
     def _doc(self, doc_id: int) -> Document:
         doc = self._maybe_doc(doc_id)
         if doc is None:
-            raise DatasetError(f"no document {doc_id} is stored (workbench documents lists them)")
+            raise DatasetError(f"no document {doc_id} is stored (workbench docs lists them)")
         return doc
