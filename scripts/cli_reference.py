@@ -37,6 +37,9 @@ def render() -> str:
              "Every LLM-using command takes `--llm`, `--llm-model`, `--llm-host` and `--allow-remote`; `--model` is "
              "always the embedding model. The old spellings (`--backend`, `--host`, `--embed-model`, `--model` naming "
              "the LLM) still work for one release with a one-line deprecation notice and are not listed here.",
+             "An error is one line on stderr (exit status 1; 2 for a usage error, 130 when cancelled). "
+             "`WORKBENCH_DEBUG=1` in the environment also prints the traceback of an unexpected one (a value, "
+             "database or file error), for a bug report.",
              ""]
     for name, p in sorted(sub.choices.items()):
         lines += [f"## `workbench {name}`", "", helps.get(name) or "", "", "```", p.format_usage().strip(), "```", ""]

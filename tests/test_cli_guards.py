@@ -337,3 +337,24 @@ def test_runs_delete_needs_a_full_id_or_a_long_unique_prefix(capsys, tmp_path, h
     assert code == 1 and "shorter than 8" in err and remaining() == {ids[0]}
     code, _, _ = run_cli(capsys, "runs", "--delete", short, "--yes", "--data-dir", data)
     assert code == 0 and remaining() == set()
+
+
+def test_workbench_debug_prints_the_traceback_of_an_unexpected_error(capsys, monkeypatch):
+    from workbench import cli
+
+    def broken(_args):
+        raise KeyError("a bug's key")
+
+    class Args:
+        func = staticmethod(broken)
+
+    parser = cli.build_parser()
+    monkeypatch.setattr(parser, "parse_args", lambda _argv: Args())
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    for setting in ("0", "1"):
+        monkeypatch.setenv("WORKBENCH_DEBUG", setting)
+        assert cli.main(["docs"]) == 1
+        err = capsys.readouterr().err
+        assert "workbench: error:" in err and "bug's key" in err
+        assert ("Traceback (most recent call last)" in err) == (setting == "1")
+        assert ("in broken" in err) == (setting == "1")

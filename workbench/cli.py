@@ -74,6 +74,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def debug_trace() -> None:
+    """With ``WORKBENCH_DEBUG=1`` in the environment, print the traceback of the exception being handled to stderr
+    (before the one-line message a reader gets without it): for a report of an error that should not happen."""
+    import os
+
+    if os.environ.get("WORKBENCH_DEBUG") == "1":
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``workbench`` console script."""
     parser = build_parser()
@@ -107,10 +118,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from workbench.core.data_folder import resolve_data_dir
         from workbench.core.store.errors import database_failure
 
+        debug_trace()
         folder = resolve_data_dir(getattr(args, "data_dir", None)) if hasattr(args, "data_dir") else Path.cwd()
         say(f"workbench: error: {database_failure(exc, folder)}", err=True)
         return EXIT_ERROR
     except (ValueError, KeyError, TypeError, OverflowError, RecursionError, UnicodeError) as exc:
+        debug_trace()
         say(f"workbench: error: {exception_sentence(exc)}", err=True)
         return EXIT_ERROR
     except Cancelled:
@@ -125,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:  # a file or folder the command met could not be read or written
+        debug_trace()
         say(f"workbench: error: {exception_sentence(exc)}", err=True)
         return EXIT_ERROR
     finally:
