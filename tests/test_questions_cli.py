@@ -87,7 +87,9 @@ def test_rename_duplicate_delete_and_check_reports_duplicates(data, capsys):
     assert q(capsys, data, "rename", "a", "b")[0] == 0
     assert q(capsys, data, "duplicate", "b", "c")[0] == 0
     assert q(capsys, data, "remove", "c", "2")[0] == 0
-    assert q(capsys, data, "delete", "b")[0] == 0
+    code, out, _ = q(capsys, data, "delete", "b")
+    assert code == 0 and "question set 'b' (2 questions; its document stays in the data folder) deleted" in out
+    assert "workbench remove PATH" in out
     code, out, _ = q(capsys, data, "list", "--json")
     assert [(s["name"], s["questions"]) for s in json.loads(out)] == [("c", 1)]
 

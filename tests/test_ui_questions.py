@@ -49,6 +49,18 @@ def test_tab_lists_sets_questions_and_what_the_set_can_tell(lab, qtbot):
     assert [view.ws.corpus.doc_text(s.doc_id)[s.start:s.end] for s in spans] == ["The river floods in spring."]
 
 
+def test_deleting_a_set_asks_first_and_says_its_documents_stay(lab):
+    view, tab, doc = lab
+    asked: list[str] = []
+    tab.confirm = lambda question: asked.append(question) or False  # the person says No
+    assert not tab.delete_set() and view.ws.questions.names() == ["mine"] and tab.status.text() == "nothing deleted"
+    assert asked == ["Delete the question set 'mine' (3 questions; its document stays in the data folder)? "
+                     "This cannot be undone."]
+    tab.confirm = lambda _question: True
+    assert tab.delete_set() and view.ws.questions.names() == [] and tab.current_set == ""
+    assert "deleted" in tab.status.text() and view.ws.records.documents()[0]["id"] == doc  # the document stays
+
+
 def test_selection_added_as_reference_then_removed_and_undone(lab):
     view, tab, doc = lab
     tab.question_box.setText("What happens after the flood?")

@@ -156,9 +156,10 @@ def run_duplicate(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def run_delete(args: argparse.Namespace, ws: Workspace) -> int:
-    n = ws.questions.info(args.name).questions
+    words = ws.questions.deletion_words(args.name)
     ws.questions.delete(args.name)
-    say(f"question set {args.name!r} deleted ({n} questions)")
+    kept = "; 'workbench remove PATH' takes a document out" if "in the data folder" in words else ""
+    say(f"question set {words} deleted{kept}")
     return 0
 
 

@@ -102,8 +102,17 @@ class QuestionBank:
         self.tables.question_sets.rename(info.id, new)
 
     def delete(self, name: str) -> None:
-        """Remove the set ``name`` with its questions."""
+        """Remove the set ``name`` with its questions (its documents stay: see ``deletion_words``)."""
         self.tables.question_sets.delete(self.info(name).id)
+
+    def deletion_words(self, name: str) -> str:
+        """What deleting ``name`` removes and what it keeps, for a confirmation or a report: ``'orbit' (7 questions;
+        its 2 documents stay in the data folder)``."""
+        read = self.read(name)
+        n, docs = len(read.questions), len(self.documents_of(read))
+        kept = (f"; its {docs} documents stay in the data folder" if docs > 1 else
+                "; its document stays in the data folder" if docs else "")
+        return f"{name!r} ({n} question{'s' if n != 1 else ''}{kept})"
 
     def duplicate(self, name: str, new: str) -> StoredSetInfo:
         """A copy of ``name`` called ``new``."""

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -100,6 +101,7 @@ class QuestionsView(QWidget):
         self.status.setWordWrap(True)
         self._undo: list[UndoStep] = []
         self._reviewing = False
+        self.confirm: Callable[[str], bool] = self._ask  # a deletion asks first (tests answer for the person)
         self._layout()
         self._wire()
         self.refresh()
@@ -234,11 +236,25 @@ class QuestionsView(QWidget):
         if ok and name.strip():
             self.new_set(name.strip())
 
-    def delete_set(self) -> None:
-        """Delete the chosen set."""
-        if self.current_set:
-            self.ws.questions.delete(self.current_set)
-            self.refresh()
+    def delete_set(self) -> bool:
+        """Delete the chosen set once the person confirms (``confirm``: what goes and what stays); its documents
+        stay in the data folder. False when nothing was deleted."""
+        name = self.current_set
+        if not name:
+            return False
+        words = self.ws.questions.deletion_words(name)
+        if not self.confirm(f"Delete the question set {words}? This cannot be undone."):
+            self.status.setText("nothing deleted")
+            return False
+        self.ws.questions.delete(name)
+        self.refresh()
+        self.status.setText(for_the_window(f"question set {words} deleted"))
+        return True
+
+    def _ask(self, question: str) -> bool:
+        """Ask the person ``question`` (Yes / No)."""
+        answer = QMessageBox.question(self.window(), "Delete the question set?", question)
+        return answer == QMessageBox.StandardButton.Yes
 
     def show_set(self) -> None:
         """The chosen set's questions and what it can tell."""
