@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.values import ChunkConfig
+from workbench.ui.jobs.dialog_job import DialogJob
 from workbench.ui.jobs.job_progress import JobProgress
 from workbench.ui.jobs.workers import JobFn, JobRunner, Worker
 
@@ -70,7 +71,6 @@ class _ToolDialog(QDialog):
         self.ws = ws
         self.runner = runner or JobRunner(1, self)
         self.llm_factory = llm_factory or open_local_llm
-        self.worker: Worker | None = None
         self.form = QFormLayout()
         self.backend = QComboBox()
         self.backend.addItems(["auto", "embedded", "ollama"])
@@ -80,9 +80,9 @@ class _ToolDialog(QDialog):
         self.start_button.setObjectName("primary")
         self.start_button.clicked.connect(self.start)
         self.progress = JobProgress()
-        self.progress.cancelRequested.connect(self.cancel)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.task = DialogJob(self.runner, self.progress, self.start_button, self.status.setText, self)
         self.buttons = QHBoxLayout()
         self.buttons.addStretch(1)
         self.buttons.addWidget(self.start_button)
@@ -103,44 +103,32 @@ class _ToolDialog(QDialog):
     @property
     def running(self) -> bool:
         """True while the job runs."""
-        return self.worker is not None
+        return self.task.running
+
+    @property
+    def worker(self) -> Worker | None:
+        """The running job's worker (None when none runs)."""
+        return self.task.worker
 
     def start(self) -> bool:
         """Start the job in the background; False when one is running or the inputs are bad."""
-        if self.worker is not None:
+        if self.task.running:
             return False
         try:
             fn = self.job(self.backend.currentText())
         except ValueError as exc:
             self.status.setText(str(exc))
             return False
-        worker = Worker(fn, self.windowTitle())
-        s = worker.signals
-        s.progress.connect(self.progress.update_event)
-        s.result.connect(self._result)
-        s.error.connect(lambda msg, _tb: self.status.setText(f"failed: {msg}"))
-        s.cancelled.connect(lambda: self.status.setText("cancelled (what was done is kept and reused next time)"))
-        s.finished.connect(self._finished)
-        self.worker = worker
-        self.start_button.setEnabled(False)
-        self.status.setText("")
-        self.progress.start(self.windowTitle().rstrip("…"))
-        self.runner.start(worker)
-        return True
+        return self.task.run(fn, self.windowTitle(), self.windowTitle().rstrip("…"), self._result, "failed: ",
+                             "cancelled (what was done is kept and reused next time)")
 
     def cancel(self) -> None:
         """Ask the running job to stop."""
-        if self.worker is not None:
-            self.worker.cancel()
+        self.task.cancel()
 
     def _result(self, result: object) -> None:
         self.status.setText(self.describe(result))
         self.jobFinished.emit(result)
-
-    def _finished(self) -> None:
-        self.worker = None
-        self.progress.finish()
-        self.start_button.setEnabled(True)
 
     def done(self, code: int) -> None:  # QDialog API: closing cancels the job
         self.cancel()

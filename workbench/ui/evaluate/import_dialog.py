@@ -8,7 +8,7 @@ Questions tab show the new set selected.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -25,8 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.ui.basics.wording import for_the_window
+from workbench.ui.jobs.dialog_job import DialogJob
 from workbench.ui.jobs.job_progress import JobProgress
-from workbench.ui.jobs.workers import JobRunner, Worker
+from workbench.ui.jobs.workers import JobRunner
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.importers import ImportReport
@@ -56,7 +57,6 @@ class ImportQuestionsDialog(QDialog):
         self.setWindowTitle("Import questions…")
         self.ws = ws
         self.runner = runner or JobRunner(1, self)
-        self.worker: Worker | None = None
         self.format = QComboBox()
         self.format.addItems(list(SOURCES))
         self.source = QLineEdit()
@@ -92,7 +92,8 @@ class ImportQuestionsDialog(QDialog):
         self.browse.clicked.connect(self._choose)
         self.start_button.clicked.connect(self.start)
         self.set_name.returnPressed.connect(self.start)
-        self.progress.cancelRequested.connect(self.cancel)
+        self.task = DialogJob(self.runner, self.progress, self.start_button,
+                              lambda text: self.report.setText(for_the_window(text)), self)
         self._format_changed(self.format.currentText())
 
     def _format_changed(self, fmt: str) -> None:
@@ -112,14 +113,14 @@ class ImportQuestionsDialog(QDialog):
     @property
     def running(self) -> bool:
         """True while an import runs."""
-        return self.worker is not None
+        return self.task.running
 
     def start(self) -> bool:
         """Check the inputs (a refusal is said in the report, nothing is written) and start the import."""
         from workbench.core.evaluate.importers import READERS, import_parsed
         from workbench.core.evaluate.stored_sets import check_set_name
 
-        if self.worker is not None:
+        if self.task.running:
             return False
         fmt, name = self.format.currentText(), self.set_name.text().strip()
         source = Path(self.source.text().strip()).expanduser()
@@ -137,33 +138,17 @@ class ImportQuestionsDialog(QDialog):
         def job(progress: ProgressSink, cancel: CancelToken) -> ImportReport:
             return import_parsed(ws, READERS[fmt](source), name, fmt, progress, cancel)
 
-        worker = Worker(job, "import questions")
-        s = worker.signals
-        s.progress.connect(self.progress.update_event)
-        s.result.connect(self._result)
-        s.error.connect(lambda msg, _tb: self.report.setText(for_the_window(f"not imported: {msg}")))
-        s.cancelled.connect(lambda: self.report.setText("cancelled: no question set was written"))
-        s.finished.connect(self._finished)
-        self.worker = worker
-        self.start_button.setEnabled(False)
-        self.report.setText("")
-        self.progress.start(f"Importing {fmt}")
-        self.runner.start(worker)
-        return True
+        return self.task.run(job, "import questions", f"Importing {fmt}", self._result, "not imported: ",
+                             "cancelled: no question set was written")
 
     def cancel(self) -> None:
         """Ask the running import to stop."""
-        if self.worker is not None:
-            self.worker.cancel()
+        self.task.cancel()
 
-    def _result(self, report: ImportReport) -> None:
+    def _result(self, result: object) -> None:
+        report = cast("ImportReport", result)
         self.report.setText(for_the_window("\n".join(report.lines())))
         self.imported.emit(report.set_name)
-
-    def _finished(self) -> None:
-        self.worker = None
-        self.progress.finish()
-        self.start_button.setEnabled(True)
 
     def done(self, code: int) -> None:  # QDialog API: closing cancels the import
         self.cancel()
