@@ -3,9 +3,10 @@
 Reads cross-fitted advice runs (``workbench advise SET --folds K``) from a data folder: each kept every
 configuration's per-question recall on every question (its score book) and its folds. For each selection rule
 (``best``, ``one-se``, ``preset``) and each fold, the rule chooses on the other folds' questions and its pick is
-scored on the fold's own; the held folds together give the rule's out-of-fold recall over every question, compared
-question by question with ``hybrid`` at the same budget and with the ``best`` rule (paired sign-flip intervals,
-not adjusted). Two candidate sets per fold:
+scored on the fold's own (the advisor's own replay, ``core/evaluate/advise/rule_check``, which every cross-fitted
+``advise`` report also prints for the candidates its folds' searches tried); the held folds together give the
+rule's out-of-fold recall over every question, compared question by question with ``hybrid`` at the same budget
+and with the ``best`` rule (paired sign-flip intervals, not adjusted). Two candidate sets per fold:
 
 * ``search``: the configurations that fold's own search tried (the procedure as ``advise`` runs it);
 * ``matrix``: every configuration any search of the run tried (the same matrix for every rule and fold).
@@ -21,7 +22,6 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.core.evaluate.advise.book import ScoreBook
 from workbench.core.evaluate.advise.optimise import Trial
-from workbench.core.evaluate.advise.rules import RULES
-from workbench.core.evaluate.advise.selection import choose
+from workbench.core.evaluate.advise.rule_check import replay_rules
 from workbench.core.evaluate.advise.space import Space
 from workbench.core.evaluate.advise.split import Folds
 from workbench.core.evaluate.paired_tests import paired_tests
@@ -51,17 +50,6 @@ def _book(summary: dict[str, Any], indexes: list[int]) -> ScoreBook:
     return book
 
 
-def _trial(t: Trial, book: ScoreBook, questions: list[int]) -> Trial:
-    recall, tokens, n = book.mean(t.key, questions)
-    return Trial(t.number, t.params, "done", recall, tokens, questions=n, fold=t.fold)
-
-
-def _reader(book: ScoreBook, questions: list[int]) -> Callable[[Trial], np.ndarray]:
-    def recall_of(t: Trial) -> np.ndarray:
-        return book.vector(t.key, questions)
-    return recall_of
-
-
 def _difference(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
     """``b − a`` recall in points with its 95% interval and p (paired sign-flip, over questions both cover)."""
     valid = ~np.isnan(a) & ~np.isnan(b)
@@ -70,7 +58,8 @@ def _difference(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
 
 
 def compare_rules(ws: Workspace, run_id: str) -> dict[str, Any]:
-    """Every rule's out-of-fold recall on one recorded cross-fitted run, for both candidate sets."""
+    """Every rule's out-of-fold recall on one recorded cross-fitted run, for both candidate sets (the rules are
+    replayed by the advisor's own ``rule_check.replay_rules``; here also against ``hybrid`` and per fold)."""
     info, results = load_run(ws, run_id)
     advice = info.config["advice"]
     folds, space = Folds.from_dict(advice["folds"]), Space.from_dict(advice["space"])
@@ -90,35 +79,28 @@ def compare_rules(ws: Workspace, run_id: str) -> dict[str, Any]:
                            "folds": folds.k, "method": folds.method, "questions": len(everything),
                            "configurations": len(unique), "trials": len(done),
                            "hybrid": float(np.nanmean(hybrid)), "candidates": {}}
-    for candidates in ("search", "matrix"):
+    pools = {"search": [[t for t in done if t.fold == f] for f in range(folds.k)], "matrix": [unique] * folds.k}
+    for candidates, fold_trials in pools.items():
         by_rule: dict[str, Any] = {}
-        vectors: dict[str, np.ndarray] = {}
-        for rule in RULES:
+        for outcome in replay_rules(book, folds, fold_trials, space, "best"):
             oof = np.full(len(everything), math.nan)
-            tokens = np.full(len(everything), math.nan)
             picks = []
-            for f, held in enumerate(folds.folds):
-                train = list(folds.training(f))
-                pool = [t for t in done if t.fold == f] if candidates == "search" else unique
-                scored = [_trial(t, book, train) for t in pool]
-                chosen = choose(rule, scored, _reader(book, train), space)
-                if not chosen.ranked:
+            for f, (held, key) in enumerate(zip(folds.folds, outcome.picks, strict=True)):
+                if not key:
                     continue
-                pick = chosen.ranked[0]
-                held_list = list(held)
-                for i, v in zip(held_list, book.vector(pick.key, held_list), strict=True):
+                held_list, train = list(held), list(folds.training(f))
+                for i, v in zip(held_list, book.vector(key, held_list), strict=True):
                     oof[position[i]] = v
-                for i in held_list:
-                    tokens[position[i]] = book.tokens[pick.key][book.position[i]]
-                held_recall, held_tokens, _ = book.mean(pick.key, held_list)
-                picks.append({"fold": f + 1, "pick": pick.key, "chosen_on": len(train), "in_sample": pick.recall,
-                              "held_out": held_recall, "held_tokens": held_tokens})
-            vectors[rule] = oof
-            by_rule[rule] = {"out_of_fold_recall": float(np.nanmean(oof)), "tokens": float(np.nanmean(tokens)),
-                             "vs_hybrid": _difference(hybrid, oof), "picks": picks}
-        for rule in RULES:
-            if rule != "best":
-                by_rule[rule]["vs_best"] = _difference(vectors["best"], vectors[rule])
+                held_recall, held_tokens, _ = book.mean(key, held_list)
+                picks.append({"fold": f + 1, "pick": key, "chosen_on": len(train),
+                              "in_sample": book.mean(key, train)[0], "held_out": held_recall,
+                              "held_tokens": held_tokens})
+            row: dict[str, Any] = {"out_of_fold_recall": outcome.recall, "tokens": outcome.tokens,
+                                   "vs_hybrid": _difference(hybrid, oof), "picks": picks}
+            d = outcome.versus_used
+            if d is not None:
+                row["vs_best"] = {"diff": 100 * d.diff, "low": 100 * d.ci_low, "high": 100 * d.ci_high, "p": d.p}
+            by_rule[outcome.rule] = row
         out["candidates"][candidates] = by_rule
     return out
 

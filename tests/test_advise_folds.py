@@ -109,6 +109,12 @@ def test_dealing_into_two_is_the_old_fit_confirm_deal():
 
 
 # ----- out-of-fold bookkeeping -------------------------------------------------------------------------------
+def out_line(cf) -> str:
+    """The report's line that compares the rules."""
+    return next(line for line in cf.lines() if line.startswith("each selection rule replayed"))
+
+
+
 @pytest.mark.slow
 def test_no_folds_pick_ever_saw_its_own_questions(tmp_path, hash_ws):
     qset = topic_set(tmp_path / "set", documents=FOLD_DOCUMENTS + 2)
@@ -126,6 +132,14 @@ def test_no_folds_pick_ever_saw_its_own_questions(tmp_path, hash_ws):
         assert row.questions == len(held)
         recall, _, _ = cf.book.mean(row.pick, held)  # (a test's read: the run is over)
         assert row.held_recall == pytest.approx(recall), "the held score is the pick's on the held questions"
+    for rule in ("best", "one-se", "preset"):  # the rules replayed on the same folds read only training questions
+        for f, held in enumerate(folds.folds):
+            assert not reads[f"rule {rule}, fold {f + 1}"] & set(held)
+    replayed = {o.rule: o for o in cf.rules}
+    assert set(replayed) == {"best", "one-se", "preset"} and replayed["best"].versus_used is None
+    assert replayed["best"].recall == pytest.approx(cf.recall), "the run's own rule replays to its own figure"
+    assert list(replayed["best"].picks) == [r.pick for r in cf.rows]
+    assert replayed["preset"].versus_used is not None and "this run's rule" in out_line(cf)
     assert sorted(r.q_index for r in cf.out_of_fold) == sorted(folds.everything()), "every question held once"
     assert cf.recall == pytest.approx(np.nanmean([r.metrics.recall for r in cf.out_of_fold]))
     assert set(cf.comparisons) == {"plain@300", "hybrid@300"}

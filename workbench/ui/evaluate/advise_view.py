@@ -552,10 +552,11 @@ class AdviseView(QWidget):
                 versus = (f"; against hybrid {signed_value(m['diff'], 'points')} points "
                           f"[{interval_end(low, 'points')}, {interval_end(high, 'points')}] (Holm-adjusted)")
         oof = crossfit.get("out_of_fold_recall")
+        rules = str(crossfit.get("rules_line") or "")  # every rule replayed on these folds
         self.fold_summary.setText(
             f"Out-of-fold recall of the procedure: {pct(oof)}% at {crossfit.get('out_of_fold_tokens') or 0:.0f} "
             f"tokens ({crossfit.get('measured_on', '')}, rule {crossfit.get('rule', '')}){versus}. "
-            f"Folds chose {stable or 'nothing'}.")
+            f"Folds chose {stable or 'nothing'}." + (f" {rules[0].upper()}{rules[1:]}." if rules else ""))
 
     def row_strategy(self, row: int) -> Strategy | None:
         """The strategy of the confirm table's ``row``."""

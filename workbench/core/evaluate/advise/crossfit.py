@@ -6,7 +6,8 @@ For each fold the search (``optimise.Search``) and the selection rule (``selecti
 folds' questions; the configuration chosen is then run on the held fold. Every question is held exactly once, so
 the held folds' results together are the procedure's **out-of-fold** recall over all questions, at its mean
 context tokens, compared question by question with ``plain`` and ``hybrid`` at the same budget (Holm-adjusted).
-The folds' picks show how stable the choice is (how many folds chose the same chunker, the same expansion).
+The folds' picks show how stable the choice is (how many folds chose the same chunker, the same expansion), and
+every selection rule is replayed on the same folds from the figures already kept (``rule_check``).
 
 A configuration runs once on every question and its figures are kept in a ``ScoreBook`` shared by the folds'
 searches (and its chunk sets by everything): a fold's search reads only its training questions' figures from it.
@@ -27,6 +28,7 @@ import numpy as np
 from workbench.core.evaluate.advise.book import ScoreBook
 from workbench.core.evaluate.advise.confirm import BASELINES, ConfirmRow, fixed_rows, versus_hybrid
 from workbench.core.evaluate.advise.optimise import Trial, done_trials
+from workbench.core.evaluate.advise.rule_check import RuleOutcome, replay_rules, rules_line
 from workbench.core.evaluate.advise.selection import RecallOf, Selection, choose
 from workbench.core.evaluate.advise.space import Space
 from workbench.core.evaluate.advise.split import Folds, document_of
@@ -91,6 +93,7 @@ class CrossFit:
     sweep: SweepResult
     out_of_fold: list[QuestionResult] = field(default_factory=list)
     book: ScoreBook | None = field(default=None, repr=False)  # every figure read, and by whom (``reads``)
+    rules: list[RuleOutcome] = field(default_factory=list)  # every rule replayed on these folds (``rule_check``)
 
     @property
     def measured_on(self) -> str:
@@ -129,6 +132,8 @@ class CrossFit:
             found = self.references.get(row.key)
             diff = versus_hybrid(found) if found is not None else ("(itself)" if row.key.startswith("hybrid@") else "")
             out.append(f"{row.key[:52]:<52} {row.role:<28} {100 * row.recall:>7.1f} {row.tokens:>7.0f} {diff:>24}")
+        if self.rules:
+            out.append(rules_line(self.rules, self.rule))
         out.append(f"verdict: {self.verdict}")
         return out
 
@@ -142,6 +147,8 @@ class CrossFit:
                 "final": self.final.to_dict(), "rows": [r.to_dict() for r in self.table],
                 "reference_comparisons": {k: c.to_dict() for k, c in self.references.items()},
                 "pick": self.pick.key, "verdict": self.verdict,
+                "rules": [o.to_dict() for o in self.rules],
+                "rules_line": rules_line(self.rules, self.rule) if self.rules else "",
                 "out_of_fold_questions": [{"q_index": r.q_index, "recall": r.metrics.recall,
                                            "tokens": r.metrics.context_tokens} for r in self.out_of_fold]}
 
@@ -208,8 +215,9 @@ def cross_fit(ws: EvalWorkspace, qset: QuestionSet, folds: Folds, book: ScoreBoo
     recall = float(sum(r.metrics.recall for r in out_of_fold if r.metrics.recall is not None)
                    / max(1, sum(1 for r in out_of_fold if r.metrics.recall is not None)))
     tokens = float(sum(r.metrics.context_tokens for r in out_of_fold) / max(1, len(out_of_fold)))
+    rules = replay_rules(book, folds, fold_trials, space, rule, seed)
     report = CrossFit(folds, rule, rows, recall, tokens, len(out_of_fold), comparisons, stability, final, table,
-                      references, table[0], "", sweep, out_of_fold, book)
+                      references, table[0], "", sweep, out_of_fold, book, rules)
     report.pick, report.verdict = _verdict(report, space.budget)
     return report
 
