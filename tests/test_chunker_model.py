@@ -17,6 +17,7 @@ from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.values import ChunkConfig
+from workbench.core.retrieve.expansions.parent import Parent
 from workbench.core.retrieve.strategy.names import chips
 from workbench.core.retrieve.strategy.value import Strategy
 
@@ -67,3 +68,14 @@ def test_a_chunkers_kind_says_how_its_chunking_reads(monkeypatch):
     assert chips(Strategy(chunk=ChunkConfig(unit="sentences", size=4)))[0] == ("size", "4 sent")
     recursive = apply_chunker(ChunkConfig(), "recursive")
     assert chips(Strategy(chunk=recursive))[0] == ("chunker", "recursive (max_tokens=256, overlap=0)")
+
+
+def test_one_unit_reads_singular_in_every_label_of_a_strategy():
+    """A count of one reads singular wherever a strategy's words count units: the set's label, the size chip
+    and a parent expansion's size (``1 sentence``, ``1 word``, ``parents of 1 sentence``); more stay plural."""
+    one = Strategy(chunk=ChunkConfig(unit="sentences", size=1), expander=Parent(parent_size=1, parent_top_k=2))
+    assert one.describe() == "dense top-5, 1 sentence, parents of 1 sentence, top 2"
+    assert chips(Strategy(chunk=ChunkConfig(unit="words", size=1)))[0] == ("size", "1 word")
+    assert chips(Strategy(chunk=ChunkConfig(unit="words", size=2)))[0] == ("size", "2 words")
+    assert Parent(parent_size=1).describe("tokens").startswith("parents of 1 token,")
+    assert Parent(parent_size=3).describe("words").startswith("parents of 3 words,")

@@ -83,6 +83,11 @@ class ChunkPiece:
     heading_path: tuple[str, ...] = ()
 
 
+def counted(count: object, unit: str) -> str:
+    """``200 tokens``, ``1 sentence``: a count of a unit (``tokens``, ``words``, ``sentences``), singular for one."""
+    return f"{count} {unit.removesuffix('s') if count == 1 else unit}"
+
+
 def max_overlap(size: int) -> int:
     """The largest overlap the CLI and the GUI accept for ``size``-unit chunks: below half the size (a larger
     overlap makes chunking step by a few units at a time, for minutes, into near-duplicate chunks)."""

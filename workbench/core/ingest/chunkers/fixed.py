@@ -22,7 +22,7 @@ from workbench.core.ingest.chunkers.protocol import (
 from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
-from workbench.core.ingest.values import UNITS, ChunkConfig
+from workbench.core.ingest.values import UNITS, ChunkConfig, counted
 
 
 class ConfigChunker:
@@ -78,23 +78,18 @@ def _window(name: str, params: Mapping[str, object]) -> tuple[str, object, objec
     return unit, params.get("size"), params.get("overlap", 0)
 
 
-def _counted(size: object, unit: str) -> str:
-    """``200 tokens``, ``1 sentence``: the unit singular for one."""
-    return f"{size} {unit.removesuffix('s') if size == 1 else unit}"
-
-
 def _label_parts(name: str, params: Mapping[str, object]) -> list[str]:
     """``200 tokens / 20 overlap``, ``1 sentence`` (and ``structure-aware``): the labels chunk sets had before
     chunkers."""
     unit, size, overlap = _window(name, params)
-    parts = [_counted(size, unit) + (f" / {overlap} overlap" if overlap else "")]
+    parts = [counted(size, unit) + (f" / {overlap} overlap" if overlap else "")]
     return parts + (["structure-aware"] if name == "structure" else [])
 
 
 def _chips(name: str, params: Mapping[str, object]) -> list[Chip]:
     """Size, overlap (when any) and structure awareness as chips of their own: ``200 tok · overlap 20``."""
     unit, size, overlap = _window(name, params)
-    out: list[Chip] = [("size", f"{size} {UNIT_SHORT.get(unit, unit)}")]
+    out: list[Chip] = [("size", counted(size, UNIT_SHORT.get(unit, unit)))]  # 1 word, 1 tok, 1 sent
     if overlap:
         out.append(("overlap", f"overlap {overlap}"))
     if name == "structure":

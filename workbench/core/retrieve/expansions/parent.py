@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from workbench.core.ingest.values import counted
 from workbench.core.retrieve.expansions.base import Expansion, Knob, check_not_negative, register
 from workbench.core.retrieve.passages import DocText, Passage, Window, merge_windows
 from workbench.core.spans import Span
@@ -70,7 +71,7 @@ class Parent(Expansion):
 
     def describe(self, unit: str) -> str:
         """``parents of N unit, top K``."""
-        size = f"{self.parent_size} {unit}" if self.parent_size else "sections"
+        size = counted(self.parent_size, unit) if self.parent_size else "sections"
         return f"parents of {size}, top {self.parent_top_k}" + (", merged" if self.parent_merge else "")
 
     def chip(self) -> str:
