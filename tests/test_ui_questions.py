@@ -55,7 +55,7 @@ def test_deleting_a_set_asks_first_and_says_its_documents_stay(lab):
     tab.confirm = lambda question: asked.append(question) or False  # the person says No
     assert not tab.delete_set() and view.ws.questions.names() == ["mine"] and tab.status.text() == "nothing deleted"
     assert asked == ["Delete the question set 'mine' (3 questions; its document stays in the data folder)? "
-                     "This cannot be undone."]
+                     "This cannot be undone. Remove in the Library tab takes a document out."]
     tab.confirm = lambda _question: True
     assert tab.delete_set() and view.ws.questions.names() == [] and tab.current_set == ""
     assert "deleted" in tab.status.text() and view.ws.records.documents()[0]["id"] == doc  # the document stays

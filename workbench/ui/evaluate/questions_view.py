@@ -243,7 +243,8 @@ class QuestionsView(QWidget):
         if not name:
             return False
         words = self.ws.questions.deletion_words(name)
-        if not self.confirm(f"Delete the question set {words}? This cannot be undone."):
+        kept = " Remove in the Library tab takes a document out." if "in the data folder" in words else ""
+        if not self.confirm(f"Delete the question set {words}? This cannot be undone.{kept}"):
             self.status.setText("nothing deleted")
             return False
         self.ws.questions.delete(name)
