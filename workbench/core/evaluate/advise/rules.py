@@ -2,7 +2,7 @@
 can list them without importing the search)."""
 
 RULES = ("best", "one-se", "preset")
-DEFAULT_RULE = "preset"
+DEFAULT_RULE = "one-se"
 RULE_TEXT = {
     "best": "the best recall on the questions it was chosen on",
     "one-se": "the simplest configuration within one paired standard error of the best recall on the questions "
