@@ -2,12 +2,14 @@
 an exact passage of its corpus file (``corpora/CORPUS.md``), located by search (it must occur exactly once).
 
 The sets under ``benchmarks/data`` were written for this project and kept out of any tuning (each folder's README
-says what it holds): ``tech24`` (24 documents of technical prose, 44 questions) and ``field23`` (23 documents on
+says what it holds): ``tech24`` (24 documents of technical prose, 44 questions), ``field23`` (23 documents on
 everyday science and crafts, 40 questions; written after the advisor's selection rules, to measure them on
-questions they were not developed on).
+questions they were not developed on) and ``field22`` (22 longer documents on other such subjects, 40 questions;
+written for the same purpose).
 
     python benchmarks/build_set.py benchmarks/data/tech24
     python benchmarks/build_set.py benchmarks/data/field23
+    python benchmarks/build_set.py benchmarks/data/field22
 """
 
 import json

@@ -15,7 +15,8 @@ from workbench.core.evaluate.datasets import load_question_set
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 SETS = {"tech24": (44, 24, {"raft-log-replication", "tcp-flow-control"}),
-        "field23": (40, 23, {"honey-harvest", "sailing-rigging", "sea-waves"})}
+        "field23": (40, 23, {"honey-harvest", "sailing-rigging", "sea-waves"}),
+        "field22": (40, 22, {"snowpack-layers", "home-canning"})}
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
@@ -36,15 +37,18 @@ def test_a_project_set_loads_with_exact_references_and_its_distractors(name):
     assert set(per_document.values()) == {2}
 
 
-def test_build_set_writes_the_same_csv_and_refuses_a_reference_that_is_not_unique(tmp_path):
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_build_set_writes_the_same_csv_and_refuses_a_reference_that_is_not_unique(tmp_path, name):
+    questions, documents, distractors = SETS[name]
     spec = importlib.util.spec_from_file_location("build_set", DATA.parent / "build_set.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    copy = tmp_path / "field23"
-    shutil.copytree(DATA / "field23", copy)
+    copy = tmp_path / name
+    shutil.copytree(DATA / name, copy)
     (copy / "questions.csv").unlink()
-    assert module.build(copy).startswith("40 questions over 20 documents")
-    assert (copy / "questions.csv").read_bytes() == (DATA / "field23" / "questions.csv").read_bytes()
+    assert module.build(copy) == (f"{questions} questions over {documents - len(distractors)} documents; "
+                                  f"{documents} corpora searched")
+    assert (copy / "questions.csv").read_bytes() == (DATA / name / "questions.csv").read_bytes()
     items = json.loads((copy / "questions.json").read_text(encoding="utf-8"))
     items[0]["reference"] = "the"  # occurs many times
     (copy / "questions.json").write_text(json.dumps(items), encoding="utf-8")
