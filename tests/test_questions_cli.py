@@ -78,6 +78,17 @@ def test_bad_input_is_one_line_and_changes_nothing(data, capsys):
     assert json.loads(out)["questions"] == []
 
 
+def test_a_new_set_searches_the_data_folder_unless_told_to_search_only_its_references(data, capsys):
+    code, out, _ = q(capsys, data, "new", "wide")
+    assert code == 0 and "it searches the 2 document(s) of this data folder" in out
+    code, out, _ = q(capsys, data, "new", "narrow", "--searched", "referenced")
+    assert code == 0 and "only the documents its references point into" in out
+    for name in ("wide", "narrow"):
+        q(capsys, data, "add", name, "When does the river flood?", "--quote", "The river floods")
+    shown = {name: json.loads(q(capsys, data, "show", name, "--json")[1]) for name in ("wide", "narrow")}
+    assert len(shown["wide"]["documents"]) == 2 and len(shown["narrow"]["documents"]) == 1
+
+
 def test_rename_duplicate_delete_and_check_reports_duplicates(data, capsys):
     q(capsys, data, "new", "a")
     q(capsys, data, "add", "a", "When does the river flood?", "--quote", "The river floods")
@@ -88,7 +99,7 @@ def test_rename_duplicate_delete_and_check_reports_duplicates(data, capsys):
     assert q(capsys, data, "duplicate", "b", "c")[0] == 0
     assert q(capsys, data, "remove", "c", "2")[0] == 0
     code, out, _ = q(capsys, data, "delete", "b")
-    assert code == 0 and "question set 'b' (2 questions; its document stays in the data folder) deleted" in out
+    assert code == 0 and "question set 'b' (2 questions; its 2 documents stay in the data folder) deleted" in out
     assert "workbench remove PATH" in out
     code, out, _ = q(capsys, data, "list", "--json")
     assert [(s["name"], s["questions"]) for s in json.loads(out)] == [("c", 1)]

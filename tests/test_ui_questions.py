@@ -142,3 +142,11 @@ def test_window_adds_the_document_views_selection_as_a_reference(qtbot, make_win
     q = ws.questions.question("mine", 1)
     assert q.text == "Why must the migration run first?"
     assert [r.content for r in q.references] == ["The database schema must be migrated"]
+
+
+def test_new_set_searches_every_document_of_the_data_folder(lab):
+    view, tab, doc = lab
+    assert tab.new_set("fresh") and tab.current_set == "fresh"
+    assert list(view.ws.questions.info("fresh").doc_ids) == [doc]  # the library's documents: distractors count
+    assert "searches the 1 document(s)" in tab.status.text()
+    assert not tab.new_set("fresh") and "fresh" in tab.status.text()  # a taken name: refused, said

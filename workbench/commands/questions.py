@@ -89,9 +89,12 @@ def _question_dict(number: int, q: StoredQuestion) -> dict[str, Any]:
 
 # ----- sub-commands -------------------------------------------------------------------------------------
 def run_new(args: argparse.Namespace, ws: Workspace) -> int:
-    ws.questions.create(args.name, args.note or "")
-    say(f"question set {args.name!r} created in {ws.data_dir}; add questions with: workbench questions add "
-        f"{_quoted(args.name)} \"QUESTION\" --quote \"TEXT\"")
+    searched = [int(r["id"]) for r in ws.records.documents()] if args.searched == "all" else []
+    ws.questions.create(args.name, args.note or "", searched)
+    scope = (f"it searches the {len(searched)} document(s) of this data folder" if searched else
+             "it searches only the documents its references point into")
+    say(f"question set {args.name!r} created in {ws.data_dir} ({scope}); add questions with: workbench questions "
+        f"add {_quoted(args.name)} \"QUESTION\" --quote \"TEXT\"")
     return 0
 
 
@@ -287,6 +290,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = acts.add_parser("new", help="create an empty question set")
     a.add_argument("name", metavar="NAME")
     a.add_argument("--note", help="what the set is for")
+    a.add_argument("--searched", choices=("all", "referenced"), default="all",
+                   help="what the set's evaluations search: every document now in the data folder (default: the "
+                        "others are distractors, as in a real search) or only those its references point into")
     acts.add_parser("list", help="the stored sets, with what each holds and can tell")
     a = acts.add_parser("show", help="a set's questions, references and provenance, and what the set can tell")
     a.add_argument("name", metavar="NAME")

@@ -89,10 +89,14 @@ class QuestionBank:
             raise KeyError(f"no question set {name!r} in this data folder (stored sets: {names})")
         return found
 
-    def create(self, name: str, note: str = "") -> StoredSetInfo:
-        """A new empty set called ``name`` (refused when the name is taken or cannot name a set)."""
+    def create(self, name: str, note: str = "", searched: Sequence[int] = ()) -> StoredSetInfo:
+        """A new empty set called ``name`` (refused when the name is taken or cannot name a set); ``searched``: the
+        stored documents it searches besides those its references point into (distractors count: a set made on a
+        library searches the library, so its recall is not measured on the answers' documents alone)."""
         check_names_free(name, self.names())
         self.tables.question_sets.create(name, note)
+        if searched:
+            self.add_documents(name, searched)
         return self.info(name)
 
     def rename(self, name: str, new: str) -> None:

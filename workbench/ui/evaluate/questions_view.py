@@ -222,13 +222,17 @@ class QuestionsView(QWidget):
         self.show_set()
 
     def new_set(self, name: str) -> bool:
-        """Create an empty set and choose it; False (reason in the status line) when the name is refused."""
+        """Create an empty set that searches every document now in the data folder (as 'questions new') and choose
+        it; False (reason in the status line) when the name is refused."""
+        searched = [int(r["id"]) for r in self.ws.records.documents()]
         try:
-            self.ws.questions.create(name)
+            self.ws.questions.create(name, searched=searched)
         except ValueError as exc:
             self.status.setText(for_the_window(str(exc)))
             return False
         self.refresh(choose=name)
+        self.status.setText(f"question set {name!r} created: it searches the {len(searched)} document(s) of this "
+                            "data folder")
         return True
 
     def _ask_new_set(self) -> None:
