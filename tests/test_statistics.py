@@ -409,7 +409,8 @@ def test_cli_compare_two_runs_and_sweep_baseline(capsys, tmp_path, hash_cli):
         for m in vb["metrics"].values():
             assert m["p_adjusted"] >= m["p_value"] and m["ci_level"] is not None
     code, out, _ = run_cli(capsys, "runs", "--show", rows[0]["run_id"], "--baseline", "window=1", "--data-dir", data)
-    assert code == 0 and "against baseline [plain window=1]" in out and "2 comparisons" in out
+    # a preset changed on the command line is named by what changed (chunk size 40, top-1)
+    assert code == 0 and "against baseline [plain · 40 tok · top-1 window=1]" in out and "2 comparisons" in out
     assert "Holm" in out and "B − A IoU" in out
     code, _, err = run_cli(capsys, "eval", tmp_path / "qs", "--grid", "window=0,1", *common, "--baseline", "7")
     assert code == 1 and "configurations 1-2" in err and "Traceback" not in err

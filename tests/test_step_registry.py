@@ -148,9 +148,10 @@ def test_a_registered_step_is_a_sweep_key_in_the_cli_table_and_the_lab(keep_regi
                                 "--grid", "keep_hits=0,1", "--data-dir", data, "--out", out)
     assert code == 0, err
     rows = {r["key"]: r for r in json.loads((out / "summary.json").read_text())["configs"]}
-    assert set(rows) == {"plain keep_hits=0", "plain keep_hits=1"}, rows.keys()
-    assert "plain keep_hits=1" in stdout and "first 1 hits kept" in rows["plain keep_hits=1"]["description"]
-    assert rows["plain keep_hits=1"]["context_tokens"] < rows["plain keep_hits=0"]["context_tokens"], "it ran"
+    assert set(rows) == {"plain · top-4 keep_hits=0", "plain · top-4 keep_hits=1"}, rows.keys()  # top-4: named so
+    assert "plain · top-4 keep_hits=1" in stdout
+    assert "first 1 hits kept" in rows["plain · top-4 keep_hits=1"]["description"]
+    assert rows["plain · top-4 keep_hits=1"]["context_tokens"] < rows["plain · top-4 keep_hits=0"]["context_tokens"]
 
     lab = sweep_configs([PRESETS["plain"]], "keep_hits=0,1", None, [], budgets_field="Budgets")  # the lab's parse
     assert [c.strategy.setting("keep_hits") for c in lab] == [0, 1]
@@ -158,4 +159,4 @@ def test_a_registered_step_is_a_sweep_key_in_the_cli_table_and_the_lab(keep_regi
     qtbot.addWidget(table)
     fill_summary(table, list(rows.values()), {})
     shown = {table.item(i, 0).text(): table.item(i, 0).toolTip() for i in range(table.rowCount())}
-    assert "first 1 hits kept" in shown["plain keep_hits=1"]
+    assert "first 1 hits kept" in shown["plain · top-4 keep_hits=1"]
