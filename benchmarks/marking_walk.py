@@ -132,14 +132,8 @@ def new_set(window: Any, name: str) -> Actions:
 
 
 def _point(view: Any, doc: int, offset: int) -> Any:
-    from PySide6.QtGui import QTextCursor
-
-    pos = view.pmap.position_of(doc, offset)
-    if pos is None:
-        pos = view.pmap.position_of(doc, offset - 1) + 1
-    cursor = QTextCursor(view.document())
-    cursor.setPosition(pos)
-    return view.cursorRect(cursor).center()
+    """The viewport point of the cursor place before character ``offset`` (the view's ``place_rect``)."""
+    return view.place_rect(doc, offset).center()
 
 
 def _pages_between(view: Any, doc: int, offset: int) -> int:

@@ -43,13 +43,8 @@ def _marked(qtbot, make_window, hash_sample_ws):
 
 
 def _point(view, doc: int, offset: int) -> QPoint:
-    """The viewport point of the cursor place before character ``offset`` (scroll it into view first)."""
-    pos = view.pmap.position_of(doc, offset)
-    if pos is None:
-        pos = view.pmap.position_of(doc, offset - 1) + 1
-    cursor = QTextCursor(view.document())
-    cursor.setPosition(pos)
-    return view.cursorRect(cursor).center()
+    """The viewport point of the cursor place before character ``offset``."""
+    return view.place_rect(doc, offset).center()
 
 
 def test_dragging_a_references_end_moves_it_and_ctrl_z_puts_it_back(qtbot, make_window, hash_sample_ws):

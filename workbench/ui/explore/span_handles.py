@@ -76,24 +76,13 @@ class SpanHandles(QObject):
         self._show_preview()
 
     # ----- geometry ------------------------------------------------------------------------------
-    def _position(self, doc_id: int, offset: int) -> int | None:
-        """Qt position of the cursor place before character ``offset`` (after the last one for an end)."""
-        pos = self.view.pmap.position_of(doc_id, offset)
-        if pos is not None:
-            return pos
-        before = self.view.pmap.position_of(doc_id, offset - 1)
-        return before + 1 if before is not None else None
-
     def handle_at(self, point: QPoint) -> Grab | None:
         """The span end within ``GRAB_PX`` pixels of a viewport point on the same line (None: none)."""
         for span in self.spans:
             for end, offset in (("start", span.start), ("end", span.end)):
-                pos = self._position(span.doc_id, offset)
-                if pos is None:
+                rect = self.view.place_rect(span.doc_id, offset)
+                if rect is None:
                     continue
-                cursor = QTextCursor(self.view.document())
-                cursor.setPosition(pos)
-                rect = self.view.cursorRect(cursor)
                 if abs(rect.center().x() - point.x()) <= GRAB_PX and rect.top() <= point.y() <= rect.bottom():
                     return Grab(span, end)  # type: ignore[arg-type]
         return None
@@ -168,8 +157,8 @@ class SpanHandles(QObject):
         """Highlight the span a drag would make (nothing when no drag)."""
         selections: list[QTextEdit.ExtraSelection] = []
         span = self.preview
-        start = self._position(span.doc_id, span.start) if span else None
-        end = self._position(span.doc_id, span.end) if span else None
+        start = self.view.cursor_place(span.doc_id, span.start) if span else None
+        end = self.view.cursor_place(span.doc_id, span.end) if span else None
         if start is not None and end is not None:
             sel = QTextEdit.ExtraSelection()
             fmt = QTextCharFormat()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QUrl, Signal
 from PySide6.QtGui import QContextMenuEvent, QHelpEvent, QMouseEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QGraphicsOpacityEffect, QMenu, QTextEdit, QToolTip, QWidget
 
@@ -113,6 +113,24 @@ class LayeredTextView(QTextEdit):
         rect = self.cursorRect(cursor)
         bar.setValue(bar.value() + rect.top() - 6)
         return True
+
+    def cursor_place(self, doc_id: int, offset: int) -> int | None:
+        """Qt position of the cursor place before character ``offset`` of ``doc_id`` (after the last character
+        drawn, for an end), or None when that text is not drawn."""
+        pos = self.pmap.position_of(doc_id, offset)
+        if pos is not None:
+            return pos
+        before = self.pmap.position_of(doc_id, offset - 1)
+        return before + 1 if before is not None else None
+
+    def place_rect(self, doc_id: int, offset: int) -> QRect | None:
+        """The viewport rectangle of that cursor place (``cursor_place``), or None."""
+        pos = self.cursor_place(doc_id, offset)
+        if pos is None:
+            return None
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(pos)
+        return self.cursorRect(cursor)
 
     # ----- selection as references ----------------------------------------------------------
     def selected_spans(self) -> list[Span]:
