@@ -91,6 +91,17 @@ def test_few_documents_are_stratified_and_overlapping_references_stay_together(t
     assert all(len(sides) == 1 for sides in by_reference.values()), "questions about one passage stay together"
 
 
+def test_one_question_on_each_of_a_few_documents_still_splits_in_two(tmp_path):
+    qset = topic_set(tmp_path / "set", documents=3, per_doc=1)  # stratified: each document's one question
+    for seed in range(12):  # dealt per document, every question once fell on one side (0 fit questions)
+        split = split_questions(qset, seed=seed)
+        assert split.fit and split.confirm and len(split.fit) + len(split.confirm) == 3, seed
+    assert split_questions(qset, seed=5) == split_questions(qset, seed=5)
+    one = topic_set(tmp_path / "one", documents=1, per_doc=4)  # questions 0 and 3 ask about one passage
+    with pytest.raises(ValueError, match="split in two"):
+        split_questions(one.subset(indexes=[0, 3]), seed=0)
+
+
 # ----- space and baselines -------------------------------------------------------------------------------
 def test_every_configuration_runs_at_the_budget_and_the_presets_are_points_of_it():
     space = Space(budget=1000)

@@ -93,6 +93,12 @@ def split_questions(qset: QuestionSet, seed: int = 0) -> Split:
         f, c = _deal(_overlap_groups(by_doc[doc]), rng)
         fit += f
         confirm += c
+    if not fit or not confirm:  # a few documents with one group each, all dealt to one side: deal them together
+        groups = [g for doc in sorted(by_doc) for g in _overlap_groups(by_doc[doc])]
+        if len(groups) < 2:
+            raise ValueError("advice needs questions that can be split in two, and these all overlap one another's "
+                             "references (one group): add questions with other reference passages")
+        fit, confirm = _deal(groups, random.Random(seed))
     return _split(fit, confirm, "stratified", seed)
 
 
