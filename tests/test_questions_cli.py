@@ -133,6 +133,6 @@ def test_advise_plans_on_a_stored_set_by_name(data, capsys):
     code, out, err = run_cli(capsys, "advise", "mine", "--plan-only", "--time-limit", "60", "--chunkers", "fixed",
                              "--sizes", "64", "--data-dir", data)
     assert code == 0, err
-    assert "advice for mine: 0 fit / 2 confirm questions" in out
+    assert "advice for mine: 1 fit / 1 confirm questions" in out  # one each: both halves hold a question
     code, _, err = run_cli(capsys, "advise", "nosuch", "--plan-only", "--data-dir", data)
     assert code == 1 and "no such question set folder" in err
