@@ -89,9 +89,8 @@ def _question_dict(number: int, q: StoredQuestion) -> dict[str, Any]:
 
 # ----- sub-commands -------------------------------------------------------------------------------------
 def run_new(args: argparse.Namespace, ws: Workspace) -> int:
-    searched = [int(r["id"]) for r in ws.records.documents()] if args.searched == "all" else []
-    ws.questions.create(args.name, args.note or "", searched)
-    scope = (f"it searches the {len(searched)} document(s) of this data folder" if searched else
+    searched = len(ws.questions.create(args.name, args.note or "", library=args.searched == "all").doc_ids)
+    scope = (f"it searches the {searched} document(s) of this data folder" if searched else
              "it searches only the documents its references point into")
     say(f"question set {args.name!r} created in {ws.data_dir} ({scope}); add questions with: workbench questions "
         f"add {_quoted(args.name)} \"QUESTION\" --quote \"TEXT\"")
@@ -159,10 +158,10 @@ def run_duplicate(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def run_delete(args: argparse.Namespace, ws: Workspace) -> int:
-    words = ws.questions.deletion_words(args.name)
+    deletion = ws.questions.deletion(args.name)
     ws.questions.delete(args.name)
-    kept = "; 'workbench remove PATH' takes a document out" if "in the data folder" in words else ""
-    say(f"question set {words} deleted{kept}")
+    kept = "; 'workbench remove PATH' takes a document out" if deletion.documents else ""
+    say(f"question set {deletion.words} deleted{kept}")
     return 0
 
 

@@ -37,6 +37,23 @@ from workbench.core.store.question_sets import (
 
 
 @dataclass(frozen=True)
+class SetDeletion:
+    """What deleting a set removes (``questions``) and what stays in the data folder (``documents``)."""
+
+    name: str
+    questions: int
+    documents: int
+
+    @property
+    def words(self) -> str:
+        """For a confirmation or a report: ``'orbit' (7 questions; its 2 documents stay in the data folder)``."""
+        docs = self.documents
+        kept = (f"; its {docs} documents stay in the data folder" if docs > 1 else
+                "; its document stays in the data folder" if docs else "")
+        return f"{self.name!r} ({self.questions} question{'s' if self.questions != 1 else ''}{kept})"
+
+
+@dataclass(frozen=True)
 class SetSummary:
     """What a set holds, counted: questions, documents, reviewed / unreviewed drafts / imported / by hand, and
     the questions whose reference needs review."""
@@ -89,14 +106,15 @@ class QuestionBank:
             raise KeyError(f"no question set {name!r} in this data folder (stored sets: {names})")
         return found
 
-    def create(self, name: str, note: str = "", searched: Sequence[int] = ()) -> StoredSetInfo:
-        """A new empty set called ``name`` (refused when the name is taken or cannot name a set); ``searched``: the
-        stored documents it searches besides those its references point into (distractors count: a set made on a
-        library searches the library, so its recall is not measured on the answers' documents alone)."""
+    def create(self, name: str, note: str = "", library: bool = False) -> StoredSetInfo:
+        """A new empty set called ``name`` (refused when the name is taken or cannot name a set). With ``library``
+        it searches every document now in the data folder besides those its references point into (distractors
+        count: a set made on a library searches the library, so its recall is not measured on the answers'
+        documents alone); an importer adds its benchmark's documents itself."""
         check_names_free(name, self.names())
         self.tables.question_sets.create(name, note)
-        if searched:
-            self.add_documents(name, searched)
+        if library:
+            self.add_documents(name, [int(r["id"]) for r in self.tables.documents.rows()])
         return self.info(name)
 
     def rename(self, name: str, new: str) -> None:
@@ -109,14 +127,10 @@ class QuestionBank:
         """Remove the set ``name`` with its questions (its documents stay: see ``deletion_words``)."""
         self.tables.question_sets.delete(self.info(name).id)
 
-    def deletion_words(self, name: str) -> str:
-        """What deleting ``name`` removes and what it keeps, for a confirmation or a report: ``'orbit' (7 questions;
-        its 2 documents stay in the data folder)``."""
+    def deletion(self, name: str) -> SetDeletion:
+        """What deleting ``name`` removes (its questions) and what stays (its documents), before it is deleted."""
         read = self.read(name)
-        n, docs = len(read.questions), len(self.documents_of(read))
-        kept = (f"; its {docs} documents stay in the data folder" if docs > 1 else
-                "; its document stays in the data folder" if docs else "")
-        return f"{name!r} ({n} question{'s' if n != 1 else ''}{kept})"
+        return SetDeletion(name, len(read.questions), len(self.documents_of(read)))
 
     def duplicate(self, name: str, new: str) -> StoredSetInfo:
         """A copy of ``name`` called ``new``."""

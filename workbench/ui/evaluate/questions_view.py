@@ -224,14 +224,13 @@ class QuestionsView(QWidget):
     def new_set(self, name: str) -> bool:
         """Create an empty set that searches every document now in the data folder (as 'questions new') and choose
         it; False (reason in the status line) when the name is refused."""
-        searched = [int(r["id"]) for r in self.ws.records.documents()]
         try:
-            self.ws.questions.create(name, searched=searched)
+            searched = len(self.ws.questions.create(name, library=True).doc_ids)
         except ValueError as exc:
             self.status.setText(for_the_window(str(exc)))
             return False
         self.refresh(choose=name)
-        self.status.setText(f"question set {name!r} created: it searches the {len(searched)} document(s) of this "
+        self.status.setText(f"question set {name!r} created: it searches the {searched} document(s) of this "
                             "data folder")
         return True
 
@@ -246,8 +245,9 @@ class QuestionsView(QWidget):
         name = self.current_set
         if not name:
             return False
-        words = self.ws.questions.deletion_words(name)
-        kept = " Remove in the Library tab takes a document out." if "in the data folder" in words else ""
+        deletion = self.ws.questions.deletion(name)
+        words = deletion.words
+        kept = " Remove in the Library tab takes a document out." if deletion.documents else ""
         if not self.confirm(f"Delete the question set {words}? This cannot be undone.{kept}"):
             self.status.setText("nothing deleted")
             return False
