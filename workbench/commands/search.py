@@ -23,7 +23,7 @@ from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_
 from workbench.core.index.embedder_pool import missing_model_folder
 from workbench.core.retrieve.knobs import ParamValue
 from workbench.core.retrieve.steps.base import step_field_types, step_knobs
-from workbench.core.retrieve.strategy.names import CUSTOM, descriptive_name
+from workbench.core.retrieve.strategy.names import descriptive_name
 from workbench.core.retrieve.strategy.presets import Strategy, override, resolve
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def strategy_from_args(args: argparse.Namespace) -> Strategy:
         chunk = chunk_config(args, strategy.chunk)
         strategy = replace(strategy, chunk=chunk) if chunk != strategy.chunk else strategy
         if strategy != base:  # changed on the command line: it is no longer what its name says
-            strategy = replace(strategy, name=descriptive_name(replace(strategy, name=CUSTOM)))
+            strategy = replace(strategy, name=descriptive_name(strategy))  # (the name reads its settings only)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     folder = missing_model_folder(strategy.model)

@@ -71,8 +71,9 @@ class ReferenceMarking(QObject):
     def add_selection(self) -> bool:
         """Ctrl+R: the selected text becomes a reference (see ``add``): the selection of the view with the keyboard
         focus, else the first view (``views``) that has one."""
-        chosen = [v.selected_spans() for v in self.views() if v.hasFocus()]
-        spans = chosen[0] if chosen and chosen[0] else next((s for v in self.views() if (s := v.selected_spans())), [])
+        views = self.views()
+        focused = [v for v in views if v.hasFocus()]
+        spans = next((found for v in focused + views if (found := v.selected_spans())), [])
         if not spans:
             self.host.show_message("Select the reference passage in the document view or in a passage first.")
             return False

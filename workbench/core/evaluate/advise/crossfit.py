@@ -23,13 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from workbench.core.evaluate.advise.book import ScoreBook
 from workbench.core.evaluate.advise.confirm import BASELINES, ConfirmRow, fixed_rows, versus_hybrid
 from workbench.core.evaluate.advise.optimise import Trial, done_trials
-from workbench.core.evaluate.advise.rule_check import RuleOutcome, replay_rules, rules_line
-from workbench.core.evaluate.advise.selection import RecallOf, Selection, choose
+from workbench.core.evaluate.advise.rule_check import RuleOutcome, book_reader, replay_rules, rules_line
+from workbench.core.evaluate.advise.selection import Selection, choose
 from workbench.core.evaluate.advise.space import Space
 from workbench.core.evaluate.advise.split import Folds, document_of
 from workbench.core.evaluate.baseline import holm_adjust
@@ -178,7 +176,7 @@ def cross_fit(ws: EvalWorkspace, qset: QuestionSet, folds: Folds, book: ScoreBoo
     picks: list[Trial | None] = []
     for f, held in enumerate(folds.folds):
         train = folds.training(f)
-        selection = choose(rule, fold_trials[f], _reader(book, train, f"fold {f + 1}"), space, seed)
+        selection = choose(rule, fold_trials[f], book_reader(book, train, f"fold {f + 1}"), space, seed)
         pick = selection.ranked[0] if selection.ranked else None
         picks.append(pick)
         strategy = space.strategy(pick.params) if pick else next(s for k, _, s in fixed if k == hybrid)
@@ -193,7 +191,7 @@ def cross_fit(ws: EvalWorkspace, qset: QuestionSet, folds: Folds, book: ScoreBoo
                             len(done_trials(fold_trials[f])), pick.recall if pick else None,
                             pick.tokens if pick else None, s["recall"].mean, s["context_tokens"].mean))
     everything = folds.everything()
-    final = choose(rule, final_trials, _reader(book, everything, "all questions"), space, seed)
+    final = choose(rule, final_trials, book_reader(book, everything, "all questions"), space, seed)
     configs = [SweepConfig(key, strategy, role) for key, role, strategy in fixed]
     if final.ranked:
         top = final.ranked[0]
@@ -220,13 +218,6 @@ def cross_fit(ws: EvalWorkspace, qset: QuestionSet, folds: Folds, book: ScoreBoo
                       references, table[0], "", sweep, out_of_fold, book, rules)
     report.pick, report.verdict = _verdict(report, space.budget)
     return report
-
-
-def _reader(book: ScoreBook, questions: Sequence[int], who: str) -> RecallOf:
-    """A trial's recall on ``questions`` only, read from ``book`` as ``who``."""
-    def recall_of(t: Trial) -> np.ndarray:
-        return book.vector(t.key, questions, who)
-    return recall_of
 
 
 def _against(comp: PairedComparison, base: str) -> str:

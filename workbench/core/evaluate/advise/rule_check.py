@@ -51,7 +51,8 @@ def _clean(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-def _reader(book: ScoreBook, questions: Sequence[int], who: str) -> RecallOf:
+def book_reader(book: ScoreBook, questions: Sequence[int], who: str) -> RecallOf:
+    """A trial's recall on ``questions`` only, read from ``book`` as ``who`` (the read is recorded)."""
     def recall_of(t: Trial) -> np.ndarray:
         return book.vector(t.key, questions, who)
     return recall_of
@@ -75,7 +76,7 @@ def replay_rules(book: ScoreBook, folds: Folds, fold_trials: Sequence[Sequence[T
                 if t.state == "done" and t.key in book:
                     r, tk, n = book.mean(t.key, train, f"rule {rule}, fold {f + 1}")
                     scored.append(Trial(t.number, t.params, "done", r, tk, questions=n, fold=t.fold))
-            chosen = choose(rule, scored, _reader(book, train, f"rule {rule}, fold {f + 1}"), space, seed)
+            chosen = choose(rule, scored, book_reader(book, train, f"rule {rule}, fold {f + 1}"), space, seed)
             if not chosen.ranked:
                 picks.append("")
                 continue
@@ -120,4 +121,4 @@ def rules_line(outcomes: Sequence[RuleOutcome], used: str) -> str:
             "has; differences from this run's rule, unadjusted): " + ", ".join(parts))
 
 
-__all__ = ["RuleOutcome", "replay_rules", "rules_line"]
+__all__ = ["RuleOutcome", "book_reader", "replay_rules", "rules_line"]
