@@ -191,6 +191,7 @@ class DocumentPane(QWidget):
         self.reference: list[Span] = []
         self.doc_id: int | None = None
         self._passage_docs: dict[int, int] = {}  # documents with passages or reference spans: passage count
+        self._library: dict[int, str] | None = None  # every stored document's name by id (None: not read yet)
         # what the view shows: (doc_id, result A, result B, reference, evidence side, chunk-map side)
         self._drawn: tuple[object, ...] | None = None
         self._dirty = False
@@ -217,7 +218,7 @@ class DocumentPane(QWidget):
         for s in self.reference:
             docs.setdefault(s.doc_id, 0)
         self._passage_docs = docs
-        self.fill_picker()
+        self._fill()
         compare = result_a is not None and result_b is not None
         self._fill_colours(COMPARE_COLOURS if compare else SINGLE_COLOURS)
         self._set_legend()
@@ -234,28 +235,39 @@ class DocumentPane(QWidget):
             self._timer.start()  # redraw on the next event-loop turn: the results view comes first
 
     def fill_picker(self) -> None:
-        """List the documents with passages or reference spans (with their passage counts), then, after a
-        separator, every other document of the library ("no passages"), by name; the shown one stays chosen. Called
-        on new results and when the data folder's documents change (a removed document leaves the list)."""
-        rows = {int(r["id"]): r for r in self.ws.records.documents()}
-        self.picker.blockSignals(True)
-        self.picker.clear()
-        for doc_id, count in self._passage_docs.items():
-            doc = self.ws.corpus.document(doc_id)
-            self.picker.addItem(f"{doc.title or Path(doc.path).name}  ({count} passage(s))", doc_id)
-        rest = sorted((r for i, r in rows.items() if i not in self._passage_docs),
-                      key=lambda r: (str(r.get("title") or Path(str(r["path"])).name)).casefold())
-        if rest and self.picker.count():
-            self.picker.insertSeparator(self.picker.count())
-        for r in rest:
-            self.picker.addItem(f"{r.get('title') or Path(str(r['path'])).name}  (no passages)", int(r["id"]))
-        i = self.picker.findData(self.doc_id) if self.doc_id is not None else -1
-        self.picker.setCurrentIndex(i)
-        self.picker.blockSignals(False)
-        if self.doc_id is not None and self.doc_id not in rows:  # removed from the data folder meanwhile
+        """Read the data folder's documents again and list them (``_fill``); called when they change (another
+        process or a job here), so a removed document leaves the list and the view."""
+        self._library = {int(r["id"]): str(r.get("title") or Path(str(r["path"])).name)
+                         for r in self.ws.records.documents()}
+        self._fill()
+        if self.doc_id is not None and self.doc_id not in self._library:  # removed from the data folder meanwhile
             self.doc_id, self._drawn = None, None
             self.view.reset()
             self.info.setText("")
+
+    def _fill(self) -> None:
+        """List the documents with passages or reference spans (with their passage counts), then, after a
+        separator, every other document of the library ("no passages"), by name; the shown one stays chosen. New
+        results redraw it from the names read last (a knob change does not read the store)."""
+        if self._library is None:
+            self.fill_picker()
+            return
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        for doc_id, count in self._passage_docs.items():
+            name = self._library.get(doc_id)
+            if name is None:  # indexed since the names were read
+                doc = self.ws.corpus.document(doc_id)
+                name = doc.title or Path(doc.path).name
+            self.picker.addItem(f"{name}  ({count} passage(s))", doc_id)
+        rest = sorted(((i, n) for i, n in self._library.items() if i not in self._passage_docs),
+                      key=lambda item: item[1].casefold())
+        if rest and self.picker.count():
+            self.picker.insertSeparator(self.picker.count())
+        for doc_id, name in rest:
+            self.picker.addItem(f"{name}  (no passages)", doc_id)
+        self.picker.setCurrentIndex(self.picker.findData(self.doc_id) if self.doc_id is not None else -1)
+        self.picker.blockSignals(False)
 
     def evidence_side(self) -> str | None:
         """The side whose evidence is coloured (``"A"``, ``"B"``), or None (returned text / no reference)."""
