@@ -131,3 +131,16 @@ def test_a_damaged_row_is_named_and_skipped(two_docs):
     read = bank.read("s")
     assert [q.text for q in read.questions] == ["Q one?"]
     assert "could not be read" in read.skipped[0]
+
+
+def test_a_bad_set_name_is_one_short_line_whatever_its_length(two_docs):
+    from workbench.core.evaluate.stored_sets import check_set_name
+
+    ws = two_docs[0]
+    for bad in ("a:b", "a/b", "", " x", "x" * 81, "y" * 100_000):
+        with pytest.raises(ValueError, match="cannot name a question set") as said:
+            ws.questions.create(bad)
+        assert len(str(said.value)) < 250 and "\n" not in str(said.value)
+    with pytest.raises(ValueError, match="100,000 characters"):
+        check_set_name("y" * 100_000)
+    assert ws.questions.names() == []

@@ -28,7 +28,8 @@ def check_set_name(name: str) -> None:
     """Raise ``ValueError`` unless ``name`` can name a stored set: 1-80 letters, digits, spaces, '_', '.' or '-',
     starting with a letter or digit."""
     if not _SET_NAME.match(name) or name != name.strip():
-        raise ValueError(f"{name!r} cannot name a question set: use 1-80 letters, digits, spaces, '_', '.' or '-', "
+        shown = repr(name) if len(name) <= 80 else f"{name[:60]!r}… ({len(name):,} characters)"
+        raise ValueError(f"{shown} cannot name a question set: use 1-80 letters, digits, spaces, '_', '.' or '-', "
                          "starting with a letter or digit")
 
 
