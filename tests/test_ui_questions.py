@@ -150,3 +150,16 @@ def test_new_set_searches_every_document_of_the_data_folder(lab):
     assert list(view.ws.questions.info("fresh").doc_ids) == [doc]  # the library's documents: distractors count
     assert "searches the 1 document(s)" in tab.status.text()
     assert not tab.new_set("fresh") and "fresh" in tab.status.text()  # a taken name: refused, said
+
+
+def test_the_labs_stored_set_follows_the_questions_tab_and_goes_when_deleted(lab):
+    view, tab, doc = lab
+    assert view.load_stored_set("mine") and len(view.model.question_set.questions) == 3
+    tab.question_box.setText("Where is the dam?")
+    assert tab.add_reference(Span(doc, 0, 10))  # a fourth question: the lab's copy follows at once
+    assert len(view.model.question_set.questions) == 4 and view.set_label.text().startswith("mine: 4 questions")
+    tab.confirm = lambda _question: True
+    assert tab.delete_set()
+    assert view.model.question_set is None and view.stored_set == ""
+    assert "'mine' was deleted" in view.set_label.text()
+    assert not view.start() and view.results == []  # nothing runs on a set that is gone

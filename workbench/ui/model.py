@@ -351,8 +351,9 @@ class WorkbenchModel(QObject):
         """The lab's question set (None before one is loaded)."""
         return self._question_set
 
-    def set_question_set(self, question_set: QuestionSet) -> None:
-        """Evaluate on ``question_set``; the documents found for the previous set go."""
+    def set_question_set(self, question_set: QuestionSet | None) -> None:
+        """Evaluate on ``question_set`` (None: no set, e.g. the stored one was deleted); the documents found for the
+        previous set go."""
         self._question_set, self._documents = question_set, {}
         self.questionSetChanged.emit()
 

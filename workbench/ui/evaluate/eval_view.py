@@ -174,6 +174,7 @@ class EvalView(QWidget):
         self.advise.questionActivated.connect(self.questionActivated)
         self.questions_tab.questionActivated.connect(self.questionActivated)
         self.questions_tab.evaluateSet.connect(self.evaluate_stored_set)
+        self.questions_tab.setsShown.connect(self._follow_stored_set)
 
     # ----- inputs ----------------------------------------------------------------------------
     def _choose_set(self) -> None:
@@ -217,6 +218,22 @@ class EvalView(QWidget):
                          "them out)")
         self.status.setText(for_the_window("; ".join(notes)))
         return True
+
+    def _follow_stored_set(self) -> None:
+        """The Questions tab changed (or showed) its sets: a stored set loaded here follows its stored questions,
+        and goes when it was deleted, so the lab never offers a set as it no longer is."""
+        name, loaded = self.stored_set, self.model.question_set
+        if not name or loaded is None:
+            return
+        if name not in self.ws.questions.names():
+            self.stored_set = ""
+            self.model.set_question_set(None)
+            self.set_label.setText(for_the_window(f"the question set {name!r} was deleted: load another (Bundled ▾)"))
+            self.set_label.setToolTip("")
+            return
+        view = self.ws.questions.question_set(name, self.inputs.reviewed_only.isChecked())
+        if view.qset.dataset_hash != loaded.dataset_hash:
+            self.model.set_question_set(view.qset)
 
     def load_question_set(self, folder: str | Path, corpus: str | None = None) -> bool:
         """Load (and check) a question set — a folder or a bundled set's name — optionally only the questions

@@ -60,6 +60,7 @@ class QuestionsView(QWidget):
     questionActivated = Signal(str, list)  # question text, its reference spans: drawn in the document view
     evaluateSet = Signal(str)  # run the lab on this stored set
     importRequested = Signal()  # *Import questions…*: the window opens the import dialog
+    setsShown = Signal()  # the sets were shown again, after any change (the lab's loaded copy checks itself)
 
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -262,7 +263,11 @@ class QuestionsView(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def show_set(self) -> None:
-        """The chosen set's questions and what it can tell."""
+        """The chosen set's questions and what it can tell; ``setsShown`` follows (every change ends here)."""
+        self._fill_table()
+        self.setsShown.emit()
+
+    def _fill_table(self) -> None:
         name = self.current_set
         self.table.setRowCount(0)
         if not name:
