@@ -9,6 +9,7 @@ from pathlib import Path
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import heading_path_at
 from workbench.core.retrieve.passages import Passage
+from workbench.core.spans import Span
 
 
 @dataclass(frozen=True)
@@ -24,9 +25,12 @@ class Context:
 
 
 def assemble(
-    passages: Sequence[Passage], doc_text: Callable[[int], str], count_tokens: Callable[[str], int], budget: int = 0,
+    passages: Sequence[Passage], doc_text: Callable[[int], str], span_tokens: Callable[[Span], int], budget: int = 0,
 ) -> Context:
     """Count tokens, drop passages whose text repeats an earlier one, and apply ``budget`` in rank order.
+
+    Every passage's tokens are counted on its own text (``span_tokens``: the embedding model's tokenizer), whatever
+    made it: a count carried in from a chunk set (per-chunk sums overcount a chunker's overlap) is replaced.
 
     Passages are added in rank order until the next one would exceed the budget; it and every lower-ranked
     passage are reported as dropped (``budget`` 0 means no limit). A first passage larger than the whole
@@ -46,7 +50,7 @@ def assemble(
             duplicates += 1
             continue
         seen.add(key)
-        tokens = p.tokens or count_tokens(text)
+        tokens = span_tokens(p.span)
         p = replace(p, tokens=tokens)
         over = bool(budget) and total + tokens > budget
         if stopped or (over and kept):

@@ -16,8 +16,11 @@ least recall:
    after some prefix of the trims in step 1: a window never loses a chunk while a lower-ranked window
    still has a neighbour.
 
-Tokens are counted once per distinct chunk (by span): windows that overlap are merged into one passage
-downstream, so a chunk two windows share costs its tokens once. ``trim_to_budget`` is pure; ``fit_to_budget``
+What a state of the windows costs is measured, not added up: ``fit_to_budget`` merges the kept windows by the one
+merge rule (``passages.merged_windows``) and counts each merged passage's own text with the embedding model's
+tokenizer (``Corpus.span_tokens``), so overlapping chunks, shared chunks and the text between them are charged
+exactly what is sent (adding per-chunk counts charged a chunker's overlap twice). ``trim_to_budget`` is pure: its
+measure is an argument (by default the distinct chunks' counts, for chunks that do not overlap); ``fit_to_budget``
 applies it to a strategy's passages (each hit's own window rebuilt by running the expansion on that hit
 alone, then widened to the chunks of the set it overlaps); passages that fit are left exactly as the
 expansion made them. ``assemble`` still checks the budget on the final passages. A negative budget counts
@@ -27,20 +30,21 @@ as 0.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from workbench.core.retrieve.loaded_set import LoadedSet
-from workbench.core.retrieve.passages import DocText, Passage, Window, merge_windows
+from workbench.core.retrieve.passages import DocText, Passage, Window, merge_windows, merged_windows
 from workbench.core.retrieve.search import Hit
 from workbench.core.spans import Span
 
 
 @dataclass(frozen=True)
 class WindowChunk:
-    """One chunk of a window: its span and token count."""
+    """One chunk of a window: its span, token count and row in its chunk set (when it has one)."""
 
     span: Span
     tokens: int
+    row: int | None = None
 
 
 @dataclass(frozen=True)
@@ -117,11 +121,16 @@ def union_tokens(chunk_lists: Sequence[Sequence[WindowChunk]]) -> int:
     return sum(seen.values())
 
 
+Measure = Callable[[Sequence[Sequence[WindowChunk]]], int]
+"""Tokens of a state of the windows: the kept chunks of each window (and the extra chunks tried)."""
+
+
 class _State:
     """Mutable trimming state: the kept range ``[lo, hi]`` of each window and which are dropped."""
 
-    def __init__(self, windows: Sequence[RankedWindow]) -> None:
+    def __init__(self, windows: Sequence[RankedWindow], measure: Measure) -> None:
         self.windows = windows
+        self.measure = measure
         self.lo = [0 for _ in windows]
         self.hi = [len(w.chunks) - 1 for w in windows]
         self.kept = [True for _ in windows]
@@ -129,17 +138,19 @@ class _State:
     def total(self, extra: Sequence[WindowChunk] = ()) -> int:
         """Tokens of the kept chunks, plus ``extra``."""
         lists = [w.chunks[self.lo[i]:self.hi[i] + 1] for i, w in enumerate(self.windows) if self.kept[i]]
-        return union_tokens([*lists, extra])
+        return self.measure([*lists, extra] if extra else lists)
 
     def at_hit(self, i: int) -> bool:
         """True when window ``i`` is down to its hit chunk."""
         return self.lo[i] == self.hi[i] == self.windows[i].hit_index
 
 
-def trim_to_budget(windows: Sequence[RankedWindow], budget_tokens: int) -> TrimResult:
-    """Shrink, then drop, then undo unneeded trims, so the windows fit ``budget_tokens`` (see module doc)."""
+def trim_to_budget(windows: Sequence[RankedWindow], budget_tokens: int, measure: Measure = union_tokens,
+                   ) -> TrimResult:
+    """Shrink, then drop, then undo unneeded trims, so the windows fit ``budget_tokens`` (see module doc), each
+    state's tokens as ``measure`` counts them."""
     budget = max(budget_tokens, 0)
-    state = _State(windows)
+    state = _State(windows, measure)
     weakest_first = sorted(range(len(windows)), key=lambda i: (-windows[i].rank, -i))
     trims: list[tuple[int, int]] = []  # (window, -1 for a chunk cut before the hit, +1 after)
     for i in weakest_first:
@@ -176,7 +187,7 @@ def _result(state: _State, budget_tokens: int) -> TrimResult:
     """Freeze the state into kept windows and dropped hits with their reasons."""
     kept: list[TrimmedWindow] = []
     dropped: list[DroppedHit] = []
-    hits_only = union_tokens([[w.chunks[w.hit_index]] for i, w in enumerate(state.windows) if state.kept[i]])
+    hits_only = state.measure([[w.chunks[w.hit_index]] for i, w in enumerate(state.windows) if state.kept[i]])
     for i, w in enumerate(state.windows):
         lo, hi = state.lo[i], state.hi[i]
         if state.kept[i]:
@@ -191,32 +202,29 @@ def _result(state: _State, budget_tokens: int) -> TrimResult:
     return TrimResult(tuple(kept), tuple(dropped), state.total(), budget_tokens)
 
 
-def with_chunk_tokens(rt: LoadedSet, passages: list[Passage]) -> list[Passage]:
-    """Token counts of chunk-aligned passages from the stored per-chunk counts (no re-tokenising).
-
-    Only when the chunk set has no overlap (the chunks then partition the passage's tokens); other
-    passages are counted from their text by ``assemble``.
-    """
-    if rt.info.config.overlap:
-        return passages
-    out = []
-    for p in passages:
-        if p.chunk_rows is not None and not p.tokens:
-            lo, hi = p.chunk_rows
-            p = replace(p, tokens=int(rt.table.tokens[lo : hi + 1].sum()))
-        out.append(p)
-    return out
-
-
 ExpandHits = Callable[[list[Hit]], list[Passage]]
+SpanTokens = Callable[[Span], int]
+"""Tokens of a span's own text under the embedding model's tokenizer (``Corpus.span_tokens``)."""
 
 
-def passage_tokens(rt: LoadedSet, passages: Sequence[Passage], doc_text: DocText,
-                   count_tokens: Callable[[str], int]) -> int:
-    """Tokens of the passages: their count, the chunk set's stored per-chunk counts for chunk-aligned ones
-    (``with_chunk_tokens``), else counted from the text."""
-    return sum(p.tokens or count_tokens(doc_text(p.span.doc_id)[p.span.start:p.span.end])
-               for p in with_chunk_tokens(rt, list(passages)))
+def passage_tokens(passages: Sequence[Passage], span_tokens: SpanTokens) -> int:
+    """Tokens of the passages, each counted on its own text."""
+    return sum(span_tokens(p.span) for p in passages)
+
+
+def merged_measure(doc_text: DocText, span_tokens: SpanTokens) -> Measure:
+    """The measure of ``fit_to_budget``: the kept chunks of each window merged into passages by the one merge rule,
+    each passage counted on its own text."""
+    def measure(chunk_lists: Sequence[Sequence[WindowChunk]]) -> int:
+        windows = []
+        for chunks in chunk_lists:
+            if not chunks:
+                continue
+            first, last = chunks[0], chunks[-1]
+            rows = (first.row, last.row) if first.row is not None and last.row is not None else None
+            windows.append(Window(Span(first.span.doc_id, first.span.start, last.span.end), [], rows, []))
+        return sum(span_tokens(w.span) for w in merged_windows(windows, doc_text))
+    return measure
 
 
 def _hit_rows(rt: LoadedSet, hit: Hit, expand: ExpandHits) -> list[int]:
@@ -230,11 +238,11 @@ def _hit_rows(rt: LoadedSet, hit: Hit, expand: ExpandHits) -> list[int]:
 
 
 def fit_to_budget(rt: LoadedSet, hits: Sequence[Hit], passages: list[Passage], budget: int, expand: ExpandHits,
-                  doc_text: DocText, count_tokens: Callable[[str], int]) -> tuple[list[Passage], list[Passage]]:
+                  doc_text: DocText, span_tokens: SpanTokens) -> tuple[list[Passage], list[Passage]]:
     """``(passages, dropped)`` within ``budget`` tokens (0 = none): ``passages`` (made from ``hits`` by
     ``expand``) unchanged when they fit, else the windows of the hits they hold trimmed by rank (see module
     doc); each dropped hit is a one-chunk passage whose reason says why."""
-    if not budget or passage_tokens(rt, passages, doc_text, count_tokens) <= budget:
+    if not budget or passage_tokens(passages, span_tokens) <= budget:
         return passages, []
     covered = {cid for p in passages for cid in p.hit_chunk_ids}
     hit_of = {h.chunk_id: h for h in hits if h.chunk_id in covered}
@@ -244,9 +252,9 @@ def fit_to_budget(rt: LoadedSet, hits: Sequence[Hit], passages: list[Passage], b
     for hit in sorted(hit_of.values(), key=lambda h: h.rank):
         rows = _hit_rows(rt, hit, expand)
         rows_of[hit.chunk_id] = rows
-        chunks = tuple(WindowChunk(rt.span(r), int(rt.table.tokens[r])) for r in rows)
+        chunks = tuple(WindowChunk(rt.span(r), int(rt.table.tokens[r]), r) for r in rows)
         windows.append(RankedWindow(hit.chunk_id, hit.rank, chunks, rows.index(hit.row)))
-    result = trim_to_budget(windows, budget)
+    result = trim_to_budget(windows, budget, merged_measure(doc_text, span_tokens))
     kept = []
     for w in result.windows:
         rows = rows_of[w.hit_chunk_id][w.trimmed_before:len(rows_of[w.hit_chunk_id]) - w.trimmed_after]

@@ -19,6 +19,7 @@ from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.workspace_cache import WorkspaceCache
+from workbench.core.spans import Span
 from workbench.core.store import Store, ThreadStores
 
 
@@ -111,6 +112,16 @@ class CorpusLookups:
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under the embedding model's tokenizer."""
         return self.counter.count(text)
+
+    def span_tokens(self, span: Span) -> int:
+        """Tokens of a span's own text under the embedding model's tokenizer, kept until the documents change
+        (budget trimming and segment choice measure the same spans many times)."""
+        counter = self.counter
+        key = (counter.name, span.doc_id, span.start, span.end)
+        tokens = self._cache.span_tokens.get(key)
+        if tokens is None:
+            tokens = self._cache.span_tokens.put(key, counter.count(self.doc_text(span.doc_id)[span.start:span.end]))
+        return tokens
 
     def embed_texts(self, texts: Sequence[str], cancel: CancelToken | None = None) -> np.ndarray:
         """Vectors of ``texts`` by the default model, read from (and added to) the vector cache."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from workbench.core.ingest.documents import Document
     from workbench.core.llm.base import Backend
     from workbench.core.retrieve.loaded_set import LoadedSet
+    from workbench.core.spans import Span
     from workbench.core.store import Store
 
 
@@ -53,6 +54,10 @@ class Corpus(Protocol):
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under the embedding model's tokenizer."""
+        ...
+
+    def span_tokens(self, span: Span) -> int:
+        """Tokens of a span's own text (``count_tokens`` of it; cached until the documents change)."""
         ...
 
 

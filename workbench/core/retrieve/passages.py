@@ -61,6 +61,21 @@ def merge_windows(windows: Sequence[Window], doc_text: DocText | None = None, to
     With ``doc_text`` (document id → text), windows separated only by whitespace touch too. With
     ``touch=False`` only overlapping windows merge (adjacent ones stay separate passages).
     """
+    passages = []
+    for w in merged_windows(windows, doc_text, touch):
+        hits = sorted({h.chunk_id: h for h in w.hits}.values(), key=lambda h: h.rank)
+        passages.append(Passage(
+            span=w.span, hit_chunk_ids=tuple(h.chunk_id for h in hits), hit_spans=tuple(h.span for h in hits),
+            rank=hits[0].rank, score=hits[0].score, chunk_rows=w.rows, reasons=tuple(dict.fromkeys(w.reasons)),
+        ))
+    passages.sort(key=lambda p: p.rank)
+    return renumbered(passages)
+
+
+def merged_windows(windows: Sequence[Window], doc_text: DocText | None = None, touch: bool = True,
+                   ) -> list[Window]:
+    """The one merge rule (``merge_windows``) on its own: windows that overlap or touch become one window, in
+    document order. The budget measures what it would send with it, so it counts the passages the merge makes."""
     ordered = sorted(windows, key=lambda w: (w.span.doc_id, w.span.start, w.span.end))
     merged: list[Window] = []
     for w in ordered:
@@ -81,15 +96,7 @@ def merge_windows(windows: Sequence[Window], doc_text: DocText | None = None, to
             merged[-1] = Window(last.span.hull(w.span), last.hits + w.hits, rows, last.reasons + w.reasons)
         else:
             merged.append(Window(w.span, list(w.hits), w.rows, list(w.reasons)))
-    passages = []
-    for w in merged:
-        hits = sorted({h.chunk_id: h for h in w.hits}.values(), key=lambda h: h.rank)
-        passages.append(Passage(
-            span=w.span, hit_chunk_ids=tuple(h.chunk_id for h in hits), hit_spans=tuple(h.span for h in hits),
-            rank=hits[0].rank, score=hits[0].score, chunk_rows=w.rows, reasons=tuple(dict.fromkeys(w.reasons)),
-        ))
-    passages.sort(key=lambda p: p.rank)
-    return renumbered(passages)
+    return merged
 
 
 def renumbered(passages: Sequence[Passage]) -> list[Passage]:

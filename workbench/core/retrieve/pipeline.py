@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.assemble import Context, assemble
-from workbench.core.retrieve.budget import fit_to_budget, with_chunk_tokens
+from workbench.core.retrieve.budget import fit_to_budget
 from workbench.core.retrieve.coarse_hits import fuse_granularities
 from workbench.core.retrieve.expansions.base import Expansion
 from workbench.core.retrieve.inputs import LLMSource, SearchInputs
@@ -81,7 +81,7 @@ def expand_within_budget(ctx: SearchInputs, hits: list[Hit], strategy: Strategy,
         return strategy.expander.expand_detailed(budgeted, hits)
     passages = expand_hits(budgeted, hits, strategy)
     return fit_to_budget(ctx.runtime, hits, passages, strategy.budget,
-                         lambda one: expand_hits(budgeted, one, strategy), ctx.corpus.doc_text, ctx.corpus.count_tokens)
+                         lambda one: expand_hits(budgeted, one, strategy), ctx.corpus.doc_text, ctx.corpus.span_tokens)
 
 
 HitKey = tuple[str, str, int, SearchConfig]
@@ -152,8 +152,7 @@ class Retriever:
         run.note(strategy.expander.note(ctx.runtime, hits))
         t0 = time.perf_counter()
         passages, left_out = _expand(run, strategy, hits)
-        context = assemble(with_chunk_tokens(ctx.runtime, passages), ctx.corpus.doc_text, ctx.corpus.count_tokens,
-                           strategy.budget)
+        context = assemble(passages, ctx.corpus.doc_text, ctx.corpus.span_tokens, strategy.budget)
         if left_out:
             context = replace(context, dropped=(*left_out, *context.dropped))
         run.timings["expand_ms"] = (time.perf_counter() - t0) * 1000

@@ -47,6 +47,7 @@ class WorkspaceCache:
         self.texts: LRU[int, Document] = LRU(256)
         self.offsets: LRU[int, np.ndarray] = LRU(64)
         self.parents: LRU[tuple[int, int, str], list[tuple[int, int]]] = LRU(256)
+        self.span_tokens: LRU[tuple[str, int, int, int], int] = LRU(65536)  # (counter, doc, start, end) → tokens
         self.query_vectors: LRU[tuple[str, str], np.ndarray] = LRU(4096)  # (model id, question)
         self.loaded: dict[str, LoadedSet] = {}  # set id → the chunk set loaded for search
         self.current: dict[str, int] = {}  # set id → the store generation at which it was found current
@@ -62,14 +63,15 @@ class WorkspaceCache:
                 self.invalidate(DOCUMENTS)
 
     def invalidate(self, changed: Stale | str) -> None:
-        """Drop what ``changed`` made stale: for ``DOCUMENTS`` the documents' texts, token offsets and parent spans
-        and the section vectors; for a chunk set's id its loaded set, its current-check, its kept estimate and
-        the cached hits and section vectors (they hold rows of the set as it was)."""
+        """Drop what ``changed`` made stale: for ``DOCUMENTS`` the documents' texts, token offsets, parent spans,
+        spans' token counts and the section vectors; for a chunk set's id its loaded set, its current-check, its
+        kept estimate and the cached hits and section vectors (they hold rows of the set as it was)."""
         with self.lock:
             if changed is DOCUMENTS:
                 self.texts.clear()
                 self.offsets.clear()
                 self.parents.clear()
+                self.span_tokens.clear()
             else:
                 self.loaded.pop(changed, None)
                 self.current.pop(changed, None)

@@ -43,8 +43,9 @@ dropped, with the reason.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -168,18 +169,30 @@ def chunk_value(similarity: float | None, rank: int, settings: RseSettings) -> f
     return math.exp(-(rank - 1) / settings.decay) * sim - settings.penalty
 
 
-def best_segment(values: Sequence[float], tokens: Sequence[int], max_chunks: int, max_tokens: int,
+RunTokens = Callable[[int, int], int]
+"""Tokens of the run of items ``first..last`` (inclusive): its text counted whole."""
+
+
+def summed(tokens: Sequence[int]) -> RunTokens:
+    """A run's tokens as the sum of its items' (items that share no text)."""
+    prefix = [0, *itertools.accumulate(tokens)]
+    return lambda first, last: prefix[last + 1] - prefix[first]
+
+
+def best_segment(values: Sequence[float], tokens: Sequence[int] | RunTokens, max_chunks: int, max_tokens: int,
                  ) -> tuple[int, int, float] | None:
     """The maximum-sum run ``(first, last, value)`` (inclusive indices) of at most ``max_chunks`` items
-    whose tokens sum to at most ``max_tokens``; ``None`` when not even one item fits.
+    whose tokens (a run's count, or the items' counts summed) are at most ``max_tokens``; ``None`` when not even
+    one item fits.
 
     Ties go to the run with fewer tokens, then fewer items, then the earlier start. O(n·max_chunks).
     """
+    cost = tokens if callable(tokens) else summed(tokens)
     best: tuple[float, int, int, int, int] | None = None  # (value, -tokens, -length, -first, last)
     for first in range(len(values)):
-        total, spent = 0.0, 0
+        total = 0.0
         for last in range(first, min(len(values), first + max_chunks)):
-            spent += tokens[last]
+            spent = cost(first, last)
             if spent > max_tokens:
                 break
             total += values[last]
@@ -197,6 +210,14 @@ class _Stretch:
     doc_id: int
     chunks: list[SegmentChunk]
     values: list[float]
+    span_tokens: Callable[[Span], int] | None = None
+
+    def tokens(self, first: int, last: int) -> int:
+        """Tokens of the run ``first..last``: its own text counted whole (``span_tokens``), else the chunks'
+        counts summed."""
+        if self.span_tokens is None:
+            return sum(c.tokens for c in self.chunks[first:last + 1])
+        return self.span_tokens(Span(self.doc_id, self.chunks[first].start, self.chunks[last].end))
 
 
 def _runs(doc: DocumentCandidates) -> list[list[SegmentChunk]]:
@@ -223,11 +244,14 @@ def _describe(rank: int | None, similarity: float | None, value: float, settings
 
 
 def extract_segments(documents: Sequence[DocumentCandidates], hit_ranks: Mapping[int, int], budget_tokens: int,
-                     settings: RseSettings | None = None) -> SegmentSelection:
+                     settings: RseSettings | None = None, span_tokens: Callable[[Span], int] | None = None,
+                     ) -> SegmentSelection:
     """Choose the best non-overlapping segments of the candidate chunks within ``budget_tokens``.
 
     ``hit_ranks`` maps the chunk id of each hit to its rank (1 = best). Hits that no chosen segment covers
-    are reported in ``dropped`` with the reason (budget, or a value too low to form a segment).
+    are reported in ``dropped`` with the reason (budget, or a value too low to form a segment). A segment's
+    tokens are its own text's (``span_tokens``, what the pipeline passes: chunks that overlap share their
+    text), else its chunks' counts summed.
     """
     settings = settings or RSE_PRESETS["balanced"]
     unretrieved_rank = max(hit_ranks.values(), default=0) + 1
@@ -236,19 +260,18 @@ def extract_segments(documents: Sequence[DocumentCandidates], hit_ranks: Mapping
         for run in _runs(doc):
             values = [chunk_value(doc.similarities.get(c.chunk_id), hit_ranks.get(c.chunk_id, unretrieved_rank),
                                   settings) for c in run]
-            stretches.append(_Stretch(order, doc.doc_id, run, values))
+            stretches.append(_Stretch(order, doc.doc_id, run, values, span_tokens))
     similarity_of = {c.chunk_id: doc.similarities.get(c.chunk_id) for doc in documents for c in doc.chunks}
     chosen: list[Segment] = []
     remaining = max(budget_tokens, 0)
     while True:
         pick: tuple[tuple[float, int, int, int], int, tuple[int, int, float]] | None = None
         for index, stretch in enumerate(stretches):
-            found = best_segment(stretch.values, [c.tokens for c in stretch.chunks],
-                                 settings.max_segment_chunks, remaining)
+            found = best_segment(stretch.values, stretch.tokens, settings.max_segment_chunks, remaining)
             if found is None or found[2] <= settings.min_segment_value:
                 continue
             first, last, value = found
-            spent = sum(c.tokens for c in stretch.chunks[first:last + 1])
+            spent = stretch.tokens(first, last)
             key = (value, -spent, -stretch.doc_order, -stretch.chunks[first].position)
             if pick is None or key > pick[0]:
                 pick = (key, index, found)
@@ -261,14 +284,14 @@ def extract_segments(documents: Sequence[DocumentCandidates], hit_ranks: Mapping
             ChunkValue(c.chunk_id, c.position, hit_ranks.get(c.chunk_id), similarity_of[c.chunk_id], v,
                        _describe(hit_ranks.get(c.chunk_id), similarity_of[c.chunk_id], v, settings))
             for c, v in zip(members, stretch.values[first:last + 1], strict=True))
-        tokens = sum(c.tokens for c in members)
+        tokens = stretch.tokens(first, last)
         chosen.append(Segment(stretch.doc_id, members[0].position, members[-1].position,
                               Span(stretch.doc_id, members[0].start, members[-1].end), value, tokens, explained))
         remaining -= tokens
         for lo, hi in ((0, first), (last + 1, len(stretch.chunks))):
             if lo < hi:
                 stretches.append(_Stretch(stretch.doc_order, stretch.doc_id, stretch.chunks[lo:hi],
-                                          stretch.values[lo:hi]))
+                                          stretch.values[lo:hi], span_tokens))
     dropped = _dropped_hits(stretches, hit_ranks, chosen, remaining, settings)
     return SegmentSelection(tuple(chosen), dropped, sum(s.tokens for s in chosen), budget_tokens)
 
@@ -303,7 +326,7 @@ def _best_around(stretch: _Stretch, index: int, max_chunks: int) -> tuple[float,
     for first in range(max(0, index - max_chunks + 1), index + 1):
         for last in range(index, min(len(stretch.chunks), first + max_chunks)):
             value = sum(stretch.values[first:last + 1])
-            tokens = sum(c.tokens for c in stretch.chunks[first:last + 1])
+            tokens = stretch.tokens(first, last)
             if best is None or (value, -tokens) > (best[0], -best[1]):
                 best = (value, tokens)
     assert best is not None
@@ -354,7 +377,8 @@ class Segments(Expansion):
         rt = ctx.runtime
         documents = candidate_documents(rt, hits, ctx.query_vector, self.max_segment_chunks - 1)
         budget = ctx.budget or sum(c.tokens for d in documents for c in d.chunks)
-        selection = extract_segments(documents, {h.chunk_id: h.rank for h in hits}, budget, self.settings())
+        selection = extract_segments(documents, {h.chunk_id: h.rank for h in hits}, budget, self.settings(),
+                                     ctx.corpus.span_tokens)
         return segment_passages(rt, hits, selection)
 
     def describe(self, unit: str) -> str:
@@ -396,8 +420,8 @@ def _passage(rt: LoadedSet, segment: Segment, rank: int, hit_of: dict[int, Hit])
     head = (f"segment value {segment.value:+.2f}: {last - first + 1} chunk(s), {segment.tokens} tokens, "
             f"hit(s) {', '.join(f'#{h.rank}' for h in hits) or 'none'}")
     return Passage(rt.range_span(first, last), tuple(h.chunk_id for h in hits), tuple(h.span for h in hits), rank,
-                   hits[0].score if hits else segment.value, (first, last),
-                   0 if rt.info.config.overlap else segment.tokens, (head, *segment.reasons))
+                   hits[0].score if hits else segment.value, (first, last), segment.tokens,
+                   (head, *segment.reasons))
 
 
 def segment_passages(rt: LoadedSet, hits: Sequence[Hit], selection: SegmentSelection,
