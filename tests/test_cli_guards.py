@@ -358,3 +358,14 @@ def test_workbench_debug_prints_the_traceback_of_an_unexpected_error(capsys, mon
         assert "workbench: error:" in err and "bug's key" in err
         assert ("Traceback (most recent call last)" in err) == (setting == "1")
         assert ("in broken" in err) == (setting == "1")
+
+
+def test_a_registry_chunkers_overlap_is_checked_like_the_built_in_one(capsys, tmp_path):
+    # the guard read the config's own fields, which are the defaults for a registry chunker: it never fired
+    data = tmp_path / "data"
+    code, _, err = run_cli(capsys, "index", SAMPLE / "deploy-guide.md", "--chunker",
+                           '{"name": "recursive", "max_tokens": 100, "overlap": 80}', "--data-dir", data, "--quiet")
+    assert code == 1 and one_line_error(err, "--overlap 80 is too large for 100-tokens chunks") and not data.exists()
+    code, _, err = run_cli(capsys, "index", SAMPLE / "deploy-guide.md", "--chunker", "semchunk", "--chunk-size", "64",
+                           "--overlap", "40", "--data-dir", data, "--quiet")
+    assert code == 1 and one_line_error(err, "at most 31") and not data.exists()

@@ -91,3 +91,18 @@ def test_no_class_is_assembled_from_mixins():
     inherits from two classes of the package, whose private state the parts would then share."""
     offenders = _project_bases()
     assert not offenders, f"compose parts instead of inheriting from two project classes: {offenders}"
+
+
+def test_a_chunkers_size_and_overlap_are_read_from_the_chunker_only():
+    """One chunker form: outside ``core/ingest`` nothing reads a chunk configuration's own ``size`` / ``overlap`` /
+    ``unit`` fields (they are the defaults for a registry chunker, whose size lives in its parameters); code asks
+    ``chunk_size`` / ``chunk_overlap`` / ``chunk_unit``. The strategy JSON reader is the one edge that writes the
+    legacy flat fields."""
+    import re
+
+    field = re.compile(r"\b\w*(config|chunk)\.(size|overlap|unit)\b")
+    edge = PACKAGE / "core" / "retrieve" / "strategy" / "json_form.py"
+    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+             for path in sources() if "ingest" not in path.relative_to(PACKAGE).parts[:2] and path != edge
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if field.search(line)]
+    assert not found, "\n".join(found)

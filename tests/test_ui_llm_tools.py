@@ -80,3 +80,18 @@ def test_make_questions_dialog_and_menu(qtbot, make_window, hash_ws, tmp_path):
     tool = window.dialogs.tool
     assert tool.isVisible() and tool.size_box.value() == window.compare.a.strategy().chunk.size
     tool.close()
+
+
+def test_contextualize_sizes_a_registry_chunker_by_its_own_parameter(qtbot, hash_ws):
+    from workbench.core.ingest.chunkers.choice import apply_chunker, chunk_overlap, chunk_size, chunker_name
+
+    recursive = apply_chunker(ChunkConfig(), {"name": "recursive", "max_tokens": 96, "overlap": 16})
+    dialog = ContextualizeDialog(hash_ws, recursive, llm_factory=lambda ws, kind: ScriptedLLM())
+    qtbot.addWidget(dialog)
+    assert dialog.size_box.value() == 96 and dialog.size_box.suffix() == " tokens"  # showed the fields' 200
+    dialog.size_box.setValue(64)
+    config = dialog.config()
+    assert chunker_name(config) == "recursive" and chunk_size(config) == 64 and chunk_overlap(config) == 16
+    assert config.contextual
+    dialog.size_box.setValue(24)  # an overlap of 16 is over half of 24: dropped rather than refused later
+    assert chunk_size(dialog.config()) == 24 and chunk_overlap(dialog.config()) == 0

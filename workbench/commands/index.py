@@ -20,7 +20,7 @@ from workbench.commands.common import (
     progress_printer,
     size_mb,
 )
-from workbench.core.ingest.chunkers.choice import apply_chunker
+from workbench.core.ingest.chunkers.choice import apply_chunker, chunk_overlap, chunk_size, chunk_unit
 from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.values import ChunkConfig, max_overlap
 
@@ -40,9 +40,10 @@ def chunk_config(args: argparse.Namespace, base: ChunkConfig | None = None) -> C
         config = apply_chunker(start, getattr(args, "chunker", None), size=args.chunk_size, overlap=args.overlap)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    if config.overlap > max_overlap(config.size):
-        raise UserError(f"--overlap {config.overlap} is too large for {config.size}-{config.unit} chunks: it must be "
-                        f"below half the chunk size (at most {max_overlap(config.size)}), or chunking crawls")
+    size, overlap, unit = chunk_size(config), chunk_overlap(config), chunk_unit(config)
+    if size and overlap > max_overlap(size):  # whichever chunker: read from its own parameters
+        raise UserError(f"--overlap {overlap} is too large for {size}-{unit} chunks: it must be "
+                        f"below half the chunk size (at most {max_overlap(size)}), or chunking crawls")
     return config
 
 

@@ -45,7 +45,7 @@ from workbench.core.evaluate.question_prompts import (
     two_part_messages,
 )
 from workbench.core.ingest.chunking import chunk_document
-from workbench.core.ingest.values import ChunkConfig
+from workbench.core.ingest.values import Windowing
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.llm.open import LLMUsage, call_llm
@@ -110,7 +110,7 @@ class GenerationResult:
 def candidate_passages(ws: EvalWorkspace, doc_ids: Sequence[int],
                        passage_tokens: int = 160) -> dict[int, list[tuple[int, int]]]:
     """Passages per document: structure-aware chunks of ``passage_tokens`` with enough text."""
-    config = ChunkConfig(size=passage_tokens, structure_aware=True)
+    config = Windowing("tokens", passage_tokens, 0, structure_aware=True)
     out: dict[int, list[tuple[int, int]]] = {}
     for doc_id in doc_ids:
         doc = ws.corpus.document(doc_id)

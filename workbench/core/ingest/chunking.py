@@ -21,7 +21,7 @@ from workbench.core.ingest.boundaries import tile_spans
 from workbench.core.ingest.headings import Heading, heading_path_at, section_spans
 from workbench.core.ingest.sentences import sentence_spans
 from workbench.core.ingest.tokens import TokenCounter, match_spans, split_long
-from workbench.core.ingest.values import ChunkConfig, ChunkPiece
+from workbench.core.ingest.values import ChunkPiece, WindowShape
 
 _WORD = re.compile(r"\S+")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -122,7 +122,7 @@ def _structured_windows(
 def chunk_document(
     text: str,
     headings: Sequence[Heading],
-    config: ChunkConfig,
+    config: WindowShape,
     counter: TokenCounter | None = None,
     units: np.ndarray | Sequence[tuple[int, int]] | None = None,
 ) -> list[ChunkPiece]:

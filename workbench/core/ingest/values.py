@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 UNITS = ("tokens", "words", "sentences")
 
@@ -38,6 +39,44 @@ class Document:
     note: str = ""
 
 
+class WindowShape(Protocol):
+    """What a window cutter reads (``chunking.chunk_document``): the unit, the size and overlap in it, and whether
+    headings and paragraphs cut first. A ``ChunkConfig`` has them; the built-in chunkers pass a ``Windowing``
+    read from their own parameters."""
+
+    @property
+    def unit(self) -> str: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def overlap(self) -> int: ...
+    @property
+    def structure_aware(self) -> bool: ...
+
+
+def check_window(unit: str, size: int, overlap: int) -> None:
+    """``ValueError`` when ``unit`` is unknown, ``size`` below 1, or ``overlap`` negative or not below ``size``."""
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {', '.join(UNITS)}, not {unit!r}")
+    if size < 1:
+        raise ValueError("chunk size must be at least 1")
+    if not 0 <= overlap < size:
+        raise ValueError("overlap must be at least 0 and smaller than the chunk size")
+
+
+@dataclass(frozen=True)
+class Windowing:
+    """The windows a built-in chunker cuts (``fixed``, ``sentence``, ``structure``): from its parameters alone."""
+
+    unit: str
+    size: int
+    overlap: int = 0
+    structure_aware: bool = False
+
+    def __post_init__(self) -> None:
+        check_window(self.unit, self.size, self.overlap)
+
+
 @dataclass(frozen=True)
 class ChunkConfig:
     """How a chunk set is cut and what is embedded for each chunk."""
@@ -51,12 +90,7 @@ class ChunkConfig:
     chunker: str = ""  # a registry chunker (canonical JSON, see chunkers.choice); "" = cut by the fields above
 
     def __post_init__(self) -> None:
-        if self.unit not in UNITS:
-            raise ValueError(f"unit must be one of {', '.join(UNITS)}, not {self.unit!r}")
-        if self.size < 1:
-            raise ValueError("chunk size must be at least 1")
-        if not 0 <= self.overlap < self.size:
-            raise ValueError("overlap must be at least 0 and smaller than the chunk size")
+        check_window(self.unit, self.size, self.overlap)
 
     def to_json(self) -> str:
         """Canonical JSON of the fields (stable key order; optional flags only when set, so adding a

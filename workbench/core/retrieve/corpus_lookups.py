@@ -16,7 +16,7 @@ from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.documents import Document
 from workbench.core.ingest.headings import section_spans
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
-from workbench.core.ingest.values import ChunkConfig
+from workbench.core.ingest.values import Windowing
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.retrieve.workspace_cache import WorkspaceCache
 from workbench.core.spans import Span
@@ -101,7 +101,7 @@ class CorpusLookups:
             doc = self.document(doc_id)
             if parent_size:
                 units = self.token_offsets(doc_id) if unit == "tokens" else None
-                pieces = chunk_document(doc.text, doc.headings, ChunkConfig(unit=unit, size=parent_size),
+                pieces = chunk_document(doc.text, doc.headings, Windowing(unit, parent_size),
                                         self.counter, units=units)
                 spans = [(p.start, p.end) for p in pieces]
             else:

@@ -10,6 +10,7 @@ take the workspace, a job queue and a callback, not the window); the dialogs als
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.core.ingest.chunkers.choice import chunk_overlap, chunk_size, chunk_unit, with_chunk_size
 from workbench.core.ingest.chunkers.identity import chunking_label
-from workbench.core.ingest.values import ChunkConfig
+from workbench.core.ingest.values import ChunkConfig, max_overlap
 from workbench.ui.jobs.dialog_job import DialogJob
 from workbench.ui.jobs.job_progress import JobProgress
 from workbench.ui.jobs.workers import JobFn, JobRunner, Worker
@@ -145,8 +147,9 @@ class ContextualizeDialog(_ToolDialog):
         self.base = config
         self.size_box = QSpinBox()
         self.size_box.setRange(8, 4000)
-        self.size_box.setValue(config.size)
-        self.size_box.setSuffix(f" {config.unit}")
+        self.size_box.setValue(chunk_size(config))
+        self.size_box.setSuffix(f" {chunk_unit(config)}")
+        self.size_box.setEnabled(chunk_size(config) > 0)  # a chunker without a size (headings) keeps its cuts
         self.heading = QCheckBox("Also embed the heading path")
         self.heading.setChecked(config.heading_prefix)
         self.form.addRow("Chunk size", self.size_box)
@@ -160,11 +163,11 @@ class ContextualizeDialog(_ToolDialog):
 
     def config(self) -> ChunkConfig:
         """The contextual chunk configuration the form describes."""
-        values = {**self.base.__dict__, "size": self.size_box.value(), "heading_prefix": self.heading.isChecked(),
-                  "contextual": True}
-        if values["overlap"] >= values["size"]:
-            values["overlap"] = 0
-        return ChunkConfig(**values)
+        base = self.base
+        if chunk_size(base):  # the size lands on the chunker's own parameter, whichever chunker it is
+            size = self.size_box.value()
+            base = with_chunk_size(base, size, chunk_overlap(base) if chunk_overlap(base) <= max_overlap(size) else 0)
+        return replace(base, heading_prefix=self.heading.isChecked(), contextual=True)
 
     def job(self, llm_kind: str) -> JobFn:
         from workbench.core.index.situating import build_contextual_set

@@ -142,6 +142,20 @@ def chunk_size(config: ChunkConfig) -> int:
     return int(value)
 
 
+def chunk_overlap(config: ChunkConfig) -> int:
+    """The overlap ``config`` cuts with, wherever it lives (see ``chunk_size``): the chunker's ``overlap``
+    parameter in ``chunk_unit`` units (``late``: its base chunker's); 0 when the chunker has none."""
+    name, params = config_chunker(config)
+    kind = get_kind(name)
+    if kind.name == "late":
+        raw = params.get("base_params", "{}")
+        base_params = json.loads(raw) if isinstance(raw, str) else dict(raw)  # type: ignore[call-overload]
+        return chunk_overlap(apply_chunker(ChunkConfig(), {"name": str(params.get("base", "fixed")), **base_params}))
+    if not any(p.name == "overlap" for p in kind.params):
+        return 0
+    return int(kind.checked_params(**params)["overlap"])
+
+
 def chunk_unit(config: ChunkConfig) -> str:
     """What ``chunk_size(config)`` counts: the chunker's ``unit`` parameter where it has one (``fixed``,
     ``structure``; ``sentence`` counts sentences), else tokens (every other chunker measures in tokens)."""

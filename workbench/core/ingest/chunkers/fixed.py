@@ -22,28 +22,29 @@ from workbench.core.ingest.chunkers.protocol import (
 from workbench.core.ingest.chunking import chunk_document
 from workbench.core.ingest.headings import Heading
 from workbench.core.ingest.tokens import TokenCounter
-from workbench.core.ingest.values import UNITS, ChunkConfig, counted
+from workbench.core.ingest.values import UNITS, Windowing, counted
 
 
 class ConfigChunker:
-    """A ``ChunkConfig`` (unit, size, overlap, structure awareness) as a protocol chunker."""
+    """Windows of units (``Windowing``: unit, size, overlap, structure awareness) as a protocol chunker."""
 
-    def __init__(self, spec: ChunkerSpec, config: ChunkConfig, counter: TokenCounter | None) -> None:
-        if config.unit == "tokens" and counter is None:
+    def __init__(self, spec: ChunkerSpec, windowing: Windowing, counter: TokenCounter | None) -> None:
+        if windowing.unit == "tokens" and counter is None:
             raise ChunkerError(f"chunker {spec.name!r} counts tokens and needs a token counter")
         self.spec = spec
-        self.config = config
+        self.windowing = windowing
         self._counter = counter
 
     def chunk(self, text: str, headings: Sequence[Heading]) -> list[Cut]:
-        """The spans ``chunk_document`` cuts for this configuration."""
-        return [(p.start, p.end) for p in chunk_document(text, headings, self.config, self._counter)]
+        """The spans ``chunk_document`` cuts for these windows."""
+        return [(p.start, p.end) for p in chunk_document(text, headings, self.windowing, self._counter)]
 
 
-def _config(spec: ChunkerSpec, unit: str, structure_aware: bool) -> ChunkConfig:
+def _config(spec: ChunkerSpec, unit: str, structure_aware: bool) -> Windowing:
+    """The windows the spec's own parameters describe (no second form in between)."""
     params = spec.param_dict
     try:
-        return ChunkConfig(unit, int(params["size"]), int(params["overlap"]), structure_aware=structure_aware)
+        return Windowing(unit, int(params["size"]), int(params["overlap"]), structure_aware)
     except ValueError as exc:
         raise ChunkerError(f"chunker {spec.name!r}: {exc}") from None
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from workbench.core.ingest.chunkers.choice import chunk_unit
 from workbench.core.ingest.values import counted
 from workbench.core.retrieve.expansions.base import Expansion, Knob, check_not_negative, register
 from workbench.core.retrieve.passages import DocText, Passage, Window, merge_windows
@@ -65,7 +66,7 @@ class Parent(Expansion):
 
     def expand(self, ctx: SearchInputs, hits: Sequence[Hit]) -> list[Passage]:
         """Parents of the hits, best first."""
-        corpus, unit = ctx.corpus, ctx.runtime.info.config.unit
+        corpus, unit = ctx.corpus, chunk_unit(ctx.runtime.info.config)
         return parent_windows(ctx.runtime, hits, lambda d: corpus.parents_of(d, self.parent_size, unit),
                                  self.parent_top_k, self.parent_merge, corpus.doc_text)
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field, replace
 
 from workbench.core.index.embedder_pool import model_label, normalise_model_spec
-from workbench.core.ingest.chunkers.choice import chunk_size, with_chunk_size
+from workbench.core.ingest.chunkers.choice import chunk_size, chunk_unit, with_chunk_size
 from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.coarse_hits import check_coarse, coarse_configs
@@ -117,7 +117,7 @@ class Strategy:
         parts = [self.search_config.describe(self.top_k), chunking_label(self.chunk)]
         if self.model:
             parts.append(f"embedded by {model_label(self.model)}")
-        expansion = self.expander.describe(self.chunk.unit)
+        expansion = self.expander.describe(chunk_unit(self.chunk))
         if expansion:
             parts.append(expansion)
         for step in sorted(self.steps, key=lambda s: s.phrase_order):
