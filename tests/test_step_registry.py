@@ -23,7 +23,8 @@ class ReverseHits(Step):
 
     kind: ClassVar[str] = "reverse"
     order: ClassVar[int] = 50
-    knobs: ClassVar[tuple[Knob, ...]] = (Knob("reverse_hits", "Reverse", 0, 1, 1, "Reverse the hits.",
+    knobs: ClassVar[tuple[Knob, ...]] = (Knob("reverse_hits", "Reverse", 0, 1, 1,
+                                              "Reverse the hits: the worst-ranked first.",
                                               cli_help="reverse the hits"),)
 
     reverse_hits: bool = False
@@ -53,10 +54,11 @@ def registered():
 
 def test_a_registered_step_is_part_of_the_strategy_and_its_json(registered):
     plain = PRESETS["plain"]
-    assert plain.setting("reverse_hits") is False and plain.to_dict()["reverse_hits"] is False
+    assert plain.setting("reverse_hits") is False and "reverse_hits" not in plain.to_dict(), \
+        "registering a step changes no stored JSON: a step at its default is not written"
     reversed_plain = from_dict({"reverse_hits": True}, plain)
     assert reversed_plain.step(ReverseHits).active and reversed_plain != plain
-    assert from_dict(reversed_plain.to_dict()) == reversed_plain
+    assert reversed_plain.to_dict()["reverse_hits"] is True and from_dict(reversed_plain.to_dict()) == reversed_plain
     assert reversed_plain.describe().endswith("hits reversed") and ("reverse", "reversed") in chips(reversed_plain)
     assert from_dict(plain.to_dict()) == plain, "a strategy made before the step was registered still equals"
     with pytest.raises(ValueError, match="reverse_hits"):
@@ -87,7 +89,8 @@ def test_a_registered_step_gets_its_control_in_the_window(registered, qtbot):
     seen = []
     model.strategyChanged.connect(lambda side, strategy: seen.append(strategy) if side == "A" else None)
     control = panel.steps.controls["reverse_hits"]
-    assert isinstance(control, QCheckBox) and control.text() == "Reverse" and control.toolTip() == "Reverse the hits."
+    assert isinstance(control, QCheckBox) and control.text() == "Reverse"
+    assert control.toolTip() == "Reverse the hits: the worst-ranked first."
     control.setChecked(True)
     assert seen[-1].setting("reverse_hits") is True
     model.set_strategy("A", from_dict({"reverse_hits": False}, seen[-1]))
@@ -108,7 +111,7 @@ class KeepHits(Step):
 
     kind: ClassVar[str] = "keep"
     order: ClassVar[int] = 60
-    knobs: ClassVar[tuple[Knob, ...]] = (Knob("keep_hits", "Keep", 0, 10, 1, "Keep only the first hits.",
+    knobs: ClassVar[tuple[Knob, ...]] = (Knob("keep_hits", "Keep", 0, 10, 1, "Keep only the first hits, by rank.",
                                               special="all", cli_help="keep only the first N hits"),)
 
     keep_hits: int = 0
@@ -160,3 +163,8 @@ def test_a_registered_step_is_a_sweep_key_in_the_cli_table_and_the_lab(keep_regi
     fill_summary(table, list(rows.values()), {})
     shown = {table.item(i, 0).text(): table.item(i, 0).toolTip() for i in range(table.rowCount())}
     assert "first 1 hits kept" in shown["plain · top-4 keep_hits=1"]
+
+
+def test_a_knob_says_what_it_does():
+    with pytest.raises(ValueError, match="tooltip must say what it does in more than 30"):
+        Knob("reverse_hits", "Reverse", 0, 1, 1, "Reverse the hits.")

@@ -8,11 +8,15 @@ from dataclasses import dataclass
 ParamValue = int | float | str | bool  # the type of every expansion and step field
 
 
+MIN_TOOLTIP = 30  # characters: a knob's tooltip explains it (the window's tests read every one)
+
+
 @dataclass(frozen=True)
 class Knob:
     """How a control edits one field: range, step and the words shown around it. A ``str`` field with two
     ``choices`` (off, on) is a check box in the window; ``cli_help`` is the help of its command-line option
-    (``--field-name``) for a later step's knob."""
+    (``--field-name``) for a later step's knob. The ``tooltip`` is the control's explanation in the window and
+    must say what the knob does in more than ``MIN_TOOLTIP`` characters (a name repeated is refused here)."""
 
     field: str
     label: str
@@ -25,6 +29,11 @@ class Knob:
     suffix: str = ""  # a unit shown after the value (" tok")
     choices: tuple[str, ...] = ()  # the values of a str field
     cli_help: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.tooltip.strip()) <= MIN_TOOLTIP:
+            raise ValueError(f"knob {self.field!r}: its tooltip must say what it does in more than {MIN_TOOLTIP} "
+                             f"characters, not {self.tooltip!r}")
 
     @property
     def option(self) -> str:

@@ -19,7 +19,7 @@ from workbench.core.retrieve.inputs import LLMSource, SearchInputs
 from workbench.core.retrieve.lru import LRU
 from workbench.core.retrieve.passages import Passage
 from workbench.core.retrieve.search import Hit, bm25_search, dense_search, fuse_rrf
-from workbench.core.retrieve.steps.base import Expand, Run
+from workbench.core.retrieve.steps.base import Expand, Run, in_step_order
 from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.retrieve.strategy.search_config import SearchConfig
 from workbench.core.retrieve.summaries import SectionCache
@@ -140,8 +140,8 @@ class Retriever:
         for step in strategy.steps:
             t0 = time.perf_counter()
             reordered = step.reorder_hits(run, hits)
-            if reordered is not None:
-                hits = reordered
+            if reordered is not None:  # the hits leave the step in its order
+                hits = in_step_order(reordered)
                 run.timings[f"{step.kind}_ms"] = (time.perf_counter() - t0) * 1000
         if not strategy.expander.groups_hits:
             hits = hits[: strategy.top_k]

@@ -118,7 +118,8 @@ class Step:
         return search
 
     def reorder_hits(self, run: Run, hits: list[Hit]) -> list[Hit] | None:
-        """The hits in this step's order, or None when it does not reorder them."""
+        """The hits in this step's order, or None when it does not reorder them. The list's order is the order:
+        the pipeline ranks the hits 1, 2, 3 … as returned (``in_step_order``), so a step need not renumber them."""
         return None
 
     @property
@@ -144,6 +145,13 @@ STEP_TYPES: dict[str, type[Step]] = {}
 """Registered step kinds, in ``order``."""
 STEP_FIELDS: dict[str, str] = {}
 """Field name → the step kind that owns it."""
+
+
+def in_step_order(hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` ranked 1, 2, 3 … in the order given (a step's order is its list's), each keeping the rank it had
+    before its first reordering as ``first_rank``."""
+    return [h if h.rank == i else replace(h, rank=i, first_rank=h.first_rank or h.rank)
+            for i, h in enumerate(hits, start=1)]
 
 
 def register_step(cls: type[Step]) -> type[Step]:

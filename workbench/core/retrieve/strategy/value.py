@@ -17,7 +17,7 @@ from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.coarse_hits import check_coarse, coarse_configs
 from workbench.core.retrieve.expansions import Expansion, NoExpansion
 from workbench.core.retrieve.expansions.base import ParamValue, with_changes
-from workbench.core.retrieve.steps import STEP_TYPES, Step
+from workbench.core.retrieve.steps import Step
 from workbench.core.retrieve.steps.base import S, normal_steps, setting, step_of, with_step_changes
 from workbench.core.retrieve.steps.llm_rerank import Rerank
 from workbench.core.retrieve.strategy.search_config import SearchConfig
@@ -130,11 +130,13 @@ class Strategy:
 
     def to_dict(self) -> StrategyJson:
         """JSON-ready, composed: ``chunk``, ``search`` (mode and fusion settings) and ``expansion`` (``kind``
-        and its own fields) as objects, top-k, the budget and every later step's fields beside them (``model``
-        only when set). ``json_form.from_dict`` reads it back, as it reads the flat form of earlier versions."""
+        and its own fields) as objects, top-k, the budget, and beside them the fields of the later steps the
+        strategy holds (those that differ from their defaults: registering a new step changes no stored JSON;
+        ``model`` only when set). ``json_form.from_dict`` reads it back, as it reads the flat form of earlier
+        versions, which wrote every step's defaults."""
         general: StrategyJson = {"top_k": self.top_k, "candidate_k": self.candidate_k, "budget": self.budget}
-        for cls in STEP_TYPES.values():
-            general.update(self.step(cls).to_dict())
+        for step in self.steps:
+            general.update(step.to_dict())
         if self.model:
             general["model"] = self.model
         return {"name": self.name, "chunk": self.chunk.as_dict(), "search": dict(self.search_config.to_dict()),
