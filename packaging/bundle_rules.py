@@ -49,6 +49,14 @@ PRUNE = (
     "torch/lib/libjitbackend_test.so", "torch/lib/libtorchbind_test.so", "torch/lib/libbackend_with_compiler.so",
     "torch/lib/libaoti_custom_ops.so",  # libraries torch's own tests load
     "*.a",  # static libraries
+    # pyarrow (170 MB installed, 26.0): the workbench only reads and writes local Parquet files. Left out: Flight
+    # (RPC), the S3 / GCS / Azure / HDFS file systems, Substrait, CUDA and Gandiva, with the Cython modules that
+    # load them (pyarrow imports each only when asked for it), its C++ headers and Cython sources.
+    "pyarrow/libarrow_flight.so*", "pyarrow/_flight*.so", "pyarrow/libarrow_s3.so*", "pyarrow/_s3fs*.so",
+    "pyarrow/_gcsfs*.so", "pyarrow/_azurefs*.so", "pyarrow/_hdfs*.so", "pyarrow/libarrow_substrait.so*",
+    "pyarrow/_substrait*.so", "pyarrow/libarrow_cuda.so*", "pyarrow/_cuda*.so", "pyarrow/libgandiva.so*",
+    "pyarrow/gandiva*.so", "pyarrow/include/*", "pyarrow/src/*", "pyarrow/*.pyx", "pyarrow/*.pxd",
+    "pyarrow/*.pxi", "pyarrow/tests/*",
 )
 
 # Libraries whose symbol tables are stripped after collection (places in the bundle's _internal/ folder):

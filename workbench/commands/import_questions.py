@@ -1,6 +1,8 @@
 """``workbench import-questions FORMAT SOURCE --set NAME``: a benchmark of the field, from files the person
 supplies, into a question set stored in the data folder. Its documents are indexed, every span is checked against
-the stored text; what could not be located (a count and the first few) and what was skipped (by reason) is said."""
+the stored text; how each reference was found, every question left out, the rows merged and what was skipped (by
+reason) is said. ``--preview`` says the same from the files alone, with the first questions and their references,
+and writes nothing (no data folder is opened)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,14 @@ def run(args: argparse.Namespace) -> int:
         parsed = READERS[args.format](source)
     except (DatasetError, ValueError) as exc:
         raise UserError(str(exc)) from None
+    if args.preview:
+        from workbench.core.evaluate.importers.base import preview
+
+        seen = preview(parsed)
+        data = {**seen.report.as_dict(), "set": args.set, "questions": seen.questions,
+                "first": [{"item": i, "question": q, "references": refs} for i, q, refs in seen.first]}
+        emit(args, data, "\n".join(seen.lines() + ["nothing was written (--preview)"]))
+        return 0
     ws = open_workspace(args)
     try:
         report = import_parsed(ws, parsed, args.set, args.format, progress_printer(args.quiet))
@@ -40,5 +50,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("format", choices=FORMATS, metavar="FORMAT", help=f"one of {', '.join(FORMATS)}")
     p.add_argument("source", metavar="SOURCE", help="the benchmark's file or folder (see docs/evaluation.md)")
     p.add_argument("--set", required=True, metavar="NAME", help="the new question set's name")
+    p.add_argument("--preview", action="store_true",
+                   help="read the benchmark and locate every reference in its files, print the report and the first "
+                        "questions with their references, and write nothing")
     add_common(p)
     p.set_defaults(func=run)

@@ -34,6 +34,7 @@ __all__ = ["CORPORA_DIR", "QUESTIONS_FILE", "DatasetError", "Question", "Questio
            "save_question_set"]
 
 QUESTIONS_FILE = "questions.csv"
+PUBLISHED_QUESTIONS_FILE = "questions_df.csv"  # general_evaluation_data/ in Chroma's chunking_evaluation
 CORPORA_DIR = "corpora"
 _CORPUS_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
@@ -127,6 +128,8 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
     except FileNotFoundError as exc:
         raise DatasetError(str(exc)) from None
     qfile = root / QUESTIONS_FILE
+    if not qfile.is_file() and (root / PUBLISHED_QUESTIONS_FILE).is_file():
+        qfile = root / PUBLISHED_QUESTIONS_FILE  # the name Chroma's repository publishes its questions under
     if not qfile.is_file():
         raise DatasetError(f"{root} is not a question set: {QUESTIONS_FILE} {_what_is_there(qfile)}")
     texts: dict[str, str] = {}
@@ -164,7 +167,7 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
         if missing:
             raise DatasetError(f"{qfile}: missing column(s) {', '.join(sorted(missing))}")
         for index, row in enumerate(_csv_rows(reader, qfile)):
-            where = f"{QUESTIONS_FILE} row {index + 2}"
+            where = f"{qfile.name} row {index + 2}"
             if any(row.get(k) is None for k in ("question", "references", "corpus_id")):
                 raise DatasetError(f"{where} (line {reader.line_num}): has {len(row) - (None in row)} field(s), "
                                    "expected question, references and corpus_id")

@@ -1,8 +1,11 @@
 """*Import questions…* (File menu and the lab's Questions tab): a benchmark of the field, from a file or folder the
 person picks, into a new question set stored in the data folder — the importers of ``workbench import-questions``
-(``core/evaluate/importers``), run as a job with progress and Cancel. The report says what was imported, what
-could not be located (a count and the first few) and what was skipped and why; ``imported(name)`` lets the
-Questions tab show the new set selected.
+(``core/evaluate/importers``), run as a job with progress and Cancel. *Preview* comes first and writes nothing:
+the same report the import gives (questions, rows merged, references located exactly / after normalising spaces /
+quotes, not found, each question left out named, what was skipped and why) and the first questions with their
+references as located; then *Import N questions* writes the set, or *Cancel* leaves without writing anything.
+Changing the format, the source or the name asks for a new preview. ``imported(name)`` lets the Questions tab show
+the new set selected.
 """
 
 from __future__ import annotations
@@ -30,19 +33,21 @@ from workbench.ui.jobs.job_progress import JobProgress
 from workbench.ui.jobs.workers import JobRunner
 
 if TYPE_CHECKING:
-    from workbench.core.evaluate.importers import ImportReport
+    from workbench.core.evaluate.importers import ImportReport, Parsed
+    from workbench.core.evaluate.importers.base import Preview
     from workbench.core.jobs import CancelToken, ProgressSink
     from workbench.core.workspace import Workspace
 
 # format -> (what the person picks, a file or a folder); see docs/evaluation.md
 SOURCES: dict[str, tuple[str, bool]] = {
-    "chroma": ("the folder with questions_df.csv / questions.csv and the corpora", True),
+    "chroma": ("the general_evaluation_data folder (questions_df.csv or questions.csv, and corpora/)", True),
     "legalbench-rag": ("the folder with benchmarks/ and corpus/", True),
     "qasper": ("the release JSON (keyed by paper id)", False),
-    "ragbench": ("a JSON Lines or Parquet file of one subset", False),
-    "hicbench": ("the JSON Lines file (its documents beside it)", False),
-    "gutenqa": ("the folder with questions.jsonl and books/ (or documents/)", True),
-    "mtcb": ("the folder with questions.jsonl and documents/ (or books/)", True),
+    "ragbench": ("a subset's folder of Parquet (or JSON Lines) files, as the Hub has them", True),
+    "hicbench": ("HiChunk's dataset folder (qas/{dataset}.jsonl, doc/{dataset}/{_id}.txt)", True),
+    "gutenqa": ("the folder with GutenQA.parquet, or LumberChunker's Questions_-_BOOK.xlsx and BOOK_Paragraph.xlsx",
+                True),
+    "mtcb": ("the folder with the questions/ and corpus/ configs (Parquet or JSON Lines)", True),
     "squad": ("the SQuAD-style JSON", False),
 }
 
@@ -66,8 +71,11 @@ class ImportQuestionsDialog(QDialog):
         self.hint = QLabel()
         self.hint.setObjectName("muted")
         self.hint.setWordWrap(True)
-        self.start_button = QPushButton("Import")
+        self.start_button = QPushButton("Preview")
         self.start_button.setObjectName("primary")
+        self.cancel_button = QPushButton("Cancel")
+        self._parsed: Parsed | None = None
+        self._previewed: tuple[str, str, str] | None = None  # (format, source, name) the preview was made for
         self.progress = JobProgress()
         self.report = QLabel()
         self.report.setWordWrap(True)
@@ -82,6 +90,7 @@ class ImportQuestionsDialog(QDialog):
         form.addRow("Into set", self.set_name)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.start_button)
         lay = QVBoxLayout(self)
         lay.addLayout(form)
@@ -91,10 +100,20 @@ class ImportQuestionsDialog(QDialog):
         self.format.currentTextChanged.connect(self._format_changed)
         self.browse.clicked.connect(self._choose)
         self.start_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.reject)
         self.set_name.returnPressed.connect(self.start)
+        for edit in (self.source, self.set_name):
+            edit.textChanged.connect(self._inputs_changed)
+        self.format.currentTextChanged.connect(self._inputs_changed)
         self.task = DialogJob(self.runner, self.progress, self.start_button,
                               lambda text: self.report.setText(for_the_window(text)), self)
         self._format_changed(self.format.currentText())
+
+    def _inputs_changed(self, *_: object) -> None:
+        """Another format, source or name: the preview no longer holds; the next click previews again."""
+        if self._previewed is not None and not self.task.running:
+            self._previewed, self._parsed = None, None
+            self.start_button.setText("Preview")
 
     def _format_changed(self, fmt: str) -> None:
         self.hint.setText(f"{fmt}: {SOURCES[fmt][0]} (see docs/evaluation.md); nothing is downloaded")
@@ -116,8 +135,10 @@ class ImportQuestionsDialog(QDialog):
         return self.task.running
 
     def start(self) -> bool:
-        """Check the inputs (a refusal is said in the report, nothing is written) and start the import."""
+        """Check the inputs (a refusal is said in the report, nothing is written); then, the first time, preview
+        the import (read the files, locate every reference, write nothing); once previewed, import."""
         from workbench.core.evaluate.importers import READERS, import_parsed
+        from workbench.core.evaluate.importers.base import preview
         from workbench.core.evaluate.stored_sets import check_set_name
 
         if self.task.running:
@@ -134,12 +155,29 @@ class ImportQuestionsDialog(QDialog):
             self.report.setText(for_the_window(str(exc)))
             return False
         ws = self.ws
+        key = (fmt, str(source), name)
+        parsed = self._parsed
+        if self._previewed != key or parsed is None:
+            def look(progress: ProgressSink, cancel: CancelToken) -> tuple[Parsed, Preview]:
+                got = READERS[fmt](source)
+                return got, preview(got)
+
+            return self.task.run(look, "preview import", f"Reading {fmt}", lambda r: self._previewed_result(key, r),
+                                 "not imported: ", "cancelled: nothing was read into the data folder")
 
         def job(progress: ProgressSink, cancel: CancelToken) -> ImportReport:
-            return import_parsed(ws, READERS[fmt](source), name, fmt, progress, cancel)
+            return import_parsed(ws, parsed, name, fmt, progress, cancel)
 
         return self.task.run(job, "import questions", f"Importing {fmt}", self._result, "not imported: ",
                              "cancelled: no question set was written")
+
+    def _previewed_result(self, key: tuple[str, str, str], result: object) -> None:
+        parsed, seen = cast("tuple[Parsed, Preview]", result)
+        self._parsed, self._previewed = parsed, key
+        self.report.setText(for_the_window("\n".join(seen.lines(100) + ["nothing is written until you import"])))
+        self.start_button.setText(f"Import {seen.questions} question(s)" if seen.questions else "Preview")
+        if not seen.questions:
+            self._previewed, self._parsed = None, None
 
     def cancel(self) -> None:
         """Ask the running import to stop."""
@@ -147,6 +185,8 @@ class ImportQuestionsDialog(QDialog):
 
     def _result(self, result: object) -> None:
         report = cast("ImportReport", result)
+        self._previewed, self._parsed = None, None
+        self.start_button.setText("Preview")
         self.report.setText(for_the_window("\n".join(report.lines())))
         self.imported.emit(report.set_name)
 

@@ -12,7 +12,7 @@ from workbench.core.evaluate.importers.base import ImportReport, Parsed, import_
 
 READERS: dict[str, Callable[[Path], Parsed]] = {
     "chroma": chroma.read, "legalbench-rag": legalbench.read, "qasper": qasper.read, "ragbench": ragbench.read,
-    "hicbench": hicbench.read, "gutenqa": must_contain.read, "mtcb": must_contain.read, "squad": squad.read,
+    "hicbench": hicbench.read, "gutenqa": must_contain.read, "mtcb": must_contain.read_mtcb, "squad": squad.read,
 }
 
 __all__ = ["READERS", "ImportReport", "Parsed", "import_parsed"]

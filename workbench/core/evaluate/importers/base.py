@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.core.evaluate.importers.matching import EXACT, HOW, HOW_SAID, Matcher
 from workbench.core.evaluate.question_set import DatasetError
-from workbench.core.evaluate.stored_sets import occurrences
 from workbench.core.ingest.filenames import path_key
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.spans import Span
@@ -25,7 +25,8 @@ from workbench.core.store.question_sets import NewQuestion, Provenance
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
 
-SHOWN = 5  # unlocated references listed by name; the rest are counted
+SHOWN = 5  # unlocated references listed by name in a short report; the rest are counted
+NAMED = 50  # questions left out named in the report for people (every one in its JSON form)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,52 @@ class Parsed:
     texts: dict[str, str] = field(default_factory=dict)
     items: list[Item] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # one reason per skipped item
+    missing: dict[str, str] = field(default_factory=dict)  # a document the benchmark names but lacks → why
+
+    def add_text(self, key: str, text: str) -> str:
+        """Keep an importer-built document and return the key to refer to it by. Rows that share an id never
+        replace each other's documents: the same text under the same key is one document; a different text
+        under a key already taken gets a key of its own (``key~2``, ``key~3`` …)."""
+        n, unique = 1, key
+        while unique in self.texts and self.texts[unique] != text:
+            n += 1
+            unique = f"{key}~{n}"
+        self.texts[unique] = text
+        return unique
+
+
+def same_question(a: str, b: str) -> bool:
+    """Whether two question texts are the same question (whitespace runs and case aside)."""
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def merge_repeats(items: list[Item]) -> tuple[list[Item], int, int]:
+    """The items with every repeated question made one: rows that share an id and ask the same question
+    (``same_question``) are one question whose evidence is the union of the rows' evidence (in first-seen order,
+    a piece given twice kept once) and whose answer is the first row's. Rows that share an id but ask different
+    questions stay apart; the later ones get ids of their own (``id#2`` …). Returns (items, rows merged into an
+    earlier one, ids made unique)."""
+    out: list[Item] = []
+    by_id: dict[str, list[Item]] = {}
+    merged = renamed = 0
+    for item in items:
+        same_id = by_id.setdefault(item.item_id, [])
+        first = next((i for i in same_id if same_question(i.question, item.question)), None)
+        if first is not None:
+            first.evidence += [e for e in item.evidence if e not in first.evidence]
+            first.answer = first.answer or item.answer
+            merged += 1
+            continue
+        kept = Item(item.item_id, item.question, list(dict.fromkeys(item.evidence)), item.answer)
+        if same_id:
+            renamed += 1
+            n = len(same_id) + 1
+            while f"{item.item_id}#{n}" in by_id:
+                n += 1
+            kept.item_id = f"{item.item_id}#{n}"
+        same_id.append(kept)
+        out.append(kept)
+    return out, merged, renamed
 
 
 @dataclass
@@ -71,18 +118,30 @@ class ImportReport:
     relocated: int = 0
     unlocated: list[str] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
+    located: Counter[str] = field(default_factory=Counter)  # references by how they were found (matching.HOW)
+    not_found: int = 0  # references not located (their questions are in ``unlocated``)
+    merged: int = 0  # rows that repeated a question (same id, same question) merged into it
+    renamed: int = 0  # rows that share an id with another but ask another question: given ids of their own
 
     def lines(self) -> list[str]:
         """The report for people."""
         out = [f"{self.questions} question(s) imported into {self.set_name!r} over {self.documents} document(s)"]
+        if self.merged:
+            out.append(f"{self.merged} row(s) repeated a question (same id, same question) and were merged into it: "
+                       "its evidence is the union of theirs")
+        if self.renamed:
+            out.append(f"{self.renamed} row(s) share an id with another row but ask another question: kept as "
+                       "questions of their own (id#2 …)")
+        located = ", ".join(f"{self.located[h]} {HOW_SAID[h]}" for h in HOW if self.located[h])
+        out.append(f"references located: {located or 'none'}; not found: {self.not_found}")
         if self.relocated:
             out.append(f"{self.relocated} span(s) found at other offsets than the benchmark gives (the text matched "
-                       "exactly once): taken from the stored text")
+                       "once, or nearest the given offset): taken from the stored text")
         if self.unlocated:
             out.append(f"{len(self.unlocated)} question(s) left out, their evidence not located in the text:")
-            out += [f"  {u}" for u in self.unlocated[:SHOWN]]
-            if len(self.unlocated) > SHOWN:
-                out.append(f"  … and {len(self.unlocated) - SHOWN} more")
+            out += [f"  {u}" for u in self.unlocated[:NAMED]]
+            if len(self.unlocated) > NAMED:
+                out.append(f"  … and {len(self.unlocated) - NAMED} more (every one is named with --json)")
         for reason, n in self.skipped.most_common():
             out.append(f"skipped {n}: {reason}")
         return out
@@ -91,7 +150,9 @@ class ImportReport:
         """JSON-ready form."""
         return {"set": self.set_name, "questions": self.questions, "documents": self.documents,
                 "relocated": self.relocated, "unlocated": len(self.unlocated),
-                "unlocated_first": self.unlocated[:SHOWN], "skipped": dict(self.skipped)}
+                "unlocated_first": self.unlocated[:SHOWN], "left_out": list(self.unlocated),
+                "located": {h: self.located[h] for h in HOW}, "not_found": self.not_found,
+                "merged": self.merged, "renamed": self.renamed, "skipped": dict(self.skipped)}
 
 
 def read_json(path: Path) -> Any:
@@ -108,11 +169,18 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     installed. A line that is not a JSON object raises ``DatasetError`` naming it."""
     if path.suffix.lower() == ".parquet":
         try:
+            import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError:
-            raise DatasetError(f"{path}: reading Parquet needs pyarrow, which is not installed; convert the file "
-                               "to JSON Lines") from None
-        for n, row in enumerate(pq.read_table(path).to_pylist(), start=1):
+            raise DatasetError(f"{path}: reading Parquet needs pyarrow, a dependency of the workbench that is "
+                               "missing here; reinstall the workbench (or convert the file to JSON Lines)") from None
+        try:
+            rows = pq.read_table(path).to_pylist()
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise DatasetError(f"{path}: not readable Parquet ({' '.join(str(exc).split())[:200]})") from None
+        for n, row in enumerate(rows, start=1):
+            if not isinstance(row, dict):
+                raise DatasetError(f"{path}, row {n}: not a record")
             yield n, row
         return
     if path.suffix.lower() == ".json":
@@ -138,6 +206,86 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise DatasetError(f"{path}: cannot be read ({exc})") from None
 
 
+TABLES = (".parquet", ".jsonl", ".json", ".csv", ".xlsx")  # the table files ``read_table`` reads
+
+
+def column(name: str) -> str:
+    """A column name as compared: ``Book Name``, ``book-name`` and ``book_name`` are ``book_name``."""
+    return re.sub(r"[\s-]+", "_", name.strip()).casefold()
+
+
+def read_table(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(row number, row)`` of a table: JSON Lines, a JSON list, Parquet (``read_rows``), CSV with a header
+    row, or the first sheet of an Excel ``.xlsx`` workbook with a header row (read with the standard library).
+    Column names are as published; compare them with ``column``."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        yield from _csv_rows(path)
+    elif suffix == ".xlsx":
+        yield from _xlsx_rows(path)
+    else:
+        yield from read_rows(path)
+
+
+def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    import csv
+
+    csv.field_size_limit(2**31 - 1)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            for n, row in enumerate(csv.DictReader(fh, strict=True), start=2):
+                yield n, {k: v for k, v in row.items() if isinstance(k, str)}
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise DatasetError(f"{path}: not readable CSV ({exc})") from None
+
+
+_XL = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+def _xlsx_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    import zipfile
+    from xml.etree import ElementTree
+
+    def cell_text(c: ElementTree.Element, shared: list[str]) -> str:
+        kind = c.get("t")
+        if kind == "inlineStr":
+            return "".join(t.text or "" for t in c.iter(f"{_XL}t"))
+        v = c.find(f"{_XL}v")
+        raw = v.text or "" if v is not None else ""
+        return shared[int(raw)] if kind == "s" and raw.isdigit() and int(raw) < len(shared) else raw
+
+    def col_of(ref: str) -> int:
+        n = 0
+        for ch in ref:
+            if not ch.isalpha():
+                break
+            n = n * 26 + ord(ch.upper()) - 64
+        return n - 1
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+            shared: list[str] = []
+            if "xl/sharedStrings.xml" in names:
+                root = ElementTree.fromstring(z.read("xl/sharedStrings.xml"))
+                shared = ["".join(t.text or "" for t in si.iter(f"{_XL}t")) for si in root.iter(f"{_XL}si")]
+            sheets = sorted(n for n in names if n.startswith("xl/worksheets/sheet") and n.endswith(".xml"))
+            if not sheets:
+                raise DatasetError(f"{path}: no worksheet in the workbook")
+            sheet = ElementTree.fromstring(z.read(sheets[0]))
+    except (OSError, zipfile.BadZipFile, ElementTree.ParseError, KeyError) as exc:
+        raise DatasetError(f"{path}: not a readable .xlsx workbook ({exc})") from None
+    header: list[str] = []
+    for row in sheet.iter(f"{_XL}row"):
+        cells: dict[int, str] = {}
+        for i, c in enumerate(row.iter(f"{_XL}c")):
+            cells[col_of(c.get("r") or "") if c.get("r") else i] = cell_text(c, shared)
+        if not header:
+            header = [cells.get(i, "") for i in range(max(cells, default=-1) + 1)]
+            continue
+        yield int(row.get("r") or 0), {h: cells.get(i, "") for i, h in enumerate(header) if h}
+
+
 def _file_name(key: str) -> str:
     return (re.sub(r"[^A-Za-z0-9_.-]+", "_", key).strip("._") or "doc")[:120] + ".txt"
 
@@ -160,25 +308,73 @@ def write_texts(parsed: Parsed, folder: Path) -> dict[str, Path]:
     return out
 
 
-def _locate(ev: Evidence, text: str) -> tuple[Span | None, bool, str]:
-    """(span in ``text`` or None, whether it moved, why not located)."""
+def _locate(ev: Evidence, doc: Matcher) -> tuple[Span | None, str, bool, str]:
+    """(span in the document or None, how it was found (``matching.HOW``), whether it moved from the offsets
+    the benchmark gives, why not located). At the given offsets when the text there is the evidence (or the
+    evidence has no text); else the evidence's one occurrence (or the one nearest the given offsets) exactly,
+    then after normalising spaces, then quotes and dashes."""
+    text = doc.text
     if ev.start is not None and ev.end is not None and 0 <= ev.start < ev.end <= len(text) \
             and (not ev.text or text[ev.start:ev.end] == ev.text):
-        return Span(0, ev.start, ev.end), False, ""
-    needle = ev.text
-    if not needle.strip():
-        return None, False, "the evidence is empty"
-    found = occurrences(text, needle, 2)
-    if len(found) == 1:
-        return Span(0, found[0], found[0] + len(needle)), ev.start is not None, ""
-    return None, False, "not in the text" if not found else "found more than once"
+        return Span(0, ev.start, ev.end), EXACT, False, ""
+    if not ev.text.strip():
+        return None, "", False, "the evidence is empty" if ev.start is None else "its offsets are outside the text"
+    found = doc.find(ev.text, ev.start)
+    if found is None:
+        return None, "", False, "not in the text"
+    if found.count > 1 and ev.start is None:
+        return None, "", False, "found more than once"
+    moved = ev.start is not None and (found.start, found.end) != (ev.start, ev.end)
+    return Span(0, found.start, found.end), found.how, moved, ""
+
+
+def check_items(parsed: Parsed, text_of: Callable[[str], str | None]
+                ) -> tuple[list[tuple[Item, list[tuple[str, Span]]]], ImportReport]:
+    """Locate every item's evidence in the documents (``text_of``: a document key → its text as stored, None
+    when the key names no document) without writing anything:
+    the items kept with their spans (document key, span with doc_id 0), and a report (no set name, no counts of
+    questions written) saying how each reference was found, which questions are left out and why, and how many
+    rows were merged. Repeated questions are merged first (``merge_repeats``)."""
+    items, merged, renamed = merge_repeats(parsed.items)
+    out = ImportReport("", skipped=Counter(parsed.skipped), merged=merged, renamed=renamed)
+    docs: dict[str, Matcher] = {}
+    kept: list[tuple[Item, list[tuple[str, Span]]]] = []
+    for item in items:
+        spans: list[tuple[str, Span]] = []
+        how_found: Counter[str] = Counter()
+        moves = 0
+        why = ""
+        for ev in item.evidence:
+            if ev.doc not in docs:
+                text = text_of(ev.doc)
+                if text is None:
+                    why = parsed.missing.get(ev.doc) or f"document {ev.doc!r} is not part of the benchmark's corpus"
+                    break
+                docs[ev.doc] = Matcher(text)
+            span, how, moved, why = _locate(ev, docs[ev.doc])
+            if span is None:
+                short = " ".join(ev.text.split())[:50]
+                why = f"{why}: {short!r} ({ev.doc})"
+                break
+            how_found[how] += 1
+            moves += moved
+            spans.append((ev.doc, span))
+        if why or not spans:
+            out.not_found += 1
+            out.unlocated.append(f"{item.item_id}: {why or 'no evidence'}")
+            continue
+        out.located.update(how_found)
+        out.relocated += moves
+        kept.append((item, spans))
+    return kept, out
 
 
 def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
                   progress: ProgressSink | None = None, cancel: CancelToken | None = None) -> ImportReport:
-    """Index the documents, check every piece of evidence against the stored text (at the offsets given, else
-    its one exact occurrence), and write the located questions into the set ``set_name`` (created; it must not
-    exist). A question with evidence that cannot be located is left out and reported."""
+    """Index the documents, check every piece of evidence against the stored text (``check_items``: at the
+    offsets given, else its one occurrence, exactly or after normalising spaces, quotes and dashes), and write
+    the located questions into the set ``set_name`` (created; it must not exist), a repeated question once. A
+    question with evidence that cannot be located is left out and reported."""
     if set_name in ws.questions.names():
         raise DatasetError(f"a question set called {set_name!r} exists already; choose another --set")
     if not parsed.items:
@@ -192,30 +388,12 @@ def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
                                                                           for r in problems[:3]))
     ids = {row["path"]: int(row["id"]) for row in ws.records.documents()}
     doc_ids = {k: ids[path_key(p)] for k, p in paths.items()}
-    texts: dict[int, str] = {}
-    out = ImportReport(set_name, skipped=Counter(parsed.skipped), documents=len(set(doc_ids.values())))
+    kept, out = check_items(parsed, lambda key: ws.corpus.doc_text(doc_ids[key]) if key in doc_ids else None)
+    out.set_name, out.documents = set_name, len(set(doc_ids.values()))
     questions: list[NewQuestion] = []
-    for item in parsed.items:
-        spans: list[Span] = []
-        why = ""
-        for ev in item.evidence:
-            if ev.doc not in doc_ids:
-                why = f"document {ev.doc!r} is not part of the benchmark's corpus"
-                break
-            d = doc_ids[ev.doc]
-            if d not in texts:
-                texts[d] = ws.corpus.doc_text(d)
-            span, moved, why = _locate(ev, texts[d])
-            if span is None:
-                short = " ".join(ev.text.split())[:50]
-                why = f"{why}: {short!r} ({ev.doc})"
-                break
-            out.relocated += moved
-            spans.append(Span(d, span.start, span.end))
-        if why or not spans:
-            out.unlocated.append(f"{item.item_id}: {why or 'no evidence'}")
-            continue
-        refs = ws.questions.references(sorted(set(spans), key=lambda s: (s.doc_id, s.start)))
+    for item, spans in kept:
+        located = {Span(doc_ids[k], s.start, s.end) for k, s in spans}
+        refs = ws.questions.references(sorted(located, key=lambda s: (s.doc_id, s.start)))
         questions.append(NewQuestion(" ".join(item.question.split()), refs, reference_answer=item.answer,
                                      provenance=Provenance("imported", format=fmt, item=item.item_id)))
     if not questions:
@@ -226,3 +404,51 @@ def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
     ws.questions.add_many(set_name, questions)
     out.questions = len(questions)
     return out
+
+
+@dataclass
+class Preview:
+    """What an import would do, before anything is written: the report ``check_items`` gives (no set name) and
+    the first questions with the text of their located references."""
+
+    report: ImportReport
+    first: list[tuple[str, str, list[str]]]  # (item id, question, reference texts) of the first questions kept
+    questions: int  # questions the import would write
+
+    def lines(self, width: int = 160) -> list[str]:
+        """The preview for people: the counts, then each of the first questions with its references."""
+        head = [f"{self.questions} question(s) would be imported"]
+        body = [line for line in self.report.lines()[1:] if line]
+        shown: list[str] = []
+        for item_id, question, refs in self.first:
+            shown.append(f"{item_id}: {' '.join(question.split())[:width]}")
+            shown += [f"    “{' '.join(r.split())[:width]}”" for r in refs]
+        return head + body + (["the first questions, with their references as located:", *shown] if shown else [])
+
+
+def preview(parsed: Parsed, shown: int = 5) -> Preview:
+    """Locate every item's evidence in the documents as read from their files (or as the importer built them),
+    writing nothing: the counts the import would report and the first ``shown`` questions with their references.
+    A document file that cannot be read as UTF-8 text counts as missing (the import would refuse it)."""
+    cache: dict[str, str | None] = {}
+
+    def text_of(key: str) -> str | None:
+        if key not in cache:
+            if key in parsed.texts:
+                cache[key] = parsed.texts[key]
+            elif key in parsed.files:
+                try:
+                    with open(parsed.files[key], encoding="utf-8", newline="") as fh:  # newlines as stored
+                        cache[key] = fh.read()
+                except (OSError, UnicodeDecodeError):
+                    cache[key] = None
+            else:
+                cache[key] = None
+        return cache[key]
+
+    kept, report = check_items(parsed, text_of)
+    first = []
+    for item, spans in kept[:shown]:
+        first.append((item.item_id, item.question,
+                      [(text_of(k) or "")[s.start:s.end] for k, s in spans]))
+    return Preview(report, first, len(kept))

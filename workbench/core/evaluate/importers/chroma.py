@@ -1,4 +1,5 @@
-"""Chroma's format (``questions.csv`` + ``corpora/*.md``): each reference's offsets and content as given."""
+"""Chroma's format (``questions.csv`` + ``corpora/*.md``; the repository publishes the questions as
+``general_evaluation_data/questions_df.csv``): each reference's offsets and content as given."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from workbench.core.evaluate.importers.base import Evidence, Item, Parsed
 def read(source: Path) -> Parsed:
     """Every corpus file (those no question refers to included) and every question; a question with no reference
     (the corpus does not answer it) is skipped and counted."""
+    if source.is_file() and source.suffix.lower() == ".csv" and source.name in ("questions.csv", "questions_df.csv"):
+        source = source.parent
     qset = load_question_set(source, strict=False)
     parsed = Parsed(files=dict(qset.corpora))
     for q in qset.questions:

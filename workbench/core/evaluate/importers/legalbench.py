@@ -48,4 +48,8 @@ def read(source: Path) -> Parsed:
             folders |= {e.doc.split("/", 1)[0] for e in evidence}
             parsed.items.append(Item(item_id, query, evidence))
     parsed.files = {rel: p for rel, p in on_disk.items() if rel.split("/", 1)[0] in folders}
+    for item in parsed.items:
+        for e in item.evidence:
+            if e.doc not in on_disk:
+                parsed.missing[e.doc] = f"corpus/{e.doc} is missing (the benchmark names it, the corpus lacks it)"
     return parsed

@@ -1,46 +1,161 @@
-"""GutenQA and MTCB ("chunk must contain" text): each question's ``chunk_must_contain`` text is located exactly
-in its document. Questions in ``questions.jsonl`` (or ``.parquet`` with pyarrow) with ``question``,
-``chunk_must_contain`` and the document's name in ``book_name`` / ``book`` / ``document``; the documents are
-``NAME.txt`` / ``NAME.md`` files in ``books/`` or ``documents/`` beside it, or a row's own ``text``."""
+"""GutenQA and MTCB ("chunk must contain" text): each question's must-contain text is located in its document
+(exactly, or after normalising spaces, quotes and dashes: the books and the question files were published apart).
+
+GutenQA (LumberChunker) as published: the Hub's ``GutenQA.parquet`` (or its ``questions`` / ``gutenqa_chunks``
+Parquet files), one row per chunk of a book with ``Book Name``, ``Chunk ID``, ``Chapter``, ``Chunk`` and, on the
+30 rows per book that have one, ``Question``, ``Answer`` and ``Chunk Must Contain``; the repository's per-book
+``Questions_-_BOOK.xlsx`` with the book's paragraphs in ``BOOK_Paragraph.xlsx`` beside it. A book is the file
+``books/BOOK.txt`` (or ``documents/``) where there is one, else its chunks joined by blank lines in their order.
+Column names are compared loosely (``Book Name`` = ``book_name``).
+
+MTCB (chonkie) as published: a ``questions`` config (``question``, ``answer``, ``chunk-must-contain``) and a
+``corpus`` config (``text``, sometimes ``title``) with no document named per question: a question's document is
+the corpus text whose ``title`` it shares, else the one corpus text that holds its passage."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
-from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
+from workbench.core.evaluate.importers.base import TABLES, Evidence, Item, Parsed, column, read_table
+from workbench.core.evaluate.importers.matching import Matcher
 from workbench.core.evaluate.question_set import DatasetError
 
 
-def _questions_file(source: Path) -> Path:
-    if source.is_file():
-        return source
-    for name in ("questions.jsonl", "questions.parquet", "questions.json"):
-        if (source / name).is_file():
-            return source / name
-    raise DatasetError(f"{source}: expected questions.jsonl (question, chunk_must_contain, book_name)")
+def _row(raw: dict[str, Any]) -> dict[str, Any]:
+    return {column(str(k)): v for k, v in raw.items()}
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _book_key(name: str) -> str:
+    return re.sub(r"[\s_]+", " ", name).strip().casefold()
+
+
+def _tables(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in TABLES and p.is_file())
+
+
+def _book_of_file(path: Path) -> str:
+    """The book a per-book file of LumberChunker's repository is about: ``Questions_-_Emma_-_Jane_Austen.xlsx``
+    and ``Emma_-_Jane_Austen_Paragraph.xlsx`` are both about ``Emma_-_Jane_Austen``."""
+    stem = path.stem
+    stem = re.sub(r"^questions_-_", "", stem, flags=re.IGNORECASE)
+    return re.sub(r"_(paragraph|paragraphs)$", "", stem, flags=re.IGNORECASE)
 
 
 def read(source: Path) -> Parsed:
-    """Every question whose document is found; one without must-contain text or document is skipped."""
-    qfile = _questions_file(source)
-    folder = qfile.parent
-    files = {p.stem: p for sub in ("books", "documents") for p in sorted((folder / sub).glob("*"))
-             if p.suffix in (".txt", ".md")}
+    """GutenQA: every question whose book is found; one without must-contain text or book is skipped."""
+    if source.is_file():
+        question_files = chunk_files = [source]
+        folder = source.parent
+    else:
+        folder = source
+        tables = _tables(folder)
+        question_files = [p for p in tables if re.match(r"(questions|gutenqa)", p.stem, re.IGNORECASE)
+                          and "chunks" not in p.stem.lower()]
+        chunk_files = [p for p in tables if re.search(r"(paragraph|gutenqa)", p.stem, re.IGNORECASE)]
+        if not question_files:
+            raise DatasetError(f"{source}: expected a questions table (GutenQA.parquet, questions.parquet / .jsonl, "
+                               "or Questions_-_BOOK.xlsx) with Question, Chunk Must Contain and Book Name")
+    files = {_book_key(p.stem): p for sub in ("books", "documents") if (folder / sub).is_dir()
+             for p in sorted((folder / sub).iterdir()) if p.suffix in (".txt", ".md") and p.is_file()}
+    chunks: dict[str, list[tuple[float, int, str]]] = {}
+    names: dict[str, str] = {}
+    rows: list[tuple[str, str, dict[str, Any]]] = []
+    seen = 0
+    for path in dict.fromkeys([*question_files, *chunk_files]):
+        for n, raw in read_table(path):
+            row = _row(raw)
+            book = _text(row.get("book_name") or row.get("book") or row.get("document")) or _book_of_file(path)
+            key = _book_key(book)
+            names.setdefault(key, book)
+            text = _text(row.get("chunk") or row.get("paragraph"))
+            if path in chunk_files and text.strip():
+                seen += 1
+                order = row.get("chunk_id")
+                chunks.setdefault(key, []).append((float(order) if isinstance(order, (int, float)) else seen,
+                                                   seen, text))
+            if path in question_files and _text(row.get("question")).strip():
+                rows.append((f"{path.stem}:{n}", book, row))
     parsed = Parsed()
-    for n, row in read_rows(qfile):
-        name = str(row.get("book_name") or row.get("book") or row.get("document") or "")
-        if isinstance(row.get("text"), str) and row["text"].strip():
-            parsed.texts.setdefault(name or f"row{n}", row["text"])
-            name = name or f"row{n}"
-        elif name in files:
-            parsed.files[name] = files[name]
-        else:
-            parsed.skipped.append("its document is not in books/ or documents/")
-            continue
-        must = str(row.get("chunk_must_contain") or "")
+    doc_of: dict[str, str] = {}
+    for where, book, row in rows:
+        key = _book_key(book)
+        if key not in doc_of:
+            if key in files:
+                parsed.files[names.get(key, book)] = files[key]
+                doc_of[key] = names.get(key, book)
+            elif key in chunks:
+                text = "\n\n".join(t for _, _, t in sorted(chunks[key]))
+                doc_of[key] = parsed.add_text(names.get(key, book), text)
+            else:
+                parsed.skipped.append("its book is neither in books/ nor among the chunk rows")
+                continue
+        must = _text(row.get("chunk_must_contain"))
         if not must.strip():
-            parsed.skipped.append("no chunk_must_contain text")
+            parsed.skipped.append("no Chunk Must Contain text")
             continue
-        parsed.items.append(Item(str(row.get("id") or f"line {n}"), str(row.get("question") or ""),
-                                 [Evidence(name, must)], str(row.get("answer") or "")))
+        parsed.items.append(Item(_text(row.get("id")) or where, _text(row.get("question")),
+                                 [Evidence(doc_of[key], must)], _text(row.get("answer"))))
+    return parsed
+
+
+def _pick(folder: Path, name: str) -> list[Path]:
+    """The table files of one MTCB config: ``NAME/…`` (the Hub's ``NAME/train-*.parquet``) or ``NAME.*``."""
+    sub = folder / name
+    if sub.is_dir():
+        return sorted(p for p in sub.rglob("*") if p.suffix.lower() in TABLES and p.is_file())
+    return [p for p in _tables(folder) if p.stem.lower().startswith(name)]
+
+
+def read_mtcb(source: Path) -> Parsed:
+    """MTCB: ``source`` is the folder holding the ``questions`` and ``corpus`` configs (``questions/`` and
+    ``corpus/`` folders of Parquet files as the Hub has them, or ``questions.jsonl`` / ``corpus.jsonl`` …), or a
+    questions file with the corpus beside it. A question whose passage no corpus text holds is left out by the
+    import and reported; one without passage is skipped."""
+    folder = source.parent if source.is_file() else source
+    question_files = [source] if source.is_file() else _pick(folder, "questions")
+    corpus_files = _pick(folder, "corpus")
+    if not question_files:
+        raise DatasetError(f"{source}: expected the questions config (questions/*.parquet or questions.jsonl) "
+                           "with question and chunk-must-contain")
+    if not corpus_files:
+        # the older layout: documents as files in documents/ or books/, named per question
+        return read(source)
+    parsed = Parsed()
+    titles: dict[str, str] = {}
+    docs: list[tuple[str, Matcher]] = []
+    for path in corpus_files:
+        for n, raw in read_table(path):
+            row = _row(raw)
+            text = _text(row.get("text") or row.get("content"))
+            if not text.strip():
+                continue
+            title = _text(row.get("title") or row.get("id") or row.get("repo"))
+            key = parsed.add_text(title or f"{path.stem}:{n}", text)
+            if title:
+                titles.setdefault(title, key)
+            docs.append((key, Matcher(text)))
+    for path in question_files:
+        for n, raw in read_table(path):
+            row = _row(raw)
+            must = _text(row.get("chunk_must_contain") or row.get("supporting_passage"))
+            if not must.strip():
+                parsed.skipped.append("no chunk-must-contain text")
+                continue
+            title = _text(row.get("title") or row.get("repo"))
+            doc = titles.get(title) if title else None
+            if doc is None:
+                holding = [k for k, m in docs if m.find(must) is not None]
+                doc = holding[0] if len(holding) == 1 else None
+                if doc is None:
+                    why = "in no corpus text" if not holding else f"in {len(holding)} corpus texts"
+                    doc = f"(the corpus: the passage is {why})"
+                    parsed.missing[doc] = f"no one corpus text holds the passage (it is {why})"
+            parsed.items.append(Item(_text(row.get("id")) or f"{path.stem}:{n}", _text(row.get("question")),
+                                     [Evidence(doc, must)], _text(row.get("answer"))))
     return parsed

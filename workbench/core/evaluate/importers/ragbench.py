@@ -1,5 +1,11 @@
-"""RAGBench (JSON Lines, or Parquet when pyarrow is installed): each row's ``documents_sentences`` (per document a
-list of ``[key, sentence]``) are joined into documents, and ``all_relevant_sentence_keys`` become references."""
+"""RAGBench (the Hub's Parquet files, one per subset and split, or JSON Lines): each row's
+``documents_sentences`` (per document a list of ``[key, sentence]``) are joined into documents, and
+``all_relevant_sentence_keys`` become references.
+
+Several subsets hold each question once per generating model (same ``id``, same question, the relevant keys
+each annotator found for that response): they are one question, its evidence the union of the rows' relevant
+sentences (``base.merge_repeats``). Rows share documents only where the text is the same; a row whose
+documents differ from an earlier row with its id keeps its own."""
 
 from __future__ import annotations
 
@@ -7,11 +13,14 @@ from pathlib import Path
 
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
 
+SUFFIXES = (".jsonl", ".parquet")
+
 
 def read(source: Path) -> Parsed:
-    """Every row of one file, or of every ``.jsonl`` / ``.parquet`` file in a folder. A row's documents are
-    its own (one document per entry, sentences joined by a space); a row with no relevant key is skipped."""
-    files = sorted(p for p in source.iterdir() if p.suffix in (".jsonl", ".parquet")) if source.is_dir() \
+    """Every row of one file, or of every ``.jsonl`` / ``.parquet`` file under a folder (the Hub's
+    ``SUBSET/SPLIT-*.parquet`` or ``SUBSET/SPLIT/0000.parquet`` layouts). A row's documents are its own (one
+    document per entry, sentences joined by a space); a row with no relevant key is skipped."""
+    files = sorted(p for p in source.rglob("*") if p.suffix in SUFFIXES and p.is_file()) if source.is_dir() \
         else [source]
     parsed = Parsed()
     for path in files:
@@ -19,14 +28,17 @@ def read(source: Path) -> Parsed:
             row_id = str(row.get("id") or f"{path.stem}:{n}")
             spans: dict[str, Evidence] = {}
             for d, sentences in enumerate(row.get("documents_sentences") or []):
-                key, text = f"{row_id}-doc{d}", ""
+                text = ""
+                placed: list[tuple[str, str, int]] = []
                 for pair in sentences or []:
                     if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                         continue
                     start = len(text) + (1 if text else 0)
                     text = f"{text} {pair[1]}" if text else str(pair[1])
-                    spans[str(pair[0])] = Evidence(key, str(pair[1]), start, start + len(str(pair[1])))
-                parsed.texts[key] = text
+                    placed.append((str(pair[0]), str(pair[1]), start))
+                key = parsed.add_text(f"{row_id}-doc{d}", text)
+                for k, sentence, start in placed:
+                    spans[k] = Evidence(key, sentence, start, start + len(sentence))
             keys = [str(k) for k in row.get("all_relevant_sentence_keys") or []]
             if not keys:
                 parsed.skipped.append("no relevant sentence key")
