@@ -140,6 +140,19 @@ class Workspace:
         with self.writer.held(on_wait=waiting):
             yield
 
+    @contextmanager
+    def all_or_nothing(self, progress: ProgressSink | None = None) -> Iterator[None]:
+        """The writer lock and one store transaction around a change of several steps (an import: documents,
+        then a set and its questions): when the body raises, every store change made in it is undone and the
+        in-memory caches forget what they read meanwhile."""
+        with self.writing(progress):
+            try:
+                with self.store.transaction():
+                    yield
+            except BaseException:
+                self.cache.invalidate(DOCUMENTS)
+                raise
+
     # ----- indexing --------------------------------------------------------------------------
     def add_paths(
         self, paths: Sequence[str], config: ChunkConfig | None = None, progress: ProgressSink | None = None,

@@ -7,8 +7,11 @@ An importer only reads the files the person supplies; nothing is downloaded.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import re
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -174,16 +177,60 @@ def _locate(ev: Evidence, text: str) -> tuple[Span | None, bool, str]:
     return None, False, "not in the text" if not found else "found more than once"
 
 
+def folder_name(set_name: str) -> str:
+    """The folder (under ``DATA_DIR/imported/``) of a set's importer-built documents, named by the set's exact
+    name: a readable part and a digest of the name, so names that differ only in characters a file name cannot
+    hold (``x y``, ``x_y``) never share a folder."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", set_name).strip("._")[:40] or "set"
+    digest = hashlib.sha256(set_name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{slug}-{digest}"
+
+
+def _new_folder(root: Path, set_name: str) -> Path:
+    """A folder for this import that no earlier one used (a set deleted or renamed since keeps its files and
+    its stored documents)."""
+    base = root / folder_name(set_name)
+    folder, n = base, 1
+    while folder.exists() or folder.is_symlink():
+        n += 1
+        folder = base.with_name(f"{base.name}-{n}")
+    return folder
+
+
 def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
                   progress: ProgressSink | None = None, cancel: CancelToken | None = None) -> ImportReport:
     """Index the documents, check every piece of evidence against the stored text (at the offsets given, else
     its one exact occurrence), and write the located questions into the set ``set_name`` (created; it must not
-    exist). A question with evidence that cannot be located is left out and reported."""
+    exist). A question with evidence that cannot be located is left out and reported.
+
+    All or nothing: the documents, the set and its questions are written in one store transaction under the
+    writer lock, and the text files the importer wrote go with them; an import that fails (nothing could be
+    imported, a document could not be indexed, cancelled) leaves no document, folder or set behind (documents
+    stored before stay as they were)."""
     if set_name in ws.questions.names():
         raise DatasetError(f"a question set called {set_name!r} exists already; choose another --set")
     if not parsed.items:
         raise DatasetError("no question to import" + (f" ({parsed.skipped[0]}, …)" if parsed.skipped else ""))
-    written = write_texts(parsed, ws.data_dir / "imported" / re.sub(r"[^A-Za-z0-9_.-]+", "_", set_name))
+    with ws.all_or_nothing(progress):
+        if set_name in ws.questions.names():  # made by another process meanwhile
+            raise DatasetError(f"a question set called {set_name!r} exists already; choose another --set")
+        folder = _new_folder(ws.data_dir / "imported", set_name)
+        try:
+            report = _import(ws, parsed, set_name, fmt, folder, progress, cancel)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                folder.parent.rmdir()  # ``imported/`` itself, when this import made it
+            raise
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # only when empty: every document was a file of the benchmark's own
+    return report
+
+
+def _import(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str, folder: Path,
+            progress: ProgressSink | None, cancel: CancelToken | None) -> ImportReport:
+    """``import_parsed``'s steps, inside its transaction."""
+    written = write_texts(parsed, folder)
     paths = {**{k: p for k, p in parsed.files.items()}, **written}
     report = ws.add_documents([str(p) for p in paths.values()], progress, cancel)
     problems = [*report.failed, *report.skipped]

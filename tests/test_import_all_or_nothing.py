@@ -1,0 +1,101 @@
+"""An import is all or nothing (issue #48, items 4 and 5): a failed import leaves no document, folder or set
+behind, and documents stored before it stay; imported documents live in a folder named by the set's exact name,
+so two names that differ only by a space and an underscore never share one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_support import run_cli
+
+from workbench.core.evaluate.importers.base import folder_name
+
+FIXTURES = Path(__file__).parent / "fixtures" / "benchmarks"
+
+
+def _rows(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _docs(capsys, data: Path) -> list[str]:
+    code, out, err = run_cli(capsys, "docs", "--json", "--data-dir", data)
+    assert code == 0, err
+    return sorted(d["path"] for d in json.loads(out)["documents"])
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")) if folder.exists() else []
+
+
+def test_a_failed_import_leaves_no_document_folder_or_set(tmp_path, hash_cli, capsys):
+    data = tmp_path / "data"
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "notes.txt").write_text("Earlier notes that were indexed before any import.\n", encoding="utf-8")
+    assert run_cli(capsys, "index", corpus, "--data-dir", data, "--quiet")[0] == 0
+    before_docs, before_files = _docs(capsys, data), _files(data)
+    # every row's context is its own document; no evidence sentence is in it: nothing can be imported
+    bad = _rows(tmp_path / "bad.jsonl", [
+        {"id": f"r{i}", "input": f"question {i}?", "evidences": ["not in the text"],
+         "context": f"Context number {i} of the failed import."} for i in range(3)])
+    code, _, err = run_cli(capsys, "import-questions", "hicbench", bad, "--set", "failed", "--data-dir", data,
+                           "--quiet")
+    assert code == 1 and "no question could be imported" in err and len(err.strip().splitlines()) == 1, err
+    assert _docs(capsys, data) == before_docs, "the failed import's documents stay indexed"
+    assert _files(data) == before_files, "the failed import left files behind"
+    code, out, _ = run_cli(capsys, "questions", "list", "--json", "--data-dir", data)
+    assert "failed" not in out
+    # a second import of the same name works, and the earlier document is still there
+    good = FIXTURES / "hicbench" / "hicbench-mini.jsonl"
+    assert run_cli(capsys, "import-questions", "hicbench", good, "--set", "failed", "--data-dir", data,
+                   "--quiet")[0] == 0
+    assert set(before_docs) <= set(_docs(capsys, data))
+
+
+def test_a_document_already_stored_stays_when_an_import_fails(tmp_path, hash_cli, capsys):
+    data = tmp_path / "data"
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "report.txt").write_text("Revenue grew by 12 percent in 2024.\n", encoding="utf-8")
+    assert run_cli(capsys, "index", bench / "report.txt", "--data-dir", data, "--quiet")[0] == 0
+    before = _docs(capsys, data)
+    rows = _rows(bench / "rows.jsonl", [{"id": "x", "input": "q?", "evidences": ["absent sentence"],
+                                         "document": "report.txt"}])
+    code, _, err = run_cli(capsys, "import-questions", "hicbench", rows, "--set", "s", "--data-dir", data, "--quiet")
+    assert code == 1, err
+    assert _docs(capsys, data) == before
+
+
+def test_names_that_differ_by_a_space_and_an_underscore_keep_their_own_documents(tmp_path, hash_cli, capsys):
+    assert folder_name("x y") != folder_name("x_y")
+    data = tmp_path / "data"
+    first = _rows(tmp_path / "a.jsonl", [{"id": "a", "input": "What colour is the sky?",
+                                          "evidences": ["The sky is blue."], "context": "The sky is blue. Yes."}])
+    second = _rows(tmp_path / "b.jsonl", [{"id": "a", "input": "What colour is grass?",
+                                           "evidences": ["Grass is green."], "context": "Grass is green. Yes."}])
+    for name, rows in (("x y", first), ("x_y", second)):
+        code, _, err = run_cli(capsys, "import-questions", "hicbench", rows, "--set", name, "--data-dir", data,
+                               "--quiet")
+        assert code == 0, err
+    for name, holds in (("x y", "The sky is blue."), ("x_y", "Grass is green.")):
+        code, out, _ = run_cli(capsys, "questions", "show", name, "--json", "--data-dir", data)
+        shown = json.loads(out)
+        assert [r["text"] for q in shown["questions"] for r in q["references"]] == [holds]
+        assert not any(q["needs_review"] for q in shown["questions"])
+        assert run_cli(capsys, "questions", "check", name, "--data-dir", data)[0] == 0
+
+
+def test_a_renamed_set_keeps_its_documents_when_its_old_name_is_imported_again(tmp_path, hash_cli, capsys):
+    data = tmp_path / "data"
+    first = _rows(tmp_path / "a.jsonl", [{"id": "a", "input": "What colour is the sky?",
+                                          "evidences": ["The sky is blue."], "context": "The sky is blue. Yes."}])
+    second = _rows(tmp_path / "b.jsonl", [{"id": "a", "input": "What colour is grass?",
+                                           "evidences": ["Grass is green."], "context": "Grass is green. Yes."}])
+    assert run_cli(capsys, "import-questions", "hicbench", first, "--set", "s", "--data-dir", data,
+                   "--quiet")[0] == 0
+    assert run_cli(capsys, "questions", "rename", "s", "kept", "--data-dir", data)[0] == 0
+    assert run_cli(capsys, "import-questions", "hicbench", second, "--set", "s", "--data-dir", data,
+                   "--quiet")[0] == 0
+    assert run_cli(capsys, "questions", "check", "kept", "--data-dir", data)[0] == 0
