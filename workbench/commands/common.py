@@ -73,6 +73,9 @@ def check_not_empty(args: argparse.Namespace) -> None:
 def exception_sentence(exc: BaseException) -> str:
     """What went wrong, as a sentence a person can act on: never an exception's bare name or key (a
     ``KeyError('fit')`` said "error: fit", a ``UnicodeDecodeError`` "error: utf-8")."""
+    if isinstance(exc, UnicodeEncodeError) and "surrogate" in exc.reason:
+        return (f"the input holds an unpaired surrogate ({exc.object[exc.start:exc.end]!r}: in JSON an escape such "
+                "as \\ud800 without its pair), which is not text; remove it or give the whole pair")
     if isinstance(exc, UnicodeError):
         where = getattr(exc, "object", b"")
         return (f"the input is not valid {getattr(exc, 'encoding', 'UTF-8')} text"

@@ -214,13 +214,16 @@ def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
     with ws.all_or_nothing(progress):
         if set_name in ws.questions.names():  # made by another process meanwhile
             raise DatasetError(f"a question set called {set_name!r} exists already; choose another --set")
-        folder = _new_folder(ws.data_dir / "imported", set_name)
+        root = ws.data_dir / "imported"
+        made_root = not root.exists()
+        folder = _new_folder(root, set_name)
         try:
             report = _import(ws, parsed, set_name, fmt, folder, progress, cancel)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                folder.parent.rmdir()  # ``imported/`` itself, when this import made it
+            if made_root:
+                with contextlib.suppress(OSError):
+                    root.rmdir()
             raise
     with contextlib.suppress(OSError):
         folder.rmdir()  # only when empty: every document was a file of the benchmark's own

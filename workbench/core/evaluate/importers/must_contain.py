@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
+from workbench.core.evaluate.importers.shapes import text
 from workbench.core.evaluate.question_set import DatasetError
 
 
@@ -28,19 +29,22 @@ def read(source: Path) -> Parsed:
              if p.suffix in (".txt", ".md")}
     parsed = Parsed()
     for n, row in read_rows(qfile):
-        name = str(row.get("book_name") or row.get("book") or row.get("document") or "")
-        if isinstance(row.get("text"), str) and row["text"].strip():
-            parsed.texts.setdefault(name or f"row{n}", row["text"])
+        at = f"{qfile}, line {n}"
+        name = text(row.get("book_name") or row.get("book") or row.get("document"), f"{at}: book_name")
+        own = text(row.get("text"), f"{at}: text")
+        if own.strip():
+            parsed.texts.setdefault(name or f"row{n}", own)
             name = name or f"row{n}"
         elif name in files:
             parsed.files[name] = files[name]
         else:
             parsed.skipped.append("its document is not in books/ or documents/")
             continue
-        must = str(row.get("chunk_must_contain") or "")
+        must = text(row.get("chunk_must_contain"), f"{at}: chunk_must_contain")
         if not must.strip():
             parsed.skipped.append("no chunk_must_contain text")
             continue
-        parsed.items.append(Item(str(row.get("id") or f"line {n}"), str(row.get("question") or ""),
-                                 [Evidence(name, must)], str(row.get("answer") or "")))
+        parsed.items.append(Item(text(row.get("id"), f"{at}: id") or f"line {n}",
+                                 text(row.get("question"), f"{at}: question"), [Evidence(name, must)],
+                                 text(row.get("answer"), f"{at}: answer")))
     return parsed
