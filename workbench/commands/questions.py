@@ -211,6 +211,8 @@ def _key(prompt: str) -> str:
 
 
 def run_review(args: argparse.Namespace, ws: Workspace) -> int:
+    from workbench.core.evaluate.question_set import DatasetError
+
     read = ws.questions.read(args.name)
     queue = [(n, q) for n, q in enumerate(read.questions, start=1)
              if q.provenance.origin == "drafted" and not q.provenance.reviewed]
@@ -241,7 +243,11 @@ def run_review(args: argparse.Namespace, ws: Workspace) -> int:
             sys.stdout.flush()
             text = sys.stdin.readline().strip()
             if text:
-                ws.questions.edit(args.name, number, text=text, reviewed=True)
+                try:
+                    ws.questions.edit(args.name, number, text=text, reviewed=True)
+                except DatasetError as exc:  # the one question rule: said, and the draft stays unreviewed
+                    say(f"  not changed: {exc}")
+                    continue
                 done += 1
         elif key == "q":
             break

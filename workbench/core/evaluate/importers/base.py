@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.core.evaluate.question_rule import skip_reason
 from workbench.core.evaluate.question_set import DatasetError
 from workbench.core.evaluate.stored_sets import occurrences
 from workbench.core.ingest.filenames import path_key
@@ -246,6 +247,10 @@ def _import(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str, folder: 
     out = ImportReport(set_name, skipped=Counter(parsed.skipped), documents=len(set(doc_ids.values())))
     questions: list[NewQuestion] = []
     for item in parsed.items:
+        refused = skip_reason(item.question)
+        if refused:
+            out.skipped[refused] += 1
+            continue
         spans: list[Span] = []
         why = ""
         for ev in item.evidence:
@@ -269,7 +274,9 @@ def _import(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str, folder: 
         questions.append(NewQuestion(" ".join(item.question.split()), refs, reference_answer=item.answer,
                                      provenance=Provenance("imported", format=fmt, item=item.item_id)))
     if not questions:
-        raise DatasetError(f"no question could be imported: {out.unlocated[0] if out.unlocated else 'none read'}"
+        first = out.unlocated[0] if out.unlocated else \
+            f"skipped: {out.skipped.most_common(1)[0][0]}" if out.skipped else "none read"
+        raise DatasetError(f"no question could be imported: {first}"
                            f"{f' (and {len(out.unlocated) - 1} more)' if len(out.unlocated) > 1 else ''}")
     ws.questions.create(set_name, f"imported from {fmt}")
     ws.questions.add_documents(set_name, sorted(set(doc_ids.values())))
