@@ -224,6 +224,8 @@ class QuestionBank:
     def locate(self, quote: str, doc_ids: Sequence[int]) -> Span:
         """The one place ``quote`` appears exactly in these documents; refused (``DatasetError`` listing the
         candidates) when it appears nowhere or more than once."""
+        if not quote.strip():
+            raise DatasetError("the quote is empty (give the exact text of the reference)")
         docs = [self._doc(d) for d in doc_ids]
         found = locate_quote(quote, docs)
         if len(found) != 1:
