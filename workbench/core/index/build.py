@@ -86,7 +86,8 @@ def ingest_files(
     Each folder named is reconciled with the store: documents under it whose files are gone (or that lie
     under a link to outside it that is no longer followed) are removed, or moved when a new file there has the
     same content (chunks and vectors kept); a file that is no longer indexed (it now fails or is skipped) loses
-    its stored document. A file outside a folder reached through a link in it is stored under the link's
+    its stored document, unless it was skipped only for being over ``max_file_mb`` (its earlier version stays). A
+    file outside a folder reached through a link in it is stored under the link's
     place in the folder (``discovery``), so it is reconciled with the folder. Problems are recorded under the same
     keys as documents and forgotten once a file is indexed or gone.
     """
@@ -112,7 +113,10 @@ def ingest_files(
         doc = result.document
         if doc is None:
             earlier = by_path.get(result.path) if result.record else None
-            if earlier is not None and earlier not in gone:
+            if earlier is not None and earlier not in gone and result.too_large:
+                # a size limit says nothing about the file: what was indexed of it stays, as it was
+                result = replace(result, reason=f"{result.reason}; its earlier version stays indexed")
+            elif earlier is not None and earlier not in gone:
                 store.documents.remove_document(earlier["id"])
                 report.chunks_dropped = True
                 result = replace(result, reason=f"{result.reason}; its earlier version was removed from the index")
