@@ -63,8 +63,8 @@ def counter(raw: object) -> tuple[int | None, str | None]:
         return None, f"is {shown(raw)}, not a whole number"
     if isinstance(raw, int):
         return raw, None
-    digits = raw.strip().lstrip("+-") if isinstance(raw, str) else ""
-    if digits.isascii() and digits.isdigit() and len(digits) < 40:
+    if isinstance(raw, str) and (digits := raw.strip().lstrip("+-")).isascii() and digits.isdigit() \
+            and len(raw) < 40:
         return int(raw), None
     return None, f"is {shown(raw)}, not a whole number"
 
