@@ -5,6 +5,7 @@ so two names that differ only by a space and an underscore never share one."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from cli_support import run_cli
@@ -99,3 +100,21 @@ def test_a_renamed_set_keeps_its_documents_when_its_old_name_is_imported_again(t
     assert run_cli(capsys, "import-questions", "hicbench", second, "--set", "s", "--data-dir", data,
                    "--quiet")[0] == 0
     assert run_cli(capsys, "questions", "check", "kept", "--data-dir", data)[0] == 0
+
+
+def test_a_benchmark_file_that_now_fails_keeps_its_earlier_version_and_the_index_consistent(tmp_path, hash_cli,
+                                                                                             capsys):
+    """A book indexed before and emptied since: the import fails on it, and neither the document nor the chunk set's
+    FAISS file changes (the earlier version was removed, its vectors dropped, then the removal rolled back: verify
+    said INCONSISTENT)."""
+    bench = tmp_path / "g"
+    shutil.copytree(FIXTURES / "gutenqa", bench)
+    data = tmp_path / "data"
+    assert run_cli(capsys, "index", bench / "books", "--data-dir", data, "--quiet")[0] == 0
+    before = _docs(capsys, data)
+    (bench / "books" / "Moby_Dick.txt").write_text("", encoding="utf-8")
+    code, _, err = run_cli(capsys, "import-questions", "gutenqa", bench, "--set", "g", "--data-dir", data, "--quiet")
+    assert code == 1 and "its earlier version stays indexed" in err and "removed" not in err, err
+    assert _docs(capsys, data) == before
+    code, out, err = run_cli(capsys, "verify", "--data-dir", data)
+    assert code == 0, out + err

@@ -144,9 +144,10 @@ class EvalWorkspace(AnswerWorkspace, Protocol):
 
     def add_documents(
         self, paths: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-        max_file_mb: float | None = None,
+        max_file_mb: float | None = None, keep_earlier: bool = False,
     ) -> IngestReport:
-        """Load files into the store without building any chunk set."""
+        """Load files into the store without building any chunk set (``keep_earlier``: a file that now fails keeps
+        its earlier stored version)."""
         ...
 
     def all_or_nothing(self, progress: ProgressSink | None = None) -> AbstractContextManager[None]:

@@ -236,7 +236,7 @@ def _import(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str, folder: 
     """``import_parsed``'s steps, inside its transaction."""
     written = write_texts(parsed, folder)
     paths = {**{k: p for k, p in parsed.files.items()}, **written}
-    report = ws.add_documents([str(p) for p in paths.values()], progress, cancel)
+    report = ws.add_documents([str(p) for p in paths.values()], progress, cancel, keep_earlier=True)
     problems = [*report.failed, *report.skipped]
     if problems:
         raise DatasetError("documents could not be indexed: " + "; ".join(f"{r.path}: {r.reason}"
