@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from cli_support import run_cli
 
 from workbench.core.evaluate.importers.base import folder_name
@@ -118,3 +119,19 @@ def test_a_benchmark_file_that_now_fails_keeps_its_earlier_version_and_the_index
     assert _docs(capsys, data) == before
     code, out, err = run_cli(capsys, "verify", "--data-dir", data)
     assert code == 0, out + err
+
+
+def test_an_import_cancelled_midway_leaves_nothing(tmp_path, hash_ws):
+    """Cancelled after the documents were read (the progress sink cancels at the first event): the documents
+    written so far, the folder and the set all go."""
+    from workbench.core.evaluate.importers import READERS, import_parsed
+    from workbench.core.jobs import Cancelled, CancelToken
+
+    token = CancelToken()
+    parsed = READERS["qasper"](FIXTURES / "qasper" / "qasper-mini.json")
+    with pytest.raises(Cancelled):
+        import_parsed(hash_ws, parsed, "q", "qasper", progress=lambda event: token.cancel(), cancel=token)
+    assert hash_ws.records.documents() == [] and hash_ws.questions.names() == []
+    assert not (hash_ws.data_dir / "imported").exists()
+    report = import_parsed(hash_ws, parsed, "q", "qasper")  # nothing half-done stands in the way
+    assert report.questions == 2

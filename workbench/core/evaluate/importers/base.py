@@ -278,6 +278,8 @@ def _import(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str, folder: 
             f"skipped: {out.skipped.most_common(1)[0][0]}" if out.skipped else "none read"
         raise DatasetError(f"no question could be imported: {first}"
                            f"{f' (and {len(out.unlocated) - 1} more)' if len(out.unlocated) > 1 else ''}")
+    if cancel is not None:
+        cancel.check()  # the last moment a cancel undoes everything: the set is written next
     ws.questions.create(set_name, f"imported from {fmt}")
     ws.questions.add_documents(set_name, sorted(set(doc_ids.values())))
     ws.questions.add_many(set_name, questions)
