@@ -176,3 +176,14 @@ def test_the_issues_wrong_types_name_the_file_and_the_place(fmt, doc, place, val
     with pytest.raises(DatasetError) as caught:
         READERS[fmt](root / given_path)
     assert says in str(caught.value) and str(root) in str(caught.value), str(caught.value)
+
+
+def test_a_paper_id_with_an_unpaired_surrogate_is_refused_before_anything_is_written(tmp_path, hash_ws):
+    """A Qasper key is text too: '\\ud800…' was imported, then printing the report failed (exit 1 after the set
+    was written)."""
+    data = json.loads((FIXTURES / "qasper" / "qasper-mini.json").read_text(encoding="utf-8"))
+    data = {"\ud800" + key: value for key, value in data.items()}
+    source = tmp_path / "q.json"
+    source.write_text(_dump(data), encoding="utf-8")
+    with pytest.raises(DatasetError, match="the paper id.*unpaired surrogate"):
+        READERS["qasper"](source)

@@ -29,10 +29,11 @@ def read(source: Path) -> Parsed:
     if not isinstance(data, dict):
         raise DatasetError(f"{source}: expected a JSON object keyed by paper id")
     parsed = Parsed()
-    for paper_id, raw in data.items():
-        where = f"{source}: [{paper_id!r}]"
+    for key, raw in data.items():
+        where = f"{source}: [{key!r}]"
+        paper_id = text(key, f"{where} (the paper id)")  # a key is text too: an unpaired surrogate is refused
         paper = obj(raw, where)
-        parsed.texts[str(paper_id)] = paper_text(paper, where)
+        parsed.texts[paper_id] = paper_text(paper, where)
         for q, qa in enumerate(objects(paper.get("qas"), f"{where}.qas")):
             qat = f"{where}.qas[{q}]"
             answers = [obj(a.get("answer"), f"{qat}.answers[{n}].answer")
@@ -46,7 +47,7 @@ def read(source: Path) -> Parsed:
                 continue
             first = with_evidence[0]
             at = f"{qat}.answers[{answers.index(first)}].answer"
-            evidence = [Evidence(str(paper_id), e) for e in texts(first["evidence"], f"{at}.evidence")]
+            evidence = [Evidence(paper_id, e) for e in texts(first["evidence"], f"{at}.evidence")]
             answer = text(first.get("free_form_answer"), f"{at}.free_form_answer") \
                 or ", ".join(texts(first.get("extractive_spans"), f"{at}.extractive_spans"))
             parsed.items.append(Item(text(qa.get("question_id"), f"{qat}.question_id")
