@@ -135,3 +135,23 @@ def test_an_import_cancelled_midway_leaves_nothing(tmp_path, hash_ws):
     assert not (hash_ws.data_dir / "imported").exists()
     report = import_parsed(hash_ws, parsed, "q", "qasper")  # nothing half-done stands in the way
     assert report.questions == 2
+
+
+def test_what_a_killed_import_left_is_cleared_by_the_next_import_of_the_name(tmp_path, hash_ws):
+    """kill -9 midway leaves the store as it was (one transaction) but text files written so far; the next import
+    of that name clears them instead of leaving them beside a new folder. A folder that stored documents lie in
+    (a set renamed since) is never touched."""
+    from workbench.core.evaluate.importers import READERS, import_parsed
+    from workbench.core.evaluate.importers.base import folder_name
+
+    left = hash_ws.data_dir / "imported" / folder_name("q")
+    left.mkdir(parents=True)
+    (left / "half-written.txt").write_text("left by a killed import", encoding="utf-8")
+    parsed = READERS["qasper"](FIXTURES / "qasper" / "qasper-mini.json")
+    import_parsed(hash_ws, parsed, "q", "qasper")
+    assert sorted(p.name for p in (hash_ws.data_dir / "imported").iterdir()) == [folder_name("q")]
+    assert not (left / "half-written.txt").exists()
+    hash_ws.questions.rename("q", "kept")
+    import_parsed(hash_ws, parsed, "q", "qasper")
+    assert sorted(p.name for p in (hash_ws.data_dir / "imported").iterdir()) == [folder_name("q"),
+                                                                                folder_name("q") + "-2"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
 import shutil
 from collections import Counter
@@ -187,12 +188,17 @@ def folder_name(set_name: str) -> str:
     return f"{slug}-{digest}"
 
 
-def _new_folder(root: Path, set_name: str) -> Path:
-    """A folder for this import that no earlier one used (a set deleted or renamed since keeps its files and
-    its stored documents)."""
+def _new_folder(root: Path, set_name: str, stored: set[str]) -> Path:
+    """A folder for this import that no earlier one uses (a set deleted or renamed since keeps its files and its
+    stored documents). A folder of this name that no stored document lies in (``stored``: the stored documents'
+    paths) is what an import killed midway left: it is cleared and used."""
     base = root / folder_name(set_name)
     folder, n = base, 1
     while folder.exists() or folder.is_symlink():
+        inside = os.path.realpath(folder) + os.sep
+        if folder.is_dir() and not folder.is_symlink() and not any(p.startswith(inside) for p in stored):
+            shutil.rmtree(folder)
+            break
         n += 1
         folder = base.with_name(f"{base.name}-{n}")
     return folder
@@ -217,7 +223,7 @@ def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
             raise DatasetError(f"a question set called {set_name!r} exists already; choose another --set")
         root = ws.data_dir / "imported"
         made_root = not root.exists()
-        folder = _new_folder(root, set_name)
+        folder = _new_folder(root, set_name, {str(r["path"]) for r in ws.records.documents()})
         try:
             report = _import(ws, parsed, set_name, fmt, folder, progress, cancel)
         except BaseException:
