@@ -2,10 +2,11 @@
 import or one ``DatasetError`` line naming the file and where in it, never another exception; and an import that
 fails writes nothing (no document, no set, no folder).
 
-Hypothesis takes each format's fixture (tests/fixtures/benchmarks/), picks one place in its JSON (every value of
-every object and list, the containers themselves included) and puts there a value of another type (null, true, a
-number, 1e400, NaN, text, a list, an object, an unpaired surrogate); the file is read by the format's reader and,
-when that reads it, imported into one workspace (hashed embedder) that must be unchanged after a failed import.
+Hypothesis takes each format's fixture (tests/fixtures/benchmarks/), picks one place in its JSON (the whole
+document, every value of every object and list, the containers themselves included) and puts there a value of
+another type (null, true, a number, 1e400, NaN, text, a list, an object, an unpaired surrogate); the file is read by
+the format's reader and, when that reads it, imported into one workspace (hashed embedder) that must be unchanged
+after a failed import.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ WRONG = st.one_of(
 
 
 def _places(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    """Every place in a JSON value (its own root excluded), depth first."""
+    """Every place in a JSON value, its root (``()``) first, then depth first."""
+    if not path:
+        yield ()
     children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, child in children:
         yield (*path, key)
@@ -47,7 +50,9 @@ def _places(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]
 
 
 def _put(value: Any, path: tuple[Any, ...], new: Any) -> Any:
-    """A copy of ``value`` with ``new`` at ``path``."""
+    """A copy of ``value`` with ``new`` at ``path`` (``()``: ``new`` itself)."""
+    if not path:
+        return json.loads(json.dumps(new))
     copy = json.loads(json.dumps(value))
     target = copy
     for key in path[:-1]:
