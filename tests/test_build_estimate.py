@@ -204,3 +204,33 @@ def test_a_build_counts_the_texts_its_estimate_embedded(tmp_path):
     embedded = ws.store.caches.embedding_count(ws.embedder.model_id)
     assert report.chunks_embedded == embedded == report.chunks_total, "every chunk was embedded by this command"
     ws.close()
+
+
+class OverheadEmbedder(HashEmbedder):
+    """The hashed embedder with a fixed cost per call (a real model on a busy machine): a short text measures
+    a rate that says nothing about the machine."""
+
+    def encode(self, texts, progress=None, cancel=None):
+        time.sleep(0.02)
+        return super().encode(texts, progress, cancel)
+
+
+def test_a_measurement_too_short_to_mean_anything_is_not_kept_and_verify_stays_consistent(tmp_path, capsys):
+    """Issue #48 item 14: indexing a one-byte file kept 67-96 characters/s, which every later ``index`` warned
+    about and ``verify`` called INCONSISTENT (exit 3)."""
+    from workbench.core.index.rates import MIN_MEASURED_CHARS
+    from workbench.core.index.verify import verify_store
+
+    (tmp_path / "one.txt").write_text("x", encoding="utf-8")
+    emb = OverheadEmbedder()
+    ws = Workspace(tmp_path / "data", embedder=emb)
+    report = ws.add_paths([str(tmp_path / "one.txt")], progress=lambda event: None)  # with its estimate
+    assert report.chunks_total == 1 and not report.warnings
+    assert embedding_rate(ws.store, emb.model_id) is None, "a one-character measurement was kept"
+    verified = verify_store(ws)
+    assert verified["consistent"], verified["problems"]
+    assert keep_rate(ws.store, "m", EmbedMeter(chars=MIN_MEASURED_CHARS - 1, texts=1, seconds=2.0)) is None
+    assert keep_rate(ws.store, "m", EmbedMeter(chars=50, texts=1, seconds=1.0), least_seconds=0.0) is None
+    assert keep_rate(ws.store, "m", EmbedMeter(chars=10**12, texts=1, seconds=1.0)) is None, "implausible"
+    assert keep_rate(ws.store, "m", EmbedMeter(chars=5_000, texts=1, seconds=1.0)) == 5_000.0
+    ws.close()

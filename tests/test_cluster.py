@@ -59,7 +59,7 @@ def test_bad_addresses_are_one_line_and_exit_2_before_any_change(capsys, tmp_pat
 
 def test_a_remote_cluster_needs_allow_remote_and_is_announced(capsys, tmp_path, hash_cli):
     data = tmp_path / "data"
-    code, _, err = run_cli(capsys, "index", SAMPLE, "--cluster", "ray://nohost.invalid:1", "--data-dir", data)
+    code, _, err = run_cli(capsys, "index", SAMPLE, "--cluster", "ray://10.0.0.1:10001", "--data-dir", data)
     assert code == 1 and "--allow-remote" in err and len(err.strip().splitlines()) == 1
     assert not data.exists()
     with pytest.raises(ClusterError, match="--allow-remote"):

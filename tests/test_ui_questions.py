@@ -115,6 +115,16 @@ def test_review_queue_one_key_each_and_evaluate_this_set(lab, qtbot):
     assert "2 questions" in view.set_label.text() and "look like noise" in view.set_label.text()
 
 
+def test_review_refuses_a_text_eval_would_refuse_and_keeps_the_draft(lab):
+    """Issue #48 item 15: the review's edit goes through the one question rule (3,000,000 characters were kept)."""
+    view, tab, _ = lab
+    tab.start_review()
+    tab.review_key("e", new_text="y" * 3_000_000)
+    assert "not changed: the question is 3,000,000 characters long" in tab.status.text()
+    assert tab.review_label.text().startswith("0 of 2 reviewed")
+    assert [q.text for q in view.ws.questions.read("mine").questions][1] == "What do farmers plant?"
+
+
 def test_lab_loads_a_stored_set_from_the_menu_and_reviewed_only_leaves_drafts_out(lab):
     view, _, _ = lab
     view.fill_bundled_menu()

@@ -73,6 +73,9 @@ def check_not_empty(args: argparse.Namespace) -> None:
 def exception_sentence(exc: BaseException) -> str:
     """What went wrong, as a sentence a person can act on: never an exception's bare name or key (a
     ``KeyError('fit')`` said "error: fit", a ``UnicodeDecodeError`` "error: utf-8")."""
+    if isinstance(exc, UnicodeEncodeError) and "surrogate" in exc.reason:
+        return (f"the input holds an unpaired surrogate ({exc.object[exc.start:exc.end]!r}: in JSON an escape such "
+                "as \\ud800 without its pair), which is not text; remove it or give the whole pair")
     if isinstance(exc, UnicodeError):
         where = getattr(exc, "object", b"")
         return (f"the input is not valid {getattr(exc, 'encoding', 'UTF-8')} text"
@@ -128,11 +131,16 @@ def say(text: str = "", *, err: bool = False, end: str = "\n", flush: bool = Fal
     print(safe_text(text), end=end, file=sys.stderr if err else sys.stdout, flush=flush)
 
 
+MIN_FILE_MB = 1024 / 1_000_000  # a size limit allows at least 1 KiB: a smaller one skips every real file
+
+
 def size_mb(text: str) -> float:
-    """An argparse ``type`` for a size in MB: a finite number, 0 (no limit) or more."""
+    """An argparse ``type`` for a size limit in MB: a finite number, 0 (no limit) or at least ``MIN_FILE_MB``
+    (1 KiB): a smaller one would skip every file, or round to 0 bytes (no limit at all)."""
     value = finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {text[:40]}")
+    if value != 0 and not value >= MIN_FILE_MB:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or at least {MIN_FILE_MB:g} (1 KiB), not "
+                                         f"{text[:40]}")
     return value
 
 

@@ -120,7 +120,7 @@ def _pick(ws: Workspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
     run, _, n = ref.partition(":")
     info, results = load_run(ws, run)
     if n:
-        if not n.isdigit() or not 1 <= int(n) <= len(results):
+        if not (n.isascii() and n.isdigit()) or not 1 <= int(n) <= len(results):
             raise UserError(f"{ref}: the run has configurations 1-{len(results)}")
         results = [results[int(n) - 1]]
     return info, results

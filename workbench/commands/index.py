@@ -91,6 +91,12 @@ def run(args: argparse.Namespace) -> int:
     lines += [f"warning: {w}" for w in report.warnings]
     emit(args, data, "\n".join(lines))
     if not ws.records.documents():
+        large = sum(r.too_large for r in report.skipped)
+        if large:  # say what truly happened: files were found, and the size limit skipped them
+            others = len(report.skipped) - large
+            raise UserError(f"nothing was indexed: {large} file(s) over the size limit (--max-file-mb) were skipped"
+                            + (f", {others} skipped for other reasons" if others else "")
+                            + (f", {len(report.failed)} failed" if report.failed else ""))
         raise UserError("nothing was indexed: no readable .txt, .md, .html or .pdf files were found")
     if args.strict and (report.skipped or report.failed):
         print(f"workbench: --strict: {len(report.skipped)} file(s) skipped, {len(report.failed)} failed "

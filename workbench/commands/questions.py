@@ -10,6 +10,7 @@ written: bad input is one line and changes nothing.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 def stored_doc_id(ws: Workspace, doc: str) -> int:
     """A document by id or by (unique) file name or path."""
-    if doc.isdigit():
+    if re.fullmatch(r"[0-9]+", doc):  # ASCII digits only: str.isdigit() takes '²' and int() then fails
         return int(doc)
     rows = ws.records.documents()
     exact = [r for r in rows if r["path"] == doc]
@@ -48,9 +49,9 @@ def _spans(ws: Workspace, args: argparse.Namespace) -> list[Span] | None:
     for ref in refs:
         doc, _, rest = ref.rpartition(":")
         doc, _, start = doc.rpartition(":")
-        if not doc or not start.strip().isdigit() or not rest.strip().isdigit():
+        if not doc or not re.fullmatch(r"[0-9]+", start.strip()) or not re.fullmatch(r"[0-9]+", rest.strip()):
             raise UserError(f"--ref {ref}: write DOC:START:END (a document id or file name, then character offsets)")
-        out.append(Span(stored_doc_id(ws, doc), int(start), int(rest)))
+        out.append(Span(stored_doc_id(ws, doc), int(start.strip()), int(rest.strip())))
     if quotes:
         from workbench.core.evaluate.question_set import DatasetError
 
@@ -211,6 +212,8 @@ def _key(prompt: str) -> str:
 
 
 def run_review(args: argparse.Namespace, ws: Workspace) -> int:
+    from workbench.core.evaluate.question_set import DatasetError
+
     read = ws.questions.read(args.name)
     queue = [(n, q) for n, q in enumerate(read.questions, start=1)
              if q.provenance.origin == "drafted" and not q.provenance.reviewed]
@@ -241,7 +244,11 @@ def run_review(args: argparse.Namespace, ws: Workspace) -> int:
             sys.stdout.flush()
             text = sys.stdin.readline().strip()
             if text:
-                ws.questions.edit(args.name, number, text=text, reviewed=True)
+                try:
+                    ws.questions.edit(args.name, number, text=text, reviewed=True)
+                except DatasetError as exc:  # the one question rule: said, and the draft stays unreviewed
+                    say(f"  not changed: {exc}")
+                    continue
                 done += 1
         elif key == "q":
             break

@@ -50,7 +50,7 @@ def strategy_set(ws: Workspace, strategy: Strategy, args: argparse.Namespace) ->
 def document_id(ws: Workspace, doc: str) -> int:
     """A stored document by id, path or (unique) file name."""
     rows = ws.records.documents()
-    if doc.isdigit() and any(int(r["id"]) == int(doc) for r in rows):
+    if doc.isascii() and doc.isdigit() and any(int(r["id"]) == int(doc) for r in rows):
         return int(doc)
     exact = [r for r in rows if r["path"] == doc]
     named = exact or [r for r in rows if Path(r["path"]).name == doc or r["path"].endswith("/" + doc)]

@@ -140,6 +140,19 @@ class Workspace:
         with self.writer.held(on_wait=waiting):
             yield
 
+    @contextmanager
+    def all_or_nothing(self, progress: ProgressSink | None = None) -> Iterator[None]:
+        """The writer lock and one store transaction around a change of several steps (an import: documents,
+        then a set and its questions): when the body raises, every store change made in it is undone and the
+        in-memory caches forget what they read meanwhile."""
+        with self.writing(progress):
+            try:
+                with self.store.transaction():
+                    yield
+            except BaseException:
+                self.cache.invalidate(DOCUMENTS)
+                raise
+
     # ----- indexing --------------------------------------------------------------------------
     def add_paths(
         self, paths: Sequence[str], config: ChunkConfig | None = None, progress: ProgressSink | None = None,
@@ -171,17 +184,19 @@ class Workspace:
 
     def add_documents(
         self, paths: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-        max_file_mb: float | None = None,
+        max_file_mb: float | None = None, keep_earlier: bool = False,
     ) -> IngestReport:
         """Load files into the store without building or changing any chunk set (evaluation stores a question
         set's corpora this way and builds chunk sets scoped to them; the folder's own sets catch up with the new
-        documents when they are next used)."""
+        documents when they are next used). With ``keep_earlier`` a file that now fails keeps its earlier stored
+        version (an import, which then fails whole)."""
         started = time.perf_counter()
         with self.writing(progress):
             if max_file_mb is None:
-                report = ingest_files(self.store, list(paths), progress, cancel)
+                report = ingest_files(self.store, list(paths), progress, cancel, keep_earlier=keep_earlier)
             else:
-                report = ingest_files(self.store, list(paths), progress, cancel, max_file_mb=max_file_mb)
+                report = ingest_files(self.store, list(paths), progress, cancel, max_file_mb=max_file_mb,
+                                      keep_earlier=keep_earlier)
             self.cache.invalidate(DOCUMENTS)
             if report.chunks_dropped:
                 self.sets.drop_stale_vectors()

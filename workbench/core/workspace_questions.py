@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from workbench.core.evaluate.question_rule import question_refusal, question_text
 from workbench.core.evaluate.question_set import DatasetError
 from workbench.core.evaluate.set_power import power_line
 from workbench.core.evaluate.stored_sets import (
@@ -223,6 +224,8 @@ class QuestionBank:
     def locate(self, quote: str, doc_ids: Sequence[int]) -> Span:
         """The one place ``quote`` appears exactly in these documents; refused (``DatasetError`` listing the
         candidates) when it appears nowhere or more than once."""
+        if not quote.strip():
+            raise DatasetError("the quote is empty (give the exact text of the reference)")
         docs = [self._doc(d) for d in doc_ids]
         found = locate_quote(quote, docs)
         if len(found) != 1:
@@ -232,9 +235,7 @@ class QuestionBank:
     def add(self, name: str, text: str, spans: Sequence[Span], notes: str = "", tags: Sequence[str] = (),
             provenance: Provenance | None = None, reference_answer: str = "") -> int:
         """Append a question with these reference spans; returns its number in the set."""
-        text = " ".join(text.split())
-        if not text:
-            raise DatasetError("the question is empty")
+        text = question_text(text)
         info = self.info(name)
         refs = self.references(spans)
         self.tables.question_sets.add_questions(info.id, [NewQuestion(
@@ -242,7 +243,12 @@ class QuestionBank:
         return info.questions + 1
 
     def add_many(self, name: str, questions: Sequence[NewQuestion]) -> None:
-        """Append questions already checked (an importer's, a generator's), in one transaction."""
+        """Append questions (an importer's, a generator's), in one transaction; each question's text is checked by
+        the one rule (``question_rule``) first, and one refused names its place in ``questions``."""
+        for n, q in enumerate(questions, start=1):
+            problem = question_refusal(q.text)
+            if problem:
+                raise DatasetError(f"question {n} of the {len(questions)} to add: {problem}")
         self.tables.question_sets.add_questions(self.info(name).id, questions)
 
     def edit(self, name: str, number: int, text: str | None = None, spans: Sequence[Span] | None = None,
@@ -250,9 +256,7 @@ class QuestionBank:
         """Change question ``number``: its text, its references (all replaced), notes, tags, review mark."""
         q = self.question(name, number)
         if text is not None:
-            text = " ".join(text.split())
-            if not text:
-                raise DatasetError("the question is empty")
+            text = question_text(text)
         refs = self.references(spans) if spans is not None else None
         self.tables.question_sets.update_question(q.id, text, notes, tags, reviewed, refs)
 

@@ -56,7 +56,7 @@ def resolve_baseline(keys: Sequence[str], ref: str | int | None) -> int:
     if ref is None or ref == "":
         return 0
     text = str(ref).strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # '²' is a digit to isdigit, not to int
         if not 1 <= int(text) <= len(keys):
             raise ValueError(f"baseline {text}: there are configurations 1-{len(keys)}")
         return int(text) - 1

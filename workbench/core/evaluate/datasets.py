@@ -18,10 +18,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.core.evaluate.question_rule import question_refusal
 from workbench.core.evaluate.question_set import DatasetError, Question, QuestionSet, Reference
 from workbench.core.ingest.documents import MAX_FILE_MB, LoadError, read_regular_file
 from workbench.core.jobs import CancelToken, ProgressSink
-from workbench.core.retrieve.search import MAX_QUESTION_CHARS
 from workbench.core.spans import Span
 from workbench.core.store import Scope
 
@@ -172,11 +172,9 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
                 raise DatasetError(f"{where} (line {reader.line_num}): has {len(row) - (None in row)} field(s), "
                                    "expected question, references and corpus_id")
             text = (row["question"] or "").strip()
-            if not text:
-                raise DatasetError(f"{where}: the question is empty")
-            if len(text) > MAX_QUESTION_CHARS:
-                raise DatasetError(f"{where}: the question is {len(text):,} characters long "
-                                   f"(at most {MAX_QUESTION_CHARS:,})")
+            refused = question_refusal(text)  # the one rule every door shares
+            if refused:
+                raise DatasetError(f"{where}: {refused}")
             row_cid = (row["corpus_id"] or "").strip()
             try:
                 raw = json.loads(row["references"] or "[]")

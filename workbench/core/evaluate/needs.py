@@ -8,6 +8,7 @@ Narrow protocols, so this stage never imports the workspace above it; ``core.wor
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -143,9 +144,14 @@ class EvalWorkspace(AnswerWorkspace, Protocol):
 
     def add_documents(
         self, paths: Sequence[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-        max_file_mb: float | None = None,
+        max_file_mb: float | None = None, keep_earlier: bool = False,
     ) -> IngestReport:
-        """Load files into the store without building any chunk set."""
+        """Load files into the store without building any chunk set (``keep_earlier``: a file that now fails keeps
+        its earlier stored version)."""
+        ...
+
+    def all_or_nothing(self, progress: ProgressSink | None = None) -> AbstractContextManager[None]:
+        """The writer lock and one store transaction: every store change made inside is kept, or none is."""
         ...
 
     def check_code_allowed(self, strategy: Strategy) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.core.evaluate.question_rule import question_refusal
 from workbench.core.evaluate.question_set import DatasetError, Question, QuestionSet, Reference
 from workbench.core.ingest.documents import Document
 from workbench.core.spans import Span
@@ -141,7 +142,13 @@ def as_question_set(name: str, questions: Sequence[StoredQuestion], docs: Mappin
     """The ``QuestionSet`` of a stored set: its documents (``docs``: every document of the set, by id) as the
     corpora, each question with its references. A question whose reference needs review is left out of scoring;
     with ``reviewed_only`` unreviewed drafts are left out too. ``Question.index`` is the question's position in
-    the stored set (its number minus one)."""
+    the stored set (its number minus one). A question ``eval`` cannot ask (``question_rule``: empty, too long;
+    kept by an older version) is refused, named with the command that fixes it."""
+    for number, q in enumerate(questions, start=1):
+        problem = question_refusal(q.text)
+        if problem:
+            raise DatasetError(f"{name!r} question {number} cannot be asked: {problem}; fix it with workbench "
+                               f"questions edit {name} {number} --text \"…\" (or remove it)")
     cids = corpus_ids(docs)
     kept: list[Question] = []
     provenance: dict[int, dict[str, object]] = {}
@@ -182,7 +189,8 @@ def check_names_free(name: str, taken: Sequence[str]) -> None:
 
 def check_lines(questions: Sequence[StoredQuestion], docs: Mapping[int, Document]) -> list[str]:
     """Every problem of a set, one line each: a reference outside its document or empty, one that needs review,
-    a question with no reference, questions asked twice, references given twice."""
+    a question with no reference, a question ``eval`` refuses to ask (``question_rule``), questions asked twice,
+    references given twice."""
     out: list[str] = []
     seen: dict[str, int] = {}
     for number, q in enumerate(questions, start=1):
@@ -197,6 +205,9 @@ def check_lines(questions: Sequence[StoredQuestion], docs: Mapping[int, Document
                 out.append(f"question {number}: {problem}")
             elif r.status != OK:
                 out.append(f"question {number}: reference {r.doc_id}:{r.start}:{r.end} needs review ({r.status_note})")
+        refused = question_refusal(q.text)
+        if refused:
+            out.append(f"question {number}: {refused} (eval refuses it)")
         key = " ".join(q.text.split()).casefold()
         if key in seen:
             out.append(f"question {number} asks the same as question {seen[key]}")

@@ -80,15 +80,18 @@ def _file_is_gone(key: str) -> bool:
 def ingest_files(
     store: Store, paths: list[str], progress: ProgressSink | None = None, cancel: CancelToken | None = None,
     report: IngestReport | None = None, max_file_mb: float = MAX_FILE_MB, follow_links: bool = False,
+    keep_earlier: bool = False,
 ) -> IngestReport:
     """Load files and folders into the store; bad files are recorded with their reason and skipped.
 
     Each folder named is reconciled with the store: documents under it whose files are gone (or that lie
     under a link to outside it that is no longer followed) are removed, or moved when a new file there has the
     same content (chunks and vectors kept); a file that is no longer indexed (it now fails or is skipped) loses
-    its stored document. A file outside a folder reached through a link in it is stored under the link's
-    place in the folder (``discovery``), so it is reconciled with the folder. Problems are recorded under the same
-    keys as documents and forgotten once a file is indexed or gone.
+    its stored document, unless it was skipped only for being over ``max_file_mb`` or ``keep_earlier`` is given
+    (its earlier version stays: an import that fails on it then changes nothing). A file outside a folder reached
+    through a link in it is stored under the link's place in the folder (``discovery``), so it is reconciled with
+    the folder. Problems are recorded under the same keys as documents and forgotten once a file is indexed or
+    gone.
     """
     report = report or IngestReport()
     found = discover(paths, follow_links=follow_links)
@@ -112,7 +115,10 @@ def ingest_files(
         doc = result.document
         if doc is None:
             earlier = by_path.get(result.path) if result.record else None
-            if earlier is not None and earlier not in gone:
+            if earlier is not None and earlier not in gone and (result.too_large or keep_earlier):
+                # a size limit says nothing about the file: what was indexed of it stays, as it was
+                result = replace(result, reason=f"{result.reason}; its earlier version stays indexed")
+            elif earlier is not None and earlier not in gone:
                 store.documents.remove_document(earlier["id"])
                 report.chunks_dropped = True
                 result = replace(result, reason=f"{result.reason}; its earlier version was removed from the index")

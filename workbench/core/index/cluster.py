@@ -17,6 +17,7 @@ imported only when a cluster is started, never when ``workbench.core`` is import
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import re
 import secrets
@@ -116,6 +117,27 @@ def check_reachable(address: ClusterAddress) -> None:
                                   f"({getattr(exc, 'strerror', None) or exc})") from None
 
 
+def is_loopback(host: str) -> bool:
+    """True for a name of this machine's loopback address (``localhost``, ``127.x.x.x``, ``::1``); no lookup."""
+    try:
+        return host.lower() in ("localhost", "localhost.") or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def remote_refusal(address: ClusterAddress) -> str:
+    """Why a ``ray://`` address is refused without ``--allow-remote``, said truly: a loopback address is this
+    machine, but the Ray client there is whatever listens on the port (a cluster started by hand, or a tunnel to
+    another machine), not a private Ray of the workbench's."""
+    if is_loopback(address.host):
+        return (f"--cluster {address.label()} is a Ray client port on this machine's loopback address: whatever "
+                "listens there (a cluster started by hand, or a tunnel to another machine) would receive the "
+                "documents' text; add --allow-remote to send it there, or use --cluster local[:N] for a private "
+                "Ray the workbench starts and stops itself")
+    return (f"--cluster {address.label()} is not this machine: the documents' text would be sent there; add "
+            "--allow-remote to allow it")
+
+
 def remote_notice(address: ClusterAddress) -> str:
     """What a person is told, before any work, when chunk sets are embedded on a remote cluster."""
     return (f"the text of the documents whose chunks are not embedded yet will be sent to the Ray cluster at "
@@ -184,8 +206,7 @@ class Cluster:
 
     def __init__(self, address: ClusterAddress, allow_remote: bool = False) -> None:
         if not address.is_local and not allow_remote:
-            raise ClusterError(f"--cluster {address.label()} is not this machine: the documents' text would be "
-                               "sent there; add --allow-remote to allow it")
+            raise ClusterError(remote_refusal(address))
         self.address = address
         self._ray: Any = None
         self._temp: str | None = None

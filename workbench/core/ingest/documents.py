@@ -36,10 +36,15 @@ class LoadResult:
     status: str = "ok"
     reason: str = ""
     record: bool = True  # False for files that were never candidates (hidden, unsupported): not stored as problems
+    too_large: bool = False  # skipped for the size limit only: an earlier indexed version of it stays
 
 
 class LoadError(Exception):
     """A file that cannot be turned into a document; the message is shown to the user."""
+
+
+class TooLarge(LoadError):
+    """A file over the size limit (``--max-file-mb``): skipped this time, nothing said about its content."""
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
@@ -126,7 +131,8 @@ def _pdf_text(data: bytes) -> str:
 
 
 def _too_large(size: int, max_file_mb: float) -> str:
-    return (f"too large ({size / 1e6:.1f} MB; the limit is {max_file_mb:g} MB, change it with --max-file-mb)")
+    shown_size = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"  # never "0.0 MB"
+    return f"too large ({shown_size}; the limit is {max_file_mb:g} MB, change it with --max-file-mb)"
 
 
 def read_regular_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FILE_MB) -> tuple[bytes, os.stat_result]:
@@ -140,7 +146,7 @@ def read_regular_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FIL
     if not stat.S_ISREG(info.st_mode):
         raise LoadError(f"not a regular file ({file_kind(info.st_mode)})")
     if limit and info.st_size > limit:
-        raise LoadError(_too_large(info.st_size, max_file_mb))
+        raise TooLarge(_too_large(info.st_size, max_file_mb))
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     with os.fdopen(fd, "rb") as fh:
         info = os.fstat(fd)  # the file opened, not a replacement swapped in after the check above
@@ -148,7 +154,7 @@ def read_regular_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FIL
             raise LoadError(f"not a regular file ({file_kind(info.st_mode)})")
         data = _read_at_most(fh, limit + 1) if limit else fh.read()
     if limit and len(data) > limit:
-        raise LoadError(_too_large(max(len(data), info.st_size), max_file_mb))
+        raise TooLarge(_too_large(max(len(data), info.st_size), max_file_mb))
     return data, info
 
 
@@ -186,6 +192,8 @@ def load_file(path: str | os.PathLike[str], max_file_mb: float = MAX_FILE_MB, ke
     key = key or path_key(p)
     try:
         data, info = read_regular_file(p, max_file_mb)
+    except TooLarge as exc:
+        return LoadResult(key, None, "skipped", str(exc), too_large=True)
     except LoadError as exc:
         return LoadResult(key, None, "skipped", str(exc))
     except FileNotFoundError:

@@ -86,8 +86,9 @@ def parse_ranking(answer: str, n: int) -> tuple[list[int] | None, str]:
             continue
         if isinstance(value, dict):
             value = next((v for v in value.values() if isinstance(v, list)), None)
-        if isinstance(value, list) and value and all(isinstance(x, int) or (isinstance(x, str) and x.strip().isdigit())
-                                                     for x in value):
+        if isinstance(value, list) and value and all(  # ASCII digits: '²' is a digit to isdigit, not to int
+                isinstance(x, int) or (isinstance(x, str) and x.strip().isascii() and x.strip().isdigit())
+                for x in value):
             numbers = [int(x) for x in value]
             break
     if numbers is None:

@@ -63,7 +63,8 @@ def counter(raw: object) -> tuple[int | None, str | None]:
         return None, f"is {shown(raw)}, not a whole number"
     if isinstance(raw, int):
         return raw, None
-    if isinstance(raw, str) and raw.strip().lstrip("+-").isdigit() and len(raw) < 40:
+    if isinstance(raw, str) and (digits := raw.strip().lstrip("+-")).isascii() and digits.isdigit() \
+            and len(raw) < 40:
         return int(raw), None
     return None, f"is {shown(raw)}, not a whole number"
 

@@ -144,7 +144,7 @@ class AnswerColumn(QWidget):
             self._grey.setEnabled(bool(words))
 
     def _anchor(self, url: QUrl) -> None:
-        if url.scheme() == CITE_SCHEME and url.path().isdigit():
+        if url.scheme() == CITE_SCHEME and url.path().isascii() and url.path().isdigit():
             self.citationActivated.emit(int(url.path()))
 
     def _source_activated(self, item: QListWidgetItem) -> None:

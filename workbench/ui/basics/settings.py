@@ -99,7 +99,7 @@ def cluster_workers(settings: QSettings) -> int:
     from workbench.core.index.cluster import MAX_WORKERS
 
     value = text(settings, CLUSTER_WORKERS)
-    return int(value) if value.isdigit() and 0 < int(value) <= MAX_WORKERS else 0
+    return int(value) if value.isascii() and value.isdigit() and 0 < int(value) <= MAX_WORKERS else 0
 
 
 def embedding_folder_problem(folder: str) -> str | None:

@@ -468,6 +468,10 @@ class QuestionsView(QWidget):
                 if not ok:
                     return
             if new_text.strip():
-                self.ws.questions.edit(self.current_set, number, text=new_text, reviewed=True)
+                try:  # the one question rule (core.evaluate.question_rule): a refused text changes nothing
+                    self.ws.questions.edit(self.current_set, number, text=new_text, reviewed=True)
+                except ValueError as exc:
+                    self.status.setText(for_the_window(f"not changed: {exc}"))
+                    return
         self.show_set()
         self._next_draft()

@@ -7,8 +7,12 @@ An importer only reads the files the person supplies; nothing is downloaded.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 import re
+import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -16,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.importers.matching import EXACT, HOW, HOW_SAID, Matcher
+from workbench.core.evaluate.question_rule import skip_reason
 from workbench.core.evaluate.question_set import DatasetError
 from workbench.core.ingest.filenames import path_key
 from workbench.core.jobs import CancelToken, ProgressSink
@@ -340,6 +345,10 @@ def check_items(parsed: Parsed, text_of: Callable[[str], str | None]
     docs: dict[str, Matcher] = {}
     kept: list[tuple[Item, list[tuple[str, Span]]]] = []
     for item in items:
+        refused = skip_reason(item.question)  # the question rule every door shares (``question_rule``)
+        if refused:
+            out.skipped[refused] += 1
+            continue
         spans: list[tuple[str, Span]] = []
         how_found: Counter[str] = Counter()
         moves = 0
@@ -369,19 +378,71 @@ def check_items(parsed: Parsed, text_of: Callable[[str], str | None]
     return kept, out
 
 
+def folder_name(set_name: str) -> str:
+    """The folder (under ``DATA_DIR/imported/``) of a set's importer-built documents, named by the set's exact
+    name: a readable part and a digest of the name, so names that differ only in characters a file name cannot
+    hold (``x y``, ``x_y``) never share a folder."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", set_name).strip("._")[:40] or "set"
+    digest = hashlib.sha256(set_name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{slug}-{digest}"
+
+
+def _new_folder(root: Path, set_name: str, stored: set[str]) -> Path:
+    """A folder for this import that no earlier one uses (a set deleted or renamed since keeps its files and its
+    stored documents). A folder of this name that no stored document lies in (``stored``: the stored documents'
+    paths) is what an import killed midway left: it is cleared and used."""
+    base = root / folder_name(set_name)
+    folder, n = base, 1
+    while folder.exists() or folder.is_symlink():
+        inside = os.path.realpath(folder) + os.sep
+        if folder.is_dir() and not folder.is_symlink() and not any(p.startswith(inside) for p in stored):
+            shutil.rmtree(folder)
+            break
+        n += 1
+        folder = base.with_name(f"{base.name}-{n}")
+    return folder
+
+
 def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
                   progress: ProgressSink | None = None, cancel: CancelToken | None = None) -> ImportReport:
     """Index the documents, check every piece of evidence against the stored text (``check_items``: at the
     offsets given, else its one occurrence, exactly or after normalising spaces, quotes and dashes), and write
     the located questions into the set ``set_name`` (created; it must not exist), a repeated question once. A
-    question with evidence that cannot be located is left out and reported."""
+    question with evidence that cannot be located is left out and reported.
+
+    All or nothing: the documents, the set and its questions are written in one store transaction under the
+    writer lock, and the text files the importer wrote go with them; an import that fails (nothing could be
+    imported, a document could not be indexed, cancelled) leaves no document, folder or set behind (documents
+    stored before stay as they were)."""
     if set_name in ws.questions.names():
         raise DatasetError(f"a question set called {set_name!r} exists already; choose another --set")
     if not parsed.items:
         raise DatasetError("no question to import" + (f" ({parsed.skipped[0]}, …)" if parsed.skipped else ""))
-    written = write_texts(parsed, ws.data_dir / "imported" / re.sub(r"[^A-Za-z0-9_.-]+", "_", set_name))
+    with ws.all_or_nothing(progress):
+        if set_name in ws.questions.names():  # made by another process meanwhile
+            raise DatasetError(f"a question set called {set_name!r} exists already; choose another --set")
+        root = ws.data_dir / "imported"
+        made_root = not root.exists()
+        folder = _new_folder(root, set_name, {str(r["path"]) for r in ws.records.documents()})
+        try:
+            report = _import(ws, parsed, set_name, fmt, folder, progress, cancel)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            if made_root:
+                with contextlib.suppress(OSError):
+                    root.rmdir()
+            raise
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # only when empty: every document was a file of the benchmark's own
+    return report
+
+
+def _import(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str, folder: Path,
+            progress: ProgressSink | None, cancel: CancelToken | None) -> ImportReport:
+    """``import_parsed``'s steps, inside its transaction."""
+    written = write_texts(parsed, folder)
     paths = {**{k: p for k, p in parsed.files.items()}, **written}
-    report = ws.add_documents([str(p) for p in paths.values()], progress, cancel)
+    report = ws.add_documents([str(p) for p in paths.values()], progress, cancel, keep_earlier=True)
     problems = [*report.failed, *report.skipped]
     if problems:
         raise DatasetError("documents could not be indexed: " + "; ".join(f"{r.path}: {r.reason}"
@@ -397,8 +458,12 @@ def import_parsed(ws: EvalWorkspace, parsed: Parsed, set_name: str, fmt: str,
         questions.append(NewQuestion(" ".join(item.question.split()), refs, reference_answer=item.answer,
                                      provenance=Provenance("imported", format=fmt, item=item.item_id)))
     if not questions:
-        raise DatasetError(f"no question could be imported: {out.unlocated[0] if out.unlocated else 'none read'}"
+        first = out.unlocated[0] if out.unlocated else \
+            f"skipped: {out.skipped.most_common(1)[0][0]}" if out.skipped else "none read"
+        raise DatasetError(f"no question could be imported: {first}"
                            f"{f' (and {len(out.unlocated) - 1} more)' if len(out.unlocated) > 1 else ''}")
+    if cancel is not None:
+        cancel.check()  # the last moment a cancel undoes everything: the set is written next
     ws.questions.create(set_name, f"imported from {fmt}")
     ws.questions.add_documents(set_name, sorted(set(doc_ids.values())))
     ws.questions.add_many(set_name, questions)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
+from workbench.core.evaluate.importers.shapes import text, texts
 from workbench.core.evaluate.question_set import DatasetError
 
 
@@ -29,12 +30,14 @@ def read(source: Path) -> Parsed:
     for qa_file in _qa_files(source):
         doc_folder = qa_file.parent.parent / "doc" / qa_file.stem  # dataset/qas/X.jsonl → dataset/doc/X/
         for n, row in read_rows(qa_file):
-            doc_id = str(row.get("_id") or "")
-            row_id = str(row.get("id") or doc_id or f"line {n}")
-            named = row.get("document") or row.get("doc")
-            if isinstance(row.get("context"), str) and row["context"].strip():
-                key = parsed.add_text(f"{row_id}-context", row["context"])
-            elif isinstance(named, str) and (qa_file.parent / named).is_file():
+            at = f"{qa_file}, line {n}"
+            doc_id = text(row.get("_id"), f"{at}: _id")
+            row_id = text(row.get("id"), f"{at}: id") or doc_id or f"line {n}"
+            named = text(row.get("document") or row.get("doc"), f"{at}: document")
+            context = text(row.get("context"), f"{at}: context")
+            if context.strip():
+                key = parsed.add_text(f"{row_id}-context", context)
+            elif named and (qa_file.parent / named).is_file():
                 key = named
                 parsed.files[key] = qa_file.parent / named
             elif doc_id and (doc_folder / f"{doc_id}.txt").is_file():
@@ -44,12 +47,13 @@ def read(source: Path) -> Parsed:
                 where = f"doc/{qa_file.stem}/{doc_id}.txt" if doc_id else "no _id"
                 parsed.skipped.append(f"no document (no context text, and {where} is missing)")
                 continue
-            evidences = [str(e) for e in row.get("evidences") or [] if str(e).strip()]
+            evidences = [e for e in texts(row.get("evidences"), f"{at}: evidences") if e.strip()]
             if not evidences:
                 parsed.skipped.append("no evidence sentence")
                 continue
-            answers = row.get("answers") or ""
-            answer = str(answers[0]) if isinstance(answers, list) and answers else str(answers)
-            parsed.items.append(Item(row_id, str(row.get("input") or ""), [Evidence(key, e) for e in evidences],
-                                     answer))
+            answers = row.get("answers")
+            answer = (texts(answers, f"{at}: answers")[:1] or [""])[0] if isinstance(answers, list) \
+                else text(answers, f"{at}: answers")
+            parsed.items.append(Item(row_id, text(row.get("input"), f"{at}: input"),
+                                     [Evidence(key, e) for e in evidences], answer))
     return parsed

@@ -8,6 +8,7 @@ import unicodedata
 from pathlib import Path
 
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_json
+from workbench.core.evaluate.importers.shapes import items, obj, objects, offset, text
 from workbench.core.evaluate.question_set import DatasetError
 
 
@@ -33,15 +34,25 @@ def read(source: Path) -> Parsed:
         tests = data.get("tests") if isinstance(data, dict) else None
         if not isinstance(tests, list):
             raise DatasetError(f"{bench}: no \"tests\" list")
-        for n, test in enumerate(tests):
+        for n, raw in enumerate(tests):
+            at = f"{bench}: tests[{n}]"
             item_id = f"{bench.stem}#{n}"
-            try:
-                query = str(test["query"])
-                evidence = [Evidence(_nfc(str(s["file_path"])), str(s.get("answer") or ""), int(s["span"][0]),
-                                     int(s["span"][1])) for s in test["snippets"]]
-            except (KeyError, TypeError, ValueError, IndexError):
+            test = obj(raw, at)
+            snippets = objects(test.get("snippets"), f"{at}.snippets")
+            if test.get("query") is None or test.get("snippets") is None \
+                    or any(s.get("file_path") is None or s.get("span") is None for s in snippets):
                 parsed.skipped.append("a test without query or snippets with file_path and span")
                 continue
+            query = text(test["query"], f"{at}.query")
+            evidence = []
+            for k, snippet in enumerate(snippets):
+                where = f"{at}.snippets[{k}]"
+                span = items(snippet["span"], f"{where}.span")
+                if len(span) != 2:
+                    raise DatasetError(f"{where}.span: expected [start, end], found a list of {len(span)}")
+                evidence.append(Evidence(_nfc(text(snippet["file_path"], f"{where}.file_path")),
+                                         text(snippet.get("answer"), f"{where}.answer"),
+                                         offset(span[0], f"{where}.span[0]"), offset(span[1], f"{where}.span[1]")))
             if not evidence:
                 parsed.skipped.append("no snippet")
                 continue

@@ -20,6 +20,7 @@ from typing import Any
 
 from workbench.core.evaluate.importers.base import TABLES, Evidence, Item, Parsed, column, read_table
 from workbench.core.evaluate.importers.matching import Matcher
+from workbench.core.evaluate.importers.shapes import text as text_of
 from workbench.core.evaluate.question_set import DatasetError
 
 
@@ -27,8 +28,10 @@ def _row(raw: dict[str, Any]) -> dict[str, Any]:
     return {column(str(k)): v for k, v in raw.items()}
 
 
-def _text(value: Any) -> str:
-    return "" if value is None else str(value)
+def _text(value: Any, where: str) -> str:
+    """A cell as text (``shapes.text``: a string or a number; ``null`` or an empty cell reads as ``''``); a list
+    or an object where text belongs is refused, naming the file, the row and the column."""
+    return text_of(value, where)
 
 
 def _book_key(name: str) -> str:
@@ -70,16 +73,18 @@ def read(source: Path) -> Parsed:
     for path in dict.fromkeys([*question_files, *chunk_files]):
         for n, raw in read_table(path):
             row = _row(raw)
-            book = _text(row.get("book_name") or row.get("book") or row.get("document")) or _book_of_file(path)
+            at = f"{path}, row {n}"
+            book = (_text(row.get("book_name") or row.get("book") or row.get("document"), f"{at}: Book Name")
+                    or _book_of_file(path))
             key = _book_key(book)
             names.setdefault(key, book)
-            text = _text(row.get("chunk") or row.get("paragraph"))
+            text = _text(row.get("chunk") or row.get("paragraph"), f"{path}, row {n}: Chunk")
             if path in chunk_files and text.strip():
                 seen += 1
                 order = row.get("chunk_id")
                 chunks.setdefault(key, []).append((float(order) if isinstance(order, (int, float)) else seen,
                                                    seen, text))
-            if path in question_files and _text(row.get("question")).strip():
+            if path in question_files and _text(row.get("question"), f"{path}, row {n}: Question").strip():
                 rows.append((f"{path.stem}:{n}", book, row))
     parsed = Parsed()
     doc_of: dict[str, str] = {}
@@ -95,12 +100,12 @@ def read(source: Path) -> Parsed:
             else:
                 parsed.skipped.append("its book is neither in books/ nor among the chunk rows")
                 continue
-        must = _text(row.get("chunk_must_contain"))
+        must = _text(row.get("chunk_must_contain"), f"{where}: Chunk Must Contain")
         if not must.strip():
             parsed.skipped.append("no Chunk Must Contain text")
             continue
-        parsed.items.append(Item(_text(row.get("id")) or where, _text(row.get("question")),
-                                 [Evidence(doc_of[key], must)], _text(row.get("answer"))))
+        parsed.items.append(Item(_text(row.get("id"), f"{where}: id") or where, _text(row.get("question"), where),
+                                 [Evidence(doc_of[key], must)], _text(row.get("answer"), f"{where}: Answer")))
     return parsed
 
 
@@ -132,10 +137,10 @@ def read_mtcb(source: Path) -> Parsed:
     for path in corpus_files:
         for n, raw in read_table(path):
             row = _row(raw)
-            text = _text(row.get("text") or row.get("content"))
+            text = _text(row.get("text") or row.get("content"), f"{path}, row {n}: text")
             if not text.strip():
                 continue
-            title = _text(row.get("title") or row.get("id") or row.get("repo"))
+            title = _text(row.get("title") or row.get("id") or row.get("repo"), f"{path}, row {n}: title")
             key = parsed.add_text(title or f"{path.stem}:{n}", text)
             if title:
                 titles.setdefault(title, key)
@@ -143,11 +148,12 @@ def read_mtcb(source: Path) -> Parsed:
     for path in question_files:
         for n, raw in read_table(path):
             row = _row(raw)
-            must = _text(row.get("chunk_must_contain") or row.get("supporting_passage"))
+            must = _text(row.get("chunk_must_contain") or row.get("supporting_passage"),
+                         f"{path}, row {n}: chunk-must-contain")
             if not must.strip():
                 parsed.skipped.append("no chunk-must-contain text")
                 continue
-            title = _text(row.get("title") or row.get("repo"))
+            title = _text(row.get("title") or row.get("repo"), f"{path}, row {n}: title")
             doc = titles.get(title) if title else None
             if doc is None:
                 holding = [k for k, m in docs if m.find(must) is not None]
@@ -156,6 +162,7 @@ def read_mtcb(source: Path) -> Parsed:
                     why = "in no corpus text" if not holding else f"in {len(holding)} corpus texts"
                     doc = f"(the corpus: the passage is {why})"
                     parsed.missing[doc] = f"no one corpus text holds the passage (it is {why})"
-            parsed.items.append(Item(_text(row.get("id")) or f"{path.stem}:{n}", _text(row.get("question")),
-                                     [Evidence(doc, must)], _text(row.get("answer"))))
+            parsed.items.append(Item(_text(row.get("id"), f"{path}, row {n}: id") or f"{path.stem}:{n}",
+                                     _text(row.get("question"), f"{path}, row {n}: question"),
+                                     [Evidence(doc, must)], _text(row.get("answer"), f"{path}, row {n}: answer")))
     return parsed

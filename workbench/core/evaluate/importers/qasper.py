@@ -7,15 +7,18 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_json
+from workbench.core.evaluate.importers.shapes import obj, objects, text, texts
 from workbench.core.evaluate.question_set import DatasetError
 
 
-def paper_text(paper: dict[str, Any]) -> str:
-    """Title, abstract, then each section's name and paragraphs, separated by blank lines."""
-    parts = [str(paper.get("title") or ""), str(paper.get("abstract") or "")]
-    for section in paper.get("full_text") or []:
-        parts.append(str(section.get("section_name") or ""))
-        parts += [str(p) for p in section.get("paragraphs") or []]
+def paper_text(paper: dict[str, Any], where: str = "paper") -> str:
+    """Title, abstract, then each section's name and paragraphs, separated by blank lines (a value of the wrong
+    type is a ``DatasetError`` naming ``where`` in the file)."""
+    parts = [text(paper.get("title"), f"{where}.title"), text(paper.get("abstract"), f"{where}.abstract")]
+    for s, section in enumerate(objects(paper.get("full_text"), f"{where}.full_text")):
+        at = f"{where}.full_text[{s}]"
+        parts.append(text(section.get("section_name"), f"{at}.section_name"))
+        parts += texts(section.get("paragraphs"), f"{at}.paragraphs")
     return "\n\n".join(p for p in parts if p.strip())
 
 
@@ -26,12 +29,15 @@ def read(source: Path) -> Parsed:
     if not isinstance(data, dict):
         raise DatasetError(f"{source}: expected a JSON object keyed by paper id")
     parsed = Parsed()
-    for paper_id, paper in data.items():
-        if not isinstance(paper, dict):
-            continue
-        parsed.texts[str(paper_id)] = paper_text(paper)
-        for qa in paper.get("qas") or []:
-            answers = [a.get("answer") or {} for a in qa.get("answers") or []]
+    for key, raw in data.items():
+        where = f"{source}: [{key!r}]"
+        paper_id = text(key, f"{where} (the paper id)")  # a key is text too: an unpaired surrogate is refused
+        paper = obj(raw, where)
+        parsed.texts[paper_id] = paper_text(paper, where)
+        for q, qa in enumerate(objects(paper.get("qas"), f"{where}.qas")):
+            qat = f"{where}.qas[{q}]"
+            answers = [obj(a.get("answer"), f"{qat}.answers[{n}].answer")
+                       for n, a in enumerate(objects(qa.get("answers"), f"{qat}.answers"))]
             with_evidence = [a for a in answers if not a.get("unanswerable") and a.get("evidence")]
             if answers and all(a.get("unanswerable") for a in answers):
                 parsed.skipped.append("unanswerable")
@@ -39,9 +45,12 @@ def read(source: Path) -> Parsed:
             if not with_evidence:
                 parsed.skipped.append("no evidence paragraph")
                 continue
-            evidence = [Evidence(str(paper_id), str(e)) for e in with_evidence[0]["evidence"]]
-            answer = with_evidence[0].get("free_form_answer") or ", ".join(with_evidence[0].get("extractive_spans")
-                                                                           or [])
-            parsed.items.append(Item(str(qa.get("question_id") or f"{paper_id}#{len(parsed.items)}"),
-                                     str(qa.get("question") or ""), evidence, str(answer or "")))
+            first = with_evidence[0]
+            at = f"{qat}.answers[{answers.index(first)}].answer"
+            evidence = [Evidence(paper_id, e) for e in texts(first["evidence"], f"{at}.evidence")]
+            answer = text(first.get("free_form_answer"), f"{at}.free_form_answer") \
+                or ", ".join(texts(first.get("extractive_spans"), f"{at}.extractive_spans"))
+            parsed.items.append(Item(text(qa.get("question_id"), f"{qat}.question_id")
+                                     or f"{paper_id}#{len(parsed.items)}",
+                                     text(qa.get("question"), f"{qat}.question"), evidence, answer))
     return parsed

@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
+from workbench.core.evaluate.importers.shapes import items, kind, text, texts
+from workbench.core.evaluate.question_set import DatasetError
 
 SUFFIXES = (".jsonl", ".parquet")
 
@@ -25,21 +27,25 @@ def read(source: Path) -> Parsed:
     parsed = Parsed()
     for path in files:
         for n, row in read_rows(path):
-            row_id = str(row.get("id") or f"{path.stem}:{n}")
+            at = f"{path}, line {n}"
+            row_id = text(row.get("id"), f"{at}: id") or f"{path.stem}:{n}"
             spans: dict[str, Evidence] = {}
-            for d, sentences in enumerate(row.get("documents_sentences") or []):
-                text = ""
+            for d, sentences in enumerate(items(row.get("documents_sentences"), f"{at}: documents_sentences")):
+                body = ""
                 placed: list[tuple[str, str, int]] = []
-                for pair in sentences or []:
+                for i, pair in enumerate(items(sentences, f"{at}: documents_sentences[{d}]")):
+                    where = f"{at}: documents_sentences[{d}][{i}]"
                     if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-                        continue
-                    start = len(text) + (1 if text else 0)
-                    text = f"{text} {pair[1]}" if text else str(pair[1])
-                    placed.append((str(pair[0]), str(pair[1]), start))
-                key = parsed.add_text(f"{row_id}-doc{d}", text)
+                        raise DatasetError(f"{where}: expected a [key, sentence] pair, found {kind(pair)}"
+                                           + (f" of {len(pair)}" if isinstance(pair, list) else ""))
+                    sentence = text(pair[1], f"{where}[1]")
+                    start = len(body) + (1 if body else 0)
+                    body = f"{body} {sentence}" if body else sentence
+                    placed.append((text(pair[0], f"{where}[0]"), sentence, start))
+                key = parsed.add_text(f"{row_id}-doc{d}", body)
                 for k, sentence, start in placed:
                     spans[k] = Evidence(key, sentence, start, start + len(sentence))
-            keys = [str(k) for k in row.get("all_relevant_sentence_keys") or []]
+            keys = texts(row.get("all_relevant_sentence_keys"), f"{at}: all_relevant_sentence_keys")
             if not keys:
                 parsed.skipped.append("no relevant sentence key")
                 continue
@@ -47,6 +53,6 @@ def read(source: Path) -> Parsed:
             if missing:
                 parsed.skipped.append("a relevant sentence key names no sentence of the row's documents")
                 continue
-            parsed.items.append(Item(row_id, str(row.get("question") or ""), [spans[k] for k in keys],
-                                     str(row.get("response") or "")))
+            parsed.items.append(Item(row_id, text(row.get("question"), f"{at}: question"), [spans[k] for k in keys],
+                                     text(row.get("response"), f"{at}: response")))
     return parsed

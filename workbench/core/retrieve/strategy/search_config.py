@@ -28,7 +28,7 @@ def parse_coarse(text: str) -> tuple[CoarseLevel, ...]:
     levels = []
     for part in text.replace(" ", "").split("+"):
         size, sep, hits = part.partition(":")
-        if not (sep and size.isdigit() and hits.isdigit()):
+        if not (sep and size.isascii() and size.isdigit() and hits.isascii() and hits.isdigit()):
             raise ValueError(f"search field 'coarse' must look like 100:2+200:2 (chunk size:hits, joined by +), "
                              f"not {text[:40]!r}")
         levels.append(CoarseLevel(int(size), int(hits)))
