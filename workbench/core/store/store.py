@@ -34,12 +34,12 @@ class Store(StoreConnection):
 
     def __init__(self, path: str | Path) -> None:
         super().__init__(path)
-        self.sets = ChunkSetTables(self)
+        self.hand = HandChunkingTables(self)
+        self.sets = ChunkSetTables(self, self.hand.get)  # an edited:NAME set's id reads this folder's chunking
         self.documents = DocumentTables(self, self.sets)
         self.caches = CacheTables(self)
         self.runs = RunTables(self)
         self.question_sets = QuestionSetTables(self)
-        self.hand = HandChunkingTables(self)
 
     def quick_check(self, limit: int) -> list[str]:
         """SQLite's ``PRAGMA quick_check``: ``["ok"]``, or up to ``limit`` problems."""
