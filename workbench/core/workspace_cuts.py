@@ -53,12 +53,12 @@ class Cuts:
     # ----- reading ------------------------------------------------------------------------------------
     def names(self) -> list[str]:
         """Every chunking's name, sorted."""
-        return self._store().hand.names()
+        return self._store().cuts.names()
 
     def get(self, name: str) -> HandChunking | None:
         """The chunking called ``name``, or None (also when its stored edits do not read). The source the
         chunker ``edited:NAME`` reads from when this workspace cuts."""
-        return self._store().hand.get(name)
+        return self._store().cuts.get(name)
 
     def all(self) -> list[HandChunking]:
         """Every chunking that reads, by name."""
@@ -94,17 +94,17 @@ class Cuts:
                 assert hand is not None
                 return cuts.with_edits(hand, edits)
 
-            before = store.hand.update(name, change)
-            after = store.hand.get(name)
+            before = store.cuts.update(name, change)
+            after = store.cuts.get(name)
         assert after is not None
         return CutChange(before, after)
 
     def restore(self, hand: HandChunking) -> None:
         """Keep ``hand`` as it is given (an undo: the chunking as it was before an edit)."""
         with self._writing(None):
-            self._store().hand.save(hand)
+            self._store().cuts.save(hand)
 
     def delete(self, name: str) -> bool:
         """Forget the chunking ``name``; False when there was none."""
         with self._writing(None):
-            return self._store().hand.delete(name)
+            return self._store().cuts.delete(name)

@@ -116,7 +116,7 @@ class ChunkSets:
     def _id(self, config: ChunkConfig, model_id: str, scope: Scope | None) -> str:
         """The id of a chunk set over ``scope`` (already through ``set_scope``); an ``edited:NAME`` chunker is
         this folder's hand-made chunking."""
-        return chunk_set_id(config, model_id, scope.key if scope else "", self._store.hand.get)
+        return chunk_set_id(config, model_id, scope.key if scope else "", self._store.cuts.get)
 
     def find_chunk_set(self, config: ChunkConfig, model: str | None = "",
                        scope: Scope | None = None) -> ChunkSetInfo | None:

@@ -10,7 +10,7 @@ from workbench.core.store.connection import Tables, now, writes
 
 
 class HandChunkingTables(Tables):
-    """The ``hand_chunkings`` table of a workbench database (``store.hand``)."""
+    """The ``hand_chunkings`` table of a workbench database (``store.cuts``)."""
 
     def get(self, name: str) -> HandChunking | None:
         """The chunking called ``name``, or None (also when its stored edits do not read: ``problem`` says)."""
