@@ -124,9 +124,9 @@ def test_an_edit_that_cannot_apply_is_refused_in_one_line_and_nothing_changes(qt
 def test_the_lab_evaluates_a_hand_made_chunking_like_any_chunker(qtbot, make_window, hash_ws, tmp_path):
     from ui_support import run_lab, sample_set
 
-    from workbench.core.index.hand_cuts import base_chunker_json
     from workbench.core.ingest.chunkers.hand_edits import HandChunking
     from workbench.core.retrieve.strategy.presets import PRESETS
+    from workbench.core.workspace_cuts import base_chunker_json
 
     with hash_ws.writing():  # no edits yet: it cuts exactly as its base does
         hash_ws.cuts.restore(HandChunking("same", "plain", base_chunker_json(PRESETS["plain"].chunk)))
