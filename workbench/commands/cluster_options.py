@@ -45,7 +45,7 @@ def check_cluster(args: argparse.Namespace) -> None:
     if is_ollama_spec(getattr(args, "model", None)):
         raise UserError("--cluster embeds with a local model; an ollama: model embeds on its Ollama server already")
     try:
-        cluster = Cluster(address, allow_remote=bool(getattr(args, "allow_remote", False)))
+        cluster = Cluster(address, allow_remote=bool(getattr(args, "allow_remote", False)), stop_on_sigterm=True)
         check_reachable(address)
     except ClusterAddressError as exc:
         raise UsageError(str(exc)) from None

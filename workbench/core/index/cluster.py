@@ -11,7 +11,7 @@ cluster is the set a local build makes (same chunks and ids, the same model's ve
 files and sockets in a temporary folder the workbench makes (mode 0700) and removes, its token generated in
 memory (never written to the home folder), every server bound to the loopback address. A supervisor process
 (``ray_supervisor``) reaps that Ray and removes the folder when the driver ends, however it ends: SIGKILL leaves
-no Ray process behind either. While it runs, SIGTERM stops the command with one line (``Terminated``), where
+no Ray process behind either. While it runs, SIGTERM stops a command with one line (``Terminated``), where
 Ray's own handler would print a stack dump and abort. ``ray://HOST:PORT`` joins a running
 cluster (Ray's client) and needs the person's ``--allow-remote``: the documents' text is sent there. Ray is
 imported only when a cluster is started, never when ``workbench.core`` is imported.
@@ -195,13 +195,16 @@ class EmbedWorker:
 class Cluster:
     """A Ray cluster for one command or window session: a private local one started on first use, or a remote
     one joined on first use (``allow_remote`` must be given). ``close`` shuts down what was started and removes
-    its temporary folder. Workers (one actor per model per worker slot) are kept until then."""
+    its temporary folder. Workers (one actor per model per worker slot) are kept until then. With
+    ``stop_on_sigterm`` (the command line) SIGTERM raises ``Terminated`` in the main thread while a private Ray
+    runs, in place of Ray's handler (a stack dump, then abort)."""
 
-    def __init__(self, address: ClusterAddress, allow_remote: bool = False) -> None:
+    def __init__(self, address: ClusterAddress, allow_remote: bool = False, stop_on_sigterm: bool = False) -> None:
         if not address.is_local and not allow_remote:
             raise ClusterError(f"--cluster {address.label()} is not this machine: the documents' text would be "
                                "sent there; add --allow-remote to allow it")
         self.address = address
+        self._stop_on_sigterm = stop_on_sigterm
         self._ray: Any = None
         self._temp: str | None = None
         self._supervisor: subprocess.Popen[bytes] | None = None
@@ -263,7 +266,7 @@ class Cluster:
             self._cleanup()
             raise ClusterError(f"--cluster {self.address.label()}: Ray could not start or connect "
                                f"({first_line(exc)})") from None
-        if self.address.is_local and threading.current_thread() is threading.main_thread():
+        if self._stop_on_sigterm and self.address.is_local and threading.current_thread() is threading.main_thread():
             self._sigterm = signal.signal(signal.SIGTERM, _terminated)  # in place of Ray's (a dump, then abort)
         return ray
 
