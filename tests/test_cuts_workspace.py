@@ -79,11 +79,24 @@ def test_an_edit_is_checked_against_the_chunking_as_stored_when_it_is_kept(tmp_p
             ws.cuts.edit("new", [edit])
         change = ws.cuts.edit("h", [edit])  # no start: the stored chunking is extended
         assert change.before == first and change.after.edits == (*first.edits, edit)
-        ws.cuts.restore(first)
-        assert ws.cuts.get("h") == first
         assert ws.cuts.delete("h") and ws.cuts.get("h") is None and not ws.cuts.delete("h")
+        with pytest.raises(EditRefused, match="no longer stored"):
+            ws.cuts.take_back("h", [edit])
     finally:
         ws.close()
+
+
+def test_an_undo_takes_back_its_own_edit_and_keeps_one_made_meanwhile_elsewhere(tmp_path, hash_embedder):
+    ws = _workspace(tmp_path / "w", hash_embedder)
+    other = Workspace(tmp_path / "w", embedder=hash_embedder)  # another program on the same folder
+    try:
+        mine = _split(ws, "h", 50).edits[-1]
+        theirs = _split(other, "h", 300).edits[-1]
+        after = ws.cuts.take_back("h", [mine])  # the window's Ctrl+Z
+        assert after.edits == (theirs,) and other.cuts.get("h") == after
+    finally:
+        ws.close()
+        other.close()
 
 
 def test_the_window_and_the_command_line_never_reach_into_the_store():

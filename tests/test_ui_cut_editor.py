@@ -128,8 +128,8 @@ def test_the_lab_evaluates_a_hand_made_chunking_like_any_chunker(qtbot, make_win
     from workbench.core.retrieve.strategy.presets import PRESETS
     from workbench.core.workspace_cuts import base_chunker_json
 
-    with hash_ws.writing():  # no edits yet: it cuts exactly as its base does
-        hash_ws.cuts.restore(HandChunking("same", "plain", base_chunker_json(PRESETS["plain"].chunk)))
+    # no edits yet: it cuts exactly as its base does
+    hash_ws.cuts.edit("same", [], HandChunking("same", "plain", base_chunker_json(PRESETS["plain"].chunk)))
     window = make_window(hash_ws)
     view = window.eval_view
     assert view.load_question_set(sample_set(tmp_path))

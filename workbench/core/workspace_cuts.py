@@ -230,10 +230,27 @@ class Cuts:
         assert after is not None
         return CutChange(before, after)
 
-    def restore(self, hand: HandChunking) -> None:
-        """Keep ``hand`` as it is given (an undo: the chunking as it was before an edit)."""
+    def take_back(self, name: str, edits: Sequence[CutEdit]) -> HandChunking:
+        """Remove ``edits`` (the last time each appears) from the chunking ``name`` as stored at this moment: an
+        undo that keeps every edit made meanwhile elsewhere; in one transaction under the writer lock.
+        ``EditRefused`` when the chunking is no longer stored."""
+
+        def change(stored: HandChunking | None) -> HandChunking:
+            if stored is None:
+                raise EditRefused(f"edited:{name} is no longer stored; nothing to undo")
+            kept = list(stored.edits)
+            for edit in reversed(edits):
+                where = [i for i, e in enumerate(kept) if e == edit]
+                if where:
+                    del kept[where[-1]]
+            return replace(stored, edits=tuple(kept))
+
         with self._writing(None):
-            self._store().cuts.save(hand)
+            store = self._store()
+            store.cuts.update(name, change)
+            after = store.cuts.get(name)
+        assert after is not None
+        return after
 
     def delete(self, name: str) -> bool:
         """Forget the chunking ``name``; False when there was none."""

@@ -41,9 +41,11 @@ HINT = ("Chunk map: drag a cut to move it, S splits the chunk at the cursor, M m
 
 @dataclass(frozen=True)
 class Undo:
-    """How to take one edit back: the chunking as it was before (its edits), by name."""
+    """How to take one edit back: the chunking's name and the edits made here (removed again, whatever was
+    edited meanwhile elsewhere)."""
 
-    before: HandChunking
+    name: str
+    added: tuple[CutEdit, ...]
     at: float = field(default_factory=edit_time)
 
 
@@ -166,10 +168,14 @@ class CutEditor(QObject):
         if not self.undo_stack:
             self.message.emit("Nothing to undo in the chunk map.")
             return False
-        before = self.undo_stack.pop().before
-        self.ws.cuts.restore(before)
-        self.message.emit(f"Undone: edited:{before.name} has {len(before.edits)} edit(s) again.")
-        self._rerun(before.name)
+        undo = self.undo_stack.pop()
+        try:
+            now = self.ws.cuts.take_back(undo.name, undo.added)
+        except EditRefused as exc:
+            self.message.emit(f"Not undone: {exc}")
+            return False
+        self.message.emit(f"Undone: edited:{now.name} has {len(now.edits)} edit(s) again.")
+        self._rerun(now.name)
         return True
 
     def _chunking(self, side: str) -> HandChunking | None:
@@ -210,8 +216,8 @@ class CutEditor(QObject):
         except (EditRefused, ChunkerError) as exc:
             self.message.emit(f"Not changed: {exc}")
             return False
-        before, updated = change.before, change.after
-        self.undo_stack.append(Undo(before or HandChunking(hand.name, hand.base_strategy, hand.base_chunker)))
+        updated = change.after
+        self.undo_stack.append(Undo(hand.name, (edit,)))
         self.message.emit(f"edited:{hand.name}: {edit.describe()} ({len(updated.edits)} edit(s)); side {side} "
                           "runs with it.")
         self.edited.emit(side, HAND_PREFIX + hand.name)
