@@ -83,15 +83,6 @@ def _no_consent_leaks():
     forget_all()
 
 
-@pytest.fixture(autouse=True)
-def _no_hand_made_leaks():
-    """The hand-made chunkings a workspace lent the chunker registry (``edited:NAME``) go with the test."""
-    yield
-    from workbench.core.ingest.chunkers.edited import use_hand_chunkings
-
-    use_hand_chunkings(None)
-
-
 @pytest.fixture(scope="session")
 def embedder():
     """The real all-MiniLM-L6-v2 model, loaded once per test session."""

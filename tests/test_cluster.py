@@ -288,3 +288,51 @@ def test_minilm_vectors_built_on_a_cluster_agree_with_the_local_ones(tmp_path, e
     for set_id, (rows, vectors) in built["local"].items():
         assert built["cluster"][set_id][0] == rows
         assert np.abs(built["cluster"][set_id][1] - vectors).max() <= 1e-5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+def test_a_driver_stopped_mid_build_leaves_no_ray_process_and_no_folder(tmp_path, stop):
+    import shutil
+    import tempfile
+    import time
+
+    from workbench.core.index.ray_supervisor import ray_processes
+
+    temp = Path(tempfile.mkdtemp(prefix="t", dir="/tmp"))  # short: Ray's socket paths must stay < 108 bytes
+    try:
+        env = dict(os.environ, WORKBENCH_TEST_EMBED_DELAY="0.3", PYTHONPATH=str(ROOT), TMPDIR=str(temp))
+        child = subprocess.Popen([sys.executable, str(ROOT / "tests" / "hashed_cli.py"), "index", str(SAMPLE),
+                                  "--chunk-size", "40", "--data-dir", str(tmp_path / "data"), "--cluster", "local:2"],
+                                 stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        _wait_for_vectors(child)
+        (folder,) = temp.iterdir()
+        assert folder.name.startswith("wb-ray-") and folder.stat().st_mode & 0o777 == 0o700
+        ray = ray_processes(str(folder))
+        names = {Path(f"/proc/{pid}/comm").read_text().strip() for pid, _ in ray}
+        assert {"raylet", "gcs_server", "ray::DashboardA", "ray::RuntimeEnv"} <= names, names
+        os.kill(child.pid, stop)
+        _, err = child.communicate(timeout=60)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (folder.exists() or ray_left(ray)):
+            time.sleep(0.2)
+        assert not ray_left(ray) and not folder.exists(), (ray_left(ray), err)
+        if stop != signal.SIGKILL:  # one line, no stack dump
+            lines = [line for line in err.splitlines() if line.strip() and not line.startswith("[")]
+            said = "workbench: terminated (SIGTERM)" if stop == signal.SIGTERM else "workbench: interrupted"
+            assert lines == [said] and child.returncode == 130, err
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def ray_left(processes) -> list[str]:
+    """The processes of ``processes`` (pid, start time) that still run, by name."""
+    left = []
+    for pid, started in processes:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if stat[19] == started and stat[0] != "Z":
+            left.append(Path(f"/proc/{pid}/comm").read_text().strip())
+    return left

@@ -8,7 +8,7 @@ import pytest
 
 from workbench.core.index.embedding import default_model_path
 from workbench.core.ingest.chunkers.choice import apply_chunker, chunker_spec
-from workbench.core.ingest.chunkers.edited import EditedChunker, use_hand_chunkings
+from workbench.core.ingest.chunkers.edited import EditedChunker
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.hand_edits import CutEdit, HandChunking, apply_edits, edits_from_json, text_sha
 from workbench.core.ingest.chunkers.identity import chunk_set_id
@@ -97,11 +97,8 @@ def test_edits_read_back_as_written():
 
 
 @pytest.fixture
-def hands():
-    stored: dict[str, HandChunking] = {}
-    use_hand_chunkings(stored.get)
-    yield stored
-    use_hand_chunkings(None)
+def hands() -> dict[str, HandChunking]:
+    return {}  # the chunkings a caller passes along (a data folder's: ws.cuts.get)
 
 
 BASE = '{"name":"recursive","max_tokens":40,"overlap":0}'
@@ -110,30 +107,32 @@ BASE = '{"name":"recursive","max_tokens":40,"overlap":0}'
 def test_the_edited_chunker_cuts_the_base_then_applies_the_edits(hands):
     hands["h"] = HandChunking("h", "plain", BASE)
     config = apply_chunker(ChunkConfig(), "edited:h")
-    chunker = make_chunker(chunker_spec(config), ChunkerResources(counter=COUNTER))
+    chunker = make_chunker(chunker_spec(config, hands.get), ChunkerResources(counter=COUNTER), hands.get)
     assert isinstance(chunker, EditedChunker)
     base = chunker.chunk(TEXT, ())
     cut = base[1][0]
     hands["h"] = HandChunking("h", "plain", BASE, (edit("move", cut, cut + 5), edit("split", 30)))
-    edited = make_chunker(chunker_spec(config), ChunkerResources(counter=COUNTER)).chunk(TEXT, ())
+    edited = make_chunker(chunker_spec(config, hands.get), ChunkerResources(counter=COUNTER), hands.get).chunk(TEXT, ())
     assert edited[:3] == [(0, 30), (30, cut + 5), (cut + 5, base[1][1])] and edited[3:] == base[2:]
 
 
 def test_the_chunk_set_id_changes_with_the_edits_and_only_then(hands):
     hands["h"] = HandChunking("h", "plain", BASE)
     config = apply_chunker(ChunkConfig(), "edited:h")
-    first = chunk_set_id(config, "m")
-    assert chunk_set_id(config, "m") == first
+    first = chunk_set_id(config, "m", hands=hands.get)
+    assert chunk_set_id(config, "m", hands=hands.get) == first
     hands["h"] = HandChunking("h", "plain", BASE, (edit("split", 30),))
-    second = chunk_set_id(config, "m")
+    second = chunk_set_id(config, "m", hands=hands.get)
     assert second != first
     hands["h"] = HandChunking("h", "plain", BASE.replace("40", "41"), (edit("split", 30),))
-    assert chunk_set_id(config, "m") not in (first, second)  # a re-cut base is another set too
+    assert chunk_set_id(config, "m", hands=hands.get) not in (first, second)  # a re-cut base is another set too
 
 
 def test_a_stored_chunking_never_names_code(hands):
     hands["c"] = HandChunking("c", "mine", '{"name":"custom:os:system"}')
     with pytest.raises(ChunkerError, match="custom code"):
-        chunker_spec(apply_chunker(ChunkConfig(), "edited:c"))
+        chunker_spec(apply_chunker(ChunkConfig(), "edited:c"), hands.get)
     with pytest.raises(ChunkerError, match="no hand-made chunking called 'missing'"):
-        chunker_spec(apply_chunker(ChunkConfig(), "edited:missing"))
+        chunker_spec(apply_chunker(ChunkConfig(), "edited:missing"), hands.get)
+    with pytest.raises(ChunkerError, match="no hand-made chunking called 'c'"):  # no source: no chunking
+        chunker_spec(apply_chunker(ChunkConfig(), "edited:c"))

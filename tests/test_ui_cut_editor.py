@@ -97,7 +97,7 @@ def test_split_merge_drag_and_undo_in_the_chunk_map_rerun_the_side(qtbot, make_w
 
     result, spans = settled_after(lambda: qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier))
     assert spans == base[:1] + [(a, middle), (middle, base[2][1])] + base[3:]
-    hand = hash_sample_ws.store.hand.get("edited-test")
+    hand = hash_sample_ws.cuts.get("edited-test")
     assert [e.op for e in hand.edits] == ["split", "merge"]
 
 
@@ -118,18 +118,18 @@ def test_an_edit_that_cannot_apply_is_refused_in_one_line_and_nothing_changes(qt
     editor.ask = lambda offered: "mine"
     cut = _spans(pane.view, doc_id)[1][0]
     assert not editor.split(doc_id, cut) and said[-1].startswith("Not changed:") and "already" in said[-1]
-    assert hash_sample_ws.store.hand.get("mine") is None and editor.undo_stack == []
+    assert hash_sample_ws.cuts.get("mine") is None and editor.undo_stack == []
 
 
 def test_the_lab_evaluates_a_hand_made_chunking_like_any_chunker(qtbot, make_window, hash_ws, tmp_path):
     from ui_support import run_lab, sample_set
 
-    from workbench.core.index.hand_cuts import base_chunker_json
     from workbench.core.ingest.chunkers.hand_edits import HandChunking
     from workbench.core.retrieve.strategy.presets import PRESETS
+    from workbench.core.workspace_cuts import base_chunker_json
 
-    with hash_ws.writing():  # no edits yet: it cuts exactly as its base does
-        hash_ws.store.hand.save(HandChunking("same", "plain", base_chunker_json(PRESETS["plain"].chunk)))
+    # no edits yet: it cuts exactly as its base does
+    hash_ws.cuts.edit("same", [], HandChunking("same", "plain", base_chunker_json(PRESETS["plain"].chunk)))
     window = make_window(hash_ws)
     view = window.eval_view
     assert view.load_question_set(sample_set(tmp_path))

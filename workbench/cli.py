@@ -129,8 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Cancelled:
         print("workbench: cancelled", file=sys.stderr)
         return EXIT_CANCELLED
-    except KeyboardInterrupt:
-        print("workbench: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # Ctrl-C; SIGTERM while a private Ray runs (cluster.Terminated)
+        print(f"workbench: {exc.args[0] if exc.args else 'interrupted'}", file=sys.stderr)
         return EXIT_CANCELLED
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         import os

@@ -46,7 +46,7 @@ def check_cluster(args: argparse.Namespace) -> None:
         raise UserError("--cluster embeds with a local model; an ollama: model embeds on its Ollama server already")
     try:
         check_reachable(address)  # first: a host that does not resolve is a usage error (exit 2), with consent or not
-        cluster = Cluster(address, allow_remote=bool(getattr(args, "allow_remote", False)))
+        cluster = Cluster(address, allow_remote=bool(getattr(args, "allow_remote", False)), stop_on_sigterm=True)
     except ClusterAddressError as exc:
         raise UsageError(str(exc)) from None
     except ClusterError as exc:

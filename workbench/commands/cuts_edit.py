@@ -13,17 +13,10 @@ from workbench.commands.common import EXIT_OK, EXIT_PROBLEMS, UserError, add_com
 from workbench.commands.questions import stored_doc_id
 
 if TYPE_CHECKING:
-    from workbench.core.index.hand_cuts import HandCuts
     from workbench.core.ingest.chunkers.hand_edits import CutEdit, HandChunking
     from workbench.core.workspace import Workspace
 
 MAX_EXPORT_BYTES = 200 * 1024 * 1024
-
-
-def _hand_cuts(ws: Workspace) -> HandCuts:
-    from workbench.core.index.hand_cuts import HandCuts
-
-    return HandCuts(ws.store, ws.embedder, ws.counter)
 
 
 def _offset(text: str, what: str) -> int:
@@ -44,7 +37,7 @@ def _edit(ws: Workspace, op: str, value: str) -> CutEdit:
     shape = "DOC:FROM:TO" if op == "move" else "DOC:OFFSET"
     if len(parts) != (3 if op == "move" else 2) or not parts[0]:
         raise UserError(f"--{op} {value!r}: expected {shape}")
-    doc = ws.store.documents.document(stored_doc_id(ws, parts[0]))
+    doc = ws.corpus.document(stored_doc_id(ws, parts[0]))
     numbers = [_offset(p, f"--{op} {value}") for p in parts[1:]]
     for number in numbers:
         if not 0 < number < len(doc.text):
@@ -101,20 +94,21 @@ def _uses(ws: Workspace, name: str) -> list[str]:
 
 
 def _get(ws: Workspace, name: str) -> HandChunking:
-    hand = ws.store.hand.get(name)
+    hand = ws.cuts.get(name)
     if hand is None:
         raise UserError(f"no hand-made chunking called {name!r} (workbench cuts list)")
     return hand
 
 
 def run_edit(args: argparse.Namespace, ws: Workspace) -> int:
-    from workbench.core.index.hand_cuts import EditRefused, base_chunker_json
-    from workbench.core.ingest.chunkers.hand_edits import HandChunking, hand_name_problem
+    from workbench.core.ingest.chunkers.hand_edits import HandChunking
+    from workbench.core.workspace_cuts import EditRefused, base_chunker_json, hand_name_problem
 
     name = args.name.strip()
     if (problem := hand_name_problem(name)) is not None:
         raise UserError(f"cuts edit {problem}")
-    hand = ws.store.hand.get(name)
+    hand = ws.cuts.get(name)
+    start = None  # the chunking to start when none is stored yet
     if hand is None and not args.base:
         raise UserError(f"no hand-made chunking called {name!r} yet: give --base STRATEGY to start one")
     if args.base:
@@ -125,20 +119,16 @@ def run_edit(args: argparse.Namespace, ws: Workspace) -> int:
         if hand is not None and hand.base_chunker != base:
             raise UserError(f"{name!r} starts from {hand.base_strategy!r} ({hand.base_chunker}); --base "
                             f"{args.base} cuts otherwise: give another name, or leave --base out")
-        if hand is None:
-            hand = HandChunking(name, args.base, base)
-    assert hand is not None
+        start = HandChunking(name, args.base, base)
     edits = [_edit(ws, op, value) for op, value in args.edits or []]
     if args.from_export:
         edits += _export_edits(ws, Path(args.from_export))
-    if not edits and ws.store.hand.get(name) is not None:
+    if not edits and ws.cuts.get(name) is not None:
         raise UserError("give at least one --split, --merge, --move or --from-export")
-    try:
-        updated = _hand_cuts(ws).with_edits(hand, edits)
+    try:  # read again, checked and kept in one transaction: an edit kept meanwhile by another process stays
+        updated = ws.cuts.edit(name, edits, start).after
     except EditRefused as exc:
         raise UserError(str(exc)) from None
-    with ws.writing():
-        ws.store.hand.save(updated)
     lines = [f"hand-made chunking {name!r} (chunker edited:{name}): {len(updated.edits)} edit(s) on "
              f"{updated.base_strategy}"] + [f"  + {e.describe()}  {e.doc_path}" for e in edits]
     emit(args, {"name": name, "chunker": f"edited:{name}", "added": [e.to_dict() for e in edits],
@@ -148,7 +138,7 @@ def run_edit(args: argparse.Namespace, ws: Workspace) -> int:
 
 def _show_doc(args: argparse.Namespace, ws: Workspace, hand: HandChunking) -> int:
     """``cuts show NAME --doc DOC``: the document's chunks under ``hand`` (``*``: not a chunk of the base)."""
-    cuts = _hand_cuts(ws).document_cuts(hand, stored_doc_id(ws, args.doc))
+    cuts = ws.cuts.document_cuts(hand, stored_doc_id(ws, args.doc))
     base = set(cuts.base)
     spans = cuts.applied.spans
     lines = [f"{cuts.doc.path} under edited:{hand.name}: {len(spans)} chunks ({len(cuts.base)} in the base; "
@@ -167,7 +157,7 @@ def run_show(args: argparse.Namespace, ws: Workspace) -> int:
     hand = _get(ws, args.name)
     if args.doc:
         return _show_doc(args, ws, hand)
-    status = _hand_cuts(ws).status(hand)
+    status = ws.cuts.status(hand)
     lines = [f"{hand.name}: chunker edited:{hand.name}, base {hand.base_strategy} ({hand.base_chunker})"]
     lines += [f"  {s.index + 1:>3}. {s.edit.describe():<28} {s.state:<8} {s.edit.doc_path}"
               + (f": {s.reason}" if s.reason else "") for s in status] or ["  no edits yet"]
@@ -181,7 +171,7 @@ def run_show(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def run_list(args: argparse.Namespace, ws: Workspace) -> int:
-    hands = [h for h in (ws.store.hand.get(n) for n in ws.store.hand.names()) if h is not None]
+    hands = ws.cuts.all()
     lines = [f"edited:{h.name:<24} {len(h.edits):>4} edit(s)  base {h.base_strategy}" for h in hands]
     emit(args, [{"name": h.name, "base_strategy": h.base_strategy, "edits": len(h.edits)} for h in hands],
          "\n".join(lines) or "no hand-made chunkings yet (workbench cuts edit NAME --base STRATEGY --split DOC:OFFSET)")
@@ -195,8 +185,7 @@ def run_delete(args: argparse.Namespace, ws: Workspace) -> int:
         raise UserError(f"edited:{args.name} is the chunker of the saved strateg{'ies' if len(users) > 1 else 'y'} "
                         f"{', '.join(users)}; delete {'them' if len(users) > 1 else 'it'} first (workbench "
                         "strategies --delete NAME); nothing was deleted")
-    with ws.writing():
-        ws.store.hand.delete(args.name)
+    ws.cuts.delete(args.name)
     emit(args, {"deleted": args.name}, f"deleted the hand-made chunking {args.name!r} (chunk sets cut by it stay "
                                        "until the folder is cleaned)")
     return 0

@@ -43,7 +43,7 @@ def run_strategies(args: argparse.Namespace) -> int:
     problems = ws.records.saved_strategy_problems() if ws is not None else []
     data += [{"name": name, "saved": True, "problem": why} for name, why in problems]
     lines += [f"warning: saved strategy {name!r}: {why}" for name, why in problems]
-    for message in ws.store.bad_values.messages() if ws is not None else []:  # a damaged record, named
+    for message in ws.records.stored_value_warnings() if ws is not None else []:  # a damaged record, named
         say(f"warning: {safe_text(message)}", err=True)
     emit(args, data, "\n".join(lines))
     return 0

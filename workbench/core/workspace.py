@@ -6,7 +6,8 @@ A chunk set is a chunking configuration and an embedding model: the workspace ha
 The CLI, the GUI and the evaluation lab all go through this one facade, so they run the same core calls. It is
 a small class that owns named parts, each with its own state: ``records`` (documents, runs, saved strategies),
 ``sets`` (chunk sets found, estimated, built and loaded), ``corpus`` (cached lookups of documents and question
-vectors) and ``cache`` (every in-memory cache, with the one ``invalidate``).
+vectors), ``questions`` (question sets), ``cuts`` (hand-made chunkings, the chunkers ``edited:NAME``) and
+``cache`` (every in-memory cache, with the one ``invalidate``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from workbench.core.index.embedding import Embedder
 from workbench.core.index.locking import FileLock
 from workbench.core.index.removal import remove_under
 from workbench.core.ingest.chunkers.choice import chunker_spec
-from workbench.core.ingest.chunkers.edited import use_hand_chunkings
 from workbench.core.ingest.chunkers.vector_cache import LruVectors
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.ingest.values import ChunkConfig
@@ -38,6 +38,7 @@ from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.retrieve.workspace_cache import DOCUMENTS, WorkspaceCache
 from workbench.core.store import DB_NAME, DocumentGone, Scope, Store, ThreadStores
+from workbench.core.workspace_cuts import Cuts
 from workbench.core.workspace_questions import QuestionBank
 from workbench.core.workspace_records import Records
 from workbench.core.workspace_sets import ChunkSets
@@ -49,7 +50,7 @@ INDEXING_STAGES = (("reading", 1 / 500_000), ("building", 1 / 2_000_000 + 1 / 20
 
 class Workspace:
     """A data folder opened for indexing and searching: the facade over its parts ``records``, ``sets``,
-    ``corpus``, ``cache`` and ``questions``."""
+    ``corpus``, ``cache``, ``questions`` and ``cuts``."""
 
     def __init__(
         self, data_dir: str | os.PathLike[str] | None = None, embedder: Embedder | None = None,
@@ -69,7 +70,8 @@ class Workspace:
         self.sets = ChunkSets(self._stores, self.data_dir, self.models, self.writer, self.writing, self.cache,
                               self.sentence_vectors, self._default_situator)
         self.store  # open (and migrate) now so errors surface at once  # noqa: B018
-        use_hand_chunkings(lambda name: self.store.hand.get(name))  # edited:NAME chunkers read this folder's
+        # The hand-made chunkings stored here: edited:NAME chunkers cut by this workspace read them (its store).
+        self.cuts = Cuts(lambda: self.store, lambda: self.embedder, lambda: self.counter, self.writing)
         # The question sets stored here (documents read fresh: a reference is checked against the stored text).
         self.questions = QuestionBank(lambda: self.store, lambda doc_id: self.store.documents.document(doc_id))
         self.llm: Backend | None = None  # an answering backend, used by LLM rerank and summaries when set
@@ -224,7 +226,7 @@ class Workspace:
         the user has not allowed in this run; an allowed custom chunker is imported here."""
         self.embedder_for(strategy.model)
         for config in strategy.chunk_configs():
-            chunker_spec(config)
+            chunker_spec(config, self.cuts.get)
 
     def search(self, question: str, strategy: Strategy | str | dict[str, Any] | None,
                progress: ProgressSink | None = None,

@@ -111,8 +111,12 @@ class ChunkSets:
         return None if len(stored) == len(scope) else scope
 
     def _set_id(self, config: ChunkConfig, model_id: str, scope: Scope | None) -> str:
-        scope = self.set_scope(scope)
-        return chunk_set_id(config, model_id, scope.key if scope else "")
+        return self._id(config, model_id, self.set_scope(scope))
+
+    def _id(self, config: ChunkConfig, model_id: str, scope: Scope | None) -> str:
+        """The id of a chunk set over ``scope`` (already through ``set_scope``); an ``edited:NAME`` chunker is
+        this folder's hand-made chunking."""
+        return chunk_set_id(config, model_id, scope.key if scope else "", self._store.cuts.get)
 
     def find_chunk_set(self, config: ChunkConfig, model: str | None = "",
                        scope: Scope | None = None) -> ChunkSetInfo | None:
@@ -145,8 +149,7 @@ class ChunkSets:
         embedder = self._models.get(model)
         scope = self.set_scope(scope)
         try:
-            info: ChunkSetInfo | None = self._store.sets.chunk_set(chunk_set_id(config, embedder.model_id,
-                                                                                scope.key if scope else ""))
+            info: ChunkSetInfo | None = self._store.sets.chunk_set(self._id(config, embedder.model_id, scope))
         except KeyError:
             info = None
         if info is not None and self.is_current(info):
@@ -190,7 +193,7 @@ class ChunkSets:
             return self.ensure_chunk_set(config, progress, cancel, model=model, scope=scope).id
         except WriteRefused as exc:
             scope = self.set_scope(scope)
-            set_id = chunk_set_id(config, self._models.get(model).model_id, scope.key if scope else "")
+            set_id = self._id(config, self._models.get(model).model_id, scope)
             try:
                 info = self._store.sets.chunk_set(set_id)
             except KeyError:
@@ -217,7 +220,7 @@ class ChunkSets:
         """The estimate of a chunk set; with ``reuse``, the one ``estimate_chunk_set`` made last for this set
         while its documents, its chunked documents and the kept rate stay as they were (a caller that
         estimated just before building, such as the advisor, does not pay for the dry run twice)."""
-        set_id = chunk_set_id(config, embedder.model_id, scope.key if scope else "")
+        set_id = self._id(config, embedder.model_id, scope)
 
         def state() -> tuple[Any, ...]:
             return (tuple(sorted(self._store.documents.document_shas().items())),

@@ -69,12 +69,12 @@ class SetCutter:
         self.embedder = embedder
         self.counter = counter
         self.meter = meter
-        self.spec = chunker_spec(config)
+        self.spec = chunker_spec(config, store.cuts.get)  # edited:NAME: the chunking of this store
         self.vector_cache: MutableMapping[str, np.ndarray] = LruVectors() if vector_cache is None else vector_cache
         self._chunker_embed = embed or self._embed
         resources = ChunkerResources(counter=counter, embed=self._chunker_embed, embed_id=embedder.model_id,
                                      vector_cache=self.vector_cache)
-        self.chunker: Chunker = make_chunker(self.spec, resources)
+        self.chunker: Chunker = make_chunker(self.spec, resources, store.cuts.get)
         self.late = self.spec.name == "late"
         if self.late and not hasattr(embedder, "model"):
             raise ChunkerError("chunker 'late' pools token vectors and needs a sentence-transformers model "

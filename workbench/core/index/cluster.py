@@ -8,8 +8,11 @@ vectors. ``ClusterEmbedder`` is that route as an ``Embedder`` under the same ``m
 cluster is the set a local build makes (same chunks and ids, the same model's vectors, the same cache rows).
 
 ``local[:N]`` starts a private Ray on this machine with N workers: usage statistics off, no dashboard, its
-files and sockets in a temporary folder the workbench makes and removes, its token generated in memory (never
-written to the home folder), every server bound to the loopback address. ``ray://HOST:PORT`` joins a running
+files and sockets in a temporary folder the workbench makes (mode 0700) and removes, its token generated in
+memory (never written to the home folder), every server bound to the loopback address. A supervisor process
+(``ray_supervisor``) reaps that Ray and removes the folder when the driver ends, however it ends: SIGKILL leaves
+no Ray process behind either. While it runs, SIGTERM stops a command with one line (``Terminated``), where
+Ray's own handler would print a stack dump and abort. ``ray://HOST:PORT`` joins a running
 cluster (Ray's client) and needs the person's ``--allow-remote``: the documents' text is sent there. Ray is
 imported only when a cluster is started, never when ``workbench.core`` is imported.
 """
@@ -22,7 +25,9 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -32,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.core.index import ray_supervisor
 from workbench.core.index.embedding import SAVE_EVERY, Embedder, SentenceTransformerEmbedder, default_model_path
 from workbench.core.jobs import CancelToken, ProgressSink, Reporter
 
@@ -55,6 +61,15 @@ class ClusterAddressError(ValueError):
 
 class ClusterError(RuntimeError):
     """The cluster could not be started or joined, refused the work, or went away mid-build."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived while a private local Ray ran: the command stops as on Ctrl-C (its cluster is closed on the
+    way out), with one line."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated("terminated (SIGTERM)")
 
 
 @dataclass(frozen=True)
@@ -202,14 +217,19 @@ class EmbedWorker:
 class Cluster:
     """A Ray cluster for one command or window session: a private local one started on first use, or a remote
     one joined on first use (``allow_remote`` must be given). ``close`` shuts down what was started and removes
-    its temporary folder. Workers (one actor per model per worker slot) are kept until then."""
+    its temporary folder. Workers (one actor per model per worker slot) are kept until then. With
+    ``stop_on_sigterm`` (the command line) SIGTERM raises ``Terminated`` in the main thread while a private Ray
+    runs, in place of Ray's handler (a stack dump, then abort)."""
 
-    def __init__(self, address: ClusterAddress, allow_remote: bool = False) -> None:
+    def __init__(self, address: ClusterAddress, allow_remote: bool = False, stop_on_sigterm: bool = False) -> None:
         if not address.is_local and not allow_remote:
             raise ClusterError(remote_refusal(address))
         self.address = address
+        self._stop_on_sigterm = stop_on_sigterm
         self._ray: Any = None
         self._temp: str | None = None
+        self._supervisor: subprocess.Popen[bytes] | None = None
+        self._sigterm: Any = None  # the SIGTERM handler before this cluster's (restored by close)
         self._workers: dict[str, list[Any]] = {}  # model_id → its actors
         self._lock = threading.RLock()  # builds of several threads (a sweep's) share one cluster
 
@@ -244,9 +264,12 @@ class Cluster:
         try:
             if self.address.is_local:
                 self._temp = tempfile.mkdtemp(prefix="wb-ray-")  # short: Ray's socket paths must stay < 108 bytes
+                self._supervisor = ray_supervisor.start(self._temp)  # reaps this Ray when the driver ends
                 if not os.environ.get("RAY_AUTH_TOKEN"):  # Ray's token, generated here (never written to home),
                     os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)  # one per process: Ray's core keeps it
-                ray.init(num_cpus=self.address.workers, include_dashboard=False, _temp_dir=self._temp,
+                # Ray makes its own folder readable by all (0777): it lives inside ours, which stays 0700
+                ray.init(num_cpus=self.address.workers, include_dashboard=False,
+                         _temp_dir=os.path.join(self._temp, "r"),
                          _node_ip_address="127.0.0.1", log_to_driver=False, logging_level=logging.ERROR,
                          configure_logging=True, object_store_memory=256 * 1024 * 1024,
                          runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}})
@@ -264,6 +287,8 @@ class Cluster:
             self._cleanup()
             raise ClusterError(f"--cluster {self.address.label()}: Ray could not start or connect "
                                f"({first_line(exc)})") from None
+        if self._stop_on_sigterm and self.address.is_local and threading.current_thread() is threading.main_thread():
+            self._sigterm = signal.signal(signal.SIGTERM, _terminated)  # in place of Ray's (a dump, then abort)
         return ray
 
     def workers(self, model_id: str, recipe: Callable[[], Embedder]) -> list[Any]:
@@ -291,9 +316,15 @@ class Cluster:
             self._cleanup()
 
     def _cleanup(self) -> None:
+        if self._supervisor is not None:  # it reaps what Ray left running and removes the folder
+            ray_supervisor.stop(self._supervisor)
+            self._supervisor = None
         if self._temp is not None:
             shutil.rmtree(self._temp, ignore_errors=True)
             self._temp = None
+        if self._sigterm is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, self._sigterm)
+            self._sigterm = None
 
     def __enter__(self) -> Cluster:
         return self

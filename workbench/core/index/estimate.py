@@ -163,7 +163,7 @@ def estimate_build(store: Store, config: ChunkConfig, embedder: Embedder, counte
     ``calibrate``: measure the model's rate on a few texts when none is kept yet; ``scope``: the set covers
     those documents only (a scoped set, ``ws.sets.set_scope``); ``vector_cache``: the in-memory vectors an
     embedding chunker may read (the dry run's stand-ins never enter it)."""
-    set_id = chunk_set_id(config, embedder.model_id, scope.key if scope else "")
+    set_id = chunk_set_id(config, embedder.model_id, scope.key if scope else "", store.cuts.get)
     shas = store.documents.document_shas()
     if scope is not None:
         shas = {d: shas[d] for d in scope.doc_ids if d in shas}

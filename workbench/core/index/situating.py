@@ -258,7 +258,7 @@ def pending_chunks(ws: SituatingWorkspace, config: ChunkConfig) -> int:
     the set's own chunker as the build cuts them (a document the chunker cannot cut is left out of both)."""
     shas = ws.store.documents.document_shas()
     try:
-        done = ws.store.sets.chunked_docs(chunk_set_id(config, ws.embedder.model_id))
+        done = ws.store.sets.chunked_docs(chunk_set_id(config, ws.embedder.model_id, hands=ws.store.cuts.get))
     except KeyError:
         done = {}
     cutter = SetCutter(config, ws.store, ws.embedder, ws.counter)

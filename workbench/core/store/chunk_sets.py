@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from workbench.core.ingest.chunkers.edited import HandSource
 from workbench.core.ingest.chunkers.identity import chunk_set_id
 from workbench.core.ingest.values import ChunkConfig, ChunkPiece, Document
-from workbench.core.store.connection import Tables, now, writes
+from workbench.core.store.connection import StoreConnection, Tables, now, writes
 from workbench.core.store.errors import StoreError
 from workbench.core.store.readback import counter, json_object, shown
 from workbench.core.store.values import ID_BATCH, ChunkSetInfo, ChunkTable, Scope
@@ -20,13 +21,18 @@ from workbench.core.store.values import ID_BATCH, ChunkSetInfo, ChunkTable, Scop
 
 class ChunkSetTables(Tables):
     """The ``chunk_sets``, ``chunk_set_scopes``, ``chunk_set_docs``, ``chunks`` and ``index_files`` tables of a
-    workbench database (``store.sets``)."""
+    workbench database (``store.sets``). ``hands``: the database's hand-made chunkings (an ``edited:NAME`` set's
+    id is read from them)."""
+
+    def __init__(self, connection: StoreConnection, hands: HandSource) -> None:
+        super().__init__(connection)
+        self.hands = hands
 
     @writes
     def ensure_chunk_set_row(self, config: ChunkConfig, model_id: str, scope: Scope | None = None) -> ChunkSetInfo:
         """The row of the chunk set for ``config`` and ``model_id`` (over the documents of ``scope``, or every
         stored document), created (state ``new``) if missing."""
-        set_id = chunk_set_id(config, model_id, scope.key if scope else "")
+        set_id = chunk_set_id(config, model_id, scope.key if scope else "", self.hands)
         if not self.db.table("chunk_sets").count_where("id = ?", [set_id]):
             self.db.table("chunk_sets").insert(
                 {"id": set_id, "config_json": config.to_json(), "model_id": model_id, "state": "new",

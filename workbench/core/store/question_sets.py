@@ -186,9 +186,10 @@ class QuestionSetTables:
             self.db.execute("DELETE FROM question_sets WHERE id = ?", [set_id])
 
     def duplicate(self, set_id: int, name: str) -> int:
-        """A copy of a set (questions, references, documents) under ``name``; returns the new id."""
-        read = self.read(set_id)
+        """A copy of a set (questions, references, documents) under ``name``; returns the new id. Read and
+        written in one transaction: a question another process adds meanwhile is in both or in neither."""
         with self._write():
+            read = self.read(set_id)
             new_id = self.create(name, read.info.note)
             self.add_documents(new_id, read.info.doc_ids)
             self.add_questions(new_id, [_as_new(q) for q in read.questions])

@@ -29,17 +29,17 @@ class Store(StoreConnection):
     """A workbench database file (its connection) and the groups of tables over it: ``documents`` (documents,
     headings, problems), ``sets`` (chunk sets, chunks, FAISS checksums), ``caches`` (vectors, rates, LLM
     outputs), ``runs`` (runs, saved strategies), ``question_sets`` (question sets stored in the data folder) and
-    ``hand`` (hand-made chunkings).
+    ``cuts`` (hand-made chunkings).
     One instance per thread (SQLite connections are not shared)."""
 
     def __init__(self, path: str | Path) -> None:
         super().__init__(path)
-        self.sets = ChunkSetTables(self)
+        self.cuts = HandChunkingTables(self)
+        self.sets = ChunkSetTables(self, self.cuts.get)  # an edited:NAME set's id reads this folder's chunking
         self.documents = DocumentTables(self, self.sets)
         self.caches = CacheTables(self)
         self.runs = RunTables(self)
         self.question_sets = QuestionSetTables(self)
-        self.hand = HandChunkingTables(self)
 
     def quick_check(self, limit: int) -> list[str]:
         """SQLite's ``PRAGMA quick_check``: ``["ok"]``, or up to ``limit`` problems."""

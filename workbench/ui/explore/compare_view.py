@@ -130,7 +130,7 @@ class CompareView(QWidget):
 
     def _run_hand_made(self, side: str, chunker: str) -> None:
         """Side ``side`` runs with the hand-made chunking ``chunker`` just edited (listed on both sides)."""
-        names = self.ws.store.hand.names()
+        names = self.ws.cuts.names()
         for panel in (self.a, self.b):
             panel.strategy_panel.chunker.set_hand_made(names)
         panel = self.a if side == "A" else self.b

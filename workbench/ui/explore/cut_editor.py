@@ -3,9 +3,9 @@
 Active while the document view draws one side's chunk map (*chunks of A* / *chunks of B*). Each edit goes to a
 named hand-made chunking (``core.ingest.chunkers.hand_edits``): the side's own when its chunker is already
 ``edited:NAME``, else a new one derived from the side's chunker, whose name is asked once (``edited-<base>``
-offered). An edit is checked against the document before it is kept (``HandCuts.with_edits``: one line says
-why one is refused, nothing changes); then the side is given the chunker ``edited:NAME`` and runs again (only
-the changed chunks are embedded). Ctrl+Z takes the last edit made here back.
+offered). An edit is checked against the document before it is kept (``ws.cuts.edit``: one line says why one
+is refused, nothing changes; an edit another process kept meanwhile stays); then the side is given the chunker
+``edited:NAME`` and runs again (only the changed chunks are embedded). Ctrl+Z takes the last edit made here back.
 
 Mouse: press on a cut (within ``GRAB`` characters of where a chunk starts) and release elsewhere to move it;
 the context menu offers *Split chunk here*, *Merge with next chunk*, *Merge with previous chunk* and *Undo*.
@@ -23,17 +23,11 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QKeySequence, QMouseEvent, QShortcut
 from PySide6.QtWidgets import QApplication, QInputDialog, QMenu, QWidget
 
-from workbench.core.index.hand_cuts import EditRefused, HandCuts, base_chunker_json
 from workbench.core.ingest.chunkers.choice import chunker_name
 from workbench.core.ingest.chunkers.errors import ChunkerError
-from workbench.core.ingest.chunkers.hand_edits import (
-    HAND_PREFIX,
-    CutEdit,
-    HandChunking,
-    hand_name_problem,
-    text_sha,
-)
+from workbench.core.ingest.chunkers.hand_edits import CutEdit, HandChunking, text_sha
 from workbench.core.spans import Span
+from workbench.core.workspace_cuts import HAND_PREFIX, EditRefused, base_chunker_json, hand_name_problem
 from workbench.ui.explore.view_undo import UndoSource, edit_time, view_undo
 
 if TYPE_CHECKING:
@@ -47,9 +41,11 @@ HINT = ("Chunk map: drag a cut to move it, S splits the chunk at the cursor, M m
 
 @dataclass(frozen=True)
 class Undo:
-    """How to take one edit back: the chunking as it was before (its edits), by name."""
+    """How to take one edit back: the chunking's name and the edits made here (removed again, whatever was
+    edited meanwhile elsewhere)."""
 
-    before: HandChunking
+    name: str
+    added: tuple[CutEdit, ...]
     at: float = field(default_factory=edit_time)
 
 
@@ -172,11 +168,14 @@ class CutEditor(QObject):
         if not self.undo_stack:
             self.message.emit("Nothing to undo in the chunk map.")
             return False
-        before = self.undo_stack.pop().before
-        with self.ws.writing():
-            self.ws.store.hand.save(before)
-        self.message.emit(f"Undone: edited:{before.name} has {len(before.edits)} edit(s) again.")
-        self._rerun(before.name)
+        undo = self.undo_stack.pop()
+        try:
+            now = self.ws.cuts.take_back(undo.name, undo.added)
+        except EditRefused as exc:
+            self.message.emit(f"Not undone: {exc}")
+            return False
+        self.message.emit(f"Undone: edited:{now.name} has {len(now.edits)} edit(s) again.")
+        self._rerun(now.name)
         return True
 
     def _chunking(self, side: str) -> HandChunking | None:
@@ -185,19 +184,19 @@ class CutEditor(QObject):
         config = strategy.chunk
         name = chunker_name(config)
         if name.startswith(HAND_PREFIX):
-            hand = self.ws.store.hand.get(name[len(HAND_PREFIX):])
+            hand = self.ws.cuts.get(name[len(HAND_PREFIX):])
             if hand is not None:
                 return hand
         base = base_chunker_json(config)  # EditRefused for a base it cannot have
         offered = f"edited-{strategy.name if strategy.name != 'custom' else name}"
-        while self.ws.store.hand.get(offered) is not None:
+        while self.ws.cuts.get(offered) is not None:
             offered += "-2"
         chosen = self.ask(offered)
         if chosen is None:
             return None
         if (problem := hand_name_problem(chosen)) is not None:
             raise EditRefused(problem)
-        existing = self.ws.store.hand.get(chosen)
+        existing = self.ws.cuts.get(chosen)
         if existing is not None and existing.base_chunker != base:
             raise EditRefused(f"edited:{chosen} starts from another chunker; choose another name")
         return existing or HandChunking(chosen, strategy.name, base)
@@ -213,14 +212,12 @@ class CutEditor(QObject):
                 return False
             doc = self.ws.corpus.document(doc_id)
             edit = CutEdit(op, doc_id, doc.path, text_sha(doc.text), at, to)
-            updated = HandCuts(self.ws.store, self.ws.embedder, self.ws.counter).with_edits(hand, [edit])
+            change = self.ws.cuts.edit(hand.name, [edit], start=hand)
         except (EditRefused, ChunkerError) as exc:
             self.message.emit(f"Not changed: {exc}")
             return False
-        with self.ws.writing():
-            before = self.ws.store.hand.get(hand.name)
-            self.ws.store.hand.save(updated)
-        self.undo_stack.append(Undo(before or HandChunking(hand.name, hand.base_strategy, hand.base_chunker)))
+        updated = change.after
+        self.undo_stack.append(Undo(hand.name, (edit,)))
         self.message.emit(f"edited:{hand.name}: {edit.describe()} ({len(updated.edits)} edit(s)); side {side} "
                           "runs with it.")
         self.edited.emit(side, HAND_PREFIX + hand.name)

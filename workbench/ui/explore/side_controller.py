@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from workbench.core.consent import NotTrusted
-from workbench.core.ingest.chunkers.identity import chunk_set_id, chunking_label
+from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.pipeline import SearchResult
 from workbench.core.retrieve.strategy.presets import Strategy
@@ -166,7 +166,7 @@ class SideController(QObject):
     def _trusted(self, strategy: Strategy) -> bool:
         """False when ``strategy`` names code not allowed in this run (``untrusted`` was emitted)."""
         try:
-            chunk_set_id(strategy.chunk, self.ws.embedder_for(strategy.model).model_id)
+            self.ws.check_code_allowed(strategy)
         except NotTrusted:
             return False
         except Exception:  # any other problem is the build's to report

@@ -62,7 +62,7 @@ class SidePanel(QWidget):
         self.controller = SideController(workspace, model, store_jobs, search_jobs, name, self)
         self.ask_trust: Callable[[QWidget | None, str, str], bool] = ask_to_trust  # tests answer it
         self.strategy_panel = StrategyPanel(model, name)
-        self.strategy_panel.chunker.set_hand_made(workspace.store.hand.names())  # edited:NAME chunkers
+        self.strategy_panel.chunker.set_hand_made(workspace.cuts.names())  # edited:NAME chunkers
         self.model_knob: ModelKnob = side_model_knob(workspace, strategy.model)
         self.results = ResultsView(workspace)
         self.progress = JobProgress(label=ElidedLabel)  # never wider than the side: the A/B divider stays

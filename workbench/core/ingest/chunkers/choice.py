@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from functools import lru_cache
 
+from workbench.core.ingest.chunkers.edited import HandSource
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.hand_edits import HAND_PREFIX
 from workbench.core.ingest.chunkers.protocol import (
@@ -187,12 +188,13 @@ def config_chunker(config: ChunkConfig) -> tuple[str, dict[str, object]]:
     return "fixed", {"unit": config.unit, "size": config.size, "overlap": config.overlap}
 
 
-def chunker_spec(config: ChunkConfig) -> ChunkerSpec:
+def chunker_spec(config: ChunkConfig, hands: HandSource | None = None) -> ChunkerSpec:
     """The full spec (installed library version included) of the chunker that cuts ``config``; naming a
-    ``custom:`` chunker loads its code (callers check consent first)."""
+    ``custom:`` chunker loads its code (callers check consent first); an ``edited:NAME`` chunker is read from
+    ``hands`` (the data folder's hand-made chunkings)."""
     name, params = config_chunker(config)
     if name.startswith(HAND_PREFIX):  # its version follows its stored edits: never cached
-        return get_kind(name).spec(**params)
+        return get_kind(name, hands).spec(**params)
     return _spec_of(json.dumps({"name": name, **params}, sort_keys=True))
 
 

@@ -1,7 +1,10 @@
 """The ``edited:NAME`` chunkers: a hand-made chunking (``hand_edits.HandChunking``) as a chunker like any other.
 
 Its edits are data kept in the data folder (the store's ``hand_chunkings`` table), not code, so naming one needs
-no consent; the workspace lends the registry a lookup (``use_hand_chunkings``) when it opens. The chunker cuts a
+no consent. Whoever names one passes the data folder's chunkings along (a ``HandSource``: name → chunking, the
+workspace's ``ws.cuts.get``) to ``registry.get_kind`` / ``chunker_spec`` / ``chunk_set_id``, so each workspace
+reads its own folder's edits (no chunking is read from anywhere else; without a source the name is unknown).
+The chunker cuts a
 document with the base chunker, then applies the edits made for that text (``apply_edits``); an edit that no
 longer applies is skipped (``workbench cuts show`` says which and why). Its spec's version is the chunking's
 identity (base spec and edits), so a chunk set's id changes whenever the edits do, and the chunks whose text
@@ -28,18 +31,12 @@ from workbench.core.ingest.headings import Heading
 HandSource = Callable[[str], HandChunking | None]
 KindLookup = Callable[[str], ChunkerKind]
 REFUSED_BASES = ("custom:", HAND_PREFIX, "late")
-_SOURCE: list[HandSource | None] = [None]
 
 
-def use_hand_chunkings(source: HandSource | None) -> None:
-    """Read hand-made chunkings through ``source`` (name → chunking, None when unknown) from now on."""
-    _SOURCE[0] = source
-
-
-def find_hand(name: str) -> HandChunking:
-    """The hand-made chunking called ``name`` (``ChunkerError`` when there is none)."""
-    source = _SOURCE[0]
-    hand = None if source is None else source(name)
+def find_hand(name: str, hands: HandSource | None) -> HandChunking:
+    """The hand-made chunking called ``name`` in ``hands`` (``ChunkerError`` when there is none, or no source
+    was given)."""
+    hand = None if hands is None else hands(name)
     if hand is None:
         raise ChunkerError(f"no hand-made chunking called {name!r} in this data folder (see 'workbench cuts list')")
     return hand
@@ -92,14 +89,15 @@ class EditedChunker:
         return apply_edits(spans, text, self.edits, sha).spans
 
 
-def edited_kind(name: str, lookup: KindLookup) -> ChunkerKind:
-    """The kind ``edited:NAME``: no parameters; version: the chunking's identity (read when asked)."""
+def edited_kind(name: str, lookup: KindLookup, hands: HandSource | None) -> ChunkerKind:
+    """The kind ``edited:NAME`` of the chunkings ``hands`` holds: no parameters; version: the chunking's identity
+    (read when asked)."""
 
     def version() -> str:
-        return hand_identity(find_hand(name), lookup)
+        return hand_identity(find_hand(name, hands), lookup)
 
     def build(spec: ChunkerSpec, resources: ChunkerResources) -> Chunker:
-        hand = find_hand(name)
+        hand = find_hand(name, hands)
         kind, params = base_kind(hand, lookup)
         base = kind.make(resources, **params)
         return EditedChunker(spec, base, hand.edits)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from workbench.core.ingest.chunkers.chonkie_chunkers import CHONKIE_RECURSIVE, CHONKIE_SENTENCE, CHONKIE_TOKEN
 from workbench.core.ingest.chunkers.cluster_semantic import CLUSTER_SEMANTIC
 from workbench.core.ingest.chunkers.custom import custom_kind
-from workbench.core.ingest.chunkers.edited import edited_kind
+from workbench.core.ingest.chunkers.edited import HandSource, edited_kind
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.fixed import FIXED, SENTENCE, STRUCTURE
 from workbench.core.ingest.chunkers.hand_edits import HAND_PREFIX
@@ -43,13 +43,14 @@ def chunker_kinds() -> list[ChunkerKind]:
     return list(_REGISTRY.values())
 
 
-def get_kind(name: str) -> ChunkerKind:
+def get_kind(name: str, hands: HandSource | None = None) -> ChunkerKind:
     """The kind called ``name``; ``custom:module:function`` loads the user's function; ``edited:NAME`` is the
-    data folder's hand-made chunking (read when its spec or chunker is asked for)."""
+    hand-made chunking of that name in ``hands`` (the data folder's ``ws.cuts.get``; read when its spec or
+    chunker is asked for, unknown without a source)."""
     if name.startswith(CUSTOM_PREFIX):
         return custom_kind(name[len(CUSTOM_PREFIX):])
     if name.startswith(HAND_PREFIX) and len(name) > len(HAND_PREFIX):
-        return edited_kind(name[len(HAND_PREFIX):], get_kind)
+        return edited_kind(name[len(HAND_PREFIX):], get_kind, hands)
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -62,10 +63,11 @@ def listed_kind(name: str) -> ChunkerKind | None:
     return _REGISTRY.get(name)
 
 
-def make_chunker(spec: ChunkerSpec, resources: ChunkerResources) -> Chunker:
-    """Rebuild the chunker a stored spec names. A spec whose library version differs from the installed
-    one is refused: its chunks would not be reproducible."""
-    kind = get_kind(spec.name)
+def make_chunker(spec: ChunkerSpec, resources: ChunkerResources, hands: HandSource | None = None) -> Chunker:
+    """Rebuild the chunker a stored spec names (``hands``: the hand-made chunkings an ``edited:NAME`` spec is
+    read from). A spec whose library version differs from the installed one is refused: its chunks would not be
+    reproducible."""
+    kind = get_kind(spec.name, hands)
     chunker = kind.make(resources, **spec.param_dict)
     if chunker.spec.version != spec.version:
         raise ChunkerError(f"chunker {spec.name!r} was {spec.library} {spec.version}; "
