@@ -214,6 +214,22 @@ def output_dir(path: str | Path | None, option: str = "--out", probe: bool = Tru
     return p
 
 
+def output_folder(path: str | Path | None, what: str, option: str = "--out") -> Path | None:
+    """A person-named output folder, refused up front by the output rules (``workbench.core.outputs``): a new or
+    empty folder, or an earlier output of the workbench of the same kind (``what``), that can be created and
+    written in (``output_dir``'s probe); else a ``UserError`` in one line. Nothing is left behind."""
+    if path is None:
+        return None
+    from workbench.core.outputs import OutputRefused, check_folder
+
+    try:
+        p = check_folder(path, option, what)
+    except OutputRefused as exc:
+        raise UserError(str(exc)) from None
+    _probe_writable(p, f"{option} {path}")
+    return p
+
+
 def _probe_writable(folder: Path, what: str) -> None:
     """Create ``folder`` (and missing parents) and a file in it, then remove what was made; a ``UserError``
     naming ``what`` when that fails."""

@@ -16,7 +16,7 @@ from workbench.commands.common import (
     emit,
     finite_float,
     open_workspace,
-    output_dir,
+    output_folder,
     progress_printer,
     say,
     size_mb,
@@ -60,6 +60,7 @@ from workbench.core.evaluate.sweep_checks import (
     model_problem,
     sweep_size_problem,
 )
+from workbench.core.outputs import RESULTS
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.records import RunInfo
@@ -163,7 +164,7 @@ def run_compare(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    output_dir(args.out)
+    output_folder(args.out, RESULTS)
     if args.dataset:  # a folder, a stored set or a bundled set's name: refused before the store is changed
         check_dataset(args, args.dataset)
     from workbench.core.llm import opener_for

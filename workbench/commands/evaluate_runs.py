@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace, output_dir, safe_text, say
+from workbench.commands.common import UserError, add_common, emit, open_workspace, output_folder, safe_text, say
 from workbench.commands.eval_tables import (
     add_detect_option,
     against_baseline,
@@ -16,6 +16,7 @@ from workbench.commands.eval_tables import (
 )
 from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.records import RunInfo, load_run, read_runs
+from workbench.core.outputs import RESULTS
 
 if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
@@ -47,7 +48,7 @@ def _run_to_delete(ws: Workspace, ref: str, yes: bool) -> RunInfo:
 def run_runs(args: argparse.Namespace) -> int:
     if args.out is not None and not args.show:
         raise UserError("--out needs --show RUN")
-    output_dir(args.out)
+    output_folder(args.out, RESULTS)
     ws = open_workspace(args, existing=True)
     if args.delete:
         info = _run_to_delete(ws, args.delete, args.yes)

@@ -17,12 +17,13 @@ from workbench.commands.common import (
     emit,
     existing_path,
     open_workspace,
-    output_dir,
+    output_folder,
     progress_printer,
     say,
     whole_number,
 )
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
+from workbench.core.outputs import CHROMA_SET
 from workbench.core.store import DB_NAME
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                         "Chroma's format), not both")
     if args.set is not None:
         return _into_stored_set(args)
-    out = output_dir(args.out)
+    out = output_folder(args.out, CHROMA_SET)
     assert out is not None
     if (out / QUESTIONS_FILE).exists() and not args.force:
         raise UserError(f"{out / QUESTIONS_FILE} exists: choose another --out or pass --force to replace it")

@@ -7,6 +7,7 @@ An importer only reads the files the person supplies; nothing is downloaded.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import Counter
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.evaluate.question_set import DatasetError
 from workbench.core.evaluate.stored_sets import occurrences
 from workbench.core.ingest.filenames import path_key
+from workbench.core.inputs import InputRefused, read_bytes, read_text
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.spans import Span
 from workbench.core.store.question_sets import NewQuestion, Provenance
@@ -94,12 +96,21 @@ class ImportReport:
                 "unlocated_first": self.unlocated[:SHOWN], "skipped": dict(self.skipped)}
 
 
+def _text(path: Path) -> str:
+    """A benchmark file's text by the read rules (``workbench.core.inputs``: a regular file, at most
+    ``MAX_DATA_BYTES``, UTF-8); ``DatasetError`` naming it otherwise."""
+    try:
+        return read_text(path)
+    except InputRefused as exc:
+        raise DatasetError(str(exc)) from None
+
+
 def read_json(path: Path) -> Any:
     """A JSON file; ``DatasetError`` naming it when it is not JSON."""
+    text = _text(path)
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            return json.load(fh)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return json.loads(text)
+    except (RecursionError, ValueError) as exc:
         raise DatasetError(f"{path}: not readable JSON ({exc})") from None
 
 
@@ -112,7 +123,13 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         except ImportError:
             raise DatasetError(f"{path}: reading Parquet needs pyarrow, which is not installed; convert the file "
                                "to JSON Lines") from None
-        for n, row in enumerate(pq.read_table(path).to_pylist(), start=1):
+        import pyarrow as pa
+
+        try:
+            data = read_bytes(path)
+        except InputRefused as exc:
+            raise DatasetError(str(exc)) from None
+        for n, row in enumerate(pq.read_table(pa.BufferReader(data)).to_pylist(), start=1):
             yield n, row
         return
     if path.suffix.lower() == ".json":
@@ -122,20 +139,16 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if isinstance(row, dict):
                 yield n, row
         return
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except ValueError as exc:
-                    raise DatasetError(f"{path}, line {n}: not JSON ({exc})") from None
-                if not isinstance(row, dict):
-                    raise DatasetError(f"{path}, line {n}: not a JSON object")
-                yield n, row
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"{path}: cannot be read ({exc})") from None
+    for n, line in enumerate(io.StringIO(_text(path), newline=None), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (RecursionError, ValueError) as exc:
+            raise DatasetError(f"{path}, line {n}: not JSON ({exc})") from None
+        if not isinstance(row, dict):
+            raise DatasetError(f"{path}, line {n}: not a JSON object")
+        yield n, row
 
 
 def _file_name(key: str) -> str:

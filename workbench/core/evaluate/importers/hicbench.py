@@ -1,12 +1,14 @@
 """HiCBench (JSON Lines: ``input`` the question, ``answers``, ``facts``, ``evidences`` the evidence sentences):
 each evidence sentence is located exactly in its document. The document is the row's ``context`` text, or the
-file the row names in ``document`` / ``doc`` (relative to the JSON Lines file's folder)."""
+file the row names in ``document`` / ``doc`` (relative to the JSON Lines file's folder, and inside it: an
+absolute path, ``..`` or a link out is refused by the read rules, ``workbench.core.inputs``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
+from workbench.core.inputs import file_exists, inside
 
 
 def read(source: Path) -> Parsed:
@@ -18,9 +20,10 @@ def read(source: Path) -> Parsed:
         if isinstance(row.get("context"), str) and row["context"].strip():
             key = f"{row_id}-context"
             parsed.texts[key] = row["context"]
-        elif isinstance(named, str) and (source.parent / named).is_file():
-            key = named
-            parsed.files[key] = source.parent / named
+        elif isinstance(named, str) and named.strip() and file_exists(
+                path := inside(source.parent, named, f"{source.name} line {n}: document")):
+            key = named  # the read rules: never outside the benchmark's folder, a regular file only
+            parsed.files[key] = path
         else:
             parsed.skipped.append("no document (neither context text nor a document file beside the JSON Lines)")
             continue

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
 from workbench.core.evaluate.question_set import DatasetError
+from workbench.core.inputs import files_under
 
 
 def _questions_file(source: Path) -> Path:
@@ -24,8 +25,8 @@ def read(source: Path) -> Parsed:
     """Every question whose document is found; one without must-contain text or document is skipped."""
     qfile = _questions_file(source)
     folder = qfile.parent
-    files = {p.stem: p for sub in ("books", "documents") for p in sorted((folder / sub).glob("*"))
-             if p.suffix in (".txt", ".md")}
+    files = {p.stem: p for sub in ("books", "documents")  # the read rules: no link out, no FIFO or device
+             for p in files_under(folder / sub, folder, (".txt", ".md"), recursive=False)}
     parsed = Parsed()
     for n, row in read_rows(qfile):
         name = str(row.get("book_name") or row.get("book") or row.get("document") or "")

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
+from workbench.core.inputs import files_under
 
 
 def read(source: Path) -> Parsed:
     """Every row of one file, or of every ``.jsonl`` / ``.parquet`` file in a folder. A row's documents are
     its own (one document per entry, sentences joined by a space); a row with no relevant key is skipped."""
-    files = sorted(p for p in source.iterdir() if p.suffix in (".jsonl", ".parquet")) if source.is_dir() \
-        else [source]
+    files = files_under(source, source, (".jsonl", ".parquet"), recursive=False) if source.is_dir() else [source]
     parsed = Parsed()
     for path in files:
         for n, row in read_rows(path):
