@@ -15,10 +15,10 @@ from cli_support import run_cli
 from eval_support import sample_questions
 
 import workbench.core.evaluate.export as export
-from workbench.core.outputs import MARKER
 from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
 from workbench.core.evaluate.export import ExportError, export_results
 from workbench.core.evaluate.sweep import SweepConfig, expand_grid, run_sweep
+from workbench.core.outputs import MARKER
 from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 EXPORTS = {"summary.csv", "summary.json", "questions.csv", "questions.json", "tradeoff.png", "tradeoff.svg"}

@@ -182,7 +182,7 @@ def run_export(args: argparse.Namespace, ws: Workspace) -> int:
     read = ws.questions.read(args.name)
     out = output_folder(args.out, JSONL_SET if args.format == "jsonl" else CHROMA_SET)
     assert out is not None
-    if (out / "questions.csv").exists() or (out / "questions.jsonl").exists():
+    if (out / "questions.csv").exists() or (out / "questions.jsonl").exists():  # its corpora would mix
         raise UserError(f"{out} holds a question set already: choose an empty --out")
     docs = ws.questions.documents_of(read)
     files = (export_chroma if args.format == "chroma" else export_jsonl)(out, read.questions, docs)
