@@ -332,7 +332,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--corpus", action="append", metavar="ID", help="only questions of this corpus (repeatable)")
     p.add_argument("--max-file-mb", type=size_mb, default=None,
                    help="refuse corpus files larger than this many MB, before reading them (default 20; 0 = no limit)")
-    p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here")
+    p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here (a new "
+                                            "or empty folder, or one an earlier --out wrote)")
     p.add_argument("--label", help="a label for the recorded run")
     p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
                    help="list questions each run fixed or broke, with paired statistics (intervals, p-values) "

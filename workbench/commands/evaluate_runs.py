@@ -94,7 +94,8 @@ def _show_run(args: argparse.Namespace, ws: Workspace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = sub.add_parser("runs", help="list recorded evaluation runs")
     r.add_argument("--show", metavar="RUN", help="reopen a recorded run (its table; with --out its exports)")
-    r.add_argument("--out", type=Path, help="with --show: write CSV + JSON and the trade-off plot here")
+    r.add_argument("--out", type=Path, help="with --show: write CSV + JSON and the trade-off plot here (a new or empty "
+                                            "folder, or one an earlier --out wrote)")
     r.add_argument("--delete", metavar="RUN",
                    help=f"delete a recorded run: its full id or a unique prefix of at least {MIN_DELETE_PREFIX} "
                         "characters")

@@ -134,7 +134,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--n", type=whole_number(1, 100_000), default=50, help="questions to keep (default 50)")
     p.add_argument("--set", metavar="NAME", help="add the drafts to this question set in the data folder "
                                                  "(created when missing), unreviewed: workbench questions review NAME")
-    p.add_argument("--out", metavar="DIR", help="or: write questions.csv and corpora/ into this folder")
+    p.add_argument("--out", metavar="DIR", help="or: write questions.csv and corpora/ into this folder "
+                                                "(new or empty, or one make-questions wrote)")
     p.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=0, help="passage sampling seed (default 0)")
     p.add_argument("--two-part", action="store_true",
                    help="questions needing two separate parts of a window (why, then how)")

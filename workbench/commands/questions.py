@@ -324,7 +324,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = acts.add_parser("export", help="write a set as Chroma's questions.csv + corpora/, or JSON Lines with spans")
     a.add_argument("name", metavar="NAME")
     a.add_argument("--format", choices=["chroma", "jsonl"], default="chroma", help="chroma (default) or jsonl")
-    a.add_argument("--out", required=True, metavar="DIR", help="an empty folder to write into")
+    a.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder to write into")
     for parser in acts.choices.values():
         add_common(parser)
     p.set_defaults(func=run)
