@@ -215,3 +215,37 @@ def test_cuts_from_export_reads_a_csv_chunk_over_131072_characters(capsys, tmp_p
         assert code == 0 and "140000" in out, (out, err)
     finally:
         csv.field_size_limit(old_limit)
+
+
+# ----- beyond the list: an embedding model folder is read by the same rules --------------------------------
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_model_folder_holding_a_fifo_or_device_is_refused_without_blocking(tmp_path, kind):
+    """``--model DIR`` with ``DIR/config.json`` a FIFO hung (sentence-transformers and the model's identity hash
+    read it); a weight file linked to /dev/zero would be read forever."""
+    model = tmp_path / "model"
+    model.mkdir()
+    if kind == "fifo":
+        os.mkfifo(model / "config.json")
+    else:
+        (model / "model.safetensors").symlink_to("/dev/zero")
+    done = run_child("search", "x", "--model", model, "--data-dir", tmp_path / "data", timeout=20)
+    assert done.returncode == 1 and one_line(done.stderr) and "not a regular file" in done.stderr, done.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_model_s_identity_never_reads_a_fifo():
+    import signal
+    import tempfile
+
+    from workbench.core.index.embedding import model_identity
+
+    with tempfile.TemporaryDirectory() as folder:
+        os.mkfifo(Path(folder) / "config.json")
+        old = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("blocked")))
+        signal.alarm(10)
+        try:
+            with pytest.raises(RuntimeError, match="FIFO"):
+                model_identity(folder)
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)

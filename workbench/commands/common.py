@@ -274,7 +274,13 @@ def check_common_paths(args: argparse.Namespace) -> None:
         except (LLMError, ValueError) as exc:
             raise UserError(str(exc)) from None
     elif embed and not is_named_model(embed):
-        existing_path(embed, "model folder (--model)", "dir")
+        folder = existing_path(embed, "model folder (--model)", "dir")
+        from workbench.core.inputs import InputRefused, refuse_special_files
+
+        try:  # the read rules: sentence-transformers would block on a FIFO in it, or read /dev/zero forever
+            refuse_special_files(folder or embed, f"model folder (--model) {embed}")
+        except InputRefused as exc:
+            raise UserError(str(exc)) from None
     llm_model = getattr(args, "llm_model", None)
     if llm_model and (llm_model.endswith(".gguf") or getattr(args, "llm", None) == "embedded"):
         existing_path(llm_model, "GGUF file (--llm-model)", "file")

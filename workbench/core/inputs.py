@@ -177,3 +177,22 @@ def files_under(folder: str | os.PathLike[str], root: str | os.PathLike[str], su
                 continue
             out.append(path)
     return sorted(out)
+
+
+def refuse_special_files(folder: str | os.PathLike[str], what: str = "", depth: int = 3) -> None:
+    """``InputRefused`` naming the first FIFO, device or socket (links followed) in ``folder`` or its
+    sub-folders down to ``depth``: a folder read by another library (an embedding model's) is checked whole
+    before that library opens any of it. Links themselves, to inside or out, are left alone."""
+    base = Path(folder)
+    for top, dirs, names in os.walk(base, followlinks=False):
+        if len(Path(top).relative_to(base).parts) >= depth:
+            dirs.clear()
+        for name in names:
+            path = Path(top) / name
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                continue  # a dangling link: the library says what it misses
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise InputRefused(f"{what or base}: {path} is a {file_kind(mode)}, not a regular file: only a "
+                                   "regular file is read")
