@@ -211,3 +211,19 @@ def test_questions_actions_create_no_store(capsys, tmp_path, hash_cli, action, w
     assert code == 1 and one_line(err) and "nothing was created" in err, err
     assert (list(folder.iterdir()) == [] if where == "empty" else not folder.exists())
     assert not (tmp_path / "out").exists()
+
+
+def test_without_replace_a_file_made_meanwhile_is_not_replaced(tmp_path):
+    """Two exports to one new path: the one that finishes second is refused, not renamed over the first."""
+    from workbench.core import outputs
+
+    target = tmp_path / "x.jsonl"
+
+    def write_and_race(tmp: Path) -> None:
+        tmp.write_text("mine", encoding="utf-8")
+        target.write_text("theirs", encoding="utf-8")  # another export finished first
+
+    with pytest.raises(outputs.OutputRefused, match="exists"):
+        outputs.write_files([(target, write_and_race)])
+    assert target.read_text(encoding="utf-8") == "theirs"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.jsonl"], "no temporary file is left"

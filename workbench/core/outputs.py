@@ -124,14 +124,40 @@ def write_files(targets: Sequence[tuple[Path, Writer]], replace: bool = False,
             _synced_regular(tmp)
         for _, final in staged:
             check_file(final, replace, exists_hint)  # nothing swapped in while the files were written
-        for tmp, final in staged:
-            os.replace(tmp, final)
+        linked: list[Path] = []
+        try:
+            for tmp, final in staged:
+                if replace:
+                    os.replace(tmp, final)
+                elif _link_new(tmp, final, exists_hint):  # no-clobber: a file made meanwhile is not replaced
+                    linked.append(final)
+        except BaseException:
+            for final in linked:  # all or nothing: the new files this call placed go again
+                with contextlib.suppress(OSError):
+                    final.unlink()
+            raise
     except BaseException:
         for tmp, _ in staged:
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
         raise
     return finals
+
+
+def _link_new(tmp: Path, final: Path, exists_hint: str) -> bool:
+    """Put ``tmp`` at ``final`` only if nothing is there (a hard link, then the temporary name goes); where the
+    file system has no hard links, a rename after the check. True when ``final`` was made by the link."""
+    try:
+        os.link(tmp, final, follow_symlinks=False)
+    except FileExistsError:
+        raise OutputRefused(f"{final} exists: {exists_hint}") from None
+    except OSError:  # no hard links here (FAT, some network file systems)
+        check_file(final, False, exists_hint)
+        os.replace(tmp, final)
+        return False
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
+    return True
 
 
 def write_text(path: Path, text: str, replace: bool = False) -> Path:
