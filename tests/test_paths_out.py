@@ -227,3 +227,25 @@ def test_without_replace_a_file_made_meanwhile_is_not_replaced(tmp_path):
         outputs.write_files([(target, write_and_race)])
     assert target.read_text(encoding="utf-8") == "theirs"
     assert [p.name for p in tmp_path.iterdir()] == ["x.jsonl"], "no temporary file is left"
+
+
+def test_the_window_s_set_export_refuses_a_link_in_one_line(qtbot, tmp_path, hash_sample_ws):
+    """The Questions tab's *Export* writes by the same rules; a refusal is its status line, not an exception."""
+    from workbench.core.spans import Span
+    from workbench.ui.evaluate.questions_view import QuestionsView
+
+    ws = hash_sample_ws
+    ws.questions.create("s", "")
+    doc = next(int(r["id"]) for r in ws.records.documents() if r["path"].endswith("deploy-guide.md"))
+    ws.questions.add("s", "how do I roll back", [Span(doc, 0, 40)])
+    view = QuestionsView(ws)
+    qtbot.addWidget(view)
+    view.refresh(choose="s")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes", encoding="utf-8")
+    out = tmp_path / "out"
+    (out / "corpora").mkdir(parents=True)
+    (out / "corpora" / "deploy-guide.md").symlink_to(notes)
+    assert view.export_set(out, "jsonl") == []
+    assert "not empty" in view.status.text() and notes.read_text(encoding="utf-8") == "my notes"
+    assert view.export_set(tmp_path / "fresh", "jsonl"), view.status.text()
