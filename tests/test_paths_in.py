@@ -249,3 +249,13 @@ def test_a_model_s_identity_never_reads_a_fifo():
         finally:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("command", [["docs"], ["questions", "list"], ["search", "x"], ["index", "README.md"]])
+def test_a_fifo_or_device_as_the_data_folder_is_said_to_be_one(capsys, tmp_path, hash_cli, command):
+    fifo = tmp_path / "p"
+    os.mkfifo(fifo)
+    for path, kind in ((fifo, "FIFO"), (Path("/dev/null"), "character device")):
+        code, _, err = run_cli(capsys, *command, "--data-dir", path)
+        assert code == 1 and one_line(err) and f"is a {kind}, not a folder" in err, err
+    assert [p.name for p in tmp_path.iterdir()] == ["p"]

@@ -207,7 +207,13 @@ def output_dir(path: str | Path | None, option: str = "--out", probe: bool = Tru
     for q in (p, *p.parents):
         if q.exists():
             if not q.is_dir():
-                raise UserError(f"{option} {path}: {q} is a file, not a folder")
+                import stat
+
+                from workbench.core.outputs import file_kind
+
+                mode = q.stat().st_mode
+                kind = "file" if stat.S_ISREG(mode) else file_kind(mode)  # a FIFO or device is said to be one
+                raise UserError(f"{option} {path}: {q} is a {kind}, not a folder")
             break
     if probe:
         _probe_writable(p, f"{option} {path}")
