@@ -4,6 +4,7 @@ new, empty or one the workbench wrote (its marker); read-only ``questions`` acti
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -135,8 +136,10 @@ def test_a_link_planted_in_the_workbench_s_own_folder_is_refused(capsys, tmp_pat
     (out / "summary.csv").symlink_to(notes)
     code, _, err = run_cli(capsys, "eval", "s", "--strategy", "plain", "--out", out, "--data-dir", with_set,
                            "--quiet")
-    assert code == 1 and "symbolic link" in err, err
+    assert code == 1 and one_line(err) and "symbolic link" in err, err
     assert notes.read_text(encoding="utf-8") == "my notes" and (out / "summary.csv").is_symlink()
+    code, listing, _ = run_cli(capsys, "runs", "--data-dir", with_set, "--json")
+    assert len(json.loads(listing)) == 1, "refused before the evaluation ran, not after"
 
 
 def test_an_output_folder_of_another_kind_is_refused(capsys, tmp_path, with_set):

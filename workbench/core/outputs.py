@@ -289,7 +289,20 @@ def check_folder(path: str | os.PathLike[str], option: str = "--out", what: str 
             if what is not None and kind != what:
                 raise OutputRefused(f"{option} {path}: the folder holds {kind or 'another output'} written by the "
                                     f"workbench, not {what}: name a new or empty folder")
+            _refuse_planted(p, f"{option} {path}")
     return p
+
+
+def _refuse_planted(folder: Path, where: str) -> None:
+    """``OutputRefused`` when the workbench's own folder holds a link, FIFO, device or socket (planted since it
+    wrote there): refused before any work, not when the files are written."""
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        for name in dirs + names:
+            mode = os.lstat(Path(top) / name).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                what = "a symbolic link" if stat.S_ISLNK(mode) else f"a {file_kind(mode)}"
+                raise OutputRefused(f"{where}: {Path(top) / name} is {what}; the workbench never writes through "
+                                    "one or over one (remove it, or name a new folder)")
 
 
 def _kind_or_file(mode: int) -> str:
