@@ -13,7 +13,9 @@ written for the same purpose).
 """
 
 import json
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -33,7 +35,12 @@ def build(folder: Path) -> str:
             raise SystemExit(f"{item['corpus']}: the reference must occur exactly once: {ref[:60]!r}")
         questions.append({"question": item["question"], "corpus_id": item["corpus"],
                           "references": [{"start_index": start, "end_index": start + len(ref)}]})
-    save_question_set(folder, questions, {})
+    # the set's folder holds questions.json and its README beside the set: the workbench writes only into a new,
+    # empty or earlier output folder, so the csv is written beside its corpora in a new folder and copied in
+    with tempfile.TemporaryDirectory() as tmp:
+        corpora = {p.stem: p for p in sorted((folder / "corpora").glob("*.md"))}
+        save_question_set(Path(tmp) / "set", questions, corpora)
+        shutil.copyfile(Path(tmp) / "set" / "questions.csv", folder / "questions.csv")
     qset = load_question_set(folder)
     return (f"{len(qset.questions)} questions over {len(qset.needed_corpora())} documents; "
             f"{len(qset.searched_corpora())} corpora searched")

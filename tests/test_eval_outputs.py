@@ -18,6 +18,7 @@ import workbench.core.evaluate.export as export
 from workbench.core.evaluate.datasets import DatasetError, load_question_set, save_question_set
 from workbench.core.evaluate.export import ExportError, export_results
 from workbench.core.evaluate.sweep import SweepConfig, expand_grid, run_sweep
+from workbench.core.outputs import MARKER
 from workbench.core.retrieve.strategy.presets import PRESETS, override
 
 EXPORTS = {"summary.csv", "summary.json", "questions.csv", "questions.json", "tradeoff.png", "tradeoff.svg"}
@@ -70,7 +71,8 @@ def test_the_writability_probe_leaves_no_trace(capsys, tmp_path, dataset, hash_c
     code, _, err = run_cli(capsys, "eval", dataset, "--strategy", "plain", "--data-dir", tmp_path / "data",
                            "--out", out, "--quiet", "--limit", "1")
     assert code == 0, err
-    assert {p.name for p in out.iterdir()} >= EXPORTS and not [p for p in out.iterdir() if p.name.startswith(".")]
+    assert {p.name for p in out.iterdir()} >= EXPORTS  # no probe or temporary file left, only the workbench's marker
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == [MARKER]
     code, _, err = run_cli(capsys, "eval", dataset, "--strategy", "no-such", "--data-dir", tmp_path / "data",
                            "--out", tmp_path / "never" / "made", "--quiet")
     assert code == 1 and not (tmp_path / "never").exists(), "a refused eval leaves no folder behind"
@@ -128,7 +130,7 @@ def test_an_export_on_a_full_disk_writes_nothing_half(tmp_path, monkeypatch, swe
     full_disk(monkeypatch, room)
     with pytest.raises(ExportError, match=r"No space left on device.*nothing was written"):
         export_results(out, sweep.results)
-    assert {p.name for p in out.iterdir()} == {p.name for p in files.values()}, "no temporary file is left"
+    assert {p.name for p in out.iterdir()} == {p.name for p in files.values()} | {MARKER}, "no temporary file is left"
     assert {name: (out / name).read_bytes() for name in EXPORTS} == before, "the earlier export is untouched"
     fresh = tmp_path / "fresh"
     with pytest.raises(ExportError):

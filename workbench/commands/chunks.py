@@ -55,6 +55,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--vectors", action="store_true",
                    help="add each chunk's float32 vector: a list column in Parquet, else a side file "
                         "PATH-without-suffix.vectors.npy in row order")
-    e.add_argument("--force", action="store_true", help="overwrite an existing --out (and its .npy)")
+    e.add_argument("--force", action="store_true",
+                   help="overwrite an existing --out (and its .npy): a regular file only, never a link, FIFO, device "
+                        "or folder")
     add_common(e)
     e.set_defaults(func=export)

@@ -215,10 +215,32 @@ def output_dir(path: str | Path | None, option: str = "--out", probe: bool = Tru
     for q in (p, *p.parents):
         if q.exists():
             if not q.is_dir():
-                raise UserError(f"{option} {path}: {q} is a file, not a folder")
+                import stat
+
+                from workbench.core.outputs import file_kind
+
+                mode = q.stat().st_mode
+                kind = "file" if stat.S_ISREG(mode) else file_kind(mode)  # a FIFO or device is said to be one
+                raise UserError(f"{option} {path}: {q} is a {kind}, not a folder")
             break
     if probe:
         _probe_writable(p, f"{option} {path}")
+    return p
+
+
+def output_folder(path: str | Path | None, what: str, option: str = "--out") -> Path | None:
+    """A person-named output folder, refused up front by the output rules (``workbench.core.outputs``): a new or
+    empty folder, or an earlier output of the workbench of the same kind (``what``), that can be created and
+    written in (``output_dir``'s probe); else a ``UserError`` in one line. Nothing is left behind."""
+    if path is None:
+        return None
+    from workbench.core.outputs import OutputRefused, check_folder
+
+    try:
+        p = check_folder(path, option, what)
+    except OutputRefused as exc:
+        raise UserError(str(exc)) from None
+    _probe_writable(p, f"{option} {path}")
     return p
 
 
@@ -266,7 +288,13 @@ def check_common_paths(args: argparse.Namespace) -> None:
         except (LLMError, ValueError) as exc:
             raise UserError(str(exc)) from None
     elif embed and not is_named_model(embed):
-        existing_path(embed, "model folder (--model)", "dir")
+        folder = existing_path(embed, "model folder (--model)", "dir")
+        from workbench.core.inputs import InputRefused, refuse_special_files
+
+        try:  # the read rules: sentence-transformers would block on a FIFO in it, or read /dev/zero forever
+            refuse_special_files(folder or embed, f"model folder (--model) {embed}")
+        except InputRefused as exc:
+            raise UserError(str(exc)) from None
     llm_model = getattr(args, "llm_model", None)
     if llm_model and (llm_model.endswith(".gguf") or getattr(args, "llm", None) == "embedded"):
         existing_path(llm_model, "GGUF file (--llm-model)", "file")

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from workbench.core.ingest.chunkers.hand_edits import CutEdit, HandChunking
     from workbench.core.workspace import Workspace
 
-MAX_EXPORT_BYTES = 200 * 1024 * 1024
+MAX_EXPORT_BYTES = 200 * 1024 * 1024  # as chunk_export.MAX_READ_BYTES
 
 
 def _offset(text: str, what: str) -> int:
@@ -53,12 +53,8 @@ def _export_edits(ws: Workspace, path: Path) -> list[CutEdit]:
     from workbench.core.ingest.chunkers.hand_edits import CutEdit, text_sha
     from workbench.core.retrieve.chunk_export import ExportError, read_exported_chunks
 
-    try:
-        if path.stat().st_size > MAX_EXPORT_BYTES:
-            raise UserError(f"--from-export {path}: larger than {MAX_EXPORT_BYTES // 2**20} MB")
-        chunks = read_exported_chunks(path)
-    except OSError as exc:
-        raise UserError(f"--from-export {path}: cannot read it ({exc.strerror or exc})") from None
+    try:  # the read rules: a regular file (no FIFO, no device), the bound counted while reading
+        chunks = read_exported_chunks(path, MAX_EXPORT_BYTES)
     except ExportError as exc:
         raise UserError(f"--from-export {exc}") from None
     rows = ws.records.documents()

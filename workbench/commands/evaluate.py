@@ -16,7 +16,7 @@ from workbench.commands.common import (
     emit,
     finite_float,
     open_workspace,
-    output_dir,
+    output_folder,
     progress_printer,
     say,
     size_mb,
@@ -60,6 +60,7 @@ from workbench.core.evaluate.sweep_checks import (
     model_problem,
     sweep_size_problem,
 )
+from workbench.core.outputs import RESULTS
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.records import RunInfo
@@ -163,7 +164,7 @@ def run_compare(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    output_dir(args.out)
+    output_folder(args.out, RESULTS)
     if args.dataset:  # a folder, a stored set or a bundled set's name: refused before the store is changed
         check_dataset(args, args.dataset)
     from workbench.core.llm import opener_for
@@ -331,7 +332,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--corpus", action="append", metavar="ID", help="only questions of this corpus (repeatable)")
     p.add_argument("--max-file-mb", type=size_mb, default=None,
                    help="refuse corpus files larger than this many MB, before reading them (default 20; 0 = no limit)")
-    p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here")
+    p.add_argument("--out", type=Path, help="write summary/questions CSV + JSON and the trade-off plot here (a new "
+                                            "or empty folder, or one an earlier --out wrote)")
     p.add_argument("--label", help="a label for the recorded run")
     p.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
                    help="list questions each run fixed or broke, with paired statistics (intervals, p-values) "

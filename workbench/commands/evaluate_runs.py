@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace, output_dir, safe_text, say
+from workbench.commands.common import UserError, add_common, emit, open_workspace, output_folder, safe_text, say
 from workbench.commands.eval_tables import (
     add_detect_option,
     against_baseline,
@@ -16,6 +16,7 @@ from workbench.commands.eval_tables import (
 )
 from workbench.core.evaluate.export import ExportError, export_results, summary_rows
 from workbench.core.evaluate.records import RunInfo, load_run, read_runs
+from workbench.core.outputs import RESULTS
 
 if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
@@ -47,7 +48,7 @@ def _run_to_delete(ws: Workspace, ref: str, yes: bool) -> RunInfo:
 def run_runs(args: argparse.Namespace) -> int:
     if args.out is not None and not args.show:
         raise UserError("--out needs --show RUN")
-    output_dir(args.out)
+    output_folder(args.out, RESULTS)
     ws = open_workspace(args, existing=True)
     if args.delete:
         info = _run_to_delete(ws, args.delete, args.yes)
@@ -93,7 +94,8 @@ def _show_run(args: argparse.Namespace, ws: Workspace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = sub.add_parser("runs", help="list recorded evaluation runs")
     r.add_argument("--show", metavar="RUN", help="reopen a recorded run (its table; with --out its exports)")
-    r.add_argument("--out", type=Path, help="with --show: write CSV + JSON and the trade-off plot here")
+    r.add_argument("--out", type=Path, help="with --show: write CSV + JSON and the trade-off plot here (a new or empty "
+                                            "folder, or one an earlier --out wrote)")
     r.add_argument("--delete", metavar="RUN",
                    help=f"delete a recorded run: its full id or a unique prefix of at least {MIN_DELETE_PREFIX} "
                         "characters")

@@ -17,12 +17,13 @@ from workbench.commands.common import (
     emit,
     existing_path,
     open_workspace,
-    output_dir,
+    output_folder,
     progress_printer,
     say,
     whole_number,
 )
 from workbench.commands.llm_options import add_llm_options, check_llm_host, llm_choice, open_llm
+from workbench.core.outputs import CHROMA_SET
 from workbench.core.store import DB_NAME
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                         "Chroma's format), not both")
     if args.set is not None:
         return _into_stored_set(args)
-    out = output_dir(args.out)
+    out = output_folder(args.out, CHROMA_SET)
     assert out is not None
     if (out / QUESTIONS_FILE).exists() and not args.force:
         raise UserError(f"{out / QUESTIONS_FILE} exists: choose another --out or pass --force to replace it")
@@ -133,7 +134,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--n", type=whole_number(1, 100_000), default=50, help="questions to keep (default 50)")
     p.add_argument("--set", metavar="NAME", help="add the drafts to this question set in the data folder "
                                                  "(created when missing), unreviewed: workbench questions review NAME")
-    p.add_argument("--out", metavar="DIR", help="or: write questions.csv and corpora/ into this folder")
+    p.add_argument("--out", metavar="DIR", help="or: write questions.csv and corpora/ into this folder "
+                                                "(new or empty, or one make-questions wrote)")
     p.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=0, help="passage sampling seed (default 0)")
     p.add_argument("--two-part", action="store_true",
                    help="questions needing two separate parts of a window (why, then how)")

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.commands.common import UserError, add_common, emit, open_workspace, output_dir, say
+from workbench.commands.common import UserError, add_common, emit, open_workspace, output_folder, say
+from workbench.core.outputs import CHROMA_SET, JSONL_SET
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
@@ -180,9 +181,9 @@ def run_export(args: argparse.Namespace, ws: Workspace) -> int:
     from workbench.core.evaluate.set_export import export_chroma, export_jsonl
 
     read = ws.questions.read(args.name)
-    out = output_dir(args.out)
+    out = output_folder(args.out, JSONL_SET if args.format == "jsonl" else CHROMA_SET)
     assert out is not None
-    if (out / "questions.csv").exists() or (out / "questions.jsonl").exists():
+    if (out / "questions.csv").exists() or (out / "questions.jsonl").exists():  # its corpora would mix
         raise UserError(f"{out} holds a question set already: choose an empty --out")
     docs = ws.questions.documents_of(read)
     files = (export_chroma if args.format == "chroma" else export_jsonl)(out, read.questions, docs)
@@ -270,7 +271,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.action is None:
         raise UserError("give an action: " + ", ".join(ACTIONS))
-    ws = open_workspace(args)
+    # only 'new' makes a store: every other action needs a set, so a folder without a store is refused and
+    # nothing is created there (as 'docs' and 'verify' do)
+    ws = open_workspace(args, existing=args.action != "new")
     try:
         return ACTIONS[args.action](args, ws)
     except (DatasetError, KeyError, ValueError) as exc:
@@ -328,7 +331,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = acts.add_parser("export", help="write a set as Chroma's questions.csv + corpora/, or JSON Lines with spans")
     a.add_argument("name", metavar="NAME")
     a.add_argument("--format", choices=["chroma", "jsonl"], default="chroma", help="chroma (default) or jsonl")
-    a.add_argument("--out", required=True, metavar="DIR", help="an empty folder to write into")
+    a.add_argument("--out", required=True, metavar="DIR", help="a new or empty folder to write into")
     for parser in acts.choices.values():
         add_common(parser)
     p.set_defaults(func=run)

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.question_rule import question_refusal
 from workbench.core.evaluate.question_set import DatasetError, Question, QuestionSet, Reference
 from workbench.core.ingest.documents import MAX_FILE_MB, LoadError, read_regular_file
+from workbench.core.inputs import InputRefused, read_text
 from workbench.core.jobs import CancelToken, ProgressSink
+from workbench.core.outputs import CHROMA_SET, OutputFolder, OutputRefused, check_folder, claim_folder
 from workbench.core.spans import Span
 from workbench.core.store import Scope
 
@@ -132,6 +135,13 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
         qfile = root / PUBLISHED_QUESTIONS_FILE  # the name Chroma's repository publishes its questions under
     if not qfile.is_file():
         raise DatasetError(f"{root} is not a question set: {QUESTIONS_FILE} {_what_is_there(qfile)}")
+    if not follow_links and not qfile.resolve().is_relative_to(root):
+        raise DatasetError(f"{QUESTIONS_FILE} is a link to outside the question set's folder ({qfile.resolve()}); "
+                           "copy the file into the set, or allow links (--follow-links)")
+    try:  # the read rules: a regular file, read with a bound (not taken from stat), UTF-8
+        questions_text = read_text(qfile, what=str(qfile))
+    except InputRefused as exc:
+        raise DatasetError(str(exc)) from None
     texts: dict[str, str] = {}
     corpora: dict[str, Path] = {}
 
@@ -157,7 +167,7 @@ def load_question_set(root: str | os.PathLike[str], strict: bool = True, follow_
     questions: list[Question] = []
     mismatches: list[str] = []
     _raise_field_limit()
-    with open(qfile, encoding="utf-8-sig", newline="") as fh:  # -sig: a UTF-8 byte-order mark (Excel) is read
+    with io.StringIO(questions_text, newline="") as fh:  # a UTF-8 byte-order mark (Excel) was dropped
         reader = csv.DictReader(fh, strict=True)  # strict: an unterminated or stray quote is an error
         try:
             fieldnames = reader.fieldnames
@@ -300,7 +310,12 @@ def save_question_set(
     the same text (other questions' offsets point into it). ``append`` keeps the questions already there.
     """
     root = Path(root).expanduser()
-    (root / CORPORA_DIR).mkdir(parents=True, exist_ok=True)
+    where = "the question set's folder"
+    try:  # the output rules: a new, empty or earlier output folder, nothing in it a link (nothing made yet)
+        OutputFolder(check_folder(root, where, CHROMA_SET), False, False).check(
+            [f"{CORPORA_DIR}/{cid}.md" for cid in corpora if _CORPUS_ID.match(cid)] + [QUESTIONS_FILE])
+    except OutputRefused as exc:
+        raise DatasetError(str(exc)) from None
     texts: dict[str, str] = {}
     for cid, value in corpora.items():
         if not _CORPUS_ID.match(cid):
@@ -333,16 +348,30 @@ def save_question_set(
                         | ({"corpus_id": cid} if cid != d["corpus_id"] else {}))
         rows.append({"question": d["question"].strip(), "corpus_id": d["corpus_id"], "references": refs,
                      "reference_answer": d["reference_answer"].strip()})
-    for cid, text in texts.items():
-        with open(root / CORPORA_DIR / f"{cid}.md", "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-    with open(root / QUESTIONS_FILE, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh)
-        with_answers = any(r["reference_answer"] for r in rows)  # the column only when some question has one
-        writer.writerow(["question", "references", "corpus_id", *(["reference_answer"] if with_answers else [])])
-        for r in rows:
-            writer.writerow([r["question"], json.dumps(r["references"]), r["corpus_id"],
-                             *([r["reference_answer"]] if with_answers else [])])
+
+    def corpus_writer(text: str) -> Callable[[Path], None]:
+        def write(tmp: Path) -> None:
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+
+        return write
+
+    def write_questions(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            with_answers = any(r["reference_answer"] for r in rows)  # the column only when some question has one
+            writer.writerow(["question", "references", "corpus_id",
+                             *(["reference_answer"] if with_answers else [])])
+            for r in rows:
+                writer.writerow([r["question"], json.dumps(r["references"]), r["corpus_id"],
+                                 *([r["reference_answer"]] if with_answers else [])])
+
+    try:  # all or nothing, never through a link (the output rules)
+        folder = claim_folder(root, CHROMA_SET, where)
+        folder.write([*((f"{CORPORA_DIR}/{cid}.md", corpus_writer(text)) for cid, text in texts.items()),
+                      (QUESTIONS_FILE, write_questions)])
+    except OutputRefused as exc:
+        raise DatasetError(str(exc)) from None
     return load_question_set(root)
 
 

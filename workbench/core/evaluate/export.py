@@ -1,7 +1,8 @@
 """Exports of evaluation results: summary and per-question rows as CSV / JSON, the trade-off plot as PNG / SVG.
 
-An export is all or nothing: every file is written to a hidden temporary name in the folder (and flushed to
-disk), then all are renamed into place; when a write fails (a full disk …) the temporary files are removed,
+An export is all or nothing, by the output rules (``workbench.core.outputs``): the folder is new, empty or an
+earlier export; every file is written to a hidden temporary name in the folder (and flushed to disk), then all
+are renamed into place; when a write fails (a full disk …) the temporary files are removed,
 the files of an earlier export stay as they were, and ``ExportError`` says what happened in one line.
 
 The plot shows recall and IoU against the mean context tokens sent, one line per strategy (and per value
@@ -10,12 +11,9 @@ of every grid parameter other than the one the line runs along), drawn with matp
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import math
-import os
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.core.evaluate.answer_report import LabelSummary, answer_summaries
 from workbench.core.evaluate.metrics import METRICS, QuestionMetrics
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig
+from workbench.core.outputs import RESULTS, OutputRefused, claim_folder, write_files
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -98,46 +97,27 @@ def write_json(data: object, path: str | Path) -> Path:
     return path
 
 
-def _synced(path: Path) -> None:
-    """Flush a written file to the disk (a full disk can surface only here)."""
-    fd = os.open(path, os.O_RDWR)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def write_all(folder: str | Path, writers: dict[str, tuple[str, Callable[[Path], object]]]) -> dict[str, Path]:
-    """Write a set of files into ``folder`` all or nothing: ``writers`` maps a key to ``(file name, write)``
-    where ``write(path)`` writes the file at ``path``. Each is written to a hidden temporary name (same
-    suffix) and synced, then all are renamed into place. Returns key → final path; raises ``ExportError``
-    (temporary files removed, nothing replaced) when a write fails."""
-    folder = Path(folder)
-    token = secrets.token_hex(4)
-    staged: list[tuple[Path, Path]] = []
-    done: list[Path] = []
-    made = [q for q in (folder, *folder.parents) if not q.exists()]  # removed again when nothing is written
+    """Write a set of files into ``folder`` all or nothing, by the output rules (``workbench.core.outputs``):
+    the folder is new, empty or an earlier output of the workbench (else refused before anything is written);
+    ``writers`` maps a key to ``(file name, write)`` where ``write(path)`` writes the file at ``path``. Each is
+    written to a hidden temporary name, synced, then all are renamed into place. Returns key → final path;
+    raises ``ExportError`` (temporary files removed, nothing replaced) when the folder is refused or a write
+    fails."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, write in writers.values():
-            final = folder / name
-            tmp = folder / f".{final.stem}.{token}.tmp{final.suffix}"
-            staged.append((tmp, final))
-            write(tmp)
-            _synced(tmp)
-        for tmp, final in staged:
-            os.replace(tmp, final)
-            done.append(final)
+        out = claim_folder(folder, RESULTS)
+    except OutputRefused as exc:
+        raise ExportError(str(exc)) from None
+    try:
+        out.write([(name, write) for name, write in writers.values()])
+    except OutputRefused as exc:
+        out.abandon()
+        raise ExportError(f"{exc}; nothing was written there") from None
     except OSError as exc:
-        for tmp, _ in staged:
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
-        for q in made if not done else []:
-            with contextlib.suppress(OSError):
-                q.rmdir()
-        what = (f"only {', '.join(p.name for p in done)} were replaced" if done else "nothing was written there")
-        raise ExportError(f"could not write the results into {folder} ({exc.strerror or exc}); {what}") from None
-    return {key: folder / name for key, (name, _) in writers.items()}
+        out.abandon()
+        raise ExportError(f"could not write the results into {out.root} ({exc.strerror or exc}); nothing was "
+                          "written there") from None
+    return {key: out.root / name for key, (name, _) in writers.items()}
 
 
 def line_along(param_names: Sequence[str]) -> str | None:
@@ -183,9 +163,15 @@ def plot_tradeoff(rows: Sequence[dict[str, Any]], paths: Sequence[str | Path], t
     out: list[Path] = []
     for target in paths:
         path = Path(target)
-        save_figure(fig, path)
+        write_files([(path, _figure_writer(fig, path.suffix.lstrip(".").lower() or "png"))],
+                    replace=True)  # the output rules
+
         out.append(path)
     return out
+
+
+def _figure_writer(fig: Figure, fmt: str) -> Callable[[Path], None]:
+    return lambda tmp: save_figure(fig, tmp, fmt)
 
 
 def save_figure(fig: Figure, path: Path, fmt: str | None = None) -> None:

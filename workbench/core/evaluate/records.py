@@ -69,6 +69,8 @@ def model_file_hash(model_path: str | None) -> str:
         return ""
     digest = hashlib.sha256()
     for f in sorted(Path(model_path).glob("*.safetensors")) + sorted(Path(model_path).glob("*.bin")):
+        if not f.is_file():  # a FIFO or device (or a link to one) is never read: it would block or never end
+            continue
         with open(f, "rb") as fh:
             while block := fh.read(1 << 20):
                 digest.update(block)

@@ -4,12 +4,13 @@ from a folder) or JSON Lines with every question's spans, notes, tags and proven
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from workbench.core.evaluate.datasets import CORPORA_DIR, save_question_set
 from workbench.core.evaluate.stored_sets import corpus_ids
 from workbench.core.ingest.documents import Document
+from workbench.core.outputs import JSONL_SET, claim_folder
 from workbench.core.store.question_sets import StoredQuestion
 
 FORMATS = ("chroma", "jsonl")
@@ -31,18 +32,32 @@ def export_chroma(out: Path, questions: Sequence[StoredQuestion], docs: Mapping[
 
 def export_jsonl(out: Path, questions: Sequence[StoredQuestion], docs: Mapping[int, Document]) -> list[Path]:
     """Write ``questions.jsonl`` (one question a line: text, references with corpus id, document path, offsets
-    and text, notes, tags, provenance, review state) and the documents under ``corpora/``."""
+    and text, notes, tags, provenance, review state) and the documents under ``corpora/``, by the output rules
+    (``workbench.core.outputs``): the folder is new, empty or an earlier export of the workbench, nothing is
+    written through a link, and the files appear all or nothing. ``OutputRefused`` says why a folder is not
+    used."""
     cids = corpus_ids(docs)
-    (out / CORPORA_DIR).mkdir(parents=True, exist_ok=True)
-    for d, doc in docs.items():
-        with open(out / CORPORA_DIR / f"{cids[d]}.md", "w", encoding="utf-8", newline="") as fh:
-            fh.write(doc.text)
-    with open(out / "questions.jsonl", "w", encoding="utf-8") as fh:
-        for q in questions:
-            refs = [{"corpus_id": cids.get(r.doc_id, ""), "path": docs[r.doc_id].path if r.doc_id in docs else "",
-                     "start": r.start, "end": r.end, "text": r.content, "status": r.status}
-                    for r in q.references]
-            fh.write(json.dumps({"question": q.text, "references": refs, "notes": q.notes, "tags": list(q.tags),
+    lines = []
+    for q in questions:
+        refs = [{"corpus_id": cids.get(r.doc_id, ""), "path": docs[r.doc_id].path if r.doc_id in docs else "",
+                 "start": r.start, "end": r.end, "text": r.content, "status": r.status}
+                for r in q.references]
+        lines.append(json.dumps({"question": q.text, "references": refs, "notes": q.notes, "tags": list(q.tags),
                                  "reference_answer": q.reference_answer, "provenance": q.provenance.as_dict()},
                                 ensure_ascii=False) + "\n")
-    return [out / "questions.jsonl", out / CORPORA_DIR]
+
+    def text_writer(text: str) -> Callable[[Path], None]:
+        def write(tmp: Path) -> None:
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+
+        return write
+
+    folder = claim_folder(out, JSONL_SET)
+    files = [(f"{CORPORA_DIR}/{cids[d]}.md", text_writer(doc.text)) for d, doc in docs.items()]
+    try:
+        folder.write([*files, ("questions.jsonl", text_writer("".join(lines)))])
+    except BaseException:
+        folder.abandon()
+        raise
+    return [folder.root / "questions.jsonl", folder.root / CORPORA_DIR]

@@ -49,6 +49,7 @@ from workbench.core.ingest.values import Windowing
 from workbench.core.jobs import Cancelled, CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.llm.open import LLMUsage, call_llm
+from workbench.core.outputs import CHROMA_SET, claim_folder
 from workbench.core.spans import Span
 
 if TYPE_CHECKING:
@@ -291,7 +292,7 @@ def make_question_set(ws: EvalWorkspace, out_dir: str | Path, llm: Backend, n: i
     out = Path(out_dir).expanduser()
     for cid in list(result.corpora):  # never overwrite another set's corpus (its offsets point into it)
         old = out / CORPORA_DIR / f"{cid}.md"
-        if old.exists() and read_corpus(old) != result.corpora[cid]:
+        if old.is_file() and not old.is_symlink() and read_corpus(old) != result.corpora[cid]:
             raise ValueError(f"{old} exists with different text; choose an empty output folder")
     result.qset = save_question_set(out, result.questions, result.corpora)
     settings = {"n": n, "seed": seed, "two_part": two_part,
@@ -307,5 +308,7 @@ def make_question_set(ws: EvalWorkspace, out_dir: str | Path, llm: Backend, n: i
     result.run_id = record_run(ws, KIND, f"questions: {result.qset.name}", config, summary,
                                result.qset.dataset_hash, begun)
     record = {"run_id": result.run_id, **config, **summary, "drops": [asdict(d) for d in result.dropped]}
-    (out / "generation.json").write_text(json.dumps(record, indent=2, ensure_ascii=False), encoding="utf-8")
+    text = json.dumps(record, indent=2, ensure_ascii=False)
+    claim_folder(out, CHROMA_SET).write(  # the output rules: never through a link
+        [("generation.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))])
     return result

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from workbench.core.inputs import InputRefused, read_bytes, read_text
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink, Reporter
 from workbench.core.lanes import in_lanes
 
@@ -37,6 +38,8 @@ SAVE_EVERY = 64  # vectors committed to the cache per transaction while embeddin
 BATCH_SIZE = 16  # texts per forward pass: faster than 64 on this CPU (benchmarks/embedding_routes.py)
 PRECISIONS = ("fp32", "bf16")
 
+
+MAX_CONFIG_BYTES = 16 * 1_000_000  # a model folder's config.json, modules.json, sentence_bert_config.json
 
 def ensure_offline() -> None:
     """Forbid hub downloads; must run before sentence-transformers / transformers are imported."""
@@ -68,7 +71,10 @@ def model_identity(model_path: str | Path) -> str:
     for name in ("config.json", "modules.json", "sentence_bert_config.json"):
         f = path / name
         if f.exists():
-            digest.update(f.read_bytes())
+            try:  # the read rules: a FIFO or device here is refused, never read (it would block or never end)
+                digest.update(read_bytes(f, MAX_CONFIG_BYTES))
+            except InputRefused as exc:
+                raise RuntimeError(f"embedding model folder {path}: {exc}") from None
     for f in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
         digest.update(f"{f.name}:{f.stat().st_size}".encode())
     name = DEFAULT_MODEL_NAME if path.name == "model" and "minilm" in str(path).lower() else path.name
@@ -81,8 +87,8 @@ def model_max_tokens(model_path: str | Path | None) -> int | None:
         return None
     config = Path(model_path) / "sentence_bert_config.json"
     try:
-        return int(json.loads(config.read_text(encoding="utf-8"))["max_seq_length"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return int(json.loads(read_text(config, MAX_CONFIG_BYTES))["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):  # InputRefused is a ValueError
         return None
 
 

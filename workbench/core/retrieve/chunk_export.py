@@ -6,15 +6,16 @@ embedded (a heading path or situating sentence before it, when the set adds one)
 path, the chunker's name and parameters (JSON) and the set's id. Formats: JSON Lines, CSV (the heading path as
 a JSON list) and, when pyarrow is installed, Parquet. With vectors, Parquet holds them as a list column of
 float32; JSON Lines and CSV get a side ``.npy`` file (``vectors_path``) with one float32 row per chunk, in
-row order. Every file is written to a temporary name beside the target and renamed, so a failed export
-leaves no partial file; an existing target is refused unless ``force``.
+row order. Every file is written by the output rules (``workbench.core.outputs``): to a temporary name beside
+the target, then renamed, so a failed export leaves no partial file; an existing target is refused unless
+``force``, which replaces a regular file and nothing else (never a link, FIFO, device or folder).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -23,9 +24,12 @@ import numpy as np
 
 from workbench.core.ingest.chunkers.choice import config_chunker
 from workbench.core.ingest.documents import Document
+from workbench.core.inputs import InputRefused, read_text
+from workbench.core.outputs import OutputRefused, check_file, write_files
 from workbench.core.retrieve.loaded_set import LoadedSet
 
 EXPORT_FORMATS = ("jsonl", "csv", "parquet")
+MAX_READ_BYTES = 200 * 1024 * 1024  # an export read back (``cuts edit --from-export``)
 
 
 class ExportError(ValueError):
@@ -90,20 +94,19 @@ def exported_chunks(rt: LoadedSet, document: Callable[[int], Document]) -> list[
 
 def check_target(path: Path, fmt: str, with_vectors: bool, force: bool = False) -> None:
     """Refuse (``ExportError``) a format that is unknown or not installed, or a target (or its side ``.npy``)
-    that exists, unless ``force``, or whose folder does not."""
+    that the write rules refuse (``outputs.check_file``): a missing folder, a link, a folder, a FIFO or device,
+    an existing file unless ``force``."""
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: choose one of {', '.join(EXPORT_FORMATS)}")
     if fmt == "parquet" and not parquet_available():
         raise ExportError("parquet needs pyarrow, which is not installed here (the parquet extra: "
                           "pip install pyarrow); use --format jsonl or csv")
-    if not path.parent.is_dir():
-        raise ExportError(f"no such folder: {path.parent}")
     targets = [path] + ([vectors_path(path)] if with_vectors and fmt != "parquet" else [])
-    for target in targets:
-        if target.is_dir():
-            raise ExportError(f"{target} is a folder: name a file to write")
-        if target.exists() and not force:
-            raise ExportError(f"{target} exists: choose another path or overwrite it with --force")
+    try:
+        for target in targets:
+            check_file(target, force)
+    except OutputRefused as exc:
+        raise ExportError(str(exc)) from None
 
 
 def _row_dict(chunk: ExportedChunk) -> dict[str, object]:
@@ -138,10 +141,6 @@ def _write_parquet(tmp: Path, rows: Sequence[ExportedChunk], vectors: np.ndarray
     pq.write_table(pa.table(columns), str(tmp))
 
 
-def _temporary(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.part")
-
-
 def write_chunk_export(rows: Sequence[ExportedChunk], path: Path, fmt: str, vectors: np.ndarray | None = None,
                        force: bool = False) -> ExportResult:
     """Write ``rows`` (with ``vectors``, one row each, when given) to ``path`` in ``fmt``; see the module."""
@@ -149,29 +148,27 @@ def write_chunk_export(rows: Sequence[ExportedChunk], path: Path, fmt: str, vect
     check_target(path, fmt, vectors is not None, force)
     if vectors is not None and len(vectors) != len(rows):
         raise ExportError(f"{len(vectors)} vectors for {len(rows)} chunks")
-    written: list[tuple[Path, Path]] = []
+    targets: list[tuple[Path, Callable[[Path], object]]] = []
+    if fmt == "jsonl":
+        targets.append((path, lambda tmp: _write_jsonl(tmp, rows)))
+    elif fmt == "csv":
+        targets.append((path, lambda tmp: _write_csv(tmp, rows)))
+    else:
+        targets.append((path, lambda tmp: _write_parquet(tmp, rows, vectors)))
+    side = None
+    if vectors is not None and fmt != "parquet":
+        side = vectors_path(path)
+        array = np.ascontiguousarray(vectors, dtype=np.float32)
+
+        def write_side(tmp: Path) -> None:
+            with open(tmp, "wb") as fh:
+                np.save(fh, array)
+
+        targets.append((side, write_side))
     try:
-        tmp = _temporary(path)
-        written.append((tmp, path))
-        if fmt == "jsonl":
-            _write_jsonl(tmp, rows)
-        elif fmt == "csv":
-            _write_csv(tmp, rows)
-        else:
-            _write_parquet(tmp, rows, vectors)
-        side = None
-        if vectors is not None and fmt != "parquet":
-            side = vectors_path(path)
-            side_tmp = _temporary(side)
-            written.append((side_tmp, side))
-            with open(side_tmp, "wb") as fh:
-                np.save(fh, np.ascontiguousarray(vectors, dtype=np.float32))
-        for tmp_path, final in written:
-            os.replace(tmp_path, final)
-    except BaseException:
-        for tmp_path, _final in written:
-            tmp_path.unlink(missing_ok=True)
-        raise
+        write_files(targets, replace=force)
+    except OutputRefused as exc:
+        raise ExportError(str(exc)) from None
     return ExportResult(path, len(rows), side)
 
 
@@ -185,19 +182,27 @@ def _chunk_from(data: dict[str, object], heading_path: object) -> ExportedChunk:
                          str(data["chunker_params"]), str(data["set_id"]))
 
 
-def read_exported_chunks(path: Path) -> list[ExportedChunk]:
+def read_exported_chunks(path: Path, max_bytes: int = MAX_READ_BYTES) -> list[ExportedChunk]:
     """The chunks of an export written by ``write_chunk_export`` (JSON Lines or CSV, told by the file's
     suffix ``.csv``; anything else is read as JSON Lines), in the order written; ``ExportError`` names the
-    first row that cannot be read."""
+    first row that cannot be read. The file is read by the read rules (``workbench.core.inputs``): a regular
+    file only (a FIFO or device is refused without blocking), at most ``max_bytes`` (counted while reading).
+    A CSV field may be as long as the file (a chunk over the csv module's default 131,072 characters)."""
     path = Path(path)
     out: list[ExportedChunk] = []
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
+        text = read_text(path, max_bytes)
+    except InputRefused as exc:
+        raise ExportError(str(exc)) from None
+    try:
+        with io.StringIO(text, newline="") as fh:
             if path.suffix.lower() == ".csv":
+                if csv.field_size_limit() < len(text) + 1:  # within the read bound: no field is longer than the file
+                    csv.field_size_limit(len(text) + 1)
                 for n, record in enumerate(csv.DictReader(fh), start=2):
                     try:
                         out.append(_chunk_from(dict(record), record["heading_path"]))
-                    except (KeyError, ValueError, TypeError) as exc:
+                    except (KeyError, ValueError, TypeError, RecursionError) as exc:
                         raise ExportError(f"{path}: line {n}: not an exported chunk ({exc})") from None
             else:
                 for n, line in enumerate(fh, start=1):
@@ -206,10 +211,10 @@ def read_exported_chunks(path: Path) -> list[ExportedChunk]:
                     try:
                         data = json.loads(line)
                         out.append(_chunk_from(data, data["heading_path"]))
-                    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+                    except (KeyError, ValueError, TypeError, AttributeError, RecursionError) as exc:
                         raise ExportError(f"{path}: line {n}: not an exported chunk ({exc})") from None
-    except OSError as exc:
-        raise ExportError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except csv.Error as exc:
+        raise ExportError(f"{path}: not valid CSV ({exc})") from None
     return out
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -37,6 +38,7 @@ from workbench.core.evaluate.export import ExportError, export_results, summary_
 from workbench.core.evaluate.records import list_runs, load_run
 from workbench.core.evaluate.set_power import power_line
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
+from workbench.core.outputs import write_files
 from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.advise_view import AdviseView
@@ -480,7 +482,15 @@ class EvalView(QWidget):
             shown["curves_png"] = ("curves.png", self.curve_plot)
         for key, (name, widget) in shown.items():
             path = Path(folder) / name
-            if not widget.grab().save(str(path), "PNG"):
-                raise ExportError(f"cannot write {path}")
+            image = widget.grab()
+
+            def save(tmp: Path, image: QPixmap = image, path: Path = path) -> None:
+                if not image.save(str(tmp), "PNG"):
+                    raise OSError(f"cannot write {path}")
+
+            try:  # the output rules: never through a link, replaced whole
+                write_files([(path, save)], replace=True)
+            except (OSError, ValueError) as exc:
+                raise ExportError(str(exc)) from None
             written[key] = path
         return written

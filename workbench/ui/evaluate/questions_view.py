@@ -193,8 +193,11 @@ class QuestionsView(QWidget):
             return []
         read = self.ws.questions.read(name)
         docs = self.ws.questions.documents_of(read)
-        folder.mkdir(parents=True, exist_ok=True)
-        files = EXPORT_FORMATS[fmt](folder, read.questions, docs) if fmt in EXPORT_FORMATS else []
+        try:  # the output rules (core/outputs): a new, empty or earlier export folder, never through a link
+            files = EXPORT_FORMATS[fmt](folder, read.questions, docs) if fmt in EXPORT_FORMATS else []
+        except (ValueError, OSError) as exc:
+            self.status.setText(for_the_window(str(exc)))
+            return []
         self.status.setText(for_the_window(f"{name}: {len(read.questions)} questions and {len(docs)} documents "
                                            f"written to {folder}"))
         return list(files)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from workbench.core.evaluate.importers.matching import EXACT, HOW, HOW_SAID, Mat
 from workbench.core.evaluate.question_rule import skip_reason
 from workbench.core.evaluate.question_set import DatasetError
 from workbench.core.ingest.filenames import path_key
+from workbench.core.inputs import InputRefused, read_bytes, read_text
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.spans import Span
 from workbench.core.store.question_sets import NewQuestion, Provenance
@@ -160,12 +162,21 @@ class ImportReport:
                 "merged": self.merged, "renamed": self.renamed, "skipped": dict(self.skipped)}
 
 
+def _text(path: Path) -> str:
+    """A benchmark file's text by the read rules (``workbench.core.inputs``: a regular file, at most
+    ``MAX_DATA_BYTES``, UTF-8); ``DatasetError`` naming it otherwise."""
+    try:
+        return read_text(path)
+    except InputRefused as exc:
+        raise DatasetError(str(exc)) from None
+
+
 def read_json(path: Path) -> Any:
     """A JSON file; ``DatasetError`` naming it when it is not JSON."""
+    text = _text(path)
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            return json.load(fh)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return json.loads(text)
+    except (RecursionError, ValueError) as exc:
         raise DatasetError(f"{path}: not readable JSON ({exc})") from None
 
 
@@ -179,8 +190,14 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         except ImportError:
             raise DatasetError(f"{path}: reading Parquet needs pyarrow, a dependency of the workbench that is "
                                "missing here; reinstall the workbench (or convert the file to JSON Lines)") from None
+        import pyarrow as pa
+
         try:
-            rows = pq.read_table(path).to_pylist()
+            data = read_bytes(path)  # the read rules: a regular file, read with a bound
+        except InputRefused as exc:
+            raise DatasetError(str(exc)) from None
+        try:
+            rows = pq.read_table(pa.BufferReader(data)).to_pylist()
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise DatasetError(f"{path}: not readable Parquet ({' '.join(str(exc).split())[:200]})") from None
         for n, row in enumerate(rows, start=1):
@@ -195,20 +212,16 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if isinstance(row, dict):
                 yield n, row
         return
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except ValueError as exc:
-                    raise DatasetError(f"{path}, line {n}: not JSON ({exc})") from None
-                if not isinstance(row, dict):
-                    raise DatasetError(f"{path}, line {n}: not a JSON object")
-                yield n, row
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"{path}: cannot be read ({exc})") from None
+    for n, line in enumerate(io.StringIO(_text(path), newline=None), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (RecursionError, ValueError) as exc:
+            raise DatasetError(f"{path}, line {n}: not JSON ({exc})") from None
+        if not isinstance(row, dict):
+            raise DatasetError(f"{path}, line {n}: not a JSON object")
+        yield n, row
 
 
 TABLES = (".parquet", ".jsonl", ".json", ".csv", ".xlsx")  # the table files ``read_table`` reads
@@ -236,15 +249,16 @@ def _csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     import csv
 
     csv.field_size_limit(2**31 - 1)
+    text = _text(path)  # the read rules: a regular file, read with a bound
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            for n, row in enumerate(csv.DictReader(fh, strict=True), start=2):
-                yield n, {k: v for k, v in row.items() if isinstance(k, str)}
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        for n, row in enumerate(csv.DictReader(io.StringIO(text, newline=""), strict=True), start=2):
+            yield n, {k: v for k, v in row.items() if isinstance(k, str)}
+    except csv.Error as exc:
         raise DatasetError(f"{path}: not readable CSV ({exc})") from None
 
 
 _XL = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+MAX_UNZIPPED = 1 << 30  # bytes an .xlsx may unpack to: a workbook that claims more is refused before unpacking
 
 
 def _xlsx_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -268,7 +282,13 @@ def _xlsx_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         return n - 1
 
     try:
-        with zipfile.ZipFile(path) as z:
+        data = read_bytes(path)  # the read rules: a regular file, read with a bound
+    except InputRefused as exc:
+        raise DatasetError(str(exc)) from None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            if sum(i.file_size for i in z.infolist()) > MAX_UNZIPPED:  # zipfile reads no more than it declares
+                raise DatasetError(f"{path}: the workbook unpacks to more than {MAX_UNZIPPED // 2**20} MB")
             names = set(z.namelist())
             shared: list[str] = []
             if "xl/sharedStrings.xml" in names:
@@ -502,10 +522,9 @@ def preview(parsed: Parsed, shown: int = 5) -> Preview:
             if key in parsed.texts:
                 cache[key] = parsed.texts[key]
             elif key in parsed.files:
-                try:
-                    with open(parsed.files[key], encoding="utf-8", newline="") as fh:  # newlines as stored
-                        cache[key] = fh.read()
-                except (OSError, UnicodeDecodeError):
+                try:  # the read rules; newlines as stored
+                    cache[key] = read_text(parsed.files[key])
+                except InputRefused:
                     cache[key] = None
             else:
                 cache[key] = None

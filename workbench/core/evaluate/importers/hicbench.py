@@ -2,7 +2,8 @@
 ``answers``, ``facts``, ``evidences`` the evidence sentences and ``_id`` the document's id; the documents are
 ``dataset/doc/{dataset}/{_id}.txt``): each evidence sentence is located in its document. A row may instead carry
 its document as ``context`` text, or name a file in ``document`` / ``doc`` (relative to the JSON Lines file's
-folder)."""
+folder, and inside it: an absolute path, ``..`` or a link out is refused by the read rules,
+``workbench.core.inputs``; so is an ``_id`` that would name a file outside ``doc/{dataset}/``)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from pathlib import Path
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
 from workbench.core.evaluate.importers.shapes import text, texts
 from workbench.core.evaluate.question_set import DatasetError
+from workbench.core.inputs import file_exists, files_under, inside
 
 
 def _qa_files(source: Path) -> list[Path]:
     if source.is_file():
         return [source]
     for folder in (source / "qas", source / "dataset" / "qas", source):
-        found = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+        found = files_under(folder, source, (".jsonl",), recursive=False)
         if found:
             return found
     raise DatasetError(f"{source}: expected qas/{{dataset}}.jsonl (HiChunk's dataset/ folder) or a .jsonl file")
@@ -37,12 +39,12 @@ def read(source: Path) -> Parsed:
             context = text(row.get("context"), f"{at}: context")
             if context.strip():
                 key = parsed.add_text(f"{row_id}-context", context)
-            elif named and (qa_file.parent / named).is_file():
-                key = named
-                parsed.files[key] = qa_file.parent / named
-            elif doc_id and (doc_folder / f"{doc_id}.txt").is_file():
+            elif named and file_exists(path := inside(qa_file.parent, named, f"{at}: document")):
+                key = named  # the read rules: never outside the benchmark's folder, a regular file only
+                parsed.files[key] = path
+            elif doc_id and file_exists(path := inside(doc_folder, f"{doc_id}.txt", f"{at}: _id")):
                 key = f"{qa_file.stem}/{doc_id}"
-                parsed.files[key] = doc_folder / f"{doc_id}.txt"
+                parsed.files[key] = path
             else:
                 where = f"doc/{qa_file.stem}/{doc_id}.txt" if doc_id else "no _id"
                 parsed.skipped.append(f"no document (no context text, and {where} is missing)")

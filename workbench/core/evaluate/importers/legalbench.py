@@ -10,6 +10,7 @@ from pathlib import Path
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_json
 from workbench.core.evaluate.importers.shapes import items, obj, objects, offset, text
 from workbench.core.evaluate.question_set import DatasetError
+from workbench.core.inputs import files_under
 
 
 def _nfc(path: str) -> str:
@@ -22,11 +23,11 @@ def read(source: Path) -> Parsed:
     if source.is_file():
         root, benchmarks = source.parent.parent, [source]
     else:
-        root, benchmarks = source, sorted((source / "benchmarks").glob("*.json"))
+        root, benchmarks = source, files_under(source / "benchmarks", source, (".json",), recursive=False)
     corpus = root / "corpus"
     if not benchmarks or not corpus.is_dir():
         raise DatasetError(f"{source}: expected benchmarks/NAME.json and a corpus/ folder beside it")
-    on_disk = {_nfc(str(p.relative_to(corpus))): p for p in corpus.rglob("*") if p.is_file()}
+    on_disk = {_nfc(str(p.relative_to(corpus))): p for p in files_under(corpus, root)}  # no link out, no FIFO
     parsed = Parsed()
     folders: set[str] = set()
     for bench in benchmarks:

@@ -22,6 +22,7 @@ from workbench.core.evaluate.importers.base import TABLES, Evidence, Item, Parse
 from workbench.core.evaluate.importers.matching import Matcher
 from workbench.core.evaluate.importers.shapes import text as text_of
 from workbench.core.evaluate.question_set import DatasetError
+from workbench.core.inputs import files_under
 
 
 def _row(raw: dict[str, Any]) -> dict[str, Any]:
@@ -39,7 +40,7 @@ def _book_key(name: str) -> str:
 
 
 def _tables(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in TABLES and p.is_file())
+    return [p for p in files_under(folder, folder, recursive=False) if p.suffix.lower() in TABLES]
 
 
 def _book_of_file(path: Path) -> str:
@@ -64,8 +65,8 @@ def read(source: Path) -> Parsed:
         if not question_files:
             raise DatasetError(f"{source}: expected a questions table (GutenQA.parquet, questions.parquet / .jsonl, "
                                "or Questions_-_BOOK.xlsx) with Question, Chunk Must Contain and Book Name")
-    files = {_book_key(p.stem): p for sub in ("books", "documents") if (folder / sub).is_dir()
-             for p in sorted((folder / sub).iterdir()) if p.suffix in (".txt", ".md") and p.is_file()}
+    files = {_book_key(p.stem): p for sub in ("books", "documents")  # the read rules: no link out, no FIFO or device
+             for p in files_under(folder / sub, folder, (".txt", ".md"), recursive=False)}
     chunks: dict[str, list[tuple[float, int, str]]] = {}
     names: dict[str, str] = {}
     rows: list[tuple[str, str, dict[str, Any]]] = []
@@ -113,7 +114,7 @@ def _pick(folder: Path, name: str) -> list[Path]:
     """The table files of one MTCB config: ``NAME/…`` (the Hub's ``NAME/train-*.parquet``) or ``NAME.*``."""
     sub = folder / name
     if sub.is_dir():
-        return sorted(p for p in sub.rglob("*") if p.suffix.lower() in TABLES and p.is_file())
+        return [p for p in files_under(sub, folder) if p.suffix.lower() in TABLES]
     return [p for p in _tables(folder) if p.stem.lower().startswith(name)]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from workbench.core.evaluate.importers.base import Evidence, Item, Parsed, read_rows
 from workbench.core.evaluate.importers.shapes import items, kind, text, texts
 from workbench.core.evaluate.question_set import DatasetError
+from workbench.core.inputs import files_under
 
 SUFFIXES = (".jsonl", ".parquet")
 
@@ -22,8 +23,7 @@ def read(source: Path) -> Parsed:
     """Every row of one file, or of every ``.jsonl`` / ``.parquet`` file under a folder (the Hub's
     ``SUBSET/SPLIT-*.parquet`` or ``SUBSET/SPLIT/0000.parquet`` layouts). A row's documents are its own (one
     document per entry, sentences joined by a space); a row with no relevant key is skipped."""
-    files = sorted(p for p in source.rglob("*") if p.suffix in SUFFIXES and p.is_file()) if source.is_dir() \
-        else [source]
+    files = files_under(source, source, SUFFIXES) if source.is_dir() else [source]  # the read rules: inside it
     parsed = Parsed()
     for path in files:
         for n, row in read_rows(path):
