@@ -173,7 +173,7 @@ def halo_expansion():
         kind = "halo"
         label = "halo"
         order = 99
-        knobs = (Knob("halo", "Halo", 0, 3, 1, "Chunks on each side."),)
+        knobs = (Knob("halo", "Halo", 0, 3, 1, "Chunks on each side of the hit, added to its window."),)
         extent = "halo"
 
         def expand(self, ctx, hits):

@@ -131,6 +131,9 @@ def test_import_questions_from_the_window_shows_the_new_set(qtbot, make_window, 
     dialog.set_name.setText("mine")
     assert not dialog.start() and "exists already" in dialog.report.text()
     dialog.set_name.setText("sq")
+    assert dialog.start()  # the first press previews and writes nothing
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60000)
+    assert "2 question(s) would be imported" in dialog.report.text() and "sq" not in hash_sample_ws.questions.names()
     with qtbot.waitSignal(dialog.imported, timeout=60000) as done:
         assert dialog.start()
     assert done.args == ["sq"]
