@@ -47,18 +47,25 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.evaluate.advise.advice import ADVICE_UNASKED_S
+from workbench.core.evaluate.advise.objective import (
+    DEFAULT_OBJECTIVE,
+    RECALL,
+    Objective,
+    objective_for,
+    objective_names,
+)
 from workbench.core.evaluate.advise.optimise import Trial
 from workbench.core.evaluate.advise.rules import DEFAULT_RULE, RULES
 from workbench.core.evaluate.advise.space import Space, baseline
 from workbench.core.evaluate.advise.split import DEFAULT_FOLDS
 from workbench.core.evaluate.records import find_run, list_runs
-from workbench.core.evaluate.statistics import interval_end, signed_value
+from workbench.core.evaluate.statistics import signed_value
 from workbench.core.index.estimate import duration
 from workbench.core.jobs import ProgressEvent
 from workbench.core.retrieve.strategy.presets import Strategy, from_dict
 from workbench.ui.basics.theme import current_palette
 from workbench.ui.basics.wording import for_the_window
-from workbench.ui.evaluate.eval_tables import make_table, pct
+from workbench.ui.evaluate.eval_tables import make_table
 from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.plot_zoom import CtrlWheelViewBox, reset_button
@@ -70,24 +77,36 @@ if TYPE_CHECKING:
     from workbench.core.spans import Span
     from workbench.core.workspace import Workspace
 
-CONFIRM_COLUMNS = ["configuration", "role", "fit recall % (in-sample)", "fit tokens", "recall %", "tokens",
-                   "vs hybrid (points)"]
-FOLD_COLUMNS = ["fold", "questions", "pick (chosen on the other folds)", "in-sample recall %", "held-out recall %",
-                "held-out tokens"]
+def confirm_columns(o: Objective = RECALL) -> list[str]:
+    """The confirm table's headings for a run that optimised ``o``."""
+    return ["configuration", "role", f"fit {o.shown_as} (in-sample)", "fit tokens", o.shown_as, "tokens",
+            "vs hybrid (points)" if o.percent else "vs hybrid"]
+
+
+def fold_columns(o: Objective = RECALL) -> list[str]:
+    """The Folds table's headings for a run that optimised ``o``."""
+    return ["fold", "questions", "pick (chosen on the other folds)", f"in-sample {o.shown_as}",
+            f"held-out {o.shown_as}", "held-out tokens"]
+
+
+CONFIRM_COLUMNS = confirm_columns()
+FOLD_COLUMNS = fold_columns()
 MAX_KEY_WIDTH = 280  # pixels; a longer configuration is elided in the middle (the tooltip has all of it)
 FRONT = "#d62728"
 TRIED = "#9e9e9e"
 
 
 def advise_job(ws: Workspace, qset: QuestionSet, space: Space, seed: int, limit_s: float, name: str,
-               progress: ProgressSink, cancel: CancelToken, folds: int = 2, rule: str = DEFAULT_RULE) -> AdviceResult:
-    """Plan (its lines as progress notices), search, confirm and save, on a pool thread."""
+               progress: ProgressSink, cancel: CancelToken, folds: int = 2, rule: str = DEFAULT_RULE,
+               objective: str = DEFAULT_OBJECTIVE) -> AdviceResult:
+    """Plan (its lines as progress notices), search, confirm and save, on a pool thread; ``objective``: the
+    registered metric to maximise."""
     from workbench.core.evaluate.advise.advice import plan_advice, run_advice
 
     try:
         started = time.monotonic()
         plan = plan_advice(ws, qset, space, seed, limit_s, name, progress=progress, cancel=cancel, folds=folds,
-                           rule=rule)
+                           rule=rule, objective_name=objective)
         for line in plan.lines():
             progress(ProgressEvent("advising", 0, 0, line))
         return run_advice(ws, plan, progress, cancel, started=started)
@@ -108,21 +127,30 @@ def resume_job(ws: Workspace, run_id: str, limit_s: float, progress: ProgressSin
 
 
 def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int,
-                references: dict[str, Any] | None = None) -> str:
-    """A row's recall against ``hybrid``: ``+2.1 [−0.8, +5.0]`` (points); ``hybrid`` itself says so."""
+                references: dict[str, Any] | None = None, o: Objective = RECALL) -> str:
+    """A row's objective against ``hybrid``: ``+2.1 [−0.8, +5.0]`` (points for a rate); ``hybrid`` itself says
+    so."""
     if row["key"] == f"hybrid@{budget}":
         return "(itself)"
     comp = (comparisons.get(row["key"]) or {}).get(f"hybrid@{budget}") or (references or {}).get(row["key"])
-    if not comp:
+    if not comp or o.name not in comp["metrics"]:
         return ""
-    m = comp["metrics"]["recall"]
+    m = comp["metrics"][o.name]
     if m["diff"] is None:
         return ""
 
     low = -math.inf if m["ci_low"] is None else m["ci_low"]  # JSON keeps an unbounded end as None
     high = math.inf if m["ci_high"] is None else m["ci_high"]
-    return (f"{signed_value(m['diff'], 'points')} [{interval_end(low, 'points')}, "
-            f"{interval_end(high, 'points')}]")
+    return f"{signed_value(m['diff'], o.unit)} {o.interval(low, high)}"
+
+
+def _objective_of(report: dict[str, Any]) -> Objective:
+    """What a report's run optimised (a record from before objectives: recall; one whose metric is no longer
+    registered: recall, whose figures it does not have, so its cells stay blank)."""
+    try:
+        return objective_for(str(report.get("objective") or DEFAULT_OBJECTIVE))
+    except ValueError:
+        return RECALL
 
 
 NO_TRIALS = "no trials yet"
@@ -138,8 +166,8 @@ def advice_bar_text(event: ProgressEvent, elapsed: int, limit: int) -> str:
 
 
 class ParetoPlot(QWidget):
-    """Recall against mean context tokens of every configuration tried on the fit half; the front as a line.
-    ``pointClicked(trial)`` when a point is clicked."""
+    """The objective (recall unless the run optimised another metric) against mean context tokens of every
+    configuration tried on the fit half; the front as a line. ``pointClicked(trial)`` when a point is clicked."""
 
     pointClicked = Signal(object)
 
@@ -160,42 +188,53 @@ class ParetoPlot(QWidget):
         item.setLabel("left", "recall (%)", color=palette.text)
         self.trials: list[Trial] = []
         self.where = "fit half"  # the questions the drawn trials were scored on
+        self.objective = RECALL  # what the drawn run optimised (the y axis)
         self.empty_note: Any = pg.TextItem(NO_TRIALS, color=palette.muted, anchor=(0.5, 0.5))
         self.show_trials([], [])
 
-    def show_trials(self, trials: Sequence[Trial], front: Sequence[int], crossfit: bool = False) -> None:
-        """Draw ``trials`` (those that ran) and the front (their numbers, by tokens). A cross-fitted run's
-        folds searched on other questions (their trials' numbers start again in each fold), so only the search on
-        all questions is drawn, titled as what it is: in-sample."""
+    def show_trials(self, trials: Sequence[Trial], front: Sequence[int], crossfit: bool = False,
+                    objective: Objective = RECALL) -> None:
+        """Draw ``trials`` (those that ran) and the front (their numbers, by tokens), their ``objective`` on the y
+        axis. A cross-fitted run's folds searched on other questions (their trials' numbers start again in each
+        fold), so only the search on all questions is drawn, titled as what it is: in-sample."""
         self.view.clear()
+        self.objective = o = objective
         self.where = "all questions, in-sample" if crossfit else "fit half"
-        self.view.getPlotItem().setTitle(f"{self.where}: recall vs context", color=current_palette().text)
-        self.trials = [t for t in trials if t.state == "done" and t.recall is not None
+        item = self.view.getPlotItem()
+        item.setTitle(f"{self.where}: {o.label} vs context", color=current_palette().text)
+        item.setLabel("left", f"{o.label} (%)" if o.percent else o.label, color=current_palette().text)
+        self.trials = [t for t in trials if t.state == "done" and t.score is not None
                        and (not crossfit or t.fold is None)]
         on_front = [t for n in front for t in self.trials if t.number == n]
         rest = [t for t in self.trials if t.number not in set(front)]
         for group, colour, size in ((rest, TRIED, 7), (on_front, FRONT, 11)):
             if not group:
                 continue
-            scatter = pg.ScatterPlotItem([t.tokens for t in group], [100 * (t.recall or 0) for t in group],
+            scatter = pg.ScatterPlotItem([t.tokens for t in group], [self._y(t) for t in group],
                                          size=size, brush=pg.mkBrush(colour), pen=pg.mkPen(None),
                                          data=[t.number for t in group], hoverable=True, tip=self._tip)
             scatter.sigClicked.connect(self._clicked)
             self.view.addItem(scatter)
         if len(on_front) > 1:
-            self.view.plot([t.tokens for t in on_front], [100 * (t.recall or 0) for t in on_front],
+            self.view.plot([t.tokens for t in on_front], [self._y(t) for t in on_front],
                            pen=pg.mkPen(FRONT, width=2))
         if not self.trials:  # an empty plot says so, on axes that read 0–100 %
             self.view.addItem(self.empty_note)
         self._set_ranges()
 
+    def _y(self, t: Trial) -> float:
+        """A trial's height: its objective, in percent for a rate."""
+        return (100 if self.objective.percent else 1) * (t.score or 0)
+
     def _set_ranges(self) -> None:
-        """Recall 0–100 %, tokens from 0 to a little past the largest (2,000 with no trials)."""
+        """The objective 0–100 % (a score 0–1), tokens from 0 to a little past the largest (2,000 with no
+        trials)."""
         tokens = [t.tokens for t in self.trials if t.tokens is not None]
         right = max(tokens) * 1.08 if tokens else 2000.0
-        self.view.setYRange(0, 100, padding=0.02)  # recall in percent, 0–100 unless the user zooms
+        top = 100 if self.objective.percent else 1
+        self.view.setYRange(0, top, padding=0.02)  # a rate in percent, 0–100 unless the user zooms
         self.view.setXRange(0, right, padding=0.02)
-        self.empty_note.setPos(right / 2, 50)
+        self.empty_note.setPos(right / 2, top / 2)
         self.reset.hide()
 
     def _trial(self, number: object) -> Trial | None:
@@ -205,7 +244,9 @@ class ParetoPlot(QWidget):
         t = self._trial(data)
         if t is None:
             return ""
-        return f"{t.key}\nrecall {100 * (t.recall or 0):.1f}% at {t.tokens:.0f} tokens ({self.where})"
+        o = self.objective
+        return (f"{t.key}\n{o.label} {o.figure(t.score)}{'%' if o.percent else ''} at {t.tokens:.0f} tokens "
+                f"({self.where})")
 
     def _clicked(self, _item: object, points: Sequence[Any], _event: object = None) -> None:
         if len(points):
@@ -256,6 +297,12 @@ class AdviseView(QWidget):
         self.rule.setToolTip("How the pick is chosen: best (the best recall), one-se (the simplest within one "
                              "paired standard error of the best) or preset (the best preset unless the best is "
                              "distinguishably better)")
+        self.objective = QComboBox()
+        for goal in objective_names():
+            self.objective.addItem(objective_for(goal).label, goal)
+        self.objective.setCurrentIndex(max(0, self.objective.findData(DEFAULT_OBJECTIVE)))
+        self.objective.setToolTip("The metric the advisor maximises per question and judges the pick on against the "
+                                  "baselines (recall unless you choose another); the plot and tables show it")
         self.name = QLineEdit(placeholderText="advised-SET")
         self.name.setToolTip("The name the pick is saved under: it joins both sides' strategy lists and the lab's")
         self.run_button, self.cancel_button = QPushButton("Advise"), QPushButton("Cancel")
@@ -296,7 +343,7 @@ class AdviseView(QWidget):
 
         top = QHBoxLayout()
         for w in (QLabel("Budget"), self.budget, QLabel("Time limit"), self.limit, self.seed, self.folds, self.rule,
-                  QLabel("Save as"), self.name, self.run_button, self.cancel_button):
+                  self.objective, QLabel("Save as"), self.name, self.run_button, self.cancel_button):
             top.addWidget(w)
         top.addWidget(self.progress, 1)
         runs = QHBoxLayout()
@@ -375,14 +422,14 @@ class AdviseView(QWidget):
             return False
         space = self.space_for(self.budget.value())
         ws, seed, name, limit = self.ws, self.seed.value(), self.name.text().strip(), 60.0 * self.limit.value()
-        folds, rule = self.folds.value(), self.rule.currentText()
+        folds, rule, goal = self.folds.value(), self.rule.currentText(), str(self.objective.currentData())
         if limit > ADVICE_UNASKED_S and not self.confirm(
                 f"This advice run may take up to {duration(limit)} (its time limit), more than "
                 f"{duration(ADVICE_UNASKED_S)}. Start it?"):
             self.status.setText("Not started: choose a shorter time limit, or confirm the long run.")
             return False
         task = Worker(lambda progress, cancel: advise_job(ws, qset, space, seed, limit, name, progress, cancel, folds,
-                                                          rule), "advice")
+                                                          rule, goal), "advice")
         self._begin(task, limit, f"advising on {qset.name} ({len(qset.questions)} questions), at most "
                                  f"{self.limit.value()} min…")
         return True
@@ -485,23 +532,26 @@ class AdviseView(QWidget):
         """Draw a report (``AdviceResult.to_dict()`` or a record's summary): plot, table, verdict."""
         self.budget_used = budget
         self.confirm_indexes = list(confirm_indexes)
-        trials = [Trial.from_dict(t) for t in report.get("trials", [])]
+        o = _objective_of(report)
+        trials = [Trial.from_dict(t, o.name) for t in report.get("trials", [])]
         crossfit = report.get("crossfit") or {}
-        self.plot.show_trials(trials, [int(n) for n in report.get("pareto", [])], bool(crossfit))
+        self.plot.show_trials(trials, [int(n) for n in report.get("pareto", [])], bool(crossfit), o)
+        self.table.setHorizontalHeaderLabels(confirm_columns(o))
+        self.fold_table.setHorizontalHeaderLabels(fold_columns(o))
         confirm = report.get("confirm") or crossfit
         self.rows = list(confirm.get("rows", []))
         comparisons = report.get("confirm", {}).get("comparisons", {}) if report.get("confirm") else {}
         references = confirm.get("reference_comparisons", {})
-        self._show_folds(crossfit)
+        self._show_folds(crossfit, o)
         self.table_title.setText("All questions: the final pick was chosen on them (in-sample)" if crossfit else
                                  "Confirm half: questions the pick was not chosen on")
         self.lower_tabs.setTabText(0, "All questions" if crossfit else "Confirm")
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
-            cells = [r["key"], r["role"], pct(r.get("fit_recall")),
-                     "" if r.get("fit_tokens") is None else f"{r['fit_tokens']:.0f}", pct(r.get("recall")),
+            cells = [r["key"], r["role"], o.metric.cell(r.get(f"fit_{o.name}")),
+                     "" if r.get("fit_tokens") is None else f"{r['fit_tokens']:.0f}", o.metric.cell(r.get(o.name)),
                      "" if r.get("tokens") is None else f"{r['tokens']:.0f}",
-                     _difference(r, comparisons, budget, references)]
+                     _difference(r, comparisons, budget, references, o)]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(f"{r['key']}\n{r.get('description', '')}")
@@ -513,20 +563,22 @@ class AdviseView(QWidget):
         verdict = report.get("verdict") or confirm.get("verdict") or ""
         pick = report.get("pick") or ""
         head = report.get("headline") or {}
-        headline = (f"Headline: recall {100 * head['recall']:.1f}% at {head.get('tokens') or 0:.0f} tokens, "
-                    f"{head.get('measured_on', '')}.\n" if head.get("recall") is not None else "")
+        headline = (f"Headline: {o.label} {o.figure(head[o.name])}{'%' if o.percent else ''} at "
+                    f"{head.get('tokens') or 0:.0f} tokens, {head.get('measured_on', '')}.\n"
+                    if head.get(o.name) is not None else "")
         self.verdict.setPlainText(f"{headline}Verdict: {verdict}" + (f" — saved as “{pick}”." if pick else "")
                                   if verdict else "")
         if self.rows:
             self.table.selectRow(0)
 
-    def _show_folds(self, crossfit: dict[str, Any]) -> None:
-        """The Folds tab: one row per fold, the stability and the out-of-fold recall (empty for a fit/confirm run)."""
+    def _show_folds(self, crossfit: dict[str, Any], o: Objective = RECALL) -> None:
+        """The Folds tab: one row per fold, the stability and the out-of-fold objective (empty for a fit/confirm
+        run)."""
         rows = list(crossfit.get("fold_rows", []))
         self.fold_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            cells = [str(r["fold"]), str(r["questions"]), r["pick"], pct(r.get("in_sample_recall")),
-                     pct(r.get("held_out_recall")),
+            cells = [str(r["fold"]), str(r["questions"]), r["pick"], o.metric.cell(r.get(f"in_sample_{o.name}")),
+                     o.metric.cell(r.get(f"held_out_{o.name}")),
                      "" if r.get("held_out_tokens") is None else f"{r['held_out_tokens']:.0f}"]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -544,17 +596,17 @@ class AdviseView(QWidget):
                            for what, v in (crossfit.get("stability") or {}).items())
         hybrid = next((c for b, c in (crossfit.get("comparisons") or {}).items() if b.startswith("hybrid@")), None)
         versus = ""
-        if hybrid:
-            m = hybrid["metrics"]["recall"]
+        if hybrid and o.name in hybrid["metrics"]:
+            m = hybrid["metrics"][o.name]
             low = -math.inf if m["ci_low"] is None else m["ci_low"]
             high = math.inf if m["ci_high"] is None else m["ci_high"]
             if m["diff"] is not None:
-                versus = (f"; against hybrid {signed_value(m['diff'], 'points')} points "
-                          f"[{interval_end(low, 'points')}, {interval_end(high, 'points')}] (Holm-adjusted)")
-        oof = crossfit.get("out_of_fold_recall")
+                versus = f"; against hybrid {o.difference(m['diff'])} {o.interval(low, high)} (Holm-adjusted)"
+        oof = crossfit.get(f"out_of_fold_{o.name}")
         rules = str(crossfit.get("rules_line") or "")  # every rule replayed on these folds
         self.fold_summary.setText(
-            f"Out-of-fold recall of the procedure: {pct(oof)}% at {crossfit.get('out_of_fold_tokens') or 0:.0f} "
+            f"Out-of-fold {o.label} of the procedure: {o.metric.cell(oof)}{'%' if o.percent else ''} at "
+            f"{crossfit.get('out_of_fold_tokens') or 0:.0f} "
             f"tokens ({crossfit.get('measured_on', '')}, rule {crossfit.get('rule', '')}){versus}. "
             f"Folds chose {stable or 'nothing'}." + (f" {rules[0].upper()}{rules[1:]}." if rules else ""))
 
