@@ -233,7 +233,11 @@ def test_the_advise_tab_shows_one_row_per_fold_and_every_row_differs_from_hybrid
     view = window.eval_view.advise
     plan = plan_advice(hash_ws, qset, TINY, seed=0, time_limit_s=300, folds=3)
     result = run_advice(hash_ws, plan)
-    view.show_report(result.to_dict(), 300, plan.confirm_indexes)
+    view.show_result(result)
+    from test_advise_objective import same_report
+
+    report = same_report(result, hash_ws)  # the report from the run's objects is the one its record gives
+    assert report.crossfit and len(report.folds) == 3 and report.out_of_fold_versus_hybrid is not None
     assert view.fold_table.rowCount() == 3
     assert [view.fold_table.item(i, 0).text() for i in range(3)] == ["1", "2", "3"]
     assert all(view.fold_table.item(i, 4).text() not in ("", "-") for i in range(3)), "held-out recall per fold"

@@ -5,6 +5,7 @@ as recall. On the hashed embedder with a tiny space."""
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 from test_advise import topic_set
@@ -15,6 +16,7 @@ from workbench.core.evaluate.advise.advice import plan_advice, run_advice
 from workbench.core.evaluate.advise.book import ScoreBook
 from workbench.core.evaluate.advise.objective import objective_for, objective_names
 from workbench.core.evaluate.advise.optimise import Trial, done_trials
+from workbench.core.evaluate.advise.report import AdviceReport
 from workbench.core.evaluate.advise.split import DOCUMENT_GROUPS
 from workbench.core.evaluate.metrics import METRICS
 from workbench.core.evaluate.records import find_run
@@ -90,6 +92,31 @@ def test_iou_is_what_the_advisor_optimises_and_what_it_says(iou_run):
     assert [Trial.from_dict(t, "iou").score for t in info.summary["trials"]] == [t.score for t in result.trials]
 
 
+def same_report(result, ws) -> AdviceReport:
+    """The report read from the run's objects, checked equal to the one read from its JSON and from its record
+    (the trials' seconds are rounded there)."""
+    live = AdviceReport.from_result(result)
+    budget = result.plan.space.budget
+    for summary in (json.loads(json.dumps(result.to_dict())), find_run(ws, result.run_id).summary):
+        read = AdviceReport.from_record(summary, budget)
+        assert read.rows and replace(read, trials=()) == replace(live, trials=())
+        assert [(t.number, t.key, t.score, t.tokens, t.fold) for t in read.trials] == \
+            [(t.number, t.key, t.score, t.tokens, t.fold) for t in live.trials]
+    return live
+
+
+def test_the_report_the_window_reads_is_the_same_from_the_run_and_from_its_record(iou_run):
+    ws, _, result = iou_run
+    report = same_report(result, ws)
+    assert report.objective.name == "iou" and report.headline is not None and not report.crossfit
+    assert report.rows[0].score == result.confirmation.rows[0].score
+    assert [r.is_hybrid for r in report.rows].count(True) == 1
+    assert all(r.versus_hybrid is not None for r in report.rows if not r.is_hybrid)
+    old = json.loads(json.dumps(result.to_dict()).replace('"iou"', '"recall"').replace('fit_iou', 'fit_recall'))
+    del old["objective"]  # as a record written before objectives: recall under "recall"
+    assert AdviceReport.from_record(old, 300).rows[0].score == report.rows[0].score
+
+
 def test_a_book_written_before_objectives_reads_as_recall(tmp_path):
     qset = topic_set(tmp_path / "set", documents=2, per_doc=1)
     questions = [q.index for q in qset.questions]
@@ -111,7 +138,7 @@ def test_the_advise_tab_picks_the_objective_and_labels_the_plot_and_tables_by_it
     view = make_window(ws).eval_view.advise
     assert view.objective.currentData() == "recall"
     assert [view.objective.itemData(i) for i in range(view.objective.count())] == objective_names()
-    view.show_report(result.to_dict(), 300, plan.confirm_indexes)
+    view.show_result(result)
     item = view.plot.view.getPlotItem()
     assert item.getAxis("left").labelText == "IoU (%)" and "IoU vs context" in item.titleLabel.text
     headers = [view.table.horizontalHeaderItem(j).text() for j in range(view.table.columnCount())]

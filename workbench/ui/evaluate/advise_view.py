@@ -22,7 +22,6 @@ A recorded advice run (``workbench advise`` or this tab) opens from the *Recorde
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -55,6 +54,7 @@ from workbench.core.evaluate.advise.objective import (
     objective_names,
 )
 from workbench.core.evaluate.advise.optimise import Trial
+from workbench.core.evaluate.advise.report import AdviceReport, RecordedAdvice, ReportRow, record_line
 from workbench.core.evaluate.advise.rules import DEFAULT_RULE, RULES
 from workbench.core.evaluate.advise.space import Space, baseline
 from workbench.core.evaluate.advise.split import DEFAULT_FOLDS
@@ -62,7 +62,7 @@ from workbench.core.evaluate.records import find_run, list_runs
 from workbench.core.evaluate.statistics import signed_value
 from workbench.core.index.estimate import duration
 from workbench.core.jobs import ProgressEvent
-from workbench.core.retrieve.strategy.presets import Strategy, from_dict
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.basics.theme import current_palette
 from workbench.ui.basics.wording import for_the_window
 from workbench.ui.evaluate.eval_tables import make_table
@@ -126,31 +126,18 @@ def resume_job(ws: Workspace, run_id: str, limit_s: float, progress: ProgressSin
         ws.close()
 
 
-def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int,
-                references: dict[str, Any] | None = None, o: Objective = RECALL) -> str:
+def _difference(row: ReportRow, o: Objective = RECALL) -> str:
     """A row's objective against ``hybrid``: ``+2.1 [−0.8, +5.0]`` (points for a rate); ``hybrid`` itself says
     so."""
-    if row["key"] == f"hybrid@{budget}":
+    if row.is_hybrid:
         return "(itself)"
-    comp = (comparisons.get(row["key"]) or {}).get(f"hybrid@{budget}") or (references or {}).get(row["key"])
-    if not comp or o.name not in comp["metrics"]:
-        return ""
-    m = comp["metrics"][o.name]
-    if m["diff"] is None:
-        return ""
-
-    low = -math.inf if m["ci_low"] is None else m["ci_low"]  # JSON keeps an unbounded end as None
-    high = math.inf if m["ci_high"] is None else m["ci_high"]
-    return f"{signed_value(m['diff'], o.unit)} {o.interval(low, high)}"
+    d = row.versus_hybrid
+    return "" if d is None else f"{signed_value(d.diff, o.unit)} {o.interval(d.low, d.high)}"
 
 
-def _objective_of(report: dict[str, Any]) -> Objective:
-    """What a report's run optimised (a record from before objectives: recall; one whose metric is no longer
-    registered: recall, whose figures it does not have, so its cells stay blank)."""
-    try:
-        return objective_for(str(report.get("objective") or DEFAULT_OBJECTIVE))
-    except ValueError:
-        return RECALL
+def _whole(x: float | None) -> str:
+    """Tokens, whole ("" when there are none)."""
+    return "" if x is None else f"{x:.0f}"
 
 
 NO_TRIALS = "no trials yet"
@@ -274,7 +261,7 @@ class AdviseView(QWidget):
         self._started = 0.0
         self._limit = 0.0
         self.budget_used = 1000
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[ReportRow] = []
         self.confirm_indexes: list[int] = []
         self.space_for: Callable[[int], Space] = lambda budget: Space(budget=budget)  # the space for a budget
         self._build()
@@ -497,7 +484,7 @@ class AdviseView(QWidget):
 
         saved = f"saved as {result.pick!r}" if result.pick else NOTHING_SAVED
         self._done(f"advice {result.run_id} done: {saved}")
-        self.show_report(result.to_dict(), result.plan.space.budget, result.plan.confirm_indexes)
+        self.show_result(result)
         self.refresh_records()
         if result.pick:
             self.strategySaved.emit(result.pick)
@@ -508,81 +495,69 @@ class AdviseView(QWidget):
         self.recorded.clear()
         for r in list_runs(self.ws):
             if r.kind == "advice":
-                state = r.summary.get("state", "")
-                self.recorded.addItem(f"{r.id}  {r.label}  "
-                                      f"({state}{', pick ' + r.summary['pick'] if r.summary.get('pick') else ''})",
-                                      r.id)
+                self.recorded.addItem(record_line(r), r.id)
         self.open_button.setEnabled(self.recorded.count() > 0)
 
     def open_record(self, run_id: str | None) -> bool:
         """Show a recorded advice run (a finished one has its confirm table; a stopped one only its trials)."""
         if not run_id:
             return False
-        info = find_run(self.ws, run_id)
-        advice = info.config.get("advice", {})
-        summary = dict(info.summary)
-        summary["confirm"] = summary.get("confirm")
-        held = list(advice.get("split", {}).get("confirm", [])) or \
-            sorted(i for fold in advice.get("folds", {}).get("folds", []) for i in fold)
-        self.show_report(summary, int(advice.get("budget", 1000)), held)
-        self.status.setText(f"advice run {info.id}: {summary.get('state', '')}")
+        run = RecordedAdvice.of(find_run(self.ws, run_id))
+        self.show_report(run.report, run.budget, run.judged)
+        self.status.setText(f"advice run {run.id}: {run.report.state}")
         return True
 
-    def show_report(self, report: dict[str, Any], budget: int, confirm_indexes: Sequence[int]) -> None:
-        """Draw a report (``AdviceResult.to_dict()`` or a record's summary): plot, table, verdict."""
+    def show_result(self, result: AdviceResult) -> None:
+        """Draw a run just finished (``show_report`` of its objects)."""
+        self.show_report(AdviceReport.from_result(result), result.plan.space.budget, result.plan.confirm_indexes)
+
+    def show_report(self, report: AdviceReport, budget: int, confirm_indexes: Sequence[int]) -> None:
+        """Draw a report (a run's or a record's: ``AdviceReport``): plot, table, verdict."""
         self.budget_used = budget
         self.confirm_indexes = list(confirm_indexes)
-        o = _objective_of(report)
-        trials = [Trial.from_dict(t, o.name) for t in report.get("trials", [])]
-        crossfit = report.get("crossfit") or {}
-        self.plot.show_trials(trials, [int(n) for n in report.get("pareto", [])], bool(crossfit), o)
+        o = report.objective
+        self.plot.show_trials(report.trials, report.pareto, report.crossfit, o)
         self.table.setHorizontalHeaderLabels(confirm_columns(o))
         self.fold_table.setHorizontalHeaderLabels(fold_columns(o))
-        confirm = report.get("confirm") or crossfit
-        self.rows = list(confirm.get("rows", []))
-        comparisons = report.get("confirm", {}).get("comparisons", {}) if report.get("confirm") else {}
-        references = confirm.get("reference_comparisons", {})
-        self._show_folds(crossfit, o)
-        self.table_title.setText("All questions: the final pick was chosen on them (in-sample)" if crossfit else
-                                 "Confirm half: questions the pick was not chosen on")
-        self.lower_tabs.setTabText(0, "All questions" if crossfit else "Confirm")
+        self.rows = list(report.rows)
+        self._show_folds(report)
+        self.table_title.setText("All questions: the final pick was chosen on them (in-sample)" if report.crossfit
+                                 else "Confirm half: questions the pick was not chosen on")
+        self.lower_tabs.setTabText(0, "All questions" if report.crossfit else "Confirm")
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
-            cells = [r["key"], r["role"], o.metric.cell(r.get(f"fit_{o.name}")),
-                     "" if r.get("fit_tokens") is None else f"{r['fit_tokens']:.0f}", o.metric.cell(r.get(o.name)),
-                     "" if r.get("tokens") is None else f"{r['tokens']:.0f}",
-                     _difference(r, comparisons, budget, references, o)]
+            cells = [r.key, r.role, o.metric.cell(r.fit_score), _whole(r.fit_tokens), o.metric.cell(r.score),
+                     _whole(r.tokens), _difference(r, o)]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(f"{r['key']}\n{r.get('description', '')}")
+                item.setToolTip(f"{r.key}\n{r.description}")
                 if j >= 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), MAX_KEY_WIDTH))
-        verdict = report.get("verdict") or confirm.get("verdict") or ""
-        pick = report.get("pick") or ""
-        head = report.get("headline") or {}
-        headline = (f"Headline: {o.label} {o.figure(head[o.name])}{'%' if o.percent else ''} at "
-                    f"{head.get('tokens') or 0:.0f} tokens, {head.get('measured_on', '')}.\n"
-                    if head.get(o.name) is not None else "")
-        self.verdict.setPlainText(f"{headline}Verdict: {verdict}" + (f" — saved as “{pick}”." if pick else "")
-                                  if verdict else "")
+        head = report.headline
+        headline = (f"Headline: {o.label} {o.figure(head.score)}{'%' if o.percent else ''} at "
+                    f"{head.tokens or 0:.0f} tokens, {head.measured_on}.\n"
+                    if head is not None and head.score is not None else "")
+        pick = report.pick
+        self.verdict.setPlainText(f"{headline}Verdict: {report.verdict}" + (f" — saved as “{pick}”." if pick else "")
+                                  if report.verdict else "")
         if self.rows:
             self.table.selectRow(0)
 
-    def _show_folds(self, crossfit: dict[str, Any], o: Objective = RECALL) -> None:
+    def _show_folds(self, report: AdviceReport) -> None:
         """The Folds tab: one row per fold, the stability and the out-of-fold objective (empty for a fit/confirm
         run)."""
-        rows = list(crossfit.get("fold_rows", []))
+        o = report.objective
+        rows = report.folds
         self.fold_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            cells = [str(r["fold"]), str(r["questions"]), r["pick"], o.metric.cell(r.get(f"in_sample_{o.name}")),
-                     o.metric.cell(r.get(f"held_out_{o.name}")),
-                     "" if r.get("held_out_tokens") is None else f"{r['held_out_tokens']:.0f}"]
+            cells = [str(r.fold), str(r.questions), r.pick, o.metric.cell(r.in_sample), o.metric.cell(r.held_out),
+                     _whole(r.held_out_tokens)]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(f"{r['pick']}\n{r.get('how', '')}")
+                item.setToolTip(f"{r.pick}\n{r.how}")
                 if j != 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.fold_table.setItem(i, j, item)
@@ -592,29 +567,21 @@ class AdviseView(QWidget):
             self.fold_summary.setText("Cross-fitted runs (folds 3 or more) show one row per fold here.")
             return
         k = len(rows)
-        stable = ", ".join(f"the same {what} in {v['folds']} of {k} ({v['value']})"
-                           for what, v in (crossfit.get("stability") or {}).items())
-        hybrid = next((c for b, c in (crossfit.get("comparisons") or {}).items() if b.startswith("hybrid@")), None)
-        versus = ""
-        if hybrid and o.name in hybrid["metrics"]:
-            m = hybrid["metrics"][o.name]
-            low = -math.inf if m["ci_low"] is None else m["ci_low"]
-            high = math.inf if m["ci_high"] is None else m["ci_high"]
-            if m["diff"] is not None:
-                versus = f"; against hybrid {o.difference(m['diff'])} {o.interval(low, high)} (Holm-adjusted)"
-        oof = crossfit.get(f"out_of_fold_{o.name}")
-        rules = str(crossfit.get("rules_line") or "")  # every rule replayed on these folds
+        stable = ", ".join(f"the same {s.what} in {s.folds} of {k} ({s.value})" for s in report.stability)
+        d = report.out_of_fold_versus_hybrid
+        versus = "" if d is None else \
+            f"; against hybrid {o.difference(d.diff)} {o.interval(d.low, d.high)} (Holm-adjusted)"
+        rules = report.rules_line  # every rule replayed on these folds
         self.fold_summary.setText(
-            f"Out-of-fold {o.label} of the procedure: {o.metric.cell(oof)}{'%' if o.percent else ''} at "
-            f"{crossfit.get('out_of_fold_tokens') or 0:.0f} "
-            f"tokens ({crossfit.get('measured_on', '')}, rule {crossfit.get('rule', '')}){versus}. "
+            f"Out-of-fold {o.label} of the procedure: {o.metric.cell(report.out_of_fold)}{'%' if o.percent else ''} "
+            f"at {report.out_of_fold_tokens or 0:.0f} tokens ({report.measured_on}, rule {report.rule}){versus}. "
             f"Folds chose {stable or 'nothing'}." + (f" {rules[0].upper()}{rules[1:]}." if rules else ""))
 
     def row_strategy(self, row: int) -> Strategy | None:
         """The strategy of the confirm table's ``row``."""
         if not 0 <= row < len(self.rows):
             return None
-        return from_dict(self.rows[row]["strategy"])
+        return self.rows[row].strategy
 
     def _selection_changed(self) -> None:
         rows = self.table.selectionModel().selectedRows()

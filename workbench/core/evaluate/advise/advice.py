@@ -38,6 +38,7 @@ from workbench.core.evaluate.advise.costs import Costs
 from workbench.core.evaluate.advise.crossfit import CrossFit, cross_fit
 from workbench.core.evaluate.advise.objective import DEFAULT_OBJECTIVE, RECALL, Objective, objective_for
 from workbench.core.evaluate.advise.optimise import Search, Trial, done_trials, say
+from workbench.core.evaluate.advise.report import Headline
 from workbench.core.evaluate.advise.rules import DEFAULT_RULE, RULES
 from workbench.core.evaluate.advise.selection import Selection, select
 from workbench.core.evaluate.advise.space import Space, chunk_config, usable_chunkers
@@ -225,21 +226,24 @@ class AdviceResult:
         """What the advice optimised."""
         return self.plan.objective
 
-    def headline(self) -> dict[str, Any] | None:
+    def headline_figure(self) -> Headline | None:
         """The figure the advice stands on and what it is: the procedure's out-of-fold objective (cross-fitting)
-        or the pick's on the confirm half, under the objective's name (``recall``, ``iou`` …; ``objective`` names
-        it); None when nothing was judged."""
-        name = self.objective.name
+        or the pick's on the confirm half; None when nothing was judged."""
         if self.crossfit is not None:
             cf = self.crossfit
-            return {name: _finite(cf.score), "tokens": _finite(cf.tokens), "measured_on": cf.measured_on,
-                    "kind": "out-of-fold", "questions": cf.questions, "objective": name}
+            return Headline(_finite(cf.score), _finite(cf.tokens), cf.measured_on, "out-of-fold", cf.questions)
         if self.confirmation is not None:
             c = self.confirmation
-            return {name: _finite(c.pick.score), "tokens": _finite(c.pick.tokens), "kind": "confirm half",
-                    "measured_on": f"confirm half, {c.questions} questions the pick was not chosen on",
-                    "questions": c.questions, "objective": name}
+            return Headline(_finite(c.pick.score), _finite(c.pick.tokens),
+                            f"confirm half, {c.questions} questions the pick was not chosen on", "confirm half",
+                            c.questions)
         return None
+
+    def headline(self) -> dict[str, Any] | None:
+        """``headline_figure`` as JSON, its figure under the objective's name (``recall``, ``iou`` …;
+        ``objective`` names it)."""
+        figure = self.headline_figure()
+        return None if figure is None else figure.to_dict(self.objective.name)
 
     def lines(self) -> list[str]:
         """The report for people: the Pareto front, the confirm table or the folds, the verdict, the saved pick."""
