@@ -41,6 +41,7 @@ from workbench.core.retrieve.strategy.presets import from_dict
 from workbench.core.retrieve.strategy.value import StrategyJson
 from workbench.core.spans import Span
 from workbench.core.store.readback import json_object, shown
+from workbench.core.store.rows import RunRow
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
@@ -296,13 +297,13 @@ class RunUnreadable(ValueError):
     """A recorded run whose stored fields do not read back; the message names the run and the field."""
 
 
-def _info(row: dict[str, Any]) -> RunInfo | str:
+def _info(row: RunRow) -> RunInfo | str:
     """The run of a ``runs`` row, or a message naming the run and the field that does not read."""
-    run_id = str(row["id"])
-    config, problem = json_object(row["config_json"])
+    run_id = row.id
+    config, problem = json_object(row.config_json)
     if config is None:
         return f"run {shown(run_id)}: config_json {problem}"
-    summary, problem = json_object(row["summary_json"] or "{}")
+    summary, problem = json_object(row.summary_json)
     if summary is None:
         return f"run {shown(run_id)}: summary_json {problem}"
     configs, dataset = config.get("configs", []), config.get("dataset", {})
@@ -313,9 +314,8 @@ def _info(row: dict[str, Any]) -> RunInfo | str:
         return f"run {shown(run_id)}: config_json's 'dataset' is not an object"
     typed_config: RunConfig = config  # type: ignore[assignment]  # checked above where a reader relies on it
     typed_summary: RunSummary = summary  # type: ignore[assignment]  # as recorded (see RunSummary)
-    return RunInfo(run_id, str(row["kind"]), str(row["label"] or ""), typed_config, str(row["dataset_hash"] or ""),
-                   str(row["code_version"] or ""), str(row["started"] or ""),
-                   None if row["finished"] is None else str(row["finished"]), typed_summary)
+    return RunInfo(run_id, row.kind, row.label, typed_config, row.dataset_hash, row.code_version, row.started,
+                   row.finished, typed_summary)
 
 
 def read_runs(ws: EvalWorkspace) -> tuple[list[RunInfo], dict[str, str]]:
@@ -326,7 +326,7 @@ def read_runs(ws: EvalWorkspace) -> tuple[list[RunInfo], dict[str, str]]:
     for row in ws.records.run_rows():
         info = _info(row)
         if isinstance(info, str):
-            unreadable[str(row["id"])] = f"{info}; it is left out (`workbench runs --delete ID` removes it)"
+            unreadable[row.id] = f"{info}; it is left out (`workbench runs --delete ID` removes it)"
         else:
             runs.append(info)
     return runs, unreadable
@@ -376,13 +376,13 @@ def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
         results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
                    for c in info.config["configs"]}
     for row in ws.records.run_question_rows(info.id):
-        with recorded(info, f"question {row['q_index']} ({row['config_key']})"):
-            m = json.loads(row["metrics_json"])
+        with recorded(info, f"question {row.q_index} ({row.config_key})"):
+            m = json.loads(row.metrics_json)  # type: ignore[arg-type]  # stored text; a wrong shape is named
             extra = judge_notes(m)
-            results[row["config_key"]].rows.append(QuestionResult(
-                row["q_index"], row["question"], m.get("corpus_id", ""),
-                [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
-                row["label"], extra))
+            results[row.config_key].rows.append(QuestionResult(
+                row.q_index, row.question, m.get("corpus_id", ""),
+                [Span(*s) for s in json.loads(row.spans_json)],  # type: ignore[arg-type]  # as above
+                QuestionMetrics.from_dict(m), row.answer, row.label, extra))
     with recorded(info, "summary_json"):
         for key, notes in (info.summary.get("notes") or {}).items():
             if key in results:
