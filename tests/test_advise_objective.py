@@ -12,7 +12,7 @@ from test_advise import topic_set
 from test_advise_folds import TINY
 
 from workbench.cli import main
-from workbench.core.evaluate.advise.advice import plan_advice, run_advice
+from workbench.core.evaluate.advise.advice import plan_advice, resume_advice, run_advice
 from workbench.core.evaluate.advise.book import ScoreBook
 from workbench.core.evaluate.advise.objective import objective_for, objective_names
 from workbench.core.evaluate.advise.optimise import Trial, done_trials
@@ -32,6 +32,7 @@ def test_the_metrics_that_qualify_and_a_refusal_names_them():
         with pytest.raises(ValueError, match=r"choose from recall, precision, iou, hit_rate, mrr$"):
             objective_for(bad)
     assert objective_for("iou").label == "IoU" and objective_for("mrr").figure(0.5) == "0.500"
+    assert objective_for("IoU").name == "iou" and objective_for("Hit Rate").name == "hit_rate", "a label reads too"
 
 
 def test_advise_refuses_context_tokens_as_its_objective_in_one_line_and_creates_nothing(tmp_path, capsys):
@@ -90,6 +91,12 @@ def test_iou_is_what_the_advisor_optimises_and_what_it_says(iou_run):
     info = find_run(hash_ws, result.run_id)
     assert info.config["advice"]["objective"] == "iou" and info.summary["objective"] == "iou"
     assert [Trial.from_dict(t, "iou").score for t in info.summary["trials"]] == [t.score for t in result.trials]
+
+
+def test_a_resumed_run_keeps_its_objective(iou_run):
+    ws, _, result = iou_run
+    with pytest.raises(ValueError, match=r"optimised iou; a resumed run keeps its objective"):
+        resume_advice(ws, result.run_id, 30, objective_name="recall")
 
 
 def same_report(result, ws) -> AdviceReport:

@@ -120,14 +120,14 @@ def run_advise(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     try:
         if args.resume:
-            result = resume_advice(ws, args.resume, args.time_limit, progress)
+            result = resume_advice(ws, args.resume, args.time_limit, progress, objective_name=args.objective)
         else:
             qset = load_dataset(args, ws, args.dataset, args.reviewed_only).subset(args.limit, args.corpus)
             folds = args.folds if args.folds is not None else default_folds(qset, args.seed)
             try:
                 plan = plan_advice(ws, qset, _space(args), args.seed, args.time_limit or 1800.0, args.name or "",
                                    progress=progress, folds=folds, rule=args.rule,
-                                   objective_name=args.objective)
+                                   objective_name=args.objective or DEFAULT_OBJECTIVE)
             except ValueError as exc:
                 raise UserError(str(exc)) from None
             for line in plan.lines():
@@ -173,10 +173,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "--objective says otherwise), one-se (the "
                         "simplest within one paired standard error of the best) or preset (the best preset unless "
                         f"the best is distinguishably better) (default {DEFAULT_RULE}; see docs/evaluation.md)")
-    p.add_argument("--objective", type=_objective, default=DEFAULT_OBJECTIVE, metavar="METRIC",
+    p.add_argument("--objective", type=_objective, default=None, metavar="METRIC",
                    help=f"the registered metric the advisor maximises, per question, and judges the pick on against "
-                        f"the baselines: {', '.join(objective_names())} (default {DEFAULT_OBJECTIVE}); the report, "
-                        f"verdict and JSON name it")
+                        f"the baselines: {', '.join(objective_names())} (default {DEFAULT_OBJECTIVE}; with --resume: "
+                        f"the recorded one); the report, verdict and JSON name it")
     p.add_argument("--name", help="save the pick under this name (default advised-SETNAME); use it as --strategy "
                                   "NAME")
     p.add_argument("--chunkers", type=lambda t: _names(t, CHUNKERS, "--chunkers"), metavar="A,B,...",

@@ -526,9 +526,10 @@ def _iso(t: datetime) -> str:
 
 def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = None,
                   progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-                  allow_changed: bool = False) -> AdviceResult:
+                  allow_changed: bool = False, objective_name: str | None = None) -> AdviceResult:
     """Continue a recorded advice run (cancelled, cut by its time limit, or finished: then it searches on) with
-    its seed, split, space and budget; its trials are given to the search again, not re-run. ``ref``: a run id,
+    its seed, split, space, budget and objective (``objective_name``, when given, must be the recorded one:
+    ``ValueError`` otherwise); its trials are given to the search again, not re-run. ``ref``: a run id,
     a unique prefix, or ``last`` (the newest advice run). ``time_limit_s``: this session's limit (default: the
     recorded one)."""
     started = time.monotonic()
@@ -552,6 +553,9 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
         seed, limit_s, name = int(advice["seed"]), float(time_limit_s or advice["time_limit_s"]), str(advice["name"])
         rule = str(advice.get("rule", "preset"))  # a record from before the rules: today's rule was the only one
         goal = str(advice.get("objective", DEFAULT_OBJECTIVE))  # a record from before objectives: recall
+    if objective_name is not None and objective_for(objective_name).name != goal:
+        raise ValueError(f"run {info.id} optimised {goal}; a resumed run keeps its objective (start a new run to "
+                         f"optimise {objective_for(objective_name).name})")
     with recorded(info, "summary_json"):
         trials = [Trial.from_dict(t, goal) for t in info.summary.get("trials", [])]
         book = info.summary.get("book")

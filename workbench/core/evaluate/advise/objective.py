@@ -93,8 +93,11 @@ class Objective:
 
 
 def objective_for(name: str = DEFAULT_OBJECTIVE) -> Objective:
-    """The objective ``name`` (``ValueError``, in one line naming those that qualify, when it cannot be one)."""
-    metric = METRICS.get(name)
+    """The objective ``name`` (its registry name, or its label, in any case: ``IoU``, ``hit rate``; ``ValueError``,
+    in one line naming those that qualify, when it cannot be one)."""
+    wanted = name.strip().casefold()
+    metric = METRICS.get(name) or next((m for m in METRICS.values()
+                                        if wanted in (m.name.casefold(), m.label.casefold())), None)
     if metric is None or not qualifies(metric):
         why = "no metric of that name is registered" if metric is None else "more of it is not better"
         raise ValueError(f"the advisor cannot optimise {name!r} ({why}); choose from {', '.join(objective_names())}")
