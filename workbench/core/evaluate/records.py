@@ -148,6 +148,21 @@ class WorkspaceRecord(TypedDict):
     documents: int
 
 
+class AdviceConfig(TypedDict, total=False):
+    """An advice run's plan as recorded (``advise.advice``): what resuming it needs (every key may be missing in
+    an older record: ``objective`` is then recall, ``rule`` preset)."""
+
+    budget: int
+    time_limit_s: float
+    name: str
+    space: dict[str, Any]  # ``advise.space.Space.to_dict``
+    seed: int
+    rule: str
+    objective: str  # a metric's registry name (``advise.objective``)
+    split: dict[str, Any]  # ``advise.split.Split.to_dict`` (fit/confirm halves)
+    folds: dict[str, Any]  # ``advise.split.Folds.to_dict`` (cross-fitting)
+
+
 class RunConfig(TypedDict, total=False):
     """A run's ``config`` (``run_config``); an advice run adds ``advice``, other kinds of run (question
     generation) record their own keys, so every key may be missing when read back."""
@@ -160,7 +175,7 @@ class RunConfig(TypedDict, total=False):
     documents: dict[str, DocumentRecord]
     searched: SearchedRecord
     workspace: WorkspaceRecord
-    advice: dict[str, Any]  # the advisor's plan (``advise.advice``)
+    advice: AdviceConfig  # the advisor's plan
 
 
 class RunSummary(TypedDict, total=False):
@@ -178,6 +193,12 @@ class RunSummary(TypedDict, total=False):
     trials: list[dict[str, Any]]  # ``optimise.Trial.to_dict``
     pareto: list[int]
     units: str
+    objective: str  # an advice run's objective (a metric's name; missing before objectives: recall)
+    book: dict[str, Any]  # ``advise.book.ScoreBook.to_dict``
+    verdict: str
+    headline: dict[str, Any] | None  # ``advise.advice.AdviceResult.headline``
+    confirm: dict[str, Any] | None  # ``advise.confirm.Confirmation.to_dict``
+    crossfit: dict[str, Any] | None  # ``advise.crossfit.CrossFit.to_dict``
 
 
 @dataclass(frozen=True)
