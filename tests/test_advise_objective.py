@@ -163,3 +163,21 @@ def test_cli_advise_objective_iou_says_what_it_optimised(tmp_path, capsys, hash_
     assert code == 0, err
     assert "optimising IoU" in out and "\nheadline: IoU " in out and "fit IoU" in out
     assert "recall" not in out.split("confirm half:")[0], "the search's figures are IoU"
+
+
+@pytest.mark.slow
+def test_the_picked_objective_is_what_the_tab_runs(qtbot, make_window, hash_ws, tmp_path):
+    topic_set(tmp_path / "set", documents=DOCUMENT_GROUPS)
+    window = make_window(hash_ws)
+    lab = window.eval_view
+    assert lab.load_question_set(tmp_path / "set")
+    view = lab.advise
+    view.space_for = lambda budget: replace(TINY, budget=budget)
+    view.budget.setValue(300)
+    view.folds.setValue(2)
+    view.objective.setCurrentIndex(view.objective.findText("IoU"))
+    with qtbot.waitSignal(view.strategySaved, timeout=120_000):
+        assert view.start()
+    assert view.verdict.toPlainText().startswith("Headline: IoU ")
+    run = find_run(hash_ws, view.recorded.currentData())
+    assert run.config["advice"]["objective"] == "iou" and "optimising IoU" in view.log.toPlainText()
