@@ -5,7 +5,7 @@ LLM outputs, experiment runs and strategies saved by name, so callers never reac
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from workbench.core.retrieve.strategy.presets import PRESETS, Strategy, check_saved_name, from_dict, resolve
@@ -51,9 +51,9 @@ class Records:
         """Keep an LLM output (skipped where the store cannot be written)."""
         self._store.caches.put_llm_cached(kind, key, model, value)
 
-    def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+    def record_run(self, run: RunRow, questions: Iterable[RunQuestionRow] = ()) -> None:
         """Store an experiment run and its question rows, in one transaction."""
-        self._store.runs.insert_run(run, questions)
+        self._store.runs.insert_run(asdict(run), (asdict(q) for q in questions))
 
     def run_rows(self) -> list[RunRow]:
         """Every recorded run, newest first."""
@@ -79,9 +79,9 @@ class Records:
         """Change some columns of a recorded run (``summary_json``, ``finished`` …)."""
         self._store.runs.update_run(run_id, fields)
 
-    def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+    def replace_run(self, run: RunRow, questions: Iterable[RunQuestionRow] = ()) -> None:
         """Store a run and its question rows in place of the earlier record with its id, in one transaction."""
-        self._store.runs.replace_run(run, questions)
+        self._store.runs.replace_run(asdict(run), (asdict(q) for q in questions))
 
     # ----- strategies saved by name ------------------------------------------------------------------
     def saved_strategies(self) -> dict[str, Strategy]:

@@ -42,7 +42,7 @@ class EvalRecords(Protocol):
         """Keep an LLM output."""
         ...
 
-    def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+    def record_run(self, run: RunRow, questions: Iterable[RunQuestionRow] = ()) -> None:
         """Store an experiment run and its question rows."""
         ...
 

@@ -41,7 +41,7 @@ from workbench.core.retrieve.strategy.presets import from_dict
 from workbench.core.retrieve.strategy.value import StrategyJson
 from workbench.core.spans import Span
 from workbench.core.store.readback import json_object, shown
-from workbench.core.store.rows import RunRow
+from workbench.core.store.rows import RunQuestionRow, RunRow
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
@@ -250,20 +250,19 @@ def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: st
     if any(r.label for cr in sweep.results for r in cr.rows):
         summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
     ws.records.record_run(
-        {"id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
-         "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
-         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True)},
+        RunRow(run_id, kind, label or qset.name, json.dumps(config, sort_keys=True), qset.dataset_hash, code_version(),
+               _iso(started), _iso(finished), json.dumps(summary, sort_keys=True)),
         question_rows(run_id, sweep.results),
     )
     return run_id
 
 
-def question_rows(run_id: str, results: Sequence[ConfigResult]) -> list[dict[str, Any]]:
+def question_rows(run_id: str, results: Sequence[ConfigResult]) -> list[RunQuestionRow]:
     """The ``run_questions`` rows of ``results`` (spans, metrics, answers) for run ``run_id``."""
-    return [{"run_id": run_id, "config_key": cr.config.key, "q_index": r.q_index, "question": r.question,
-             "spans_json": json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
-             "metrics_json": json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
-             "answer": r.answer, "label": r.label}
+    return [RunQuestionRow(run_id, cr.config.key, r.q_index, r.question,
+                           json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
+                           json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
+                           r.answer, r.label)
             for cr in results for r in cr.rows]
 
 
@@ -306,11 +305,8 @@ def record_run(ws: EvalWorkspace, kind: str, label: str, config: Mapping[str, ob
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
     finished = finished or datetime.now(timezone.utc)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
-    ws.records.record_run({
-        "id": run_id, "kind": kind, "label": label, "config_json": json.dumps(config, sort_keys=True),
-        "dataset_hash": dataset_hash, "code_version": code_version(), "started": _iso(started or finished),
-        "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
-    })
+    ws.records.record_run(RunRow(run_id, kind, label, json.dumps(config, sort_keys=True), dataset_hash, code_version(),
+                                 _iso(started or finished), _iso(finished), json.dumps(summary, sort_keys=True)))
     return run_id
 
 

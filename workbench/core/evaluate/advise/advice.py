@@ -59,6 +59,7 @@ from workbench.core.evaluate.sweep import SweepResult
 from workbench.core.index.estimate import BuildEstimate, about, duration
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.store import Scope
+from workbench.core.store.rows import RunRow
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.advise.needs import AdviceWorkspace
@@ -494,11 +495,10 @@ class _Record:
             find_run(self.ws, self.run_id)
             self.ws.records.update_run(self.run_id, {"summary_json": summary, "finished": None})
         except KeyError:
-            self.ws.records.record_run({"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
-                                        "config_json": json.dumps(self.config(self.plan.halves()[1], None),
-                                                                  sort_keys=True),
-                                        "dataset_hash": self.plan.qset.dataset_hash, "code_version": code_version(),
-                                        "started": _iso(self.started), "finished": None, "summary_json": summary})
+            config = json.dumps(self.config(self.plan.halves()[1], None), sort_keys=True)
+            self.ws.records.record_run(RunRow(self.run_id, KIND, f"advise {self.plan.qset.name}", config,
+                                              self.plan.qset.dataset_hash, code_version(), _iso(self.started), None,
+                                              summary))
         self.written = True
 
     def finish(self, result: AdviceResult, half: QuestionSet, sweep: SweepResult, report: dict[str, Any],
@@ -511,12 +511,11 @@ class _Record:
             "configs": {cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
             "seconds": round(result.seconds, 1), "warnings": sweep.warnings}
         summary["crossfit" if result.crossfit is not None else "confirm"] = report
+        config = json.dumps(self.config(half, sweep), sort_keys=True)
         self.ws.records.replace_run(
-            {"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
-             "config_json": json.dumps(self.config(half, sweep), sort_keys=True),
-             "dataset_hash": self.plan.qset.dataset_hash, "code_version": code_version(),
-             "started": _iso(self.started), "finished": _iso(datetime.now(timezone.utc)),
-             "summary_json": json.dumps(summary, sort_keys=True)},
+            RunRow(self.run_id, KIND, f"advise {self.plan.qset.name}", config, self.plan.qset.dataset_hash,
+                   code_version(), _iso(self.started), _iso(datetime.now(timezone.utc)),
+                   json.dumps(summary, sort_keys=True)),
             question_rows(self.run_id, sweep.results))
 
 
