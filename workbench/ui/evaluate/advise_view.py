@@ -79,14 +79,14 @@ if TYPE_CHECKING:
 
 def confirm_columns(o: Objective = RECALL) -> list[str]:
     """The confirm table's headings for a run that optimised ``o``."""
-    return ["configuration", "role", f"fit {o.shown_as} (in-sample)", "fit tokens", o.shown_as, "tokens",
+    return ["configuration", "role", f"fit {o.column} (in-sample)", "fit tokens", o.column, "tokens",
             "vs hybrid (points)" if o.percent else "vs hybrid"]
 
 
 def fold_columns(o: Objective = RECALL) -> list[str]:
     """The Folds table's headings for a run that optimised ``o``."""
-    return ["fold", "questions", "pick (chosen on the other folds)", f"in-sample {o.shown_as}",
-            f"held-out {o.shown_as}", "held-out tokens"]
+    return ["fold", "questions", "pick (chosen on the other folds)", f"in-sample {o.column}",
+            f"held-out {o.column}", "held-out tokens"]
 
 
 CONFIRM_COLUMNS = confirm_columns()

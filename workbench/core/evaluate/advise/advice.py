@@ -255,7 +255,7 @@ class AdviceResult:
         out = [f"{len(done)} trials done over {configurations} configurations ({len(self.trials) - len(done)} "
                f"skipped or failed), optimising {o.label}; "
                f"search stopped: {STOPPED.get(self.stopped, self.stopped)}", "",
-               f"Pareto front on {where}, in-sample ({o.shown_as} against mean context tokens; no other "
+               f"Pareto front on {where}, in-sample ({o.column} against mean context tokens; no other "
                f"configuration has more {o.label} for fewer tokens):"]
         out += [f"  {o.figure(t.score):>5}  {t.tokens or 0:6.0f}  {t.key}" for t in self.pareto]
         if self.confirmation is not None:

@@ -92,7 +92,7 @@ class Confirmation:
         o = self.objective
         head = (f"{'configuration':<52} {'role':<20} {'fit ' + o.label:>10} {'fit tok':>8} {o.label:>7} "
                 f"{'tokens':>7}")
-        out = [f"confirm half: {self.questions} questions ({o.shown_as}, mean context tokens)", head, "-" * len(head)]
+        out = [f"confirm half: {self.questions} questions ({o.column}, mean context tokens)", head, "-" * len(head)]
         for r in self.rows:
             fit_r = "" if r.fit_score is None else o.figure(r.fit_score)
             fit_t = "" if r.fit_tokens is None else f"{r.fit_tokens:.0f}"

@@ -60,9 +60,9 @@ class Objective:
         return self.unit == "points"
 
     @property
-    def shown_as(self) -> str:
-        """The label with its unit in headings: ``recall %``, ``MRR``."""
-        return f"{self.label} %" if self.percent else self.label
+    def column(self) -> str:
+        """Its heading in tables, from the registry: ``recall %``, ``IoU %``, ``hit %``, ``MRR``."""
+        return self.metric.column
 
     def value(self, metrics: QuestionMetrics) -> float:
         """One question's value (NaN when the question does not count, e.g. no reference)."""
