@@ -165,10 +165,10 @@ def test_advise_end_to_end_saves_the_pick_and_records_every_trial(tmp_path, advi
     assert len({tuple(t.params.values()) for t in done}) == len(done) == SMALL.size, "each tried once"
     assert result.stopped == "exhausted"
     assert all(t.tokens <= 300 for t in done), "every configuration runs at the budget"
-    best = max(done, key=lambda t: t.recall)
-    assert result.pareto[-1].recall == best.recall
+    best = max(done, key=lambda t: t.score)
+    assert result.pareto[-1].score == best.score
     for t in done:  # nothing on the front is beaten on both axes
-        assert not any(p for p in result.pareto if t.recall > p.recall and t.tokens < p.tokens)
+        assert not any(p for p in result.pareto if t.score > p.score and t.tokens < p.tokens)
     conf = result.confirmation
     assert [r.role for r in conf.rows][:3] == ["pick", "runner-up", "third"]
     assert conf.questions == len(plan.split.confirm)
@@ -288,7 +288,7 @@ def test_the_best_preset_stays_the_pick_unless_the_fit_half_tells_a_better_one_a
     close, close_rows = trial(2, other, np.clip(base + rng.normal(0.01, 0.05, 80), 0, 1))
     chosen = select(None, None, [preset, close], space, rows={preset.key: preset_rows, close.key: close_rows},
                     rule="preset")
-    assert close.recall > preset.recall and chosen.kept_preset and chosen.ranked[0] is preset
+    assert close.score > preset.score and chosen.kept_preset and chosen.ranked[0] is preset
     assert "kept because the best on fit" in chosen.how() and "could not be told apart" in chosen.how()
     far, far_rows = trial(3, {**other, "top_k": 20}, np.clip(base + 0.15, 0, 1))
     chosen = select(None, None, [preset, close, far], space,

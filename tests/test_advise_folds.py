@@ -131,28 +131,28 @@ def test_no_folds_pick_ever_saw_its_own_questions(tmp_path, hash_ws):
         row = cf.rows[f]
         assert row.questions == len(held)
         recall, _, _ = cf.book.mean(row.pick, held)  # (a test's read: the run is over)
-        assert row.held_recall == pytest.approx(recall), "the held score is the pick's on the held questions"
+        assert row.held_score == pytest.approx(recall), "the held score is the pick's on the held questions"
     for rule in ("best", "one-se", "preset"):  # the rules replayed on the same folds read only training questions
         for f, held in enumerate(folds.folds):
             assert not reads[f"rule {rule}, fold {f + 1}"] & set(held)
     replayed = {o.rule: o for o in cf.rules}
     assert set(replayed) == {"best", "one-se", "preset"} and replayed["best"].versus_used is None
-    assert replayed["best"].recall == pytest.approx(cf.recall), "the run's own rule replays to its own figure"
+    assert replayed["best"].score == pytest.approx(cf.score), "the run's own rule replays to its own figure"
     assert list(replayed["best"].picks) == [r.pick for r in cf.rows]
     assert replayed["preset"].versus_used is not None and "this run's rule" in out_line(cf)
     assert sorted(r.q_index for r in cf.out_of_fold) == sorted(folds.everything()), "every question held once"
-    assert cf.recall == pytest.approx(np.nanmean([r.metrics.recall for r in cf.out_of_fold]))
+    assert cf.score == pytest.approx(np.nanmean([r.metrics.recall for r in cf.out_of_fold]))
     assert set(cf.comparisons) == {"plain@300", "hybrid@300"}
     assert all(c.metrics["recall"].comparisons == 2 for c in cf.comparisons.values()), "Holm over both"
     out = result.to_dict()
-    assert out["out_of_fold_recall"] == pytest.approx(cf.recall) and out["headline"]["kind"] == "out-of-fold"
+    assert out["out_of_fold_recall"] == pytest.approx(cf.score) and out["headline"]["kind"] == "out-of-fold"
     assert result.pick and cf.table[0].role == "final pick (in-sample)"
     text = "\n".join(result.lines())
     assert "in-sample" in text and re.search(r"headline: recall [\d.]+ at \d+ tokens, out-of-fold, 4 folds", text)
     info = find_run(hash_ws, result.run_id)
     assert info.config["advice"]["folds"] == folds.to_dict() and info.summary["crossfit"]["out_of_fold_recall"]
     # every configuration ran once on every question; the folds read it from the book
-    assert len(cf.book.recall) == len({t.key for t in result.trials if t.state == "done"}) <= SMALL.size
+    assert len(cf.book.scores) == len({t.key for t in result.trials if t.state == "done"}) <= SMALL.size
 
 
 @pytest.mark.slow
@@ -209,7 +209,7 @@ def test_the_rules_differ_where_they_should():
               "preset": base, "far": np.clip(base - 0.4, 0, 1)}
     trials = [Trial(i, params[name], "done", float(np.mean(values[name])), 900.0) for i, name in enumerate(params, 1)]
     by_key = {t.key: values[name] for t, name in zip(trials, params, strict=True)}
-    assert trials[0].recall == max(t.recall for t in trials), "the constructed best is best"
+    assert trials[0].score == max(t.score for t in trials), "the constructed best is best"
 
     def pick(rule):
         return choose(rule, trials, lambda t: by_key[t.key], space).ranked[0]
@@ -233,7 +233,11 @@ def test_the_advise_tab_shows_one_row_per_fold_and_every_row_differs_from_hybrid
     view = window.eval_view.advise
     plan = plan_advice(hash_ws, qset, TINY, seed=0, time_limit_s=300, folds=3)
     result = run_advice(hash_ws, plan)
-    view.show_report(result.to_dict(), 300, plan.confirm_indexes)
+    view.show_result(result)
+    from test_advise_objective import same_report
+
+    report = same_report(result, hash_ws)  # the report from the run's objects is the one its record gives
+    assert report.crossfit and len(report.folds) == 3 and report.out_of_fold_versus_hybrid is not None
     assert view.fold_table.rowCount() == 3
     assert [view.fold_table.item(i, 0).text() for i in range(3)] == ["1", "2", "3"]
     assert all(view.fold_table.item(i, 4).text() not in ("", "-") for i in range(3)), "held-out recall per fold"

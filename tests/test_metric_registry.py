@@ -53,6 +53,7 @@ def test_a_registered_metric_reaches_the_cli_table_export_statistics_and_the_lab
     head = stdout.splitlines()[0]
     assert "recall² % ± sd" in head
     per_q = json.loads((out / "questions.json").read_text())
+    assert all(f in per_q[0] for f in QuestionMetrics.__dataclass_fields__), "every recorded field is exported"
     assert all(r["recall_squared"] == pytest.approx(r["recall"] ** 2) for r in per_q if r["recall"] is not None)
     summary = json.loads((out / "summary.json").read_text())
     row = summary["configs"][0]
@@ -90,3 +91,11 @@ def _only_run(capsys, data) -> str:
     assert code == 0
     (run,) = json.loads(stdout)
     return str(run["id"])
+
+
+def test_a_registered_metric_can_be_the_advisors_objective(registered):
+    from workbench.core.evaluate.advise.objective import objective_for, objective_names
+
+    assert "recall_squared" in objective_names()
+    goal = objective_for("recall_squared")
+    assert goal.label == "recall squared" and goal.value(QuestionMetrics(0.5, 1, 1, True, 1, 1, 9, 9, 9, 9, 9)) == 0.25

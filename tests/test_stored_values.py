@@ -52,6 +52,23 @@ def test_a_damaged_run_record_is_named_and_no_other_run_or_command_is_affected(h
     assert code == 0 and f"deleted run {bad}" in out
 
 
+def test_recorded_rows_are_typed_and_a_question_whose_index_is_not_a_number_is_named(hash_cli, capsys, tmp_path):
+    data = tmp_path / "d"
+    first, second = _two_runs(capsys, data)
+    _sql(data, "UPDATE run_questions SET q_index = 'x' WHERE run_id = ? AND q_index = "
+               "(SELECT MIN(q_index) FROM run_questions WHERE run_id = ?)", first, first)
+    ws = Workspace(data)
+    try:
+        assert [r.id for r in ws.records.run_rows()] == [second, first], "newest first"
+        rows = ws.records.run_question_rows(first)
+        assert len(rows) == 2 and all(isinstance(r.q_index, int) and r.run_id == first for r in rows)
+        assert any(first in w and "q_index is not a number" in w for w in ws.records.stored_value_warnings())
+        assert len(ws.records.run_question_rows(second)) == 3, "no other run is affected"
+    finally:
+        ws.close()
+    assert run_cli(capsys, "runs", "--show", first, "--data-dir", data)[0] == 0
+
+
 def test_a_run_record_of_the_wrong_shape_is_named_not_a_traceback(hash_cli, capsys, tmp_path):
     """Valid JSON with a field of the wrong type (the dataset's path an integer, configurations not objects)."""
     data = tmp_path / "d"

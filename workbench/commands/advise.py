@@ -20,6 +20,7 @@ from workbench.commands.common import (
     say,
     whole_number,
 )
+from workbench.core.evaluate.advise.objective import DEFAULT_OBJECTIVE, objective_for, objective_names
 from workbench.core.evaluate.advise.rules import DEFAULT_RULE, RULES
 from workbench.core.evaluate.advise.space import CHUNKERS, EXPANSIONS, SEARCHES, SIZES, TOP_KS, Space
 from workbench.core.evaluate.advise.split import DEFAULT_FOLDS, default_folds
@@ -54,6 +55,13 @@ def _names(text: str, allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(f"{what}: {', '.join(unknown) or 'none given'}; choose from "
                                          f"{', '.join(allowed)}")
     return values
+
+
+def _objective(text: str) -> str:
+    try:
+        return objective_for(text.strip()).name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _numbers(text: str) -> tuple[int, ...]:
@@ -112,13 +120,14 @@ def run_advise(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     try:
         if args.resume:
-            result = resume_advice(ws, args.resume, args.time_limit, progress)
+            result = resume_advice(ws, args.resume, args.time_limit, progress, objective_name=args.objective)
         else:
             qset = load_dataset(args, ws, args.dataset, args.reviewed_only).subset(args.limit, args.corpus)
             folds = args.folds if args.folds is not None else default_folds(qset, args.seed)
             try:
                 plan = plan_advice(ws, qset, _space(args), args.seed, args.time_limit or 1800.0, args.name or "",
-                                   progress=progress, folds=folds, rule=args.rule)
+                                   progress=progress, folds=folds, rule=args.rule,
+                                   objective_name=args.objective or DEFAULT_OBJECTIVE)
             except ValueError as exc:
                 raise UserError(str(exc)) from None
             for line in plan.lines():
@@ -160,9 +169,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         f"procedure; then the final pick is chosen on all questions (default {DEFAULT_FOLDS}, or 2 "
                         f"when the set is too small for them; 2: choose on one half, confirm on the other)")
     p.add_argument("--rule", choices=RULES, default=DEFAULT_RULE,
-                   help="how the pick is chosen from the configurations tried: best (the best recall), one-se (the "
+                   help="how the pick is chosen from the configurations tried: best (the best objective, recall unless "
+                        "--objective says otherwise), one-se (the "
                         "simplest within one paired standard error of the best) or preset (the best preset unless "
                         f"the best is distinguishably better) (default {DEFAULT_RULE}; see docs/evaluation.md)")
+    p.add_argument("--objective", type=_objective, default=None, metavar="METRIC",
+                   help=f"the registered metric the advisor maximises, per question, and judges the pick on against "
+                        f"the baselines: {', '.join(objective_names())} (default {DEFAULT_OBJECTIVE}; with --resume: "
+                        f"the recorded one); the report, verdict and JSON name it")
     p.add_argument("--name", help="save the pick under this name (default advised-SETNAME); use it as --strategy "
                                   "NAME")
     p.add_argument("--chunkers", type=lambda t: _names(t, CHUNKERS, "--chunkers"), metavar="A,B,...",

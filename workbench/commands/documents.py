@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 
 from workbench.commands.common import add_common, emit, open_workspace
 
@@ -12,10 +13,10 @@ def run_docs(args: argparse.Namespace) -> int:
     docs = ws.records.documents()
     problems = ws.records.problems()
     lines = [f"{d['id']:>4}  {d['chars']:>9,} chars  {d['format']:<8} {d['title'][:40]:<40}  {d['path']}" for d in docs]
-    lines += [f"   -  {p['status']:<8} {p['path']}: {p['reason']}" for p in problems]
+    lines += [f"   -  {p.status:<8} {p.path}: {p.reason}" for p in problems]
     if not lines:
         lines = ["no documents indexed yet (workbench index PATH)"]
-    emit(args, {"documents": docs, "problems": problems}, "\n".join(lines))
+    emit(args, {"documents": docs, "problems": [asdict(p) for p in problems]}, "\n".join(lines))
     return 0
 
 

@@ -41,7 +41,7 @@ def _source(args: argparse.Namespace) -> tuple[Workspace, list[int] | None]:
         return ws, None
     report = ws.add_paths([str(src)], progress=progress_printer(args.quiet))
     paths = report.added + report.updated + report.unchanged
-    ids = [row["id"] for p in paths if (row := ws.records.document_by_path(p)) is not None]
+    ids = [ref.id for p in paths if (ref := ws.records.document_by_path(p)) is not None]
     if not ids:
         raise UserError(f"no readable .txt, .md, .html or .pdf files in {args.source}")
     return ws, ids

@@ -30,15 +30,15 @@ def run_strategies(args: argparse.Namespace) -> int:
         emit(args, {"deleted": args.delete}, f"forgot the saved strategy {args.delete!r}")
         return 0
     saved = ws.records.saved_strategies() if ws is not None else {}
-    rows = {r["name"]: r for r in ws.records.saved_strategy_rows()} if ws is not None else {}
+    rows = {r.name: r for r in ws.records.saved_strategy_rows()} if ws is not None else {}
     data = [s.to_dict() | {"description": s.describe(), "saved": False} for s in PRESETS.values()]
-    data += [s.to_dict() | {"description": s.describe(), "saved": True, "source": rows[name]["source"],
-                            "note": rows[name]["note"]} for name, s in saved.items()]
+    data += [s.to_dict() | {"description": s.describe(), "saved": True, "source": rows[name].source,
+                            "note": rows[name].note} for name, s in saved.items()]
     lines = [f"{s.name:<20} {s.describe()}" for s in PRESETS.values()]
     if saved:
         lines += ["", f"saved in {folder}:"]
         for name, s in saved.items():
-            source = f" (from run {rows[name]['source']})" if rows[name]["source"] else ""
+            source = f" (from run {rows[name].source})" if rows[name].source else ""
             lines.append(f"{name:<20} {s.describe()}{source}")
     problems = ws.records.saved_strategy_problems() if ws is not None else []
     data += [{"name": name, "saved": True, "problem": why} for name, why in problems]

@@ -5,12 +5,13 @@ LLM outputs, experiment runs and strategies saved by name, so callers never reac
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from workbench.core.retrieve.strategy.presets import PRESETS, Strategy, check_saved_name, from_dict, resolve
 from workbench.core.store import Store, ThreadStores
 from workbench.core.store.readback import json_object, shown
+from workbench.core.store.rows import DocumentRef, Problem, RunQuestionRow, RunRow, SavedStrategyRow
 
 
 class Records:
@@ -32,13 +33,15 @@ class Records:
         same data folder (the store's generation: one cheap read, for a window that polls it)."""
         return self._store.generation()
 
-    def problems(self) -> list[dict[str, Any]]:
+    def problems(self) -> list[Problem]:
         """Files that were skipped or failed, with the reason."""
-        return self._store.documents.problems()
+        return [Problem(str(r["path"]), str(r["status"]), str(r["reason"]), str(r["checked"]))
+                for r in self._store.documents.problems()]
 
-    def document_by_path(self, path: str) -> dict[str, Any] | None:
+    def document_by_path(self, path: str) -> DocumentRef | None:
         """The id and sha256 of the document stored for ``path``, or None."""
-        return self._store.documents.document_by_path(path)
+        row = self._store.documents.document_by_path(path)
+        return None if row is None else DocumentRef(int(row["id"]), str(row["sha256"]))
 
     def cached_llm_output(self, kind: str, key: str, model: str) -> str | None:
         """An LLM output cached under ``(kind, key, model)``, or None."""
@@ -48,17 +51,25 @@ class Records:
         """Keep an LLM output (skipped where the store cannot be written)."""
         self._store.caches.put_llm_cached(kind, key, model, value)
 
-    def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+    def record_run(self, run: RunRow, questions: Iterable[RunQuestionRow] = ()) -> None:
         """Store an experiment run and its question rows, in one transaction."""
-        self._store.runs.insert_run(run, questions)
+        self._store.runs.insert_run(asdict(run), (asdict(q) for q in questions))
 
-    def run_rows(self) -> list[dict[str, Any]]:
+    def run_rows(self) -> list[RunRow]:
         """Every recorded run, newest first."""
-        return self._store.runs.run_rows()
+        return [RunRow.of(r) for r in self._store.runs.run_rows()]
 
-    def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
-        """The question rows of one run, in question order."""
-        return self._store.runs.run_question_rows(run_id)
+    def run_question_rows(self, run_id: str) -> list[RunQuestionRow]:
+        """The question rows of one run, in question order (a row whose question index is not a number is named
+        among the stored values that do not read, and left out)."""
+        out = []
+        for r in self._store.runs.run_question_rows(run_id):
+            try:
+                out.append(RunQuestionRow.of(r))
+            except (TypeError, ValueError):
+                self._store.bad_values.note(f"run {shown(run_id)} question {shown(r['q_index'])}",
+                                            "q_index is not a number; it is left out")
+        return out
 
     def delete_run(self, run_id: str) -> None:
         """Remove a run and its question rows."""
@@ -68,9 +79,9 @@ class Records:
         """Change some columns of a recorded run (``summary_json``, ``finished`` …)."""
         self._store.runs.update_run(run_id, fields)
 
-    def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+    def replace_run(self, run: RunRow, questions: Iterable[RunQuestionRow] = ()) -> None:
         """Store a run and its question rows in place of the earlier record with its id, in one transaction."""
-        self._store.runs.replace_run(run, questions)
+        self._store.runs.replace_run(asdict(run), (asdict(q) for q in questions))
 
     # ----- strategies saved by name ------------------------------------------------------------------
     def saved_strategies(self) -> dict[str, Strategy]:
@@ -112,9 +123,10 @@ class Records:
         named, read as a safe default or left out."""
         return self._store.bad_values.messages()
 
-    def saved_strategy_rows(self) -> list[dict[str, Any]]:
+    def saved_strategy_rows(self) -> list[SavedStrategyRow]:
         """The saved strategies' rows (name, strategy_json, source run, note, created)."""
-        return self._store.runs.saved_strategies()
+        return [SavedStrategyRow(str(r["name"]), r["strategy_json"], str(r["source"] or ""), str(r["note"] or ""),
+                                 str(r["created"] or "")) for r in self._store.runs.saved_strategies()]
 
     def save_strategy(self, name: str, strategy: Strategy, source: str = "", note: str = "") -> Strategy:
         """Keep ``strategy`` under ``name`` in the data folder (``--strategy NAME``, both sides' lists, the lab);

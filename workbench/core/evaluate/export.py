@@ -15,6 +15,7 @@ import csv
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +27,9 @@ from workbench.core.outputs import RESULTS, OutputRefused, claim_folder, write_f
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-PER_QUESTION_FIELDS = ("recall", "precision", "iou", "hit", "reciprocal_rank", "first_rank", "context_tokens",
-                       "context_chars", "retrieved_chars", "reference_chars", "covered_chars")
-_RECORDED = frozenset(QuestionMetrics.__dataclass_fields__) | {"hit_rate", "mrr"}  # as ``hit``, ``reciprocal_rank``
+PER_QUESTION_FIELDS = tuple(f.name for f in fields(QuestionMetrics))
+"""The recorded per-question fields, in ``QuestionMetrics``' order (a field added there is exported)."""
+_RECORDED = frozenset(PER_QUESTION_FIELDS) | {"hit_rate", "mrr"}  # as ``hit``, ``reciprocal_rank``
 
 
 def per_question_values(m: QuestionMetrics) -> dict[str, float | int | bool | None]:

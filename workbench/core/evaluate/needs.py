@@ -25,6 +25,7 @@ from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.spans import Span
 from workbench.core.store import ChunkSetInfo, Scope
 from workbench.core.store.question_sets import NewQuestion, NewReference, StoredSetInfo
+from workbench.core.store.rows import RunQuestionRow, RunRow
 
 
 class EvalRecords(Protocol):
@@ -42,15 +43,15 @@ class EvalRecords(Protocol):
         """Keep an LLM output."""
         ...
 
-    def record_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+    def record_run(self, run: RunRow, questions: Iterable[RunQuestionRow] = ()) -> None:
         """Store an experiment run and its question rows."""
         ...
 
-    def run_rows(self) -> list[dict[str, Any]]:
+    def run_rows(self) -> list[RunRow]:
         """Every recorded run, newest first."""
         ...
 
-    def run_question_rows(self, run_id: str) -> list[dict[str, Any]]:
+    def run_question_rows(self, run_id: str) -> list[RunQuestionRow]:
         """The question rows of one run."""
         ...
 

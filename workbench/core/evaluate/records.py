@@ -41,6 +41,7 @@ from workbench.core.retrieve.strategy.presets import from_dict
 from workbench.core.retrieve.strategy.value import StrategyJson
 from workbench.core.spans import Span
 from workbench.core.store.readback import json_object, shown
+from workbench.core.store.rows import RunQuestionRow, RunRow
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.needs import EvalWorkspace
@@ -149,6 +150,21 @@ class WorkspaceRecord(TypedDict):
     documents: int
 
 
+class AdviceConfig(TypedDict, total=False):
+    """An advice run's plan as recorded (``advise.advice``): what resuming it needs (every key may be missing in
+    an older record: ``objective`` is then recall, ``rule`` preset)."""
+
+    budget: int
+    time_limit_s: float
+    name: str
+    space: dict[str, Any]  # ``advise.space.Space.to_dict``
+    seed: int
+    rule: str
+    objective: str  # a metric's registry name (``advise.objective``)
+    split: dict[str, Any]  # ``advise.split.Split.to_dict`` (fit/confirm halves)
+    folds: dict[str, Any]  # ``advise.split.Folds.to_dict`` (cross-fitting)
+
+
 class RunConfig(TypedDict, total=False):
     """A run's ``config`` (``run_config``); an advice run adds ``advice``, other kinds of run (question
     generation) record their own keys, so every key may be missing when read back."""
@@ -161,7 +177,7 @@ class RunConfig(TypedDict, total=False):
     documents: dict[str, DocumentRecord]
     searched: SearchedRecord
     workspace: WorkspaceRecord
-    advice: dict[str, Any]  # the advisor's plan (``advise.advice``)
+    advice: AdviceConfig  # the advisor's plan
 
 
 class RunSummary(TypedDict, total=False):
@@ -179,6 +195,12 @@ class RunSummary(TypedDict, total=False):
     trials: list[dict[str, Any]]  # ``optimise.Trial.to_dict``
     pareto: list[int]
     units: str
+    objective: str  # an advice run's objective (a metric's name; missing before objectives: recall)
+    book: dict[str, Any]  # ``advise.book.ScoreBook.to_dict``
+    verdict: str
+    headline: dict[str, Any] | None  # ``advise.advice.AdviceResult.headline``
+    confirm: dict[str, Any] | None  # ``advise.confirm.Confirmation.to_dict``
+    crossfit: dict[str, Any] | None  # ``advise.crossfit.CrossFit.to_dict``
 
 
 @dataclass(frozen=True)
@@ -230,20 +252,19 @@ def save_run(ws: EvalWorkspace, qset: QuestionSet, sweep: SweepResult, label: st
     if any(r.label for cr in sweep.results for r in cr.rows):
         summary["answers"] = {cr.config.key: label_summary(cr.rows) for cr in sweep.results}
     ws.records.record_run(
-        {"id": run_id, "kind": kind, "label": label or qset.name, "config_json": json.dumps(config, sort_keys=True),
-         "dataset_hash": qset.dataset_hash, "code_version": code_version(), "started": _iso(started),
-         "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True)},
+        RunRow(run_id, kind, label or qset.name, json.dumps(config, sort_keys=True), qset.dataset_hash, code_version(),
+               _iso(started), _iso(finished), json.dumps(summary, sort_keys=True)),
         question_rows(run_id, sweep.results),
     )
     return run_id
 
 
-def question_rows(run_id: str, results: Sequence[ConfigResult]) -> list[dict[str, Any]]:
+def question_rows(run_id: str, results: Sequence[ConfigResult]) -> list[RunQuestionRow]:
     """The ``run_questions`` rows of ``results`` (spans, metrics, answers) for run ``run_id``."""
-    return [{"run_id": run_id, "config_key": cr.config.key, "q_index": r.q_index, "question": r.question,
-             "spans_json": json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
-             "metrics_json": json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
-             "answer": r.answer, "label": r.label}
+    return [RunQuestionRow(run_id, cr.config.key, r.q_index, r.question,
+                           json.dumps([[s.doc_id, s.start, s.end] for s in r.spans]),
+                           json.dumps(r.metrics.to_dict() | {"corpus_id": r.corpus_id} | r.extra, sort_keys=True),
+                           r.answer, r.label)
             for cr in results for r in cr.rows]
 
 
@@ -286,11 +307,8 @@ def record_run(ws: EvalWorkspace, kind: str, label: str, config: Mapping[str, ob
     ``"questions"``: model, prompt, seed, counts kept and dropped with reasons); returns its id."""
     finished = finished or datetime.now(timezone.utc)
     run_id = f"{finished:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
-    ws.records.record_run({
-        "id": run_id, "kind": kind, "label": label, "config_json": json.dumps(config, sort_keys=True),
-        "dataset_hash": dataset_hash, "code_version": code_version(), "started": _iso(started or finished),
-        "finished": _iso(finished), "summary_json": json.dumps(summary, sort_keys=True),
-    })
+    ws.records.record_run(RunRow(run_id, kind, label, json.dumps(config, sort_keys=True), dataset_hash, code_version(),
+                                 _iso(started or finished), _iso(finished), json.dumps(summary, sort_keys=True)))
     return run_id
 
 
@@ -298,13 +316,13 @@ class RunUnreadable(ValueError):
     """A recorded run whose stored fields do not read back; the message names the run and the field."""
 
 
-def _info(row: dict[str, Any]) -> RunInfo | str:
+def _info(row: RunRow) -> RunInfo | str:
     """The run of a ``runs`` row, or a message naming the run and the field that does not read."""
-    run_id = str(row["id"])
-    config, problem = json_object(row["config_json"])
+    run_id = row.id
+    config, problem = json_object(row.config_json)
     if config is None:
         return f"run {shown(run_id)}: config_json {problem}"
-    summary, problem = json_object(row["summary_json"] or "{}")
+    summary, problem = json_object(row.summary_json)
     if summary is None:
         return f"run {shown(run_id)}: summary_json {problem}"
     configs, dataset = config.get("configs", []), config.get("dataset", {})
@@ -315,9 +333,8 @@ def _info(row: dict[str, Any]) -> RunInfo | str:
         return f"run {shown(run_id)}: config_json's 'dataset' is not an object"
     typed_config: RunConfig = config  # type: ignore[assignment]  # checked above where a reader relies on it
     typed_summary: RunSummary = summary  # type: ignore[assignment]  # as recorded (see RunSummary)
-    return RunInfo(run_id, str(row["kind"]), str(row["label"] or ""), typed_config, str(row["dataset_hash"] or ""),
-                   str(row["code_version"] or ""), str(row["started"] or ""),
-                   None if row["finished"] is None else str(row["finished"]), typed_summary)
+    return RunInfo(run_id, row.kind, row.label, typed_config, row.dataset_hash, row.code_version, row.started,
+                   row.finished, typed_summary)
 
 
 def read_runs(ws: EvalWorkspace) -> tuple[list[RunInfo], dict[str, str]]:
@@ -328,7 +345,7 @@ def read_runs(ws: EvalWorkspace) -> tuple[list[RunInfo], dict[str, str]]:
     for row in ws.records.run_rows():
         info = _info(row)
         if isinstance(info, str):
-            unreadable[str(row["id"])] = f"{info}; it is left out (`workbench runs --delete ID` removes it)"
+            unreadable[row.id] = f"{info}; it is left out (`workbench runs --delete ID` removes it)"
         else:
             runs.append(info)
     return runs, unreadable
@@ -378,13 +395,13 @@ def load_run(ws: EvalWorkspace, ref: str) -> tuple[RunInfo, list[ConfigResult]]:
         results = {c["key"]: ConfigResult(SweepConfig(c["key"], from_dict(c["strategy"]), c["base"], c["params"]))
                    for c in info.config["configs"]}
     for row in ws.records.run_question_rows(info.id):
-        with recorded(info, f"question {row['q_index']} ({row['config_key']})"):
-            m = json.loads(row["metrics_json"])
+        with recorded(info, f"question {row.q_index} ({row.config_key})"):
+            m = json.loads(row.metrics_json)  # type: ignore[arg-type]  # stored text; a wrong shape is named
             extra = judge_notes(m)
-            results[row["config_key"]].rows.append(QuestionResult(
-                row["q_index"], row["question"], m.get("corpus_id", ""),
-                [Span(*s) for s in json.loads(row["spans_json"])], QuestionMetrics.from_dict(m), row["answer"],
-                row["label"], extra))
+            results[row.config_key].rows.append(QuestionResult(
+                row.q_index, row.question, m.get("corpus_id", ""),
+                [Span(*s) for s in json.loads(row.spans_json)],  # type: ignore[arg-type]  # as above
+                QuestionMetrics.from_dict(m), row.answer, row.label, extra))
     with recorded(info, "summary_json"):
         for key, notes in (info.summary.get("notes") or {}).items():
             if key in results:

@@ -22,7 +22,6 @@ A recorded advice run (``workbench advise`` or this tab) opens from the *Recorde
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -47,18 +46,26 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.evaluate.advise.advice import ADVICE_UNASKED_S
+from workbench.core.evaluate.advise.objective import (
+    DEFAULT_OBJECTIVE,
+    RECALL,
+    Objective,
+    objective_for,
+    objective_names,
+)
 from workbench.core.evaluate.advise.optimise import Trial
+from workbench.core.evaluate.advise.report import AdviceReport, RecordedAdvice, ReportRow, record_line
 from workbench.core.evaluate.advise.rules import DEFAULT_RULE, RULES
 from workbench.core.evaluate.advise.space import Space, baseline
 from workbench.core.evaluate.advise.split import DEFAULT_FOLDS
 from workbench.core.evaluate.records import find_run, list_runs
-from workbench.core.evaluate.statistics import interval_end, signed_value
+from workbench.core.evaluate.statistics import signed_value
 from workbench.core.index.estimate import duration
 from workbench.core.jobs import ProgressEvent
-from workbench.core.retrieve.strategy.presets import Strategy, from_dict
+from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.ui.basics.theme import current_palette
 from workbench.ui.basics.wording import for_the_window
-from workbench.ui.evaluate.eval_tables import make_table, pct
+from workbench.ui.evaluate.eval_tables import make_table
 from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.plot_zoom import CtrlWheelViewBox, reset_button
@@ -70,24 +77,36 @@ if TYPE_CHECKING:
     from workbench.core.spans import Span
     from workbench.core.workspace import Workspace
 
-CONFIRM_COLUMNS = ["configuration", "role", "fit recall % (in-sample)", "fit tokens", "recall %", "tokens",
-                   "vs hybrid (points)"]
-FOLD_COLUMNS = ["fold", "questions", "pick (chosen on the other folds)", "in-sample recall %", "held-out recall %",
-                "held-out tokens"]
+def confirm_columns(o: Objective = RECALL) -> list[str]:
+    """The confirm table's headings for a run that optimised ``o``."""
+    return ["configuration", "role", f"fit {o.column} (in-sample)", "fit tokens", o.column, "tokens",
+            "vs hybrid (points)" if o.percent else "vs hybrid"]
+
+
+def fold_columns(o: Objective = RECALL) -> list[str]:
+    """The Folds table's headings for a run that optimised ``o``."""
+    return ["fold", "questions", "pick (chosen on the other folds)", f"in-sample {o.column}",
+            f"held-out {o.column}", "held-out tokens"]
+
+
+CONFIRM_COLUMNS = confirm_columns()
+FOLD_COLUMNS = fold_columns()
 MAX_KEY_WIDTH = 280  # pixels; a longer configuration is elided in the middle (the tooltip has all of it)
 FRONT = "#d62728"
 TRIED = "#9e9e9e"
 
 
 def advise_job(ws: Workspace, qset: QuestionSet, space: Space, seed: int, limit_s: float, name: str,
-               progress: ProgressSink, cancel: CancelToken, folds: int = 2, rule: str = DEFAULT_RULE) -> AdviceResult:
-    """Plan (its lines as progress notices), search, confirm and save, on a pool thread."""
+               progress: ProgressSink, cancel: CancelToken, folds: int = 2, rule: str = DEFAULT_RULE,
+               objective: str = DEFAULT_OBJECTIVE) -> AdviceResult:
+    """Plan (its lines as progress notices), search, confirm and save, on a pool thread; ``objective``: the
+    registered metric to maximise."""
     from workbench.core.evaluate.advise.advice import plan_advice, run_advice
 
     try:
         started = time.monotonic()
         plan = plan_advice(ws, qset, space, seed, limit_s, name, progress=progress, cancel=cancel, folds=folds,
-                           rule=rule)
+                           rule=rule, objective_name=objective)
         for line in plan.lines():
             progress(ProgressEvent("advising", 0, 0, line))
         return run_advice(ws, plan, progress, cancel, started=started)
@@ -107,22 +126,18 @@ def resume_job(ws: Workspace, run_id: str, limit_s: float, progress: ProgressSin
         ws.close()
 
 
-def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int,
-                references: dict[str, Any] | None = None) -> str:
-    """A row's recall against ``hybrid``: ``+2.1 [−0.8, +5.0]`` (points); ``hybrid`` itself says so."""
-    if row["key"] == f"hybrid@{budget}":
+def _difference(row: ReportRow, o: Objective = RECALL) -> str:
+    """A row's objective against ``hybrid``: ``+2.1 [−0.8, +5.0]`` (points for a rate); ``hybrid`` itself says
+    so."""
+    if row.is_hybrid:
         return "(itself)"
-    comp = (comparisons.get(row["key"]) or {}).get(f"hybrid@{budget}") or (references or {}).get(row["key"])
-    if not comp:
-        return ""
-    m = comp["metrics"]["recall"]
-    if m["diff"] is None:
-        return ""
+    d = row.versus_hybrid
+    return "" if d is None else f"{signed_value(d.diff, o.unit)} {o.interval(d.low, d.high)}"
 
-    low = -math.inf if m["ci_low"] is None else m["ci_low"]  # JSON keeps an unbounded end as None
-    high = math.inf if m["ci_high"] is None else m["ci_high"]
-    return (f"{signed_value(m['diff'], 'points')} [{interval_end(low, 'points')}, "
-            f"{interval_end(high, 'points')}]")
+
+def _whole(x: float | None) -> str:
+    """Tokens, whole ("" when there are none)."""
+    return "" if x is None else f"{x:.0f}"
 
 
 NO_TRIALS = "no trials yet"
@@ -138,8 +153,8 @@ def advice_bar_text(event: ProgressEvent, elapsed: int, limit: int) -> str:
 
 
 class ParetoPlot(QWidget):
-    """Recall against mean context tokens of every configuration tried on the fit half; the front as a line.
-    ``pointClicked(trial)`` when a point is clicked."""
+    """The objective (recall unless the run optimised another metric) against mean context tokens of every
+    configuration tried on the fit half; the front as a line. ``pointClicked(trial)`` when a point is clicked."""
 
     pointClicked = Signal(object)
 
@@ -160,42 +175,53 @@ class ParetoPlot(QWidget):
         item.setLabel("left", "recall (%)", color=palette.text)
         self.trials: list[Trial] = []
         self.where = "fit half"  # the questions the drawn trials were scored on
+        self.objective = RECALL  # what the drawn run optimised (the y axis)
         self.empty_note: Any = pg.TextItem(NO_TRIALS, color=palette.muted, anchor=(0.5, 0.5))
         self.show_trials([], [])
 
-    def show_trials(self, trials: Sequence[Trial], front: Sequence[int], crossfit: bool = False) -> None:
-        """Draw ``trials`` (those that ran) and the front (their numbers, by tokens). A cross-fitted run's
-        folds searched on other questions (their trials' numbers start again in each fold), so only the search on
-        all questions is drawn, titled as what it is: in-sample."""
+    def show_trials(self, trials: Sequence[Trial], front: Sequence[int], crossfit: bool = False,
+                    objective: Objective = RECALL) -> None:
+        """Draw ``trials`` (those that ran) and the front (their numbers, by tokens), their ``objective`` on the y
+        axis. A cross-fitted run's folds searched on other questions (their trials' numbers start again in each
+        fold), so only the search on all questions is drawn, titled as what it is: in-sample."""
         self.view.clear()
+        self.objective = o = objective
         self.where = "all questions, in-sample" if crossfit else "fit half"
-        self.view.getPlotItem().setTitle(f"{self.where}: recall vs context", color=current_palette().text)
-        self.trials = [t for t in trials if t.state == "done" and t.recall is not None
+        item = self.view.getPlotItem()
+        item.setTitle(f"{self.where}: {o.label} vs context", color=current_palette().text)
+        item.setLabel("left", f"{o.label} (%)" if o.percent else o.label, color=current_palette().text)
+        self.trials = [t for t in trials if t.state == "done" and t.score is not None
                        and (not crossfit or t.fold is None)]
         on_front = [t for n in front for t in self.trials if t.number == n]
         rest = [t for t in self.trials if t.number not in set(front)]
         for group, colour, size in ((rest, TRIED, 7), (on_front, FRONT, 11)):
             if not group:
                 continue
-            scatter = pg.ScatterPlotItem([t.tokens for t in group], [100 * (t.recall or 0) for t in group],
+            scatter = pg.ScatterPlotItem([t.tokens for t in group], [self._y(t) for t in group],
                                          size=size, brush=pg.mkBrush(colour), pen=pg.mkPen(None),
                                          data=[t.number for t in group], hoverable=True, tip=self._tip)
             scatter.sigClicked.connect(self._clicked)
             self.view.addItem(scatter)
         if len(on_front) > 1:
-            self.view.plot([t.tokens for t in on_front], [100 * (t.recall or 0) for t in on_front],
+            self.view.plot([t.tokens for t in on_front], [self._y(t) for t in on_front],
                            pen=pg.mkPen(FRONT, width=2))
         if not self.trials:  # an empty plot says so, on axes that read 0–100 %
             self.view.addItem(self.empty_note)
         self._set_ranges()
 
+    def _y(self, t: Trial) -> float:
+        """A trial's height: its objective, in percent for a rate."""
+        return (100 if self.objective.percent else 1) * (t.score or 0)
+
     def _set_ranges(self) -> None:
-        """Recall 0–100 %, tokens from 0 to a little past the largest (2,000 with no trials)."""
+        """The objective 0–100 % (a score 0–1), tokens from 0 to a little past the largest (2,000 with no
+        trials)."""
         tokens = [t.tokens for t in self.trials if t.tokens is not None]
         right = max(tokens) * 1.08 if tokens else 2000.0
-        self.view.setYRange(0, 100, padding=0.02)  # recall in percent, 0–100 unless the user zooms
+        top = 100 if self.objective.percent else 1
+        self.view.setYRange(0, top, padding=0.02)  # a rate in percent, 0–100 unless the user zooms
         self.view.setXRange(0, right, padding=0.02)
-        self.empty_note.setPos(right / 2, 50)
+        self.empty_note.setPos(right / 2, top / 2)
         self.reset.hide()
 
     def _trial(self, number: object) -> Trial | None:
@@ -205,7 +231,9 @@ class ParetoPlot(QWidget):
         t = self._trial(data)
         if t is None:
             return ""
-        return f"{t.key}\nrecall {100 * (t.recall or 0):.1f}% at {t.tokens:.0f} tokens ({self.where})"
+        o = self.objective
+        return (f"{t.key}\n{o.label} {o.figure(t.score)}{'%' if o.percent else ''} at {t.tokens:.0f} tokens "
+                f"({self.where})")
 
     def _clicked(self, _item: object, points: Sequence[Any], _event: object = None) -> None:
         if len(points):
@@ -233,7 +261,7 @@ class AdviseView(QWidget):
         self._started = 0.0
         self._limit = 0.0
         self.budget_used = 1000
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[ReportRow] = []
         self.confirm_indexes: list[int] = []
         self.space_for: Callable[[int], Space] = lambda budget: Space(budget=budget)  # the space for a budget
         self._build()
@@ -256,6 +284,12 @@ class AdviseView(QWidget):
         self.rule.setToolTip("How the pick is chosen: best (the best recall), one-se (the simplest within one "
                              "paired standard error of the best) or preset (the best preset unless the best is "
                              "distinguishably better)")
+        self.objective = QComboBox()
+        for goal in objective_names():
+            self.objective.addItem(objective_for(goal).label, goal)
+        self.objective.setCurrentIndex(max(0, self.objective.findData(DEFAULT_OBJECTIVE)))
+        self.objective.setToolTip("The metric the advisor maximises per question and judges the pick on against the "
+                                  "baselines (recall unless you choose another); the plot and tables show it")
         self.name = QLineEdit(placeholderText="advised-SET")
         self.name.setToolTip("The name the pick is saved under: it joins both sides' strategy lists and the lab's")
         self.run_button, self.cancel_button = QPushButton("Advise"), QPushButton("Cancel")
@@ -296,7 +330,7 @@ class AdviseView(QWidget):
 
         top = QHBoxLayout()
         for w in (QLabel("Budget"), self.budget, QLabel("Time limit"), self.limit, self.seed, self.folds, self.rule,
-                  QLabel("Save as"), self.name, self.run_button, self.cancel_button):
+                  self.objective, QLabel("Save as"), self.name, self.run_button, self.cancel_button):
             top.addWidget(w)
         top.addWidget(self.progress, 1)
         runs = QHBoxLayout()
@@ -375,14 +409,14 @@ class AdviseView(QWidget):
             return False
         space = self.space_for(self.budget.value())
         ws, seed, name, limit = self.ws, self.seed.value(), self.name.text().strip(), 60.0 * self.limit.value()
-        folds, rule = self.folds.value(), self.rule.currentText()
+        folds, rule, goal = self.folds.value(), self.rule.currentText(), str(self.objective.currentData())
         if limit > ADVICE_UNASKED_S and not self.confirm(
                 f"This advice run may take up to {duration(limit)} (its time limit), more than "
                 f"{duration(ADVICE_UNASKED_S)}. Start it?"):
             self.status.setText("Not started: choose a shorter time limit, or confirm the long run.")
             return False
         task = Worker(lambda progress, cancel: advise_job(ws, qset, space, seed, limit, name, progress, cancel, folds,
-                                                          rule), "advice")
+                                                          rule, goal), "advice")
         self._begin(task, limit, f"advising on {qset.name} ({len(qset.questions)} questions), at most "
                                  f"{self.limit.value()} min…")
         return True
@@ -450,7 +484,7 @@ class AdviseView(QWidget):
 
         saved = f"saved as {result.pick!r}" if result.pick else NOTHING_SAVED
         self._done(f"advice {result.run_id} done: {saved}")
-        self.show_report(result.to_dict(), result.plan.space.budget, result.plan.confirm_indexes)
+        self.show_result(result)
         self.refresh_records()
         if result.pick:
             self.strategySaved.emit(result.pick)
@@ -461,76 +495,69 @@ class AdviseView(QWidget):
         self.recorded.clear()
         for r in list_runs(self.ws):
             if r.kind == "advice":
-                state = r.summary.get("state", "")
-                self.recorded.addItem(f"{r.id}  {r.label}  "
-                                      f"({state}{', pick ' + r.summary['pick'] if r.summary.get('pick') else ''})",
-                                      r.id)
+                self.recorded.addItem(record_line(r), r.id)
         self.open_button.setEnabled(self.recorded.count() > 0)
 
     def open_record(self, run_id: str | None) -> bool:
         """Show a recorded advice run (a finished one has its confirm table; a stopped one only its trials)."""
         if not run_id:
             return False
-        info = find_run(self.ws, run_id)
-        advice = info.config.get("advice", {})
-        summary = dict(info.summary)
-        summary["confirm"] = summary.get("confirm")
-        held = list(advice.get("split", {}).get("confirm", [])) or \
-            sorted(i for fold in advice.get("folds", {}).get("folds", []) for i in fold)
-        self.show_report(summary, int(advice.get("budget", 1000)), held)
-        self.status.setText(f"advice run {info.id}: {summary.get('state', '')}")
+        run = RecordedAdvice.of(find_run(self.ws, run_id))
+        self.show_report(run.report, run.budget, run.judged)
+        self.status.setText(f"advice run {run.id}: {run.report.state}")
         return True
 
-    def show_report(self, report: dict[str, Any], budget: int, confirm_indexes: Sequence[int]) -> None:
-        """Draw a report (``AdviceResult.to_dict()`` or a record's summary): plot, table, verdict."""
+    def show_result(self, result: AdviceResult) -> None:
+        """Draw a run just finished (``show_report`` of its objects)."""
+        self.show_report(AdviceReport.from_result(result), result.plan.space.budget, result.plan.confirm_indexes)
+
+    def show_report(self, report: AdviceReport, budget: int, confirm_indexes: Sequence[int]) -> None:
+        """Draw a report (a run's or a record's: ``AdviceReport``): plot, table, verdict."""
         self.budget_used = budget
         self.confirm_indexes = list(confirm_indexes)
-        trials = [Trial.from_dict(t) for t in report.get("trials", [])]
-        crossfit = report.get("crossfit") or {}
-        self.plot.show_trials(trials, [int(n) for n in report.get("pareto", [])], bool(crossfit))
-        confirm = report.get("confirm") or crossfit
-        self.rows = list(confirm.get("rows", []))
-        comparisons = report.get("confirm", {}).get("comparisons", {}) if report.get("confirm") else {}
-        references = confirm.get("reference_comparisons", {})
-        self._show_folds(crossfit)
-        self.table_title.setText("All questions: the final pick was chosen on them (in-sample)" if crossfit else
-                                 "Confirm half: questions the pick was not chosen on")
-        self.lower_tabs.setTabText(0, "All questions" if crossfit else "Confirm")
+        o = report.objective
+        self.plot.show_trials(report.trials, report.pareto, report.crossfit, o)
+        self.table.setHorizontalHeaderLabels(confirm_columns(o))
+        self.fold_table.setHorizontalHeaderLabels(fold_columns(o))
+        self.rows = list(report.rows)
+        self._show_folds(report)
+        self.table_title.setText("All questions: the final pick was chosen on them (in-sample)" if report.crossfit
+                                 else "Confirm half: questions the pick was not chosen on")
+        self.lower_tabs.setTabText(0, "All questions" if report.crossfit else "Confirm")
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
-            cells = [r["key"], r["role"], pct(r.get("fit_recall")),
-                     "" if r.get("fit_tokens") is None else f"{r['fit_tokens']:.0f}", pct(r.get("recall")),
-                     "" if r.get("tokens") is None else f"{r['tokens']:.0f}",
-                     _difference(r, comparisons, budget, references)]
+            cells = [r.key, r.role, o.metric.cell(r.fit_score), _whole(r.fit_tokens), o.metric.cell(r.score),
+                     _whole(r.tokens), _difference(r, o)]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(f"{r['key']}\n{r.get('description', '')}")
+                item.setToolTip(f"{r.key}\n{r.description}")
                 if j >= 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), MAX_KEY_WIDTH))
-        verdict = report.get("verdict") or confirm.get("verdict") or ""
-        pick = report.get("pick") or ""
-        head = report.get("headline") or {}
-        headline = (f"Headline: recall {100 * head['recall']:.1f}% at {head.get('tokens') or 0:.0f} tokens, "
-                    f"{head.get('measured_on', '')}.\n" if head.get("recall") is not None else "")
-        self.verdict.setPlainText(f"{headline}Verdict: {verdict}" + (f" — saved as “{pick}”." if pick else "")
-                                  if verdict else "")
+        head = report.headline
+        headline = (f"Headline: {o.label} {o.figure(head.score)}{'%' if o.percent else ''} at "
+                    f"{head.tokens or 0:.0f} tokens, {head.measured_on}.\n"
+                    if head is not None and head.score is not None else "")
+        pick = report.pick
+        self.verdict.setPlainText(f"{headline}Verdict: {report.verdict}" + (f" — saved as “{pick}”." if pick else "")
+                                  if report.verdict else "")
         if self.rows:
             self.table.selectRow(0)
 
-    def _show_folds(self, crossfit: dict[str, Any]) -> None:
-        """The Folds tab: one row per fold, the stability and the out-of-fold recall (empty for a fit/confirm run)."""
-        rows = list(crossfit.get("fold_rows", []))
+    def _show_folds(self, report: AdviceReport) -> None:
+        """The Folds tab: one row per fold, the stability and the out-of-fold objective (empty for a fit/confirm
+        run)."""
+        o = report.objective
+        rows = report.folds
         self.fold_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            cells = [str(r["fold"]), str(r["questions"]), r["pick"], pct(r.get("in_sample_recall")),
-                     pct(r.get("held_out_recall")),
-                     "" if r.get("held_out_tokens") is None else f"{r['held_out_tokens']:.0f}"]
+            cells = [str(r.fold), str(r.questions), r.pick, o.metric.cell(r.in_sample), o.metric.cell(r.held_out),
+                     _whole(r.held_out_tokens)]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(f"{r['pick']}\n{r.get('how', '')}")
+                item.setToolTip(f"{r.pick}\n{r.how}")
                 if j != 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.fold_table.setItem(i, j, item)
@@ -540,29 +567,21 @@ class AdviseView(QWidget):
             self.fold_summary.setText("Cross-fitted runs (folds 3 or more) show one row per fold here.")
             return
         k = len(rows)
-        stable = ", ".join(f"the same {what} in {v['folds']} of {k} ({v['value']})"
-                           for what, v in (crossfit.get("stability") or {}).items())
-        hybrid = next((c for b, c in (crossfit.get("comparisons") or {}).items() if b.startswith("hybrid@")), None)
-        versus = ""
-        if hybrid:
-            m = hybrid["metrics"]["recall"]
-            low = -math.inf if m["ci_low"] is None else m["ci_low"]
-            high = math.inf if m["ci_high"] is None else m["ci_high"]
-            if m["diff"] is not None:
-                versus = (f"; against hybrid {signed_value(m['diff'], 'points')} points "
-                          f"[{interval_end(low, 'points')}, {interval_end(high, 'points')}] (Holm-adjusted)")
-        oof = crossfit.get("out_of_fold_recall")
-        rules = str(crossfit.get("rules_line") or "")  # every rule replayed on these folds
+        stable = ", ".join(f"the same {s.what} in {s.folds} of {k} ({s.value})" for s in report.stability)
+        d = report.out_of_fold_versus_hybrid
+        versus = "" if d is None else \
+            f"; against hybrid {o.difference(d.diff)} {o.interval(d.low, d.high)} (Holm-adjusted)"
+        rules = report.rules_line  # every rule replayed on these folds
         self.fold_summary.setText(
-            f"Out-of-fold recall of the procedure: {pct(oof)}% at {crossfit.get('out_of_fold_tokens') or 0:.0f} "
-            f"tokens ({crossfit.get('measured_on', '')}, rule {crossfit.get('rule', '')}){versus}. "
+            f"Out-of-fold {o.label} of the procedure: {o.metric.cell(report.out_of_fold)}{'%' if o.percent else ''} "
+            f"at {report.out_of_fold_tokens or 0:.0f} tokens ({report.measured_on}, rule {report.rule}){versus}. "
             f"Folds chose {stable or 'nothing'}." + (f" {rules[0].upper()}{rules[1:]}." if rules else ""))
 
     def row_strategy(self, row: int) -> Strategy | None:
         """The strategy of the confirm table's ``row``."""
         if not 0 <= row < len(self.rows):
             return None
-        return from_dict(self.rows[row]["strategy"])
+        return self.rows[row].strategy
 
     def _selection_changed(self) -> None:
         rows = self.table.selectionModel().selectedRows()

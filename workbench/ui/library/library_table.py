@@ -3,14 +3,18 @@ with their reasons."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from workbench.ui.basics.wording import for_the_window
+
+if TYPE_CHECKING:
+    from workbench.core.store.rows import Problem
 
 STATUS_COLOURS = {"indexed": "#1a7f37", "skipped": "#9a6700", "failed": "#cf222e"}
 COLUMNS = ["Document", "Status", "Chunks", "Details"]
@@ -36,7 +40,7 @@ class LibraryTable(QTreeWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.setColumnWidth(0, 180)
 
-    def fill(self, documents: list[dict[str, Any]], problems: list[dict[str, Any]],
+    def fill(self, documents: list[dict[str, Any]], problems: Sequence[Problem],
              chunk_counts: dict[int, int] | None) -> None:
         """Replace the rows (``chunk_counts`` is None while the chunk set is not built)."""
         self.clear()
@@ -52,12 +56,12 @@ class LibraryTable(QTreeWidget):
             self._colour(item, "indexed")
             self.addTopLevelItem(item)
         for p in problems:
-            reason = for_the_window(str(p["reason"]))
-            item = QTreeWidgetItem([Path(p["path"]).name, p["status"], "", reason])
-            item.setData(0, PATH_ROLE, p["path"])
-            item.setToolTip(0, p["path"])
-            item.setToolTip(3, f"{p['status']}: {reason}")
-            self._colour(item, p["status"])
+            reason = for_the_window(p.reason)
+            item = QTreeWidgetItem([Path(p.path).name, p.status, "", reason])
+            item.setData(0, PATH_ROLE, p.path)
+            item.setToolTip(0, p.path)
+            item.setToolTip(3, f"{p.status}: {reason}")
+            self._colour(item, p.status)
             self.addTopLevelItem(item)
 
     @staticmethod

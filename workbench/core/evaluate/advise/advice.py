@@ -3,7 +3,8 @@
 1. **Plan** (``plan_advice``, nothing built): store the set's corpora, split the questions into a fit and a
    confirm half (``split``), list the space and what its chunk sets will cost (``costs``), and how much the
    time limit allows.
-2. **Search** the fit half (``optimise.Search``) until the time limit less the confirm half's reserve.
+2. **Search** the fit half (``optimise.Search``) until the time limit less the confirm half's reserve, maximising
+   the objective (``objective``: a registered metric, recall unless asked otherwise; "recall" below).
 3. **Confirm** the best three on the confirm half against ``plain`` and ``hybrid`` at the same budget
    (``confirm``; the best preset stays first unless the fit half tells the best configuration apart from it:
    ``selection``), and save the pick as a named strategy in the data folder.
@@ -35,6 +36,8 @@ from workbench.core.evaluate.advise.book import ScoreBook
 from workbench.core.evaluate.advise.confirm import CANDIDATES, Confirmation, confirm, fixed_rows
 from workbench.core.evaluate.advise.costs import Costs
 from workbench.core.evaluate.advise.crossfit import CrossFit, cross_fit
+from workbench.core.evaluate.advise.headline import Headline
+from workbench.core.evaluate.advise.objective import DEFAULT_OBJECTIVE, RECALL, Objective, objective_for
 from workbench.core.evaluate.advise.optimise import Search, Trial, done_trials, say
 from workbench.core.evaluate.advise.rules import DEFAULT_RULE, RULES
 from workbench.core.evaluate.advise.selection import Selection, select
@@ -56,6 +59,7 @@ from workbench.core.evaluate.sweep import SweepResult
 from workbench.core.index.estimate import BuildEstimate, about, duration
 from workbench.core.jobs import CancelToken, ProgressSink
 from workbench.core.store import Scope
+from workbench.core.store.rows import RunRow
 
 if TYPE_CHECKING:
     from workbench.core.evaluate.advise.needs import AdviceWorkspace
@@ -81,6 +85,7 @@ class AdvicePlan:
     chunkings: dict[tuple[str, int], BuildEstimate] = field(default_factory=dict)
     folds: Folds | None = None  # three folds or more: cross-fitting
     rule: str = DEFAULT_RULE
+    objective: Objective = RECALL  # what the search maximises and the verdict judges
 
     def halves(self) -> tuple[QuestionSet, QuestionSet]:
         """``(fit, confirm)``: the questions searched and those judged afterwards (cross-fitting: every question,
@@ -110,7 +115,8 @@ class AdvicePlan:
         ready = [k for k, e in self.chunkings.items() if e.seconds == 0]
         fit, _ = self.halves()
         per_trial = len(fit.questions) * self.costs.per_search
-        out = [f"advice for {self.qset.name}: {self.describe_questions()}; selection rule {self.rule}",
+        out = [f"advice for {self.qset.name}: {self.describe_questions()}; selection rule {self.rule}; "
+               f"optimising {self.objective.label}",
                f"space: {self.space.describe()}",
                f"chunk sets: {len(self.chunkings)} chunkings, {len(ready)} built already; building all the others "
                f"would take {about(self.expected_build_s())} (estimated before building)"]
@@ -154,9 +160,11 @@ def confirm_reserve(plan: AdvicePlan, questions: int) -> float:
 def plan_advice(ws: AdviceWorkspace, qset: QuestionSet, space: Space | None = None, seed: int = 0,
                 time_limit_s: float = 1800.0, name: str = "", split: Split | Folds | None = None,
                 progress: ProgressSink | None = None, cancel: CancelToken | None = None, folds: int = 2,
-                rule: str = DEFAULT_RULE) -> AdvicePlan:
+                rule: str = DEFAULT_RULE, objective_name: str = DEFAULT_OBJECTIVE) -> AdvicePlan:
     """Store the set's corpora, split its questions (two ``folds``: fit and confirm; more: cross-fitting folds)
-    and estimate the space's chunk sets (nothing is built). ``split``: a recorded split or folds (resuming)."""
+    and estimate the space's chunk sets (nothing is built). ``split``: a recorded split or folds (resuming);
+    ``objective_name``: the registered metric to maximise (``objective.objective_names``)."""
+    goal = objective_for(objective_name)  # ValueError naming the metrics that qualify
     if time_limit_s <= 0:
         raise ValueError("the time limit must be positive")
     if rule not in RULES:
@@ -182,7 +190,7 @@ def plan_advice(ws: AdviceWorkspace, qset: QuestionSet, space: Space | None = No
     scope = Scope.of(doc_ids.values())
     costs = Costs.for_scope(ws, scope)
     plan = AdvicePlan(qset, half_split, space, seed, time_limit_s, scope, costs, name or default_name(qset), notes,
-                      folds=fold_split, rule=rule)
+                      folds=fold_split, rule=rule, objective=goal)
     for chunker, size in space.chunkings():
         if cancel is not None:
             cancel.check()
@@ -214,38 +222,49 @@ class AdviceResult:
     selection: Selection | None = None
     crossfit: CrossFit | None = None
 
-    def headline(self) -> dict[str, Any] | None:
-        """The figure the advice stands on and what it is: the procedure's out-of-fold recall (cross-fitting) or
-        the pick's recall on the confirm half; None when nothing was judged."""
+    @property
+    def objective(self) -> Objective:
+        """What the advice optimised."""
+        return self.plan.objective
+
+    def headline_figure(self) -> Headline | None:
+        """The figure the advice stands on and what it is: the procedure's out-of-fold objective (cross-fitting)
+        or the pick's on the confirm half; None when nothing was judged."""
         if self.crossfit is not None:
             cf = self.crossfit
-            return {"recall": _finite(cf.recall), "tokens": _finite(cf.tokens), "measured_on": cf.measured_on,
-                    "kind": "out-of-fold", "questions": cf.questions}
+            return Headline(_finite(cf.score), _finite(cf.tokens), cf.measured_on, "out-of-fold", cf.questions)
         if self.confirmation is not None:
             c = self.confirmation
-            return {"recall": _finite(c.pick.recall), "tokens": _finite(c.pick.tokens), "kind": "confirm half",
-                    "measured_on": f"confirm half, {c.questions} questions the pick was not chosen on",
-                    "questions": c.questions}
+            return Headline(_finite(c.pick.score), _finite(c.pick.tokens),
+                            f"confirm half, {c.questions} questions the pick was not chosen on", "confirm half",
+                            c.questions)
         return None
+
+    def headline(self) -> dict[str, Any] | None:
+        """``headline_figure`` as JSON, its figure under the objective's name (``recall``, ``iou`` …;
+        ``objective`` names it)."""
+        figure = self.headline_figure()
+        return None if figure is None else figure.to_dict(self.objective.name)
 
     def lines(self) -> list[str]:
         """The report for people: the Pareto front, the confirm table or the folds, the verdict, the saved pick."""
         done = done_trials(self.trials)
+        o = self.objective
         where = "the fit half" if self.crossfit is None else "all questions (the final search)"
         configurations = len({t.key for t in done})
         out = [f"{len(done)} trials done over {configurations} configurations ({len(self.trials) - len(done)} "
-               f"skipped or failed); "
+               f"skipped or failed), optimising {o.label}; "
                f"search stopped: {STOPPED.get(self.stopped, self.stopped)}", "",
-               f"Pareto front on {where}, in-sample (recall % against mean context tokens; no other configuration "
-               "has more recall for fewer tokens):"]
-        out += [f"  {100 * (t.recall or 0):5.1f}  {t.tokens or 0:6.0f}  {t.key}" for t in self.pareto]
+               f"Pareto front on {where}, in-sample ({o.column} against mean context tokens; no other "
+               f"configuration has more {o.label} for fewer tokens):"]
+        out += [f"  {o.figure(t.score):>5}  {t.tokens or 0:6.0f}  {t.key}" for t in self.pareto]
         if self.confirmation is not None:
             out += ["", *self.confirmation.lines()]
         if self.crossfit is not None:
             out += ["", *self.crossfit.lines()]
         head = self.headline()
-        if head is not None and head["recall"] is not None:
-            out.append(f"headline: recall {100 * head['recall']:.1f} at {head['tokens'] or 0:.0f} tokens, "
+        if head is not None and head[o.name] is not None:
+            out.append(f"headline: {o.label} {o.figure(head[o.name])} at {head['tokens'] or 0:.0f} tokens, "
                        f"{head['measured_on']}")
         if self.pick:
             out.append(f"saved as {self.pick!r} in the data folder (--strategy {self.pick}); record {self.run_id}")
@@ -254,20 +273,23 @@ class AdviceResult:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready; the saved pick's name under ``pick``; cross-fitting: ``out_of_fold_recall``."""
+        """JSON-ready; the saved pick's name under ``pick``; what was optimised under ``objective`` and each of its
+        figures under its name (``recall``, ``iou`` …); cross-fitting: ``out_of_fold_recall``."""
         plan = self.plan
+        name = plan.objective.name
         split = None if plan.split is None else plan.split.to_dict() | {"fit": len(plan.split.fit),
                                                                        "confirm": len(plan.split.confirm)}
         out = {"run_id": self.run_id, "pick": self.pick, "stopped": self.stopped, "seconds": round(self.seconds, 1),
                "split": split, "folds": None if plan.folds is None else plan.folds.to_dict(), "rule": plan.rule,
-               "space": plan.space.to_dict(), "trials": [t.to_dict() for t in self.trials],
+               "objective": name, "objective_label": plan.objective.label,
+               "space": plan.space.to_dict(), "trials": [t.to_dict(name) for t in self.trials],
                "pareto": [t.number for t in self.pareto],
                "confirm": self.confirmation.to_dict() if self.confirmation else None,
                "crossfit": self.crossfit.to_dict() if self.crossfit else None,
                "selection": self.selection.to_dict() if self.selection else None, "headline": self.headline(),
-               "verdict": _verdict_of(self.confirmation, self.crossfit), "units": UNITS}
+               "verdict": _verdict_of(self.confirmation, self.crossfit), "units": units(plan.objective)}
         if self.crossfit is not None:
-            out["out_of_fold_recall"] = _finite(self.crossfit.recall)
+            out[f"out_of_fold_{name}"] = _finite(self.crossfit.score)
             out["out_of_fold_tokens"] = _finite(self.crossfit.tokens)
         return out
 
@@ -281,18 +303,22 @@ def _verdict_of(confirmation: Confirmation | None, crossfit: CrossFit | None) ->
 
 
 NOTHING_SAVED = "nothing saved: no configuration was tried in the time limit (give it more time)"
-UNITS = ("recall is a fraction 0-1 (the text shows percent); tokens are mean context tokens per question; a trial's "
-         "recall is on the questions it was chosen on (in-sample); the headline is out-of-fold or confirm-half")
+def units(goal: Objective) -> str:
+    """How the JSON's figures read (``units``)."""
+    scale = "a fraction 0-1 (the text shows percent)" if goal.percent else "a score, shown as is"
+    return (f"{goal.name} is {scale}; tokens are mean context tokens per question; a trial's {goal.name} is on the "
+            f"questions it was chosen on (in-sample); the headline is out-of-fold or confirm-half")
+
 STOPPED = {"time": "the time limit", "exhausted": "no untried configuration the time left allows",
            "cancelled": "cancelled"}
 
 
 def pareto_front(trials: list[Trial]) -> list[Trial]:
-    """The trials no other beats on both recall (higher) and mean context tokens (fewer), by tokens."""
-    ran = sorted(done_trials(trials), key=lambda t: (t.tokens or 0.0, -(t.recall or 0.0)))
+    """The trials no other beats on both the objective (higher) and mean context tokens (fewer), by tokens."""
+    ran = sorted(done_trials(trials), key=lambda t: (t.tokens or 0.0, -(t.score or 0.0)))
     front: list[Trial] = []
     for t in ran:
-        if not front or (t.recall or 0.0) > (front[-1].recall or 0.0):
+        if not front or (t.score or 0.0) > (front[-1].score or 0.0):
             front.append(t)
     return front
 
@@ -311,7 +337,7 @@ def run_advice(ws: AdviceWorkspace, plan: AdvicePlan, progress: ProgressSink | N
     if plan.folds is not None:
         return _run_cross_fitted(ws, plan, plan.folds, record, progress, cancel, trials or [], started, book)
     fit, half = plan.halves()
-    search = Search(ws, fit, plan.space, plan.costs, plan.seed, trials or [])
+    search = Search(ws, fit, plan.space, plan.costs, plan.seed, trials or [], objective=plan.objective)
     record.write(search.trials, "searching")
 
     def deadline() -> float:
@@ -329,8 +355,10 @@ def run_advice(ws: AdviceWorkspace, plan: AdvicePlan, progress: ProgressSink | N
             cancel.check()
     say(progress, f"confirming the best {CANDIDATES} on {len(half.questions)} questions")
     try:
-        selection = select(ws, fit, search.trials, plan.space, plan.seed, search.rows, cancel, plan.rule)
-        confirmation = confirm(ws, half, selection.ranked, plan.space, plan.seed, None, cancel, selection.how())
+        selection = select(ws, fit, search.trials, plan.space, plan.seed, search.rows, cancel, plan.rule,
+                           plan.objective)
+        confirmation = confirm(ws, half, selection.ranked, plan.space, plan.seed, None, cancel, selection.how(),
+                               plan.objective)
     except BaseException:
         record.write(search.trials, "stopped", search.stopped or "cancelled")
         raise
@@ -359,7 +387,7 @@ def _run_cross_fitted(ws: AdviceWorkspace, plan: AdvicePlan, folds: Folds, recor
     """The K fold searches and the final one, taking turns (``ROUNDS`` each, every turn an equal share of the time
     left), sharing one score book; then the cross-fitted report (``crossfit.cross_fit``)."""
     qset = plan.qset
-    book = ScoreBook(qset)
+    book = ScoreBook(qset, plan.objective)
     if kept:
         book.restore(kept)
     searches = [Search(ws, qset, plan.space, plan.costs, plan.seed + f, [t for t in trials if t.fold == f], book,
@@ -438,7 +466,8 @@ class _Record:
         config["dataset"]["path"] = str(self.plan.qset.root)
         plan = self.plan
         config["advice"] = {"budget": plan.space.budget, "time_limit_s": plan.time_limit_s, "name": plan.name,
-                            "space": plan.space.to_dict(), "seed": plan.seed, "rule": plan.rule}
+                            "space": plan.space.to_dict(), "seed": plan.seed, "rule": plan.rule,
+                            "objective": plan.objective.name}
         if plan.split is not None:
             config["advice"]["split"] = plan.split.to_dict()
         if plan.folds is not None:
@@ -446,8 +475,11 @@ class _Record:
         return config
 
     def summary(self, trials: list[Trial], state: str, stopped: str = "") -> dict[str, Any]:
-        out: dict[str, Any] = {"state": state, "stopped": stopped, "trials": [t.to_dict() for t in trials],
-               "pareto": [t.number for t in pareto_front([t for t in trials if t.fold is None])], "units": UNITS}
+        goal = self.plan.objective
+        out: dict[str, Any] = {"state": state, "stopped": stopped, "objective": goal.name,
+                               "trials": [t.to_dict(goal.name) for t in trials],
+                               "pareto": [t.number for t in pareto_front([t for t in trials if t.fold is None])],
+                               "units": units(goal)}
         if self.book is not None:
             out["book"] = self.book
         return out
@@ -463,11 +495,10 @@ class _Record:
             find_run(self.ws, self.run_id)
             self.ws.records.update_run(self.run_id, {"summary_json": summary, "finished": None})
         except KeyError:
-            self.ws.records.record_run({"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
-                                        "config_json": json.dumps(self.config(self.plan.halves()[1], None),
-                                                                  sort_keys=True),
-                                        "dataset_hash": self.plan.qset.dataset_hash, "code_version": code_version(),
-                                        "started": _iso(self.started), "finished": None, "summary_json": summary})
+            config = json.dumps(self.config(self.plan.halves()[1], None), sort_keys=True)
+            self.ws.records.record_run(RunRow(self.run_id, KIND, f"advise {self.plan.qset.name}", config,
+                                              self.plan.qset.dataset_hash, code_version(), _iso(self.started), None,
+                                              summary))
         self.written = True
 
     def finish(self, result: AdviceResult, half: QuestionSet, sweep: SweepResult, report: dict[str, Any],
@@ -480,12 +511,11 @@ class _Record:
             "configs": {cr.config.key: summary_to_dict(cr.summary) for cr in sweep.results},
             "seconds": round(result.seconds, 1), "warnings": sweep.warnings}
         summary["crossfit" if result.crossfit is not None else "confirm"] = report
+        config = json.dumps(self.config(half, sweep), sort_keys=True)
         self.ws.records.replace_run(
-            {"id": self.run_id, "kind": KIND, "label": f"advise {self.plan.qset.name}",
-             "config_json": json.dumps(self.config(half, sweep), sort_keys=True),
-             "dataset_hash": self.plan.qset.dataset_hash, "code_version": code_version(),
-             "started": _iso(self.started), "finished": _iso(datetime.now(timezone.utc)),
-             "summary_json": json.dumps(summary, sort_keys=True)},
+            RunRow(self.run_id, KIND, f"advise {self.plan.qset.name}", config, self.plan.qset.dataset_hash,
+                   code_version(), _iso(self.started), _iso(datetime.now(timezone.utc)),
+                   json.dumps(summary, sort_keys=True)),
             question_rows(self.run_id, sweep.results))
 
 
@@ -495,9 +525,10 @@ def _iso(t: datetime) -> str:
 
 def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = None,
                   progress: ProgressSink | None = None, cancel: CancelToken | None = None,
-                  allow_changed: bool = False) -> AdviceResult:
+                  allow_changed: bool = False, objective_name: str | None = None) -> AdviceResult:
     """Continue a recorded advice run (cancelled, cut by its time limit, or finished: then it searches on) with
-    its seed, split, space and budget; its trials are given to the search again, not re-run. ``ref``: a run id,
+    its seed, split, space, budget and objective (``objective_name``, when given, must be the recorded one:
+    ``ValueError`` otherwise); its trials are given to the search again, not re-run. ``ref``: a run id,
     a unique prefix, or ``last`` (the newest advice run). ``time_limit_s``: this session's limit (default: the
     recorded one)."""
     started = time.monotonic()
@@ -520,13 +551,17 @@ def resume_advice(ws: AdviceWorkspace, ref: str, time_limit_s: float | None = No
             Split.from_dict(advice["split"])
         seed, limit_s, name = int(advice["seed"]), float(time_limit_s or advice["time_limit_s"]), str(advice["name"])
         rule = str(advice.get("rule", "preset"))  # a record from before the rules: today's rule was the only one
+        goal = str(advice.get("objective", DEFAULT_OBJECTIVE))  # a record from before objectives: recall
+    if objective_name is not None and objective_for(objective_name).name != goal:
+        raise ValueError(f"run {info.id} optimised {goal}; a resumed run keeps its objective (start a new run to "
+                         f"optimise {objective_for(objective_name).name})")
     with recorded(info, "summary_json"):
-        trials = [Trial.from_dict(t) for t in info.summary.get("trials", [])]
+        trials = [Trial.from_dict(t, goal) for t in info.summary.get("trials", [])]
         book = info.summary.get("book")
     qset = ws.questions.question_set(stored).qset if stored else load_question_set(path)  # stored: by name
     if not allow_changed and any(qset.corpus_hashes.get(c) != h for c, h in corpora.items()):
         raise DatasetError(f"the question set at {qset.root} changed since run {info.id}")
     say(progress, f"resuming advice run {info.id}: {len(trials)} trials recorded, "
                   f"{len(done_trials(trials))} of them ran")
-    plan = plan_advice(ws, qset, space, seed, limit_s, name, split, progress, cancel, rule=rule)
+    plan = plan_advice(ws, qset, space, seed, limit_s, name, split, progress, cancel, rule=rule, objective_name=goal)
     return run_advice(ws, plan, progress, cancel, info.id, trials, started, book if isinstance(book, dict) else None)

@@ -14,6 +14,7 @@ from workbench.core.index.estimate import BuildEstimate
 from workbench.core.ingest.values import ChunkConfig
 from workbench.core.retrieve.strategy.presets import Strategy
 from workbench.core.store import ChunkSetInfo, Scope
+from workbench.core.store.rows import RunQuestionRow, RunRow
 
 
 class AdviceRecords(EvalRecords, Protocol):
@@ -27,7 +28,7 @@ class AdviceRecords(EvalRecords, Protocol):
         """Change some columns of a recorded run."""
         ...
 
-    def replace_run(self, run: dict[str, Any], questions: Iterable[dict[str, Any]] = ()) -> None:
+    def replace_run(self, run: RunRow, questions: Iterable[RunQuestionRow] = ()) -> None:
         """Store a run in place of the earlier record with its id."""
         ...
 

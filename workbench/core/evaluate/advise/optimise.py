@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.core.evaluate.advise.book import ScoreBook
 from workbench.core.evaluate.advise.costs import Costs
+from workbench.core.evaluate.advise.objective import DEFAULT_OBJECTIVE, RECALL, Objective
 from workbench.core.evaluate.advise.space import PARAMS, Params, Space, chunk_config, label, preset_params
 from workbench.core.evaluate.question_set import QuestionSet
 from workbench.core.evaluate.sweep import ConfigResult, SweepConfig, run_sweep
@@ -55,14 +56,14 @@ COST = "build_time"  # the constraint told to TPE: > 0 when a configuration's ch
 
 @dataclass
 class Trial:
-    """One configuration tried on the fit half: ``recall`` (mean over the covered questions, 0–1) and ``tokens``
-    (mean context tokens) when ``state`` is ``done``; ``skipped`` (its chunk sets could not be built in time)
-    or ``failed`` (``note`` says why) otherwise."""
+    """One configuration tried on the fit half: ``score`` (the objective's mean over the questions it counts, e.g.
+    recall 0–1 over the covered ones) and ``tokens`` (mean context tokens) when ``state`` is ``done``; ``skipped``
+    (its chunk sets could not be built in time) or ``failed`` (``note`` says why) otherwise."""
 
     number: int
     params: Params
     state: str
-    recall: float | None = None
+    score: float | None = None
     tokens: float | None = None
     seconds: float = 0.0
     built: list[str] = field(default_factory=list)
@@ -75,16 +76,16 @@ class Trial:
         """The configuration for people (``space.label``)."""
         return label(self.params)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready."""
+    def to_dict(self, objective: str = DEFAULT_OBJECTIVE) -> dict[str, Any]:
+        """JSON-ready; the score under the objective's name (``recall``, ``iou`` …)."""
         return {"number": self.number, "params": self.params, "key": self.key, "state": self.state,
-                "recall": self.recall, "tokens": self.tokens, "seconds": round(self.seconds, 3),
+                objective: self.score, "tokens": self.tokens, "seconds": round(self.seconds, 3),
                 "built": self.built, "note": self.note, "questions": self.questions, "fold": self.fold}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Trial:
-        """A trial a record kept."""
-        return cls(int(data["number"]), dict(data["params"]), str(data["state"]), data.get("recall"),
+    def from_dict(cls, data: dict[str, Any], objective: str = DEFAULT_OBJECTIVE) -> Trial:
+        """A trial a record kept (its score under ``objective``'s name)."""
+        return cls(int(data["number"]), dict(data["params"]), str(data["state"]), data.get(objective),
                    data.get("tokens"), float(data.get("seconds", 0.0)), list(data.get("built", [])),
                    str(data.get("note", "")), int(data.get("questions", 0)),
                    None if data.get("fold") is None else int(data["fold"]))
@@ -111,20 +112,22 @@ class Until(CancelToken):
 
 
 def done_trials(trials: Sequence[Trial]) -> list[Trial]:
-    """The trials that ran, best first (recall, then fewer tokens, then earlier)."""
-    ran = [t for t in trials if t.state == "done" and t.recall is not None]
-    return sorted(ran, key=lambda t: (-(t.recall or 0.0), t.tokens or 0.0, t.number))
+    """The trials that ran, best first (the objective, then fewer tokens, then earlier)."""
+    ran = [t for t in trials if t.state == "done" and t.score is not None]
+    return sorted(ran, key=lambda t: (-(t.score or 0.0), t.tokens or 0.0, t.number))
 
 
 class Search:
     """The search loop over ``space`` on the fit half (see the module docstring). With a ``book``, ``fit`` is
-    every question (what a configuration runs on, once) and ``train`` the questions this search scores on."""
+    every question (what a configuration runs on, once) and ``train`` the questions this search scores on (the
+    book's objective is the search's). ``objective``: what the search maximises (default recall)."""
 
     def __init__(self, ws: AdviceWorkspace, fit: QuestionSet, space: Space, costs: Costs, seed: int,
                  trials: Sequence[Trial] = (), book: ScoreBook | None = None, train: Sequence[int] = (),
-                 fold: int | None = None) -> None:
+                 fold: int | None = None, objective: Objective = RECALL) -> None:
         self.ws, self.fit, self.space, self.costs, self.seed = ws, fit, space, costs, seed
         self.book, self.fold = book, fold
+        self.objective = book.objective if book is not None else objective
         self.train = tuple(train) or tuple(q.index for q in fit.questions)
         self.reader = "all questions" if fold is None else f"fold {fold + 1}"
         self.trials: list[Trial] = list(trials)
@@ -148,7 +151,7 @@ class Search:
         for t in self.trials:  # a resumed search: earlier trials inform the sampler, nothing is re-run
             if t.state in ("done", "skipped") and self._in_space(t.params):
                 study.add_trial(optuna.trial.create_trial(
-                    params=t.params, distributions=self.distributions, value=t.recall or 0.0,
+                    params=t.params, distributions=self.distributions, value=t.score or 0.0,
                     constraints={COST: 0.0 if t.state == "done" else 1.0}))
         tried = {self._key(t.params) for t in self.trials}
         for params in preset_params(self.space.budget, self.space):
@@ -212,7 +215,7 @@ class Search:
             results[key] = result
             self.trials.append(result)
             trial.set_constraint(COST, 0.0 if result.state == "done" else 1.0)
-            study.tell(trial, result.recall or 0.0)
+            study.tell(trial, result.score or 0.0)
             idle = idle + 1 if result.state != "done" else 0
             if on_trial is not None:
                 on_trial(result)
@@ -226,8 +229,8 @@ class Search:
         number = len(self.trials) + 1
         t0 = time.monotonic()
         if self.book is not None and label(params) in self.book:  # another fold's search ran it: read, not run
-            recall, tokens, n = self.book.mean(label(params), self.train, self.reader)
-            return Trial(number, params, "done", recall, tokens, 0.0, questions=n, fold=self.fold)
+            score, tokens, n = self.book.mean(label(params), self.train, self.reader)
+            return Trial(number, params, "done", score, tokens, 0.0, questions=n, fold=self.fold)
         try:
             strategy = self.space.strategy(params)
             configs = strategy.chunk_configs()
@@ -261,18 +264,20 @@ class Search:
         self.costs.searched(len(self.fit.questions), time.monotonic() - s0)
         if self.book is not None:
             self.book.add(label(params), sweep.results[0])
-            recall, tokens, n = self.book.mean(label(params), self.train, self.reader)
-            trial = Trial(number, params, "done", recall, tokens, time.monotonic() - t0, built, questions=n,
+            score, tokens, n = self.book.mean(label(params), self.train, self.reader)
+            trial = Trial(number, params, "done", score, tokens, time.monotonic() - t0, built, questions=n,
                           fold=self.fold)
         else:
             self.rows[label(params)] = sweep.results[0]
             summary = sweep.results[0].summary
-            trial = Trial(number, params, "done", summary["recall"].mean, summary["context_tokens"].mean,
-                          time.monotonic() - t0, built, questions=summary["recall"].n)
+            name = self.objective.name
+            trial = Trial(number, params, "done", summary[name].mean, summary["context_tokens"].mean,
+                          time.monotonic() - t0, built, questions=summary[name].n)
         best = done_trials([*self.trials, trial])[0]
+        figure = self.objective.figure
         say(progress, f"{'' if self.fold is None and self.book is None else self.reader + ', '}trial {number}: "
-                      f"{trial.key} → recall {100 * (trial.recall or 0):.1f} at "
-                      f"{trial.tokens:.0f} tokens (best so far {100 * (best.recall or 0):.1f}: {best.key}); "
+                      f"{trial.key} → {self.objective.label} {figure(trial.score)} at "
+                      f"{trial.tokens:.0f} tokens (best so far {figure(best.score)}: {best.key}); "
                       f"{time.monotonic() - started:.0f} of {limit_s:.0f} s")
         return trial
 

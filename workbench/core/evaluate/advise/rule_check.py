@@ -1,12 +1,13 @@
 """Every selection rule on a cross-fitted run's own folds, from the figures the run already has.
 
-A cross-fitted run scores each configuration it tried on every question once (``book.ScoreBook``). So, at no
-cost, each rule (``rules.RULES``) can be replayed: for every fold it chooses among the configurations that fold's
-search tried, reading only the other folds' questions, and its pick's figures on the held fold's questions are
-read from the book. The held folds together give each rule's out-of-fold recall on this researcher's questions,
-paired question by question with the rule the run used. The rule the run used comes out at the run's own
-out-of-fold recall (the same picks, the same figures). This is how the default rule was chosen
-(``docs/evaluation.md``), and it tells a researcher whether another rule would have done better on their corpus.
+A cross-fitted run scores each configuration it tried on every question once (``book.ScoreBook``). So, at no cost,
+each rule (``rules.RULES``) can be replayed, on the run's objective (the book's; "recall" below): for every fold it
+chooses among the configurations that fold's search tried, reading only the other folds' questions, and its pick's
+figures on the held fold's questions are read from the book. The held folds together give each rule's out-of-fold
+recall on this researcher's questions, paired question by question with the rule the run used. The rule the run used
+comes out at the run's own out-of-fold recall (the same picks, the same figures). This is how the default rule was
+chosen (``docs/evaluation.md``), and it tells a researcher whether another rule would have done better on their
+corpus.
 """
 
 from __future__ import annotations
@@ -19,30 +20,32 @@ from typing import Any
 import numpy as np
 
 from workbench.core.evaluate.advise.book import ScoreBook
+from workbench.core.evaluate.advise.objective import DEFAULT_OBJECTIVE, RECALL, Objective
 from workbench.core.evaluate.advise.optimise import Trial
 from workbench.core.evaluate.advise.rules import RULES
-from workbench.core.evaluate.advise.selection import RecallOf, choose
+from workbench.core.evaluate.advise.selection import ScoresOf, choose
 from workbench.core.evaluate.advise.space import Space
 from workbench.core.evaluate.advise.split import Folds
 from workbench.core.evaluate.paired_tests import paired_tests
-from workbench.core.evaluate.statistics import MetricDifference, format_p, interval_end, signed_value
+from workbench.core.evaluate.statistics import MetricDifference, format_p
 
 
 @dataclass(frozen=True)
 class RuleOutcome:
-    """One rule replayed on the run's folds: its out-of-fold recall and mean context tokens over every question,
-    each fold's pick, and the difference from the rule the run used (paired over the questions, unadjusted;
-    None for that rule itself)."""
+    """One rule replayed on the run's folds: its out-of-fold objective (``score``) and mean context tokens over
+    every question, each fold's pick, and the difference from the rule the run used (paired over the questions,
+    unadjusted; None for that rule itself)."""
 
     rule: str
-    recall: float
+    score: float
     tokens: float
     picks: tuple[str, ...]
     versus_used: MetricDifference | None
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (recall as a fraction 0-1)."""
-        return {"rule": self.rule, "out_of_fold_recall": _clean(self.recall), "out_of_fold_tokens": _clean(self.tokens),
+    def to_dict(self, objective: str = DEFAULT_OBJECTIVE) -> dict[str, Any]:
+        """JSON-ready (the score as ``out_of_fold_<objective>``; a rate as a fraction 0-1)."""
+        return {"rule": self.rule, f"out_of_fold_{objective}": _clean(self.score),
+                "out_of_fold_tokens": _clean(self.tokens),
                 "picks": list(self.picks),
                 "versus_used": self.versus_used.to_dict() if self.versus_used is not None else None}
 
@@ -51,11 +54,11 @@ def _clean(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-def book_reader(book: ScoreBook, questions: Sequence[int], who: str) -> RecallOf:
-    """A trial's recall on ``questions`` only, read from ``book`` as ``who`` (the read is recorded)."""
-    def recall_of(t: Trial) -> np.ndarray:
+def book_reader(book: ScoreBook, questions: Sequence[int], who: str) -> ScoresOf:
+    """A trial's objective on ``questions`` only, read from ``book`` as ``who`` (the read is recorded)."""
+    def scores_of(t: Trial) -> np.ndarray:
         return book.vector(t.key, questions, who)
-    return recall_of
+    return scores_of
 
 
 def replay_rules(book: ScoreBook, folds: Folds, fold_trials: Sequence[Sequence[Trial]], space: Space, used: str,
@@ -66,7 +69,7 @@ def replay_rules(book: ScoreBook, folds: Folds, fold_trials: Sequence[Sequence[T
     position = {q: i for i, q in enumerate(everything)}
     vectors: dict[str, tuple[np.ndarray, np.ndarray, tuple[str, ...]]] = {}
     for rule in RULES:
-        recall = np.full(len(everything), math.nan)
+        scores = np.full(len(everything), math.nan)
         tokens = np.full(len(everything), math.nan)
         picks: list[str] = []
         for f, held in enumerate(folds.folds):
@@ -76,7 +79,8 @@ def replay_rules(book: ScoreBook, folds: Folds, fold_trials: Sequence[Sequence[T
                 if t.state == "done" and t.key in book:
                     r, tk, n = book.mean(t.key, train, f"rule {rule}, fold {f + 1}")
                     scored.append(Trial(t.number, t.params, "done", r, tk, questions=n, fold=t.fold))
-            chosen = choose(rule, scored, book_reader(book, train, f"rule {rule}, fold {f + 1}"), space, seed)
+            chosen = choose(rule, scored, book_reader(book, train, f"rule {rule}, fold {f + 1}"), space, seed,
+                            book.objective)
             if not chosen.ranked:
                 picks.append("")
                 continue
@@ -85,40 +89,40 @@ def replay_rules(book: ScoreBook, folds: Folds, fold_trials: Sequence[Sequence[T
             held_list = list(held)
             values = book.vector(pick.key, held_list, "held-out scoring")
             for q, v in zip(held_list, values, strict=True):
-                recall[position[q]] = v
+                scores[position[q]] = v
                 tokens[position[q]] = book.tokens[pick.key][book.position[q]]
-        vectors[rule] = (recall, tokens, tuple(picks))
+        vectors[rule] = (scores, tokens, tuple(picks))
     base = vectors[used][0]
     out = []
-    for rule, (recall, tokens, chosen_keys) in vectors.items():
+    for rule, (scores, tokens, chosen_keys) in vectors.items():
         versus = None
         if rule != used:
-            valid = ~np.isnan(base) & ~np.isnan(recall)
-            stats = paired_tests(np.nan_to_num(base), np.nan_to_num(recall), valid, seed=seed)[0]
-            versus = MetricDifference("recall", "points", **stats)
-        covered = ~np.isnan(recall)
-        out.append(RuleOutcome(rule, float(np.mean(recall[covered])) if covered.any() else math.nan,
+            valid = ~np.isnan(base) & ~np.isnan(scores)
+            stats = paired_tests(np.nan_to_num(base), np.nan_to_num(scores), valid, seed=seed)[0]
+            versus = MetricDifference(book.objective.name, book.objective.unit, **stats)
+        covered = ~np.isnan(scores)
+        out.append(RuleOutcome(rule, float(np.mean(scores[covered])) if covered.any() else math.nan,
                                float(np.nanmean(tokens)) if (~np.isnan(tokens)).any() else math.nan, chosen_keys,
                                versus))
     return out
 
 
-def rules_line(outcomes: Sequence[RuleOutcome], used: str) -> str:
+def rules_line(outcomes: Sequence[RuleOutcome], used: str, objective: Objective = RECALL) -> str:
     """The rules compared in one sentence: ``each rule replayed on these folds (from the figures this run has):
     best 86.7, one-se 87.5 (−1.0 points, CI [−3.5, +1.6], p = 0.47), preset 88.5 (this run's rule)``."""
     parts = []
     for o in outcomes:
-        figure = f"{o.rule} {100 * o.recall:.1f}" if not math.isnan(o.recall) else f"{o.rule} (nothing tried)"
+        figure = f"{o.rule} {objective.figure(o.score)}" if not math.isnan(o.score) else f"{o.rule} (nothing tried)"
         if o.rule == used:
             parts.append(f"{figure} (this run's rule)")
         elif o.versus_used is not None:
             d = o.versus_used
-            parts.append(f"{figure} ({signed_value(d.diff, 'points')} points, CI [{interval_end(d.ci_low, 'points')}, "
-                         f"{interval_end(d.ci_high, 'points')}], {format_p(d.p)})")
+            parts.append(f"{figure} ({objective.difference(d.diff)}, CI {objective.interval(d.ci_low, d.ci_high)}, "
+                         f"{format_p(d.p)})")
         else:
             parts.append(figure)
-    return ("each selection rule replayed on these folds (out-of-fold recall, from the figures this run already "
-            "has; differences from this run's rule, unadjusted): " + ", ".join(parts))
+    return (f"each selection rule replayed on these folds (out-of-fold {objective.label}, from the figures this run "
+            "already has; differences from this run's rule, unadjusted): " + ", ".join(parts))
 
 
 __all__ = ["RuleOutcome", "book_reader", "replay_rules", "rules_line"]
