@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.core.index.vectors import VectorIndex
 from workbench.core.ingest.values import ChunkConfig
-from workbench.core.retrieve.embedding_space import project_vectors, sample_rows, set_projection
+from workbench.core.inspect.embedding_space import project_vectors, sample_rows, set_projection
 from workbench.core.retrieve.loaded_set import LoadedSet
 from workbench.core.store import ChunkSetInfo, ChunkTable
 

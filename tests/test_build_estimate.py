@@ -179,7 +179,7 @@ def test_the_sides_build_line_shows_the_estimate(qtbot, make_window, hash_sample
 
 
 def test_an_estimate_made_just_before_a_build_is_the_one_the_build_says(hash_ws, monkeypatch):
-    import workbench.core.workspace_sets as workspace
+    import workbench.core.workspace.chunk_sets as workspace
 
     hash_ws.add_paths([str(SAMPLE)])
     config = ChunkConfig(size=90)

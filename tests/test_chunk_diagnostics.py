@@ -132,7 +132,7 @@ GUIDE = "# Guide\n\n" + "\n\n".join(
 def test_set_diagnostics_add_up_the_documents_of_a_chunk_set(hash_ws, tmp_path):
     from workbench.core.ingest.chunk_diagnostics import combine, summarise
     from workbench.core.ingest.values import ChunkConfig
-    from workbench.core.retrieve.chunk_map import (
+    from workbench.core.inspect.chunk_map import (
         document_boundary_counts,
         document_diagnostics,
         reference_splits,

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from workbench.core.retrieve.chunk_export import (
+from workbench.core.inspect.chunk_export import (
     COLUMNS,
     ExportError,
     exported_chunks,

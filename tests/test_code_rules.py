@@ -11,7 +11,7 @@ from pathlib import Path
 from conftest import ROOT
 
 PACKAGE = ROOT / "workbench"
-FACADE = PACKAGE / "core" / "workspace.py"
+FACADE = PACKAGE / "core" / "workspace" / "facade.py"
 
 
 def sources() -> list[Path]:

@@ -93,7 +93,7 @@ def test_documents_add_up_and_the_line_says_the_figures():
 
 def test_two_loaded_sets_compared_per_document(hash_ws, tmp_path):
     from workbench.core.ingest.values import ChunkConfig
-    from workbench.core.retrieve.cut_compare import set_cut_diff, set_cuts
+    from workbench.core.inspect.cut_compare import set_cut_diff, set_cuts
     from workbench.core.spans import Span
 
     for name in ("a", "b"):

@@ -18,7 +18,7 @@ from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.hand_edits import CutEdit, HandChunking, text_sha
 from workbench.core.ingest.values import ChunkConfig
 from workbench.core.workspace import Workspace
-from workbench.core.workspace_cuts import EditRefused, base_chunker_json
+from workbench.core.workspace.cuts import EditRefused, base_chunker_json
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "resources" / "sample"

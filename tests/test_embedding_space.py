@@ -8,8 +8,7 @@ import pytest
 from conftest import SAMPLE
 from fake_embedder import HashEmbedder
 
-from workbench.core.jobs import Cancelled, CancelToken
-from workbench.core.retrieve.embedding_space import (
+from workbench.core.inspect.embedding_space import (
     PCA,
     pca_axes,
     project_vectors,
@@ -17,6 +16,7 @@ from workbench.core.retrieve.embedding_space import (
     sample_rows,
     set_projection,
 )
+from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.retrieve.strategy.presets import resolve
 from workbench.core.workspace import Workspace
 

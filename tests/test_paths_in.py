@@ -189,7 +189,7 @@ def test_a_folder_is_refused_in_one_line(capsys, tmp_path, hash_cli):
 def test_cuts_from_export_reads_a_csv_chunk_over_131072_characters(capsys, tmp_path, hash_cli, monkeypatch):
     """``cuts edit --from-export`` failed on the workbench's own CSV export when a chunk was over 131,072
     characters (``_csv.Error: field larger than field limit``)."""
-    from workbench.core.retrieve.chunk_export import ExportedChunk, write_chunk_export
+    from workbench.core.inspect.chunk_export import ExportedChunk, write_chunk_export
 
     old_limit = csv.field_size_limit(131_072)  # as a fresh process has it (another test may have raised it)
     try:

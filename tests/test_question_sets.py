@@ -134,7 +134,7 @@ def test_a_damaged_row_is_named_and_skipped(two_docs):
 
 
 def test_a_bad_set_name_is_one_short_line_whatever_its_length(two_docs):
-    from workbench.core.evaluate.stored_sets import check_set_name
+    from workbench.core.evaluate.stored_question_sets import check_set_name
 
     ws = two_docs[0]
     for bad in ("a:b", "a/b", "", " x", "x" * 81, "y" * 100_000):

@@ -8,7 +8,7 @@ import numpy as np
 from scipy import stats
 
 from workbench.core.evaluate import power
-from workbench.core.evaluate.set_power import TYPICAL_SD, detectable_difference, power_line
+from workbench.core.evaluate.question_set_power import TYPICAL_SD, detectable_difference, power_line
 
 
 def test_detectable_difference_has_80_percent_power_in_a_simulation():

@@ -38,7 +38,7 @@ def _hover_card(view, doc_id: int, offset: int) -> str:
 
 def test_chunk_map_of_each_side_alternates_tints_marks_overlaps_and_summarises(qtbot, guide_ws):
     from workbench.core.ingest.chunk_diagnostics import counts_in_bins
-    from workbench.core.retrieve.chunk_map import document_diagnostics, set_diagnostics
+    from workbench.core.inspect.chunk_map import document_diagnostics, set_diagnostics
     from workbench.ui.explore.doc_view import DocumentPane
     from workbench.ui.explore.render import overlap_ranges
 

@@ -126,7 +126,7 @@ def test_the_lab_evaluates_a_hand_made_chunking_like_any_chunker(qtbot, make_win
 
     from workbench.core.ingest.chunkers.hand_edits import HandChunking
     from workbench.core.retrieve.strategy.presets import PRESETS
-    from workbench.core.workspace_cuts import base_chunker_json
+    from workbench.core.workspace.cuts import base_chunker_json
 
     # no edits yet: it cuts exactly as its base does
     hash_ws.cuts.edit("same", [], HandChunking("same", "plain", base_chunker_json(PRESETS["plain"].chunk)))

@@ -23,7 +23,7 @@ def guide_ws(hash_ws, tmp_path):
 
 def test_both_sides_cuts_are_drawn_on_one_text_with_agreement_and_figures(qtbot, guide_ws):
     from workbench.core.ingest.cut_agreement import DEFAULT_WITHIN, chunk_cuts, compare_cuts, diff_line
-    from workbench.core.retrieve.cut_compare import set_cut_diff
+    from workbench.core.inspect.cut_compare import set_cut_diff
     from workbench.ui.explore.cut_view import rendered_cuts
     from workbench.ui.explore.doc_view import DocumentPane
 
@@ -92,7 +92,7 @@ def test_one_side_offers_no_cuts_of_a_and_b(qtbot, guide_ws):
 
 
 def test_export_chunks_from_the_chunk_map(qtbot, guide_ws, tmp_path):
-    from workbench.core.retrieve.chunk_export import (
+    from workbench.core.inspect.chunk_export import (
         exported_chunks,
         parquet_available,
         read_exported_chunks,

@@ -8,9 +8,9 @@ from conftest import SAMPLE
 
 from workbench.core.ingest.documents import load_file
 from workbench.core.ingest.values import ChunkConfig
-from workbench.core.retrieve.workspace_cache import DOCUMENTS
 from workbench.core.store import Store
 from workbench.core.workspace import Workspace
+from workbench.core.workspace.cache import DOCUMENTS
 
 
 def test_the_store_parts_share_one_connection_and_its_transactions(tmp_path):

@@ -81,7 +81,7 @@ def diagnostics_lines(d: ChunkDiagnostics) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.core.retrieve.chunk_map import set_diagnostics
+    from workbench.core.inspect.chunk_map import set_diagnostics
 
     configs = [_config(value) for value in (args.chunker or [None])]  # bad chunkers refused before the store
     check_question_set(args.questions)

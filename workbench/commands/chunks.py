@@ -9,11 +9,11 @@ from pathlib import Path
 from workbench.commands.common import UserError, add_common, emit, open_workspace
 from workbench.commands.strategy_sets import named_strategy, strategy_set
 from workbench.core.ingest.chunkers.identity import chunking_label
-from workbench.core.retrieve.chunk_export import EXPORT_FORMATS, ExportError, check_target
+from workbench.core.inspect.chunk_export import EXPORT_FORMATS, ExportError, check_target
 
 
 def export(args: argparse.Namespace) -> int:
-    from workbench.core.retrieve.chunk_export import exported_chunks, write_chunk_export
+    from workbench.core.inspect.chunk_export import exported_chunks, write_chunk_export
 
     strategy = named_strategy(args, args.strategy)
     out = Path(args.out).expanduser()

@@ -14,7 +14,7 @@ from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.cut_agreement import DEFAULT_WITHIN, diff_line
 
 if TYPE_CHECKING:
-    from workbench.core.retrieve.cut_compare import SetCutDiff
+    from workbench.core.inspect.cut_compare import SetCutDiff
     from workbench.core.workspace import Workspace
 
 
@@ -28,7 +28,7 @@ def _records(ws: Workspace, diff: SetCutDiff) -> list[dict[str, object]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.core.retrieve.cut_compare import set_cut_diff
+    from workbench.core.inspect.cut_compare import set_cut_diff
 
     strategy_a, strategy_b = named_strategy(args, args.strategy_a), named_strategy(args, args.strategy_b)
     check_question_set(args.questions)

@@ -51,7 +51,7 @@ def _export_edits(ws: Workspace, path: Path) -> list[CutEdit]:
     ``read_exported_chunks``): a document is found by its id when the path matches, else by its path; each
     chunk's text must still be the stored text there."""
     from workbench.core.ingest.chunkers.hand_edits import CutEdit, text_sha
-    from workbench.core.retrieve.chunk_export import ExportError, read_exported_chunks
+    from workbench.core.inspect.chunk_export import ExportError, read_exported_chunks
 
     try:  # the read rules: a regular file (no FIFO, no device), the bound counted while reading
         chunks = read_exported_chunks(path, MAX_EXPORT_BYTES)
@@ -98,7 +98,7 @@ def _get(ws: Workspace, name: str) -> HandChunking:
 
 def run_edit(args: argparse.Namespace, ws: Workspace) -> int:
     from workbench.core.ingest.chunkers.hand_edits import HandChunking
-    from workbench.core.workspace_cuts import EditRefused, base_chunker_json, hand_name_problem
+    from workbench.core.workspace.cuts import EditRefused, base_chunker_json, hand_name_problem
 
     name = args.name.strip()
     if (problem := hand_name_problem(name)) is not None:

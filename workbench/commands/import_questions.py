@@ -16,7 +16,7 @@ FORMATS = ("chroma", "legalbench-rag", "qasper", "ragbench", "hicbench", "gutenq
 def run(args: argparse.Namespace) -> int:
     from workbench.core.evaluate.importers import READERS, import_parsed
     from workbench.core.evaluate.question_set import DatasetError
-    from workbench.core.evaluate.stored_sets import check_set_name
+    from workbench.core.evaluate.stored_question_sets import check_set_name
 
     source = existing_path(args.source, f"{args.format} file or folder")
     assert source is not None

@@ -65,7 +65,7 @@ def _writer(args: argparse.Namespace) -> tuple[Workspace, list[int] | None, Back
 
 def _into_stored_set(args: argparse.Namespace) -> int:
     """Drafts appended to a set stored in the data folder, unreviewed, each with its model and passage."""
-    from workbench.core.evaluate.stored_sets import check_set_name
+    from workbench.core.evaluate.stored_question_sets import check_set_name
     from workbench.core.evaluate.synthetic import generate_questions, store_drafts
 
     try:

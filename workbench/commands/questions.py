@@ -22,7 +22,7 @@ from workbench.core.spans import Span
 if TYPE_CHECKING:
     from workbench.core.store.question_sets import StoredQuestion
     from workbench.core.workspace import Workspace
-    from workbench.core.workspace_questions import SetSummary
+    from workbench.core.workspace.question_sets import SetSummary
 
 
 def stored_doc_id(ws: Workspace, doc: str) -> int:
@@ -107,7 +107,7 @@ def run_list(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def run_show(args: argparse.Namespace, ws: Workspace) -> int:
-    from workbench.core.evaluate.set_power import detectable_difference
+    from workbench.core.evaluate.question_set_power import detectable_difference
 
     read = ws.questions.read(args.name)
     docs = ws.questions.documents_of(read)
@@ -168,7 +168,7 @@ def run_delete(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def run_check(args: argparse.Namespace, ws: Workspace) -> int:
-    from workbench.core.evaluate.stored_sets import check_lines
+    from workbench.core.evaluate.stored_question_sets import check_lines
 
     read = ws.questions.read(args.name)
     problems = [*read.skipped, *check_lines(read.questions, ws.questions.documents_of(read))]
@@ -178,7 +178,7 @@ def run_check(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def run_export(args: argparse.Namespace, ws: Workspace) -> int:
-    from workbench.core.evaluate.set_export import export_chroma, export_jsonl
+    from workbench.core.evaluate.question_set_export import export_chroma, export_jsonl
 
     read = ws.questions.read(args.name)
     out = output_folder(args.out, JSONL_SET if args.format == "jsonl" else CHROMA_SET)

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from workbench.core.answer.needs import AnswerCorpus, AnswerWorkspace
-from workbench.core.evaluate.stored_sets import StoredSetView
+from workbench.core.evaluate.stored_question_sets import StoredSetView
 from workbench.core.index.build import IngestReport, Situator
 from workbench.core.ingest.tokens import TokenCounter
 from workbench.core.ingest.values import ChunkConfig
@@ -91,7 +91,7 @@ class EvalCorpus(AnswerCorpus, Protocol):
 
 
 class StoredSets(Protocol):
-    """The question sets stored in the data folder (``ws.questions``, ``core.workspace_questions.QuestionBank``)."""
+    """The question sets stored in the data folder (``ws.questions``, ``core.workspace.question_sets.QuestionBank``)."""
 
     def question_set(self, name: str, reviewed_only: bool = False) -> StoredSetView:
         """A stored set as evaluation runs on it."""

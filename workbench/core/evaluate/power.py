@@ -14,9 +14,10 @@ Below ``fewest_questions(α)`` (6 at α = 0.05) neither is given: the paired sig
 has a smallest p of ``2 / 2ⁿ``, so on fewer questions no difference, however large, reaches ``α``.
 
 One formula serves every place that says it: the paired statistics (``paired_tests``), a question set's
-"differences under ~N points look like noise" (``set_power``), the lab, ``eval --compare`` / ``--baseline`` and the
-advisor's confirm table. The spread is the one observed on these questions, so the figures hold for "questions
-like these"; the sign-flip test the comparisons use has about the t test's power at these sizes.
+"differences under ~N points look like noise" (``question_set_power``), the lab, ``eval --compare`` /
+``--baseline`` and the advisor's confirm table. The spread is the one observed on these questions, so the figures
+hold for "questions like these"; the sign-flip test the comparisons use has about the t test's power at these
+sizes.
 """
 
 from __future__ import annotations

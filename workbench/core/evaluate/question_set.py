@@ -60,7 +60,7 @@ class QuestionSet:
     max_file_mb: float = MAX_FILE_MB  # the size limit it was read with; its corpora are indexed with it too
     searched: tuple[str, ...] = ()  # the corpora chosen with subset(corpus=...); () = every corpus
     skipped: list[str] = field(default_factory=list)  # files in corpora/ that are not corpora, one line each
-    # A set stored in the data folder (``evaluate.stored_sets``): corpus id → the stored document it is; {} for
+    # A set stored in the data folder (``evaluate.stored_question_sets``): corpus id → the stored document it is; {} for
     # a folder, whose corpus files are matched to stored documents by path or content.
     stored_docs: dict[str, int] = field(default_factory=dict)
     # Question index → where the question came from (by hand, drafted, imported), kept in run records.

@@ -2,7 +2,7 @@
 runs and their questions, strategies saved by name. Frozen: a row is what was read, not a handle to change it.
 
 JSON columns stay the stored text (``object``: a damaged value may be anything); the readers that decode them
-(``evaluate.records``, ``workspace_records``) name a value that does not read.
+(``evaluate.records``, ``workspace.records``) name a value that does not read.
 """
 
 from __future__ import annotations

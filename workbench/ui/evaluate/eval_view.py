@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
 from workbench.core.evaluate.curves import budget_curves, has_budgets
 from workbench.core.evaluate.datasets import corpus_documents, load_question_set
 from workbench.core.evaluate.export import ExportError, export_results, summary_rows
+from workbench.core.evaluate.question_set_power import power_line
 from workbench.core.evaluate.records import list_runs, load_run
-from workbench.core.evaluate.set_power import power_line
 from workbench.core.evaluate.sweep import ConfigResult, compare_rows
 from workbench.core.outputs import write_files
 from workbench.core.retrieve.strategy.presets import Strategy

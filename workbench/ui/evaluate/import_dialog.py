@@ -139,7 +139,7 @@ class ImportQuestionsDialog(QDialog):
         the import (read the files, locate every reference, write nothing); once previewed, import."""
         from workbench.core.evaluate.importers import READERS, import_parsed
         from workbench.core.evaluate.importers.base import preview
-        from workbench.core.evaluate.stored_sets import check_set_name
+        from workbench.core.evaluate.stored_question_sets import check_set_name
 
         if self.task.running:
             return False

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.evaluate.set_export import export_chroma, export_jsonl
+from workbench.core.evaluate.question_set_export import export_chroma, export_jsonl
 from workbench.core.spans import Span
 from workbench.ui.basics.wording import for_the_window
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.ingest.chunkers.identity import chunking_label
-from workbench.core.retrieve.chunk_export import (
+from workbench.core.inspect.chunk_export import (
     EXPORT_FORMATS,
     ExportError,
     ExportResult,

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from workbench.core.ingest.chunk_diagnostics import ChunkDiagnostics, counts_in_bins, with_references
 from workbench.core.ingest.chunkers.identity import chunking_label
-from workbench.core.retrieve.chunk_map import document_diagnostics, reference_splits, set_diagnostics
+from workbench.core.inspect.chunk_map import document_diagnostics, reference_splits, set_diagnostics
 from workbench.core.spans import Span
 from workbench.ui.basics.theme import MUTED, SIDE_COLOURS
 from workbench.ui.explore.render import overlap_ranges

@@ -27,7 +27,7 @@ from workbench.core.ingest.chunkers.choice import chunker_name
 from workbench.core.ingest.chunkers.errors import ChunkerError
 from workbench.core.ingest.chunkers.hand_edits import CutEdit, HandChunking, text_sha
 from workbench.core.spans import Span
-from workbench.core.workspace_cuts import HAND_PREFIX, EditRefused, base_chunker_json, hand_name_problem
+from workbench.core.workspace.cuts import HAND_PREFIX, EditRefused, base_chunker_json, hand_name_problem
 from workbench.ui.explore.view_undo import UndoSource, edit_time, view_undo
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from PySide6.QtGui import QTextCharFormat, QTextDocument
 from PySide6.QtWidgets import QWidget
 
 from workbench.core.ingest.cut_agreement import DEFAULT_WITHIN, CutDiff, DocumentCuts, diff_line
-from workbench.core.retrieve.cut_compare import document_cut_diff, set_cut_diff
+from workbench.core.inspect.cut_compare import document_cut_diff, set_cut_diff
 from workbench.core.spans import Span
 from workbench.ui.basics.theme import KINDS_PROPERTY, cut_marker_format
 from workbench.ui.explore.render import PositionMap

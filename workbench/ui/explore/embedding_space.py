@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.ingest.chunkers.identity import chunking_label
-from workbench.core.retrieve.embedding_space import DEFAULT_LIMIT, Projection, projection_methods, set_projection
+from workbench.core.inspect.embedding_space import DEFAULT_LIMIT, Projection, projection_methods, set_projection
 from workbench.core.spans import Span
 from workbench.ui.basics.colours import line_colour
 from workbench.ui.basics.theme import MUTED, SIDE_COLOURS, current_palette

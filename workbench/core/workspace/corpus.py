@@ -18,9 +18,9 @@ from workbench.core.ingest.headings import section_spans
 from workbench.core.ingest.tokens import TokenCounter, counter_for_model
 from workbench.core.ingest.values import Windowing
 from workbench.core.jobs import CancelToken, ProgressSink
-from workbench.core.retrieve.workspace_cache import WorkspaceCache
 from workbench.core.spans import Span
 from workbench.core.store import Store, ThreadStores
+from workbench.core.workspace.cache import WorkspaceCache
 
 
 class CorpusLookups:

@@ -3,7 +3,7 @@ text, re-located when a document is indexed again (or flagged *needs review*, ne
 located exactly, and a stored set turned into the ``QuestionSet`` the lab, ``eval`` and ``advise`` run on.
 
 Plain functions over the store's rows (``core.store.question_sets``) and documents; the workspace part
-``core.workspace_questions.QuestionBank`` calls them.
+``core.workspace.question_sets.QuestionBank`` calls them.
 """
 
 from __future__ import annotations

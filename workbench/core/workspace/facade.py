@@ -31,17 +31,17 @@ from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, JobPlan, ProgressEvent, ProgressSink
 from workbench.core.llm.base import Backend
 from workbench.core.llm.open import pipeline_backend
-from workbench.core.retrieve.corpus_lookups import CorpusLookups
 from workbench.core.retrieve.inputs import SearchInputs
 from workbench.core.retrieve.pipeline import Retriever, SearchResult
 from workbench.core.retrieve.search import question_problem
 from workbench.core.retrieve.strategy.presets import Strategy
-from workbench.core.retrieve.workspace_cache import DOCUMENTS, WorkspaceCache
 from workbench.core.store import DB_NAME, DocumentGone, Scope, Store, ThreadStores
-from workbench.core.workspace_cuts import Cuts
-from workbench.core.workspace_questions import QuestionBank
-from workbench.core.workspace_records import Records
-from workbench.core.workspace_sets import ChunkSets
+from workbench.core.workspace.cache import DOCUMENTS, WorkspaceCache
+from workbench.core.workspace.chunk_sets import ChunkSets
+from workbench.core.workspace.corpus import CorpusLookups
+from workbench.core.workspace.cuts import Cuts
+from workbench.core.workspace.question_sets import QuestionBank
+from workbench.core.workspace.records import Records
 
 # reading a file versus cutting and embedding its text (per character: about 500,000/s read, 2,000,000/s cut,
 # 20,000/s embedded before this machine measured its rate): reading is a small part of indexing

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 
 from workbench.core.evaluate.question_rule import question_refusal, question_text
 from workbench.core.evaluate.question_set import DatasetError
-from workbench.core.evaluate.set_power import power_line
-from workbench.core.evaluate.stored_sets import (
+from workbench.core.evaluate.question_set_power import power_line
+from workbench.core.evaluate.stored_question_sets import (
     StoredSetView,
     as_question_set,
     check_names_free,
@@ -187,7 +187,7 @@ class QuestionBank:
         return {d: doc for d in sorted(ids) if (doc := self._maybe_doc(d)) is not None}
 
     def question_set(self, name: str, reviewed_only: bool = False) -> StoredSetView:
-        """The set as the lab, ``eval`` and ``advise`` run on it (``stored_sets.as_question_set``); a row that
+        """The set as the lab, ``eval`` and ``advise`` run on it (``stored_question_sets.as_question_set``); a row that
         could not be read is named in its warnings."""
         read = self.read(name)
         view = as_question_set(name, read.questions, self.documents_of(read), reviewed_only)

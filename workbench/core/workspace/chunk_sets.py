@@ -31,7 +31,6 @@ from workbench.core.ingest.values import ChunkConfig
 from workbench.core.jobs import CancelToken, ProgressEvent, ProgressSink
 from workbench.core.llm.base import LLMError
 from workbench.core.retrieve.loaded_set import LoadedSet
-from workbench.core.retrieve.workspace_cache import WorkspaceCache
 from workbench.core.store import (
     ChunkSetInfo,
     ChunkTable,
@@ -42,6 +41,7 @@ from workbench.core.store import (
     ThreadStores,
     WriteRefused,
 )
+from workbench.core.workspace.cache import WorkspaceCache
 
 SNAPSHOT_WAIT_S = 600.0  # how long a reader waits for a writer to finish saving a chunk set's vector index
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from workbench.core.evaluate.datasets import CORPORA_DIR, save_question_set
-from workbench.core.evaluate.stored_sets import corpus_ids
+from workbench.core.evaluate.stored_question_sets import corpus_ids
 from workbench.core.ingest.documents import Document
 from workbench.core.outputs import JSONL_SET, claim_folder
 from workbench.core.store.question_sets import StoredQuestion
