@@ -112,12 +112,18 @@ def hash_ws(tmp_path, hash_embedder):
 
 
 @pytest.fixture
-def hash_sample_ws(hash_ws):
-    """``hash_ws`` with the sample corpus indexed: for UI plumbing tests whose assertions do not depend on
-    which chunks the real model ranks first (no model loaded, indexing takes well under a second)."""
-    report = hash_ws.add_paths([str(SAMPLE)])
-    assert not report.failed, report.failed
-    return hash_ws
+def hash_sample_ws(tmp_path, hash_embedder, hash_sample_data_dir):
+    """A workspace embedding with ``hash_embedder`` over a copy of ``hash_sample_data_dir`` (the sample corpus
+    indexed once per session, copied in milliseconds): for UI plumbing tests whose assertions do not depend on
+    which chunks the real model ranks first. A test that watches the indexing itself indexes into ``hash_ws``."""
+    import shutil
+
+    from workbench.core.workspace import Workspace
+
+    shutil.copytree(hash_sample_data_dir, tmp_path / "hashed")
+    ws = Workspace(tmp_path / "hashed", embedder=hash_embedder)
+    yield ws
+    ws.close()
 
 
 @pytest.fixture(scope="session")
