@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -232,6 +232,12 @@ class AdviseView(QWidget):
         self._task: Worker | None = None
         self._started = 0.0
         self._limit = 0.0
+        self._live_run = ""  # the running advice's record id, once found
+        self._runs_before: set[str] = set()  # advice records that were there before the run started
+        self._live_timer = QTimer(self)  # scored trials are drawn at most every half second, from the record
+        self._live_timer.setSingleShot(True)
+        self._live_timer.setInterval(500)
+        self._live_timer.timeout.connect(self.draw_live)
         self.budget_used = 1000
         self.rows: list[dict[str, Any]] = []
         self.confirm_indexes: list[int] = []
@@ -394,10 +400,12 @@ class AdviseView(QWidget):
             return False
         ws, limit = self.ws, 60.0 * self.limit.value()
         self._begin(Worker(lambda progress, cancel: resume_job(ws, run_id, limit, progress, cancel), "advice"),
-                    limit, f"resuming advice {run_id}, at most {self.limit.value()} min more…")
+                    limit, f"resuming advice {run_id}, at most {self.limit.value()} min more…", run_id)
         return True
 
-    def _begin(self, task: Worker, limit: float, status: str) -> None:
+    def _begin(self, task: Worker, limit: float, status: str, run_id: str = "") -> None:
+        self._live_run = run_id  # the record the run writes after every trial ("": a new one, found when written)
+        self._runs_before = {r.id for r in list_runs(self.ws) if r.kind == "advice"} if not run_id else set()
         self._task = task
         self._limit = limit
         self._started = time.monotonic()
@@ -428,6 +436,27 @@ class AdviseView(QWidget):
         if not event.total and event.message:
             self.log.appendPlainText(event.message)
             self.status.setText(event.message)
+            if "→ recall" in event.message and not self._live_timer.isActive():  # a trial was scored (and
+                self._live_timer.start()  # recorded): the plot shows it within half a second
+
+    def draw_live(self) -> bool:
+        """Draw the trials the running advice has scored so far (read from its record, written after every
+        trial); False when the run has recorded nothing yet."""
+        if self._task is None:
+            return False
+        if not self._live_run:
+            new = [r for r in list_runs(self.ws) if r.kind == "advice" and r.id not in self._runs_before]
+            if not new:
+                return False
+            self._live_run = max(new, key=lambda r: r.started).id
+        try:
+            summary = find_run(self.ws, self._live_run).summary
+        except (KeyError, ValueError):  # gone, or not readable (yet): the next trial tries again
+            return False
+        trials = [Trial.from_dict(t) for t in summary.get("trials", [])]
+        self.plot.show_trials(trials, [int(n) for n in summary.get("pareto", [])],
+                              any(t.fold is not None for t in trials))
+        return bool(self.plot.trials)
 
     def _done(self, message: str) -> None:
         self._task = None

@@ -86,6 +86,7 @@ class EvalView(QWidget):
         self.pool = self.jobs.pool
         self.inputs = LabInputs()
         self.stored_set = ""  # the name of the set stored in the data folder the lab runs on ("" for a folder)
+        self.stored_notes: list[str] = []  # what loading the stored set left out, and why
         self.sweep = SweepRun(workspace, self.inputs, self.jobs, self.model, self._on_recorded)
         i = self.inputs
         self.open_button, self.bundled_button, self.bundled_menu = i.open_button, i.bundled_button, i.bundled_menu
@@ -175,6 +176,7 @@ class EvalView(QWidget):
         self.questions_tab.questionActivated.connect(self.questionActivated)
         self.questions_tab.evaluateSet.connect(self.evaluate_stored_set)
         self.questions_tab.setsShown.connect(self._follow_stored_set)
+        self.model.documentsChanged.connect(lambda: self.questions_tab.refresh())  # counts and states follow
 
     # ----- inputs ----------------------------------------------------------------------------
     def _choose_set(self) -> None:
@@ -199,8 +201,17 @@ class EvalView(QWidget):
         strategies."""
         if not self.load_stored_set(name):
             return False
+        qset = self.model.question_set
+        total = len(self.ws.questions.read(name).questions)
+        kept = len(qset.questions) if qset is not None else 0
+        notes = "; ".join(self.stored_notes)
+        words = for_the_window(f"Evaluating {kept} of {total} question(s) of {name}" + (f": {notes}" if notes else ""))
+        self.questions_tab.status.setText(words)
         self.lab_tabs.setCurrentIndex(0)
-        return self.start()
+        started = self.start()
+        if started and kept < total:  # the sweep's line says what it leaves out, too
+            self.status.setText(f"{self.status.text()} — {words}")
+        return started
 
     def load_stored_set(self, name: str) -> bool:
         """Make the set ``name`` stored in the data folder the lab's set (its unreviewed drafts left out when
@@ -216,6 +227,7 @@ class EvalView(QWidget):
         if view.unreviewed and not self.inputs.reviewed_only.isChecked():
             notes.append(f"{view.unreviewed} unreviewed draft(s) are scored with the rest (Reviewed only leaves "
                          "them out)")
+        self.stored_notes = notes
         self.status.setText(for_the_window("; ".join(notes)))
         return True
 

@@ -278,7 +278,8 @@ class QuestionsView(QWidget):
         for n, q in enumerate(read.questions, start=1):
             refs = "; ".join(f"{r.doc_id}:{r.start}-{r.end} {' '.join(r.content.split())[:40]!r}"
                              for r in q.references)
-            state = "needs review" if q.needs_review else (
+            why = next((r.status_note for r in q.references if r.status_note), "")
+            state = (f"needs review: {why}" if why else "needs review") if q.needs_review else (
                 "unreviewed" if q.provenance.origin == "drafted" and not q.provenance.reviewed else "ok")
             row = self.table.rowCount()
             self.table.insertRow(row)

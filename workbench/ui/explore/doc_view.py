@@ -21,6 +21,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
+from workbench.core.store.values import DocumentGone
 from workbench.ui.explore.chunk_export_dialog import ExportChunksDialog
 from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
 from workbench.ui.explore.cut_curve import CutCurve
@@ -164,6 +165,7 @@ class DocumentPane(QWidget):
         self.cut_curve = CutCurve(workspace)  # under the chunk map of a semantic chunker: why it cut there
         self.cut_curve.boundaryClicked.connect(lambda doc_id, offset: self.show_doc(doc_id, offset))
         self._picked: str | None = None  # the picker's entry chosen by hand ("", "A" or "B")
+        self._results_note = ""  # why the highlights are not the current question's ("" when they are)
         self._scroll_to: int | None = None  # where the next drawing scrolls to (a new question's focus)
         self.note = WrappedLabel("")  # why the highlights are not the current question's
         self.note.setObjectName("staleNote")
@@ -208,6 +210,7 @@ class DocumentPane(QWidget):
         view to that span's document and start (a new question: its first reference span or first passage);
         ``note`` says in words why the highlights are not the current question's (the view is greyed)."""
         self.result_a, self.result_b, self.reference = result_a, result_b, list(reference)
+        self._results_note = note
         self.note.setText(note)
         self.note.setVisible(bool(note))
         self.view.set_stale(bool(note))
@@ -237,13 +240,12 @@ class DocumentPane(QWidget):
     def fill_picker(self) -> None:
         """Read the data folder's documents again and list them (``_fill``); called when they change (another
         process or a job here), so a removed document leaves the list and the view."""
+        before = self._library or {}
         self._library = {int(r["id"]): str(r.get("title") or Path(str(r["path"])).name)
                          for r in self.ws.records.documents()}
         self._fill()
         if self.doc_id is not None and self.doc_id not in self._library:  # removed from the data folder meanwhile
-            self.doc_id, self._drawn = None, None
-            self.view.reset()
-            self.info.setText("")
+            self._gone(self.doc_id, before.get(self.doc_id, ""))
 
     def _fill(self) -> None:
         """List the documents with passages or reference spans (with their passage counts), then, after a
@@ -256,8 +258,11 @@ class DocumentPane(QWidget):
         self.picker.clear()
         for doc_id, count in self._passage_docs.items():
             name = self._library.get(doc_id)
-            if name is None:  # indexed since the names were read
-                doc = self.ws.corpus.document(doc_id)
+            if name is None:  # indexed since the names were read, or removed since the results were made
+                try:
+                    doc = self.ws.corpus.document(doc_id)
+                except DocumentGone:
+                    continue  # its passages are of a document the library no longer holds
                 name = doc.title or Path(doc.path).name
             self.picker.addItem(f"{name}  ({count} passage(s))", doc_id)
         rest = sorted(((i, n) for i, n in self._library.items() if i not in self._passage_docs),
@@ -349,7 +354,15 @@ class DocumentPane(QWidget):
         if doc_id is None:
             return
         self._timer.stop()
+        try:
+            self.ws.corpus.document(doc_id)
+        except DocumentGone:
+            self._gone(doc_id)
+            return
         self.doc_id = doc_id
+        if self.note.text() != self._results_note:  # a document shown again: only the results' note stays
+            self.note.setText(self._results_note)
+            self.note.setVisible(bool(self._results_note))
         i = self.picker.findData(doc_id)
         if i >= 0:
             self.picker.setCurrentIndex(i)
@@ -370,6 +383,19 @@ class DocumentPane(QWidget):
             self.rendered.emit(doc_id)
         if offset is not None:
             self.view.scroll_to(doc_id, offset)
+
+    def _gone(self, doc_id: int, name: str = "") -> None:
+        """Document ``doc_id`` is no longer stored (removed here or by another process): the view says so in
+        words instead of drawing it."""
+        name = name or (self._library or {}).get(doc_id) or f"document {doc_id}"
+        self.doc_id, self._drawn = None, None
+        self.view.reset()
+        self.picker.setCurrentIndex(-1)
+        self.info.setText("")
+        self.note.setText(f"{name} was removed from the library: its text and highlights are gone. Choose "
+                          "another document in the list, or search again.")
+        self.note.show()
+        self._show_chunk_summary(doc_id, None)
 
     def _show_chunk_summary(self, doc_id: int, side: str | None) -> None:
         rt = self.view.runtime
