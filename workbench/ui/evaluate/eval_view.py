@@ -70,6 +70,9 @@ if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
 
 
+PLOT_MIN = 200  # a plot's least useful height (``window.tasks`` checks it at the window's opening sizes)
+
+
 class EvalView(QWidget):
     """Evaluation lab: strategies × sweep over a question set, with table, plot, drill-down and export."""
 
@@ -123,7 +126,9 @@ class EvalView(QWidget):
         self.questions.setSortingEnabled(True)
         header = self.questions.horizontalHeader()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the question text gets the room
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the question text gets the room …
+        for col in range(2, self.questions.columnCount()):  # … the figures' headers are read whole
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
         row = QHBoxLayout()
@@ -138,11 +143,18 @@ class EvalView(QWidget):
         self.lower_tabs.addTab(lower, "Questions")
         self.lower_tabs.addTab(self.flip_browser, "Flips A ↔ B")
         self.lower_tabs.addTab(self.baseline_panel, "Against a baseline")
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = self.sweep_split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.top_split)
         split.addWidget(self.lower_tabs)
+        split.setChildrenCollapsible(False)  # a dragged divider stops at a pane's least, never hides it
+        split.setStretchFactor(0, 3)  # the plots take the height first …
+        split.setStretchFactor(1, 2)
+        for plot in (self.plot.view, self.curve_plot):  # … a plot is of no use below PLOT_MIN pixels
+            plot.setMinimumHeight(PLOT_MIN)
         sweep_page = QWidget()  # the lab's first tab; the advisor is the second
         sweep_layout = QVBoxLayout(sweep_page)
+        sweep_layout.setContentsMargins(6, 4, 6, 4)  # the plots keep the pixels (1280×720 without scrolling)
+        sweep_layout.setSpacing(4)
         sweep_layout.addWidget(self.inputs)
         sweep_layout.addWidget(split, 1)
         self.lab_tabs.addTab(sweep_page, "Sweep")
@@ -424,13 +436,16 @@ class EvalView(QWidget):
         if cr is None:
             return
         row = cr.rows[item.data(Qt.ItemDataRole.UserRole)]
+        # the row's configuration on B, the one it is compared with on A (it opened with Explore's strategies)
+        other = other_configuration(self.results, cr.config.key, self.compare_to.currentData())
+        self.strategiesActivated.emit((other or cr).config.strategy, cr.config.strategy)
         self.questionActivated.emit(row.question, self.reference_spans(row.q_index, row.question))
 
     def open_question(self, q_index: int) -> bool:
         """Select question ``q_index`` in the question table and drill into it (as a double-click does)."""
         for i in range(self.questions.rowCount()):
             item = self.questions.item(i, 0)
-            if item is not None and item.data(Qt.ItemDataRole.DisplayRole) == q_index:
+            if item is not None and item.data(Qt.ItemDataRole.DisplayRole) == q_index + 1:  # numbered from 1
                 self.questions.selectRow(i)
                 self.questions.scrollToItem(item)
                 self._activate(item)

@@ -80,8 +80,11 @@ class ImportQuestionsDialog(QDialog):
         form.addRow("From", row)
         form.addRow("", self.hint)
         form.addRow("Into set", self.set_name)
+        self.close_button = QPushButton("Cancel")  # closes the dialog; a running import is cancelled first
+        self.close_button.clicked.connect(self.reject)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
+        buttons.addWidget(self.close_button)
         buttons.addWidget(self.start_button)
         lay = QVBoxLayout(self)
         lay.addLayout(form)

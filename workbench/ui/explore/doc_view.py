@@ -290,6 +290,8 @@ class DocumentPane(QWidget):
         if i >= 0:
             self.colour.setCurrentIndex(i)
             self._colour_changed()
+        elif side:  # not offered yet (no results): chosen when the results come
+            self._picked = CHUNKS + side
 
     def set_evidence_side(self, side: str | None) -> None:
         """Colour ``side``'s evidence (``"A"``, ``"B"``) or the returned text (None), as if picked by hand,

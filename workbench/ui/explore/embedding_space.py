@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
 
+PLOT_MIN = 200  # the plot's least useful height (pixels)
 COLOURED_DOCS = 10  # the documents with the most points get a colour each; the rest share grey
 LISTED = 300  # chunks listed by a selection (the rest counted)
 UMAP_HINT = "UMAP needs the optional umap-learn package: pip install 'chunk-workbench[umap]'"
@@ -174,7 +175,7 @@ class EmbeddingSpaceView(QWidget):
         self.plot: Any = pg.PlotWidget(viewBox=self.box)  # pyqtgraph has no type information
         self.plot.hideAxis("bottom")
         self.plot.hideAxis("left")
-        self.plot.setMinimumHeight(40)
+        self.plot.setMinimumHeight(PLOT_MIN)  # the window makes room for it when the tab is in front
         self.reset = reset_button([self.box], self.set_ranges, self)
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
@@ -233,7 +234,14 @@ class EmbeddingSpaceView(QWidget):
         lay.addLayout(body, 1)
         outer = QVBoxLayout(self)  # a short tab scrolls rather than taking height from the passages above
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(fitted(inner))
+        self.page = fitted(inner)
+        self.page.setObjectName("embeddingPage")
+        outer.addWidget(self.page)
+
+    def least_height(self) -> int:
+        """The least height the tab is of use in: its plot ``PLOT_MIN`` pixels tall with its line above."""
+        inner = self.page.widget()
+        return (inner.minimumSizeHint().height() if inner is not None else PLOT_MIN) + 2
 
     # ----- what to show ------------------------------------------------------------------------
     @property

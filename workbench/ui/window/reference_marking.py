@@ -144,6 +144,6 @@ class ReferenceMarking(QObject):
         dialog = self.import_dialog = ImportQuestionsDialog(host.ws, host.store_jobs, self.parent_widget)
         if host.eval_view is not None:
             tab = host.eval_view.questions_tab
-            dialog.imported.connect(lambda name: tab.refresh(choose=name))
+            dialog.imported.connect(tab.show_imported)
         dialog.open()
         return dialog

@@ -1,0 +1,100 @@
+"""Smaller defects of issue 50: the lab numbers its questions from 1, as the Questions tab does; one side shown,
+the answer comes from A's passages (it said "Answer from B's passages"); an import's status line says what was
+imported (it kept "reference … added"); the import and contextualize dialogs have a Cancel that closes them
+(pytest-qt, offscreen, hashed embedder)."""
+
+from __future__ import annotations
+
+from ui_support import WAIT_MS, search
+
+from workbench.core.spans import Span
+
+pytest_plugins = ["ui_support"]
+
+
+def test_the_lab_numbers_its_questions_from_one(qtbot, make_window, hash_sample_ws):
+    ws = hash_sample_ws
+    ids = [int(d["id"]) for d in ws.records.documents()]
+    ws.questions.create("two", library=True)
+    for d in ids[:2]:
+        ws.questions.add("two", f"what does document {d} begin with?", [Span(d, 0, 60)])
+    window = make_window(ws)
+    lab = window.eval_view
+    window.set_task("lab")
+    assert lab.load_stored_set("two")
+    lab.set_checked(["plain"])
+    with qtbot.waitSignal(lab.runFinished, timeout=WAIT_MS):
+        assert lab.start()
+    lab.summary.selectRow(0)
+    numbers = sorted(lab.questions.item(i, 0).data(0) for i in range(lab.questions.rowCount()))
+    assert numbers == [1, 2], "numbered as the Questions tab numbers them"
+    tab = lab.questions_tab
+    tab.refresh(choose="two")
+    assert [tab.table.item(i, 0).text() for i in range(tab.table.rowCount())] == ["1", "2"]
+
+
+def test_one_side_shown_the_answer_comes_from_a(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
+    panel = window.answer
+    window.model.set_side_by_side(True)
+    panel.set_sides("B")
+    window.model.set_side_by_side(False)
+    assert panel.answer_sides() == ("A",)
+    titles = [c.title.text() for c in panel.columns.values() if c.isVisibleTo(panel) and c.title.isVisibleTo(panel)]
+    assert not any("B's passages" in t for t in titles), titles
+    window.model.set_side_by_side(True)
+    assert panel.answer_sides() == ("B",), "B's choice comes back with B"
+
+
+def test_an_import_says_what_it_imported(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
+    search(qtbot, window)
+    tab = window.eval_view.questions_tab
+    assert tab.new_set("mine")
+    doc = int(hash_sample_ws.records.documents()[0]["id"])
+    assert tab.add_reference(Span(doc, 0, 40), "what comes first?")
+    assert "added" in tab.status.text()
+    hash_sample_ws.questions.create("imported one", library=True)  # as the import job leaves it
+    dialog = window.marking.open_import()
+    dialog.imported.emit("imported one")
+    assert tab.current_set == "imported one"
+    assert "imported" in tab.status.text() and "added" not in tab.status.text()
+    assert dialog.close_button.text() == "Cancel"
+    dialog.close_button.click()
+    assert not dialog.isVisible()
+
+
+def test_the_contextualize_dialog_has_a_cancel(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
+    dialog = window.dialogs.open_contextualize()
+    qtbot.waitUntil(dialog.isVisible, timeout=WAIT_MS)
+    assert dialog.close_button.text() == "Cancel"
+    dialog.close_button.click()
+    assert not dialog.isVisible() and not dialog.running
+
+
+def test_a_lab_question_opens_with_its_rows_configuration(qtbot, make_window, hash_sample_ws):
+    from dataclasses import replace
+
+    ws = hash_sample_ws
+    ids = [int(d["id"]) for d in ws.records.documents()]
+    ws.questions.create("two", library=True)
+    for d in ids[:2]:
+        ws.questions.add("two", f"what does document {d} begin with?", [Span(d, 0, 60)])
+    window = make_window(ws)
+    lab = window.eval_view
+    window.set_task("lab")
+    assert lab.load_stored_set("two")
+    lab.set_checked(["plain", "neighbours"])
+    lab.budgets.setText("400")
+    with qtbot.waitSignal(lab.runFinished, timeout=WAIT_MS):
+        assert lab.start()
+    chosen = lab.results[1]
+    lab.select_configuration(chosen.config.key)
+    compare = window.compare
+    with qtbot.waitSignals([compare.a.resultShown, compare.b.resultShown], timeout=WAIT_MS):
+        lab.questions.itemActivated.emit(lab.questions.item(0, 1))
+    assert window.task == "explore"
+    assert replace(window.model.strategy("B"), name="") == replace(chosen.config.strategy, name=""), \
+        "B runs the row's configuration (its budget too), not Explore's strategy"
+    assert window.model.strategy("B").budget == 400
