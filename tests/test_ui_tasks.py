@@ -167,3 +167,26 @@ def test_a_question_chosen_while_marking_stays_in_the_marking_task(qtbot, monkey
     q = marked_ws.questions.question("marked", 2)
     assert window.task == "mark", "the task stays: the document view beside the list shows the question"
     assert window.model.question == q.text and window.compare.doc_pane.doc_id == q.references[0].doc_id
+
+
+def test_the_tasks_arrangements_survive_a_restart(qtbot, monkeypatch, make_window, marked_ws, ui_settings):
+    on_screen(monkeypatch, 1280, 720)
+    first = make_window(marked_ws)
+    _settle(qtbot)
+    explore_library = first.left_tabs.isVisibleTo(first)
+    explore_main = first.main_split.sizes()
+    first.set_task("mark")
+    _settle(qtbot)
+    total = sum(first.main_split.sizes())
+    first.main_split.setSizes([520, total - 520])
+    mark_main = first.main_split.sizes()
+    first.close()  # closed while marking
+    window = make_window(marked_ws, ui_settings)
+    _settle(qtbot)
+    assert window.task == "explore" and window.left_tabs.isVisibleTo(window) == explore_library
+    if explore_library:
+        assert window.main_split.sizes() == explore_main, "Explore opens as Explore was, not as marking was"
+    assert window.left_tabs.indexOf(window.eval_view.questions_tab) < 0
+    window.set_task("mark")
+    _settle(qtbot)
+    assert window.main_split.sizes() == mark_main, "marking opens as it was left"

@@ -287,6 +287,8 @@ class MainWindow(QMainWindow):
         frame = layout.place_window(self, s)
         self.screen_key = layout.screen_key(layout.available_rect(self))
         restored = layout.restore_splitters(s, self.splitters(), self.screen_key)
+        for task in ("mark", "cuts"):
+            self.task_states[task] = TaskState.from_json(str(s.value(f"tasks/{self.screen_key}/{task}", "") or ""))
         if "main" not in restored:
             self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, frame.width() - layout.LIBRARY_WIDTH)])
         if "results" not in restored:
@@ -557,6 +559,10 @@ class MainWindow(QMainWindow):
         s = self.settings
         prefs.save_layout(s, self, {})
         layout.save_splitters(s, self.splitters(), self.screen_key)
+        if self.task in ("mark", "cuts"):
+            self._keep_task_state(self.task)
+        for task in ("mark", "cuts"):  # their arrangements, per screen size (Explore's are the splitters above)
+            s.setValue(f"tasks/{self.screen_key}/{task}", self.task_states[task].to_json())
         s.setValue("view/library", self.left_tabs.isVisibleTo(self))
         s.setValue("view/knobs", self.compare.knobs_shown())
         s.setValue("view/document", self.compare.document_shown())
@@ -576,7 +582,10 @@ class MainWindow(QMainWindow):
             runner.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Save settings, stop jobs, then close."""
+        """Save settings, stop jobs, then close (Explore's arrangement is the one the next start opens in; the
+        other tasks' arrangements are kept beside it)."""
+        if self.task in ("mark", "cuts"):
+            self._enter("explore")
         self.save_settings()
         self.shutdown()
         super().closeEvent(event)

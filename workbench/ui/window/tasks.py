@@ -15,6 +15,7 @@ window opens on laptops.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -50,6 +51,24 @@ class TaskState:
     library: bool | None = None
     bottom: int | None = None
     split_moved: bool = False
+
+    def to_json(self) -> str:
+        """The state as a settings value."""
+        return json.dumps({"sizes": self.sizes, "knobs": self.knobs, "library": self.library, "bottom": self.bottom,
+                           "split_moved": self.split_moved})
+
+    @classmethod
+    def from_json(cls, text: str) -> TaskState:
+        """A state read back from ``to_json``; a fresh one (the task's defaults) when ``text`` does not read."""
+        try:
+            raw = json.loads(text) if text else {}
+            sizes = {str(k): [int(x) for x in v] for k, v in dict(raw.get("sizes") or {}).items()}
+            knobs, library, bottom = raw.get("knobs"), raw.get("library"), raw.get("bottom")
+            return cls(sizes, knobs if isinstance(knobs, bool) else None,
+                       library if isinstance(library, bool) else None, bottom if isinstance(bottom, int) else None,
+                       bool(raw.get("split_moved", False)))
+        except (ValueError, TypeError, AttributeError):
+            return cls()
 
 
 @dataclass(frozen=True)
