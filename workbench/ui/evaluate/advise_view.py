@@ -304,8 +304,9 @@ class AdviseView(QWidget):
         for w in (QLabel("Budget"), self.budget, QLabel("Time limit"), self.limit, self.seed, self.folds, self.rule,
                   QLabel("Save as"), self.name, self.run_button, self.cancel_button):
             top.addWidget(w)
-        top.addWidget(self.progress, 1)
+        top.addStretch(1)
         runs = QHBoxLayout()
+        runs.addWidget(self.progress, 2)  # its own room: the phase and the seconds read whole
         runs.addWidget(QLabel("Recorded"))
         runs.addWidget(self.recorded, 1)
         runs.addWidget(self.open_button)

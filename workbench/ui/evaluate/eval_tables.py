@@ -56,6 +56,8 @@ def make_table(columns: list[str]) -> QTableWidget:
     t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     t.horizontalHeader().setStretchLastSection(True)
+    t.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)  # never cut at both ends ("ecall % (in-samp")
+    t.resizeColumnsToContents()  # the headers whole while the table is empty
     for col, text in enumerate(columns):  # a header narrower than its text is elided: the tooltip has it whole
         item = t.horizontalHeaderItem(col)
         if item is not None and not item.toolTip():

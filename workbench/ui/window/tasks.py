@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QTableWidget, QWidget
 
 from workbench.ui.answer.answer_column import ANSWER_LINES
@@ -167,7 +168,8 @@ def _header_problems(table: QTableWidget) -> list[str]:
             continue
         text = item.text()
         need = header.sectionSizeHint(col)  # the text, the margins and a sort indicator
-        if need > header.sectionSize(col) and text not in (item.toolTip() or ""):
+        elided = header.textElideMode() != Qt.TextElideMode.ElideNone and text in (item.toolTip() or "")
+        if need > header.sectionSize(col) and not elided:
             out.append(f"the header “{text}” of {table.objectName() or type(table.parent()).__name__}: "
                        f"{header.sectionSize(col)} px for {need}")
     return out
