@@ -98,3 +98,20 @@ def test_a_lab_question_opens_with_its_rows_configuration(qtbot, make_window, ha
     assert replace(window.model.strategy("B"), name="") == replace(chosen.config.strategy, name=""), \
         "B runs the row's configuration (its budget too), not Explore's strategy"
     assert window.model.strategy("B").budget == 400
+
+
+def test_the_library_never_scrolls_sideways_empty_or_full(qtbot, monkeypatch, make_window, hash_ws):
+    from ui_support import on_screen
+
+    on_screen(monkeypatch, 1280, 720)
+    window = make_window(hash_ws)  # an empty library: the panel is shown
+    table = window.library.table
+    qtbot.waitUntil(table.isVisible, timeout=WAIT_MS)
+    qtbot.wait(50)
+    assert not table.horizontalScrollBar().isVisible(), [table.columnWidth(i) for i in range(4)]
+    assert table.columnWidth(3) >= 70, "Details keeps a few words"
+    with qtbot.waitSignal(window.library.indexingFinished, timeout=WAIT_MS):
+        window.index_sample()
+    qtbot.wait(50)
+    assert table.topLevelItemCount() == 6
+    assert not table.horizontalScrollBar().isVisible(), [table.columnWidth(i) for i in range(4)]

@@ -87,7 +87,7 @@ class QuestionsView(QWidget):
         self.table.setColumnWidth(3, 260)
         self.table.setWordWrap(False)
         self.question_box = QLineEdit(placeholderText="a new question: select its reference in a passage or the "
-                                                      "document view, then Add as reference…")
+                                                      "document view, then Add as reference")
         self.remove_button = QPushButton("Remove question")
         self.undo_button = QPushButton("Undo")
         self.undo_button.setEnabled(False)
@@ -326,7 +326,7 @@ class QuestionsView(QWidget):
             self.questionActivated.emit(q.text, [Span(r.doc_id, r.start, r.end) for r in q.references])
 
     def add_reference(self, span: Span, question: str = "") -> bool:
-        """*Add as reference…*: the span (selected in the document view or a passage) becomes a reference of a new
+        """*Add as reference*: the span (selected in the document view or a passage) becomes a reference of a new
         question: the one typed in the question box, else ``question`` (the window passes the question being
         explored, unless it is the selected question's), else of the selected question. False (reason in the
         status line) when there is no set, no question, or the span is refused. Undo removes what it added."""

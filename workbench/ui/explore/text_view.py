@@ -32,7 +32,7 @@ class LayeredTextView(QTextEdit):
     """
 
     clicked = Signal(int, int, object)  # doc_id, character offset, tag of the inserted piece
-    referenceRequested = Signal(list)  # the selected text as document spans: "Add as reference…"
+    referenceRequested = Signal(list)  # the selected text as document spans: "Add as reference"
 
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -152,11 +152,11 @@ class LayeredTextView(QTextEdit):
         return out
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        """The usual menu plus *Add as reference…* for selected text (to the lab's current question, or a new
+        """The usual menu plus *Add as reference* for selected text (to the lab's current question, or a new
         one typed in the Questions tab)."""
         menu = self.createStandardContextMenu()
         spans = self.selected_spans()
-        action = menu.addAction("Add as reference…")
+        action = menu.addAction("Add as reference")
         action.setEnabled(bool(spans))
         action.setToolTip("The selected text becomes a reference span of a question in the lab's Questions tab")
         action.triggered.connect(lambda: self.referenceRequested.emit(spans))

@@ -1,5 +1,5 @@
 """Marking references from the window: text selected in the document view or in a passage of either side becomes a
-reference of a question in the lab's Questions tab (*Add as reference…* in the view's menu, or Ctrl+R), a
+reference of a question in the lab's Questions tab (*Add as reference* in the view's menu, or Ctrl+R), a
 reference's ends dragged in the document view move it (``span_handles``), Ctrl+Z there undoes the last edit, and
 *Import questions…* (File menu and the Questions tab) imports a benchmark into a new set.
 
