@@ -115,3 +115,46 @@ def test_the_library_never_scrolls_sideways_empty_or_full(qtbot, monkeypatch, ma
     qtbot.wait(50)
     assert table.topLevelItemCount() == 6
     assert not table.horizontalScrollBar().isVisible(), [table.columnWidth(i) for i in range(4)]
+
+
+def test_the_noise_line_speaks_of_the_questions_a_limited_run_scores(qtbot, make_window, hash_sample_ws):
+    ws = hash_sample_ws
+    ids = [int(d["id"]) for d in ws.records.documents()]
+    ws.questions.create("eight", library=True)
+    for n in range(8):
+        ws.questions.add("eight", f"question {n} about document {ids[n % len(ids)]}?", [Span(ids[n % len(ids)], 0, 50)])
+    window = make_window(ws)
+    lab = window.eval_view
+    assert lab.load_stored_set("eight")
+    assert lab.set_label.text().startswith("eight: 8 questions;") and "8 questions: " in lab.set_label.text()
+    lab.limit.setValue(3)
+    assert "8 questions, 3 run" in lab.set_label.text() and "3 questions: " in lab.set_label.text()
+    assert "8 questions: " not in lab.set_label.text(), "the noise line was the whole set's"
+
+
+def _top(view) -> tuple[int, int]:
+    from PySide6.QtCore import QPoint
+
+    doc, offset, _tag = view.locate(QPoint(8, 8))
+    return doc, offset
+
+
+def test_the_document_view_keeps_the_readers_place(qtbot, make_window, hash_sample_ws):
+    window = make_window(hash_sample_ws)
+    window.set_library_shown(False)
+    search(qtbot, window)
+    pane = window.compare.doc_pane
+    window.show_document_tab()
+    pane.flush()
+    text = hash_sample_ws.corpus.doc_text(pane.doc_id)
+    middle = len(text) // 2
+    pane.view.scroll_to(pane.doc_id, middle)
+    qtbot.wait(20)
+    doc, before = _top(pane.view)
+    assert doc == pane.doc_id and abs(before - middle) < 200
+    pane.set_chunk_map_side("A")  # a colour change redraws the text (chunk markers, the map beside it)
+    qtbot.wait(20)
+    assert abs(_top(pane.view)[1] - before) < 120, "the colour change kept the place"
+    window.set_library_shown(True)  # the text re-wraps narrower
+    qtbot.wait(50)
+    assert abs(_top(pane.view)[1] - before) < 200, "the library shown kept the place"

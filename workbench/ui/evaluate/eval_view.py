@@ -181,6 +181,7 @@ class EvalView(QWidget):
         self.curve_plot.pointClicked.connect(self.select_configuration)
         self.model.runChanged.connect(self._show_run)
         self.model.questionSetChanged.connect(self._show_question_set)
+        self.limit.valueChanged.connect(lambda _n: self._show_question_set())
         self.model.savedChanged.connect(self._show_saved)
         self.model.selectionChanged.connect(self._selection_changed)
         self.advise.strategiesActivated.connect(self.strategiesActivated)
@@ -275,8 +276,10 @@ class EvalView(QWidget):
         """The model's question set: its name, size and scope above the inputs."""
         qset = self.model.question_set
         if qset is not None:
-            self.set_label.setText(for_the_window(f"{qset.name}: {len(qset.questions)} questions; "
-                                                  f"{qset.scope_line()}. {power_line(len(qset.questions))}"))
+            total, limit = len(qset.questions), self.limit.value()
+            run = min(limit, total) if limit else total  # the noise line speaks of the questions a run scores
+            size = f"{total} questions" if run == total else f"{total} questions, {run} run (the question limit)"
+            self.set_label.setText(for_the_window(f"{qset.name}: {size}; {qset.scope_line()}. {power_line(run)}"))
             self.set_label.setToolTip("Searched: " + ", ".join(qset.searched_corpora()))
 
     def checked_strategies(self) -> list[str]:
@@ -436,9 +439,11 @@ class EvalView(QWidget):
         if cr is None:
             return
         row = cr.rows[item.data(Qt.ItemDataRole.UserRole)]
-        # the row's configuration on B, the one it is compared with on A (it opened with Explore's strategies)
-        other = other_configuration(self.results, cr.config.key, self.compare_to.currentData())
-        self.strategiesActivated.emit((other or cr).config.strategy, cr.config.strategy)
+        # the row's configuration on B, the one it is compared with on A, unless a side runs it already (it opened
+        # with Explore's strategies, whatever the row said)
+        if cr.config.strategy not in (self.model.strategy("A"), self.model.strategy("B")):
+            other = other_configuration(self.results, cr.config.key, self.compare_to.currentData())
+            self.strategiesActivated.emit((other or cr).config.strategy, cr.config.strategy)
         self.questionActivated.emit(row.question, self.reference_spans(row.q_index, row.question))
 
     def open_question(self, q_index: int) -> bool:

@@ -304,8 +304,9 @@ class MainWindow(QMainWindow):
 
     def outer_scroll_areas(self) -> list[QScrollArea]:
         """The scroll areas that would scroll a whole page (the lab's, the answers', the embedding view's): a
-        task arranged for the window shows none of their scroll bars."""
-        areas = [self.answer_page, self.compare.space.page]
+        task arranged for the window shows none of their scroll bars (the answers' page scrolls to the prompt
+        below them only once *Show prompt* asked for it)."""
+        areas = [self.compare.space.page] + ([] if self.answer.show_prompt.isChecked() else [self.answer_page])
         return areas + ([self.lab_page] if self.lab_page is not None else [])
 
     def splitters(self) -> dict[str, QSplitter]:
@@ -354,7 +355,8 @@ class MainWindow(QMainWindow):
 
     def _keep_task_state(self, task: str) -> None:
         state = self.task_states[task]
-        state.sizes = {name: splitter.sizes() for name, splitter in self.splitters().items()}
+        # the library's width and the results' heights (A | B share the width as side by side says, not as kept)
+        state.sizes = {name: splitter.sizes() for name, splitter in self.splitters().items() if name != "sides"}
         state.knobs = self.compare.knobs_shown()
         state.library = not self.left_tabs.isHidden()
         state.bottom = self.compare.bottom_tabs.currentIndex()
