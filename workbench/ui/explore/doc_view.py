@@ -375,10 +375,11 @@ class DocumentPane(QWidget):
                                  and drawn[3:] == key[3:]):
             scroll = self.view.verticalScrollBar().value()
             same_doc = self._drawn is not None and self._drawn[0] == doc_id
+            anchor = self.view.top_place() if same_doc and scroll > 0 else None  # the reader's place, by text
             self.view.show_document(doc_id, self.result_a, self.result_b, self.reference, key[4], key[5])
             self._drawn = key
             self._show_chunk_summary(doc_id, key[5])
-            if same_doc:
+            if same_doc and not (anchor is not None and anchor[0] == doc_id and self.view.scroll_to(*anchor)):
                 self.view.verticalScrollBar().setValue(scroll)
             doc = self.ws.corpus.document(doc_id)
             self.info.setText(f"{Path(doc.path).name} · {len(doc.text):,} chars")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import QContextMenuEvent, QHelpEvent, QMouseEvent, QTextCursor, QTextDocument
+from PySide6.QtGui import QContextMenuEvent, QHelpEvent, QMouseEvent, QResizeEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QGraphicsOpacityEffect, QMenu, QTextEdit, QToolTip, QWidget
 
 from workbench.core.spans import Span
@@ -113,6 +113,20 @@ class LayeredTextView(QTextEdit):
         rect = self.cursorRect(cursor)
         bar.setValue(bar.value() + rect.top() - 6)
         return True
+
+    def top_place(self) -> tuple[int, int] | None:
+        """``(doc_id, offset)`` of the text at the top of the viewport (None when nothing is drawn there): a redraw
+        or a new width scrolls back to it (``scroll_to``), so the reader keeps their place."""
+        found = self.locate(QPoint(8, 8))
+        return (found[0], found[1]) if found is not None else None
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A new width re-wraps the text: the text that was at the top stays there."""
+        anchor = self.top_place() if event.oldSize().width() != event.size().width() and \
+            self.verticalScrollBar().value() > 0 else None
+        super().resizeEvent(event)
+        if anchor is not None:
+            self.scroll_to(*anchor)
 
     def cursor_place(self, doc_id: int, offset: int) -> int | None:
         """Qt position of the cursor place before character ``offset`` of ``doc_id`` (after the last character
