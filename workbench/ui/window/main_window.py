@@ -1,6 +1,9 @@
-"""The main window, in two modes. Explore: the library on the left (collapsible to a strip), the question
-bar on top, strategies A and B with their results in the middle, the document view and the answer panel
-below. Evaluate: the evaluation lab gets the whole window; a question opened there comes back to Explore.
+"""The main window, in four tasks that each own the window below the menu bar (``tasks``): Explore (the library
+on the left, collapsible to a strip, the question bar on top, strategies A and B with their results in the
+middle, the document view and the answer panel below), Mark questions (the lab's Questions tab beside a large
+document view), Shape cuts (the knobs open over the chunk map) — three arrangements of one page — and the Lab (the
+evaluation lab gets the whole window; a question opened there comes back to Explore). Each task keeps its own
+splitter sizes and panes while another has the window (``tasks.TaskState``).
 
 The window's state lives in its ``WorkbenchModel`` (``ui/model.py``); the panels are views of it. The dialogs
 and the benchmark tour are opened by ``self.dialogs`` (``dialogs.WindowDialogs``) with the model, the workspace
