@@ -149,3 +149,38 @@ def test_the_advise_plot_draws_the_trials_as_they_are_scored(qtbot, make_window,
     qtbot.waitUntil(lambda: len(view.plot.trials) == 2, timeout=5_000)
     view.cancel()
     qtbot.waitUntil(lambda: not view.running, timeout=WAIT_MS)
+
+
+def test_removing_every_document_while_marking_leaves_every_view_saying_so(qtbot, make_window, hash_sample_ws):
+    from test_ui_tasks import _settle
+
+    ws = hash_sample_ws
+    docs = {int(d["id"]): str(d["title"]) for d in ws.records.documents()}
+    first, second = list(docs)[:2]
+    _set_over(ws, first, second)
+    window = make_window(ws)
+    errors: list[str] = []
+    window.errorShown.connect(errors.append)
+    window.model.set_side_by_side(True)
+    search(qtbot, window, sides=("a", "b"))
+    window.set_task("mark")
+    tab = window.eval_view.questions_tab
+    tab.refresh(choose="marked")
+    tab.table.selectRow(0)
+    _settle(qtbot)
+    shown = window.compare.doc_pane.doc_id
+    lib = window.library
+    window.left_tabs.setCurrentWidget(lib)
+    lib.table.selectAll()
+    lib.confirm = lambda _text: True
+    with qtbot.waitSignal(window.model.documentsChanged, timeout=WAIT_MS):
+        lib.remove.click()
+    _settle(qtbot, 600)
+    pane = window.compare.doc_pane
+    assert pane.doc_id is None and docs[shown] in pane.note.text() and "removed" in pane.note.text()
+    assert "over 0 documents" in tab.summary.text()
+    assert all(tab.table.item(r, 4).text().startswith("needs review") for r in range(tab.table.rowCount()))
+    window.set_task("explore")
+    window.compare.bottom_tabs.setCurrentWidget(window.compare.space)
+    qtbot.waitUntil(lambda: "no documents" in window.compare.space.status.text(), timeout=WAIT_MS)
+    assert not errors, errors

@@ -194,6 +194,7 @@ class DocumentPane(QWidget):
         self.doc_id: int | None = None
         self._passage_docs: dict[int, int] = {}  # documents with passages or reference spans: passage count
         self._library: dict[int, str] | None = None  # every stored document's name by id (None: not read yet)
+        self._seen: dict[int, str] = {}  # every name read, removed documents' too (a removal names what went)
         # what the view shows: (doc_id, result A, result B, reference, evidence side, chunk-map side)
         self._drawn: tuple[object, ...] | None = None
         self._dirty = False
@@ -243,6 +244,7 @@ class DocumentPane(QWidget):
         before = self._library or {}
         self._library = {int(r["id"]): str(r.get("title") or Path(str(r["path"])).name)
                          for r in self.ws.records.documents()}
+        self._seen.update(self._library)
         self._fill()
         if self.doc_id is not None and self.doc_id not in self._library:  # removed from the data folder meanwhile
             self._gone(self.doc_id, before.get(self.doc_id, ""))
@@ -390,7 +392,7 @@ class DocumentPane(QWidget):
     def _gone(self, doc_id: int, name: str = "") -> None:
         """Document ``doc_id`` is no longer stored (removed here or by another process): the view says so in
         words instead of drawing it."""
-        name = name or (self._library or {}).get(doc_id) or f"document {doc_id}"
+        name = name or self._seen.get(doc_id) or f"document {doc_id}"
         self.doc_id, self._drawn = None, None
         self.view.reset()
         self.picker.setCurrentIndex(-1)

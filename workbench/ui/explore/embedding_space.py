@@ -411,6 +411,11 @@ class EmbeddingSpaceView(QWidget):
         axes = (f" · axes hold {100 * p.explained[0]:.0f}% and {100 * p.explained[1]:.0f}% of the variance"
                 if p.explained else "")
         question = data.question if len(data.question) <= 80 else data.question[:79] + "…"
+        if not len(p.rows):
+            self.status.setText(f"<span style='color:{MUTED}'>{side}'s chunk set ({html.escape(data.set_label)}) "
+                                "holds no chunks: the library has no documents. Add files or a folder.</span>")
+            self.drawn.emit()
+            return
         self.status.setText(f"<b style='color:{SIDE_COLOURS[side]}'>{side}</b>'s chunk set "
                             f"({html.escape(data.set_label)}) · {p.method} · {p.describe()}{axes} · question "
                             f"<i>{html.escape(question)}</i>")
