@@ -158,3 +158,24 @@ def test_the_document_view_keeps_the_readers_place(qtbot, make_window, hash_samp
     window.set_library_shown(True)  # the text re-wraps narrower
     qtbot.wait(50)
     assert abs(_top(pane.view)[1] - before) < 200, "the library shown kept the place"
+
+
+def test_after_a_restart_the_run_list_names_no_run_over_empty_tables(qtbot, make_window, hash_sample_ws,
+                                                                      ui_settings):
+    ws = hash_sample_ws
+    ids = [int(d["id"]) for d in ws.records.documents()]
+    ws.questions.create("two", library=True)
+    for d in ids[:2]:
+        ws.questions.add("two", f"what does document {d} begin with?", [Span(d, 0, 60)])
+    first = make_window(ws)
+    lab = first.eval_view
+    assert lab.load_stored_set("two")
+    with qtbot.waitSignal(lab.runFinished, timeout=WAIT_MS) as done:
+        assert lab.start()
+    assert lab.runs.currentData() == done.args[0], "the run just made is the one named"
+    first.close()
+    again = make_window(ws, ui_settings).eval_view
+    assert again.summary.rowCount() == 0 and again.runs.count() == 1
+    assert again.runs.currentIndex() == -1 and "choose one, then Open run" in again.runs.placeholderText()
+    again.open_run(again.runs.itemData(0))
+    assert again.summary.rowCount() == 1 and again.runs.currentIndex() == 0

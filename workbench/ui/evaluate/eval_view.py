@@ -336,6 +336,9 @@ class EvalView(QWidget):
             text = f"{r.label} · {len(r.config_keys)} configs · {r.started[:16].replace('T', ' ')}"
             self.runs.addItem(text, r.id)
             self.runs.setItemData(self.runs.count() - 1, f"{text}\nrun {r.id}", Qt.ItemDataRole.ToolTipRole)
+        # the run shown is the one named; with none shown (a new start) none is named over empty tables
+        self.runs.setPlaceholderText(f"{self.runs.count()} recorded run(s): choose one, then Open run")
+        self.runs.setCurrentIndex(self.runs.findData(self.run_id) if self.run_id else -1)
 
     def open_run(self, run_id: str | None) -> None:
         """Show a recorded run."""
@@ -349,6 +352,7 @@ class EvalView(QWidget):
             elif (qset is None or str(qset.root) != path) and path and Path(path).is_dir():
                 self.load_question_set(path)  # for the reference spans of the drill-down
             self.show_results(info.id, results)
+            self.runs.setCurrentIndex(self.runs.findData(info.id))  # the run named is the run shown
 
     def show_results(self, run_id: str, results: list[ConfigResult]) -> None:
         """Make ``results`` the lab's current run (the model's): the tables and plots follow."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
@@ -54,6 +54,13 @@ class LibraryTable(QTreeWidget):
         empty library included, never scrolls sideways; a width set by hand stays."""
         super().resizeEvent(event)
         self.fit_columns()
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        """The viewport resized (a vertical scroll bar came or went): the columns share its width again."""
+        handled = super().viewportEvent(event)
+        if event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return handled
 
     def fit_columns(self) -> None:
         """Share the viewport's width: Status and Chunks their contents, Document what is left up to 260 px
