@@ -179,3 +179,25 @@ def test_after_a_restart_the_run_list_names_no_run_over_empty_tables(qtbot, make
     assert again.runs.currentIndex() == -1 and "choose one, then Open run" in again.runs.placeholderText()
     again.open_run(again.runs.itemData(0))
     assert again.summary.rowCount() == 1 and again.runs.currentIndex() == 0
+
+
+def test_the_advisors_verdict_is_read_whole(qtbot, monkeypatch, make_window, hash_ws):
+    from ui_support import on_screen
+
+    on_screen(monkeypatch, 1280, 720)
+    window = make_window(hash_ws)
+    view = window.eval_view.advise
+    window.set_task("lab")
+    window.eval_view.lab_tabs.setCurrentWidget(view)
+    verdict = ("the pick recalls 4.2 points more than hybrid at 1,000 tokens on the confirm half (interval 1.1 to "
+               "7.3 points, Holm-adjusted), so it is distinguishably better; it was chosen by one-se among the "
+               "configurations within one paired standard error of the best, which keeps the simplest of them; "
+               "the folds agreed on its chunker and its expansion, and its out-of-fold recall is within two points "
+               "of its in-sample recall, so the search did not overfit the questions it chose on")
+    view.show_report({"trials": [], "pareto": [], "verdict": verdict, "pick": "advised-x",
+                      "headline": {"recall": 0.81, "tokens": 950, "measured_on": "the confirm half"},
+                      "confirm": {"rows": [], "verdict": verdict}}, 1000, [])
+    qtbot.wait(20)
+    box = view.verdict
+    box.verticalScrollBar().setValue(0)
+    assert box.verticalScrollBar().maximum() == 0, "the verdict fits its box: no sentence is cut"

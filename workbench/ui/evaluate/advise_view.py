@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -126,6 +127,7 @@ def _difference(row: dict[str, Any], comparisons: dict[str, Any], budget: int,
 
 
 NO_TRIALS = "no trials yet"
+VERDICT_LINES = 6  # the verdict box grows to this many lines before it scrolls
 
 
 def advice_bar_text(event: ProgressEvent, elapsed: int, limit: int) -> str:
@@ -547,8 +549,25 @@ class AdviseView(QWidget):
                     f"{head.get('measured_on', '')}.\n" if head.get("recall") is not None else "")
         self.verdict.setPlainText(f"{headline}Verdict: {verdict}" + (f" — saved as “{pick}”." if pick else "")
                                   if verdict else "")
+        self.fit_verdict()
         if self.rows:
             self.table.selectRow(0)
+
+    def fit_verdict(self) -> None:
+        """The verdict box as tall as its wrapped lines (three to ``VERDICT_LINES``; beyond, it scrolls): a
+        verdict is read whole, not cut mid-sentence."""
+        box = self.verdict
+        width = max(1, box.viewport().width() - 2 * int(box.document().documentMargin()) - 8)
+        metrics = box.fontMetrics()
+        lines = sum(max(1, math.ceil(metrics.horizontalAdvance(part) / width))
+                    for part in box.toPlainText().split("\n"))  # wrapped at words: a line more, at most
+        shown = min(VERDICT_LINES, max(3, lines + 1 if lines > 2 else lines))
+        box.setFixedHeight(shown * box.fontMetrics().lineSpacing() + 10)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A new width wraps the verdict again: its box follows."""
+        super().resizeEvent(event)
+        self.fit_verdict()
 
     def _show_folds(self, crossfit: dict[str, Any]) -> None:
         """The Folds tab: one row per fold, the stability and the out-of-fold recall (empty for a fit/confirm run)."""
