@@ -73,7 +73,7 @@ class TradeoffPlot(QWidget):
         self.view.setBackground(palette.card)
         self.legend.setLabelTextColor(palette.text)
         for p, metric in ((self.recall_plot, "recall"), (self.iou_plot, "IoU")):
-            p.setTitle(None)  # the left axis names the metric: the height goes to the plot (issue 50)
+            p.setTitle(f"{metric} vs context size", color=palette.text)
             p.showGrid(x=True, y=True, alpha=0.3)
             p.setLabel("bottom", "context per question (tokens, mean)", color=palette.text)
             p.setLabel("left", f"{metric} (%)", color=palette.text)
