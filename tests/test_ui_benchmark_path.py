@@ -79,7 +79,7 @@ def test_welcome_benchmark_path_shows_reference_spans_and_each_sides_metrics(qtb
     assert window.side_by_side.isChecked() and window.model.side_by_side and b.isVisible()
     assert window.question.text() == q.question
     selected = view.questions.selectionModel().selectedRows()
-    assert [view.questions.item(i.row(), 0).data(0) for i in selected] == [q.index]
+    assert [view.questions.item(i.row(), 0).data(0) for i in selected] == [q.index + 1]  # numbered from 1
 
     # (c) the reference spans drawn are exactly the question's, as offsets into the stored corpus text
     doc = next(d for d in hash_ws.store.documents.rows() if d["path"] == str(corpus_path))

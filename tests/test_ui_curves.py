@@ -86,7 +86,7 @@ def test_hover_tells_a_point_and_a_click_selects_its_configuration(qtbot, lab):
     rows = {r.q_index: r for r in chosen.rows}
     assert view.questions.rowCount() == len(rows) == 5
     for i in range(view.questions.rowCount()):
-        q = rows[view.questions.item(i, 0).data(Qt.ItemDataRole.DisplayRole)]
+        q = rows[view.questions.item(i, 0).data(Qt.ItemDataRole.DisplayRole) - 1]  # numbered from 1
         assert view.questions.item(i, 6).text() == str(q.metrics.context_tokens)
     with qtbot.assertNotEmitted(plot.pointClicked):
         qtbot.mouseClick(plot, Qt.MouseButton.LeftButton, pos=QPoint(plot.width() - 3, 3))  # no point there

@@ -1,6 +1,7 @@
-"""The results column's height on a laptop: the passages keep half the window's height with the knobs open or
-closed, the answer pane is sized to its content (stats and sources in view), a divider the person moved
-stays where they put it, and a new Ask after *Show prompt* shows the answer."""
+"""The results column's height on a laptop: the passages keep half the window's height while nothing else needs
+room, give way to open knobs' four rows and to an answer's six lines (issue 50), the answer pane is sized to its
+content (stats and sources in view), a divider the person moved stays where they put it, and a new Ask after
+*Show prompt* shows the answer."""
 
 from __future__ import annotations
 
@@ -49,8 +50,9 @@ def test_a_laptop_window_keeps_half_its_height_for_the_passages(qtbot, monkeypat
         window.ask()
     _settle()
     compare, column, page = window.compare, window.answer.columns["A"], window.answer_page
-    half = window.height() // 2
-    assert compare.a.results.height() >= half
+    assert compare.a.results.height() >= window.height() // 3, "the passages give way to the answer's least"
+    assert window.answer.columns["A"].answer.height() >= 6 * window.answer.fontMetrics().lineSpacing(), \
+        "the answer's six lines (issue 50)"
     bottom = compare.split.sizes()[1]
     assert bottom <= window.answer.content_height() + 40, "the answer pane is no taller than its answer"
     for part in (column.stats, column.sources):
@@ -58,7 +60,8 @@ def test_a_laptop_window_keeps_half_its_height_for_the_passages(qtbot, monkeypat
         assert top >= 0 and top + part.height() <= page.viewport().height(), "stats and sources in view"
     compare.set_knobs_shown(True)
     _settle()
-    assert compare.a.knob_area.isVisible() and compare.a.results.height() >= half, "knobs open too"
+    assert compare.a.knob_area.isVisible() and compare.a.results.height() >= window.height() // 4, "knobs open too"
+    assert compare.a.knob_area.height() >= compare.knob_floor(), "open knobs show their declared rows (issue 50)"
     assert compare.a.knob_area.height() < compare.a.knob_need(), "the knobs scroll in what is left"
     compare.set_knobs_shown(False)
     _settle()

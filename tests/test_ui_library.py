@@ -94,6 +94,7 @@ def test_remove_and_reindex_documents(qtbot, make_window, hash_sample_ws):
     title = target.text(0)
     lib.table.setCurrentItem(target)
     assert lib.remove.isEnabled()
+    lib.confirm = lambda _text: True  # the person confirms the removal
     with qtbot.waitSignal(lib.libraryChanged, timeout=WAIT_MS):
         lib.remove.click()
     assert title not in [r["title"] for r in lib.table.rows()]

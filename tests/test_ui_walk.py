@@ -13,8 +13,8 @@ question bar), the library collapsed — after every step:
 * no text is clipped: every visible label, button and combo box shows its whole text, or elides it with the
   whole text in its tooltip; word-wrapped labels get the lines they need; legends keep to one line; no spin box
   is narrower than its widest value; no scroll area (the knobs included) scrolls sideways;
-* each side keeps at least half the window's height for its passages, its knobs open or closed (open knobs
-  scroll up and down in what is left);
+* every view shown has its declared least room (``window.tasks.shortfalls``); each side keeps half the window's
+  height for its passages while nothing else needs room, a fifth when open knobs or the tab in front need theirs;
 * with the Answer tab in front (knobs closed, prompt hidden), each answer's stats, judge's line and cited
   passages are in view: the answer pane is sized to its content;
 * the lab (each of its tabs) needs no outer scrollbar, and its sweep's progress bar never moves back;
@@ -68,15 +68,24 @@ def stale_shown(window) -> list[str]:
 
 
 def cramped(window) -> list[str]:
-    """The layout rules of a laptop screen: each side keeps half the window's height for its passages, knobs
-    open or closed (the splitter not moved by hand), the answer's stats and sources are in view, the lab needs
-    no outer scrolling, the library lists every stored document."""
-    problems = []
+    """The layout rules of a laptop screen: every view shown has its declared least room (``window.tasks``); each
+    side keeps half the window's height for its passages while nothing else needs room, a quarter when open knobs
+    or the tab in front (an answer, the embedding space) take their least (a fifth, issue 50); the answer's stats and
+    sources are in view, the lab needs no outer scrolling, the library lists every stored document."""
+    from workbench.ui.window.tasks import shortfalls
+
+    problems = list(shortfalls(window))
     if window.model.mode == "explore":
-        for name, side in (("A", window.compare.a), ("B", window.compare.b)):
-            if side.isVisible() and side.results.height() < window.height() // 2:
+        compare = window.compare
+        front = compare.bottom_tabs.currentWidget() if compare.document_shown() else None
+        for name, side in (("A", compare.a), ("B", compare.b)):
+            gives_way = side.knob_area.isVisible() or front in compare._least_heights
+            floor = window.height() // (5 if gives_way else 2)
+            if side.isVisible() and side.results.height() < floor:
                 knobs = "open" if side.knob_area.isVisible() else "closed"
                 problems.append(f"{name}'s passages {side.results.height()} px of {window.height()} (knobs {knobs})")
+            if side.isVisible() and side.width() < 200:
+                problems.append(f"{name} is {side.width()} px wide")
         problems += answer_hidden(window)
     elif window.lab_page is not None and window.lab_page.verticalScrollBar().isVisible():
         problems.append("the lab needs the outer scrollbar")

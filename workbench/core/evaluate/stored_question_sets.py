@@ -152,11 +152,14 @@ def as_question_set(name: str, questions: Sequence[StoredQuestion], docs: Mappin
     cids = corpus_ids(docs)
     kept: list[Question] = []
     provenance: dict[int, dict[str, object]] = {}
-    needs_review = unreviewed = 0
+    needs_review = unreviewed = removed = 0
     for number, q in enumerate(questions):
         draft = q.provenance.origin == "drafted" and not q.provenance.reviewed
         unreviewed += draft
-        if q.needs_review or any(r.doc_id not in docs for r in q.references):
+        if any(r.doc_id not in docs for r in q.references):
+            removed += 1
+            continue
+        if q.needs_review:
             needs_review += 1
             continue
         if draft and reviewed_only:
@@ -165,6 +168,8 @@ def as_question_set(name: str, questions: Sequence[StoredQuestion], docs: Mappin
         kept.append(Question(number, q.text, refs[0].corpus_id if refs else "", refs, q.reference_answer))
         provenance[number] = q.provenance.as_dict()
     left_out = []
+    if removed:
+        left_out.append(f"{removed} question(s) left out: a reference lies in a document no longer in the library")
     if needs_review:
         left_out.append(f"{needs_review} question(s) left out: a reference needs review (its document changed); "
                         "fix it with workbench questions edit")

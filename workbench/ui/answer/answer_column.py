@@ -41,6 +41,9 @@ def linked_citations(text: str) -> str:
     return f"<div style='white-space: pre-wrap'>{linked}</div>"
 
 
+ANSWER_LINES = 6  # an answer's least useful height, in lines of its text
+
+
 class AnswerColumn(QWidget):
     """The answer from one side's passages. Double-clicking a cited passage emits ``sourceActivated(Span)``;
     clicking a citation ``[n]`` in the text emits ``citationActivated(n)``."""
@@ -60,7 +63,9 @@ class AnswerColumn(QWidget):
         self.answer = QTextBrowser()
         self.answer.setOpenLinks(False)
         self.answer.setPlaceholderText(placeholder)
-        self.answer.setMinimumHeight(34)  # a line and a half: a short pane keeps the stats and sources below in view
+        # an answer is read in its box: ANSWER_LINES lines at least (the window makes room for them)
+        self.answer.setMinimumHeight(ANSWER_LINES * self.answer.fontMetrics().lineSpacing()
+                                     + 2 * self.answer.frameWidth() + 8)
         self.answer.anchorClicked.connect(self._anchor)
         self.stats = WrappedLabel("")  # its lines are its least height: a short pane shrinks the text instead
         self.stats.setObjectName("stats")

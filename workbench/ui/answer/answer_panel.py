@@ -139,6 +139,8 @@ class AnswerPanel(QWidget):
         self._layout()
         self.set_backend(model.llm)
         self._sides_changed(self.sides.currentText())
+        self._sides_before = ""  # the choice naming B when B was hidden (it comes back with B)
+        model.sideBySideChanged.connect(self._side_b_shown)
         self._set_running(False)
         model.llmChanged.connect(self.set_backend)
         for signal in (model.questionChanged, model.strategyChanged, model.answerChanged):
@@ -166,6 +168,18 @@ class AnswerPanel(QWidget):
         lay.addLayout(bar)
         lay.addWidget(self.host_warning)
         lay.addWidget(self.body, 1)
+
+    def least_height(self) -> int:
+        """The least height the answers are of use in: the bar, and each shown answer's least (its text
+        ``ANSWER_LINES`` lines, its stats and sources); the prompt, when shown, scrolls below them."""
+        lay = self.outer
+        margins = lay.contentsMargins()
+        bar = max(w.sizeHint().height() for w in (self.ask, self.sides, self.status))
+        height = margins.top() + margins.bottom() + bar + lay.spacing()
+        if not self.host_warning.isHidden():
+            height += self.host_warning.sizeHint().height() + lay.spacing()
+        answers = self.body.widget(0)
+        return height + (answers.minimumSizeHint().height() if answers is not None else 0)
 
     def content_height(self) -> int:
         """The height the panel needs to show its answers whole (stats, judge's lines and cited passages
@@ -199,7 +213,18 @@ class AnswerPanel(QWidget):
         """Answer from ``"A"``, ``"B"`` or ``"A and B"`` from the next question on."""
         if choice not in SIDE_CHOICES:
             raise ValueError(f"no side choice {choice!r}: {', '.join(SIDE_CHOICES)}")
+        self._sides_before = ""
         self.sides.setCurrentText(choice)
+
+    def _side_b_shown(self, shown: bool) -> None:
+        """B hidden (one side): the answer comes from A's passages, as the window shows only A; the choice that
+        named B comes back when B is shown again."""
+        if not shown and "B" in self.answer_sides():
+            self._sides_before = self.sides.currentText()
+            self.sides.setCurrentText("A")
+        elif shown and self._sides_before:
+            self.sides.setCurrentText(self._sides_before)
+            self._sides_before = ""
 
     def answer_sides(self) -> tuple[str, ...]:
         """The sides the next question is answered from."""

@@ -85,8 +85,12 @@ class _ToolDialog(QDialog):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.task = DialogJob(self.runner, self.progress, self.start_button, self.status.setText, self)
+        self.close_button = QPushButton("Cancel")  # closes the dialog; a running job is cancelled first
+        self.close_button.setToolTip("Close without starting (a running job stops; what it did is kept)")
+        self.close_button.clicked.connect(self.reject)
         self.buttons = QHBoxLayout()
         self.buttons.addStretch(1)
+        self.buttons.addWidget(self.close_button)
         self.buttons.addWidget(self.start_button)
         lay = QVBoxLayout(self)
         lay.addLayout(self.form)

@@ -22,12 +22,14 @@ A recorded advice run (``workbench advise`` or this tab) opens from the *Recorde
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -141,6 +143,7 @@ def _whole(x: float | None) -> str:
 
 
 NO_TRIALS = "no trials yet"
+VERDICT_LINES = 6  # the verdict box grows to this many lines before it scrolls
 
 
 def advice_bar_text(event: ProgressEvent, elapsed: int, limit: int) -> str:
@@ -260,6 +263,12 @@ class AdviseView(QWidget):
         self._task: Worker | None = None
         self._started = 0.0
         self._limit = 0.0
+        self._live_run = ""  # the running advice's record id, once found
+        self._runs_before: set[str] = set()  # advice records that were there before the run started
+        self._live_timer = QTimer(self)  # scored trials are drawn at most every half second, from the record
+        self._live_timer.setSingleShot(True)
+        self._live_timer.setInterval(500)
+        self._live_timer.timeout.connect(self.draw_live)
         self.budget_used = 1000
         self.rows: list[ReportRow] = []
         self.confirm_indexes: list[int] = []
@@ -332,8 +341,9 @@ class AdviseView(QWidget):
         for w in (QLabel("Budget"), self.budget, QLabel("Time limit"), self.limit, self.seed, self.folds, self.rule,
                   self.objective, QLabel("Save as"), self.name, self.run_button, self.cancel_button):
             top.addWidget(w)
-        top.addWidget(self.progress, 1)
+        top.addStretch(1)
         runs = QHBoxLayout()
+        runs.addWidget(self.progress, 2)  # its own room: the phase and the seconds read whole
         runs.addWidget(QLabel("Recorded"))
         runs.addWidget(self.recorded, 1)
         runs.addWidget(self.open_button)
@@ -428,10 +438,12 @@ class AdviseView(QWidget):
             return False
         ws, limit = self.ws, 60.0 * self.limit.value()
         self._begin(Worker(lambda progress, cancel: resume_job(ws, run_id, limit, progress, cancel), "advice"),
-                    limit, f"resuming advice {run_id}, at most {self.limit.value()} min more…")
+                    limit, f"resuming advice {run_id}, at most {self.limit.value()} min more…", run_id)
         return True
 
-    def _begin(self, task: Worker, limit: float, status: str) -> None:
+    def _begin(self, task: Worker, limit: float, status: str, run_id: str = "") -> None:
+        self._live_run = run_id  # the record the run writes after every trial ("": a new one, found when written)
+        self._runs_before = {r.id for r in list_runs(self.ws) if r.kind == "advice"} if not run_id else set()
         self._task = task
         self._limit = limit
         self._started = time.monotonic()
@@ -462,6 +474,28 @@ class AdviseView(QWidget):
         if not event.total and event.message:
             self.log.appendPlainText(event.message)
             self.status.setText(event.message)
+            if " → " in event.message and not self._live_timer.isActive():  # a trial was scored (and
+                self._live_timer.start()  # recorded): the plot shows it within half a second
+
+    def draw_live(self) -> bool:
+        """Draw the trials the running advice has scored so far (read from its record, written after every
+        trial); False when the run has recorded nothing yet."""
+        if self._task is None:
+            return False
+        if not self._live_run:
+            new = [r for r in list_runs(self.ws) if r.kind == "advice" and r.id not in self._runs_before]
+            if not new:
+                return False
+            self._live_run = max(new, key=lambda r: r.started).id
+        try:
+            summary = find_run(self.ws, self._live_run).summary
+        except (KeyError, ValueError):  # gone, or not readable (yet): the next trial tries again
+            return False
+        goal = str(summary.get("objective") or DEFAULT_OBJECTIVE)  # what this run maximises (the y axis)
+        trials = [Trial.from_dict(t, goal) for t in summary.get("trials", [])]
+        self.plot.show_trials(trials, [int(n) for n in summary.get("pareto", [])],
+                              any(t.fold is not None for t in trials), objective_for(goal))
+        return bool(self.plot.trials)
 
     def _done(self, message: str) -> None:
         self._task = None
@@ -543,8 +577,25 @@ class AdviseView(QWidget):
         pick = report.pick
         self.verdict.setPlainText(f"{headline}Verdict: {report.verdict}" + (f" — saved as “{pick}”." if pick else "")
                                   if report.verdict else "")
+        self.fit_verdict()
         if self.rows:
             self.table.selectRow(0)
+
+    def fit_verdict(self) -> None:
+        """The verdict box as tall as its wrapped lines (three to ``VERDICT_LINES``; beyond, it scrolls): a
+        verdict is read whole, not cut mid-sentence."""
+        box = self.verdict
+        width = max(1, box.viewport().width() - 2 * int(box.document().documentMargin()) - 8)
+        metrics = box.fontMetrics()
+        lines = sum(max(1, math.ceil(metrics.horizontalAdvance(part) / width))
+                    for part in box.toPlainText().split("\n"))  # wrapped at words: a line more, at most
+        shown = min(VERDICT_LINES, max(3, lines + 1 if lines > 2 else lines))
+        box.setFixedHeight(shown * box.fontMetrics().lineSpacing() + 10)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A new width wraps the verdict again: its box follows."""
+        super().resizeEvent(event)
+        self.fit_verdict()
 
     def _show_folds(self, report: AdviceReport) -> None:
         """The Folds tab: one row per fold, the stability and the out-of-fold objective (empty for a fit/confirm

@@ -34,6 +34,7 @@ class CurvePanel(QWidget):
         self.figures.horizontalHeader().setStretchLastSection(False)
         self.figures.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.figures.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.figures.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideNone)  # two-line headers: sized whole
         for column, tip in enumerate(COLUMN_TIPS):
             header = self.figures.horizontalHeaderItem(column)
             if header is not None:
@@ -60,6 +61,8 @@ class CurvePanel(QWidget):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.figures.setItem(i, j, item)
         self.figures.resizeColumnsToContents()
+        for j in range(1, self.figures.columnCount()):  # the two-line headers read whole (a bold header is wider)
+            self.figures.setColumnWidth(j, self.figures.columnWidth(j) + 8)
         self.figures.setColumnWidth(0, min(self.figures.columnWidth(0), MAX_NAME_WIDTH))
         columns = sum(self.figures.columnWidth(j) for j in range(self.figures.columnCount()))
         scroll = self.figures.verticalScrollBar().sizeHint().width() if self.figures.rowCount() > 8 else 0

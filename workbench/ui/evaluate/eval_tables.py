@@ -56,6 +56,12 @@ def make_table(columns: list[str]) -> QTableWidget:
     t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     t.horizontalHeader().setStretchLastSection(True)
+    t.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)  # never cut at both ends ("ecall % (in-samp")
+    t.resizeColumnsToContents()  # the headers whole while the table is empty
+    for col, text in enumerate(columns):  # a header narrower than its text is elided: the tooltip has it whole
+        item = t.horizontalHeaderItem(col)
+        if item is not None and not item.toolTip():
+            item.setToolTip(text)
     return t
 
 
@@ -79,15 +85,16 @@ def fill_summary(table: QTableWidget, rows: Sequence[Mapping[str, Any]], colours
 
 
 def fill_questions(table: QTableWidget, rows: Sequence[QuestionResult], changes: Mapping[int, str]) -> None:
-    """One row per question (numbers sort as numbers; the columns of ``question_columns``); each item keeps its
-    row's position in ``rows``."""
+    """One row per question (numbers from 1, as the Questions tab numbers them, sort as numbers; the columns of
+    ``question_columns``); each item keeps its row's position in ``rows``."""
     metrics = _question_metrics()
     table.setColumnCount(len(metrics) + 5)
     table.setHorizontalHeaderLabels(question_columns())
     table.setRowCount(len(rows))
     for i, r in enumerate(rows):
         m = r.metrics
-        cells: list[int | str] = [r.q_index, r.question, *(metric.cell(metric.value(m)) for metric in metrics),
+        # numbered from 1, as in the Questions tab
+        cells: list[int | str] = [r.q_index + 1, r.question, *(metric.cell(metric.value(m)) for metric in metrics),
                                   m.first_rank or "-", m.context_tokens, changes.get(r.q_index, "")]
         for j, value in enumerate(cells):
             item = QTableWidgetItem()

@@ -72,6 +72,9 @@ if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
 
 
+PLOT_MIN = 200  # a plot's least useful height (``window.tasks`` checks it at the window's opening sizes)
+
+
 class EvalView(QWidget):
     """Evaluation lab: strategies × sweep over a question set, with table, plot, drill-down and export."""
 
@@ -88,6 +91,7 @@ class EvalView(QWidget):
         self.pool = self.jobs.pool
         self.inputs = LabInputs()
         self.stored_set = ""  # the name of the set stored in the data folder the lab runs on ("" for a folder)
+        self.stored_notes: list[str] = []  # what loading the stored set left out, and why
         self.sweep = SweepRun(workspace, self.inputs, self.jobs, self.model, self._on_recorded)
         i = self.inputs
         self.open_button, self.bundled_button, self.bundled_menu = i.open_button, i.bundled_button, i.bundled_menu
@@ -124,7 +128,9 @@ class EvalView(QWidget):
         self.questions.setSortingEnabled(True)
         header = self.questions.horizontalHeader()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the question text gets the room
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the question text gets the room …
+        for col in range(2, self.questions.columnCount()):  # … the figures' headers are read whole
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
         row = QHBoxLayout()
@@ -139,11 +145,18 @@ class EvalView(QWidget):
         self.lower_tabs.addTab(lower, "Questions")
         self.lower_tabs.addTab(self.flip_browser, "Flips A ↔ B")
         self.lower_tabs.addTab(self.baseline_panel, "Against a baseline")
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = self.sweep_split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.top_split)
         split.addWidget(self.lower_tabs)
+        split.setChildrenCollapsible(False)  # a dragged divider stops at a pane's least, never hides it
+        split.setStretchFactor(0, 3)  # the plots take the height first …
+        split.setStretchFactor(1, 2)
+        for plot in (self.plot.view, self.curve_plot):  # … a plot is of no use below PLOT_MIN pixels
+            plot.setMinimumHeight(PLOT_MIN)
         sweep_page = QWidget()  # the lab's first tab; the advisor is the second
         sweep_layout = QVBoxLayout(sweep_page)
+        sweep_layout.setContentsMargins(6, 4, 6, 4)  # the plots keep the pixels (1280×720 without scrolling)
+        sweep_layout.setSpacing(4)
         sweep_layout.addWidget(self.inputs)
         sweep_layout.addWidget(split, 1)
         self.lab_tabs.addTab(sweep_page, "Sweep")
@@ -170,6 +183,7 @@ class EvalView(QWidget):
         self.curve_plot.pointClicked.connect(self.select_configuration)
         self.model.runChanged.connect(self._show_run)
         self.model.questionSetChanged.connect(self._show_question_set)
+        self.limit.valueChanged.connect(lambda _n: self._show_question_set())
         self.model.savedChanged.connect(self._show_saved)
         self.model.selectionChanged.connect(self._selection_changed)
         self.advise.strategiesActivated.connect(self.strategiesActivated)
@@ -177,6 +191,7 @@ class EvalView(QWidget):
         self.questions_tab.questionActivated.connect(self.questionActivated)
         self.questions_tab.evaluateSet.connect(self.evaluate_stored_set)
         self.questions_tab.setsShown.connect(self._follow_stored_set)
+        self.model.documentsChanged.connect(lambda: self.questions_tab.refresh())  # counts and states follow
 
     # ----- inputs ----------------------------------------------------------------------------
     def _choose_set(self) -> None:
@@ -201,8 +216,17 @@ class EvalView(QWidget):
         strategies."""
         if not self.load_stored_set(name):
             return False
+        qset = self.model.question_set
+        total = len(self.ws.questions.read(name).questions)
+        kept = len(qset.questions) if qset is not None else 0
+        notes = "; ".join(self.stored_notes)
+        words = for_the_window(f"Evaluating {kept} of {total} question(s) of {name}" + (f": {notes}" if notes else ""))
+        self.questions_tab.status.setText(words)
         self.lab_tabs.setCurrentIndex(0)
-        return self.start()
+        started = self.start()
+        if started and kept < total:  # the sweep's line says what it leaves out, too
+            self.status.setText(f"{self.status.text()} — {words}")
+        return started
 
     def load_stored_set(self, name: str) -> bool:
         """Make the set ``name`` stored in the data folder the lab's set (its unreviewed drafts left out when
@@ -218,6 +242,7 @@ class EvalView(QWidget):
         if view.unreviewed and not self.inputs.reviewed_only.isChecked():
             notes.append(f"{view.unreviewed} unreviewed draft(s) are scored with the rest (Reviewed only leaves "
                          "them out)")
+        self.stored_notes = notes
         self.status.setText(for_the_window("; ".join(notes)))
         return True
 
@@ -253,8 +278,10 @@ class EvalView(QWidget):
         """The model's question set: its name, size and scope above the inputs."""
         qset = self.model.question_set
         if qset is not None:
-            self.set_label.setText(for_the_window(f"{qset.name}: {len(qset.questions)} questions; "
-                                                  f"{qset.scope_line()}. {power_line(len(qset.questions))}"))
+            total, limit = len(qset.questions), self.limit.value()
+            run = min(limit, total) if limit else total  # the noise line speaks of the questions a run scores
+            size = f"{total} questions" if run == total else f"{total} questions, {run} run (the question limit)"
+            self.set_label.setText(for_the_window(f"{qset.name}: {size}; {qset.scope_line()}. {power_line(run)}"))
             self.set_label.setToolTip("Searched: " + ", ".join(qset.searched_corpora()))
 
     def checked_strategies(self) -> list[str]:
@@ -311,6 +338,9 @@ class EvalView(QWidget):
             text = f"{r.label} · {len(r.config_keys)} configs · {r.started[:16].replace('T', ' ')}"
             self.runs.addItem(text, r.id)
             self.runs.setItemData(self.runs.count() - 1, f"{text}\nrun {r.id}", Qt.ItemDataRole.ToolTipRole)
+        # the run shown is the one named; with none shown (a new start) none is named over empty tables
+        self.runs.setPlaceholderText(f"{self.runs.count()} recorded run(s): choose one, then Open run")
+        self.runs.setCurrentIndex(self.runs.findData(self.run_id) if self.run_id else -1)
 
     def open_run(self, run_id: str | None) -> None:
         """Show a recorded run."""
@@ -324,6 +354,7 @@ class EvalView(QWidget):
             elif (qset is None or str(qset.root) != path) and path and Path(path).is_dir():
                 self.load_question_set(path)  # for the reference spans of the drill-down
             self.show_results(info.id, results)
+            self.runs.setCurrentIndex(self.runs.findData(info.id))  # the run named is the run shown
 
     def show_results(self, run_id: str, results: list[ConfigResult]) -> None:
         """Make ``results`` the lab's current run (the model's): the tables and plots follow."""
@@ -414,13 +445,18 @@ class EvalView(QWidget):
         if cr is None:
             return
         row = cr.rows[item.data(Qt.ItemDataRole.UserRole)]
+        # the row's configuration on B, the one it is compared with on A, unless a side runs it already (it opened
+        # with Explore's strategies, whatever the row said)
+        if cr.config.strategy not in (self.model.strategy("A"), self.model.strategy("B")):
+            other = other_configuration(self.results, cr.config.key, self.compare_to.currentData())
+            self.strategiesActivated.emit((other or cr).config.strategy, cr.config.strategy)
         self.questionActivated.emit(row.question, self.reference_spans(row.q_index, row.question))
 
     def open_question(self, q_index: int) -> bool:
         """Select question ``q_index`` in the question table and drill into it (as a double-click does)."""
         for i in range(self.questions.rowCount()):
             item = self.questions.item(i, 0)
-            if item is not None and item.data(Qt.ItemDataRole.DisplayRole) == q_index:
+            if item is not None and item.data(Qt.ItemDataRole.DisplayRole) == q_index + 1:  # numbered from 1
                 self.questions.selectRow(i)
                 self.questions.scrollToItem(item)
                 self._activate(item)

@@ -77,6 +77,12 @@ class FlipBrowser(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)  # a narrow header is cut at its end, whole in its tip
+        for col, text in enumerate(COLUMNS):
+            head = self.table.horizontalHeaderItem(col)
+            if head is not None:
+                head.setToolTip(text)
+        self.table.resizeColumnsToContents()  # the headers whole while the table is empty
         self.table.setToolTip("Double click: open the question side by side (A and B), reference spans drawn")
         row = QHBoxLayout()
         for label, widget in (("A", self.config_a), ("B", self.config_b), ("by", self.by), ("show", self.group)):

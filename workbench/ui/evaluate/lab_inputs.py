@@ -15,12 +15,14 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QMenu,
     QProgressBar,
     QPushButton,
     QSpinBox,
+    QStyle,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -59,7 +61,15 @@ class LabInputs(QWidget):
         self.strategies = QListWidget()
         self.set_saved({})
         self.set_checked(["plain"])
-        self.strategies.setMaximumHeight(120)
+        # the strategies flow in columns, left to right, in three rows: the lab's plots keep the height
+        self.strategies.setFlow(QListView.Flow.TopToBottom)
+        self.strategies.setWrapping(True)
+        self.strategies.setResizeMode(QListView.ResizeMode.Adjust)
+        self.strategies.setSpacing(1)
+        rows = 3
+        self.strategies.setFixedHeight(rows * (self.strategies.fontMetrics().height() + 4) + 2
+                                       * self.strategies.frameWidth() + self.strategies.style().pixelMetric(
+                                           QStyle.PixelMetric.PM_ScrollBarExtent) + 4)
         self.grid = QLineEdit(placeholderText="sweep, e.g. window=0,1,2 chunk_size=100,200")
         self.grid.setToolTip("Every checked strategy at every combination of these values")
         self.budgets = QLineEdit(placeholderText="none, e.g. 250,500,1000,1500,2000")
@@ -103,8 +113,10 @@ class LabInputs(QWidget):
         for w in (self.run_button, self.cancel_button, self.progress, self.runs, self.open_run_button,
                   self.export_button):
             buttons.addWidget(w)
+        controls.setVerticalSpacing(3)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(3)
         lay.addLayout(controls)
         lay.addLayout(buttons)
         lay.addWidget(self.status)

@@ -17,6 +17,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -86,7 +87,7 @@ class QuestionsView(QWidget):
         self.table.setColumnWidth(3, 260)
         self.table.setWordWrap(False)
         self.question_box = QLineEdit(placeholderText="a new question: select its reference in a passage or the "
-                                                      "document view, then Add as reference…")
+                                                      "document view, then Add as reference")
         self.remove_button = QPushButton("Remove question")
         self.undo_button = QPushButton("Undo")
         self.undo_button.setEnabled(False)
@@ -122,11 +123,9 @@ class QuestionsView(QWidget):
         right_layout.addWidget(self.summary)
         right_layout.addWidget(self.table, 1)
         right_layout.addWidget(self.question_box)
-        buttons = QHBoxLayout()
-        for w in (self.remove_button, self.undo_button, self.review_button, self.evaluate_button, self.export_button):
-            buttons.addWidget(w)
-        buttons.addStretch(1)
-        right_layout.addLayout(buttons)
+        self.buttons = QGridLayout()  # one row in the lab; two beside the document view (``set_compact``)
+        self._place_buttons(compact=False)
+        right_layout.addLayout(self.buttons)
         review = QHBoxLayout()
         review.addWidget(self.review_label, 1)
         for w in (self.accept_button, self.edit_button, self.reject_button):
@@ -134,13 +133,30 @@ class QuestionsView(QWidget):
             w.setVisible(False)
         right_layout.addLayout(review)
         right_layout.addWidget(self.status)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        split = self.split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(split)
+
+    def _place_buttons(self, compact: bool) -> None:
+        buttons = (self.remove_button, self.undo_button, self.review_button, self.evaluate_button, self.export_button)
+        for w in buttons:
+            self.buttons.removeWidget(w)
+        per_row = 3 if compact else len(buttons)
+        for i, w in enumerate(buttons):
+            self.buttons.addWidget(w, i // per_row, i % per_row)
+        self.buttons.setColumnStretch(len(buttons), 1)
+
+    def set_compact(self, compact: bool) -> None:
+        """Beside the document view (marking): the sets above the questions and the buttons in two rows; in
+        the lab: the sets beside the questions, the buttons in one row."""
+        self.split.setOrientation(Qt.Orientation.Vertical if compact else Qt.Orientation.Horizontal)
+        if compact:
+            self.split.setSizes([120, max(1, self.split.height() - 120)])
+        self._place_buttons(compact)
 
     def _wire(self) -> None:
         self.sets.currentItemChanged.connect(lambda _a, _b: self.show_set())
@@ -225,6 +241,13 @@ class QuestionsView(QWidget):
         self.sets.blockSignals(False)
         self.show_set()
 
+    def show_imported(self, name: str) -> None:
+        """A set was just imported as ``name``: it is chosen, and the status line says so (not what was done
+        before the import)."""
+        self.refresh(choose=name)
+        count = next((info.questions for info in self.ws.questions.sets() if info.name == name), 0)
+        self.status.setText(for_the_window(f"question set {name!r} imported: {count} question(s)"))
+
     def new_set(self, name: str) -> bool:
         """Create an empty set that searches every document now in the data folder (as 'questions new') and choose
         it; False (reason in the status line) when the name is refused."""
@@ -281,7 +304,8 @@ class QuestionsView(QWidget):
         for n, q in enumerate(read.questions, start=1):
             refs = "; ".join(f"{r.doc_id}:{r.start}-{r.end} {' '.join(r.content.split())[:40]!r}"
                              for r in q.references)
-            state = "needs review" if q.needs_review else (
+            why = next((r.status_note for r in q.references if r.status_note), "")
+            state = (f"needs review: {why}" if why else "needs review") if q.needs_review else (
                 "unreviewed" if q.provenance.origin == "drafted" and not q.provenance.reviewed else "ok")
             row = self.table.rowCount()
             self.table.insertRow(row)
@@ -305,7 +329,7 @@ class QuestionsView(QWidget):
             self.questionActivated.emit(q.text, [Span(r.doc_id, r.start, r.end) for r in q.references])
 
     def add_reference(self, span: Span, question: str = "") -> bool:
-        """*Add as reference…*: the span (selected in the document view or a passage) becomes a reference of a new
+        """*Add as reference*: the span (selected in the document view or a passage) becomes a reference of a new
         question: the one typed in the question box, else ``question`` (the window passes the question being
         explored, unless it is the selected question's), else of the selected question. False (reason in the
         status line) when there is no set, no question, or the span is refused. Undo removes what it added."""

@@ -75,7 +75,7 @@ class TradeoffPlot(QWidget):
         for p, metric in ((self.recall_plot, "recall"), (self.iou_plot, "IoU")):
             p.setTitle(f"{metric} vs context size", color=palette.text)
             p.showGrid(x=True, y=True, alpha=0.3)
-            p.setLabel("bottom", "mean context per question (tokens)", color=palette.text)
+            p.setLabel("bottom", "tokens per question (mean)", color=palette.text)
             p.setLabel("left", f"{metric} (%)", color=palette.text)
             for axis in ("bottom", "left"):
                 p.getAxis(axis).setPen(palette.muted)

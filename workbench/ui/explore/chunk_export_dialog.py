@@ -1,4 +1,4 @@
-"""*Export chunks…*: the chunk map's chunk set written to JSON Lines, CSV or Parquet (``core.retrieve.chunk_export``,
+"""*Export chunks…*: the chunk map's chunk set written to JSON Lines, CSV or Parquet (``core.inspect.chunk_export``,
 as ``workbench chunks export`` writes it), optionally with its vectors."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The chunk map of one side: its chunks painted in alternating tints with overlaps marked (the layers),
 and beside the document a compact summary — a size histogram and the boundary diagnostics
-(``core.retrieve.chunk_map``) of the shown document and of the whole chunk set.
+(``core.inspect.chunk_map``) of the shown document and of the whole chunk set.
 """
 
 from __future__ import annotations

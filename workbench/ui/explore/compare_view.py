@@ -19,7 +19,7 @@ from workbench.ui.explore.compare_stats import side_line, summary_line
 from workbench.ui.explore.cut_editor import CutEditor
 from workbench.ui.explore.doc_view import DocumentPane
 from workbench.ui.explore.embedding_space import EmbeddingSpaceView, select_chunk
-from workbench.ui.explore.heights import document_want, share_heights
+from workbench.ui.explore.heights import document_want, knob_floor, share_heights
 from workbench.ui.explore.side_panel import SidePanel
 from workbench.ui.jobs.workers import JobRunner
 from workbench.ui.model import WorkbenchModel
@@ -63,6 +63,7 @@ class CompareView(QWidget):
         self.space = EmbeddingSpaceView(workspace, model)  # a side's chunk set, the question and the hits in 2-D
         self.bottom_tabs.addTab(self.space, "Embedding space")
         self.space.chunkActivated.connect(self.show_chunk)
+        self.space.drawn.connect(self.refit)  # its legend and lines may need more room: share out again
         self.cut_editor = CutEditor(self.doc_pane, model.strategy, self)  # the chunk map's cuts edited by hand
         self.cut_editor.edited.connect(self._run_hand_made)
         self.cut_editor.message.connect(self.message)
@@ -75,8 +76,10 @@ class CompareView(QWidget):
         self.split.setStretchFactor(1, 0)
         # the heights are shared out (``fit_heights``) until the person moves the divider
         self.split_moved = False
+        self.arrangement = "explore"  # the window's task on this page: explore, mark or cuts (``fit_heights``)
         self.split.splitterMoved.connect(self._split_dragged)
         self._content_heights: dict[QWidget, Callable[[], int]] = {}
+        self._least_heights: dict[QWidget, Callable[[], int]] = {}
         self._fit_timer = QTimer(self)
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(0)
@@ -147,9 +150,20 @@ class CompareView(QWidget):
     def _split_dragged(self, *_: object) -> None:
         self.split_moved = True
 
-    def size_to_content(self, tab: QWidget, height: Callable[[], int]) -> None:
-        """The bottom pane, while ``tab`` is in front, asks ``height()`` for the pixels its content needs."""
+    def size_to_content(self, tab: QWidget, height: Callable[[], int], least: Callable[[], int] | None = None) -> None:
+        """The bottom pane, while ``tab`` is in front, asks ``height()`` for the pixels its content needs and
+        ``least()`` for the least it is of use in (the passages give way to that much)."""
         self._content_heights[tab] = height
+        if least is not None:
+            self.set_least(tab, least)
+
+    def set_least(self, tab: QWidget, least: Callable[[], int]) -> None:
+        """While ``tab`` is in front the bottom pane holds at least ``least()`` pixels (the passages give way);
+        its layout changing (a column shown, a legend grown) shares the height out again."""
+        self._least_heights[tab] = least
+        for widget in (tab, *tab.findChildren(QWidget)):
+            if widget.layout() is not None:
+                widget.installEventFilter(self)
 
     def refit(self) -> None:
         """Share the height out again once the layout has settled (``fit_heights``)."""
@@ -157,7 +171,9 @@ class CompareView(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """A side's passages resized (a note, a progress line or the knobs came or went): share out again."""
-        if event.type() == QEvent.Type.Resize and watched in (self.a.results, self.b.results):
+        resized = event.type() == QEvent.Type.Resize and watched in (self.a.results, self.b.results)
+        relaid = event.type() == QEvent.Type.LayoutRequest and self.bottom_tabs.currentWidget() in self._least_heights
+        if resized or relaid:  # (a tab that declared its least height changed its layout)
             self.refit()
         return super().eventFilter(watched, event)
 
@@ -175,9 +191,11 @@ class CompareView(QWidget):
         sides = self.sides_shown()
         if total <= 0 or not self.isVisible():
             return
-        passages = self.window().height() // 2 + 1
+        passages = self.passages_keep()
         fixed = max(side.fixed_height() for side in sides)
         need = max(side.knob_need() for side in sides)
+        if self.arrangement == "cuts":  # the knobs share the column with the chunk map below them
+            need = min(need, max(self.knob_floor(), int(0.45 * total)))
         shown = self.document_shown()
         bottom_min = self.bottom_tabs.minimumSizeHint().height() if shown else 0
         front = self.bottom_tabs.currentWidget()
@@ -185,17 +203,35 @@ class CompareView(QWidget):
         tabs = self.bottom_tabs.tabBar().sizeHint().height() + 2 * self.bottom_tabs.style().pixelMetric(
             QStyle.PixelMetric.PM_DefaultFrameWidth)
         want = (content() + tabs if content is not None else document_want(total)) if shown else 0
+        least = self._least_heights.get(front) if front is not None and shown else None
+        if least is not None and front is not None:  # the tab in front is of no use below its least: the passages
+            frame = self.bottom_tabs.height() - front.height() if front.isVisible() else 0  # give way
+            bottom_min = max(bottom_min, least() + max(tabs, frame))
+            passages = min(passages, max(0, total - fixed - bottom_min))
+        if self.arrangement in ("mark", "cuts") and front is self.doc_pane:
+            want = total  # marking and shaping cuts: the document takes what the passages and knobs leave
+        floor = self.knob_floor()
         if self.split_moved:  # the person's bottom pane: the knobs share what the sides have
             bottom = self.split.sizes()[1] if shown else 0
-            knobs = share_heights(total - bottom, fixed, passages, need, 0, 0).knobs
+            knobs = share_heights(total - bottom, fixed, passages, need, 0, 0, floor).knobs
             for side in sides:
                 side.set_knob_room(knobs if need else None)
             return
-        heights = share_heights(total, fixed, passages, need, bottom_min, max(want, bottom_min))
+        heights = share_heights(total, fixed, passages, need, bottom_min, max(want, bottom_min), floor)
         for side in sides:
             side.set_knob_room(heights.knobs if need else None)
         if shown and self.split.sizes() != [total - heights.bottom, heights.bottom]:
             self.split.setSizes([total - heights.bottom, heights.bottom])
+
+    def passages_keep(self) -> int:
+        """The height the passages keep before the knobs and the bottom pane get theirs: half the window while
+        exploring, a quarter while marking (the document view is the work), a few lines while shaping cuts."""
+        height = self.window().height()
+        return {"mark": height // 4, "cuts": 90}.get(self.arrangement, height // 2 + 1)
+
+    def knob_floor(self) -> int:
+        """The least height of open knobs: ``KNOB_ROWS`` rows of them (a spin box and the grid's spacing)."""
+        return knob_floor(self.a.strategy_panel.row_height())
 
     def show_question(self, question: str, reference_spans: Iterable[Span | dict[str, Any]]) -> None:
         """Show an evaluation question: set it with its reference spans (drawn and scored), run the sides."""

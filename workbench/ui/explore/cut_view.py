@@ -1,4 +1,4 @@
-"""*Cuts of A and B*: both sides' cuts drawn on one text (``core.retrieve.cut_compare``), and their figures.
+"""*Cuts of A and B*: both sides' cuts drawn on one text (``core.inspect.cut_compare``), and their figures.
 
 A's cuts are marker glyphs in A's colour raised above the line, B's in B's colour lowered below it; a cut that
 has the other side's within reach (paired one to one, ``ingest.cut_agreement``) sits on the agreement grey,

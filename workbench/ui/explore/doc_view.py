@@ -21,6 +21,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from workbench.core.spans import Span, intersect_spans, subtract_spans
+from workbench.core.store.values import DocumentGone
 from workbench.ui.explore.chunk_export_dialog import ExportChunksDialog
 from workbench.ui.explore.chunk_map import CHUNK_MAP_KINDS, CHUNK_MAP_LABELS, ChunkMapSummary, chunk_layers
 from workbench.ui.explore.cut_curve import CutCurve
@@ -164,6 +165,7 @@ class DocumentPane(QWidget):
         self.cut_curve = CutCurve(workspace)  # under the chunk map of a semantic chunker: why it cut there
         self.cut_curve.boundaryClicked.connect(lambda doc_id, offset: self.show_doc(doc_id, offset))
         self._picked: str | None = None  # the picker's entry chosen by hand ("", "A" or "B")
+        self._results_note = ""  # why the highlights are not the current question's ("" when they are)
         self._scroll_to: int | None = None  # where the next drawing scrolls to (a new question's focus)
         self.note = WrappedLabel("")  # why the highlights are not the current question's
         self.note.setObjectName("staleNote")
@@ -192,6 +194,7 @@ class DocumentPane(QWidget):
         self.doc_id: int | None = None
         self._passage_docs: dict[int, int] = {}  # documents with passages or reference spans: passage count
         self._library: dict[int, str] | None = None  # every stored document's name by id (None: not read yet)
+        self._seen: dict[int, str] = {}  # every name read, removed documents' too (a removal names what went)
         # what the view shows: (doc_id, result A, result B, reference, evidence side, chunk-map side)
         self._drawn: tuple[object, ...] | None = None
         self._dirty = False
@@ -208,6 +211,7 @@ class DocumentPane(QWidget):
         view to that span's document and start (a new question: its first reference span or first passage);
         ``note`` says in words why the highlights are not the current question's (the view is greyed)."""
         self.result_a, self.result_b, self.reference = result_a, result_b, list(reference)
+        self._results_note = note
         self.note.setText(note)
         self.note.setVisible(bool(note))
         self.view.set_stale(bool(note))
@@ -237,13 +241,13 @@ class DocumentPane(QWidget):
     def fill_picker(self) -> None:
         """Read the data folder's documents again and list them (``_fill``); called when they change (another
         process or a job here), so a removed document leaves the list and the view."""
+        before = self._library or {}
         self._library = {int(r["id"]): str(r.get("title") or Path(str(r["path"])).name)
                          for r in self.ws.records.documents()}
+        self._seen.update(self._library)
         self._fill()
         if self.doc_id is not None and self.doc_id not in self._library:  # removed from the data folder meanwhile
-            self.doc_id, self._drawn = None, None
-            self.view.reset()
-            self.info.setText("")
+            self._gone(self.doc_id, before.get(self.doc_id, ""))
 
     def _fill(self) -> None:
         """List the documents with passages or reference spans (with their passage counts), then, after a
@@ -256,8 +260,11 @@ class DocumentPane(QWidget):
         self.picker.clear()
         for doc_id, count in self._passage_docs.items():
             name = self._library.get(doc_id)
-            if name is None:  # indexed since the names were read
-                doc = self.ws.corpus.document(doc_id)
+            if name is None:  # indexed since the names were read, or removed since the results were made
+                try:
+                    doc = self.ws.corpus.document(doc_id)
+                except DocumentGone:
+                    continue  # its passages are of a document the library no longer holds
                 name = doc.title or Path(doc.path).name
             self.picker.addItem(f"{name}  ({count} passage(s))", doc_id)
         rest = sorted(((i, n) for i, n in self._library.items() if i not in self._passage_docs),
@@ -285,6 +292,8 @@ class DocumentPane(QWidget):
         if i >= 0:
             self.colour.setCurrentIndex(i)
             self._colour_changed()
+        elif side:  # not offered yet (no results): chosen when the results come
+            self._picked = CHUNKS + side
 
     def set_evidence_side(self, side: str | None) -> None:
         """Colour ``side``'s evidence (``"A"``, ``"B"``) or the returned text (None), as if picked by hand,
@@ -349,7 +358,15 @@ class DocumentPane(QWidget):
         if doc_id is None:
             return
         self._timer.stop()
+        try:
+            self.ws.corpus.document(doc_id)
+        except DocumentGone:
+            self._gone(doc_id)
+            return
         self.doc_id = doc_id
+        if self.note.text() != self._results_note:  # a document shown again: only the results' note stays
+            self.note.setText(self._results_note)
+            self.note.setVisible(bool(self._results_note))
         i = self.picker.findData(doc_id)
         if i >= 0:
             self.picker.setCurrentIndex(i)
@@ -360,16 +377,30 @@ class DocumentPane(QWidget):
                                  and drawn[3:] == key[3:]):
             scroll = self.view.verticalScrollBar().value()
             same_doc = self._drawn is not None and self._drawn[0] == doc_id
+            anchor = self.view.top_place() if same_doc and scroll > 0 else None  # the reader's place, by text
             self.view.show_document(doc_id, self.result_a, self.result_b, self.reference, key[4], key[5])
             self._drawn = key
             self._show_chunk_summary(doc_id, key[5])
-            if same_doc:
+            if same_doc and not (anchor is not None and anchor[0] == doc_id and self.view.scroll_to(*anchor)):
                 self.view.verticalScrollBar().setValue(scroll)
             doc = self.ws.corpus.document(doc_id)
             self.info.setText(f"{Path(doc.path).name} · {len(doc.text):,} chars")
             self.rendered.emit(doc_id)
         if offset is not None:
             self.view.scroll_to(doc_id, offset)
+
+    def _gone(self, doc_id: int, name: str = "") -> None:
+        """Document ``doc_id`` is no longer stored (removed here or by another process): the view says so in
+        words instead of drawing it."""
+        name = name or self._seen.get(doc_id) or f"document {doc_id}"
+        self.doc_id, self._drawn = None, None
+        self.view.reset()
+        self.picker.setCurrentIndex(-1)
+        self.info.setText("")
+        self.note.setText(f"{name} was removed from the library: its text and highlights are gone. Choose "
+                          "another document in the list, or search again.")
+        self.note.show()
+        self._show_chunk_summary(doc_id, None)
 
     def _show_chunk_summary(self, doc_id: int, side: str | None) -> None:
         rt = self.view.runtime

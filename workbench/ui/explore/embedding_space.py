@@ -1,4 +1,4 @@
-"""Embedding space: one side's chunk set in two dimensions (``core.retrieve.embedding_space``: PCA, or UMAP
+"""Embedding space: one side's chunk set in two dimensions (``core.inspect.embedding_space``: PCA, or UMAP
 when installed), coloured by document, with the question (a star) and the hits of each side that searched
 this same chunk set (rings in the side's colour). Beyond ``limit`` chunks a seeded sample is shown (the hits
 always in it), and the line above the plot says so.
@@ -16,8 +16,8 @@ set or question is dropped; the line above the plot names the set and the questi
 from __future__ import annotations
 
 import html
+import weakref
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.inspect.embedding_space import DEFAULT_LIMIT, Projection, projection_methods, set_projection
@@ -43,7 +44,7 @@ from workbench.core.spans import Span
 from workbench.ui.basics.colours import line_colour
 from workbench.ui.basics.theme import MUTED, SIDE_COLOURS, current_palette
 from workbench.ui.explore.text_view import LayeredTextView
-from workbench.ui.jobs.workers import JobRunner, Worker, while_alive
+from workbench.ui.jobs.workers import JobRunner, Worker
 from workbench.ui.model import WorkbenchModel
 from workbench.ui.widgets.plot_zoom import CtrlWheelViewBox, reset_button
 from workbench.ui.widgets.scrolling import fitted
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from workbench.core.retrieve.pipeline import SearchResult
     from workbench.core.workspace import Workspace
 
+PLOT_MIN = 200  # the plot's least useful height (pixels)
 COLOURED_DOCS = 10  # the documents with the most points get a colour each; the rest share grey
 LISTED = 300  # chunks listed by a selection (the rest counted)
 UMAP_HINT = "UMAP needs the optional umap-learn package: pip install 'chunk-workbench[umap]'"
@@ -101,6 +103,21 @@ def select_chunk(view: LayeredTextView, span: Span) -> bool:
     cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
     view.setTextCursor(cursor)
     return True
+
+
+def shown_hit_rows(result: SearchResult) -> list[int]:
+    """The chunk-set rows of ``result``'s hits that its passages show (the budget may cut some), sorted."""
+    shown = {c for p in result.passages for c in p.hit_chunk_ids}
+    return sorted({h.row for h in result.hits if h.chunk_id in shown})
+
+
+class PassiveScatter(pg.ScatterPlotItem):  # type: ignore[misc]  # pyqtgraph has no type information
+    """Marks drawn over the points (the hits' rings, the question's star) that let a click through to the point
+    under them: a ring over a chunk of another document must not swallow the click on that chunk."""
+
+    def mouseClickEvent(self, ev: Any) -> None:
+        """Never take a click."""
+        ev.ignore()
 
 
 class SelectingViewBox(CtrlWheelViewBox):
@@ -158,7 +175,7 @@ class EmbeddingSpaceView(QWidget):
         self.plot: Any = pg.PlotWidget(viewBox=self.box)  # pyqtgraph has no type information
         self.plot.hideAxis("bottom")
         self.plot.hideAxis("left")
-        self.plot.setMinimumHeight(40)
+        self.plot.setMinimumHeight(PLOT_MIN)  # the window makes room for it when the tab is in front
         self.reset = reset_button([self.box], self.set_ranges, self)
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
@@ -177,6 +194,8 @@ class EmbeddingSpaceView(QWidget):
         for signal in (model.resultChanged, model.questionChanged, model.sideBySideChanged):
             signal.connect(lambda *_: self.refresh())
         model.strategyChanged.connect(lambda *_: self.refresh())
+        model.documentsChanged.connect(self._documents_changed)
+        self._outdated: list[SearchResult] = []  # results made before the documents changed: never drawn
         self.refresh()
 
     def _layout(self) -> None:
@@ -215,7 +234,14 @@ class EmbeddingSpaceView(QWidget):
         lay.addLayout(body, 1)
         outer = QVBoxLayout(self)  # a short tab scrolls rather than taking height from the passages above
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(fitted(inner))
+        self.page = fitted(inner)
+        self.page.setObjectName("embeddingPage")
+        outer.addWidget(self.page)
+
+    def least_height(self) -> int:
+        """The least height the tab is of use in: its plot ``PLOT_MIN`` pixels tall with its line above."""
+        inner = self.page.widget()
+        return (inner.minimumSizeHint().height() if inner is not None else PLOT_MIN) + 2
 
     # ----- what to show ------------------------------------------------------------------------
     @property
@@ -229,17 +255,31 @@ class EmbeddingSpaceView(QWidget):
         return side if side == "A" or self.model.side_by_side else "A"
 
     def _hit_rows(self, result: SearchResult | None, set_id: str) -> list[int]:
+        """The rows of the hits ``result`` shows: those inside its passages after the budget (a hit the budget
+        cut is not ringed: the side does not show it)."""
         if result is None or result.set_id != set_id:
             return []
-        return sorted({h.row for h in result.hits})
+        return shown_hit_rows(result)
+
+    def _current(self, side: str) -> SearchResult | None:
+        """``side``'s current result, unless it was made before the library's documents changed."""
+        result = self.model.current_result(side)
+        return None if result is None or any(result is r for r in self._outdated) else result
+
+    def _documents_changed(self) -> None:
+        """Documents were added or removed (here or by another process): the points drawn belong to the chunk
+        set as it was, so they go at once; the side's next result is drawn (the window searches again)."""
+        self._outdated = [r for r in (self.model.result("A"), self.model.result("B")) if r is not None]
+        self._key = None
+        self.refresh()
 
     def _wanted(self) -> tuple[SpaceKey | None, SearchResult | None, dict[str, list[int]]]:
         side = self.shown_side()
-        result = self.model.current_result(side)
+        result = self._current(side)
         if result is None:
             return None, None, {}
         sides = ["A", "B"] if self.model.side_by_side else ["A"]
-        hits = {s: self._hit_rows(self.model.current_result(s), result.set_id) for s in sides}
+        hits = {s: self._hit_rows(self._current(s), result.set_id) for s in sides}
         hits = {s: rows for s, rows in hits.items() if rows}
         key = (side, result.set_id, result.question, self.method.currentText(), self.limit,
                tuple((s, tuple(rows)) for s, rows in sorted(hits.items())))
@@ -261,6 +301,11 @@ class EmbeddingSpaceView(QWidget):
         self._clear_plot()
         side = self.shown_side()
         if key is None or result is None:
+            current = self.model.current_result(side)
+            if current is not None and any(current is r for r in self._outdated):
+                self.status.setText(f"<span style='color:{MUTED}'>The library's documents changed since {side}'s "
+                                    "result: its chunk set is drawn again when the search has run again.</span>")
+                return
             self.status.setText(f"<span style='color:{MUTED}'>No current result for {side}: search the question "
                                 "to see its chunk set and hits here.</span>")
             return
@@ -291,8 +336,20 @@ class EmbeddingSpaceView(QWidget):
                              hits, label, result.question)
 
         worker = Worker(job, "embedding space")
-        worker.signals.result.connect(while_alive(self, self._projected))
-        worker.signals.error.connect(while_alive(self, partial(self._failed, key)))
+        me = weakref.ref(self)  # the pool keeps a finished worker's wrapper: its slots must not keep this view
+
+        def projected(data: object) -> None:
+            view = me()
+            if view is not None and isValid(view):
+                view._projected(data)
+
+        def failed(message: str, trace: str) -> None:
+            view = me()
+            if view is not None and isValid(view):
+                view._failed(key, message, trace)
+
+        worker.signals.result.connect(projected)
+        worker.signals.error.connect(failed)
         self._worker = worker
         self.jobs.start(worker)
 
@@ -344,16 +401,21 @@ class EmbeddingSpaceView(QWidget):
         index = {int(r): i for i, r in enumerate(p.rows)}
         for side, rows in data.hits.items():
             ringed = [index[r] for r in rows if r in index]
-            self.plot.addItem(pg.ScatterPlotItem(p.points[ringed, 0], p.points[ringed, 1], size=13, brush=None,
-                                                 pen=pg.mkPen(SIDE_COLOURS[side], width=2)))
+            self.plot.addItem(PassiveScatter(p.points[ringed, 0], p.points[ringed, 1], size=13, brush=None,
+                                             pen=pg.mkPen(SIDE_COLOURS[side], width=2)))
         if p.query is not None:
-            self.plot.addItem(pg.ScatterPlotItem([p.query[0]], [p.query[1]], size=18, symbol="star",
-                                                 brush=pg.mkBrush(palette.text), pen=pg.mkPen(palette.card)))
+            self.plot.addItem(PassiveScatter([p.query[0]], [p.query[1]], size=18, symbol="star",
+                                             brush=pg.mkBrush(palette.text), pen=pg.mkPen(palette.card)))
         self._write_legend(data, top, colour_of)
         side = str(data.key[0])
         axes = (f" · axes hold {100 * p.explained[0]:.0f}% and {100 * p.explained[1]:.0f}% of the variance"
                 if p.explained else "")
         question = data.question if len(data.question) <= 80 else data.question[:79] + "…"
+        if not len(p.rows):
+            self.status.setText(f"<span style='color:{MUTED}'>{side}'s chunk set ({html.escape(data.set_label)}) "
+                                "holds no chunks: the library has no documents. Add files or a folder.</span>")
+            self.drawn.emit()
+            return
         self.status.setText(f"<b style='color:{SIDE_COLOURS[side]}'>{side}</b>'s chunk set "
                             f"({html.escape(data.set_label)}) · {p.method} · {p.describe()}{axes} · question "
                             f"<i>{html.escape(question)}</i>")

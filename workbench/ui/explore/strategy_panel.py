@@ -182,6 +182,11 @@ class StrategyPanel(QWidget):
         lay.addWidget(self.steps)
         lay.addWidget(self.error)  # whole lines across both columns
 
+    def row_height(self) -> int:
+        """The height of one row of knobs (a labelled combo box and the column's spacing): open knobs show a
+        whole number of them."""
+        return max(self.preset.sizeHint().height(), self.top_k.sizeHint().height()) + 3
+
     def two_column_width(self) -> int:
         """The narrowest width that shows the two columns side by side with every label whole."""
         return (self.chunk_column.minimumSizeHint().width() + self.retrieve_column.minimumSizeHint().width()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import QContextMenuEvent, QHelpEvent, QMouseEvent, QTextCursor, QTextDocument
+from PySide6.QtGui import QContextMenuEvent, QHelpEvent, QMouseEvent, QResizeEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QGraphicsOpacityEffect, QMenu, QTextEdit, QToolTip, QWidget
 
 from workbench.core.spans import Span
@@ -32,7 +32,7 @@ class LayeredTextView(QTextEdit):
     """
 
     clicked = Signal(int, int, object)  # doc_id, character offset, tag of the inserted piece
-    referenceRequested = Signal(list)  # the selected text as document spans: "Add as reference…"
+    referenceRequested = Signal(list)  # the selected text as document spans: "Add as reference"
 
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -114,6 +114,20 @@ class LayeredTextView(QTextEdit):
         bar.setValue(bar.value() + rect.top() - 6)
         return True
 
+    def top_place(self) -> tuple[int, int] | None:
+        """``(doc_id, offset)`` of the text at the top of the viewport (None when nothing is drawn there): a redraw
+        or a new width scrolls back to it (``scroll_to``), so the reader keeps their place."""
+        found = self.locate(QPoint(8, 8))
+        return (found[0], found[1]) if found is not None else None
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A new width re-wraps the text: the text that was at the top stays there."""
+        anchor = self.top_place() if event.oldSize().width() != event.size().width() and \
+            self.verticalScrollBar().value() > 0 else None
+        super().resizeEvent(event)
+        if anchor is not None:
+            self.scroll_to(*anchor)
+
     def cursor_place(self, doc_id: int, offset: int) -> int | None:
         """Qt position of the cursor place before character ``offset`` of ``doc_id`` (after the last character
         drawn, for an end), or None when that text is not drawn."""
@@ -152,11 +166,11 @@ class LayeredTextView(QTextEdit):
         return out
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        """The usual menu plus *Add as reference…* for selected text (to the lab's current question, or a new
+        """The usual menu plus *Add as reference* for selected text (to the lab's current question, or a new
         one typed in the Questions tab)."""
         menu = self.createStandardContextMenu()
         spans = self.selected_spans()
-        action = menu.addAction("Add as reference…")
+        action = menu.addAction("Add as reference")
         action.setEnabled(bool(spans))
         action.setToolTip("The selected text becomes a reference span of a question in the lab's Questions tab")
         action.triggered.connect(lambda: self.referenceRequested.emit(spans))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from workbench.core.ingest.chunkers.identity import chunking_label
 from workbench.core.ingest.documents import SUPPORTED_SUFFIXES
@@ -79,7 +79,8 @@ class LibraryPanel(QWidget):
         self.reindex.setToolTip("Read the selected documents (or all, with none selected) from disk again")
         self.add_files.clicked.connect(self.choose_files)
         self.add_folder.clicked.connect(self.choose_folder)
-        self.remove.clicked.connect(self.remove_selected)
+        self.remove.clicked.connect(self.ask_remove)
+        self.confirm: Callable[[str], bool] = self._ask  # a removal asks first (tests answer for the person)
         self.reindex.clicked.connect(self.reindex_selected)
         self.summary = QLabel()
         self.summary.setObjectName("muted")
@@ -178,6 +179,54 @@ class LibraryPanel(QWidget):
         """Cancel the running indexing job."""
         if self.worker is not None:
             self.worker.cancel()
+
+    def removal_words(self, rows: Sequence[dict[str, object]]) -> str:
+        """What removing the documents of ``rows`` (library rows) takes with it, in words: their chunks in
+        every chunk set, the passages shown from them, and the stored questions whose references point into
+        them (those then need review and are left out of evaluation). The files on disk stay."""
+        ids = {int(str(r["doc_id"])) for r in rows if r.get("doc_id") is not None}
+        names = [str(r.get("title") or "") for r in rows if r.get("doc_id") is not None]
+        what = (f"“{names[0]}”" if len(names) == 1 else
+                f"{len(names)} documents ({', '.join(names[:3])}{', …' if len(names) > 3 else ''})")
+        counts = self._chunk_counts() or {}
+        chunks = sum(counts.get(d, 0) for d in ids)
+        lines = [f"Remove {what} from the library?", "",
+                 f"This takes with it their chunks in every chunk set ({chunks} at "
+                 f"{chunking_label(self.configs()[0])}) and every passage shown from them."]
+        hit: dict[str, int] = {}
+        try:
+            for info in self.ws.questions.sets():
+                read = self.ws.questions.read(info.name)
+                n = sum(any(r.doc_id in ids for r in q.references) for q in read.questions)
+                if n:
+                    hit[info.name] = n
+        except Exception:  # the sets could not be read: the removal still says what it knows
+            log.debug("question sets not read for the removal's words", exc_info=True)
+        if hit:
+            sets = ", ".join(f"{n} in “{name}”" for name, n in hit.items())
+            lines.append(f"Questions whose reference lies in them will need review and are left out of "
+                         f"evaluation: {sets}.")
+        lines.append("The files on disk stay; Add files… brings them back.")
+        return "\n".join(lines)
+
+    def ask_remove(self) -> Worker | None:
+        """*Remove*: say what the removal takes with it and remove once the person confirms (``confirm``)."""
+        rows = [r for r in self.table.selected() if r["doc_id"] is not None]
+        if not rows or self.worker is not None:
+            return None
+        if not self.confirm(self.removal_words(rows)):
+            self.message.emit("Nothing removed.")
+            return None
+        return self.remove_selected()
+
+    def _ask(self, text: str) -> bool:
+        """Ask the person ``text`` (Remove / Cancel; Cancel is the default)."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Remove from the library?", text,
+                          QMessageBox.StandardButton.Cancel, self.window())
+        remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is remove
 
     def remove_selected(self) -> Worker | None:
         """Remove the selected documents from the store (on the store queue: it waits for running writes)."""

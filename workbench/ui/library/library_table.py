@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from workbench.ui.basics.wording import for_the_window
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 STATUS_COLOURS = {"indexed": "#1a7f37", "skipped": "#9a6700", "failed": "#cf222e"}
 COLUMNS = ["Document", "Status", "Chunks", "Details"]
+DETAILS_LEAST = 70  # the Details column keeps this much beside the others (its words in the tooltip)
 DOC_ID_ROLE = Qt.ItemDataRole.UserRole
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -34,11 +35,47 @@ class LibraryTable(QTreeWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setUniformRowHeights(True)
         header = self.header()
-        header.setStretchLastSection(True)
+        header.setStretchLastSection(False)  # Details gets what is left (``fit_columns``), never less than a few words
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.setColumnWidth(0, 180)
+        header.setMinimumSectionSize(40)
+        self._sized_by_hand = False  # the Document column dragged: its width stays
+        self._fitting = False
+        header.sectionResized.connect(self._section_resized)
+
+    def _section_resized(self, column: int, _old: int, _new: int) -> None:
+        if self._fitting:
+            return
+        if column == 0:
+            self._sized_by_hand = True
+        if column in (0, 1, 2):  # a column dragged or sized to new contents: Details takes what is left
+            self.fit_columns()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The Document column takes what the others leave (Details keeps a few words), so a narrow panel, an
+        empty library included, never scrolls sideways; a width set by hand stays."""
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        """The viewport resized (a vertical scroll bar came or went): the columns share its width again."""
+        handled = super().viewportEvent(event)
+        if event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return handled
+
+    def fit_columns(self) -> None:
+        """Share the viewport's width: Status and Chunks their contents, Document what is left up to 260 px
+        (unless dragged), Details the rest, at least ``DETAILS_LEAST``."""
+        others = self.columnWidth(1) + self.columnWidth(2)
+        room = self.viewport().width()
+        self._fitting = True
+        if not self._sized_by_hand:
+            self.setColumnWidth(0, max(90, min(260, room - others - DETAILS_LEAST)))
+        self.setColumnWidth(3, max(DETAILS_LEAST, room - others - self.columnWidth(0)))
+        self._fitting = False
 
     def fill(self, documents: list[dict[str, Any]], problems: Sequence[Problem],
              chunk_counts: dict[int, int] | None) -> None:

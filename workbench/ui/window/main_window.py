@@ -1,6 +1,9 @@
-"""The main window, in two modes. Explore: the library on the left (collapsible to a strip), the question
-bar on top, strategies A and B with their results in the middle, the document view and the answer panel
-below. Evaluate: the evaluation lab gets the whole window; a question opened there comes back to Explore.
+"""The main window, in four tasks that each own the window below the menu bar (``tasks``): Explore (the library
+on the left, collapsible to a strip, the question bar on top, strategies A and B with their results in the
+middle, the document view and the answer panel below), Mark questions (the lab's Questions tab beside a large
+document view), Shape cuts (the knobs open over the chunk map) — three arrangements of one page — and the Lab (the
+evaluation lab gets the whole window; a question opened there comes back to Explore). Each task keeps its own
+splitter sizes and panes while another has the window (``tasks.TaskState``).
 
 The window's state lives in its ``WorkbenchModel`` (``ui/model.py``); the panels are views of it. The dialogs
 and the benchmark tour are opened by ``self.dialogs`` (``dialogs.WindowDialogs``) with the model, the workspace
@@ -53,6 +56,7 @@ from workbench.ui.window.benchmark_tour import BenchmarkTour
 from workbench.ui.window.dialogs import WindowDialogs
 from workbench.ui.window.reference_marking import ReferenceMarking
 from workbench.ui.window.shortcuts import WindowShortcuts
+from workbench.ui.window.tasks import TASK_TEXT, TASK_TIPS, TASKS, TaskState
 
 if TYPE_CHECKING:
     from workbench.core.retrieve.strategy.presets import Strategy
@@ -89,12 +93,19 @@ class MainWindow(QMainWindow):
         # the answers fill the pane (their text scrolls in its box, stats and sources stay in view); a pane
         # shorter than their least height scrolls rather than crushing them
         self.answer_page = fitted(self.answer)
+        self.answer_page.setObjectName("answerPage")
         self.compare.bottom_tabs.addTab(self.answer_page, "Answer")
-        self.compare.size_to_content(self.answer_page, self.answer.content_height)  # the pane fits the answer
+        # the pane fits the answer, and never holds less than the answer's least (its text ANSWER_LINES lines)
+        self.compare.size_to_content(self.answer_page, self.answer.content_height,
+                                     lambda: self.answer.least_height() + 2)
+        space = self.compare.space  # the embedding view: its plot is of no use below PLOT_MIN pixels
+        self.compare.set_least(space, space.least_height)
         self.left_tabs = QTabWidget()
         self.left_tabs.addTab(self.library, "Library")
-        self.modes = QStackedWidget()  # Explore (page 0) | Evaluate (page 1, the lab gets the whole window)
-        self.mode_buttons: dict[str, QPushButton] = {}
+        self.modes = QStackedWidget()  # Explore, Mark and Cuts (page 0, arranged by task) | the lab (page 1)
+        self.mode_buttons: dict[str, QPushButton] = {}  # by action: explore, mark, cuts, evaluate (the lab)
+        self.task = "explore"  # the task that has the window (``tasks.TASKS``)
+        self.task_states = {task: TaskState() for task in TASKS}  # what each task keeps while another has it
         self.lab_page: QScrollArea | None = None
         self.eval_view = self._evaluation_tab()
         self.saved_strategies_changed()
@@ -139,6 +150,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Evaluation view unavailable: {exc}")
             return None
         self.lab_page = fitted(view)  # the lab fills the window; one smaller than its least scrolls
+        self.lab_page.setObjectName("labPage")
         view.flip_browser.pairActivated.connect(self._open_pair)
         view.questionActivated.connect(self._drill_down)
         view.strategiesActivated.connect(self._open_pair)
@@ -153,7 +165,12 @@ class MainWindow(QMainWindow):
 
     def _drill_down(self, question: str, reference_spans: Sequence[Span]) -> None:
         """A question clicked in the lab: Explore it side by side with its reference spans drawn and scored,
-        the document view on its first reference span."""
+        the document view on its first reference span. While marking, the question chosen beside the document
+        view is shown there, the task kept."""
+        if self.task == "mark":
+            self.show_document_tab()
+            self.compare.show_question(question, reference_spans)
+            return
         self.model.set_side_by_side(True)
         self.set_mode("explore")
         self.back_to_lab.show()
@@ -207,17 +224,18 @@ class MainWindow(QMainWindow):
         self.back_to_lab.hide()
         keys.addWidget(self.back_to_lab)
         keys.addSpacing(8)
-        for mode, text in (("explore", "Explore"), ("evaluate", "Evaluate")):
-            key = shortcut_text(mode)  # the action table's
-            button = QPushButton(text)
+        for task in TASKS:
+            action = "evaluate" if task == "lab" else task
+            key = shortcut_text(action)  # the action table's
+            button = QPushButton(TASK_TEXT[task])
             button.setObjectName("mode")
             button.setCheckable(True)
             button.setAutoExclusive(True)
-            button.setToolTip(f"{text} mode ({key})")
-            button.clicked.connect(partial(self.set_mode, mode))
-            button.setEnabled(mode == "explore" or self.eval_view is not None)
+            button.setToolTip(f"{TASK_TIPS[task]} ({key})")
+            button.clicked.connect(partial(self.set_task, task))
+            button.setEnabled(task != "lab" or self.eval_view is not None)
             keys.addWidget(button)
-            self.mode_buttons[mode] = button
+            self.mode_buttons[action] = button
         self.mode_buttons["explore"].setChecked(True)
         self.menuBar().setCornerWidget(switch, Qt.Corner.TopRightCorner)
         self.statusBar().showMessage("Ready")
@@ -252,7 +270,8 @@ class MainWindow(QMainWindow):
         return {
             "add_files": self.library.choose_files, "add_folder": self.library.choose_folder,
             "open_settings": self.dialogs.open_settings, "quit_app": self.close,
-            "explore": partial(self.set_mode, "explore"), "evaluate": partial(self.set_mode, "evaluate"),
+            "explore": partial(self.set_task, "explore"), "evaluate": partial(self.set_task, "lab"),
+            "mark": partial(self.set_task, "mark"), "cuts": partial(self.set_task, "cuts"),
             "side_by_side": self.model.set_side_by_side, "swap_sides": self.swap_sides,
             "toggle_knobs": lambda: self.compare.set_knobs_shown(not self.compare.knobs_shown()),
             "toggle_library": lambda: self.set_library_shown(self.left_tabs.isHidden()),
@@ -271,6 +290,8 @@ class MainWindow(QMainWindow):
         frame = layout.place_window(self, s)
         self.screen_key = layout.screen_key(layout.available_rect(self))
         restored = layout.restore_splitters(s, self.splitters(), self.screen_key)
+        for task in ("mark", "cuts"):
+            self.task_states[task] = TaskState.from_json(str(s.value(f"tasks/{self.screen_key}/{task}", "") or ""))
         if "main" not in restored:
             self.main_split.setSizes([layout.LIBRARY_WIDTH, max(1, frame.width() - layout.LIBRARY_WIDTH)])
         if "results" not in restored:
@@ -283,6 +304,13 @@ class MainWindow(QMainWindow):
         self.compare.set_document_shown(prefs.flag(s, "view/document", True))
         self.model.set_side_by_side(prefs.flag(s, "view/compare", False))
         self.question.setText(str(s.value("question", "") or ""))
+
+    def outer_scroll_areas(self) -> list[QScrollArea]:
+        """The scroll areas that would scroll a whole page (the lab's, the answers', the embedding view's): a
+        task arranged for the window shows none of their scroll bars (the answers' page scrolls to the prompt
+        below them only once *Show prompt* asked for it)."""
+        areas = [self.compare.space.page] + ([] if self.answer.show_prompt.isChecked() else [self.answer_page])
+        return areas + ([self.lab_page] if self.lab_page is not None else [])
 
     def splitters(self) -> dict[str, QSplitter]:
         """The splitters whose sizes persist."""
@@ -297,11 +325,102 @@ class MainWindow(QMainWindow):
         self.model.set_mode(mode)
 
     def _show_mode(self, mode: str) -> None:
-        """The model's mode: its page, its button; the lab's page hides the way back to it."""
+        """The model's mode: its page, its task's button; the lab's page hides the way back to it."""
+        if mode == "evaluate" and self.task != "lab":
+            self._enter("lab")
+        elif mode == "explore" and self.task == "lab":
+            self._enter("explore")
         self.modes.setCurrentIndex(1 if mode == "evaluate" else 0)
         if mode == "evaluate":
             self.back_to_lab.hide()
-        self.mode_buttons[mode].setChecked(True)
+
+    def set_task(self, task: str) -> None:
+        """Give the window to ``task`` (``tasks.TASKS``: explore, mark, cuts, lab), each as it was left."""
+        if task not in TASKS:
+            raise ValueError(f"no task {task!r}: one of {', '.join(TASKS)}")
+        if task == "lab" and self.eval_view is None:
+            self.show_message("The evaluation lab is unavailable.")
+            return
+        self._enter(task)
+        self.model.set_mode("evaluate" if task == "lab" else "explore")
+
+    def _enter(self, task: str) -> None:
+        """Keep the state of the task that had the window, then arrange the window for ``task``."""
+        if task != self.task:
+            if self.task != "lab":
+                self._keep_task_state(self.task)
+            if self.task == "mark":
+                self._questions_to_lab()
+            self.task = task
+            if task != "lab":
+                self._arrange(task)
+        self.mode_buttons["evaluate" if task == "lab" else task].setChecked(True)
+
+    def _keep_task_state(self, task: str) -> None:
+        state = self.task_states[task]
+        # the library's width and the results' heights (A | B share the width as side by side says, not as kept)
+        state.sizes = {name: splitter.sizes() for name, splitter in self.splitters().items() if name != "sides"}
+        state.knobs = self.compare.knobs_shown()
+        state.library = not self.left_tabs.isHidden()
+        state.bottom = self.compare.bottom_tabs.currentIndex()
+        state.split_moved = self.compare.split_moved
+
+    def _arrange(self, task: str) -> None:
+        """The Explore page as ``task`` wants it: as it was left, else the task's defaults (``Mark``: the
+        question sets beside a large document view; ``Cuts``: the knobs open over the chunk map)."""
+        state = self.task_states[task]
+        self.compare.arrangement = task
+        if task == "mark":
+            self._questions_to_library_panel()
+        fresh = not state.sizes
+        if fresh:
+            state.knobs = {"mark": False, "cuts": True}.get(task, self.compare.knobs_shown())
+            state.library = True if task == "mark" else (False if task == "cuts" else not self.left_tabs.isHidden())
+            state.bottom = self.compare.bottom_tabs.indexOf(self.compare.doc_pane) if task != "explore" else None
+        self.set_library_shown(bool(state.library))
+        self.compare.set_knobs_shown(bool(state.knobs))
+        if state.bottom is not None and state.bottom >= 0:
+            self.compare.set_document_shown(True)
+            self.compare.bottom_tabs.setCurrentIndex(state.bottom)
+        if task == "cuts" and fresh:
+            self.compare.doc_pane.set_chunk_map_side("A")
+        if fresh:
+            width = sum(self.main_split.sizes()) or self.width()
+            if task == "mark":
+                left = max(layout.LIBRARY_WIDTH, int(width * 0.42))
+                self.main_split.setSizes([left, max(1, width - left)])
+            self.compare.split_moved = False
+        else:
+            for name, splitter in self.splitters().items():
+                if state.sizes.get(name):
+                    splitter.setSizes(state.sizes[name])
+            self.compare.split_moved = state.split_moved
+        self.compare.refit()
+
+    def _questions_to_library_panel(self) -> None:
+        """Marking: the lab's Questions tab sits in the left panel, beside the document view."""
+        if self.eval_view is None:
+            return
+        tab = self.eval_view.questions_tab
+        index = self.eval_view.lab_tabs.indexOf(tab)
+        if index >= 0:
+            self.eval_view.lab_tabs.removeTab(index)
+        if self.left_tabs.indexOf(tab) < 0:
+            self.left_tabs.addTab(tab, "Questions")
+            tab.set_compact(True)
+        self.left_tabs.setCurrentWidget(tab)
+
+    def _questions_to_lab(self) -> None:
+        """The Questions tab goes back to the lab (its third tab) when marking ends."""
+        if self.eval_view is None:
+            return
+        tab = self.eval_view.questions_tab
+        index = self.left_tabs.indexOf(tab)
+        if index >= 0:
+            self.left_tabs.removeTab(index)
+            self.eval_view.lab_tabs.insertTab(2, tab, "Questions")
+            tab.set_compact(False)
+        self.left_tabs.setCurrentWidget(self.library)
 
     def mode(self) -> str:
         """The current mode (the model's): ``explore`` or ``evaluate``."""
@@ -445,6 +564,10 @@ class MainWindow(QMainWindow):
         s = self.settings
         prefs.save_layout(s, self, {})
         layout.save_splitters(s, self.splitters(), self.screen_key)
+        if self.task in ("mark", "cuts"):
+            self._keep_task_state(self.task)
+        for task in ("mark", "cuts"):  # their arrangements, per screen size (Explore's are the splitters above)
+            s.setValue(f"tasks/{self.screen_key}/{task}", self.task_states[task].to_json())
         s.setValue("view/library", self.left_tabs.isVisibleTo(self))
         s.setValue("view/knobs", self.compare.knobs_shown())
         s.setValue("view/document", self.compare.document_shown())
@@ -464,7 +587,10 @@ class MainWindow(QMainWindow):
             runner.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Save settings, stop jobs, then close."""
+        """Save settings, stop jobs, then close (Explore's arrangement is the one the next start opens in; the
+        other tasks' arrangements are kept beside it)."""
+        if self.task in ("mark", "cuts"):
+            self._enter("explore")
         self.save_settings()
         self.shutdown()
         super().closeEvent(event)

@@ -1,5 +1,5 @@
 """Marking references from the window: text selected in the document view or in a passage of either side becomes a
-reference of a question in the lab's Questions tab (*Add as reference…* in the view's menu, or Ctrl+R), a
+reference of a question in the lab's Questions tab (*Add as reference* in the view's menu, or Ctrl+R), a
 reference's ends dragged in the document view move it (``span_handles``), Ctrl+Z there undoes the last edit, and
 *Import questions…* (File menu and the Questions tab) imports a benchmark into a new set.
 
@@ -144,6 +144,6 @@ class ReferenceMarking(QObject):
         dialog = self.import_dialog = ImportQuestionsDialog(host.ws, host.store_jobs, self.parent_widget)
         if host.eval_view is not None:
             tab = host.eval_view.questions_tab
-            dialog.imported.connect(lambda name: tab.refresh(choose=name))
+            dialog.imported.connect(tab.show_imported)
         dialog.open()
         return dialog
