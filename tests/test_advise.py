@@ -2,11 +2,11 @@
 verdict, the saved pick, the record and resuming it. Plumbing on the hashed embedder with small spaces."""
 
 import json
-import random
 import re
 
 import numpy as np
 import pytest
+from advise_support import SMALL, topic_set
 from fake_embedder import HashEmbedder
 
 from workbench.cli import main
@@ -18,7 +18,7 @@ from workbench.core.evaluate.advise.optimise import Trial
 from workbench.core.evaluate.advise.space import Space, baseline, chunk_config, coarse_levels, preset_params
 from workbench.core.evaluate.advise.split import DOCUMENT_GROUPS, document_of, split_questions
 from workbench.core.evaluate.baseline import holm_adjust
-from workbench.core.evaluate.datasets import index_corpora, load_question_set, save_question_set
+from workbench.core.evaluate.datasets import index_corpora, load_question_set
 from workbench.core.evaluate.metrics import QuestionMetrics
 from workbench.core.evaluate.records import find_run, load_run
 from workbench.core.evaluate.statistics import compare_paired
@@ -26,34 +26,6 @@ from workbench.core.evaluate.sweep import QuestionResult
 from workbench.core.jobs import Cancelled, CancelToken
 from workbench.core.store import Scope
 from workbench.core.workspace import Workspace
-
-WORDS = ["harbour", "lantern", "copper", "meadow", "quartz", "ember", "willow", "falcon", "granite", "orchid",
-         "thistle", "cobalt", "saffron", "glacier", "juniper", "basalt", "marble", "cedar", "tundra", "lagoon"]
-
-
-def topic_set(root, documents=10, per_doc=3, seed=1):
-    """A question set of ``documents`` corpora, each of three paragraphs of its own words; every question asks
-    with one paragraph's words and references that paragraph."""
-    rng = random.Random(seed)
-    corpora, questions = {}, []
-    for d in range(documents):
-        paragraphs = []
-        for p in range(3):
-            words = [f"{rng.choice(WORDS)}{d}{p}" for _ in range(6)]
-            sentence = " ".join(words)
-            paragraphs.append(f"{sentence.capitalize()} appear together here. " * 4)
-        text = f"# Topic {d}\n\n" + "\n\n".join(paragraphs) + "\n"
-        corpora[f"doc{d:02d}"] = text
-        for p in range(per_doc):
-            para = paragraphs[p % 3]
-            start = text.index(para)
-            questions.append({"question": f"What about {' '.join(para.split()[:4])}?", "corpus_id": f"doc{d:02d}",
-                              "references": [{"start_index": start, "end_index": start + len(para)}]})
-    return save_question_set(root, questions, corpora)
-
-
-SMALL = Space(chunkers=("fixed", "recursive"), sizes=(32, 64), searches=("hybrid",),
-              expansions=("none", "neighbours-1"), top_ks=(3, 5), budget=300)
 
 
 @pytest.fixture

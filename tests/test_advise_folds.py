@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from test_advise import SMALL, topic_set
+from advise_support import SMALL, topic_set
 
 from workbench.cli import main
 from workbench.core.evaluate.advise.advice import plan_advice, resume_advice, run_advice

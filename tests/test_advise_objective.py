@@ -8,7 +8,7 @@ import math
 from dataclasses import replace
 
 import pytest
-from test_advise import topic_set
+from advise_support import topic_set
 from test_advise_folds import TINY
 
 from workbench.cli import main

@@ -151,7 +151,7 @@ def test_index_on_a_local_cluster_equals_the_local_build(capsys, tmp_path, hash_
 
 @pytest.mark.slow
 def test_eval_and_advise_on_a_cluster_give_the_local_results(capsys, tmp_path, hash_cli):
-    from test_advise import topic_set
+    from advise_support import topic_set
 
     topic_set(tmp_path / "set", documents=6)
     results = {}

@@ -5,8 +5,8 @@ side B* and a click on a plot point put strategies on the sides; a recorded run 
 from dataclasses import replace
 
 import pytest
+from advise_support import SMALL, topic_set
 from PySide6.QtCore import Qt
-from test_advise import SMALL, topic_set
 
 from workbench.core.evaluate.advise.space import Space
 

@@ -4,7 +4,7 @@ its passages, and its quoted sentences are highlighted inside strategy A's passa
 from __future__ import annotations
 
 import pytest
-from test_llm_extractive import QUESTION, closed_host, corpus  # noqa: F401 - corpus is a fixture
+from answer_support import QUESTION, closed_host, corpus  # noqa: F401 - corpus is a fixture
 from ui_support import WAIT_MS, search
 
 from workbench.core.spans import Span, merge_spans

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from test_llm_extractive import DEPLOY, QUESTION, corpus  # noqa: F401 - corpus is a fixture
+from answer_support import DEPLOY, QUESTION, corpus  # noqa: F401 - corpus is a fixture
 from ui_support import WAIT_MS
 
 from workbench.core.retrieve.strategy.presets import Strategy, override

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from test_ui_first_run import start_app  # noqa: F401 - the fixture that starts and closes the app
-
 from workbench.core.index.cluster import ClusterAddress
 from workbench.ui.basics import settings as prefs
 
@@ -30,7 +28,7 @@ def test_settings_store_the_local_ray_workers(qtbot, ui_settings, tmp_path):
         assert prefs.cluster_workers(ui_settings) == 0
 
 
-def test_the_window_builds_on_the_stored_local_ray(qtbot, start_app, ui_settings, tmp_path):  # noqa: F811
+def test_the_window_builds_on_the_stored_local_ray(qtbot, start_app, ui_settings, tmp_path):
     ui_settings.setValue(prefs.WELCOME_SEEN, True)
     ui_settings.setValue(prefs.CLUSTER_WORKERS, "2")
     window = start_app(["--no-sample", "--data-dir", str(tmp_path / "data")])

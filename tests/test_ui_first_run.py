@@ -8,7 +8,6 @@ No Ollama server exists in CI, so the tests that need one run a loopback **stand
 
 from __future__ import annotations
 
-import gc
 import json
 import socket
 import threading
@@ -17,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from conftest import SAMPLE
 from netguard import NetGuard
-from ui_support import WAIT_MS, _live_top_levels
+from ui_support import WAIT_MS
 
 from workbench.core.llm.ollama_backend import remote_refusal
 from workbench.ui.basics import settings as prefs
@@ -68,48 +67,6 @@ def closed_host() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return f"127.0.0.1:{s.getsockname()[1]}"
-
-
-@pytest.fixture
-def start_app(qtbot, ui_settings):
-    """``start_app(argv)`` → the window ``app.start_window`` shows; windows, locks and workspaces are closed
-    (and leak-checked) afterwards."""
-    from PySide6.QtCore import QEvent
-    from PySide6.QtWidgets import QApplication
-    from shiboken6 import isValid
-
-    from workbench.ui.app.launch import parse_args, start_window
-
-    before = _live_top_levels()
-    started = []
-
-    def start(argv=()):
-        result = start_window(parse_args(list(argv)), ui_settings)
-        assert not isinstance(result, int), f"the app did not start (exit code {result})"
-        started.append(result)
-        qtbot.waitExposed(result[0])
-        return result[0]
-
-    def stop():
-        while started:
-            window, lock = started.pop()
-            ws = window.ws
-            if isValid(window):
-                window.close()
-                window.deleteLater()
-            del window
-            QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-            lock.release()
-            ws.close()
-
-    start.stop = stop
-    yield start
-    stop()
-    QApplication.processEvents()
-    gc.collect()
-    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    leaks = {k: v for k, v in _live_top_levels().items() if k not in before}
-    assert not leaks, f"top-level widgets left over: {sorted(leaks.values())}"
 
 
 def test_welcome_on_first_start_only_and_says_ollama_is_not_found(qtbot, start_app, ui_settings, tmp_path,

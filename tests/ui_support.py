@@ -235,3 +235,45 @@ def off_screen(window, screen) -> str:
     """"" when ``window``'s frame lies inside ``screen`` (a QRect), else what sticks out."""
     frame = window.frameGeometry()
     return "" if screen.contains(frame) else f"window frame {frame} outside the screen {screen}"
+
+
+@pytest.fixture
+def start_app(qtbot, ui_settings):
+    """``start_app(argv)`` → the window ``app.start_window`` shows; windows, locks and workspaces are closed
+    (and leak-checked) afterwards."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+    from shiboken6 import isValid
+
+    from workbench.ui.app.launch import parse_args, start_window
+
+    before = _live_top_levels()
+    started = []
+
+    def start(argv=()):
+        result = start_window(parse_args(list(argv)), ui_settings)
+        assert not isinstance(result, int), f"the app did not start (exit code {result})"
+        started.append(result)
+        qtbot.waitExposed(result[0])
+        return result[0]
+
+    def stop():
+        while started:
+            window, lock = started.pop()
+            ws = window.ws
+            if isValid(window):
+                window.close()
+                window.deleteLater()
+            del window
+            QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            lock.release()
+            ws.close()
+
+    start.stop = stop
+    yield start
+    stop()
+    QApplication.processEvents()
+    gc.collect()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    leaks = {k: v for k, v in _live_top_levels().items() if k not in before}
+    assert not leaks, f"top-level widgets left over: {sorted(leaks.values())}"
