@@ -10,7 +10,7 @@ dependency update cannot silently drop a file a package reads at import (transfo
 - ``prune``: entries of a table of contents whose place in the bundle matches one of the ``PRUNE`` patterns.
 - ``split_addon``: the optional add-on (the demo GGUF model and its runtime) apart from the default bundle.
 
-Plain Python with no PyInstaller import, so ``tests/test_packaging.py`` checks the rules without building.
+Plain Python with no PyInstaller import, so ``tests/project/test_packaging.py`` checks the rules without building.
 """
 
 from __future__ import annotations

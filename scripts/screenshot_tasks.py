@@ -74,7 +74,7 @@ def shoot(screen: tuple[int, int], out: Path) -> None:
     from workbench.ui.basics.settings import open_settings
     from workbench.ui.window import layout
     from workbench.ui.window.main_window import MainWindow
-    from workbench.ui.window.tasks import shortfalls
+    from workbench.ui.window.rooms import shortfalls
 
     layout.available_rect = lambda _window: QRect(0, 0, *screen)
     tmp = Path(tempfile.mkdtemp(prefix="workbench-tasks-"))

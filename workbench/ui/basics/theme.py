@@ -62,8 +62,8 @@ BACKGROUND_ORDER = ("cut_agree", "chunk_odd", "chunk_even", "chunk_overlap", "wi
 EVIDENCE_KINDS = ("evidence", "noise", "missed")
 # The backgrounds each view draws next to each other (and on white paper). Colour-blind safe by a stated margin:
 # any two of one view differ by at least PALETTE_MARGIN (CIE76 ΔE*ab) under normal, protan, deutan and tritan
-# vision (``colours.least_difference``; tests/test_ui_palette.py checks it). Quoted sentences are a text style
-# (bold, wavy underline), references and overlaps underlines: never a colour to tell from a background.
+# vision (``colours.least_difference``; tests/ui/explore/test_ui_palette.py checks it). Quoted sentences are a text
+# style (bold, wavy underline), references and overlaps underlines: never a colour to tell from a background.
 PAPER = "#ffffff"
 PALETTE_MARGIN = 12.0
 VIEW_BACKGROUNDS: dict[str, tuple[str, ...]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-# the core's command-line phrase → the window's words (checked by tests/test_ui_wording.py)
+# the core's command-line phrase → the window's words (checked by tests/ui/window/test_ui_wording.py)
 FLAG_PHRASES: tuple[tuple[str, str], ...] = (
     ("or choose the embedded model (--llm embedded)",
      "or choose the embedded model (File → Settings… → Answering model)"),

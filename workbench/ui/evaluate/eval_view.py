@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from workbench.core.workspace import Workspace
 
 
-PLOT_MIN = 200  # a plot's least useful height (``window.tasks`` checks it at the window's opening sizes)
+PLOT_MIN = 200  # a plot's least useful height (``window.rooms`` checks it at the window's opening sizes)
 
 
 class EvalView(QWidget):

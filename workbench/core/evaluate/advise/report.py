@@ -1,9 +1,9 @@
 """An advice run as the window shows it: typed rows read from the run's objects (``AdviceReport.from_result``) or
 from a recorded run's summary (``AdviceReport.from_record``), so a view reads attributes mypy checks, not JSON keys.
 
-Both constructors give the same report for the same run (``tests/test_advise_objective.py`` checks it on a
-fit/confirm run and ``tests/test_advise_folds.py`` on a cross-fitted one): the JSON keys are read here only,
-next to the code that writes them, and every figure is the objective's (``objective.Objective``).
+Both constructors give the same report for the same run (``tests/core/evaluate/test_advise_objective.py`` checks
+it on a fit/confirm run and ``tests/core/evaluate/test_advise_folds.py`` on a cross-fitted one): the JSON keys are
+read here only, next to the code that writes them, and every figure is the objective's (``objective.Objective``).
 """
 
 from __future__ import annotations

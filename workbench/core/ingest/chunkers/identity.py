@@ -21,7 +21,7 @@ def chunk_set_id(config: ChunkConfig, model_id: str, scope_key: str = "", hands:
     set) when scoped. The built-in cuts (``fixed``, ``sentence``, ``structure``) are chunkers like any other
     but their parameters live in the config's own fields (``choice.config_chunker``), already in its JSON: they
     add no spec, which keeps the ids their sets had before chunkers existed. Every chunk set ever stored keeps
-    its id through this function (``tests/test_chunk_set_ids.py`` holds ids computed by earlier code). An
+    its id through this function (``tests/core/ingest/test_chunk_set_ids.py`` holds ids computed by earlier code). An
     ``edited:NAME`` chunker's spec is read from ``hands``, the data folder's hand-made chunkings."""
     identity = f"{config.to_json()}|{model_id}"
     if config.chunker:  # the old id input: the spec only where the config's fields do not hold the chunker

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from workbench.cli import build_parser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "resources" / "sample"
 
 # What each command needs besides the option under test, so that the option is what decides the outcome.

@@ -14,7 +14,7 @@ from cli_support import run_cli
 
 from workbench.commands.common import exception_sentence
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "resources" / "sample"
 
 

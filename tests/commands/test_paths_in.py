@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cli_support import run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HASHED_CLI = ROOT / "tests" / "hashed_cli.py"
 SECRET = "top secret alpha beta gamma"
 

@@ -1,7 +1,7 @@
 """Each task owns the window (issue 50): Explore, Mark questions, Shape cuts and the Lab, one click or key apart,
 each keeping its own state; at the size the window opens on a 1366×768 and a 1280×720 screen (1229×691 and
 1152×648), maximised, and after restoring a saved geometry, every view shown has its declared minimum
-(``window.tasks.MINIMUMS``: plots ≥ 200 px, open knobs ≥ 4 rows, the document view ≥ 12 lines while marking, an
+(``window.rooms.MINIMUMS``: plots ≥ 200 px, open knobs ≥ 4 rows, the document view ≥ 12 lines while marking, an
 answer ≥ 6 lines, table headers whole or elided with a tooltip) and no page scrolls as a whole (pytest-qt,
 offscreen, hashed embedder)."""
 
@@ -38,7 +38,7 @@ def marked_ws(hash_sample_ws):
 
 
 def _check(qtbot, window, where: str, problems: dict[str, list[str]]) -> None:
-    from workbench.ui.window.tasks import shortfalls
+    from workbench.ui.window.rooms import shortfalls
 
     _settle(qtbot)
     found = shortfalls(window)

@@ -20,7 +20,7 @@ from workbench.core.ingest.values import ChunkConfig
 from workbench.core.workspace import Workspace
 from workbench.core.workspace.cuts import EditRefused, base_chunker_json
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "resources" / "sample"
 GUIDE = SAMPLE / "deploy-guide.md"
 BASE = ChunkConfig()  # the base: the default fixed-size cut

@@ -27,7 +27,7 @@ from workbench.core.evaluate.importers import READERS, import_parsed
 from workbench.core.evaluate.importers.base import Parsed
 from workbench.core.evaluate.question_set import DatasetError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "benchmarks"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "benchmarks"
 
 WRONG = st.one_of(
     st.sampled_from([None, True, False, 0, -1, 1e400, -1e400, float("nan"), 2.5, 10**30, "", " ", "x", "\ud800",

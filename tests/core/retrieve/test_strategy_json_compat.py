@@ -11,7 +11,8 @@ from workbench.core.retrieve.strategy.json_form import from_dict, to_flat_dict
 
 STEP_DEFAULTS = {k: v for cls in STEP_TYPES.values() for k, v in cls().to_dict().items()}
 
-STORED = json.loads((Path(__file__).parent / "data" / "strategy_json_before_steps.json").read_text(encoding="utf-8"))
+STORED = json.loads((Path(__file__).parents[2] / "data" / "strategy_json_before_steps.json")
+                    .read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("entry", STORED, ids=[e["composed"]["name"] for e in STORED])

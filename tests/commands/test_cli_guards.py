@@ -77,7 +77,7 @@ def test_exit_statuses_are_documented_in_help_and_docs(capsys):
     text = build_parser().format_help()
     from pathlib import Path
 
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
     assert "## Exit statuses" in docs
     for code, meaning in EXIT_STATUSES:
         assert f"{code:>3}  " in text and meaning.split(" (")[0][:30] in " ".join(text.split())

@@ -30,7 +30,7 @@ from workbench.core.index.cluster import (
 from workbench.core.index.embedding import SentenceTransformerEmbedder, embed_cached
 from workbench.core.store import Store
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "resources" / "sample"
 
 

@@ -19,7 +19,7 @@ from conftest import ROOT, SAMPLE
 from workbench.core.store import DB_NAME
 from workbench.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[2]
 PROCESSES = 6
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 pytest_plugins = ["ui_support"]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 TECH24 = ROOT / "benchmarks" / "data" / "tech24"
 
 

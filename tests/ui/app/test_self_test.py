@@ -1,5 +1,5 @@
 """The bundle's self-test reports each check and stops at the first failure (the checks themselves run in the
-built bundle: tests/test_bundle.py); the process-age clock behind the cold-start figure is sane."""
+built bundle: tests/project/test_bundle.py); the process-age clock behind the cold-start figure is sane."""
 
 import time
 

@@ -12,7 +12,7 @@ from cli_support import run_cli
 
 from workbench.commands.common import exception_sentence
 
-SAMPLE = Path(__file__).resolve().parent.parent / "resources" / "sample" / "deploy-guide.md"
+SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample" / "deploy-guide.md"
 
 
 @pytest.fixture

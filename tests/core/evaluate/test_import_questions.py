@@ -14,7 +14,7 @@ from cli_support import run_cli
 
 from workbench.core.evaluate.datasets import load_question_set
 
-FIXTURES = Path(__file__).parent / "fixtures" / "benchmarks"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "benchmarks"
 
 # format, source, questions imported, unlocated, skipped by reason, a reference text every import must hold
 CASES = [

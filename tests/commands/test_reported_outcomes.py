@@ -16,7 +16,7 @@ from workbench.core.evaluate.datasets import DatasetError, load_question_set
 from workbench.core.index.estimate import BuildEstimate
 from workbench.core.ingest.documents import load_file
 
-BUNDLED = Path(__file__).resolve().parent.parent / "workbench" / "datasets" / "sample"
+BUNDLED = Path(__file__).resolve().parents[2] / "workbench" / "datasets" / "sample"
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a POSIX thing")
 
 
@@ -74,7 +74,7 @@ def test_the_rate_probe_is_counted_in_what_the_estimate_says():
 
 
 def test_a_first_build_says_the_same_count_in_its_estimate_and_summary(capsys, tmp_path, hash_cli):
-    sample = Path(__file__).resolve().parent.parent / "resources" / "sample"
+    sample = Path(__file__).resolve().parents[2] / "resources" / "sample"
     code, out, err = run_cli(capsys, "index", sample, "--data-dir", tmp_path / "d")
     assert code == 0
     line = next(x for x in err.splitlines() if x.startswith("[estimate]"))

@@ -13,7 +13,7 @@ import pytest
 
 from workbench.core.evaluate.datasets import load_question_set
 
-DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
+DATA = Path(__file__).resolve().parents[3] / "benchmarks" / "data"
 SETS = {"tech24": (44, 24, {"raft-log-replication", "tcp-flow-control"}),
         "field23": (40, 23, {"honey-harvest", "sailing-rigging", "sea-waves"}),
         "field22": (40, 22, {"snowpack-layers", "home-canning"})}

@@ -11,7 +11,7 @@ from pathlib import Path
 from ui_support import WAIT_MS
 
 pytest_plugins = ["ui_support"]
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[2]
 
 
 def _listed(window) -> set[str]:

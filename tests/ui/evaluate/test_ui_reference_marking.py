@@ -15,7 +15,7 @@ from workbench.core.spans import Span
 from workbench.ui.explore.span_handles import moved
 
 pytest_plugins = ["ui_support"]
-FIXTURES = Path(__file__).parent / "fixtures" / "benchmarks"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "benchmarks"
 QUOTE = "The database schema must be migrated"
 
 

@@ -1,7 +1,7 @@
 """The packaging recipe stays valid without building the (slow) bundle: the spec parses, the files it
 names exist, it collects by rule (packaging/bundle_rules.py, checked on stand-in packages), the desktop entry is
 well formed, the icons are there and install.sh / uninstall.sh work on a stand-in bundle. The bundle itself is
-built and self-tested in the full tier (tests/test_bundle.py)."""
+built and self-tested in the full tier (tests/project/test_bundle.py)."""
 
 import ast
 import configparser

@@ -13,7 +13,7 @@ question bar), the library collapsed — after every step:
 * no text is clipped: every visible label, button and combo box shows its whole text, or elides it with the
   whole text in its tooltip; word-wrapped labels get the lines they need; legends keep to one line; no spin box
   is narrower than its widest value; no scroll area (the knobs included) scrolls sideways;
-* every view shown has its declared least room (``window.tasks.shortfalls``); each side keeps half the window's
+* every view shown has its declared least room (``window.rooms.shortfalls``); each side keeps half the window's
   height for its passages while nothing else needs room, a fifth when open knobs or the tab in front need theirs;
 * with the Answer tab in front (knobs closed, prompt hidden), each answer's stats, judge's line and cited
   passages are in view: the answer pane is sized to its content;
@@ -68,11 +68,11 @@ def stale_shown(window) -> list[str]:
 
 
 def cramped(window) -> list[str]:
-    """The layout rules of a laptop screen: every view shown has its declared least room (``window.tasks``); each
+    """The layout rules of a laptop screen: every view shown has its declared least room (``window.rooms``); each
     side keeps half the window's height for its passages while nothing else needs room, a quarter when open knobs
     or the tab in front (an answer, the embedding space) take their least (a fifth, issue 50); the answer's stats and
     sources are in view, the lab needs no outer scrolling, the library lists every stored document."""
-    from workbench.ui.window.tasks import shortfalls
+    from workbench.ui.window.rooms import shortfalls
 
     problems = list(shortfalls(window))
     if window.model.mode == "explore":

@@ -13,7 +13,7 @@ from cli_support import run_cli
 
 from workbench.core.evaluate.importers.base import folder_name
 
-FIXTURES = Path(__file__).parent / "fixtures" / "benchmarks"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "benchmarks"
 
 
 def _rows(path: Path, rows: list[dict[str, object]]) -> Path:
