@@ -169,27 +169,27 @@ class AnswerPanel(QWidget):
         lay.addWidget(self.host_warning)
         lay.addWidget(self.body, 1)
 
-    def least_height(self) -> int:
-        """The least height the answers are of use in: the bar, and each shown answer's least (its text
-        ``ANSWER_LINES`` lines, its stats and sources); the prompt, when shown, scrolls below them."""
+    def _bar_height(self) -> int:
+        """The panel's margins, its bar (Ask, the sides, the status) and, when shown, the host warning."""
         lay = self.outer
         margins = lay.contentsMargins()
         bar = max(w.sizeHint().height() for w in (self.ask, self.sides, self.status))
         height = margins.top() + margins.bottom() + bar + lay.spacing()
         if not self.host_warning.isHidden():
             height += self.host_warning.sizeHint().height() + lay.spacing()
+        return height
+
+    def least_height(self) -> int:
+        """The least height the answers are of use in: the bar, and each shown answer's least (its text
+        ``ANSWER_LINES`` lines, its stats and sources); the prompt, when shown, scrolls below them."""
+        height = self._bar_height()
         answers = self.body.widget(0)
         return height + (answers.minimumSizeHint().height() if answers is not None else 0)
 
     def content_height(self) -> int:
         """The height the panel needs to show its answers whole (stats, judge's lines and cited passages
         included) and, when shown, the prompt: the window sizes the answer pane to it."""
-        lay = self.outer
-        margins = lay.contentsMargins()
-        bar = max(w.sizeHint().height() for w in (self.ask, self.sides, self.status))
-        height = margins.top() + margins.bottom() + bar + lay.spacing()
-        if not self.host_warning.isHidden():
-            height += self.host_warning.sizeHint().height() + lay.spacing()
+        height = self._bar_height()
         shown = [c.content_height() for c in self.columns.values() if not c.isHidden()]
         side_by_side = self.column_box.direction() == QBoxLayout.Direction.LeftToRight
         height += (max(shown) if side_by_side else sum(shown)) if shown else 0
