@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from test_contextual import SIZE, ScriptedLLM, write_docs
-from test_synthetic_questions import SCRIPT
-from test_synthetic_questions import ScriptedLLM as QuestionLLM
+from contextual_support import SIZE, ScriptedLLM, write_docs
+from question_support import SCRIPT
+from question_support import ScriptedLLM as QuestionLLM
 from ui_support import WAIT_MS
 
 from workbench.core.ingest.values import ChunkConfig
