@@ -10,7 +10,7 @@ import sys
 import types
 
 import pytest
-from cli_support import run_cli
+from cli_support import run_cli, searched_both_ways
 from conftest import ROOT, SAMPLE
 from eval_support import sample_questions
 
@@ -63,15 +63,7 @@ def test_the_metric_recipe_reaches_the_eval_table(clean_registries, monkeypatch,
 
 def test_the_step_recipe_reverses_what_is_sent(clean_registries, monkeypatch, capsys, tmp_path, hash_cli):
     run_recipe("step", monkeypatch)
-    data = str(tmp_path / "data")
-    assert run_cli(capsys, "index", str(SAMPLE), "--data-dir", data, "--quiet")[0] == 0
-    question = ["search", "How do I flush the cache?", "--data-dir", data, "--json", "--window", "0", "--top-k", "4"]
-    code, out, err = run_cli(capsys, *question)
-    assert code == 0, err
-    forward = [(h["doc_id"], h["start"]) for h in json.loads(out)]
-    code, out, err = run_cli(capsys, *question, "--reverse-hits")
-    assert code == 0, err
-    reversed_ = json.loads(out)
+    forward, reversed_ = searched_both_ways(capsys, tmp_path / "data", SAMPLE, "--reverse-hits")
     assert len(forward) > 1 and [(h["doc_id"], h["start"]) for h in reversed_] == forward[::-1], \
         "the step's order is the order sent: the recipe returns the list reversed and nothing more"
     assert [h["rank"] for h in reversed_] == list(range(1, len(forward) + 1))

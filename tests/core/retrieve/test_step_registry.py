@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import pytest
-from cli_support import run_cli
+from cli_support import run_cli, searched_both_ways
 from conftest import SAMPLE
 
 from workbench.core.retrieve.knobs import Knob
@@ -66,15 +66,8 @@ def test_a_registered_step_is_part_of_the_strategy_and_its_json(registered):
 
 
 def test_a_registered_step_runs_and_gets_its_command_line_option(registered, capsys, tmp_path, hash_cli):
-    data = str(tmp_path / "data")
-    assert run_cli(capsys, "index", str(SAMPLE), "--data-dir", data, "--quiet")[0] == 0
-    question = ["search", "How do I flush the cache?", "--data-dir", data, "--json", "--window", "0", "--top-k", "4"]
-    code, out, err = run_cli(capsys, *question)
-    assert code == 0, err
-    forward = [(h["doc_id"], h["start"]) for h in json.loads(out)]
-    code, out, err = run_cli(capsys, *question, "--reverse-hits")
-    assert code == 0, err
-    assert [(h["doc_id"], h["start"]) for h in json.loads(out)] == forward[::-1]
+    forward, reversed_ = searched_both_ways(capsys, tmp_path / "data", SAMPLE, "--reverse-hits")
+    assert [(h["doc_id"], h["start"]) for h in reversed_] == forward[::-1]
 
 
 def test_a_registered_step_gets_its_control_in_the_window(registered, qtbot):

@@ -12,8 +12,8 @@ from workbench.core.spans import Span
 pytest_plugins = ["ui_support"]
 
 
-def test_the_lab_numbers_its_questions_from_one(qtbot, make_window, hash_sample_ws):
-    ws = hash_sample_ws
+def _lab_on_two_questions(make_window, ws):
+    """A window in the lab on a stored set of two questions, one on each of the first two documents."""
     ids = [int(d["id"]) for d in ws.records.documents()]
     ws.questions.create("two", library=True)
     for d in ids[:2]:
@@ -22,6 +22,12 @@ def test_the_lab_numbers_its_questions_from_one(qtbot, make_window, hash_sample_
     lab = window.eval_view
     window.set_task("lab")
     assert lab.load_stored_set("two")
+    return window, lab
+
+
+def test_the_lab_numbers_its_questions_from_one(qtbot, make_window, hash_sample_ws):
+    ws = hash_sample_ws
+    window, lab = _lab_on_two_questions(make_window, ws)
     lab.set_checked(["plain"])
     with qtbot.waitSignal(lab.runFinished, timeout=WAIT_MS):
         assert lab.start()
@@ -77,14 +83,7 @@ def test_a_lab_question_opens_with_its_rows_configuration(qtbot, make_window, ha
     from dataclasses import replace
 
     ws = hash_sample_ws
-    ids = [int(d["id"]) for d in ws.records.documents()]
-    ws.questions.create("two", library=True)
-    for d in ids[:2]:
-        ws.questions.add("two", f"what does document {d} begin with?", [Span(d, 0, 60)])
-    window = make_window(ws)
-    lab = window.eval_view
-    window.set_task("lab")
-    assert lab.load_stored_set("two")
+    window, lab = _lab_on_two_questions(make_window, ws)
     lab.set_checked(["plain", "neighbours"])
     lab.budgets.setText("400")
     with qtbot.waitSignal(lab.runFinished, timeout=WAIT_MS):
